@@ -1,0 +1,102 @@
+# memtrace - top-level build. `make` builds; `make check` installs what is
+# missing, builds and runs every test; `make demo` runs memtrace on a demo JVM.
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD    ?= build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+JDK17    ?= /usr/lib/jvm/java-17-openjdk-amd64
+JDK25    ?= /usr/lib/jvm/temurin-25-jdk-amd64
+JAVA_HOME_BUILD ?= $(JDK17)
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+ARCH     := x86
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Idsl -I$(BUILD) \
+	-DMT_VERSION='"$(VERSION)"'
+LDLIBS   := -lbpf -lelf -lz -lm -lpthread
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+# Every .c in user/ and dsl/ but main.c is library code that unit tests link.
+LIB_SRCS  := $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard dsl/*.c)
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+MAIN_OBJ  := $(BUILD)/obj/user/main.o
+ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+AGENT_SRCS := $(wildcard user/agent/*.c)
+AGENT_SO   := $(BUILD)/libmemtrace-agent.so
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps check unit e2e demo bench clean fuzz
+all: $(BUILD)/memtrace $(AGENT_SO) $(BUILD)/usdt_loop
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD):
+	@mkdir -p $(BUILD)/obj/user $(BUILD)/obj/dsl $(BUILD)/asan/user $(BUILD)/asan/dsl $(BUILD)/tests
+
+# vmlinux.h from the running kernel's BTF (CO-RE: objects run on other kernels too).
+$(BUILD)/vmlinux.h: | $(BUILD)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/memtrace/*.h) $(wildcard bpf/*.bpf.h) | $(BUILD)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	llvm-strip -g $@ 2>/dev/null || true
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: %.c $(SKELS) $(wildcard include/memtrace/*.h user/*.h dsl/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/%.o: %.c $(SKELS) $(wildcard include/memtrace/*.h user/*.h dsl/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -c $< -o $@
+
+$(BUILD)/memtrace: $(MAIN_OBJ) $(LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The JVMTI agent: only Agent_On* are exported.
+$(AGENT_SO): $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+		-Iinclude -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \
+		-o $@ $(AGENT_SRCS) -lpthread
+
+# A C loop with a hotspot-like USDT probe, for tests and bench/.
+$(BUILD)/usdt_loop: tests/progs/usdt_loop.c | $(BUILD)
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(ASAN_OBJS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $< $(ASAN_OBJS) -lcmocka $(LDLIBS)
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+check: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/run-all.sh
+
+e2e: all
+	@tests/e2e/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

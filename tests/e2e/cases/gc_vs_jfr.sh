@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# gc_vs_jfr - `memtrace gc` against JFR on the same run, for G1, Parallel, Serial.
+# JFR records from the JVM's start; the workload collects only after memtrace
+# has started, and the comparison keeps JFR's collections from memtrace's start on.
+# TIMEOUT: 240
+. "$ROOT/tests/e2e/lib.sh"
+
+for gc in G1 Parallel Serial; do
+	rm -f "$TMPD/go"
+	jvm_start "w$gc" -Xmx256m -Xms256m -XX:+Use${gc}GC -XX:StartFlightRecording=name=mt,settings=default \
+		GcWorkload --go "$TMPD/go" --alloc-mb 1024 --full 3
+	pid=$JVM_PID
+	"$MEMTRACE" gc -p "$pid" --json >"$TMPD/mt.$gc.json" 2>"$TMPD/mt.$gc.err" &
+	mt=$!
+	wait_for_line "$TMPD/mt.$gc.json" '"start"' 20 || { cat "$TMPD/mt.$gc.err"; fail "memtrace gc did not start ($gc)"; }
+	touch "$TMPD/go"
+	wait_for_line "$TMPD/w$gc.out" DONE 60 || fail "workload did not finish ($gc)"
+	sleep 0.3
+	kill -INT "$mt"; wait "$mt"; rc=$?
+	[ $rc -eq 0 ] || { cat "$TMPD/mt.$gc.err"; fail "memtrace gc exited $rc ($gc)"; }
+	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$gc.jfr" >/dev/null || fail "JFR.dump"
+	"$JAVA_HOME/bin/jfr" print --json --events jdk.GarbageCollection,jdk.GCHeapSummary \
+		"$TMPD/$gc.jfr" >"$TMPD/$gc.jfr.json" || fail "jfr print"
+	echo "== $gc (JDK $JDK)"
+	python3 "$ROOT/tests/e2e/gc_vs_jfr.py" "$TMPD/mt.$gc.json" "$TMPD/$gc.jfr.json" || fail "$gc: memtrace and JFR disagree"
+	jvm_stop "$pid"
+done

@@ -1,0 +1,68 @@
+# tests/e2e/lib.sh - sourced by every end-to-end case (tests/e2e/cases/*.sh).
+#
+# A case is a bash script run once per JDK (or once, if its header says
+# "# JDKS: none") with:
+#   MEMTRACE   path of the memtrace binary       JAVA_HOME  the JDK under test
+#   JDK        "17" or "25"                      CLASSES    compiled tests/java
+#   TMPD       a fresh directory for this run    ROOT       the repository
+# It exits 0 (pass), 77 (skip: print the reason first) or anything else (fail).
+set -u
+JAVA="$JAVA_HOME/bin/java"
+JVM_PIDS=()
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+note() { echo "  $*" >&2; }
+
+# jvm_start NAME [java args...]: start a JVM in the background, its output in
+# $TMPD/NAME.out; waits (<= 60 s) for the workload to print READY; sets JVM_PID.
+jvm_start() {
+	local name=$1; shift
+	"$JAVA" -cp "$CLASSES" "$@" >"$TMPD/$name.out" 2>&1 &
+	JVM_PID=$!
+	JVM_PIDS+=("$JVM_PID")
+	wait_for_line "$TMPD/$name.out" READY 60 || { cat "$TMPD/$name.out" >&2; fail "JVM $name did not start"; }
+}
+
+# wait_for_line FILE PATTERN SECONDS
+wait_for_line() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# jvm_stop PID: ask politely, then insist.
+jvm_stop() {
+	local pid=$1 i
+	kill "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleanup_jvms() {
+	local p
+	for p in "${JVM_PIDS[@]}"; do jvm_stop "$p"; done
+}
+trap cleanup_jvms EXIT
+
+# json_get FILE EXPR: evaluate a python expression over the JSON lines of FILE
+# (bound to `recs`, a list of dicts) and print the result.
+json_get() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+recs = []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        recs.append(json.loads(line))
+print(eval(sys.argv[2]))
+PY
+}
+
+assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"; }
+assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "${3:-'$2' not found in $1}"; }; }

@@ -1,0 +1,55 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * GcWorkload - collections on demand, for memtrace's GC tests.
+ *
+ *   java GcWorkload [--go FILE] [--alloc-mb N] [--full N] [--idle]
+ *
+ * Prints READY, waits until FILE exists (if given), allocates N MiB of
+ * short-lived garbage (young collections) while keeping a small live set,
+ * calls System.gc() --full times, prints DONE and then idles without
+ * allocating (so no further collection happens) until killed.
+ */
+public class GcWorkload {
+    static volatile Object sink;
+
+    public static void main(String[] args) throws Exception {
+        String go = null;
+        long allocMb = 512;
+        int full = 2;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--go": go = args[++i]; break;
+                case "--alloc-mb": allocMb = Long.parseLong(args[++i]); break;
+                case "--full": full = Integer.parseInt(args[++i]); break;
+                default: throw new IllegalArgumentException(args[i]);
+            }
+        }
+        System.out.println("READY");
+        System.out.flush();
+        if (go != null) {
+            Path p = Path.of(go);
+            while (!Files.exists(p)) Thread.sleep(20);
+        }
+        List<byte[]> live = new ArrayList<>();
+        long chunks = allocMb * 16; // 64 KiB chunks
+        for (long i = 0; i < chunks; i++) {
+            byte[] b = new byte[64 * 1024];
+            sink = b;
+            if (i % 64 == 0) {           // keep ~1/64 alive for a while
+                live.add(b);
+                if (live.size() > 64) live.remove(0);
+            }
+        }
+        for (int i = 0; i < full; i++) {
+            System.gc();
+        }
+        sink = live;
+        System.out.println("DONE");
+        System.out.flush();
+        while (true) Thread.sleep(1000);
+    }
+}

@@ -1,0 +1,2 @@
+/* usdt_loop.c - placeholder */
+int main(void) { return 0; }

@@ -1,0 +1,11 @@
+/* cmds.h - one entry point per subcommand (user/cmd_*.c). Each parses its own
+ * options, returns the process exit code (0 ok, 1 failure, 2 usage). */
+#ifndef MEMTRACE_CMDS_H
+#define MEMTRACE_CMDS_H
+
+int do_gc(int argc, char **argv);
+int do_ps(int argc, char **argv);
+int do_doctor(int argc, char **argv);
+int do_vmstructs(int argc, char **argv);
+
+#endif

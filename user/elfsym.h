@@ -1,0 +1,48 @@
+/* elfsym.h - symbols and USDT notes of an ELF file (libjvm.so), via libelf. */
+#ifndef MEMTRACE_ELFSYM_H
+#define MEMTRACE_ELFSYM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+struct mt_elf;
+
+/* One USDT probe from .note.stapsdt. */
+struct mt_usdt_note {
+	char provider[32];
+	char name[64];
+	uint64_t pc;        /* link-time address of the probe */
+	uint64_t semaphore; /* link-time address of the semaphore, 0 if none */
+	char args[160];     /* the argument spec, e.g. "8@%r14 8@%rbx" */
+};
+
+/*
+ * elfsym_open - open @path (e.g. "/proc/PID/root/usr/lib/.../libjvm.so").
+ * Returns a handle the caller frees with elfsym_free(), or NULL with errno set
+ * (ENOEXEC: not an ELF file).
+ */
+struct mt_elf *elfsym_open(const char *path);
+/* elfsym_free - release @e; NULL is a no-op. */
+void elfsym_free(struct mt_elf *e);
+
+/* elfsym_has_symtab - true when the file keeps its full .symtab (not stripped). */
+bool elfsym_has_symtab(const struct mt_elf *e);
+
+/*
+ * elfsym_lookup - link-time address and size of symbol @name, searched in
+ * .symtab then .dynsym. Returns 0, or -ENOENT when absent.
+ */
+int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint64_t *size);
+
+/* elfsym_load_bias - what to add to a link-time address to get the runtime
+ * address, given the address where the file's offset-0 mapping starts. */
+uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base);
+
+/*
+ * elfsym_usdt_notes - the probes of provider @provider (NULL: all).
+ * Returns the count and a malloc'd array in *out (caller frees), or -errno.
+ */
+int elfsym_usdt_notes(const struct mt_elf *e, const char *provider, struct mt_usdt_note **out);
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c - memtrace's subcommand table. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd cmds[] = {
+	{ "gc", do_gc, "collections and memory pools, one record per collection" },
+	{ "ps", do_ps, "the JVMs on this machine" },
+	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
+	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace [--json] <command> [options]\n"
+		   "       memtrace -p PID            (the default live view: gc)\n"
+		   "       memtrace --version\n\ncommands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fprintf(f, "\n`memtrace COMMAND -h` shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	/* A vanished peer (socket, pipe) is an error code, not a dead memtrace. */
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
+			mt_opts.json = true;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			mt_opts.quiet = true;
+		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+			printf("memtrace %s\n", MT_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-p")) {
+			/* `memtrace -p PID ...` is the default view. */
+			argv[i - 1] = "gc";
+			return do_gc(argc - i + 1, argv + i - 1);
+		} else {
+			p_err("unknown option '%s'", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(argv[i], c->name))
+			return c->fn(argc - i, argv + i);
+	p_err("unknown command '%s' (`memtrace -h` lists them)", argv[i]);
+	return 2;
+}

@@ -1,0 +1,65 @@
+/* proc.h - what /proc tells about a (JVM) process, across namespaces. */
+#ifndef MEMTRACE_PROC_H
+#define MEMTRACE_PROC_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mt_proc {
+	int pid;                 /* host pid (the one the user typed) */
+	int nspid;               /* pid inside its own pid namespace (last NStgid) */
+	uid_t uid, gid;          /* effective uid/gid of the target */
+	char comm[32];
+	bool other_pidns;        /* pid namespace differs from ours */
+	bool other_mntns;        /* mount namespace differs from ours */
+	char container_id[72];   /* 64-hex id from /proc/PID/cgroup, "" if none */
+	char root[64];           /* "/proc/PID/root": prefix for the target's paths */
+	char cwd[64];            /* "/proc/PID/cwd" */
+	char libjvm[PATH_MAX];   /* libjvm.so path as the target sees it ("" if none) */
+	char libjvm_host[PATH_MAX + 64]; /* the same, opened from here: root + libjvm */
+	uint64_t libjvm_base;    /* address of libjvm's mapping at file offset 0 */
+	char java_home[PATH_MAX];/* from libjvm path: .../lib/server/libjvm.so */
+	char jdk_version[64];    /* JAVA_VERSION from java_home/release, "" if unknown */
+	int jdk_major;           /* 17, 25, ... 0 if unknown */
+	char jdk_vendor[64];     /* IMPLEMENTOR from release, "" if unknown */
+	char main_class[256];    /* main class, -jar file or -m module from cmdline */
+};
+
+/*
+ * proc_open - fill *p for host pid @pid.
+ * Returns 0; -ESRCH if no such process; -ENOEXEC if it is not a HotSpot JVM
+ * (no libjvm.so mapped); -EACCES/-EPERM if /proc denies us; other -errno.
+ * Prints nothing: the caller chooses the message (see proc_explain()).
+ */
+int proc_open(int pid, struct mt_proc *p);
+
+/* proc_explain - print the p_err() matching proc_open()'s error for @pid. */
+void proc_explain(int pid, int err);
+
+/* proc_exists - true while host pid @pid is alive (and not a zombie). */
+bool proc_exists(int pid);
+
+/* proc_list_jvms - host pids of every process with libjvm.so mapped.
+ * Returns the count (>= 0) and a malloc'd array in *pids (caller frees),
+ * or -errno. */
+int proc_list_jvms(int **pids);
+
+/* proc_read_mem - read @len bytes at @addr of the target through /proc/PID/mem.
+ * Returns 0 or -errno (-EIO on a short read). */
+int proc_read_mem(int pid, uint64_t addr, void *buf, size_t len);
+
+/* proc_main_class - pick the main class / -jar / -m module out of a NUL
+ * separated java command line (@args, @len bytes) into @out. Pure: unit-tested. */
+void proc_main_class(const char *args, size_t len, char *out, size_t outlen);
+
+/* proc_parse_release - JAVA_VERSION and IMPLEMENTOR from a JDK release file's
+ * text; fills version ("" if absent), vendor, and returns the major (0 if unknown). */
+int proc_parse_release(const char *text, char *version, size_t vlen, char *vendor, size_t nlen);
+
+/* proc_parse_nstgid - last number of the NStgid: line in a status file's text,
+ * or -1. */
+int proc_parse_nstgid(const char *status);
+
+#endif

@@ -1,0 +1,56 @@
+/* util.h - the one error printer, option parsing helpers, time. */
+#ifndef MEMTRACE_UTIL_H
+#define MEMTRACE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Userspace code never uses kernel-style integer typedefs. */
+#pragma GCC poison u8 u16 u32 u64
+
+#define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Global options every subcommand honours. */
+struct mt_opts {
+	bool json;   /* --json: JSON lines on stdout */
+	bool quiet;  /* -q: no progress lines on stderr */
+};
+extern struct mt_opts mt_opts;
+
+/*
+ * p_err - print "memtrace: error: ..." once, where the failure is found.
+ * Callers return the error code upward without printing again. With --json
+ * the message also goes to stdout as {"event":"error","message":...}.
+ */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* p_warn - "memtrace: warning: ..." on stderr. */
+void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* p_info - a progress line on stderr unless -q. */
+void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a decimal pid > 0. Returns 0 or -EINVAL. */
+int parse_pid(const char *s, int *pid);
+/* Parse a non-negative decimal number of seconds (fractions allowed). */
+int parse_seconds(const char *s, double *out);
+/* Parse an unsigned decimal integer. Returns 0 or -EINVAL. */
+int parse_u64(const char *s, uint64_t *out);
+
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
+uint64_t mono_ns(void);
+/* CLOCK_REALTIME in ns. */
+uint64_t real_ns(void);
+
+/* Write s as a JSON string literal (with quotes) to f. */
+void json_str(FILE *f, const char *s);
+
+/* Read a whole small file into a malloc'd NUL-terminated buffer (caller frees). */
+char *read_file(const char *path, size_t *len);
+
+/* Format a byte count as "12.3 MiB" into buf; returns buf. */
+const char *fmt_bytes(uint64_t b, char *buf, size_t n);
+/* Format nanoseconds as "1.234 ms" into buf; returns buf. */
+const char *fmt_ns(uint64_t ns, char *buf, size_t n);
+
+#endif
