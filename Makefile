@@ -36,6 +36,9 @@ AGENT_SO   := $(BUILD)/libmemtrace-agent.so
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
+# Skeletons and BPF objects are kept (two makes at once must not delete them).
+.SECONDARY: $(SKELS) $(BPF_OBJS)
+
 .PHONY: all deps check unit e2e demo bench clean fuzz
 all: $(BUILD)/memtrace $(AGENT_SO) $(BUILD)/usdt_loop
 

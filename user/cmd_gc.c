@@ -244,13 +244,13 @@ int do_gc(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (privs_require_bpf("memtrace gc"))
+		return 1;
 	err = proc_open(pid, &p);
 	if (err) {
 		proc_explain(pid, err);
 		return 1;
 	}
-	if (privs_require_bpf("memtrace gc"))
-		return 1;
 	if (gc_preflight(&p))
 		return 1;
 

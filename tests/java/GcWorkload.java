@@ -6,12 +6,13 @@ import java.util.List;
 /**
  * GcWorkload - collections on demand, for memtrace's GC tests.
  *
- *   java GcWorkload [--go FILE] [--alloc-mb N] [--full N] [--idle]
+ *   java GcWorkload [--go FILE] [--alloc-mb N] [--full N] [--exit-after S]
  *
  * Prints READY, waits until FILE exists (if given), allocates N MiB of
  * short-lived garbage (young collections) while keeping a small live set,
  * calls System.gc() --full times, prints DONE and then idles without
- * allocating (so no further collection happens) until killed.
+ * allocating (so no further collection happens) until killed, or exits
+ * S seconds after DONE with --exit-after.
  */
 public class GcWorkload {
     static volatile Object sink;
@@ -20,11 +21,13 @@ public class GcWorkload {
         String go = null;
         long allocMb = 512;
         int full = 2;
+        double exitAfter = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--go": go = args[++i]; break;
                 case "--alloc-mb": allocMb = Long.parseLong(args[++i]); break;
                 case "--full": full = Integer.parseInt(args[++i]); break;
+                case "--exit-after": exitAfter = Double.parseDouble(args[++i]); break;
                 default: throw new IllegalArgumentException(args[i]);
             }
         }
@@ -50,6 +53,10 @@ public class GcWorkload {
         sink = live;
         System.out.println("DONE");
         System.out.flush();
+        if (exitAfter >= 0) {
+            Thread.sleep((long) (exitAfter * 1000));
+            System.exit(0);
+        }
         while (true) Thread.sleep(1000);
     }
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh - install, only when missing, every Debian package
+# that building, the demo and the tests need. Idempotent; needs root to install.
+set -eu
+
+PKGS=(
+	make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev  # build + BPF
+	libcmocka-dev                                                # unit tests
+	openjdk-17-jdk-headless                                      # JDK 17 (tests, JNI headers)
+	python3 util-linux procps binutils                           # e2e: json, unshare, setpriv, objcopy
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "memtrace: installing missing packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "memtrace: error: installing packages needs root: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# doctor_flags - doctor reads the DTrace flags right: the same JVM with and
+# without -XX:+DTraceAllocProbes, checked against `jcmd VM.flags -all`.
+# TIMEOUT: 90
+. "$ROOT/tests/e2e/lib.sh"
+
+for want in false true; do
+	extra=()
+	[ $want = true ] && extra=(-XX:+DTraceAllocProbes)
+	jvm_start "w$want" "${extra[@]}" GcWorkload --go "$TMPD/never"
+	"$MEMTRACE" doctor -p "$JVM_PID" --json >"$TMPD/d.$want.json" || fail "doctor exited $?"
+	got=$(json_get "$TMPD/d.$want.json" 'str(recs[0]["DTraceAllocProbes"]).lower()')
+	oracle=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "DTraceAllocProbes" {print $4}')
+	assert_eq "$got" "$want" "doctor DTraceAllocProbes"
+	assert_eq "$got" "$oracle" "doctor vs jcmd VM.flags"
+	for f in DTraceMonitorProbes DTraceMethodProbes; do
+		got=$(json_get "$TMPD/d.$want.json" "str(recs[0][\"$f\"]).lower()")
+		oracle=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk -v f=$f '$2 == f {print $4}')
+		assert_eq "$got" "$oracle" "doctor $f vs jcmd"
+	done
+	# ExtendedDTraceProbes: present in JDK 17, gone from JDK 25
+	ext=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "ExtendedDTraceProbes"' | wc -l)
+	absent=$(json_get "$TMPD/d.$want.json" '"ExtendedDTraceProbes" in recs[0]["flags_absent"]')
+	if [ "$ext" -eq 0 ]; then assert_eq "$absent" True "ExtendedDTraceProbes absent"; else assert_eq "$absent" False "ExtendedDTraceProbes present"; fi
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["jdk_major"]')" "$JDK" "JDK major"
+	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/d.$want.txt" || fail "doctor (text) exited $?"
+	assert_contains "$TMPD/d.$want.txt" "DTraceAllocProbes *$want"
+	jvm_stop "$JVM_PID"
+done

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tests/run-all.sh - what `make check` runs after building: unit tests (cmocka,
+# ASan+UBSan), the short fuzz runs, then the end-to-end cases on both JDKs.
+# Ends with one line "N passed, N failed" summing every stage.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+total_pass=0 total_fail=0 total_skip=0
+count() { # parse the "X: N passed, N failed[, N skipped]" line of a stage's log
+	local line; line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	local p f s
+	p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+	f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+	s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+	if [ -z "$line" ]; then f=1; echo "(stage printed no summary: counted as a failure)"; fi
+	total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-0})); total_skip=$((total_skip + ${s:-0}))
+}
+log=$(mktemp -d /tmp/mt-check.XXXX)
+t0=$(date +%s)
+
+echo "== unit tests (cmocka, ASan+UBSan)"
+tests/run-unit.sh build/tests/test_* 2>&1 | tee "$log/unit"
+count "$log/unit"
+
+if [ -x tests/fuzz/run.sh ]; then
+	echo "== fuzzing (short run)"
+	tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" 2>&1 | tail -5 | tee "$log/fuzz"
+	count "$log/fuzz"
+fi
+
+echo "== end-to-end (real JVMs, real BPF)"
+tests/e2e/run.sh 2>&1 | tee "$log/e2e"
+count "$log/e2e"
+
+echo "== took $(( $(date +%s) - t0 )) s"
+if [ $total_skip -gt 0 ]; then
+	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+else
+	echo "$total_pass passed, $total_fail failed"
+fi
+[ $total_fail -eq 0 ]

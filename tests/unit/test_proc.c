@@ -1,0 +1,78 @@
+/* test_proc.c - /proc parsing: main class, JDK release file, NStgid; and a
+ * live check on memtrace's own process. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "proc.h"
+
+static void check_main(const char *args, size_t len, const char *want)
+{
+	char out[256];
+
+	proc_main_class(args, len, out, sizeof(out));
+	assert_string_equal(out, want);
+}
+#define MAIN(lit, want) check_main(lit, sizeof(lit), want)
+
+static void test_main_class(void **state)
+{
+	MAIN("java\0-Xmx1g\0-cp\0/a:/b\0com.example.Main\0arg", "com.example.Main");
+	MAIN("java\0-jar\0/srv/app.jar\0--port\0""8080", "/srv/app.jar");
+	MAIN("java\0--module-path\0mods\0-m\0app/app.Main", "app/app.Main");
+	MAIN("java\0--module=app/app.Main", "app/app.Main");
+	MAIN("java\0-XX:+UseG1GC\0-classpath\0x\0Hello", "Hello");
+	MAIN("java\0-version", "");
+	MAIN("java", "");
+}
+
+static void test_release(void **state)
+{
+	char v[64], n[64];
+
+	assert_int_equal(proc_parse_release("IMPLEMENTOR=\"Eclipse Adoptium\"\n"
+					    "JAVA_VERSION=\"25.0.3\"\n", v, sizeof(v), n, sizeof(n)),
+			 25);
+	assert_string_equal(v, "25.0.3");
+	assert_string_equal(n, "Eclipse Adoptium");
+	assert_int_equal(proc_parse_release("JAVA_VERSION=\"1.8.0_392\"\n", v, sizeof(v), n,
+					    sizeof(n)), 8);
+	assert_string_equal(n, "");
+	assert_int_equal(proc_parse_release("garbage", v, sizeof(v), n, sizeof(n)), 0);
+	assert_string_equal(v, "");
+}
+
+static void test_nstgid(void **state)
+{
+	assert_int_equal(proc_parse_nstgid("Name:\tjava\nNStgid:\t4242\t1\nNSpid:\t4242\t1\n"), 1);
+	assert_int_equal(proc_parse_nstgid("Name:\tjava\nNStgid:\t4242\n"), 4242);
+	assert_int_equal(proc_parse_nstgid("Name:\tjava\n"), -1);
+}
+
+/* Our own process is alive and is not a JVM; pid 0x3ffffff0 does not exist. */
+static void test_live(void **state)
+{
+	struct mt_proc p;
+
+	assert_true(proc_exists(getpid()));
+	assert_int_equal(proc_open(getpid(), &p), -ENOEXEC);
+	assert_int_equal(p.nspid, getpid());
+	assert_int_equal(proc_open(0x3ffffff0, &p), -ESRCH);
+	assert_false(proc_exists(0x3ffffff0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_main_class),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_nstgid),
+		cmocka_unit_test(test_live),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
