@@ -37,10 +37,10 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 # Skeletons and BPF objects are kept (two makes at once must not delete them).
-.SECONDARY: $(SKELS) $(BPF_OBJS)
+.SECONDARY: $(SKELS) $(BPF_OBJS) $(BUILD)/noop.skel.h $(BUILD)/noop.bpf.o
 
 .PHONY: all deps check unit e2e demo bench clean fuzz
-all: $(BUILD)/memtrace $(AGENT_SO) $(BUILD)/usdt_loop
+all: $(BUILD)/memtrace $(AGENT_SO)
 
 deps:
 	@scripts/install-deps.sh
@@ -72,13 +72,17 @@ $(BUILD)/memtrace: $(MAIN_OBJ) $(LIB_OBJS)
 
 # The JVMTI agent: only Agent_On* are exported.
 $(AGENT_SO): $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -DMT_VERSION='"$(VERSION)"' \
 		-Iinclude -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \
 		-o $@ $(AGENT_SRCS) -lpthread
 
-# A C loop with a hotspot-like USDT probe, for tests and bench/.
-$(BUILD)/usdt_loop: tests/progs/usdt_loop.c | $(BUILD)
-	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+# bench/: the bare-trap program and the probe-cost harness.
+$(BUILD)/noop.bpf.o: bench/noop.bpf.c $(BUILD)/vmlinux.h | $(BUILD)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+
+$(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.skel.h $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ASAN_OBJS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $< $(ASAN_OBJS) -lcmocka $(LDLIBS)
@@ -98,8 +102,12 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost
 	@bench/run.sh
+
+# libFuzzer on the DSL front end and evaluator; FUZZ_SECONDS (default 300).
+fuzz:
+	@tests/fuzz/run.sh $${FUZZ_SECONDS:-300}
 
 clean:
 	rm -rf $(BUILD)

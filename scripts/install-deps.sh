@@ -5,7 +5,7 @@ set -eu
 
 PKGS=(
 	make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev  # build + BPF
-	libcmocka-dev                                                # unit tests
+	libcmocka-dev systemtap-sdt-dev                                                # unit tests
 	openjdk-17-jdk-headless                                      # JDK 17 (tests, JNI headers)
 	python3 util-linux procps binutils                           # e2e: json, unshare, setpriv, objcopy
 )

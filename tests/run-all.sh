@@ -24,7 +24,13 @@ count "$log/unit"
 
 if [ -x tests/fuzz/run.sh ]; then
 	echo "== fuzzing (short run)"
-	tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" 2>&1 | tail -5 | tee "$log/fuzz"
+	if tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" >"$log/fuzz.out" 2>&1; then
+		grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' "$log/fuzz.out" | tail -2
+		echo "fuzz: 1 passed, 0 failed" | tee "$log/fuzz"
+	else
+		tail -40 "$log/fuzz.out"
+		echo "fuzz: 0 passed, 1 failed" | tee "$log/fuzz"
+	fi
 	count "$log/fuzz"
 fi
 

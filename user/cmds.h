@@ -6,6 +6,8 @@
 int do_gc(int argc, char **argv);
 int do_ps(int argc, char **argv);
 int do_doctor(int argc, char **argv);
+int do_attach(int argc, char **argv);
+int do_detach(int argc, char **argv);
 int do_vmstructs(int argc, char **argv);
 
 #endif

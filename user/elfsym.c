@@ -178,6 +178,43 @@ uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base)
 	return map_base - e->first_load_vaddr;
 }
 
+int elfsym_vaddr_to_offset(const struct mt_elf *e, uint64_t vaddr, uint64_t *off)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e->elf, &nph))
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Address of section @name, 0 if absent. */
+static uint64_t section_addr(const struct mt_elf *e, size_t shstrndx, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return sh.sh_addr;
+	}
+	return 0;
+}
+
 /* Parse one stapsdt note descriptor into @n. Returns 0 or -EINVAL. */
 static int parse_note(const char *desc, size_t len, struct mt_usdt_note *n)
 {
@@ -187,6 +224,7 @@ static int parse_note(const char *desc, size_t len, struct mt_usdt_note *n)
 	if (len < 27)
 		return -EINVAL;
 	memcpy(&n->pc, desc, 8);
+	memcpy(&n->base, desc + 8, 8);
 	memcpy(&n->semaphore, desc + 16, 8);
 	l = strnlen(p, end - p);
 	snprintf(n->provider, sizeof(n->provider), "%.*s", (int)l, p);
@@ -208,8 +246,13 @@ int elfsym_usdt_notes(const struct mt_elf *e, const char *provider, struct mt_us
 	size_t n = 0, cap = 0;
 	size_t shstrndx;
 
+	uint64_t base_addr;
+
 	if (elf_getshdrstrndx(e->elf, &shstrndx))
 		return -ENOEXEC;
+	/* The notes record where .stapsdt.base was at link time; if the file
+	 * was prelinked since, every pc moves by the same amount. */
+	base_addr = section_addr(e, shstrndx, ".stapsdt.base");
 	while ((scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -236,6 +279,8 @@ int elfsym_usdt_notes(const struct mt_elf *e, const char *provider, struct mt_us
 				continue;
 			if (provider && strcmp(note.provider, provider))
 				continue;
+			if (base_addr && note.base)
+				note.pc += base_addr - note.base;
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
 				tmp = realloc(v, cap * sizeof(*v));

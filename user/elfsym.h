@@ -12,7 +12,8 @@ struct mt_elf;
 struct mt_usdt_note {
 	char provider[32];
 	char name[64];
-	uint64_t pc;        /* link-time address of the probe */
+	uint64_t pc;        /* link-time address of the probe (prelink-adjusted) */
+	uint64_t base;      /* .stapsdt.base address recorded in the note */
 	uint64_t semaphore; /* link-time address of the semaphore, 0 if none */
 	char args[160];     /* the argument spec, e.g. "8@%r14 8@%rbx" */
 };
@@ -38,6 +39,10 @@ int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint
 /* elfsym_load_bias - what to add to a link-time address to get the runtime
  * address, given the address where the file's offset-0 mapping starts. */
 uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base);
+
+/* elfsym_vaddr_to_offset - file offset of link-time address @vaddr (through the
+ * PT_LOAD segment holding it): what a uprobe is attached at. 0 or -ENOENT. */
+int elfsym_vaddr_to_offset(const struct mt_elf *e, uint64_t vaddr, uint64_t *off);
 
 /*
  * elfsym_usdt_notes - the probes of provider @provider (NULL: all).

@@ -26,8 +26,21 @@
 
 #include "memtrace/gc.h"
 
+#define MT_GC_NAME_LEN 64
 #define MT_GC_MAX_POOLS 16
 #define MT_GC_MAX_CYCLES 4 /* managers with an open cycle at once */
+
+/* A probe hit with its names resolved (user/gctrace.c builds these from
+ * struct mt_gc_raw). */
+struct mt_gc_event {
+	uint64_t ts_ns;
+	uint32_t tid;
+	uint32_t kind;         /* enum mt_gc_kind */
+	uint32_t is_full;
+	uint64_t init, used, committed, max;
+	char manager[MT_GC_NAME_LEN];
+	char pool[MT_GC_NAME_LEN];
+};
 
 struct gc_pool {
 	char name[MT_GC_NAME_LEN];

@@ -6,16 +6,72 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "elfsym.h"
 #include "gc.skel.h"
 #include "gctrace.h"
+#include "usdtspec.h"
 #include "util.h"
+
+#define MAX_NAMES 64
+
+/* Manager and pool names by their address in the JVM (they never move). */
+struct name_cache {
+	int n;
+	uint64_t addr[MAX_NAMES];
+	char name[MAX_NAMES][MT_GC_NAME_LEN];
+};
 
 struct gctrace {
 	struct gc_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link *links[4];
+	struct usdt_links links;
 	struct gcpair gp;
+	int pid;
+	struct name_cache names;
+	uint64_t name_errors;
 };
+
+/* Read the C string at @addr in the JVM, a page at a time (never past it). */
+static void read_name(int pid, uint64_t addr, char *out, size_t len)
+{
+	size_t got = 0;
+
+	out[0] = '\0';
+	while (got + 1 < len) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+
+		if (chunk > len - 1 - got)
+			chunk = len - 1 - got;
+		if (proc_read_mem(pid, addr + got, out + got, chunk))
+			break;
+		got += chunk;
+		out[got] = '\0';
+		if (memchr(out + got - chunk, '\0', chunk))
+			return;
+	}
+	out[got] = '\0';
+}
+
+static const char *name_of(struct gctrace *t, uint64_t addr)
+{
+	struct name_cache *c = &t->names;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->addr[i] == addr)
+			return c->name[i];
+	if (c->n == MAX_NAMES)
+		i = c->n - 1; /* never seen: HotSpot has ~10 pools and managers */
+	else
+		i = c->n++;
+	c->addr[i] = addr;
+	read_name(t->pid, addr, c->name[i], MT_GC_NAME_LEN);
+	if (!c->name[i][0]) {
+		t->name_errors++;
+		snprintf(c->name[i], MT_GC_NAME_LEN, "0x%llx", (unsigned long long)addr);
+	}
+	return c->name[i];
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -49,11 +105,26 @@ uint64_t bpf_percpu_sum(int map_fd)
 
 static int handle_event(void *ctx, void *data, size_t len)
 {
+	const struct mt_gc_raw *r = data;
 	struct gctrace *t = ctx;
+	struct mt_gc_event e;
 
-	if (len < sizeof(struct mt_gc_event))
+	if (len < sizeof(*r))
 		return 0;
-	gcpair_feed(&t->gp, data);
+	memset(&e, 0, sizeof(e));
+	e.ts_ns = r->ts_ns;
+	e.tid = r->tid;
+	e.kind = r->kind;
+	e.is_full = r->is_full;
+	e.init = r->init;
+	e.used = r->used;
+	e.committed = r->committed;
+	e.max = r->max;
+	if (r->kind == MT_POOL_BEGIN || r->kind == MT_POOL_END) {
+		snprintf(e.manager, sizeof(e.manager), "%s", name_of(t, r->manager));
+		snprintf(e.pool, sizeof(e.pool), "%s", name_of(t, r->pool));
+	}
+	gcpair_feed(&t->gp, &e);
 	return 0;
 }
 
@@ -62,6 +133,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	static const char *const probes[4] = { "gc__begin", "gc__end", "mem__pool__gc__begin",
 					       "mem__pool__gc__end" };
 	struct bpf_program *progs[4];
+	struct mt_elf *elf = NULL;
 	struct gctrace *t;
 	int err;
 
@@ -69,6 +141,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->pid = p->pid;
 	gcpair_init(&t->gp, cb, ctx);
 
 	/* Open the skeleton. */
@@ -89,22 +162,30 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		goto err_destroy;
 	}
 
-	/* Attach each program to its USDT probe in this JVM's libjvm. */
+	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
+	elf = elfsym_open(p->libjvm_host);
+	if (!elf) {
+		err = -errno;
+		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
+		goto err_destroy;
+	}
+	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
 	progs[0] = t->skel->progs.handle_gc_begin;
 	progs[1] = t->skel->progs.handle_gc_end;
 	progs[2] = t->skel->progs.handle_pool_begin;
 	progs[3] = t->skel->progs.handle_pool_end;
 	for (int i = 0; i < 4; i++) {
-		t->links[i] = bpf_program__attach_usdt(progs[i], p->pid, p->libjvm_host,
-						       "hotspot", probes[i], NULL);
-		if (!t->links[i]) {
-			err = -errno;
+		err = usdt_attach(&t->links, progs[i], elf, p->libjvm_host, p->pid, "hotspot",
+				  probes[i]);
+		if (err < 0) {
 			p_err("cannot attach to USDT probe hotspot:%s in %s: %s "
 			      "(`memtrace doctor -p %d` lists what this JVM offers)",
-			      probes[i], p->libjvm, strerror(errno), p->pid);
+			      probes[i], p->libjvm, strerror(-err), p->pid);
 			goto err_links;
 		}
 	}
+	elfsym_free(elf);
+	elf = NULL;
 
 	/* Open the ring buffer. */
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.gc_events), handle_event, t, NULL);
@@ -116,8 +197,8 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	return t;
 
 err_links:
-	for (int i = 0; i < 4; i++)
-		bpf_link__destroy(t->links[i]);
+	usdt_detach_all(&t->links);
+	elfsym_free(elf);
 err_destroy:
 	gc_bpf__destroy(t->skel);
 err_free:
@@ -131,8 +212,7 @@ void gctrace_free(struct gctrace *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
-	for (int i = 0; i < 4; i++)
-		bpf_link__destroy(t->links[i]);
+	usdt_detach_all(&t->links);
 	gc_bpf__destroy(t->skel);
 	free(t);
 }

@@ -17,6 +17,8 @@ static const struct cmd cmds[] = {
 	{ "gc", do_gc, "collections and memory pools, one record per collection" },
 	{ "ps", do_ps, "the JVMs on this machine" },
 	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
+	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },
+	{ "detach", do_detach, "tell memtrace's agent in a JVM to go dormant" },
 	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
 	{ 0 },
 };

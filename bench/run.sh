@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# bench/run.sh - memtrace's benchmarks; each reports ratios measured side by
+# side in one run (baseline vs attached). Needs root (BPF).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+echo "== cost per USDT probe hit (bench/probe_cost.c)"
+build/bench/probe_cost "${PROBE_HITS:-200000}" "${PROBE_ROUNDS:-9}"

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * walk.c - the execution semantics of issue 7.
+ *
+ *  1. Instances: set types in declaration order; for each, its
+ *     instances_for declarations in order, one instance per name of
+ *     have_names (evaluated in the global context). Then for each instance,
+ *     in that order, its properties' initial values (declaration order) and
+ *     its roots, with ENTITY bound to the instance.
+ *  2. Roots: for each instance in order, each root in list order: an
+ *     unclaimed root is claimed by it (first instance wins) and on_inclusion
+ *     runs with THIS = the root, REFERRER = null, ref_kind = null.
+ *  3. Walk. Every claim appends the object to a FIFO queue; "drain" offers
+ *     the outgoing references of queued objects (in reference order) until
+ *     the queue is empty. The order of offering is:
+ *       a. drain (the references of the roots claimed in step 2);
+ *       b. every heap root in the heap's order (REFERRER = null, ref_kind =
+ *          the root kind), draining after each;
+ *       c. every object in index order, each of its references in order
+ *          (REFERRER = the object, ref_kind = the reference kind), draining
+ *          after each.
+ *     Offering REFERRER->THIS: if THIS is claimed nothing happens; otherwise
+ *     the instances are asked in order, the first whose membership holds
+ *     claims THIS and its on_inclusion runs once. So an object claimed late
+ *     (in c) still passes membership on: its references are offered again.
+ *     Each reference is offered at most twice; the walk is linear.
+ *  4. Output (json.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsl.h"
+
+struct walk {
+	struct dsl_eval *ev;
+	uint32_t *queue;
+	size_t qhead, qtail;
+};
+
+/* Which field slot each class has for each field name the program reads. */
+static int build_field_index(struct dsl_eval *ev)
+{
+	const struct dsl_heap *h = ev->h;
+	size_t nf = ev->t->nfields;
+
+	ev->fidx = dsl_arena_alloc(ev->persist, ((size_t)h->nclasses * nf + 1) * sizeof(int32_t));
+	if (!ev->fidx)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < h->nclasses; c++) {
+		const struct dsl_hclass *k = &h->classes[c];
+
+		for (size_t f = 0; f < nf; f++) {
+			ev->fidx[c * nf + f] = -1;
+			for (uint32_t j = 0; j < k->nfields; j++) {
+				if (!strcmp(k->fields[j].name, ev->t->fields[f])) {
+					ev->fidx[c * nf + f] = (int32_t)j;
+					break;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* `x is Name` for every name of the program and every class (superclasses too). */
+static int build_is_table(struct dsl_eval *ev)
+{
+	const struct dsl_heap *h = ev->h;
+
+	ev->isv = dsl_arena_alloc(ev->persist, (size_t)ev->t->nclasses * h->nclasses + 1);
+	if (!ev->isv)
+		return -ENOMEM;
+	for (int n = 0; n < ev->t->nclasses; n++) {
+		for (uint32_t c = 0; c < h->nclasses; c++) {
+			uint32_t k = c;
+
+			for (uint32_t steps = 0; k != DSL_NOOBJ && steps <= h->nclasses; steps++) {
+				if (dsl_class_name_matches(h->classes[k].name, ev->t->classes[n])) {
+					ev->isv[(size_t)n * h->nclasses + c] = 1;
+					break;
+				}
+				k = h->classes[k].super;
+			}
+		}
+	}
+	return 0;
+}
+
+static int add_instance(struct dsl_eval *ev, int set, const struct dsl_value *name, size_t *cap)
+{
+	if ((size_t)ev->ninst == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct dsl_inst *v = dsl_arena_alloc(ev->persist, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (ev->ninst)
+			memcpy(v, ev->insts, ev->ninst * sizeof(*v));
+		ev->insts = v;
+		*cap = ncap;
+	}
+	if (ev->ninst == INT32_MAX)
+		return -E2BIG;
+	struct dsl_inst *in = &ev->insts[ev->ninst];
+	int np = ev->t->sets[set].nprops;
+
+	in->set = set;
+	in->name = *name;
+	in->props = dsl_arena_alloc(ev->persist, (np + 1) * sizeof(*in->props));
+	if (!in->props)
+		return -ENOMEM;
+	ev->ninst++;
+	return 0;
+}
+
+/* Step 1: instances, initial values, roots. */
+static int create_instances(struct dsl_eval *ev, const struct dsl_ast *ast)
+{
+	size_t cap = 0;
+	int err;
+
+	ev->cur = ev->persist;
+	for (int s = 0; s < ev->t->nsets; s++) {
+		for (const struct dsl_node *n = ast->instances; n; n = n->next) {
+			struct dsl_value names;
+
+			if (n->slot != s)
+				continue;
+			ev->inst = -1;
+			if ((err = dsl_eval_expr(ev, n->rhs, &names)))
+				return err;
+			if (names.kind == DSL_V_LIST) {
+				for (size_t i = 0; i < names.u.l->n; i++) {
+					struct dsl_value v = dsl_list_get(ev, names.u.l, i);
+
+					if (v.kind != DSL_V_STR && v.kind != DSL_V_INT)
+						continue; /* a null name (absent field) names nothing */
+					if ((err = add_instance(ev, s, &v, &cap)))
+						return err;
+				}
+			} else if (names.kind == DSL_V_STR || names.kind == DSL_V_INT) {
+				if ((err = add_instance(ev, s, &names, &cap)))
+					return err;
+			}
+		}
+	}
+	for (int i = 0; i < ev->ninst; i++) {
+		struct dsl_inst *in = &ev->insts[i];
+		const struct dsl_settype *st = &ev->t->sets[in->set];
+
+		ev->inst = i;
+		for (int p = 0; p < st->nprops; p++) {
+			struct dsl_value v;
+
+			if ((err = dsl_eval_expr(ev, st->props[p]->rhs, &v)))
+				return err;
+			if (st->props[p]->ty && st->props[p]->ty->kind == DSL_T_FLOAT &&
+			    v.kind == DSL_V_INT) {
+				v.kind = DSL_V_FLOAT;
+				v.u.f = (double)v.u.i;
+			}
+			in->props[p] = v;
+		}
+		if (st->roots && (err = dsl_eval_expr(ev, st->roots, &in->roots)))
+			return err;
+	}
+	return 0;
+}
+
+static int claim(struct walk *w, int inst, uint32_t obj)
+{
+	struct dsl_eval *ev = w->ev;
+	const struct dsl_settype *st = &ev->t->sets[ev->insts[inst].set];
+	struct dsl_value r;
+
+	ev->owner[obj] = inst;
+	w->queue[w->qtail++] = obj;
+	if (!st->on_inclusion)
+		return 0;
+	ev->inst = inst;
+	ev->this_obj = obj;
+	return dsl_eval_lambda(ev, st->on_inclusion, NULL, &r);
+}
+
+/* Offer REFERRER -> THIS over a reference of kind refkind. */
+static int offer(struct walk *w, uint32_t referrer, int refkind, uint32_t obj)
+{
+	struct dsl_eval *ev = w->ev;
+	int err = 0;
+
+	if (ev->owner[obj] >= 0)
+		return 0;
+	struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
+
+	ev->cur = ev->tmp;
+	ev->this_obj = obj;
+	ev->referrer = referrer;
+	ev->refkind = refkind;
+	for (int i = 0; i < ev->ninst; i++) {
+		const struct dsl_settype *st = &ev->t->sets[ev->insts[i].set];
+		struct dsl_value v;
+
+		if (!st->membership)
+			continue;
+		ev->inst = i;
+		if ((err = dsl_eval_expr(ev, st->membership, &v)))
+			break;
+		if (v.kind == DSL_V_BOOL && v.u.b) {
+			err = claim(w, i, obj);
+			break;
+		}
+	}
+	dsl_arena_reset(ev->tmp, m);
+	return err;
+}
+
+static int drain(struct walk *w)
+{
+	const struct dsl_heap *h = w->ev->h;
+	int err;
+
+	while (w->qhead < w->qtail) {
+		uint32_t o = w->queue[w->qhead++];
+		const struct dsl_hobject *obj = &h->objects[o];
+
+		for (uint32_t r = 0; r < obj->nrefs; r++) {
+			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
+
+			if ((err = offer(w, o, ref->kind, ref->to)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* Step 2: each instance's roots, first instance wins. */
+static int include_roots(struct walk *w)
+{
+	struct dsl_eval *ev = w->ev;
+	int err;
+
+	ev->referrer = DSL_NOOBJ;
+	ev->refkind = -1;
+	for (int i = 0; i < ev->ninst; i++) {
+		struct dsl_value *roots = &ev->insts[i].roots;
+		size_t n = roots->kind == DSL_V_LIST ? roots->u.l->n : 1;
+
+		for (size_t k = 0; k < n; k++) {
+			struct dsl_value v = roots->kind == DSL_V_LIST ? dsl_list_get(ev, roots->u.l, k)
+								       : *roots;
+			uint32_t o = dsl_value_obj(ev, &v);
+
+			if (o == DSL_NOOBJ || ev->owner[o] >= 0)
+				continue;
+			struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
+
+			ev->cur = ev->tmp;
+			ev->referrer = DSL_NOOBJ;
+			ev->refkind = -1;
+			err = claim(w, i, o);
+			dsl_arena_reset(ev->tmp, m);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* Step 3: every reference of the heap, heap roots first. */
+static int walk_refs(struct walk *w)
+{
+	const struct dsl_heap *h = w->ev->h;
+	int err;
+
+	if ((err = drain(w)))
+		return err;
+	for (uint32_t i = 0; i < h->nroots; i++)
+		if ((err = offer(w, DSL_NOOBJ, h->roots[i].kind, h->roots[i].obj)) || (err = drain(w)))
+			return err;
+	for (uint32_t o = 0; o < h->nobjects; o++) {
+		const struct dsl_hobject *obj = &h->objects[o];
+
+		for (uint32_t r = 0; r < obj->nrefs; r++) {
+			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
+
+			if ((err = offer(w, o, ref->kind, ref->to)) || (err = drain(w)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast)
+{
+	const struct dsl_heap *h = ev->h;
+	struct walk w = { .ev = ev };
+	int err;
+
+	ev->inst = -1;
+	ev->this_obj = ev->referrer = DSL_NOOBJ;
+	ev->refkind = -1;
+	if ((err = build_field_index(ev)) || (err = build_is_table(ev)))
+		goto out;
+	ev->owner = dsl_arena_alloc(ev->persist, ((size_t)h->nobjects + 1) * sizeof(*ev->owner));
+	w.queue = dsl_arena_alloc(ev->persist, ((size_t)h->nobjects + 1) * sizeof(*w.queue));
+	if (!ev->owner || !w.queue) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(ev->owner, 0xff, ((size_t)h->nobjects + 1) * sizeof(*ev->owner));
+	if ((err = create_instances(ev, ast)) || (err = include_roots(&w)))
+		goto out;
+	if (ev->t->needs_refs)
+		err = walk_refs(&w);
+out:
+	if (err == -ENOMEM)
+		dsl_diags_add(ev->d, 0, "out of memory (a query may use %llu MiB)",
+			      (unsigned long long)(DSL_MAX_ARENA >> 20));
+	ev->cur = ev->persist;
+	return err;
+}

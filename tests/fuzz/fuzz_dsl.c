@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fuzz_dsl.c - libFuzzer entry: lex, parse and type-check arbitrary input
+ * against a small fixed schema, render the diagnostics, and run what
+ * compiles on a small fixed heap. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dsl.h"
+
+static const struct dsl_hfield f_order[] = { { "field", DSL_FK_INT }, { "name", DSL_FK_STRING },
+					     { "next", DSL_FK_REF } };
+static const struct dsl_hfield f_entry[] = { { "key", DSL_FK_REF }, { "value", DSL_FK_REF },
+					     { "data", DSL_FK_FLOAT } };
+static const struct dsl_hclass classes[] = {
+	{ "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, DSL_NOOBJ, NULL, 0 },
+	{ "spec.jbb.Order", 0, 0, 0, f_order, 3 },
+	{ "java.util.HashMap$Entry", DSL_NOOBJ, 0, DSL_NOOBJ, f_entry, 3 },
+	{ "K3Object", DSL_NOOBJ, 0, 0, f_order, 3 },
+};
+static const struct dsl_hval v_order[] = { { DSL_HV_INT, { .i = 4242 } },
+					   { DSL_HV_STR, { .s = "o" } }, { DSL_HV_REF, { .ref = 2 } } };
+static const struct dsl_hval v_entry[] = { { DSL_HV_REF, { .ref = 1 } }, { DSL_HV_NULL, { 0 } },
+					   { DSL_HV_FLOAT, { .f = 3.1415 } } };
+static const struct dsl_href refs[] = { { 2, DSL_REF_FIELD, "next" }, { 1, DSL_REF_FIELD, "key" },
+					{ 3, DSL_REF_CLASS_LOADER, NULL } };
+static const struct dsl_hobject objects[] = {
+	{ 1, 0, 16, -1, 0, NULL, 0, 0 },
+	{ 2, 1, 24, -1, 1, v_order, 0, 1 },
+	{ 3, 2, 32, -1, 2, v_entry, 1, 1 },
+	{ 4, 3, 40, 5, 3, v_order, 2, 1 },
+};
+static const struct dsl_hroot roots[] = { { 1, DSL_ROOT_STACK_LOCAL }, { 3, DSL_ROOT_JNI_GLOBAL } };
+static const struct dsl_hloader loaders[] = { { 0, 7 } };
+static const struct dsl_hthread threads[] = { { 3, "main" } };
+static const struct dsl_heap heap = {
+	objects, 4, classes, 4, refs, 3, roots, 2, loaders, 1, threads, 1,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *null_out;
+	struct dsl_schema schema;
+	struct dsl_diags *d = dsl_diags_new();
+	struct dsl_program *p = NULL;
+
+	if (!null_out)
+		null_out = fopen("/dev/null", "w");
+	if (!d)
+		return 0;
+	dsl_heap_schema(&heap, &schema);
+	if (dsl_compile((const char *)data, size, "fuzz.mq", &schema, &p, d) == 0) {
+		dsl_run(p, &heap, null_out, d);
+		dsl_program_free(p);
+	}
+	free(dsl_diags_render_str(d));
+	dsl_diags_free(d);
+	return 0;
+}

@@ -1,2 +1,0 @@
-/* usdt_loop.c - placeholder */
-int main(void) { return 0; }

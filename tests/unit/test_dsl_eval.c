@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_dsl_eval.c - the five seed programs on heaps built to mirror their Java
+ * workloads (exact answers by construction), the walk's order rules,
+ * expression semantics, and run-time errors. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dsl.h"
+#include "test_dsl_heap.h"
+
+/* Compile src against h's schema and run it: the JSON, or "ERR " + rendered diagnostics. */
+static char *run(const char *src, const struct dsl_heap *h)
+{
+	struct dsl_schema schema;
+	struct dsl_diags *d = dsl_diags_new();
+	struct dsl_program *p;
+	char *out = NULL;
+	size_t len = 0;
+
+	dsl_heap_schema(h, &schema);
+	int rc = dsl_compile(src, strlen(src), "q.mq", &schema, &p, d);
+
+	if (!rc) {
+		FILE *f = open_memstream(&out, &len);
+
+		rc = dsl_run(p, h, f, d);
+		fclose(f);
+		dsl_program_free(p);
+	}
+	if (rc) {
+		char *r = dsl_diags_render_str(d);
+
+		free(out);
+		if (asprintf(&out, "ERR %s", r) < 0)
+			out = NULL;
+		free(r);
+	}
+	dsl_diags_free(d);
+	return out;
+}
+
+static char *slurp(const char *name)
+{
+	char path[512];
+	const char *file = __FILE__;
+	const char *slash = strstr(file, "tests/unit/");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*stests/dsl/%s", slash ? (int)(slash - file) : 0, file, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+#define ASSERT_RUN(want, src, heap)                                     \
+	do {                                                            \
+		char *got_ = run((src), (heap));                        \
+		if (!got_ || strcmp(got_, (want)))                      \
+			fail_msg("%s\ngot:  %s\nwant: %s", (src), got_, (want));   \
+		free(got_);                                             \
+	} while (0)
+
+#define ASSERT_FILE(want, file, heap)                                   \
+	do {                                                            \
+		char *src_ = slurp(file);                               \
+		ASSERT_RUN(want, src_, heap);                           \
+		free(src_);                                             \
+	} while (0)
+
+static const struct dsl_hfield f_holder[] = { { "data", DSL_FK_FLOAT } };
+static const struct dsl_hfield f_other[] = { { "x", DSL_FK_INT } };
+
+/* Seed 1: objects of several classes, only some with `data`. */
+static void test_value_assertion(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t holder = hb_class(b, "com.example.Holder", obj, DSL_NOOBJ, f_holder, 1);
+	uint32_t other = hb_class(b, "com.example.Other", obj, DSL_NOOBJ, f_other, 1);
+
+	hb_float(b, hb_obj(b, holder, 16), 0, 1.0);
+	hb_int(b, hb_obj(b, other, 16), 0, 3);
+	uint32_t pi = hb_obj(b, holder, 16);
+	hb_float(b, pi, 0, 3.1415);
+	hb_obj(b, holder, 16); /* data is null */
+	ASSERT_FILE("{\"all\":{\"all-jvm\":{\"fault\":true}}}\n", "01_value_assertion.mq", hb_heap(b));
+	/* the same heap without the value */
+	hb_float(b, pi, 0, 3.2);
+	ASSERT_FILE("{\"all\":{\"all-jvm\":{\"fault\":false}}}\n", "01_value_assertion.mq", hb_heap(b));
+	free(b);
+}
+
+static const struct dsl_hfield f_order[] = { { "field", DSL_FK_INT }, { "customer", DSL_FK_REF } };
+
+/* Seed 2: pseudojbb's Orders, one of them planted with the special value. */
+static void test_pseudojbb(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t order = hb_class(b, "spec.jbb.Order", obj, DSL_NOOBJ, f_order, 2);
+	uint32_t cust = hb_class(b, "spec.jbb.Customer", obj, DSL_NOOBJ, f_other, 1);
+	uint32_t c = hb_obj(b, cust, 24);
+
+	for (int i = 0; i < 5; i++) {
+		uint32_t o = hb_obj(b, order, 32);
+
+		hb_int(b, o, 0, i);
+		hb_field_ref(b, o, 1, c);
+	}
+	ASSERT_FILE("{\"all\":{\"all-jvm\":{\"fault\":false}}}\n", "02_pseudojbb.mq", hb_heap(b));
+	uint32_t planted = hb_obj(b, order, 32);
+	hb_int(b, planted, 0, 4242);
+	ASSERT_FILE("{\"all\":{\"all-jvm\":{\"fault\":true}}}\n", "02_pseudojbb.mq", hb_heap(b));
+	free(b);
+}
+
+static const struct dsl_hfield f_node[] = { { "next", DSL_FK_REF }, { "other", DSL_FK_REF } };
+
+/* Seed 3: two threads and what they reach; a global graph they do not reach. */
+static void test_reachable_from_threads(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t thr = hb_class(b, "java.lang.Thread", obj, DSL_NOOBJ, f_node, 2);
+	uint32_t node = hb_class(b, "app.Node", obj, DSL_NOOBJ, f_node, 2);
+	uint32_t e = hb_obj(b, node, 1000), f = hb_obj(b, node, 8); /* global only */
+	uint32_t t1 = hb_obj(b, thr, 100), t2 = hb_obj(b, thr, 120);
+	uint32_t a = hb_obj(b, node, 16), bb = hb_obj(b, node, 24);
+	uint32_t c = hb_obj(b, node, 32), d = hb_obj(b, node, 40);
+
+	hb_field_ref(b, e, 0, f);
+	hb_field_ref(b, t1, 0, a);
+	hb_field_ref(b, a, 0, bb);
+	hb_field_ref(b, t2, 0, c);
+	hb_field_ref(b, c, 0, a); /* already claimed */
+	hb_field_ref(b, c, 1, d);
+	hb_root(b, e, DSL_ROOT_JNI_GLOBAL);
+	hb_root(b, t1, DSL_ROOT_THREAD);
+	hb_root(b, t2, DSL_ROOT_THREAD);
+	b->threads[0] = (struct dsl_hthread){ .obj = t1, .name = "main" };
+	b->threads[1] = (struct dsl_hthread){ .obj = t2, .name = "worker" };
+	b->nthreads = 2;
+	/* roots count too: 6 objects, 100+120+16+24+32+40 bytes */
+	ASSERT_FILE("{\"all\":{\"all-jvm\":{\"nbObjects\":6,\"nbSize\":332}}}\n",
+		    "03_reachable_from_threads.mq", hb_heap(b));
+	free(b);
+}
+
+static const struct dsl_hfield f_entry[] = {
+	{ "key", DSL_FK_REF }, { "value", DSL_FK_REF }, { "next", DSL_FK_REF } };
+static const struct dsl_hfield f_map[] = { { "table", DSL_FK_REF } };
+static const struct dsl_hfield f_k3[] = { { "state", DSL_FK_REF } };
+
+/* Seed 4: K3-Al aspects in a HashMap keyed by the aspectized object. */
+static void test_k3(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t map = hb_class(b, "java.util.HashMap", obj, DSL_NOOBJ, f_map, 1);
+	uint32_t tab = hb_class(b, "[Ljava.util.HashMap$Entry;", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t k3 = hb_class(b, "org.k3.K3Object", obj, DSL_NOOBJ, f_k3, 1);
+	uint32_t ent = hb_class(b, "java.util.HashMap$Entry", obj, DSL_NOOBJ, f_entry, 3);
+	uint32_t asp = hb_class(b, "org.k3.AspectState", obj, DSL_NOOBJ, f_k3, 1);
+	uint32_t bytes = hb_class(b, "[B", obj, DSL_NOOBJ, NULL, 0);
+
+	uint32_t m = hb_obj(b, map, 48), t = hb_obj(b, tab, 80);
+	uint32_t k1 = hb_obj(b, k3, 24), k2 = hb_obj(b, k3, 24);
+	uint32_t e1 = hb_obj(b, ent, 32), e2 = hb_obj(b, ent, 32);
+	uint32_t d1 = hb_obj(b, bytes, 200), d2 = hb_obj(b, bytes, 300);
+	uint32_t a1 = hb_obj(b, asp, 40), a2 = hb_obj(b, asp, 40);
+	uint32_t s1 = hb_obj(b, bytes, 1000), s2 = hb_obj(b, bytes, 2000);
+
+	b->obj[k1].id = 100;
+	b->obj[k2].id = 200;
+	hb_field_ref(b, m, 0, t);
+	hb_ref(b, t, e1, DSL_REF_ARRAY_ELEMENT, NULL);
+	hb_ref(b, t, e2, DSL_REF_ARRAY_ELEMENT, NULL);
+	hb_field_ref(b, k1, 0, d1);
+	hb_field_ref(b, k2, 0, d2);
+	hb_field_ref(b, e1, 0, k1);
+	hb_field_ref(b, e1, 1, a1);
+	hb_field_ref(b, e2, 0, k2);
+	hb_field_ref(b, e2, 1, a2);
+	hb_field_ref(b, a1, 0, s1);
+	hb_field_ref(b, a2, 0, s2);
+	hb_root(b, m, DSL_ROOT_STACK_LOCAL);
+	hb_root(b, k1, DSL_ROOT_STACK_LOCAL);
+	hb_root(b, k2, DSL_ROOT_STACK_LOCAL);
+	/* k1: 24 + 200 + entry 32 + aspect 40 + 1000; k2: 24 + 300 + 32 + 40 + 2000 */
+	ASSERT_FILE("{\"all\":{\"100\":{\"nbSize\":1296},\"200\":{\"nbSize\":2396}}}\n",
+		    "04_k3_aspects.mq", hb_heap(b));
+	free(b);
+}
+
+/* Seed 5: three class loaders with known payloads. */
+static void test_top_components(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t ldr = hb_class(b, "org.osgi.BundleLoader", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t bytes = hb_class(b, "[B", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t l1 = hb_obj(b, ldr, 64), l2 = hb_obj(b, ldr, 64), l3 = hb_obj(b, ldr, 64);
+
+	b->loaders[0] = (struct dsl_hloader){ .obj = l1, .id = 11 };
+	b->loaders[1] = (struct dsl_hloader){ .obj = l2, .id = 22 };
+	b->loaders[2] = (struct dsl_hloader){ .obj = l3, .id = 33 };
+	b->nloaders = 3;
+	uint32_t c1 = hb_class(b, "com.b1.Main", obj, 0, f_node, 2);
+	uint32_t c2 = hb_class(b, "com.b2.Main", obj, 1, f_node, 2);
+	uint32_t c3 = hb_class(b, "com.b3.Main", obj, 2, f_node, 2);
+	uint32_t m1 = hb_obj(b, c1, 16), m2 = hb_obj(b, c2, 16), m3 = hb_obj(b, c3, 16);
+	uint32_t p1 = hb_obj(b, bytes, 1000), p2 = hb_obj(b, bytes, 2000);
+	uint32_t p2b = hb_obj(b, bytes, 500), p3 = hb_obj(b, bytes, 3000);
+	uint32_t orphan = hb_obj(b, bytes, 77);
+
+	hb_field_ref(b, m1, 0, p1);
+	hb_field_ref(b, m2, 0, p2);
+	hb_field_ref(b, m2, 1, p2b);
+	hb_field_ref(b, m3, 0, p3);
+	hb_root(b, l1, DSL_ROOT_JNI_GLOBAL);
+	hb_root(b, m1, DSL_ROOT_STACK_LOCAL);
+	hb_root(b, m2, DSL_ROOT_STACK_LOCAL);
+	hb_root(b, m3, DSL_ROOT_JNI_LOCAL);
+	hb_root(b, orphan, DSL_ROOT_STACK_LOCAL);
+	ASSERT_FILE("{\"Component\":{\"11\":{\"nbSize\":1080},\"22\":{\"nbSize\":2580},"
+		    "\"33\":{\"nbSize\":3080}}}\n", "05_top_components.mq", hb_heap(b));
+	free(b);
+}
+
+/* An object claimed late (in the object pass) still passes membership on. */
+static void test_late_claim(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t plain = hb_class(b, "app.Plain", obj, DSL_NOOBJ, f_node, 2);
+	uint32_t special = hb_class(b, "app.Special", obj, DSL_NOOBJ, f_node, 2);
+	uint32_t p = hb_obj(b, plain, 10), q = hb_obj(b, plain, 20);
+	uint32_t s = hb_obj(b, special, 30), r = hb_obj(b, plain, 40);
+
+	hb_field_ref(b, p, 0, q);  /* offered first: P is not claimed yet */
+	hb_field_ref(b, s, 0, p);  /* S is not claimed yet either */
+	hb_field_ref(b, r, 0, s);  /* claims S, whose references are offered again */
+	/* S (30), then P (10) and Q (20) through S's re-offered reference */
+	ASSERT_RUN("{\"S\":{\"s\":{\"n\":3,\"size\":60}}}\n",
+		   "set_type S:\n"
+		   "  roots <- #[]\n"
+		   "  membership <- REFERRER in ENTITY or THIS is Special\n"
+		   "  on_inclusion <- [ n <- n + 1  size <- size + THIS.size ]\n"
+		   "  n : int <- 0\n  size : int <- 0\n"
+		   "instances_for S have_names = \"s\"\n", hb_heap(b));
+	free(b);
+}
+
+static const struct dsl_hfield f_val[] = {
+	{ "v", DSL_FK_INT }, { "name", DSL_FK_STRING }, { "w", DSL_FK_INT } };
+static const struct dsl_hfield f_f[] = { { "v", DSL_FK_FLOAT } };
+
+/* Expressions: value -> JSON (chibicc's ASSERT table), on a small heap. */
+static const struct { const char *type, *expr, *json; } exprs[] = {
+	{ "int", "1 + 2 * 3", "7" },
+	{ "int", "(1 + 2) * 3", "9" },
+	{ "int", "7 / 2", "3" },
+	{ "int", "7 % 3", "1" },
+	{ "int", "-9223372036854775807 - 2", "9223372036854775807" },
+	{ "float", "7 / 2.0", "3.5" },
+	{ "float", "1", "1.0" },
+	{ "bool", "1 < 2 and 2 <= 2 and 3 > 2 and 3 >= 4", "false" },
+	{ "bool", "\"a\" < \"b\"", "true" },
+	{ "bool", "not (1 = 2)", "true" },
+	{ "bool", "1 = 1.0", "true" },
+	{ "bool", "null = null", "false" },
+	{ "bool", "null != 1", "false" },
+	{ "bool", "null in #[1]", "false" },
+	{ "bool", "2 in #[1, 2, 3]", "true" },
+	{ "string", "\"x\\\"y\"", "\"x\\\"y\"" },
+	{ "int", "objects.size", "4" },
+	{ "int", "objects.filter([o | o is Val]).size", "2" },
+	{ "int", "objects.filter([o | o is java.lang.Object]).size", "4" },
+	{ "int", "objects.filter([o | o is Outer.Inner]).size", "1" },
+	{ "int", "objects.filter([o | o.v > 1]).size", "2" },
+	{ "int", "objects.filter([o | o.v = null]).size", "0" },
+	{ "bool", "objects.exists([o | o.name = \"second\"])", "true" },
+	{ "bool", "objects.exists([ it.name = \"third\" ])", "false" },
+	{ "T", "objects.filter([o | o is Val]).map([o | o.v])", "[1,2]" },
+	{ "table_of string", "classes.map([c | c.name])",
+	  "[\"java.lang.Object\",\"app.Val\",\"app.Outer$Inner\",\"app.F\"]" },
+	{ "table_of Object", "objects.filter([o | o.size > 10])", "[1001,1003]" },
+	{ "P", "struct P 1, \"a\" end", "{\"a\":1.0,\"b\":\"a\"}" },
+	{ "table_of P", "#[struct P 2, \"b\" end]", "[{\"a\":2.0,\"b\":\"b\"}]" },
+	{ "int", "objects.map([o | o.id]).filter([i | i > 1001]).size", "2" },
+	{ "int", "objects.filter([o | o is Val]).map([o | o.class]).size", "2" },
+	{ "bool", "objects.exists([o | o.class.name = \"app.F\" and o.v > 2.5])", "true" },
+	{ "int", "objects.filter([o | o.length = 3]).size", "1" },
+	{ "int", "objects.filter([o | o.age >= 2]).size", "1" },
+	{ "bool", "#[1,2].exists([x | #[3,4].exists([y | x + y = 6])])", "true" },
+};
+
+static void test_exprs(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t val = hb_class(b, "app.Val", obj, DSL_NOOBJ, f_val, 3);
+	uint32_t inner = hb_class(b, "app.Outer$Inner", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t fl = hb_class(b, "app.F", obj, DSL_NOOBJ, f_f, 1);
+	uint32_t v1 = hb_obj(b, val, 8), v2 = hb_obj(b, val, 16), in = hb_obj(b, inner, 8);
+	uint32_t f1 = hb_obj(b, fl, 24);
+
+	hb_int(b, v1, 0, 1);
+	b->vals[v1][1] = (struct dsl_hval){ .kind = DSL_HV_STR, .u.s = "first" };
+	hb_int(b, v2, 0, 2);
+	b->vals[v2][1] = (struct dsl_hval){ .kind = DSL_HV_STR, .u.s = "second" };
+	hb_float(b, f1, 0, 3.0);
+	b->obj[in].length = 3;
+	b->obj[f1].age = 5;
+	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+		char src[1024], want[512];
+
+		snprintf(src, sizeof(src),
+			 "P : struct a : float b : string end\nT : table_of int\n"
+			 "set_type s: x : %s <- %s\ninstances_for s have_names = \"i\"",
+			 exprs[i].type, exprs[i].expr);
+		snprintf(want, sizeof(want), "{\"s\":{\"i\":{\"x\":%s}}}\n", exprs[i].json);
+		ASSERT_RUN(want, src, hb_heap(b));
+	}
+	free(b);
+}
+
+/* Run-time errors carry the location and name the object's class. */
+static void test_runtime_errors(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t val = hb_class(b, "app.Val", obj, DSL_NOOBJ, f_val, 3);
+	uint32_t fl = hb_class(b, "app.F", obj, DSL_NOOBJ, f_f, 1);
+
+	uint32_t v = hb_obj(b, val, 8);
+
+	hb_int(b, v, 0, 1);
+	hb_int(b, v, 2, 5);
+	hb_float(b, hb_obj(b, fl, 8), 0, 1.5);
+	ASSERT_RUN("ERR q.mq:3:59: error: arithmetic on null: class app.F has no field 'w'\n"
+		   "  x : T <- objects.filter([o | o.v + 1 > 0]).map([o | o.w + 1])\n"
+		   "                                                          ^\n",
+		   "T : table_of int\nset_type s:\n"
+		   "  x : T <- objects.filter([o | o.v + 1 > 0]).map([o | o.w + 1])\n"
+		   "instances_for s have_names = \"i\"", hb_heap(b));
+	ASSERT_RUN("ERR q.mq:1:26: error: division by zero\nset_type s: x : int <- 1 / (2 - 2)\n"
+		   "                         ^\n",
+		   "set_type s: x : int <- 1 / (2 - 2)\ninstances_for s have_names = \"i\"", hb_heap(b));
+	free(b);
+}
+
+/* Instances in declaration order, first instance wins, several set types. */
+static void test_order(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t node = hb_class(b, "app.Node", obj, DSL_NOOBJ, f_node, 2);
+	uint32_t r = hb_obj(b, node, 1), a = hb_obj(b, node, 2), c = hb_obj(b, node, 4);
+
+	hb_field_ref(b, r, 0, a);
+	hb_field_ref(b, r, 1, c);
+	hb_root(b, r, DSL_ROOT_STACK_LOCAL);
+	/* B's root c is claimed before the walk; a1 claims r (heap root) then a */
+	ASSERT_RUN("{\"A\":{\"a1\":{\"n\":3},\"a2\":{\"n\":0}},\"B\":{\"b\":{\"k\":\"claimed\"}}}\n",
+		   "set_type A:\n"
+		   "  membership <- true\n"
+		   "  on_inclusion <- [ n <- n + THIS.size ]\n"
+		   "  n : int <- 0\n"
+		   "set_type B:\n"
+		   "  roots <- objects.filter([o | o.size = 4])\n"
+		   "  on_inclusion <- [ k <- \"claimed\" ]\n"
+		   "  k : string <- \"none\"\n"
+		   "instances_for B have_names = \"b\"\n"
+		   "instances_for A have_names = #[\"a1\", \"a2\"]\n", hb_heap(b));
+	/* ref_kind is readable in membership */
+	ASSERT_RUN("{\"A\":{\"a\":{\"n\":1}}}\n",
+		   "set_type A:\n"
+		   "  membership <- ref_kind = stack_local and ref_kind = root and ref_kind != field\n"
+		   "  on_inclusion <- [ n <- n + THIS.size ]\n"
+		   "  n : int <- 0\n"
+		   "instances_for A have_names = \"a\"\n", hb_heap(b));
+	free(b);
+}
+
+static void test_needs(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	struct dsl_schema schema;
+	struct dsl_program *p;
+	(void)state;
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	hb_class(b, "spec.jbb.Order", obj, DSL_NOOBJ, f_order, 2);
+	hb_class(b, "app.Val", obj, DSL_NOOBJ, f_val, 2);
+	dsl_heap_schema(hb_heap(b), &schema);
+	char *src = slurp("02_pseudojbb.mq");
+
+	assert_int_equal(dsl_compile(src, strlen(src), "q", &schema, &p, NULL), 0);
+	const struct dsl_needs *n = dsl_program_needs(p);
+	assert_false(n->refs);
+	assert_int_equal(n->nclasses, 1);
+	assert_string_equal(n->classes[0], "Order");
+	assert_int_equal(n->nfields, 1);
+	assert_string_equal(n->fields[0], "field");
+	assert_false(n->strings);
+	dsl_program_free(p);
+	free(src);
+	src = slurp("03_reachable_from_threads.mq");
+	assert_int_equal(dsl_compile(src, strlen(src), "q", &schema, &p, NULL), 0);
+	assert_true(dsl_program_needs(p)->refs);
+	assert_int_equal(dsl_program_needs(p)->nfields, 0);
+	dsl_program_free(p);
+	free(src);
+	const char *s2 = "set_type s: roots <- objects.filter([o | o.name = \"x\"]) instances_for s have_names = \"a\"";
+	assert_int_equal(dsl_compile(s2, strlen(s2), "q", &schema, &p, NULL), 0);
+	assert_true(dsl_program_needs(p)->strings);
+	dsl_program_free(p);
+	dsl_program_free(NULL);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_assertion),
+		cmocka_unit_test(test_pseudojbb),
+		cmocka_unit_test(test_reachable_from_threads),
+		cmocka_unit_test(test_k3),
+		cmocka_unit_test(test_top_components),
+		cmocka_unit_test(test_late_claim),
+		cmocka_unit_test(test_exprs),
+		cmocka_unit_test(test_runtime_errors),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_needs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

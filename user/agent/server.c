@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * server.c - the agent's one thread: listens on a unix socket, serves one
+ * memtrace client at a time with the protocol of agent_proto.h, and goes
+ * dormant when the client detaches or disappears.
+ *
+ * Safety rules: the thread only blocks in poll(2) (in native state, so it
+ * never holds up a safepoint); every socket is non-blocking and every send
+ * uses MSG_NOSIGNAL; peers other than the JVM's euid and root are refused
+ * (SO_PEERCRED); a malformed, unknown, oversized or stalled frame gets an
+ * ERROR reply and the connection is closed. No JNI is used here.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define POLL_MS          1000  /* how often the thread re-checks its socket file */
+#define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
+#define REBIND_LOG_MS    60000 /* repeat a rebind failure in the log at most this often */
+
+/* Thread-owned state (only the socket thread touches it after start). */
+static int listen_fd = -1;
+static int client_fd = -1;
+static bool hello_done;
+static char rx[MT_AP_HDR_SIZE + 512]; /* every known payload is < 512 bytes */
+static size_t rx_len;
+static uint64_t rx_since_ms;
+
+/* Shared with Agent_OnUnload: the socket file we bound (under agent.lock). */
+static char bound_path[sizeof(agent.sock_path)];
+static ino_t bound_ino;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int server_listen(const char *path, ino_t *ino)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			agent_log("%s exists and is not a socket: refusing to replace it", path);
+			return -EEXIST;
+		}
+		unlink(path); /* stale socket of an earlier run */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		err = -errno;
+		agent_log("socket: %s", strerror(errno));
+		return err;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    listen(fd, 4) || lstat(path, &st)) {
+		err = -errno;
+		agent_log("cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return err;
+	}
+	*ino = st.st_ino;
+	snprintf(bound_path, sizeof(bound_path), "%s", path);
+	bound_ino = st.st_ino;
+	return fd;
+}
+
+/* Is our socket file still in place (not removed by a /tmp cleaner)? Lock held. */
+static bool listener_ok(void)
+{
+	struct stat st;
+
+	return !strcmp(bound_path, agent.sock_path) && !lstat(bound_path, &st) &&
+	       S_ISSOCK(st.st_mode) && st.st_ino == bound_ino;
+}
+
+/* Recreate the listening socket if its file vanished or the path changed. */
+static void check_listener(void)
+{
+	static uint64_t last_log;
+	char old[sizeof(bound_path)];
+	ino_t ino, old_ino;
+	int fd;
+
+	pthread_mutex_lock(&agent.lock);
+	if (listener_ok() && !agent.sock_changed) {
+		pthread_mutex_unlock(&agent.lock);
+		return;
+	}
+	memcpy(old, bound_path, sizeof(old));
+	old_ino = bound_ino;
+	fd = server_listen(agent.sock_path, &ino);
+	if (fd >= 0) {
+		struct stat st;
+
+		/* the old file goes only if it is still the one we bound */
+		if (strcmp(old, bound_path) && !lstat(old, &st) && st.st_ino == old_ino)
+			unlink(old);
+		close(listen_fd);
+		listen_fd = fd;
+		agent.sock_changed = false;
+	} else if (now_ms() - last_log > REBIND_LOG_MS) {
+		last_log = now_ms();
+		agent_log("cannot recreate %s; retrying", agent.sock_path);
+	}
+	pthread_mutex_unlock(&agent.lock);
+}
+
+/* Send one frame; a client that cannot take it now is dropped. Returns 0 or -1. */
+static int send_frame(int fd, unsigned type, uint32_t seq, const void *payload, size_t len)
+{
+	char buf[MT_AP_HDR_SIZE + 512];
+	long n = mt_ap_encode(buf, sizeof(buf), type, seq, payload, len);
+
+	if (n < 0)
+		return -1;
+	return send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n ? 0 : -1;
+}
+
+static void send_error(int fd, uint32_t seq, int code, const char *msg)
+{
+	struct mt_ap_error e = { .code = code };
+
+	snprintf(e.msg, sizeof(e.msg), "%s", msg);
+	send_frame(fd, MT_AP_ERROR, seq, &e, sizeof(e));
+}
+
+/*
+ * End the session and go dormant: events off, memory released, client
+ * closed; the listening socket stays for the next memtrace.
+ */
+static void session_end(void)
+{
+	/* No events are enabled by the foundation; later features disable theirs here. */
+	if (client_fd >= 0)
+		close(client_fd);
+	client_fd = -1;
+	hello_done = false;
+	rx_len = 0;
+}
+
+/* Accept a connection: our uid or root only, one client at a time. */
+static void accept_client(void)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		/* no reply: an unauthorized peer learns nothing */
+		close(fd);
+		return;
+	}
+	if (client_fd >= 0) {
+		char c;
+
+		/* the current client may have gone since poll(): check before refusing */
+		if (recv(client_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+			session_end();
+	}
+	if (client_fd >= 0) {
+		send_error(fd, 0, EBUSY, "another memtrace is connected to this JVM");
+		close(fd);
+		return;
+	}
+	client_fd = fd;
+	hello_done = false;
+	rx_len = 0;
+}
+
+static void handle_hello(const struct mt_ap_hdr *h, const struct mt_ap_hello *in)
+{
+	struct mt_ap_hello_reply r = { .version = MT_AP_VERSION };
+
+	if (in->min_version > MT_AP_VERSION || in->max_version < MT_AP_VERSION) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "this agent speaks protocol version %d", MT_AP_VERSION);
+		send_error(client_fd, h->seq, EPROTONOSUPPORT, msg);
+		session_end();
+		return;
+	}
+	pthread_mutex_lock(&agent.lock);
+	r.state = agent.sessions > 0;
+	agent.sessions++;
+	r.sessions = agent.sessions;
+	r.attach_count = agent.attach_count;
+	r.jvmti_version = agent.jvmti_version;
+	r.loaded_ns = agent.loaded_ns;
+	memcpy(r.java_version, agent.java_version, sizeof(r.java_version));
+	memcpy(r.vm_name, agent.vm_name, sizeof(r.vm_name));
+	pthread_mutex_unlock(&agent.lock);
+	r.pid = (uint32_t)getpid();
+	snprintf(r.agent_version, sizeof(r.agent_version), "%s", MT_VERSION);
+	hello_done = true;
+	if (send_frame(client_fd, MT_AP_HELLO_REPLY, h->seq, &r, sizeof(r)))
+		session_end();
+}
+
+/* Handle one complete, validated frame. */
+static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
+{
+	if (!hello_done && h->type != MT_AP_HELLO) {
+		send_error(client_fd, h->seq, EPROTO, "the first frame must be HELLO");
+		session_end();
+		return;
+	}
+	switch (h->type) {
+	case MT_AP_HELLO:
+		handle_hello(h, payload);
+		break;
+	case MT_AP_PING:
+		if (send_frame(client_fd, MT_AP_PONG, h->seq, payload, h->len))
+			session_end();
+		break;
+	case MT_AP_DETACH:
+		send_frame(client_fd, MT_AP_DETACH_ACK, h->seq, NULL, 0);
+		session_end();
+		break;
+	default: /* a reply type sent to us */
+		send_error(client_fd, h->seq, EPROTO, "unexpected frame type");
+		session_end();
+	}
+}
+
+/* Read what the client sent and handle every complete frame. */
+static void read_client(void)
+{
+	ssize_t r = recv(client_fd, rx + rx_len, sizeof(rx) - rx_len, MSG_DONTWAIT);
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) { /* EOF or reset: the client is gone (maybe killed) */
+		session_end();
+		return;
+	}
+	if (rx_len == 0)
+		rx_since_ms = now_ms();
+	rx_len += (size_t)r;
+	while (client_fd >= 0 && rx_len) {
+		struct mt_ap_hdr h;
+		const void *payload;
+		long n = mt_ap_decode(rx, rx_len, &h, &payload);
+
+		if (n == -EAGAIN)
+			return;
+		if (n < 0) {
+			send_error(client_fd, rx_len >= MT_AP_HDR_SIZE ? h.seq : 0, (int)-n,
+				   n == -EMSGSIZE ? "frame too large" :
+				   n == -ENOMSG ? "unknown frame type" :
+				   n == -EPROTONOSUPPORT ? "unsupported protocol version" :
+				   n == -EBADMSG ? "bad magic" : "payload size does not match type");
+			session_end();
+			return;
+		}
+		handle_frame(&h, payload);
+		if (client_fd < 0)
+			return;
+		rx_len -= (size_t)n;
+		memmove(rx, rx + n, rx_len);
+		rx_since_ms = now_ms();
+	}
+}
+
+static void drain_wake(void)
+{
+	uint64_t v;
+
+	if (read(agent.wake_fd, &v, sizeof(v)) < 0)
+		return;
+}
+
+static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = agent.wake_fd, .events = POLLIN },
+			{ .fd = listen_fd, .events = POLLIN },
+			{ .fd = client_fd, .events = POLLIN }, /* fd -1 is ignored by poll */
+		};
+		int n = poll(pfd, 3, POLL_MS);
+
+		if (n < 0 && errno != EINTR) {
+			agent_log("poll: %s; the agent thread stops", strerror(errno));
+			return;
+		}
+		if (n > 0 && (pfd[0].revents & POLLIN))
+			drain_wake();
+		check_listener();
+		/* the client first: a session that just ended must not make the next busy */
+		if (n > 0 && client_fd >= 0 && pfd[2].fd == client_fd && pfd[2].revents)
+			read_client();
+		if (n > 0 && (pfd[1].revents & POLLIN))
+			accept_client();
+		if (client_fd >= 0 && rx_len && now_ms() - rx_since_ms > FRAME_TIMEOUT_MS) {
+			send_error(client_fd, 0, ETIMEDOUT, "incomplete frame timed out");
+			session_end();
+		}
+	}
+}
+
+int server_start(JNIEnv *jni, int fd, ino_t ino)
+{
+	jclass cls;
+	jmethodID ctor;
+	jstring name;
+	jobject thread;
+	jvmtiError err;
+
+	listen_fd = fd;
+	(void)ino;
+	cls = (*jni)->FindClass(jni, "java/lang/Thread");
+	ctor = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
+	name = ctor ? (*jni)->NewStringUTF(jni, "memtrace-agent") : NULL;
+	thread = name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
+	if (!thread) {
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		agent_log("cannot create the agent's java.lang.Thread");
+		listen_fd = -1;
+		return -1;
+	}
+	err = (*agent.jvmti)->RunAgentThread(agent.jvmti, thread, server_main, NULL,
+					     JVMTI_THREAD_MIN_PRIORITY);
+	(*jni)->DeleteLocalRef(jni, thread);
+	(*jni)->DeleteLocalRef(jni, name);
+	(*jni)->DeleteLocalRef(jni, cls);
+	if (err != JVMTI_ERROR_NONE) {
+		agent_log("RunAgentThread failed: JVMTI error %d", (int)err);
+		listen_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void server_wake(void)
+{
+	uint64_t one = 1;
+
+	if (agent.wake_fd >= 0 && write(agent.wake_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+void server_shutdown(void)
+{
+	struct stat st;
+
+	pthread_mutex_lock(&agent.lock);
+	if (bound_path[0] && !lstat(bound_path, &st) && st.st_ino == bound_ino)
+		unlink(bound_path);
+	pthread_mutex_unlock(&agent.lock);
+}

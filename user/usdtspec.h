@@ -1,0 +1,41 @@
+/*
+ * usdtspec.h - USDT argument specs ("8@%r14", "-4@$5", "8@-16(%rbp)") parsed
+ * into include/memtrace/usdt.h's form, and attaching a BPF program at every
+ * site of a probe with a cookie that names the site's spec.
+ */
+#ifndef MEMTRACE_USDTSPEC_H
+#define MEMTRACE_USDTSPEC_H
+
+#include <stdint.h>
+
+#include "memtrace/usdt.h"
+
+struct bpf_program;
+struct bpf_link;
+struct mt_elf;
+
+/* usdtspec_parse_arg - one "SIZE@LOCATION" token. Returns 0 or -EINVAL. */
+int usdtspec_parse_arg(const char *tok, struct mt_usdt_arg *a);
+/* usdtspec_parse - a whole space-separated argument string. 0 or -EINVAL/-E2BIG. */
+int usdtspec_parse(const char *args, struct mt_usdt_spec *s);
+
+/* The sites attached so far, and where their specs go. */
+struct usdt_links {
+	int spec_map_fd;          /* the BPF object's usdt_specs map */
+	uint32_t next_spec;       /* next free index in that map */
+	int n;
+	struct bpf_link *links[MT_USDT_MAX_SPECS];
+};
+
+/*
+ * usdt_attach - attach @prog as a uprobe at every site of @provider:@name in
+ * the ELF @e (opened from @path) for process @pid, each with its spec.
+ * Returns the number of sites attached (> 0), -ENOENT when the probe is
+ * absent, or -errno (nothing of this call stays attached then).
+ */
+int usdt_attach(struct usdt_links *l, struct bpf_program *prog, const struct mt_elf *e,
+		const char *path, int pid, const char *provider, const char *name);
+/* usdt_detach_all - destroy every link in @l. */
+void usdt_detach_all(struct usdt_links *l);
+
+#endif
