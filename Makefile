@@ -18,6 +18,7 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Idsl -I$(BUILD) \
 	-DMT_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -lm -lpthread
+LDLIBS   += -lmicrohttpd   # memtrace serve (user/serve_http.c)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -38,6 +39,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 # Skeletons and BPF objects are kept (two makes at once must not delete them).
 .SECONDARY: $(SKELS) $(BPF_OBJS) $(BUILD)/noop.skel.h $(BUILD)/noop.bpf.o
+# Objects too: make would otherwise delete the sanitizer objects after each unit test link.
+.SECONDARY: $(ASAN_OBJS) $(LIB_OBJS)
 
 .PHONY: all deps check unit e2e demo bench clean fuzz
 all: $(BUILD)/memtrace $(AGENT_SO)
@@ -53,7 +56,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/memtrace/*.h) $(wildcard bpf/*.bpf.h) | $(BUILD)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o

@@ -4,6 +4,7 @@
 #define MEMTRACE_CMDS_H
 
 int do_gc(int argc, char **argv);
+int do_alloc(int argc, char **argv);
 int do_ps(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 int do_attach(int argc, char **argv);

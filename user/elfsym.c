@@ -21,6 +21,7 @@ struct mt_sym {
 	uint64_t addr;
 	uint64_t size;
 	int from_symtab;
+	int is_func;
 };
 
 struct mt_elf {
@@ -30,6 +31,8 @@ struct mt_elf {
 	size_t nsyms;
 	bool has_symtab;
 	uint64_t first_load_vaddr; /* p_vaddr - p_offset of the PT_LOAD at offset 0 */
+	struct mt_sym *byaddr;     /* function symbols by address, built on first use */
+	size_t nbyaddr;
 };
 
 static int sym_cmp(const void *a, const void *b)
@@ -65,7 +68,8 @@ static int load_syms(struct mt_elf *e, Elf_Scn *scn, GElf_Shdr *sh, int from_sym
 		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		e->syms[e->nsyms++] = (struct mt_sym){ name, s.st_value, s.st_size, from_symtab };
+		e->syms[e->nsyms++] = (struct mt_sym){ name, s.st_value, s.st_size, from_symtab,
+						       GELF_ST_TYPE(s.st_info) == STT_FUNC };
 	}
 	return 0;
 }
@@ -141,6 +145,7 @@ void elfsym_free(struct mt_elf *e)
 {
 	if (!e)
 		return;
+	free(e->byaddr);
 	free(e->syms);
 	elf_end(e->elf);
 	close(e->fd);
@@ -170,6 +175,47 @@ int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint
 		*addr = e->syms[lo].addr;
 	if (size)
 		*size = e->syms[lo].size;
+	return 0;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct mt_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int elfsym_addr_name(struct mt_elf *e, uint64_t vaddr, const char **name, uint64_t *start)
+{
+	size_t lo = 0, hi;
+
+	if (!e->byaddr) {
+		e->byaddr = malloc((e->nsyms ? e->nsyms : 1) * sizeof(*e->byaddr));
+		if (!e->byaddr)
+			return -ENOMEM;
+		for (size_t i = 0; i < e->nsyms; i++)
+			if (e->syms[i].is_func)
+				e->byaddr[e->nbyaddr++] = e->syms[i];
+		qsort(e->byaddr, e->nbyaddr, sizeof(*e->byaddr), addr_cmp);
+	}
+	hi = e->nbyaddr;
+	while (lo < hi) { /* first symbol above vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->byaddr[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	lo--;
+	/* inside the symbol, or within 64 KiB after a sizeless one */
+	if (vaddr >= e->byaddr[lo].addr + (e->byaddr[lo].size ? e->byaddr[lo].size : 65536))
+		return -ENOENT;
+	*name = e->byaddr[lo].name;
+	if (start)
+		*start = e->byaddr[lo].addr;
 	return 0;
 }
 

@@ -36,6 +36,10 @@ bool elfsym_has_symtab(const struct mt_elf *e);
  */
 int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint64_t *size);
 
+/* elfsym_addr_name - the function symbol containing link-time address @vaddr.
+ * *name points into @e (valid until elfsym_free). Returns 0 or -ENOENT. */
+int elfsym_addr_name(struct mt_elf *e, uint64_t vaddr, const char **name, uint64_t *start);
+
 /* elfsym_load_bias - what to add to a link-time address to get the runtime
  * address, given the address where the file's offset-0 mapping starts. */
 uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base);

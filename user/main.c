@@ -15,6 +15,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "gc", do_gc, "collections and memory pools, one record per collection" },
+	{ "alloc", do_alloc, "what allocates, by class or Java stack; flame graph, pprof" },
 	{ "ps", do_ps, "the JVMs on this machine" },
 	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
 	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },

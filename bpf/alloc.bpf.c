@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alloc.bpf.c - allocation sampling, aggregated in the kernel by
+ * (class, user stack, unload generation). See include/memtrace/alloc.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "memtrace/alloc.h"
+#include "maps.bpf.h"
+#include "usdt_args.bpf.h"
+
+const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
+const volatile __u8 targ_stacks = 1;    /* capture user stacks */
+
+__u32 unload_gen = 0;                   /* bumped by class__unloaded */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_ALLOC_MAX_KEYS);
+	__type(key, struct mt_alloc_key);
+	__type(value, struct mt_alloc_val);
+} allocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MT_ALLOC_STACK_DEPTH * sizeof(__u64));
+} alloc_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} alloc_events SEC(".maps");
+
+MT_DEFINE_DROPS(alloc_drops);       /* ring buffer full */
+MT_DEFINE_DROPS(alloc_key_drops);   /* aggregation map full: bytes not counted */
+MT_DEFINE_DROPS(alloc_stack_drops); /* stack not captured (bytes still counted) */
+
+static __always_inline bool mine(void)
+{
+	return !targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid;
+}
+
+static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
+{
+	struct mt_alloc_event *e = bpf_ringbuf_reserve(&alloc_events, sizeof(*e), 0);
+
+	if (!e) {
+		mt_count_drop(&alloc_drops);
+		return;
+	}
+	e->kind = MT_ALLOC_NEW_KEY;
+	e->gen = gen;
+	e->klass = klass;
+	e->name_len = name_len;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len)
+{
+	struct mt_alloc_key key = {};
+	struct mt_alloc_val *v, init = { bytes, 1 };
+
+	key.klass = klass;
+	key.gen = unload_gen;
+	key.stack_id = -1;
+	if (targ_stacks) {
+		key.stack_id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+		if (key.stack_id < 0)
+			mt_count_drop(&alloc_stack_drops);
+	}
+	v = bpf_map_lookup_elem(&allocs, &key);
+	if (v) {
+		__sync_fetch_and_add(&v->bytes, bytes);
+		__sync_fetch_and_add(&v->samples, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&allocs, &key, &init, BPF_NOEXIST)) {
+		/* another CPU created it meanwhile, or the map is full */
+		v = bpf_map_lookup_elem(&allocs, &key);
+		if (v) {
+			__sync_fetch_and_add(&v->bytes, bytes);
+			__sync_fetch_and_add(&v->samples, 1);
+		} else {
+			mt_count_drop(&alloc_key_drops);
+		}
+		return;
+	}
+	announce(klass, key.gen, name_len);
+}
+
+/* AllocTracer::send_allocation_in_new_tlab(Klass*, HeapWord*, size_t tlab_size,
+ *                                          size_t alloc_size, JavaThread*) */
+SEC("uprobe")
+int BPF_KPROBE(handle_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size)
+{
+	if (mine())
+		account(ctx, (__u64)klass, tlab_size, 0);
+	return 0;
+}
+
+/* AllocTracer::send_allocation_outside_tlab(Klass*, HeapWord*, size_t alloc_size,
+ *                                           JavaThread*) */
+SEC("uprobe")
+int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size)
+{
+	if (mine())
+		account(ctx, (__u64)klass, alloc_size, 0);
+	return 0;
+}
+
+/* hotspot:object__alloc(jlong tid, char *name, int len, size_t size) */
+SEC("uprobe")
+int handle_object_alloc(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_regs g;
+
+	if (!s || !mine())
+		return 0;
+	mt_regs_load(ctx, &g);
+	account(ctx, mt_usdt_arg(&g, s, 1), mt_usdt_arg(&g, s, 3),
+		(__u32)mt_usdt_arg(&g, s, 2));
+	return 0;
+}
+
+/* hotspot:class__unloaded(char *name, int len, void *loader, bool shared) */
+SEC("uprobe")
+int handle_class_unloaded(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_alloc_event *e;
+	struct mt_regs g;
+	__u32 gen;
+
+	if (!s || !mine())
+		return 0;
+	gen = __sync_add_and_fetch(&unload_gen, 1);
+	e = bpf_ringbuf_reserve(&alloc_events, sizeof(*e), 0);
+	if (!e) {
+		mt_count_drop(&alloc_drops);
+		return 0;
+	}
+	mt_regs_load(ctx, &g);
+	e->kind = MT_ALLOC_UNLOAD;
+	e->gen = gen;
+	e->klass = mt_usdt_arg(&g, s, 0);
+	e->name_len = (__u32)mt_usdt_arg(&g, s, 1);
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * alloc.h - allocation sampling shared by bpf/alloc.bpf.c and user/alloctrace.c.
+ *
+ * Sampling mode (no JVM flags): uprobes on AllocTracer::send_allocation_in_new_tlab
+ * (weight = the new TLAB's size) and ::send_allocation_outside_tlab (weight =
+ * the object's size), the scheme async-profiler uses. Exact mode: the
+ * hotspot:object__alloc USDT probe (needs -XX:+DTraceAllocProbes), weight =
+ * the object's size, one count per object.
+ *
+ * Aggregation is in the kernel: a hash map from (class, stack, generation) to
+ * bytes and samples. The generation counts hotspot:class__unloaded hits, so a
+ * Klass* reused by a class loaded after an unload is a different key. Each new
+ * key is announced once on the ring buffer so user space reads the class name
+ * while the class is certainly alive.
+ */
+#ifndef MEMTRACE_ALLOC_H
+#define MEMTRACE_ALLOC_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define MT_ALLOC_MAX_KEYS 65536
+#define MT_ALLOC_STACK_DEPTH 64
+
+struct mt_alloc_key {
+	__u64 klass;     /* Klass* (sampling) or address of the class name bytes (exact) */
+	__s32 stack_id;  /* user stack id in alloc_stacks, < 0 if not captured */
+	__u32 gen;       /* class-unload generation when the sample was taken */
+};
+
+struct mt_alloc_val {
+	__u64 bytes;     /* estimated (sampling) or exact bytes */
+	__u64 samples;   /* TLAB refills + outside-TLAB allocations, or objects (exact) */
+};
+
+enum mt_alloc_event_kind {
+	MT_ALLOC_NEW_KEY = 1,   /* first sample of a (class, stack, gen): resolve its name now */
+	MT_ALLOC_UNLOAD = 2,    /* hotspot:class__unloaded: gen moved on */
+};
+
+struct mt_alloc_event {
+	__u32 kind;
+	__u32 gen;        /* NEW_KEY: the key's gen; UNLOAD: the new gen */
+	__u64 klass;      /* NEW_KEY: Klass* or name address; UNLOAD: name address */
+	__u32 name_len;   /* exact mode NEW_KEY and UNLOAD: length of the name */
+	__u32 pad;
+};
+
+#endif

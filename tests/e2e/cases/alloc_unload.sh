@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# alloc_unload - a class is loaded, allocates, is unloaded (its loader
+# collected), then another class is loaded (possibly at the same Klass*) and
+# allocates: no bytes of the second class are attributed to the first. Checked
+# exactly with --exact (object counts) and approximately with TLAB sampling.
+# TIMEOUT: 120
+. "$ROOT/tests/e2e/lib.sh"
+DYN="$ROOT/build/java-dyn"
+N=300000
+
+for mode in exact tlab; do
+	rm -f "$TMPD/go"
+	flags=(-Xmx128m -XX:+UseSerialGC)
+	extra=()
+	[ $mode = exact ] && { flags+=(-XX:+DTraceAllocProbes); extra=(--exact); }
+	jvm_start "w$mode" "${flags[@]}" ClassUnload "$DYN" --go "$TMPD/go"
+	"$MEMTRACE" alloc -p "$JVM_PID" "${extra[@]}" --json --top 1000 >"$TMPD/$mode.json" 2>"$TMPD/$mode.err" &
+	mt=$!
+	wait_for_line "$TMPD/$mode.json" '"start"' 20 || { cat "$TMPD/$mode.err"; fail "alloc did not start"; }
+	touch "$TMPD/go"
+	wait_for_line "$TMPD/w$mode.out" DONE 60 || fail "workload did not finish"
+	kill -INT $mt; wait $mt || { cat "$TMPD/$mode.err"; fail "alloc exited non-zero"; }
+	grep -q '^unloaded' "$TMPD/w$mode.out" || skip "DynA was not unloaded by this JVM ($mode)"
+	python3 - "$TMPD/$mode.json" $mode $N <<'PY' || fail "bytes attributed across an unload ($mode)"
+import json, sys
+path, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+final = [json.loads(l) for l in open(path) if l.startswith("{")][-1]
+c = {x["class"]: x for x in final["classes"]}
+a, b = c.get("DynA"), c.get("DynB")
+print("DynA:", a, "\nDynB:", b, "\nunloads seen:", final["classes_unloaded"])
+assert a and b, "both classes must appear"
+assert final["classes_unloaded"] >= 1, "the unload was not seen"
+if mode == "exact":
+    # N objects in run() plus the instance that runs them
+    assert a["samples"] == n + 1 and b["samples"] == n + 1, "exact counts"
+else:
+    # 64-byte objects, N of each: equal bytes by construction; sampling noise
+    # stays far below the factor of two a misattribution would cause
+    ratio = a["bytes"] / b["bytes"]
+    print("DynA/DynB bytes ratio", round(ratio, 3))
+    assert 0.6 < ratio < 1.6, "DynA and DynB should weigh about the same"
+PY
+	jvm_stop "$JVM_PID"
+done

@@ -1,0 +1,91 @@
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * AllocShares - allocation with byte shares known by construction.
+ *
+ *   java AllocShares --go FILE --mb N [--exact-count K]
+ *
+ * Each round allocates 25 Big (128 B), 30 Mid (64 B) and 40 Small (32 B)
+ * objects: 3200 + 1920 + 1280 bytes, i.e. shares of exactly 50 %, 30 % and
+ * 20 % of the bytes, in an order shuffled per round (one of 256 random
+ * permutations). A strictly periodic order would alias with the TLAB size:
+ * the allocation that overflows a TLAB would fall on the same position of
+ * the pattern again and again, and any TLAB-refill sampler (memtrace's,
+ * async-profiler's) would see a skewed mix. Every object escapes (a volatile store),
+ * so none is scalar-replaced. Prints READY, waits for FILE, allocates about
+ * N MiB, then prints the objects of each class and the bytes the JVM counted
+ * for this thread (com.sun.management.ThreadMXBean), then DONE, then idles.
+ * With --exact-count K it allocates exactly K objects of each class instead.
+ */
+public class AllocShares {
+    static final class Big { long a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13; }
+    static final class Mid { long a0, a1, a2, a3, a4, a5; }
+    static final class Small { long a0, a1; }
+    static volatile Object sink;
+    static final byte[][] ORDERS = new byte[256][];
+    static {
+        java.util.Random rnd = new java.util.Random(42);
+        for (int o = 0; o < ORDERS.length; o++) {
+            byte[] order = new byte[95];
+            for (int i = 0; i < 95; i++) order[i] = (byte) (i < 25 ? 0 : i < 55 ? 1 : 2);
+            for (int i = 94; i > 0; i--) {
+                int j = rnd.nextInt(i + 1);
+                byte t = order[i]; order[i] = order[j]; order[j] = t;
+            }
+            ORDERS[o] = order;
+        }
+    }
+    static int next;
+
+    public static void main(String[] args) throws Exception {
+        String go = null;
+        long mb = 1024, exact = -1;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--go": go = args[++i]; break;
+                case "--mb": mb = Long.parseLong(args[++i]); break;
+                case "--exact-count": exact = Long.parseLong(args[++i]); break;
+                default: throw new IllegalArgumentException(args[i]);
+            }
+        }
+        com.sun.management.ThreadMXBean tmx =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        // warm up the allocation paths (JIT) before the measured window
+        for (int r = 0; r < 200_000; r++) round();
+        System.out.println("READY");
+        System.out.flush();
+        while (go != null && !Files.exists(Path.of(go))) Thread.sleep(10);
+        long before = tmx.getThreadAllocatedBytes(tid);
+        long big = 0, mid = 0, small = 0;
+        if (exact >= 0) {
+            for (long i = 0; i < exact; i++) { sink = new Big(); sink = new Mid(); sink = new Small(); }
+            big = mid = small = exact;
+        } else {
+            long rounds = mb * 1024 * 1024 / 6400;
+            for (long r = 0; r < rounds; r++) round();
+            big = rounds * 25; mid = rounds * 30; small = rounds * 40;
+        }
+        long after = tmx.getThreadAllocatedBytes(tid);
+        System.out.println("objects Big=" + big + " Mid=" + mid + " Small=" + small);
+        System.out.println("allocated_bytes " + (after - before));
+        System.out.println("DONE");
+        System.out.flush();
+        while (true) Thread.sleep(1000);
+    }
+
+    static void round() {
+        // 25 Big, 30 Mid, 40 Small in a shuffled order
+        next = next * 1103515245 + 12345;
+        byte[] order = ORDERS[(next >>> 16) & 255];
+        for (int i = 0; i < order.length; i++) {
+            switch (order[i]) {
+                case 0: sink = new Big(); break;
+                case 1: sink = new Mid(); break;
+                default: sink = new Small(); break;
+            }
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/** DynB - loaded after DynA was unloaded, possibly at DynA's old Klass* address. */
+public class DynB implements Runnable {
+    static volatile Object sink;
+    long a0, a1, a2, a3, a4, a5; // 64 bytes
+    public void run() { for (int i = 0; i < ClassUnloadCount.N; i++) sink = new DynB(); }
+}
