@@ -17,7 +17,7 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Idsl -I$(BUILD) \
 	-DMT_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz -lm -lpthread
+LDLIBS   := -lbpf -lelf -lz -lm -lpthread -lncursesw
 LDLIBS   += -lmicrohttpd   # memtrace serve (user/serve_http.c)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -83,6 +83,11 @@ $(AGENT_SO): $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(B
 $(BUILD)/noop.bpf.o: bench/noop.bpf.c $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 
+# bench/sequencer.sh: the sequencer on a synthetic stream.
+$(BUILD)/bench/sequencer_bench: bench/sequencer_bench.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.skel.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
@@ -105,7 +110,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/sequencer_bench
 	@bench/run.sh
 
 # libFuzzer on the DSL front end and evaluator; FUZZ_SECONDS (default 300).

@@ -6,3 +6,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 echo "== cost per USDT probe hit (bench/probe_cost.c)"
 build/bench/probe_cost "${PROBE_HITS:-200000}" "${PROBE_ROUNDS:-9}"
+echo
+echo "== allocation profiling overhead (bench/alloc_overhead.sh)"
+"$ROOT/bench/alloc_overhead.sh"
+echo "== sequencer throughput and recording size (bench/sequencer.sh)"
+bench/sequencer.sh

@@ -5,6 +5,7 @@
 
 int do_gc(int argc, char **argv);
 int do_alloc(int argc, char **argv);
+int do_top(int argc, char **argv);
 int do_ps(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 int do_attach(int argc, char **argv);

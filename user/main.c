@@ -16,6 +16,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "gc", do_gc, "collections and memory pools, one record per collection" },
 	{ "alloc", do_alloc, "what allocates, by class or Java stack; flame graph, pprof" },
+	{ "top", do_top, "the live view (also `memtrace -p PID`): collections and top allocators" },
 	{ "ps", do_ps, "the JVMs on this machine" },
 	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
 	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },
@@ -27,7 +28,7 @@ static const struct cmd cmds[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace [--json] <command> [options]\n"
-		   "       memtrace -p PID            (the default live view: gc)\n"
+		   "       memtrace -p PID            (the live view: memtrace top)\n"
 		   "       memtrace --version\n\ncommands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
@@ -54,9 +55,9 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "-p")) {
-			/* `memtrace -p PID ...` is the default view. */
-			argv[i - 1] = "gc";
-			return do_gc(argc - i + 1, argv + i - 1);
+			/* `memtrace -p PID ...` is the default (live) view. */
+			argv[i - 1] = "top";
+			return do_top(argc - i + 1, argv + i - 1);
 		} else {
 			p_err("unknown option '%s'", argv[i]);
 			usage(stderr);

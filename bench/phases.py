@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""phases.py WORKLOAD_OUT PHASES - mean throughput per phase label.
+
+WORKLOAD_OUT holds "tput <epoch_ms> <count>" lines (250 ms intervals);
+PHASES holds "<label> <start_ms> <end_ms>" lines. The first 500 ms of each
+phase are skipped (attach/detach settling). Prints, per label, the median of
+the phases' mean throughputs (allocations/s), and ratios against "baseline".
+"""
+import statistics
+import sys
+
+samples = []
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) == 3 and p[0] == "tput":
+        samples.append((int(p[1]), int(p[2])))
+per = {}
+for line in open(sys.argv[2]):
+    label, a, b = line.split()
+    a, b = int(a) + 500, int(b)
+    xs = [c for t, c in samples if a + 250 <= t <= b]
+    if len(xs) >= 2:
+        per.setdefault(label, []).append(sum(xs) / (len(xs) * 0.25))
+for label, v in per.items():
+    print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M allocs/s (median of {len(v)} phases)")
+base = statistics.median(per["baseline"]) if "baseline" in per else None
+if base:
+    for label, v in per.items():
+        if label != "baseline":
+            print(f"  ratio {label} / baseline: {statistics.median(v)/base:.4f}")

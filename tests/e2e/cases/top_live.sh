@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# top_live - the live view: under tmux, the full-screen panels show
+# collections and the top allocating classes and they update; q quits.
+# Plain mode (not a terminal) prints periodic JSON lines whose allocation
+# rate and collection counts are non-zero for a busy JVM.
+# TIMEOUT: 90
+. "$ROOT/tests/e2e/lib.sh"
+command -v tmux >/dev/null || skip "tmux is not installed"
+
+jvm_start w -Xmx256m DemoWorkload 60
+sess="mt-top-$$-$JDK"
+tmux new-session -d -s "$sess" -x 120 -y 40 "$MEMTRACE -p $JVM_PID --interval 1; echo EXITED; sleep 30"
+sleep 4
+tmux capture-pane -t "$sess" -p >"$TMPD/p1"
+sleep 2.5
+tmux capture-pane -t "$sess" -p >"$TMPD/p2"
+for pat in "COLLECTIONS" "ALLOCATION" "DemoWorkload" "young" "long\[\]"; do
+	grep -q -- "$pat" "$TMPD/p2" || { cat "$TMPD/p2"; tmux kill-session -t "$sess"; fail "panel lacks '$pat'"; }
+done
+cmp -s "$TMPD/p1" "$TMPD/p2" && { tmux kill-session -t "$sess"; fail "the view did not update"; }
+tmux send-keys -t "$sess" q
+for i in $(seq 50); do
+	tmux capture-pane -t "$sess" -p >"$TMPD/p3"
+	grep -q EXITED "$TMPD/p3" && break
+	sleep 0.2
+done
+tmux kill-session -t "$sess"
+grep -q EXITED "$TMPD/p3" || { cat "$TMPD/p3"; fail "q did not quit"; }
+
+"$MEMTRACE" top -p "$JVM_PID" --interval 1 --duration 3.5 --json >"$TMPD/top.json" || fail "plain top failed"
+n=$(json_get "$TMPD/top.json" 'len([r for r in recs if r["event"] == "top" and r["alloc_bytes_per_s"] > 0 and r["young"] > 0])')
+[ "$n" -ge 2 ] || { cat "$TMPD/top.json"; fail "expected periodic records with allocation and collections"; }
