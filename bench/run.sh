@@ -11,3 +11,6 @@ echo "== allocation profiling overhead (bench/alloc_overhead.sh)"
 "$ROOT/bench/alloc_overhead.sh"
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"
 bench/sequencer.sh
+
+echo "== JVMTI agent allocation sampling overhead (bench/agent_overhead.sh)"
+bench/agent_overhead.sh

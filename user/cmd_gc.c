@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 #include "elfsym.h"
+#include "gcreplay.h"
 #include "gctrace.h"
 #include "privs.h"
 #include "proc.h"
@@ -128,11 +129,9 @@ static void on_record(const struct gc_record *r, void *ctx)
 		print_text(r, s);
 }
 
-static void print_summary(const struct gc_summary *s, struct gctrace *t, double secs,
-			  bool jvm_exited)
+static void print_summary(const struct gc_summary *s, const struct gcpair *gp, uint64_t lost,
+			  double secs, bool jvm_exited)
 {
-	const struct gcpair *gp = gctrace_pairing(t);
-	uint64_t lost = gctrace_lost(t);
 	uint64_t stw = s->young + s->full + s->pauses;
 	uint64_t mean = stw ? s->pause_total / stw : 0;
 	char a[32], b[32], c[32];
@@ -289,7 +288,37 @@ int do_gc(int argc, char **argv)
 	}
 	gctrace_finish(t);
 	secs = (double)(mono_ns() - s.t0) / 1e9;
-	print_summary(&s, t, secs, jvm_exited);
+	print_summary(&s, gctrace_pairing(t), gctrace_lost(t), secs, jvm_exited);
 	gctrace_free(t);
 	return err < 0 ? 1 : 0;
+}
+
+/* `memtrace report`: a recording's collections printed exactly as live. */
+struct gc_replay {
+	struct gc_summary s;
+	struct gcpair gp;
+};
+
+struct gc_replay *gc_replay_new(uint64_t t0, uint64_t mono_to_real)
+{
+	struct gc_replay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->s.t0 = t0;
+	r->s.mono_to_real = mono_to_real;
+	gcpair_init(&r->gp, on_record, &r->s);
+	return r;
+}
+
+void gc_replay_feed(struct gc_replay *r, const struct mt_gc_event *e)
+{
+	gcpair_feed(&r->gp, e);
+}
+
+void gc_replay_finish(struct gc_replay *r, uint64_t lost, double secs, bool jvm_exited)
+{
+	gcpair_finish(&r->gp);
+	print_summary(&r->s, &r->gp, lost, secs, jvm_exited);
+	free(r);
 }

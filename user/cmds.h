@@ -11,5 +11,9 @@ int do_doctor(int argc, char **argv);
 int do_attach(int argc, char **argv);
 int do_detach(int argc, char **argv);
 int do_vmstructs(int argc, char **argv);
+int do_record(int argc, char **argv);
+int do_report(int argc, char **argv);
+int do_check(int argc, char **argv);
+int do_locks(int argc, char **argv);
 
 #endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jvmev.bpf.c - threads, classes, VM operations, collections and monitors
+ * from HotSpot's USDT probes, into one ring buffer (include/memtrace/jvmev.h).
+ *
+ * Attached like bpf/gc.bpf.c: a plain uprobe per probe site with a cookie
+ * naming its argument spec. Submissions do not wake the reader
+ * (BPF_RB_NO_WAKEUP): user space polls every 100 ms. The monitor probes fire
+ * only while the JVM's DTraceMonitorProbes flag is on; attached while it is
+ * off they cost nothing (their sites are behind the flag's test).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "memtrace/jvmev.h"
+#include "maps.bpf.h"
+#include "usdt_args.bpf.h"
+
+/* Filled by user space before load. */
+const volatile __u32 targ_tgid = 0; /* host tgid of the JVM; 0 = any */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1024 * 1024);
+} jvm_events SEC(".maps");
+
+MT_DEFINE_DROPS(jvm_drops);
+
+static __always_inline struct mt_jvmev_raw *ev_reserve(__u32 kind)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct mt_jvmev_raw *e;
+
+	if (targ_tgid && (id >> 32) != targ_tgid)
+		return NULL;
+	e = bpf_ringbuf_reserve(&jvm_events, sizeof(*e), 0);
+	if (!e) {
+		mt_count_drop(&jvm_drops);
+		return NULL;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->tid = (__u32)id;
+	e->kind = kind;
+	e->a0 = e->a1 = e->a2 = 0;
+	e->v[0] = e->v[1] = e->v[2] = e->v[3] = 0;
+	e->name_len = 0;
+	e->pad = 0;
+	e->name[0] = 0;
+	return e;
+}
+
+/* Copy @len bytes of the string at @ptr (not NUL-terminated) into e->name. */
+static __always_inline void ev_name(struct mt_jvmev_raw *e, __u64 ptr, __u64 len)
+{
+	__u32 n = len > MT_JVMEV_NAME_LEN - 1 ? MT_JVMEV_NAME_LEN - 1 : (__u32)len;
+
+	e->name_len = (__u32)len;
+	if (!ptr)
+		return;
+	if (bpf_probe_read_user(e->name, n & (MT_JVMEV_NAME_LEN - 1), (void *)ptr))
+		n = 0;
+	e->name[n & (MT_JVMEV_NAME_LEN - 1)] = 0;
+}
+
+/* (char *name, int len, a, b, c): the common shape of thread/class/vmop probes. */
+static __always_inline int named(struct pt_regs *ctx, __u32 kind, int with_key)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
+	__u64 ptr;
+
+	if (!s)
+		return 0;
+	e = ev_reserve(kind);
+	if (!e)
+		return 0;
+	mt_regs_load(ctx, &g);
+	ptr = mt_usdt_arg(&g, s, 0);
+	ev_name(e, ptr, mt_usdt_arg(&g, s, 1));
+	e->a0 = with_key ? ptr : mt_usdt_arg(&g, s, 2);
+	e->a1 = with_key ? mt_usdt_arg(&g, s, 2) : mt_usdt_arg(&g, s, 3);
+	e->a2 = mt_usdt_arg(&g, s, with_key ? 3 : 4);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe") int handle_thread_start(struct pt_regs *ctx) { return named(ctx, MT_J_THREAD_START, 0); }
+SEC("uprobe") int handle_thread_stop(struct pt_regs *ctx) { return named(ctx, MT_J_THREAD_STOP, 0); }
+SEC("uprobe") int handle_class_load(struct pt_regs *ctx) { return named(ctx, MT_J_CLASS_LOAD, 1); }
+SEC("uprobe") int handle_class_unload(struct pt_regs *ctx) { return named(ctx, MT_J_CLASS_UNLOAD, 1); }
+
+/* vmops__begin/end(name, len, mode): a1 = mode. */
+static __always_inline int vmop(struct pt_regs *ctx, __u32 kind)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
+
+	if (!s)
+		return 0;
+	e = ev_reserve(kind);
+	if (!e)
+		return 0;
+	mt_regs_load(ctx, &g);
+	ev_name(e, mt_usdt_arg(&g, s, 0), mt_usdt_arg(&g, s, 1));
+	e->a1 = mt_usdt_arg(&g, s, 2);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe") int handle_vmop_begin(struct pt_regs *ctx) { return vmop(ctx, MT_J_VMOP_BEGIN); }
+SEC("uprobe") int handle_vmop_end(struct pt_regs *ctx) { return vmop(ctx, MT_J_VMOP_END); }
+
+SEC("uprobe")
+int handle_gc_begin(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
+
+	if (!s)
+		return 0;
+	e = ev_reserve(MT_J_GC_BEGIN);
+	if (!e)
+		return 0;
+	mt_regs_load(ctx, &g);
+	e->a2 = mt_usdt_arg(&g, s, 0) & 0xff;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe")
+int handle_gc_end(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_GC_END);
+
+	if (e)
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+static __always_inline int pool(struct pt_regs *ctx, __u32 kind)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
+
+	if (!s)
+		return 0;
+	e = ev_reserve(kind);
+	if (!e)
+		return 0;
+	mt_regs_load(ctx, &g);
+	e->a0 = mt_usdt_arg(&g, s, 0);
+	e->a1 = mt_usdt_arg(&g, s, 2);
+	e->v[0] = mt_usdt_arg(&g, s, 4);
+	e->v[1] = mt_usdt_arg(&g, s, 5);
+	e->v[2] = mt_usdt_arg(&g, s, 6);
+	e->v[3] = mt_usdt_arg(&g, s, 7);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe") int handle_pool_begin(struct pt_regs *ctx) { return pool(ctx, MT_J_POOL_BEGIN); }
+SEC("uprobe") int handle_pool_end(struct pt_regs *ctx) { return pool(ctx, MT_J_POOL_END); }
+
+/* monitor__*(java_tid, monitor, class, len[, timeout]) */
+static __always_inline int monitor(struct pt_regs *ctx, __u32 kind)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
+
+	if (!s)
+		return 0;
+	e = ev_reserve(kind);
+	if (!e)
+		return 0;
+	mt_regs_load(ctx, &g);
+	e->a0 = mt_usdt_arg(&g, s, 0);
+	e->a1 = mt_usdt_arg(&g, s, 1);
+	e->v[0] = mt_usdt_arg(&g, s, 2); /* the class name's Symbol: the type key */
+	ev_name(e, e->v[0], mt_usdt_arg(&g, s, 3));
+	if (kind == MT_J_MON_WAIT)
+		e->a2 = mt_usdt_arg(&g, s, 4);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe") int handle_mon_enter(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_ENTER); }
+SEC("uprobe") int handle_mon_entered(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_ENTERED); }
+SEC("uprobe") int handle_mon_exit(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_EXIT); }
+SEC("uprobe") int handle_mon_wait(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_WAIT); }
+SEC("uprobe") int handle_mon_waited(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_WAITED); }
+
+char LICENSE[] SEC("license") = "GPL";

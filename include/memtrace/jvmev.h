@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jvmev.h - the record bpf/jvmev.bpf.c sends to user/collector.c: one per hit
+ * of the hotspot USDT probes that feed the event model (events.h): threads,
+ * classes, VM operations, collections and pools, and monitors. All of them
+ * go through one ring buffer so that their order per thread is the order
+ * they happened in (a collection nests inside its VM operation).
+ *
+ * Strings that may die soon (class, thread, VM operation names) are copied
+ * by the probe into name[], truncated to MT_JVMEV_NAME_LEN - 1 bytes (the
+ * full length is in name_len); pool and manager names live as long as the
+ * JVM and travel as addresses (a0, a1) that user space reads once.
+ */
+#ifndef MEMTRACE_JVMEV_H
+#define MEMTRACE_JVMEV_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define MT_JVMEV_NAME_LEN 128
+
+enum mt_jvmev_kind {
+	MT_J_THREAD_START = 1,  /* thread__start(name, len, java_tid, os_tid, daemon): a0=java_tid, a1=os_tid, a2=daemon */
+	MT_J_THREAD_STOP,       /* thread__stop(same) */
+	MT_J_CLASS_LOAD,        /* class__loaded(name, len, loader, shared): a0=&name (the type key), a1=loader, a2=shared */
+	MT_J_CLASS_UNLOAD,      /* class__unloaded(same) */
+	MT_J_VMOP_BEGIN,        /* vmops__begin(name, len, mode): a1=mode */
+	MT_J_VMOP_END,          /* vmops__end(name, len, mode) */
+	MT_J_GC_BEGIN,          /* gc__begin(is_full): a2=is_full */
+	MT_J_GC_END,            /* gc__end() */
+	MT_J_POOL_BEGIN,        /* mem__pool__gc__begin(mgr, len, pool, len, init, used, committed, max):
+				 * a0=&mgr, a1=&pool, v[0..3] */
+	MT_J_POOL_END,          /* mem__pool__gc__end(same) */
+	MT_J_MON_ENTER,         /* monitor__contended__enter(java_tid, monitor, class, len): a0=java_tid, a1=monitor,
+				 * v[0]=&class name (the type key) */
+	MT_J_MON_ENTERED,       /* monitor__contended__entered(same) */
+	MT_J_MON_EXIT,          /* monitor__contended__exit(same) */
+	MT_J_MON_WAIT,          /* monitor__wait(java_tid, monitor, class, len, timeout_ms): a2=timeout */
+	MT_J_MON_WAITED,        /* monitor__waited(java_tid, monitor, class, len) */
+	MT_J_KIND_COUNT,
+};
+
+struct mt_jvmev_raw {
+	__u64 ts_ns;    /* bpf_ktime_get_ns() */
+	__u32 tid;      /* kernel tid of the firing thread (host namespace) */
+	__u32 kind;     /* enum mt_jvmev_kind */
+	__u64 a0, a1, a2;
+	__u64 v[4];
+	__u32 name_len; /* the string's full length (may exceed what name[] holds) */
+	__u32 pad;
+	char name[MT_JVMEV_NAME_LEN];
+};
+
+#endif /* MEMTRACE_JVMEV_H */

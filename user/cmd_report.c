@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_report.c - `memtrace report FILE`: the analyses of a recording, with
+ * the live commands' output: collections as `memtrace gc`, then monitors as
+ * `memtrace locks`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "gcreplay.h"
+#include "idmap.h"
+#include "locks.h"
+#include "recording.h"
+#include "util.h"
+
+#define MAX_DEPTH 64
+
+/* Per thread: the kinds of the open invocations (to know what a leave ends). */
+struct stack {
+	int n;
+	uint8_t kind[MAX_DEPTH];
+};
+
+struct report {
+	struct idmap names;   /* id -> char* */
+	struct idmap stacks;  /* tid -> struct stack */
+	struct gc_replay *gc;
+	struct locks *locks;
+};
+
+static const char *name_of(struct report *rp, uint64_t id)
+{
+	const char *s = id ? idmap_get(&rp->names, id) : NULL;
+
+	return s ? s : "";
+}
+
+static struct stack *stack_of(struct report *rp, uint64_t tid)
+{
+	struct stack *s = idmap_get(&rp->stacks, tid);
+
+	if (!s && (s = calloc(1, sizeof(*s))))
+		idmap_put(&rp->stacks, tid, s);
+	return s;
+}
+
+/* Turn invocation and pool events back into the probe events gcpair takes. */
+static void gc_event(struct report *rp, const struct mt_ev *e)
+{
+	struct mt_gc_event g;
+	struct stack *s;
+
+	memset(&g, 0, sizeof(g));
+	g.ts_ns = e->ts;
+	g.tid = (uint32_t)e->thread;
+	switch (e->kind) {
+	case MT_EV_INV_ENTER:
+		s = stack_of(rp, e->thread);
+		if (!s)
+			return;
+		if (s->n < MAX_DEPTH)
+			s->kind[s->n] = (uint8_t)e->v[0];
+		s->n++;
+		if (e->v[0] != MT_INV_GC)
+			return;
+		g.kind = MT_GC_BEGIN;
+		g.is_full = (uint32_t)e->v[1];
+		break;
+	case MT_EV_INV_LEAVE:
+		s = stack_of(rp, e->thread);
+		if (!s || !s->n)
+			return;
+		s->n--;
+		if (s->n >= MAX_DEPTH || s->kind[s->n] != MT_INV_GC)
+			return;
+		g.kind = MT_GC_END;
+		break;
+	case MT_EV_THREAD_DESTROY:
+		free(idmap_del(&rp->stacks, e->id));
+		return;
+	case MT_EV_POOL_USAGE:
+		g.kind = e->aux == MT_POOL_PHASE_BEFORE ? MT_POOL_BEGIN : MT_POOL_END;
+		g.init = e->v[0];
+		g.used = e->v[1];
+		g.committed = e->v[2];
+		g.max = e->v[3];
+		snprintf(g.manager, sizeof(g.manager), "%s", name_of(rp, e->name2));
+		snprintf(g.pool, sizeof(g.pool), "%s", name_of(rp, e->name));
+		break;
+	default:
+		return;
+	}
+	gc_replay_feed(rp->gc, &g);
+}
+
+static void free_vals(struct idmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i])
+			free(m->vals[i]);
+	idmap_free(m);
+}
+
+int do_report(int argc, char **argv)
+{
+	struct report rp = { 0 };
+	const struct rec_trailer *t;
+	struct rec_header h;
+	struct rec_reader *r;
+	uint64_t line, last_ts = 0;
+	const char *text;
+	struct mt_ev e;
+	int rc, i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			mt_opts.json = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: memtrace report [--json] FILE\n"
+			       "  The analyses of a recording (`memtrace record`), printed as the live\n"
+			       "  commands print them: collections (memtrace gc), then monitor\n"
+			       "  contention and deadlocks (memtrace locks) if the recording has any.\n");
+			return 0;
+		} else {
+			p_err("unknown option '%s'", argv[i]);
+			return 2;
+		}
+	}
+	if (i != argc - 1) {
+		p_err("report needs one recording file (`memtrace report FILE`)");
+		return 2;
+	}
+	r = rec_open(argv[i], &h);
+	if (!r) {
+		p_err("cannot read %s: %s", argv[i],
+		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));
+		return 1;
+	}
+	rp.gc = gc_replay_new(h.start_mono_ns, h.mono_to_real_ns);
+	rp.locks = locks_new();
+	if (!rp.gc || !rp.locks) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (mt_opts.json) {
+		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"nspid\":%d,\"jdk\":",
+		       (unsigned long long)(h.start_mono_ns + h.mono_to_real_ns), h.pid, h.nspid);
+		json_str(stdout, h.jdk);
+		printf(",\"libjvm\":");
+		json_str(stdout, h.libjvm);
+		printf(",\"recording\":");
+		json_str(stdout, argv[i]);
+		printf("}\n");
+	} else {
+		printf("recording %s: pid %d (JDK %s)%s%s\n", argv[i], h.pid,
+		       h.jdk[0] ? h.jdk : "unknown", h.filter[0] ? ", filters: " : "", h.filter);
+	}
+	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
+		if (e.kind == MT_EV_NAME) {
+			free(idmap_del(&rp.names, e.id));
+			idmap_put(&rp.names, e.id, strdup(text));
+		} else {
+			last_ts = e.ts;
+		}
+		gc_event(&rp, &e);
+		locks_feed(rp.locks, &e, text);
+	}
+	if (rc < 0)
+		p_err("%s: %s", argv[i], rec_error(r));
+	t = rec_trailer(r);
+	gc_replay_finish(rp.gc, t->lost,
+			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
+			 t->jvm_exited);
+	rp.gc = NULL;
+	if (locks_sync_events(rp.locks)) {
+		if (!mt_opts.json)
+			printf("\n");
+		locks_print(rp.locks, t->present ? t->ts : last_ts, mt_opts.json, NULL, NULL);
+	}
+out:
+	if (rp.gc)
+		gc_replay_finish(rp.gc, 0, 0, false);
+	locks_free(rp.locks);
+	free_vals(&rp.names);
+	free_vals(&rp.stacks);
+	rec_close_read(r);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/* recording.c - write and read recording files (format in recording.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "recording.h"
+#include "sequencer.h"
+#include "util.h"
+
+#define LINE_MAX_LEN 65536
+
+struct rec_writer {
+	gzFile gz;
+	char *buf;
+	size_t cap;
+	bool err;
+};
+
+struct rec_reader {
+	gzFile gz;
+	char *line;
+	uint64_t lineno;
+	char *text;
+	struct rec_trailer trailer;
+	char error[160];
+};
+
+/* ---- writing ---- */
+
+/* Append the JSON string literal of @s to @p (at most @room bytes). */
+static size_t put_str(char *p, size_t room, const char *s)
+{
+	size_t n = 0;
+
+	if (room < 8)
+		return 0;
+	p[n++] = '"';
+	for (; *s && n + 8 < room; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			p[n++] = '\\';
+			p[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(p + n, room - n, "\\u%04x", c);
+		} else {
+			p[n++] = (char)c;
+		}
+	}
+	p[n++] = '"';
+	return n;
+}
+
+struct rec_writer *rec_create(const char *path, const struct rec_header *h)
+{
+	struct rec_writer *w = calloc(1, sizeof(*w));
+	char line[4096];
+	size_t n;
+
+	if (!w)
+		return NULL;
+	w->cap = LINE_MAX_LEN;
+	w->buf = malloc(w->cap);
+	w->gz = gzopen(path, "wb6");
+	if (!w->buf || !w->gz) {
+		int err = errno ? errno : ENOMEM;
+
+		if (w->gz)
+			gzclose(w->gz);
+		free(w->buf);
+		free(w);
+		errno = err;
+		return NULL;
+	}
+	n = (size_t)snprintf(line, sizeof(line),
+			     "{\"memtrace_recording\":1,\"pid\":%d,\"nspid\":%d,\"start_mono_ns\":%llu,"
+			     "\"mono_to_real_ns\":%llu,\"jdk\":",
+			     h->pid, h->nspid, (unsigned long long)h->start_mono_ns,
+			     (unsigned long long)h->mono_to_real_ns);
+	n += put_str(line + n, sizeof(line) - n, h->jdk);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"libjvm\":");
+	n += put_str(line + n, sizeof(line) - n, h->libjvm);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"filter\":");
+	n += put_str(line + n, sizeof(line) - n, h->filter);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "}\n");
+	if (gzwrite(w->gz, line, (unsigned)n) != (int)n)
+		w->err = true;
+	return w;
+}
+
+#define PUT(key, val)                                                                   \
+	do {                                                                            \
+		if (val)                                                                \
+			n += (size_t)snprintf(p + n, room - n, ",\"" key "\":%llu",     \
+					      (unsigned long long)(val));               \
+	} while (0)
+
+int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text)
+{
+	char *p = w->buf;
+	size_t room = w->cap - 2, n;
+	const char *k = seq_ev_kind_name(e->kind);
+
+	if (!k)
+		return -EINVAL;
+	if (e->kind == MT_EV_NAME) {
+		n = (size_t)snprintf(p, room, "{\"k\":\"name\",\"id\":%llu,\"s\":",
+				     (unsigned long long)e->id);
+		n += put_str(p + n, room - n, text ? text : "");
+	} else {
+		n = (size_t)snprintf(p, room, "{\"k\":\"%s\",\"t\":%llu", k,
+				     (unsigned long long)e->ts);
+		PUT("f", e->flags);
+		PUT("a", e->aux);
+		PUT("th", e->thread);
+		PUT("id", e->id);
+		PUT("ref", e->ref);
+		PUT("n", e->name);
+		PUT("n2", e->name2);
+		if (e->v[0] | e->v[1] | e->v[2] | e->v[3])
+			n += (size_t)snprintf(p + n, room - n, ",\"v\":[%llu,%llu,%llu,%llu]",
+					      (unsigned long long)e->v[0],
+					      (unsigned long long)e->v[1],
+					      (unsigned long long)e->v[2],
+					      (unsigned long long)e->v[3]);
+		PUT("u", e->uid);
+	}
+	p[n++] = '}';
+	p[n++] = '\n';
+	if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
+		w->err = true;
+		return -EIO;
+	}
+	return 0;
+}
+
+uint64_t rec_written(const struct rec_writer *w)
+{
+	return w ? (uint64_t)gzoffset(w->gz) : 0;
+}
+
+int rec_close(struct rec_writer *w, const struct rec_trailer *t)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	if (t)
+		gzprintf(w->gz,
+			 "{\"k\":\"end\",\"t\":%llu,\"lost\":%llu,\"duration_s\":%.3f,"
+			 "\"jvm_exited\":%s,\"events_in\":%llu,\"events_out\":%llu,\"dropped\":%llu}\n",
+			 (unsigned long long)t->ts, (unsigned long long)t->lost, t->duration_s,
+			 t->jvm_exited ? "true" : "false", (unsigned long long)t->events_in,
+			 (unsigned long long)t->events_out, (unsigned long long)t->dropped);
+	err = gzclose(w->gz) != Z_OK || w->err ? -EIO : 0;
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+/* ---- reading: a flat JSON object reader for the lines above ---- */
+
+struct jcur {
+	const char *p;
+	bool bad;
+};
+
+static void skip_ws(struct jcur *c)
+{
+	while (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n')
+		c->p++;
+}
+
+/* A string literal into @out (unescaped, NUL-terminated, at most @n bytes). */
+static void parse_str(struct jcur *c, char *out, size_t n)
+{
+	size_t k = 0;
+
+	if (*c->p != '"') {
+		c->bad = true;
+		return;
+	}
+	c->p++;
+	while (*c->p && *c->p != '"') {
+		char ch = *c->p++;
+
+		if (ch == '\\') {
+			ch = *c->p++;
+			switch (ch) {
+			case 'n': ch = '\n'; break;
+			case 't': ch = '\t'; break;
+			case 'r': ch = '\r'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'u': {
+				unsigned v = 0;
+
+				for (int i = 0; i < 4; i++) {
+					char h = *c->p;
+
+					if (!h) {
+						c->bad = true;
+						return;
+					}
+					c->p++;
+					v = v * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 :
+							       h >= 'A' ? h - 'A' + 10 : h - '0');
+				}
+				ch = v < 0x80 ? (char)v : '?';
+				break;
+			}
+			case '\0':
+				c->bad = true;
+				return;
+			default:
+				break;
+			}
+		}
+		if (k + 1 < n)
+			out[k++] = ch;
+	}
+	if (*c->p != '"') {
+		c->bad = true;
+		return;
+	}
+	c->p++;
+	if (n)
+		out[k] = '\0';
+}
+
+static uint64_t parse_num(struct jcur *c, double *d)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	if (d) {
+		*d = strtod(c->p, &end);
+		v = (uint64_t)*d;
+	} else {
+		v = strtoull(c->p, &end, 10);
+	}
+	if (end == c->p || errno)
+		c->bad = true;
+	c->p = end;
+	return v;
+}
+
+/* Skip any JSON value (nested objects and arrays included). */
+static void skip_value(struct jcur *c)
+{
+	int depth = 0;
+
+	do {
+		skip_ws(c);
+		if (*c->p == '"') {
+			parse_str(c, NULL, 0);
+		} else if (*c->p == '{' || *c->p == '[') {
+			depth++;
+			c->p++;
+		} else if (*c->p == '}' || *c->p == ']') {
+			depth--;
+			c->p++;
+		} else if (*c->p == ',' || *c->p == ':') {
+			c->p++;
+		} else if (*c->p) {
+			while (*c->p && !strchr(",}] \t", *c->p))
+				c->p++;
+		} else {
+			c->bad = true;
+		}
+	} while (depth > 0 && !c->bad);
+}
+
+/* Call @fn for each member of the object at the cursor. */
+static void parse_obj(struct jcur *c, void (*fn)(struct jcur *c, const char *key, void *arg),
+		      void *arg)
+{
+	char key[64];
+
+	skip_ws(c);
+	if (*c->p != '{') {
+		c->bad = true;
+		return;
+	}
+	c->p++;
+	for (;;) {
+		skip_ws(c);
+		if (*c->p == '}') {
+			c->p++;
+			return;
+		}
+		parse_str(c, key, sizeof(key));
+		skip_ws(c);
+		if (c->bad || *c->p != ':') {
+			c->bad = true;
+			return;
+		}
+		c->p++;
+		skip_ws(c);
+		fn(c, key, arg);
+		if (c->bad)
+			return;
+		skip_ws(c);
+		if (*c->p == ',')
+			c->p++;
+		else if (*c->p != '}') {
+			c->bad = true;
+			return;
+		}
+	}
+}
+
+static void header_member(struct jcur *c, const char *key, void *arg)
+{
+	struct rec_header *h = arg;
+
+	if (!strcmp(key, "pid"))
+		h->pid = (int)parse_num(c, NULL);
+	else if (!strcmp(key, "nspid"))
+		h->nspid = (int)parse_num(c, NULL);
+	else if (!strcmp(key, "start_mono_ns"))
+		h->start_mono_ns = parse_num(c, NULL);
+	else if (!strcmp(key, "mono_to_real_ns"))
+		h->mono_to_real_ns = parse_num(c, NULL);
+	else if (!strcmp(key, "jdk"))
+		parse_str(c, h->jdk, sizeof(h->jdk));
+	else if (!strcmp(key, "libjvm"))
+		parse_str(c, h->libjvm, sizeof(h->libjvm));
+	else if (!strcmp(key, "filter"))
+		parse_str(c, h->filter, sizeof(h->filter));
+	else
+		skip_value(c);
+}
+
+struct ev_parse {
+	struct rec_reader *r;
+	struct mt_ev *e;
+	char kind[32];
+	bool is_end;
+};
+
+static void ev_member(struct jcur *c, const char *key, void *arg)
+{
+	struct ev_parse *ep = arg;
+	struct mt_ev *e = ep->e;
+	struct rec_trailer *t = &ep->r->trailer;
+
+	if (!strcmp(key, "k")) {
+		parse_str(c, ep->kind, sizeof(ep->kind));
+	} else if (!strcmp(key, "s")) {
+		parse_str(c, ep->r->text, LINE_MAX_LEN);
+	} else if (!strcmp(key, "t")) {
+		e->ts = t->ts = parse_num(c, NULL);
+	} else if (!strcmp(key, "f")) {
+		e->flags = (uint16_t)parse_num(c, NULL);
+	} else if (!strcmp(key, "a")) {
+		e->aux = (uint32_t)parse_num(c, NULL);
+	} else if (!strcmp(key, "th")) {
+		e->thread = parse_num(c, NULL);
+	} else if (!strcmp(key, "id")) {
+		e->id = parse_num(c, NULL);
+	} else if (!strcmp(key, "ref")) {
+		e->ref = parse_num(c, NULL);
+	} else if (!strcmp(key, "n")) {
+		e->name = parse_num(c, NULL);
+	} else if (!strcmp(key, "n2")) {
+		e->name2 = parse_num(c, NULL);
+	} else if (!strcmp(key, "u")) {
+		e->uid = parse_num(c, NULL);
+	} else if (!strcmp(key, "v")) {
+		if (*c->p != '[') {
+			c->bad = true;
+			return;
+		}
+		c->p++;
+		for (int i = 0; i < 4 && !c->bad; i++) {
+			skip_ws(c);
+			e->v[i] = parse_num(c, NULL);
+			skip_ws(c);
+			if (*c->p == ',')
+				c->p++;
+		}
+		skip_ws(c);
+		if (*c->p != ']')
+			c->bad = true;
+		else
+			c->p++;
+	} else if (!strcmp(key, "lost")) {
+		t->lost = parse_num(c, NULL);
+	} else if (!strcmp(key, "duration_s")) {
+		parse_num(c, &t->duration_s);
+	} else if (!strcmp(key, "events_in")) {
+		t->events_in = parse_num(c, NULL);
+	} else if (!strcmp(key, "events_out")) {
+		t->events_out = parse_num(c, NULL);
+	} else if (!strcmp(key, "dropped")) {
+		t->dropped = parse_num(c, NULL);
+	} else if (!strcmp(key, "jvm_exited")) {
+		t->jvm_exited = !strncmp(c->p, "true", 4);
+		skip_value(c);
+	} else {
+		skip_value(c);
+	}
+}
+
+static bool read_line(struct rec_reader *r)
+{
+	size_t n;
+
+	if (!gzgets(r->gz, r->line, LINE_MAX_LEN))
+		return false;
+	r->lineno++;
+	n = strlen(r->line);
+	if (n && r->line[n - 1] == '\n')
+		r->line[n - 1] = '\0';
+	return true;
+}
+
+struct rec_reader *rec_open(const char *path, struct rec_header *h)
+{
+	struct rec_reader *r = calloc(1, sizeof(*r));
+	struct jcur c;
+
+	if (!r)
+		return NULL;
+	r->line = malloc(LINE_MAX_LEN);
+	r->text = malloc(LINE_MAX_LEN);
+	r->gz = gzopen(path, "rb");
+	if (!r->line || !r->text || !r->gz) {
+		int err = errno ? errno : ENOMEM;
+
+		rec_close_read(r);
+		errno = err;
+		return NULL;
+	}
+	memset(h, 0, sizeof(*h));
+	if (!read_line(r) || strncmp(r->line, "{\"memtrace_recording\":1", 23)) {
+		rec_close_read(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	c.p = r->line;
+	c.bad = false;
+	parse_obj(&c, header_member, h);
+	if (c.bad) {
+		rec_close_read(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	return r;
+}
+
+int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t *line)
+{
+	for (;;) {
+		struct ev_parse ep = { .r = r, .e = e };
+		struct jcur c;
+
+		if (!read_line(r)) {
+			int errnum;
+
+			gzerror(r->gz, &errnum);
+			if (errnum != Z_OK && errnum != Z_BUF_ERROR) {
+				snprintf(r->error, sizeof(r->error), "read error after line %llu",
+					 (unsigned long long)r->lineno);
+				return -EIO;
+			}
+			return 0;
+		}
+		if (!r->line[0])
+			continue;
+		memset(e, 0, sizeof(*e));
+		r->text[0] = '\0';
+		c.p = r->line;
+		c.bad = false;
+		parse_obj(&c, ev_member, &ep);
+		*line = r->lineno;
+		if (c.bad) {
+			snprintf(r->error, sizeof(r->error), "line %llu is not a JSON object of the "
+				 "recording format", (unsigned long long)r->lineno);
+			return -EINVAL;
+		}
+		if (!strcmp(ep.kind, "end")) {
+			r->trailer.present = true;
+			continue;
+		}
+		e->kind = (uint16_t)seq_ev_kind_parse(ep.kind);
+		if (e->kind == MT_EV_NONE) {
+			snprintf(r->error, sizeof(r->error), "line %llu: unknown event kind \"%s\"",
+				 (unsigned long long)r->lineno, ep.kind);
+			return -EINVAL;
+		}
+		*text = r->text;
+		return 1;
+	}
+}
+
+const char *rec_error(const struct rec_reader *r)
+{
+	return r->error;
+}
+
+const struct rec_trailer *rec_trailer(const struct rec_reader *r)
+{
+	return &r->trailer;
+}
+
+void rec_close_read(struct rec_reader *r)
+{
+	if (!r)
+		return;
+	if (r->gz)
+		gzclose(r->gz);
+	free(r->line);
+	free(r->text);
+	free(r);
+}

@@ -1,0 +1,85 @@
+/*
+ * recording.h - memtrace's recording file: the sequencer's reported stream,
+ * gzip-compressed JSON lines (zlib), one JSON object per line.
+ *
+ * Line 1, the header:
+ *   {"memtrace_recording":1,"pid":P,"nspid":P,"jdk":"17.0.9","libjvm":"...",
+ *    "start_mono_ns":T0,"mono_to_real_ns":D,"filter":"--categories ... (as typed)"}
+ *   start_mono_ns is CLOCK_MONOTONIC when recording began; add mono_to_real_ns
+ *   to any monotonic time to get Unix epoch ns.
+ * Then one line per reported event, in stream order:
+ *   {"k":"name","id":N,"s":"text"}     the id service: defines name id N once,
+ *                                      before its first use
+ *   {"k":KIND,"t":TS,...}              an event (include/memtrace/events.h),
+ *                                      KIND one of type_create, type_load,
+ *                                      type_reclaim, obj_create, obj_reclaim,
+ *                                      thread_create, thread_rename,
+ *                                      thread_destroy, enter, leave, pool,
+ *                                      alloc, acquire, release, wait_begin,
+ *                                      wait_end, ref, lost
+ *   with these members, each omitted when 0: "f" flags (1 lazy, 2 inferred,
+ *   4 resync), "a" aux (depth, pool phase 0 before/1 after, wait kind 0
+ *   enter/1 Object.wait, lost source), "th" thread tid, "id" scoped id,
+ *   "ref" second entity, "n" and "n2" name ids, "v" [v0,v1,v2,v3] values,
+ *   "u" monitoring identity (uid) of a created entity.
+ * Last line, the trailer (absent if memtrace was killed):
+ *   {"k":"end","t":TS,"lost":N,"duration_s":S,"jvm_exited":false,
+ *    "events_in":N,"events_out":N,"dropped":N}
+ * Numbers are unsigned decimal integers unless stated. `memtrace check FILE`
+ * verifies rules 1-5 on the events; `memtrace report FILE` analyses them.
+ */
+#ifndef MEMTRACE_RECORDING_H
+#define MEMTRACE_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/events.h"
+
+struct rec_header {
+	int pid, nspid;
+	char jdk[64];
+	char libjvm[4096];
+	char filter[512];
+	uint64_t start_mono_ns;
+	uint64_t mono_to_real_ns;
+};
+
+struct rec_trailer {
+	bool present;
+	uint64_t ts, lost, events_in, events_out, dropped;
+	double duration_s;
+	bool jvm_exited;
+};
+
+struct rec_writer;
+struct rec_reader;
+
+/* rec_create - create @path (truncating) and write the header. NULL with
+ * errno set; prints nothing. */
+struct rec_writer *rec_create(const char *path, const struct rec_header *h);
+/* rec_write - append one event (@text: the name of an MT_EV_NAME). 0 or -EIO. */
+int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text);
+/* rec_close - write @t (if not NULL) and close. 0 or -EIO. NULL is a no-op. */
+int rec_close(struct rec_writer *w, const struct rec_trailer *t);
+/* rec_written - compressed bytes written so far (before rec_close). */
+uint64_t rec_written(const struct rec_writer *w);
+
+/* rec_open - open @path and read its header into *h. NULL with errno set
+ * (EINVAL: not a memtrace recording). */
+struct rec_reader *rec_open(const char *path, struct rec_header *h);
+/*
+ * rec_next - the next event into *e (*text gets the name of an MT_EV_NAME,
+ * valid until the next call), *line its line number. Returns 1, 0 at the end
+ * (the trailer, if any, is then in rec_trailer()), or -EINVAL for a line that
+ * is not valid (rec_error() says why), -EIO.
+ */
+int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t *line);
+/* rec_error - why rec_next() failed. */
+const char *rec_error(const struct rec_reader *r);
+const struct rec_trailer *rec_trailer(const struct rec_reader *r);
+/* rec_close_read - NULL is a no-op. */
+void rec_close_read(struct rec_reader *r);
+
+#endif
