@@ -11,6 +11,8 @@ int do_doctor(int argc, char **argv);
 int do_attach(int argc, char **argv);
 int do_detach(int argc, char **argv);
 int do_vmstructs(int argc, char **argv);
+int do_selftest_sinks(int argc, char **argv);
+int do_serve(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_check(int argc, char **argv);

@@ -22,6 +22,8 @@ static const struct cmd cmds[] = {
 	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },
 	{ "detach", do_detach, "tell memtrace's agent in a JVM to go dormant" },
 	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
+	{ "selftest-sinks", do_selftest_sinks, "(testing) write a synthetic profile through every profile sink" },
+	{ "serve", do_serve, "serve GC metrics of one or all JVMs (OpenMetrics, JSON API)" },
 	{ "record", do_record, "record a JVM's events (filters, pauses) to a file" },
 	{ "report", do_report, "gc and locks analyses of a recording, as live" },
 	{ "check", do_check, "verify rules 1-5 of consistent monitoring on a recording" },

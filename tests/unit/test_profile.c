@@ -1,0 +1,377 @@
+/* test_profile.c - the stack-sample aggregate and its sinks (collapsed, HTML
+ * flame graph, pprof: decoded here with a minimal protobuf reader). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "sinks.h"
+
+/* A memstream-backed FILE; returns the text written by @fn. */
+static char *capture_collapsed(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(sink_collapsed_write(p, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static char *capture_html(const struct profile *p, const char *title)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(sink_flamegraph_write(p, f, title), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_merges_identical_stacks(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "work", "byte[]" };
+	const char *b[] = { "main", "work", "long[]" };
+	const struct profile_stack *s;
+
+	assert_non_null(p);
+	assert_int_equal(profile_add(p, a, 3, 100, 1), 0);
+	assert_int_equal(profile_add(p, b, 3, 50, 2), 0);
+	assert_int_equal(profile_add(p, a, 3, 25, 3), 0);
+	assert_int_equal(profile_nstacks(p), 2);
+	assert_int_equal(profile_nnames(p), 4);
+	s = profile_stack_at(p, 0);
+	assert_int_equal(s->n, 3);
+	assert_int_equal(s->bytes, 125);
+	assert_int_equal(s->count, 4);
+	assert_string_equal(profile_name(p, s->frames[2]), "byte[]");
+	assert_int_equal(profile_total_bytes(p), 175);
+	assert_int_equal(profile_total_count(p), 6);
+	assert_null(profile_stack_at(p, 2));
+	assert_null(profile_name(p, 4));
+	profile_free(p);
+	profile_free(NULL);
+}
+
+static void test_prefix_is_a_different_stack(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "work" };
+
+	assert_int_equal(profile_add(p, a, 2, 10, 1), 0);
+	assert_int_equal(profile_add(p, a, 1, 20, 1), 0);
+	assert_int_equal(profile_nstacks(p), 2);
+	assert_int_equal(profile_stack_at(p, 1)->n, 1);
+	profile_free(p);
+}
+
+static void test_rejects_bad_depth_and_names_null(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", NULL };
+	const char **deep = calloc(MT_PROFILE_MAX_DEPTH + 1, sizeof(*deep));
+
+	assert_int_equal(profile_add(p, a, 0, 1, 1), -EINVAL);
+	assert_int_equal(profile_add(p, a, -1, 1, 1), -EINVAL);
+	for (int i = 0; i <= MT_PROFILE_MAX_DEPTH; i++)
+		deep[i] = "f";
+	assert_int_equal(profile_add(p, deep, MT_PROFILE_MAX_DEPTH + 1, 1, 1), -EINVAL);
+	assert_int_equal(profile_add(p, deep, MT_PROFILE_MAX_DEPTH, 1, 1), 0);
+	assert_int_equal(profile_add(p, a, 2, 7, 1), 0);
+	assert_int_equal(profile_nstacks(p), 2);
+	assert_string_equal(profile_name(p, profile_stack_at(p, 1)->frames[1]), "[unknown]");
+	free(deep);
+	profile_free(p);
+}
+
+/* Many stacks and names: the tables grow, nothing is lost. */
+static void test_many_stacks(void **state)
+{
+	struct profile *p = profile_new();
+	char names[20][32];
+	const char *frames[20];
+	uint64_t want = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		for (int k = 0; k < 20; k++) {
+			snprintf(names[k], sizeof(names[k]), "f%d_%d", k, (i * (k + 1)) % 997);
+			frames[k] = names[k];
+		}
+		assert_int_equal(profile_add(p, frames, 20, (uint64_t)i, 1), 0);
+		want += (uint64_t)i;
+	}
+	assert_int_equal(profile_total_bytes(p), want);
+	assert_int_equal(profile_total_count(p), 5000);
+	assert_true(profile_nstacks(p) <= 5000);
+	{
+		char *html = capture_html(p, NULL);
+		char *col = capture_collapsed(p);
+		char tmpl[] = "/tmp/test_profile.XXXXXX";
+		int fd = mkstemp(tmpl);
+
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(sink_pprof_write(p, tmpl), 0);
+		unlink(tmpl);
+		assert_non_null(strstr(html, "\"f0_0\""));
+		free(html);
+		free(col);
+	}
+	profile_free(p);
+}
+
+static void test_collapsed_format(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "a;b", "x\ny" };
+	const char *b[] = { "main", "with space", "long[]" };
+	char *out;
+
+	assert_int_equal(profile_add(p, a, 3, 10, 1), 0);
+	assert_int_equal(profile_add(p, b, 3, 30, 1), 0);
+	out = capture_collapsed(p);
+	/* heaviest first; ';' and control characters replaced; spaces kept */
+	assert_string_equal(out, "main;with space;long[] 30\n"
+				 "main;a:b;x?y 10\n");
+	free(out);
+	profile_free(p);
+}
+
+static void test_collapsed_empty(void **state)
+{
+	struct profile *p = profile_new();
+	char *out = capture_collapsed(p);
+
+	assert_string_equal(out, "");
+	free(out);
+	profile_free(p);
+}
+
+static void test_flamegraph_escapes_and_is_self_contained(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "java.lang.Thread.run", "</script><script>alert(1)</script>",
+			    "say \"hi\"\\ & 'bye'", "line\xe2\x80\xa8sep", "byte[]" };
+	const char *b[] = { "java.lang.Thread.run", "com.example.App.main", "java.lang.String" };
+	static const char *const banned[] = { "http:", "https:", "//cdn", "src=", "href=", "url(",
+					      "@import", "<link", "<iframe", "fetch(",
+					      "XMLHttpRequest" };
+	char *html;
+	const char *script;
+
+	assert_int_equal(profile_add(p, a, 5, 4096, 4), 0);
+	assert_int_equal(profile_add(p, b, 3, 1024, 1), 0);
+	html = capture_html(p, "t <b>&\"'");
+	/* the frames, as JS literals */
+	assert_non_null(strstr(html, "\"java.lang.Thread.run\""));
+	assert_non_null(strstr(html, "\"com.example.App.main\""));
+	assert_non_null(strstr(html, "\"byte[]\""));
+	assert_non_null(strstr(html, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"
+				     "\\u003c/script\\u003e\""));
+	assert_non_null(strstr(html, "\"say \\\"hi\\\"\\\\ \\u0026 \\u0027bye\\u0027\""));
+	assert_non_null(strstr(html, "\"line\\u2028sep\""));
+	/* the title, as HTML */
+	assert_non_null(strstr(html, "<title>t &lt;b&gt;&amp;&quot;&#39;</title>"));
+	/* exactly one script element, closed once: no frame name ended it */
+	script = strstr(html, "<script>");
+	assert_non_null(script);
+	assert_null(strstr(script + 1, "<script"));
+	assert_non_null(strstr(html, "</script>"));
+	assert_null(strstr(strstr(html, "</script>") + 1, "</script>"));
+	/* the root carries the totals: "all" is name index nnames (5 + 2 = 7) */
+	assert_non_null(strstr(html, "var T = [\n7,5120,5,1,"));
+	for (size_t i = 0; i < sizeof(banned) / sizeof(banned[0]); i++)
+		if (strstr(html, banned[i]))
+			fail_msg("flame graph HTML contains \"%s\": not self-contained", banned[i]);
+	free(html);
+	profile_free(p);
+}
+
+/* --- a minimal protobuf reader for the pprof checks --- */
+
+struct pb {
+	const unsigned char *p, *end;
+};
+
+static uint64_t rd_varint(struct pb *b)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (b->p < b->end) {
+		unsigned char c = *b->p++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+		shift += 7;
+	}
+	fail_msg("truncated varint");
+	return 0;
+}
+
+/* next field: returns 0 at the end; sets *field, and either *v or *sub */
+static int rd_field(struct pb *b, int *field, uint64_t *v, struct pb *sub)
+{
+	uint64_t key, len;
+
+	if (b->p >= b->end)
+		return 0;
+	key = rd_varint(b);
+	*field = (int)(key >> 3);
+	switch (key & 7) {
+	case 0:
+		*v = rd_varint(b);
+		sub->p = sub->end = NULL;
+		return 1;
+	case 2:
+		len = rd_varint(b);
+		assert_true(len <= (uint64_t)(b->end - b->p));
+		sub->p = b->p;
+		sub->end = b->p + len;
+		b->p += len;
+		return 2;
+	default:
+		fail_msg("unexpected wire type %d", (int)(key & 7));
+	}
+	return 0;
+}
+
+struct decoded {
+	char *strings[64];
+	int nstrings;
+	int nsamples;
+	uint64_t bytes_total, count_total;
+	uint64_t first_leaf_loc; /* location id of the first sample's first entry */
+	int nlocations, nfunctions;
+	uint64_t default_type;
+	int nsample_types;
+};
+
+static void decode(const unsigned char *d, size_t n, struct decoded *out)
+{
+	struct pb b = { d, d + n }, sub, sub2;
+	uint64_t v;
+	int field, f2, k;
+
+	memset(out, 0, sizeof(*out));
+	while ((k = rd_field(&b, &field, &v, &sub))) {
+		if (field == 1 && k == 2)
+			out->nsample_types++;
+		if (field == 4 && k == 2)
+			out->nlocations++;
+		if (field == 5 && k == 2)
+			out->nfunctions++;
+		if (field == 14 && k == 1)
+			out->default_type = v;
+		if (field == 6 && k == 2 && out->nstrings < 64)
+			out->strings[out->nstrings++] =
+				strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
+		if (field == 2 && k == 2) {
+			int idx = 0;
+
+			while ((k = rd_field(&sub, &f2, &v, &sub2))) {
+				if (f2 == 1 && k == 2 && out->nsamples == 0)
+					out->first_leaf_loc = rd_varint(&sub2);
+				if (f2 == 2 && k == 2) {
+					for (idx = 0; sub2.p < sub2.end; idx++) {
+						uint64_t x = rd_varint(&sub2);
+
+						if (idx == 0)
+							out->bytes_total += x;
+						else
+							out->count_total += x;
+					}
+					assert_int_equal(idx, 2);
+				}
+			}
+			out->nsamples++;
+		}
+	}
+}
+
+static void test_pprof_roundtrip(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "work", "byte[]" };
+	const char *b[] = { "main", "other", "long[]" };
+	char tmpl[] = "/tmp/test_profile.XXXXXX";
+	unsigned char buf[1 << 16];
+	struct decoded dec;
+	gzFile gz;
+	int fd, n;
+
+	assert_int_equal(profile_add(p, a, 3, 1000, 10), 0);
+	assert_int_equal(profile_add(p, b, 3, 500, 5), 0);
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sink_pprof_write(p, tmpl), 0);
+	gz = gzopen(tmpl, "rb");
+	assert_non_null(gz);
+	n = gzread(gz, buf, sizeof(buf));
+	gzclose(gz);
+	unlink(tmpl);
+	assert_true(n > 0);
+	decode(buf, (size_t)n, &dec);
+
+	assert_int_equal(dec.nsample_types, 2);
+	assert_int_equal(dec.nsamples, 2);
+	assert_int_equal(dec.bytes_total, 1500);
+	assert_int_equal(dec.count_total, 15);
+	assert_int_equal(dec.nlocations, 5);
+	assert_int_equal(dec.nfunctions, 5);
+	assert_true(dec.nstrings > 5);
+	assert_string_equal(dec.strings[0], "");
+	assert_string_equal(dec.strings[dec.default_type], "alloc_space");
+	/* leaf first: the first sample starts at byte[] (frame id 2 -> location 3) */
+	assert_int_equal(dec.first_leaf_loc, 3);
+	{
+		int seen = 0;
+
+		for (int i = 0; i < dec.nstrings; i++) {
+			seen += !strcmp(dec.strings[i], "byte[]") || !strcmp(dec.strings[i], "long[]") ||
+				!strcmp(dec.strings[i], "main");
+			free(dec.strings[i]);
+		}
+		assert_int_equal(seen, 3);
+	}
+	profile_free(p);
+}
+
+static void test_pprof_bad_path(void **state)
+{
+	struct profile *p = profile_new();
+
+	assert_true(sink_pprof_write(p, "/nonexistent-dir/x.pb.gz") < 0);
+	profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merges_identical_stacks),
+		cmocka_unit_test(test_prefix_is_a_different_stack),
+		cmocka_unit_test(test_rejects_bad_depth_and_names_null),
+		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_collapsed_format),
+		cmocka_unit_test(test_collapsed_empty),
+		cmocka_unit_test(test_flamegraph_escapes_and_is_self_contained),
+		cmocka_unit_test(test_pprof_roundtrip),
+		cmocka_unit_test(test_pprof_bad_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,169 @@
+/* test_serve_http.c - serve's listen parsing, token checks, and the HTTP
+ * endpoints on a loopback port (no BPF, no JVM). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "serve_http.h"
+
+static void test_parse_listen(void **state)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	bool lo;
+
+	assert_int_equal(serve_parse_listen("127.0.0.1:9464", &ss, &len, &lo), 0);
+	assert_true(lo);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 9464);
+	assert_int_equal(serve_parse_listen("localhost:1", &ss, &len, &lo), 0);
+	assert_true(lo);
+	assert_int_equal(serve_parse_listen("127.1.2.3:80", &ss, &len, &lo), 0);
+	assert_true(lo);
+	assert_int_equal(serve_parse_listen("0.0.0.0:9464", &ss, &len, &lo), 0);
+	assert_false(lo);
+	assert_int_equal(serve_parse_listen("10.0.0.1:9464", &ss, &len, &lo), 0);
+	assert_false(lo);
+	assert_int_equal(serve_parse_listen("[::1]:9464", &ss, &len, &lo), 0);
+	assert_true(lo);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(serve_parse_listen("[::]:9464", &ss, &len, &lo), 0);
+	assert_false(lo);
+	assert_int_equal(serve_parse_listen("127.0.0.1", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen("127.0.0.1:0", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen("127.0.0.1:65536", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen("127.0.0.1:x", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen(":9464", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen("example.com:9464", &ss, &len, &lo), -EINVAL);
+	assert_int_equal(serve_parse_listen("[::1]9464", &ss, &len, &lo), -EINVAL);
+}
+
+static void test_token(void **state)
+{
+	const char *t = "0123456789abcdef";
+
+	assert_true(serve_token_ok("Bearer 0123456789abcdef", t));
+	assert_true(serve_token_ok("bearer 0123456789abcdef", t));
+	assert_false(serve_token_ok(NULL, t));
+	assert_false(serve_token_ok("Bearer ", t));
+	assert_false(serve_token_ok("Bearer 0123456789abcde", t));
+	assert_false(serve_token_ok("Bearer 0123456789abcdefX", t));
+	assert_false(serve_token_ok("Bearer 0123456789abcdeF", t));
+	assert_false(serve_token_ok("Basic 0123456789abcdef", t));
+	assert_false(serve_token_ok("Bearer x", NULL));
+}
+
+static void test_read_token(void **state)
+{
+	char path[] = "/tmp/test_serve_tok.XXXXXX";
+	int fd = mkstemp(path);
+	char *t;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abcdefghijklmnopq  \nsecond\n", 27), 27);
+	close(fd);
+	t = serve_read_token(path);
+	assert_string_equal(t, "abcdefghijklmnopq");
+	free(t);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "short\n", 6), 6);
+	close(fd);
+	assert_null(serve_read_token(path));
+	unlink(path);
+	assert_null(serve_read_token("/nonexistent/token"));
+}
+
+/* GET @path with optional @auth header; returns the status, body in @body. */
+static int http_get(int port, const char *path, const char *auth, char *body, size_t blen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[512], resp[16384];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), status = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n%s%s%s\r\n", path,
+		 auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	resp[got] = '\0';
+	sscanf(resp, "HTTP/1.%*d %d", &status);
+	snprintf(body, blen, "%s", strstr(resp, "\r\n\r\n") ? strstr(resp, "\r\n\r\n") + 4 : "");
+	return status;
+}
+
+static int jvms_stub(FILE *f, void *ctx)
+{
+	fputs("{\"jvms\":[]}\n", f);
+	return 0;
+}
+
+static void test_endpoints(void **state)
+{
+	struct metrics *m = metrics_new();
+	struct serve_http_opts o = { .token = "0123456789abcdef", .metrics = m, .jvms = jvms_stub };
+	struct serve_http *h = NULL;
+	char listen[32], body[16384];
+	int port = 0;
+
+	metrics_register(m, "mt_x", METRIC_COUNTER, NULL, "X.");
+	metrics_counter_add(m, "mt_x", (const char *[]){ "pid", "1", NULL }, 3);
+	for (int tries = 0; tries < 20 && !h; tries++) {
+		port = 20000 + (int)((getpid() * 7 + tries * 131) % 30000);
+		snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+		o.listen = listen;
+		h = serve_http_start(&o);
+	}
+	assert_non_null(h);
+	assert_int_equal(http_get(port, "/metrics", NULL, body, sizeof(body)), 200);
+	assert_string_equal(body, "# TYPE mt_x counter\n# HELP mt_x X.\nmt_x_total{pid=\"1\"} 3\n# EOF\n");
+	assert_int_equal(http_get(port, "/api/v1/jvms", NULL, body, sizeof(body)), 401);
+	assert_int_equal(http_get(port, "/api/v1/jvms", "Bearer nope", body, sizeof(body)), 401);
+	assert_int_equal(http_get(port, "/api/v1/jvms", "Bearer 0123456789abcdef", body, sizeof(body)), 200);
+	assert_string_equal(body, "{\"jvms\":[]}\n");
+	assert_int_equal(http_get(port, "/api/v1/metrics", "Bearer 0123456789abcdef", body, sizeof(body)), 200);
+	assert_non_null(strstr(body, "\"name\":\"mt_x\""));
+	assert_int_equal(http_get(port, "/api/v1/other", "Bearer 0123456789abcdef", body, sizeof(body)), 404);
+	assert_int_equal(http_get(port, "/nope", NULL, body, sizeof(body)), 404);
+	serve_http_stop(h);
+
+	/* no token configured: the API is off */
+	o.token = NULL;
+	h = serve_http_start(&o);
+	assert_non_null(h);
+	assert_int_equal(http_get(port, "/api/v1/jvms", "Bearer 0123456789abcdef", body, sizeof(body)), 403);
+	serve_http_stop(h);
+
+	/* non-loopback refused unless allowed */
+	o.listen = "0.0.0.0:1";
+	assert_null(serve_http_start(&o));
+	metrics_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(test_token),
+		cmocka_unit_test(test_read_token),
+		cmocka_unit_test(test_endpoints),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

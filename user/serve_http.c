@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/* serve_http.c - `memtrace serve`'s endpoints over libmicrohttpd. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <microhttpd.h>
+
+#include "serve_http.h"
+#include "util.h"
+
+struct serve_http {
+	struct MHD_Daemon *d;
+	struct serve_http_opts o;
+};
+
+int serve_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
+		       bool *loopback)
+{
+	char host[128];
+	const char *colon, *h = s;
+	size_t hl;
+	uint64_t port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!s)
+		return -EINVAL;
+	if (*s == '[') { /* [v6]:port */
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		h = s + 1;
+		hl = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		hl = (size_t)(colon - s);
+	}
+	if (hl == 0 || hl >= sizeof(host) || parse_u64(colon + 1, &port) || port < 1 || port > 65535)
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	if (!strcmp(host, "localhost"))
+		strcpy(host, "127.0.0.1");
+	if (*s != '[') {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			return -EINVAL;
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*len = sizeof(*in);
+		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return 0;
+}
+
+bool serve_token_ok(const char *header, const char *token)
+{
+	size_t n, tn;
+	unsigned char diff = 0;
+
+	if (!header || !token || strncasecmp(header, "Bearer ", 7))
+		return false;
+	header += 7;
+	n = strlen(header);
+	tn = strlen(token);
+	/* compare every byte of the token whatever the header's length */
+	for (size_t i = 0; i < tn; i++)
+		diff |= (unsigned char)(token[i] ^ (i < n ? header[i] : 0));
+	return tn && n == tn && !diff;
+}
+
+char *serve_read_token(const char *path)
+{
+	struct stat st;
+	size_t len;
+	char *t = read_file(path, &len);
+
+	if (!t) {
+		p_err("cannot read the token file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	t[strcspn(t, "\n")] = '\0';
+	len = strlen(t);
+	while (len && isspace((unsigned char)t[len - 1]))
+		t[--len] = '\0';
+	if (len < 16) {
+		p_err("the token in %s is %s: put at least 16 characters on its first line "
+		      "(e.g. `head -c 24 /dev/urandom | base64 > %s`)",
+		      path, len ? "too short" : "empty", path);
+		free(t);
+		return NULL;
+	}
+	if (!stat(path, &st) && (st.st_mode & 0077))
+		p_warn("the token file %s is readable by other users (chmod 600 it)", path);
+	return t;
+}
+
+/* reply - queue @body (malloc'd, taken over) with @status and @type. */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			     char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"memtrace\"");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	char *b = strdup(msg);
+
+	if (!b)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", b, strlen(b));
+}
+
+static enum MHD_Result reply_error_json(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return MHD_NO;
+	fputs("{\"error\":", f);
+	json_str(f, msg);
+	fputs("}\n", f);
+	fclose(f);
+	return reply(c, status, "application/json", buf, len);
+}
+
+/* One GET: /metrics open, /api/v1/... behind the token. */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct serve_http *h = cls;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
+	if (!strcmp(url, "/"))
+		return reply_text(c, MHD_HTTP_OK, "memtrace serve: /metrics (OpenMetrics), "
+				  "/api/v1/metrics and /api/v1/jvms (JSON, Authorization: Bearer TOKEN)\n");
+	if (!strcmp(url, "/metrics")) {
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return MHD_NO;
+		err = metrics_write_openmetrics(h->o.metrics, f);
+		fclose(f);
+		if (err) {
+			free(buf);
+			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot write the metrics\n");
+		}
+		return reply(c, MHD_HTTP_OK, MT_OPENMETRICS_CONTENT_TYPE, buf, len);
+	}
+	if (strncmp(url, "/api/v1/", 8))
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
+
+	if (!h->o.token)
+		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
+					"the API is off: start memtrace serve with --token-file FILE");
+	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
+		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
+					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
+					"with the token from serve's --token-file");
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return MHD_NO;
+	if (!strcmp(url, "/api/v1/metrics")) {
+		err = metrics_write_json(h->o.metrics, f);
+	} else if (!strcmp(url, "/api/v1/jvms") && h->o.jvms) {
+		err = h->o.jvms(f, h->o.ctx);
+	} else {
+		fclose(f);
+		free(buf);
+		return reply_error_json(c, MHD_HTTP_NOT_FOUND,
+					"unknown endpoint: /api/v1/metrics and /api/v1/jvms exist");
+	}
+	fclose(f);
+	if (err) {
+		free(buf);
+		return reply_error_json(c, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
+	}
+	return reply(c, MHD_HTTP_OK, "application/json", buf, len);
+}
+
+struct serve_http *serve_http_start(const struct serve_http_opts *o)
+{
+	struct sockaddr_storage ss;
+	struct serve_http *h;
+	socklen_t len;
+	bool loopback;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	if (serve_parse_listen(o->listen, &ss, &len, &loopback)) {
+		p_err("invalid --listen '%s': expected ADDR:PORT, e.g. %s or [::1]:9464", o->listen,
+		      MT_SERVE_DEFAULT_LISTEN);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!loopback && !o->allow_remote) {
+		p_err("refusing to listen on %s: it is not a loopback address; add --allow-remote "
+		      "to expose the metrics beyond this host", o->listen);
+		errno = EPERM;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		p_err("out of memory");
+		return NULL;
+	}
+	h->o = *o;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+				MHD_OPTION_END);
+	if (!h->d) {
+		int e = errno;
+
+		p_err("cannot listen on %s: %s (is another server on that port?)", o->listen,
+		      strerror(e ? e : EADDRINUSE));
+		free(h);
+		errno = e;
+		return NULL;
+	}
+	return h;
+}
+
+void serve_http_stop(struct serve_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);
+	free(h);
+}
