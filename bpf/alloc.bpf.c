@@ -12,6 +12,16 @@
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks */
+/* JavaThread frame anchor, from VMStructs; 0 = not known */
+const volatile __u32 targ_anchor_sp = 0;  /* JavaThread::_anchor + _last_Java_sp */
+const volatile __u32 targ_anchor_pc = 0;  /* ... + _last_Java_pc */
+const volatile __u32 targ_anchor_fp = 0;  /* ... + _last_Java_fp */
+const volatile __u64 targ_interp_lo = 0;  /* the interpreter's code */
+const volatile __u64 targ_interp_hi = 0;
+const volatile __u64 targ_cc_lo = 0;      /* the code cache */
+const volatile __u64 targ_cc_hi = 0;
+
+#define STUB_SCAN_WORDS 32
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 
@@ -59,12 +69,54 @@ static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len)
+/* The allocating Java frame of @thread (a JavaThread*): pc, and Method* if interpreted. */
+static __always_inline void java_frame(__u64 thread, struct mt_alloc_key *key)
+{
+	__u64 sp = 0, pc = 0, fp = 0;
+
+	if (!thread || !targ_anchor_pc)
+		return;
+	if (bpf_probe_read_user(&sp, sizeof(sp), (void *)(thread + targ_anchor_sp)) || !sp)
+		return;
+	bpf_probe_read_user(&pc, sizeof(pc), (void *)(thread + targ_anchor_pc));
+	if (!pc) /* not recorded: the return address just below the last Java sp */
+		bpf_probe_read_user(&pc, sizeof(pc), (void *)(sp - 8));
+	key->java_pc = pc;
+	if (pc >= targ_interp_lo && pc < targ_interp_hi) {
+		if (!bpf_probe_read_user(&fp, sizeof(fp), (void *)(thread + targ_anchor_fp)) && fp)
+			bpf_probe_read_user(&key->method, sizeof(key->method), (void *)(fp - 24));
+		return;
+	}
+	/*
+	 * Compiled code reaches the VM through a runtime stub (C2's
+	 * _new_array_Java, C1's new_instance stub), which sets the anchor to
+	 * its own frame. The compiled caller's return address is the first
+	 * word on the stub's stack that points into the code cache (the rest
+	 * are saved registers, stack addresses, metadata).
+	 */
+	if (targ_cc_hi && pc >= targ_cc_lo && pc < targ_cc_hi) {
+		__u64 w[STUB_SCAN_WORDS];
+
+		if (bpf_probe_read_user(w, sizeof(w), (void *)sp))
+			return;
+		for (int i = 0; i < STUB_SCAN_WORDS; i++) {
+			if (w[i] >= targ_cc_lo && w[i] < targ_cc_hi &&
+			    !(w[i] >= targ_interp_lo && w[i] < targ_interp_hi)) {
+				key->java_pc = w[i];
+				break;
+			}
+		}
+	}
+}
+
+static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
+				    __u64 thread)
 {
 	struct mt_alloc_key key = {};
 	struct mt_alloc_val *v, init = { bytes, 1 };
 
 	key.klass = klass;
+	java_frame(thread, &key);
 	key.gen = unload_gen;
 	key.stack_id = -1;
 	if (targ_stacks) {
@@ -95,20 +147,21 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 /* AllocTracer::send_allocation_in_new_tlab(Klass*, HeapWord*, size_t tlab_size,
  *                                          size_t alloc_size, JavaThread*) */
 SEC("uprobe")
-int BPF_KPROBE(handle_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size)
+int BPF_KPROBE(handle_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size,
+	       void *thread)
 {
 	if (mine())
-		account(ctx, (__u64)klass, tlab_size, 0);
+		account(ctx, (__u64)klass, tlab_size, 0, (__u64)thread);
 	return 0;
 }
 
 /* AllocTracer::send_allocation_outside_tlab(Klass*, HeapWord*, size_t alloc_size,
  *                                           JavaThread*) */
 SEC("uprobe")
-int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size)
+int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size, void *thread)
 {
 	if (mine())
-		account(ctx, (__u64)klass, alloc_size, 0);
+		account(ctx, (__u64)klass, alloc_size, 0, (__u64)thread);
 	return 0;
 }
 
@@ -123,7 +176,7 @@ int handle_object_alloc(struct pt_regs *ctx)
 		return 0;
 	mt_regs_load(ctx, &g);
 	account(ctx, mt_usdt_arg(&g, s, 1), mt_usdt_arg(&g, s, 3),
-		(__u32)mt_usdt_arg(&g, s, 2));
+		(__u32)mt_usdt_arg(&g, s, 2), 0);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "alloctrace.h"
 #include "elfsym.h"
 #include "gctrace.h"
+#include "jframes.h"
 #include "jvmflags.h"
 #include "klassname.h"
 #include "memtrace/alloc.h"
@@ -34,6 +35,10 @@ struct alloctrace {
 	bool exact;
 	int pid;
 	uint32_t seen_gen;      /* highest unload generation heard of */
+	struct jframes_layout jl;
+	/* Method* -> name, small direct-mapped cache */
+	uint64_t mcache_key[1024];
+	char *mcache_name[1024];
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
@@ -244,6 +249,15 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	}
 	t->skel->rodata->targ_tgid = p->pid;
 	t->skel->rodata->targ_stacks = o->stacks;
+	if (t->vs && !jframes_layout(t->vs, &t->jl)) {
+		t->skel->rodata->targ_anchor_sp = t->jl.anchor_sp;
+		t->skel->rodata->targ_anchor_pc = t->jl.anchor_pc;
+		t->skel->rodata->targ_anchor_fp = t->jl.anchor_fp;
+		t->skel->rodata->targ_interp_lo = t->jl.interp_lo;
+		t->skel->rodata->targ_interp_hi = t->jl.interp_hi;
+		t->skel->rodata->targ_cc_lo = t->jl.cc_lo;
+		t->skel->rodata->targ_cc_hi = t->jl.cc_hi;
+	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
 		p_err("cannot load the alloc BPF programs: %s", strerror(-err));
@@ -308,6 +322,8 @@ void alloctrace_free(struct alloctrace *t)
 	alloc_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->ents[i].name);
+	for (size_t i = 0; i < 1024; i++)
+		free(t->mcache_name[i]);
 	free(t->ents);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
@@ -351,7 +367,8 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 			e = find_ent(t, key.klass, key.gen);
 		}
 		rows[*n] = (struct alloc_row){ e ? e->name : "(unknown class)", key.stack_id,
-					       key.gen, v.bytes, v.samples };
+					       key.gen, key.java_pc, key.method, v.bytes,
+					       v.samples };
 		(*n)++;
 	}
 	return rows;
@@ -369,6 +386,25 @@ int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)
 		n++;
 	}
 	return n;
+}
+
+const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
+{
+	size_t k = (size_t)((method * 0x9e3779b97f4a7c15ull) >> 54) & 1023;
+	char buf[768];
+
+	if (!method || !t->vs)
+		return NULL;
+	if (t->mcache_name[k] && t->mcache_key[k] == method)
+		return t->mcache_name[k];
+	if (gen < t->seen_gen)
+		return NULL; /* its class may be gone, the memory reused */
+	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)))
+		return NULL;
+	free(t->mcache_name[k]);
+	t->mcache_name[k] = strdup(buf);
+	t->mcache_key[k] = method;
+	return t->mcache_name[k];
 }
 
 uint64_t alloctrace_lost_events(struct alloctrace *t)

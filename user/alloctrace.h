@@ -28,6 +28,8 @@ struct alloc_row {
 	const char *class_name;  /* Java form; owned by the tracer */
 	int32_t stack_id;        /* -1: none */
 	uint32_t gen;
+	uint64_t java_pc;        /* pc of the allocating Java frame, 0 if unknown */
+	uint64_t method;         /* its Method* when interpreted, else 0 */
 	uint64_t bytes;
 	uint64_t samples;
 };
@@ -50,6 +52,11 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
  * Returns the depth, or -ENOENT. */
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
+/* alloctrace_method_name - "pkg.Class.method" of an interpreted frame's
+ * Method* (@gen: the row's unload generation; names of methods whose class
+ * may have been unloaded since are not read). Pointer owned by @t, or NULL. */
+const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen);
+
 /* Losses, all shown to the user: ring events, keys the map could not hold
  * (bytes not counted), stacks not captured (bytes counted without a stack). */
 uint64_t alloctrace_lost_events(struct alloctrace *t);

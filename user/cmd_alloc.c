@@ -72,13 +72,6 @@ static int by_count(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : strcmp(x->name, y->name);
 }
 
-static int row_by_bytes(const void *a, const void *b)
-{
-	const struct alloc_row *x = a, *y = b;
-
-	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
-}
-
 /* Sum rows per class name (over stacks and unload generations). */
 static struct class_row *by_class(const struct alloc_row *rows, size_t n, size_t *nc)
 {
@@ -117,29 +110,85 @@ static void request_perfmap(const struct mt_proc *p)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
-/* Build the profile: stacks root first, the allocated class as the leaf. */
+/* The allocating Java frame of a row: an interpreted method by its Method*,
+ * or compiled code by its pc (perf map). NULL when unknown. */
+static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
+{
+	const char *name;
+
+	if (r->method && (name = alloctrace_method_name(t, r->method, r->gen)))
+		return name;
+	if (r->java_pc && sr) {
+		name = symres_name(sr, r->java_pc);
+		if (name[0] != '[')
+			return name;
+	}
+	return NULL;
+}
+
+/* A Java method frame (pkg.Class.method), as opposed to VM code and stubs. */
+static bool is_java(const char *f)
+{
+	return f[0] != '[' && strchr(f, '.') && !strstr(f, "::");
+}
+
+/*
+ * Build the profile: stacks root first, the allocated class as the leaf.
+ * Without -XX:+PreserveFramePointer the user stack walk stops at (or just
+ * past) the JIT runtime stub: the allocating Java frame, known from the
+ * thread's frame anchor, is put where the walk lost it, between the VM's
+ * allocation path and whatever the walk found above; an unresolved rest
+ * becomes one marker frame.
+ */
 static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
 				     const struct alloc_row *rows, size_t n)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *frames[66];
+	const char *frames[68], *f[64];
 
 	if (!prof)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		int depth = sr ? alloctrace_stack(t, rows[i].stack_id, ips, 64) : -ENOENT;
-		int k = 0;
-		char leaf[600];
+		const char *leaf = java_leaf(t, sr, &rows[i]);
+		int k = 0, m = 0;
 
 		if (depth < 0) {
-			frames[k++] = "[no stack]";
-		} else {
-			for (int d = depth - 1; d >= 0; d--) /* BPF gives leaf first */
-				frames[k++] = symres_name(sr, ips[d]);
+			frames[k++] = leaf ? leaf : "[no stack]";
+			frames[k++] = rows[i].class_name;
+			profile_add(prof, frames, k, rows[i].bytes, rows[i].samples);
+			continue;
 		}
-		snprintf(leaf, sizeof(leaf), "%s", rows[i].class_name);
-		frames[k++] = leaf;
+		for (int d = 0; d < depth; d++) /* leaf first, as BPF gives them */
+			f[d] = symres_name(sr, ips[d]);
+		/* the interpreter's innermost frame is the allocating method */
+		for (int d = 0; leaf && rows[i].method && d < depth; d++)
+			if (!strcmp(f[d], "[interpreted Java]")) {
+				f[d] = leaf;
+				break;
+			}
+		/* m: the first frame (from the leaf) above the VM's allocation path */
+		while (m < depth && !is_java(f[m]) && f[m][0] != '[')
+			m++;
+		if (leaf && (m == depth || strcmp(f[m], leaf))) {
+			bool lost = true; /* is everything above m unresolved? */
+
+			for (int d = m; d < depth; d++)
+				lost &= f[d][0] == '[' && strcmp(f[d], "[interpreted Java]");
+			if (lost)
+				frames[k++] = "[callers: run with -XX:+PreserveFramePointer]";
+			else
+				for (int d = depth - 1; d >= m; d--)
+					frames[k++] = f[d];
+			frames[k++] = leaf;
+			for (int d = m - 1; d >= 0; d--)
+				frames[k++] = f[d];
+		} else {
+			for (int d = depth - 1; d >= 0; d--)
+				frames[k++] = f[d];
+		}
+		frames[k++] = rows[i].class_name;
 		profile_add(prof, frames, k, rows[i].bytes, rows[i].samples);
 	}
 	return prof;
@@ -176,32 +225,66 @@ static int write_outputs(const struct alloc_opts *o, struct profile *prof)
 	return err;
 }
 
-static void print_stacks(struct alloctrace *t, struct symres *sr, struct alloc_row *rows,
-			 size_t n, uint64_t total, int top)
-{
-	uint64_t ips[64];
+struct site_row {
+	const char *class_name, *site;
+	uint64_t bytes, samples;
+};
 
-	qsort(rows, n, sizeof(*rows), row_by_bytes);
-	printf("\ntop allocation stacks (leaf first; the first line is the allocated class)\n");
-	for (size_t i = 0; i < n && (int)i < top; i++) {
-		int depth = alloctrace_stack(t, rows[i].stack_id, ips, 64);
-		int shown = 0;
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site_row *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/* Group rows by (class, allocating Java frame), largest first. Caller frees. */
+static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
+				    const struct alloc_row *rows, size_t n, size_t *nsites)
+{
+	struct site_row *s = calloc(n ? n : 1, sizeof(*s));
+	size_t ns = 0;
+
+	*nsites = 0;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *site = java_leaf(t, sr, &rows[i]);
+		size_t j;
+
+		if (!site)
+			site = "[allocating Java frame unknown]";
+		for (j = 0; j < ns; j++)
+			if (!strcmp(s[j].class_name, rows[i].class_name) && !strcmp(s[j].site, site))
+				break;
+		if (j == ns) {
+			s[ns].class_name = rows[i].class_name;
+			s[ns++].site = site;
+		}
+		s[j].bytes += rows[i].bytes;
+		s[j].samples += rows[i].samples;
+	}
+	qsort(s, ns, sizeof(*s), site_cmp);
+	*nsites = ns;
+	return s;
+}
+
+/* --by stack: allocation sites (class + allocating Java frame), largest first. */
+static void print_sites(struct alloctrace *t, struct symres *sr, const struct alloc_row *rows,
+			size_t n, uint64_t total, int top)
+{
+	size_t ns;
+	struct site_row *s = group_sites(t, sr, rows, n, &ns);
+
+	if (!s)
+		return;
+	printf("\ntop allocation sites (class, allocating Java frame)\n");
+	for (size_t i = 0; i < ns && (int)i < top; i++) {
 		char b[32];
 
-		printf("%5.1f%%  %10s  %s\n", total ? 100.0 * rows[i].bytes / total : 0,
-		       fmt_bytes(rows[i].bytes, b, sizeof(b)), rows[i].class_name);
-		for (int d = 0; d < depth && shown < 12; d++) {
-			const char *name = symres_name(sr, ips[d]);
-
-			/* skip the JVM's own allocation path above the Java frames */
-			if (d < depth - 1 && shown == 0 && strstr(name, "::"))
-				continue;
-			printf("                    %s\n", name);
-			shown++;
-		}
-		if (depth < 0)
-			printf("                    [no stack]\n");
+		printf("%5.1f%%  %10s  %-32s at %s\n", total ? 100.0 * s[i].bytes / total : 0,
+		       fmt_bytes(s[i].bytes, b, sizeof(b)), s[i].class_name, s[i].site);
 	}
+	free(s);
 }
 
 int do_alloc(int argc, char **argv)
@@ -393,7 +476,25 @@ int do_alloc(int argc, char **argv)
 			       (unsigned long long)classes[i].samples, share,
 			       secs > 0 ? classes[i].bytes / secs : 0);
 		}
-		printf("]}\n");
+		printf("]");
+		if (o.by_stack) {
+			size_t ns;
+			struct site_row *st = group_sites(t, sr, rows, n, &ns);
+
+			printf(",\"sites\":[");
+			for (size_t i = 0; st && i < ns && (int)i < o.top; i++) {
+				printf("%s{\"class\":", i ? "," : "");
+				json_str(stdout, st[i].class_name);
+				printf(",\"site\":");
+				json_str(stdout, st[i].site);
+				printf(",\"bytes\":%llu,\"samples\":%llu}",
+				       (unsigned long long)st[i].bytes,
+				       (unsigned long long)st[i].samples);
+			}
+			printf("]");
+			free(st);
+		}
+		printf("}\n");
 	} else {
 		char b[32], r[32];
 
@@ -417,7 +518,7 @@ int do_alloc(int argc, char **argv)
 					 sizeof(r)),
 			       (unsigned long long)classes[i].samples);
 		if (o.by_stack && sr)
-			print_stacks(t, sr, rows, n, total, o.top);
+			print_sites(t, sr, rows, n, total, o.top);
 		printf("lost events: %llu", (unsigned long long)lost);
 		if (alloctrace_lost_stacks(t))
 			printf(", samples without a stack: %llu",

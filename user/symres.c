@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elfsym.h"
+#include "jframes.h"
 #include "symres.h"
 #include "vmstructs.h"
 
@@ -166,23 +167,17 @@ static void load_perfmap(struct symres *s, const struct mt_proc *p)
 	qsort(s->jit, s->njit, sizeof(*s->jit), jit_cmp);
 }
 
-/* The interpreter's code: AbstractInterpreter::_code (a StubQueue). */
+/* The interpreter's code range, from VMStructs. */
 static void find_interpreter(struct symres *s, const struct mt_proc *p)
 {
 	struct mt_vmstructs *vs = NULL;
-	uint64_t addr, q, off_buf, off_lim, buf;
-	int32_t lim = 0;
+	struct jframes_layout l;
 
 	if (vmstructs_open(p, &vs))
 		return;
-	if (!vmstructs_static_addr(vs, "AbstractInterpreter", "_code", &addr) &&
-	    !vmstructs_read_ptr(vs, addr, &q) && q &&
-	    !vmstructs_field_offset(vs, "StubQueue", "_stub_buffer", &off_buf) &&
-	    !vmstructs_field_offset(vs, "StubQueue", "_buffer_limit", &off_lim) &&
-	    !vmstructs_read_ptr(vs, q + off_buf, &buf) &&
-	    !vmstructs_read(vs, q + off_lim, &lim, sizeof(lim)) && lim > 0) {
-		s->interp_start = buf;
-		s->interp_end = buf + (uint64_t)lim;
+	if (!jframes_layout(vs, &l)) {
+		s->interp_start = l.interp_lo;
+		s->interp_end = l.interp_hi;
 	}
 	vmstructs_free(vs);
 }

@@ -8,6 +8,12 @@
  * hotspot:object__alloc USDT probe (needs -XX:+DTraceAllocProbes), weight =
  * the object's size, one count per object.
  *
+ * The allocating Java frame comes from the JavaThread's frame anchor
+ * (_last_Java_sp/pc/fp, set whenever Java code calls into the VM): its pc,
+ * and for an interpreted frame its Method* (at fp - 3 words on x86-64). This
+ * names the allocation site even when JIT code keeps no frame pointer and
+ * the user stack walk stops at the runtime stub.
+ *
  * Aggregation is in the kernel: a hash map from (class, stack, generation) to
  * bytes and samples. The generation counts hotspot:class__unloaded hits, so a
  * Klass* reused by a class loaded after an unload is a different key. Each new
@@ -26,6 +32,9 @@
 
 struct mt_alloc_key {
 	__u64 klass;     /* Klass* (sampling) or address of the class name bytes (exact) */
+	__u64 java_pc;   /* pc of the allocating Java frame (the thread's last Java
+			  * frame anchor), 0 if unknown */
+	__u64 method;    /* Method* when that frame is interpreted, else 0 */
 	__s32 stack_id;  /* user stack id in alloc_stacks, < 0 if not captured */
 	__u32 gen;       /* class-unload generation when the sample was taken */
 };

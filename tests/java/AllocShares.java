@@ -76,15 +76,21 @@ public class AllocShares {
         while (true) Thread.sleep(1000);
     }
 
+    // one allocation site per class (tests run with -XX:CompileCommand=dontinline
+    // on them to check that memtrace names the allocating method)
+    static Object big() { return new Big(); }
+    static Object mid() { return new Mid(); }
+    static Object small() { return new Small(); }
+
     static void round() {
         // 25 Big, 30 Mid, 40 Small in a shuffled order
         next = next * 1103515245 + 12345;
         byte[] order = ORDERS[(next >>> 16) & 255];
         for (int i = 0; i < order.length; i++) {
             switch (order[i]) {
-                case 0: sink = new Big(); break;
-                case 1: sink = new Mid(); break;
-                default: sink = new Small(); break;
+                case 0: sink = big(); break;
+                case 1: sink = mid(); break;
+                default: sink = small(); break;
             }
         }
     }
