@@ -180,3 +180,50 @@ int agentsock_detach(struct mt_agentsock *s)
 	agentsock_close(s);
 	return err;
 }
+
+int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, size_t len)
+{
+	char frame[MT_AP_HDR_SIZE + 512];
+	long n;
+
+	if (s->fd < 0)
+		return -ENOTCONN;
+	n = mt_ap_encode(frame, sizeof(frame), type, s->seq++, payload, len);
+	if (n < 0)
+		return (int)n;
+	return write_full(s->fd, frame, (size_t)n);
+}
+
+int agentsock_recv(struct mt_agentsock *s, struct mt_ap_hdr *h, void *buf, size_t cap,
+		   int timeout_ms)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+	uint64_t deadline;
+	int err, pr;
+
+	if (s->fd < 0)
+		return -ENOTCONN;
+	pr = poll(&pfd, 1, timeout_ms);
+	if (pr < 0)
+		return -errno;
+	if (pr == 0)
+		return 0;
+	/* a frame has begun: the rest follows within the reply time */
+	deadline = mono_ns() / 1000000 + MT_AGENT_REPLY_MS;
+	err = read_full(s->fd, h, sizeof(*h), deadline);
+	if (err)
+		return err;
+	err = mt_ap_check_hdr(h);
+	if (err)
+		return err;
+	if (h->len > cap)
+		return -EMSGSIZE;
+	err = read_full(s->fd, buf, h->len, deadline);
+	if (err)
+		return err;
+	if (h->type == MT_AP_ERROR && h->len == sizeof(s->last_err)) {
+		memcpy(&s->last_err, buf, sizeof(s->last_err));
+		s->last_err.msg[sizeof(s->last_err.msg) - 1] = '\0';
+	}
+	return 1;
+}

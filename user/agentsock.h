@@ -54,4 +54,20 @@ int agentsock_ping(struct mt_agentsock *s);
 /* agentsock_detach - DETACH → DETACH_ACK; the agent goes dormant, we close. */
 int agentsock_detach(struct mt_agentsock *s);
 
+/*
+ * agentsock_send - send one frame of @type (no reply awaited). Returns 0 or -errno.
+ * The frame's seq is s->seq before the call (replies echo it).
+ */
+int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, size_t len);
+
+/*
+ * agentsock_recv - read the next frame of any type, waiting at most
+ * @timeout_ms. Its payload (h->len bytes, checked against @cap) goes to @buf.
+ * Returns 1 for a frame, 0 on timeout (nothing consumed), -ECONNRESET if the
+ * agent closed, -EMSGSIZE if the payload exceeds @cap, -EINTR if a signal
+ * interrupted the wait, other -errno. An ERROR frame is returned as any other.
+ */
+int agentsock_recv(struct mt_agentsock *s, struct mt_ap_hdr *h, void *buf, size_t cap,
+		   int timeout_ms);
+
 #endif

@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "agentfile.h"
+#include "agentsession.h"
 #include "agentsock.h"
 #include "attach.h"
 #include "cmds.h"
 #include "proc.h"
 #include "util.h"
 
-#define RECONNECT_MS 3000 /* a loaded agent recreates a removed socket within ~1 s */
 
 struct attach_opts {
 	int pid;
@@ -97,89 +97,6 @@ static double ms_since(uint64_t t0)
 	return (double)(mono_ns() - t0) / 1e6;
 }
 
-/* Explain an agent socket error once. */
-static void explain_sock(const struct mt_proc *p, const struct mt_agentsock *s, int err)
-{
-	char path[64];
-
-	agentsock_path(p->nspid, path, sizeof(path));
-	switch (err) {
-	case -ENOENT:
-		p_err("no memtrace agent listens in JVM %d (%s is absent): run `memtrace attach "
-		      "-p %d` first", p->pid, path, p->pid);
-		break;
-	case -ECONNREFUSED:
-		p_err("%s in JVM %d is a stale socket (no agent listens); `memtrace attach -p %d "
-		      "--load` starts one", path, p->pid, p->pid);
-		break;
-	case -EPERM:
-	case -EACCES:
-		p_err("not allowed to connect to %s in JVM %d (uid %u): run memtrace as root or "
-		      "as the JVM's user", path, p->pid, (unsigned)p->uid);
-		break;
-	case -EREMOTEIO:
-		p_err("the agent in JVM %d refused: %s", p->pid, s->last_err.msg);
-		break;
-	case -ECONNRESET:
-		p_err("the agent in JVM %d closed the connection (another uid? a protocol "
-		      "mismatch?)", p->pid);
-		break;
-	case -ETIMEDOUT:
-		p_err("the agent in JVM %d did not answer within %d ms", p->pid,
-		      MT_AGENT_REPLY_MS);
-		break;
-	default:
-		p_err("talking to the agent in JVM %d (%s): %s", p->pid, path, strerror(-err));
-	}
-}
-
-/* Connect and say HELLO, retrying while a loaded agent (re)creates its socket. */
-static int connect_hello(const struct mt_proc *p, struct mt_agentsock *s,
-			 struct mt_ap_hello_reply *r, int retry_ms)
-{
-	uint64_t t0 = mono_ns();
-	int err;
-
-	for (;;) {
-		err = agentsock_connect(p, s);
-		if (!err)
-			break;
-		if ((err != -ENOENT && err != -ECONNREFUSED) || ms_since(t0) >= retry_ms)
-			return err;
-		usleep(50000);
-	}
-	err = agentsock_hello(s, r);
-	if (err)
-		agentsock_close(s);
-	return err;
-}
-
-/* Place the agent in the target, `load` it, remove the copy. */
-static int load_agent(const struct mt_proc *p, char *shown, size_t n)
-{
-	struct mt_agentfile af;
-	char src[PATH_MAX], opts[128], sock[64];
-	int err, rc = 0;
-
-	err = agentfile_find(src, sizeof(src));
-	if (err)
-		return err;
-	err = agentfile_place(p, src, &af);
-	if (err)
-		return err;
-	agentsock_path(p->nspid, sock, sizeof(sock));
-	snprintf(opts, sizeof(opts), "sock=%s", sock);
-	err = attach_load(p, af.path, opts, &rc);
-	if (err == -ECANCELED && rc == MT_AGENT_E_TWICE)
-		p_info("hint: another copy of the agent (another memtrace version or place) "
-		       "already runs in JVM %d; `memtrace attach -p %d` without --load talks to it",
-		       p->pid, p->pid);
-	snprintf(shown, n, "%s", af.path);
-	/* The JVM keeps its mapping; the file is no longer needed. */
-	agentfile_remove(&af);
-	return err;
-}
-
 static void print_hello(const struct mt_proc *p, const struct mt_ap_hello_reply *r,
 			bool loaded, const char *path, double load_ms, double total_ms)
 {
@@ -228,7 +145,7 @@ static int hold(const struct mt_proc *p, struct mt_agentsock *s, double secs)
 		usleep(left > 1000000000ull ? 1000000 : (useconds_t)(left / 1000));
 		err = agentsock_ping(s);
 		if (err) {
-			explain_sock(p, s, err);
+			agentsession_explain(p, s, err);
 			return err;
 		}
 	}
@@ -262,22 +179,22 @@ int do_attach(int argc, char **argv)
 		return 1;
 	}
 	if (mapped && !o.force_load) {
-		err = connect_hello(&p, &s, &r, RECONNECT_MS);
+		err = agentsession_connect(&p, &s, &r, RECONNECT_MS);
 		if (err) {
-			explain_sock(&p, &s, err);
+			agentsession_explain(&p, &s, err);
 			return 1;
 		}
 	} else {
 		uint64_t tl = mono_ns();
 
-		err = load_agent(&p, path, sizeof(path));
+		err = agentsession_load(&p, path, sizeof(path));
 		if (err)
 			return 1;
 		load_ms = ms_since(tl);
 		loaded = true;
-		err = connect_hello(&p, &s, &r, RECONNECT_MS);
+		err = agentsession_connect(&p, &s, &r, RECONNECT_MS);
 		if (err) {
-			explain_sock(&p, &s, err);
+			agentsession_explain(&p, &s, err);
 			return 1;
 		}
 	}
@@ -304,11 +221,11 @@ int do_detach(int argc, char **argv)
 		proc_explain(o.pid, err);
 		return 1;
 	}
-	err = connect_hello(&p, &s, &r, 0);
+	err = agentsession_connect(&p, &s, &r, 0);
 	if (!err)
 		err = agentsock_detach(&s);
 	if (err) {
-		explain_sock(&p, &s, err);
+		agentsession_explain(&p, &s, err);
 		agentsock_close(&s);
 		return 1;
 	}

@@ -10,6 +10,8 @@ int do_ps(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 int do_attach(int argc, char **argv);
 int do_detach(int argc, char **argv);
+int do_age(int argc, char **argv);
+int do_leaks(int argc, char **argv);
 int do_vmstructs(int argc, char **argv);
 int do_selftest_sinks(int argc, char **argv);
 int do_serve(int argc, char **argv);

@@ -21,6 +21,8 @@ static const struct cmd cmds[] = {
 	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
 	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },
 	{ "detach", do_detach, "tell memtrace's agent in a JVM to go dormant" },
+	{ "age", do_age, "live sampled objects by GCs survived, per class or site (agent)" },
+	{ "leaks", do_leaks, "allocation sites ranked by growth of old live bytes (agent)" },
 	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
 	{ "selftest-sinks", do_selftest_sinks, "(testing) write a synthetic profile through every profile sink" },
 	{ "serve", do_serve, "serve GC metrics of one or all JVMs (OpenMetrics, JSON API)" },

@@ -13,6 +13,11 @@
  *
  * A session: the client sends HELLO first; the agent answers HELLO_REPLY.
  * Then PING/PONG, DETACH/DETACH_ACK (the agent goes dormant and closes).
+ * Sampling (record format MT_AP_REC_VERSION, checked in SAMPLE_START):
+ * SAMPLE_START → SAMPLE_STARTED, then the agent streams EVENTS frames (a
+ * sequence of records, below) until SAMPLE_STOP → the last EVENTS → SAMPLE_STOPPED.
+ * Frames of other types may be interleaved with EVENTS. An agent older than
+ * the sampling types answers SAMPLE_START with ERROR (unknown frame type).
  * A frame with a bad magic, another version, an unknown type, a payload
  * larger than MT_AP_MAX_PAYLOAD, or a payload of the wrong size for its type
  * is answered by ERROR and the connection is closed. Decoding never trusts
@@ -56,8 +61,16 @@ enum mt_ap_type {
 	MT_AP_DETACH       = 5, /* client → agent: no payload; agent goes dormant */
 	MT_AP_DETACH_ACK   = 6, /* agent → client: no payload; then the agent closes */
 	MT_AP_ERROR        = 7, /* either way: struct mt_ap_error; then the sender closes */
-	MT_AP_TYPE_MAX     = 7,
+	MT_AP_SAMPLE_START = 8, /* client → agent: struct mt_ap_sample_start */
+	MT_AP_SAMPLE_STARTED = 9, /* agent → client: struct mt_ap_sample_started */
+	MT_AP_SAMPLE_STOP  = 10, /* client → agent: no payload; sampling ends */
+	MT_AP_SAMPLE_STOPPED = 11, /* agent → client: struct mt_ap_sample_stats, the last word */
+	MT_AP_EVENTS       = 12, /* agent → client: records (variable length, see below) */
+	MT_AP_TYPE_MAX     = 12,
 };
+
+/* mt_ap_payload_size() of a type whose payload length varies (<= MT_AP_MAX_PAYLOAD). */
+#define MT_AP_VARLEN       (-2)
 
 struct mt_ap_hdr {
 	uint32_t magic;   /* MT_AP_MAGIC */
@@ -96,7 +109,86 @@ struct mt_ap_error {
 	char msg[128];             /* NUL-terminated reason */
 };
 
+/*
+ * Sampling. The agent tags every sampled object with an id from one counter
+ * that only grows (ids are handed out in allocation order, across sessions),
+ * so a GC record's next_id splits ids into "allocated before" and "after".
+ */
+#define MT_AP_REC_VERSION  1        /* record format below; bump on any change */
+#define MT_AP_MAX_DEPTH    32       /* most stack frames an ALLOC record carries */
+#define MT_AP_DEFAULT_INTERVAL (512u * 1024) /* HotSpot's own default, restored on stop */
+
+struct mt_ap_sample_start {
+	uint16_t rec_version; /* MT_AP_REC_VERSION the client decodes */
+	uint16_t max_depth;   /* frames per sample, 1..MT_AP_MAX_DEPTH */
+	uint32_t interval;    /* mean bytes between samples (SetHeapSamplingInterval), > 0 */
+};
+
+struct mt_ap_sample_started {
+	uint16_t rec_version; /* MT_AP_REC_VERSION the agent encodes */
+	uint16_t max_depth;   /* as granted */
+	uint32_t interval;    /* as set */
+	uint64_t first_id;    /* the first id this session hands out */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC in the JVM when sampling began */
+};
+
+/* Counters of one session; every loss is counted, never hidden. */
+struct mt_ap_sample_stats {
+	uint64_t sampled;        /* SampledObjectAlloc callbacks that produced a record */
+	uint64_t dropped_allocs; /* samples lost: the agent's ring was full (not tagged) */
+	uint64_t dropped_frees;  /* ObjectFree events lost: ring full (the object stays "live") */
+	uint64_t dropped_gcs;    /* GC records lost: ring full (ages are then too young) */
+	uint64_t frees;          /* ObjectFree events recorded */
+	uint64_t gcs;            /* GarbageCollectionFinish events recorded */
+	uint64_t tag_errors;     /* SetTag/GetStackTrace failures (sample skipped) */
+	uint64_t names_dropped;  /* classes/methods past the agent's name-table bound */
+};
+
+/* One record inside an EVENTS payload: 8-byte header, then the body; len
+ * (header included) is a multiple of 8 so every body is 8-byte aligned. */
+struct mt_ap_rec {
+	uint16_t kind; /* enum mt_ap_rec_kind */
+	uint16_t len;  /* total record bytes, >= 8, multiple of 8 */
+	uint32_t arg;  /* per kind, see below */
+};
+
+enum mt_ap_rec_kind {
+	MT_AP_REC_CLASS  = 1, /* arg: class id (>0); body: JVM signature "Lpkg/C;", NUL, padding */
+	MT_AP_REC_METHOD = 2, /* arg: method id (>0); body: class signature NUL method name NUL */
+	MT_AP_REC_ALLOC  = 3, /* arg: class id; body: struct mt_ap_alloc + depth × mt_ap_frame */
+	MT_AP_REC_FREE   = 4, /* arg: n; body: n × uint64_t ids of freed tagged objects */
+	MT_AP_REC_GC     = 5, /* arg: 0; body: struct mt_ap_gc */
+	MT_AP_REC_STATS  = 6, /* arg: 0; body: struct mt_ap_sample_stats so far */
+};
+
+struct mt_ap_alloc {
+	uint64_t id;    /* the tag: sequential, allocation order */
+	uint64_t size;  /* object size in bytes (GetObjectSize) */
+	uint64_t ts_ns; /* CLOCK_MONOTONIC at the callback */
+	uint32_t depth; /* frames following, innermost first */
+	uint32_t reserved;
+};
+
+struct mt_ap_frame {
+	uint32_t method; /* method id of a METHOD record sent earlier (0: unknown) */
+	int32_t line;    /* source line, -1 if unknown (native, no line table) */
+};
+
+struct mt_ap_gc {
+	uint64_t gc_no;   /* GarbageCollectionFinish events since sampling began, from 1 */
+	uint64_t next_id; /* the next id to be handed out when this GC finished */
+	uint64_t end_ns;  /* CLOCK_MONOTONIC at GarbageCollectionFinish */
+	uint64_t reserved;
+};
+
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
+_Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");
+_Static_assert(sizeof(struct mt_ap_sample_started) == 24, "sample started layout");
+_Static_assert(sizeof(struct mt_ap_sample_stats) == 64, "sample stats layout");
+_Static_assert(sizeof(struct mt_ap_rec) == 8, "record header layout");
+_Static_assert(sizeof(struct mt_ap_alloc) == 32, "alloc layout");
+_Static_assert(sizeof(struct mt_ap_frame) == 8, "frame layout");
+_Static_assert(sizeof(struct mt_ap_gc) == 32, "gc layout");
 _Static_assert(sizeof(struct mt_ap_hello) == 8, "hello layout");
 _Static_assert(sizeof(struct mt_ap_hello_reply) == 32 + 3 * MT_AP_STR, "hello reply layout");
 _Static_assert(sizeof(struct mt_ap_ping) == 8, "ping layout");
@@ -113,6 +205,11 @@ static inline long mt_ap_payload_size(unsigned type)
 	case MT_AP_DETACH:
 	case MT_AP_DETACH_ACK:  return 0;
 	case MT_AP_ERROR:       return sizeof(struct mt_ap_error);
+	case MT_AP_SAMPLE_START: return sizeof(struct mt_ap_sample_start);
+	case MT_AP_SAMPLE_STARTED: return sizeof(struct mt_ap_sample_started);
+	case MT_AP_SAMPLE_STOP: return 0;
+	case MT_AP_SAMPLE_STOPPED: return sizeof(struct mt_ap_sample_stats);
+	case MT_AP_EVENTS:      return MT_AP_VARLEN;
 	default:                return -1;
 	}
 }
@@ -157,6 +254,8 @@ static inline int mt_ap_check_hdr(const struct mt_ap_hdr *h)
 	if (h->len > MT_AP_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	want = mt_ap_payload_size(h->type);
+	if (want == MT_AP_VARLEN)
+		return 0;
 	if (want < 0)
 		return -ENOMSG;
 	if ((long)h->len != want)
@@ -185,6 +284,96 @@ static inline long mt_ap_decode(const void *buf, size_t n, struct mt_ap_hdr *h,
 		return -EAGAIN;
 	*payload = (const char *)buf + MT_AP_HDR_SIZE;
 	return (long)(MT_AP_HDR_SIZE + h->len);
+}
+
+/*
+ * mt_ap_rec_next - the record at *@off of an EVENTS payload @buf of @n bytes.
+ * Fills *@r, points *@body at the body (*@body_len bytes), advances *@off.
+ * Returns 1 for a record, 0 at the end, -EBADMSG for a malformed record
+ * (length < 8, not a multiple of 8, past the end, or a body too short or
+ * inconsistent for its kind). Unknown kinds are returned for the caller to skip.
+ */
+static inline int mt_ap_rec_next(const void *buf, size_t n, size_t *off, struct mt_ap_rec *r,
+				 const void **body, size_t *body_len)
+{
+	const char *p = (const char *)buf + *off;
+	size_t left, blen;
+
+	if (*off >= n)
+		return 0;
+	left = n - *off;
+	if (left < sizeof(*r))
+		return -EBADMSG;
+	memcpy(r, p, sizeof(*r));
+	if (r->len < sizeof(*r) || r->len % 8 || r->len > left)
+		return -EBADMSG;
+	blen = r->len - sizeof(*r);
+	switch (r->kind) {
+	case MT_AP_REC_CLASS:
+	case MT_AP_REC_METHOD:
+		/* a NUL-terminated string (METHOD: two) inside the body */
+		if (!blen || !memchr(p + sizeof(*r), '\0', blen))
+			return -EBADMSG;
+		if (r->kind == MT_AP_REC_METHOD) {
+			const char *s2 = (const char *)memchr(p + sizeof(*r), '\0', blen) + 1;
+
+			if (s2 >= p + r->len || !memchr(s2, '\0', (size_t)(p + r->len - s2)))
+				return -EBADMSG;
+		}
+		break;
+	case MT_AP_REC_ALLOC: {
+		struct mt_ap_alloc a;
+
+		if (blen < sizeof(a))
+			return -EBADMSG;
+		memcpy(&a, p + sizeof(*r), sizeof(a));
+		if (a.depth > MT_AP_MAX_DEPTH ||
+		    blen < sizeof(a) + a.depth * sizeof(struct mt_ap_frame))
+			return -EBADMSG;
+		break;
+	}
+	case MT_AP_REC_FREE:
+		if (blen / 8 < r->arg)
+			return -EBADMSG;
+		break;
+	case MT_AP_REC_GC:
+		if (blen < sizeof(struct mt_ap_gc))
+			return -EBADMSG;
+		break;
+	case MT_AP_REC_STATS:
+		if (blen < sizeof(struct mt_ap_sample_stats))
+			return -EBADMSG;
+		break;
+	default:
+		break;
+	}
+	*body = p + sizeof(*r);
+	*body_len = blen;
+	*off += r->len;
+	return 1;
+}
+
+/*
+ * mt_ap_rec_put - append a record of @kind/@arg with a body of @blen bytes
+ * (padded with zeros to a multiple of 8) at *@off of @buf (@cap bytes).
+ * Returns the record's size, or -ENOSPC (nothing written) if it does not fit
+ * or exceeds a record's 65535-byte limit.
+ */
+static inline long mt_ap_rec_put(void *buf, size_t cap, size_t *off, unsigned kind, uint32_t arg,
+				 const void *body, size_t blen)
+{
+	size_t len = (sizeof(struct mt_ap_rec) + blen + 7) & ~(size_t)7;
+	struct mt_ap_rec r = { .kind = (uint16_t)kind, .len = (uint16_t)len, .arg = arg };
+	char *p = (char *)buf + *off;
+
+	if (len > 0xfff8 || *off > cap || cap - *off < len)
+		return -ENOSPC;
+	memcpy(p, &r, sizeof(r));
+	if (blen)
+		memcpy(p + sizeof(r), body, blen);
+	memset(p + sizeof(r) + blen, 0, len - sizeof(r) - blen);
+	*off += len;
+	return (long)len;
 }
 
 #endif

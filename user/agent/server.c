@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -25,6 +26,10 @@
 #define POLL_MS          1000  /* how often the thread re-checks its socket file */
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
 #define REBIND_LOG_MS    60000 /* repeat a rebind failure in the log at most this often */
+#define DRAIN_MS         20    /* while sampling: how often the rings are drained */
+#define STATS_MS         1000  /* while sampling: a STATS record this often */
+#define TX_CAP           (1u << 20) /* bytes queued for a slow client before it is dropped */
+#define TX_DRAIN_ROOM    (512u * 1024) /* drain the rings only with this much room */
 
 /* Thread-owned state (only the socket thread touches it after start). */
 static int listen_fd = -1;
@@ -33,6 +38,11 @@ static bool hello_done;
 static char rx[MT_AP_HDR_SIZE + 512]; /* every known payload is < 512 bytes */
 static size_t rx_len;
 static uint64_t rx_since_ms;
+static char *tx;        /* frames queued for the client (TX_CAP bytes, malloc'd per session) */
+static size_t tx_len;
+static bool stopping;   /* SAMPLE_STOP seen: drain the rest, then SAMPLE_STOPPED */
+static uint32_t stop_seq;
+static uint64_t last_stats_ms;
 
 /* Shared with Agent_OnUnload: the socket file we bound (under agent.lock). */
 static char bound_path[sizeof(agent.sock_path)];
@@ -122,15 +132,52 @@ static void check_listener(void)
 	pthread_mutex_unlock(&agent.lock);
 }
 
-/* Send one frame; a client that cannot take it now is dropped. Returns 0 or -1. */
+/* Write queued frames without blocking. Returns 0, or -1 if the client is gone. */
+static int flush_tx(void)
+{
+	while (tx_len) {
+		ssize_t w = send(client_fd, tx, tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (w <= 0)
+			return -1;
+		memmove(tx, tx + w, tx_len - (size_t)w);
+		tx_len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Queue one frame and write what the socket takes now. A client that lets
+ * TX_CAP bytes pile up is dropped. Returns 0 or -1.
+ */
 static int send_frame(int fd, unsigned type, uint32_t seq, const void *payload, size_t len)
 {
-	char buf[MT_AP_HDR_SIZE + 512];
-	long n = mt_ap_encode(buf, sizeof(buf), type, seq, payload, len);
+	char small[MT_AP_HDR_SIZE + 512];
+	long n;
 
+	if (fd != client_fd || !tx) { /* a refused peer: one best-effort write */
+		n = mt_ap_encode(small, sizeof(small), type, seq, payload, len);
+		if (n < 0)
+			return -1;
+		return send(fd, small, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n ? 0 : -1;
+	}
+	n = mt_ap_encode(tx + tx_len, TX_CAP - tx_len, type, seq, payload, len);
 	if (n < 0)
 		return -1;
-	return send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n ? 0 : -1;
+	tx_len += (size_t)n;
+	return flush_tx();
+}
+
+/* stream_drain()'s sink: EVENTS frames into the queue. */
+static int emit_events(unsigned type, const void *payload, size_t len)
+{
+	static uint32_t ev_seq;
+
+	return send_frame(client_fd, type, ++ev_seq, payload, len);
 }
 
 static void send_error(int fd, uint32_t seq, int code, const char *msg)
@@ -147,12 +194,20 @@ static void send_error(int fd, uint32_t seq, int code, const char *msg)
  */
 static void session_end(void)
 {
-	/* No events are enabled by the foundation; later features disable theirs here. */
-	if (client_fd >= 0)
+	/* sampling off, rings freed, the session's env (and its tags) disposed */
+	sampler_release();
+	stream_reset();
+	stopping = false;
+	if (client_fd >= 0) {
+		flush_tx(); /* a last ERROR or ACK, if the socket takes it */
 		close(client_fd);
+	}
 	client_fd = -1;
 	hello_done = false;
 	rx_len = 0;
+	free(tx);
+	tx = NULL;
+	tx_len = 0;
 }
 
 /* Accept a connection: our uid or root only, one client at a time. */
@@ -183,6 +238,13 @@ static void accept_client(void)
 		close(fd);
 		return;
 	}
+	tx = malloc(TX_CAP);
+	if (!tx) {
+		send_error(fd, 0, ENOMEM, "the agent is out of memory");
+		close(fd);
+		return;
+	}
+	tx_len = 0;
 	client_fd = fd;
 	hello_done = false;
 	rx_len = 0;
@@ -217,6 +279,62 @@ static void handle_hello(const struct mt_ap_hdr *h, const struct mt_ap_hello *in
 		session_end();
 }
 
+/* SAMPLE_START: a sampling session on this connection. */
+static void handle_sample_start(const struct mt_ap_hdr *h, const struct mt_ap_sample_start *in)
+{
+	struct mt_ap_sample_started out = { 0 };
+	char why[128];
+	int err;
+
+	if (in->rec_version != MT_AP_REC_VERSION) {
+		snprintf(why, sizeof(why), "this agent encodes sample records version %d",
+			 MT_AP_REC_VERSION);
+		err = -EPROTONOSUPPORT;
+	} else if (!in->interval || in->max_depth < 1 || in->max_depth > MT_AP_MAX_DEPTH) {
+		snprintf(why, sizeof(why), "interval must be > 0 and depth 1..%d", MT_AP_MAX_DEPTH);
+		err = -EINVAL;
+	} else if (stopping) {
+		snprintf(why, sizeof(why), "the previous sampling session is still stopping");
+		err = -EBUSY;
+	} else {
+		err = sampler_start(in, &out, why, sizeof(why));
+	}
+	if (err) {
+		send_error(client_fd, h->seq, -err, why);
+		session_end();
+		return;
+	}
+	last_stats_ms = now_ms();
+	if (send_frame(client_fd, MT_AP_SAMPLE_STARTED, h->seq, &out, sizeof(out)))
+		session_end();
+}
+
+/* While sampling: move the rings into EVENTS frames; finish a STOP. */
+static void pump_samples(void)
+{
+	bool stats;
+
+	if (client_fd < 0 || !sampler_active() || TX_CAP - tx_len < TX_DRAIN_ROOM)
+		return;
+	stats = now_ms() - last_stats_ms >= STATS_MS;
+	if (stats)
+		last_stats_ms = now_ms();
+	if (stream_drain(emit_events, stats || stopping) < 0) {
+		session_end();
+		return;
+	}
+	if (stopping && stream_empty()) {
+		struct mt_ap_sample_stats st;
+
+		stream_stats(&st);
+		stopping = false;
+		sampler_release();
+		stream_reset();
+		if (send_frame(client_fd, MT_AP_SAMPLE_STOPPED, stop_seq, &st, sizeof(st)))
+			session_end();
+	}
+}
+
 /* Handle one complete, validated frame. */
 static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 {
@@ -236,6 +354,21 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 	case MT_AP_DETACH:
 		send_frame(client_fd, MT_AP_DETACH_ACK, h->seq, NULL, 0);
 		session_end();
+		break;
+	case MT_AP_SAMPLE_START:
+		handle_sample_start(h, payload);
+		break;
+	case MT_AP_SAMPLE_STOP:
+		if (!sampler_active() || stopping) {
+			send_error(client_fd, h->seq, EINVAL, "sampling is not on");
+			session_end();
+			break;
+		}
+		/* no new samples; what the rings hold is still sent, then STOPPED */
+		sampler_quiesce();
+		stopping = true;
+		stop_seq = h->seq;
+		pump_samples();
 		break;
 	default: /* a reply type sent to us */
 		send_error(client_fd, h->seq, EPROTO, "unexpected frame type");
@@ -292,13 +425,16 @@ static void drain_wake(void)
 
 static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
+	agent.jni = jni;
 	for (;;) {
+		bool sampling = client_fd >= 0 && sampler_active();
 		struct pollfd pfd[3] = {
 			{ .fd = agent.wake_fd, .events = POLLIN },
 			{ .fd = listen_fd, .events = POLLIN },
-			{ .fd = client_fd, .events = POLLIN }, /* fd -1 is ignored by poll */
+			/* fd -1 is ignored by poll */
+			{ .fd = client_fd, .events = POLLIN | (tx_len ? POLLOUT : 0) },
 		};
-		int n = poll(pfd, 3, POLL_MS);
+		int n = poll(pfd, 3, sampling ? DRAIN_MS : POLL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			agent_log("poll: %s; the agent thread stops", strerror(errno));
@@ -307,8 +443,12 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		if (n > 0 && (pfd[0].revents & POLLIN))
 			drain_wake();
 		check_listener();
+		if (n > 0 && client_fd >= 0 && pfd[2].fd == client_fd &&
+		    (pfd[2].revents & POLLOUT) && flush_tx())
+			session_end();
 		/* the client first: a session that just ended must not make the next busy */
-		if (n > 0 && client_fd >= 0 && pfd[2].fd == client_fd && pfd[2].revents)
+		if (n > 0 && client_fd >= 0 && pfd[2].fd == client_fd &&
+		    (pfd[2].revents & ~POLLOUT))
 			read_client();
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			accept_client();
@@ -316,6 +456,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			send_error(client_fd, 0, ETIMEDOUT, "incomplete frame timed out");
 			session_end();
 		}
+		pump_samples();
 	}
 }
 

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sampler.c - the agent's allocation sampling: JVMTI callbacks and the
+ * bounded rings they fill for the socket thread (stream.c drains them).
+ *
+ * One sampling session owns its own JVMTI environment: created on START,
+ * disposed on STOP, so the tags it set (and its tag map) vanish with it
+ * without a heap walk, and the next session's ObjectFree events cannot
+ * mention ids of an earlier one.
+ *
+ * Callbacks never block on the socket and never wait for memtrace:
+ *   SampledObjectAlloc (Java thread): take an id, stack, class signature,
+ *     reserve a slot in the alloc ring (mutex, O(1)), fill it outside the
+ *     lock, publish it; a full ring counts a drop and the object is not tagged.
+ *   ObjectFree (restricted: no JNI): push the tag into the free ring (mutex).
+ *   GarbageCollectionFinish (restricted: no JVMTI but raw monitors): atomics
+ *     only — a single-producer ring of GC records — then an eventfd write
+ *     wakes the socket thread.
+ * Every callback holds `inflight` while it touches session state, and checks
+ * `active` after taking it; sampler_stop() clears `active`, then waits for
+ * `inflight` to reach 0 before freeing the rings and disposing the env.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+struct sampler smp = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ids only grow, across sessions: allocation order is id order */
+static _Atomic uint64_t next_id = 1;
+
+uint64_t agent_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Enter a callback: 1 if the session is active (then leave with cb_leave). */
+static int cb_enter(void)
+{
+	atomic_fetch_add(&smp.inflight, 1);
+	if (atomic_load(&smp.active))
+		return 1;
+	atomic_fetch_sub(&smp.inflight, 1);
+	return 0;
+}
+
+static void cb_leave(void)
+{
+	atomic_fetch_sub(&smp.inflight, 1);
+}
+
+static void JNICALL on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+				     jobject object, jclass klass, jlong size)
+{
+	jvmtiFrameInfo frames[MT_AP_MAX_DEPTH];
+	struct sample_slot *s;
+	char *sig = NULL;
+	jint depth = 0;
+	unsigned idx;
+
+	if (!cb_enter())
+		return;
+	/* reserve first: a sample we cannot keep is not tagged (no orphan frees) */
+	pthread_mutex_lock(&smp.lock);
+	if (smp.a_count == smp.a_cap) {
+		pthread_mutex_unlock(&smp.lock);
+		atomic_fetch_add(&smp.st.dropped_allocs, 1);
+		cb_leave();
+		return;
+	}
+	idx = (smp.a_head + smp.a_count) % smp.a_cap;
+	smp.a_count++;
+	s = &smp.allocs[idx];
+	atomic_store_explicit(&s->ready, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&smp.lock);
+
+	s->id = 0; /* 0: skip this slot (a JVMTI call failed) */
+	if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, smp.max_depth, frames, &depth) ||
+	    (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL)) {
+		atomic_fetch_add(&smp.st.tag_errors, 1);
+		goto publish;
+	}
+	s->id = atomic_fetch_add(&next_id, 1);
+	if ((*jvmti)->SetTag(jvmti, object, (jlong)s->id)) {
+		atomic_fetch_add(&smp.st.tag_errors, 1);
+		s->id = 0;
+		goto publish;
+	}
+	s->size = (uint64_t)size;
+	s->ts_ns = agent_mono_ns();
+	s->depth = (unsigned)depth;
+	for (jint i = 0; i < depth; i++) {
+		s->methods[i] = frames[i].method;
+		s->bcis[i] = frames[i].location;
+	}
+	snprintf(s->cls, sizeof(s->cls), "%s", sig);
+	atomic_fetch_add(&smp.st.sampled, 1);
+publish:
+	if (sig)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	cb_leave();
+}
+
+static void JNICALL on_object_free(jvmtiEnv *jvmti, jlong tag)
+{
+	if (!cb_enter())
+		return;
+	pthread_mutex_lock(&smp.lock);
+	if (smp.f_count == smp.f_cap) {
+		atomic_fetch_add(&smp.st.dropped_frees, 1);
+	} else {
+		smp.frees[(smp.f_head + smp.f_count) % smp.f_cap] = (uint64_t)tag;
+		smp.f_count++;
+		atomic_fetch_add(&smp.st.frees, 1);
+	}
+	pthread_mutex_unlock(&smp.lock);
+	cb_leave();
+}
+
+/* Restricted context: atomics and one write(2) only. GCs finish one at a time. */
+static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
+{
+	unsigned w, r;
+
+	if (!cb_enter())
+		return;
+	w = atomic_load_explicit(&smp.g_w, memory_order_relaxed);
+	r = atomic_load_explicit(&smp.g_r, memory_order_acquire);
+	smp.gc_no++;
+	if (w - r >= SAMPLER_GC_RING) {
+		atomic_fetch_add(&smp.st.dropped_gcs, 1);
+	} else {
+		struct mt_ap_gc *g = &smp.gcs[w % SAMPLER_GC_RING];
+
+		g->gc_no = smp.gc_no;
+		g->next_id = atomic_load(&next_id);
+		g->end_ns = agent_mono_ns();
+		g->reserved = 0;
+		atomic_store_explicit(&smp.g_w, w + 1, memory_order_release);
+		atomic_fetch_add(&smp.st.gcs, 1);
+	}
+	server_wake();
+	cb_leave();
+}
+
+/* Release what sampler_start built. Callbacks are out (inflight 0). */
+static void release(void)
+{
+	free(smp.allocs);
+	free(smp.frees);
+	smp.allocs = NULL;
+	smp.frees = NULL;
+	smp.a_cap = smp.a_head = smp.a_count = 0;
+	smp.f_cap = smp.f_head = smp.f_count = 0;
+	if (smp.env)
+		(*smp.env)->DisposeEnvironment(smp.env);
+	smp.env = NULL;
+}
+
+int sampler_start(const struct mt_ap_sample_start *req, struct mt_ap_sample_started *out,
+		  char *why, size_t n)
+{
+	jvmtiCapabilities caps = {
+		.can_generate_sampled_object_alloc_events = 1,
+		.can_generate_object_free_events = 1,
+		.can_generate_garbage_collection_events = 1,
+		.can_tag_objects = 1,
+	};
+	jvmtiEventCallbacks cb = {
+		.SampledObjectAlloc = on_sampled_alloc,
+		.ObjectFree = on_object_free,
+		.GarbageCollectionFinish = on_gc_finish,
+	};
+	static const jvmtiEvent events[] = {
+		JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVMTI_EVENT_OBJECT_FREE,
+		JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+	};
+	jvmtiError e;
+
+	jvmtiCapabilities lines = { .can_get_line_numbers = 1 };
+
+	if (smp.env) {
+		snprintf(why, n, "sampling is already on in this session");
+		return -EALREADY;
+	}
+	/* the socket thread resolves line numbers with the agent's main env */
+	(*agent.jvmti)->AddCapabilities(agent.jvmti, &lines);
+	if ((*agent.vm)->GetEnv(agent.vm, (void **)&smp.env, JVMTI_VERSION_11) != JNI_OK) {
+		smp.env = NULL;
+		snprintf(why, n, "no JVMTI 11 environment (JDK 11+ needed for allocation sampling)");
+		return -ENOTSUP;
+	}
+	e = (*smp.env)->AddCapabilities(smp.env, &caps);
+	if (e) {
+		snprintf(why, n, "JVMTI refused the sampling capabilities (error %d)", (int)e);
+		goto fail;
+	}
+	smp.a_cap = SAMPLER_ALLOC_RING;
+	smp.f_cap = SAMPLER_FREE_RING;
+	smp.allocs = calloc(smp.a_cap, sizeof(*smp.allocs));
+	smp.frees = calloc(smp.f_cap, sizeof(*smp.frees));
+	if (!smp.allocs || !smp.frees) {
+		snprintf(why, n, "out of memory for the sample rings");
+		e = JVMTI_ERROR_OUT_OF_MEMORY;
+		goto fail;
+	}
+	memset(&smp.st, 0, sizeof(smp.st));
+	smp.gc_no = 0;
+	atomic_store(&smp.g_r, 0);
+	atomic_store(&smp.g_w, 0);
+	smp.max_depth = req->max_depth;
+	smp.interval = req->interval;
+	e = (*smp.env)->SetEventCallbacks(smp.env, &cb, sizeof(cb));
+	if (!e)
+		e = (*smp.env)->SetHeapSamplingInterval(smp.env, (jint)req->interval);
+	if (e) {
+		snprintf(why, n, "JVMTI SetEventCallbacks/SetHeapSamplingInterval failed (error %d)",
+			 (int)e);
+		goto fail;
+	}
+	out->rec_version = MT_AP_REC_VERSION;
+	out->max_depth = req->max_depth;
+	out->interval = req->interval;
+	out->first_id = atomic_load(&next_id);
+	out->start_ns = agent_mono_ns();
+	atomic_store(&smp.active, 1);
+	for (size_t i = 0; i < MT_ARRAY_SIZE(events); i++) {
+		e = (*smp.env)->SetEventNotificationMode(smp.env, JVMTI_ENABLE, events[i], NULL);
+		if (e) {
+			snprintf(why, n, "JVMTI cannot enable event %d (error %d)", (int)events[i],
+				 (int)e);
+			sampler_release();
+			return -EIO;
+		}
+	}
+	return 0;
+fail:
+	release();
+	return -EIO;
+}
+
+void sampler_quiesce(void)
+{
+	if (!smp.env || !atomic_load(&smp.active))
+		return;
+	/* sampling off first, then the other events; HotSpot's default interval back */
+	(*smp.env)->SetEventNotificationMode(smp.env, JVMTI_DISABLE,
+					     JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+	(*smp.env)->SetEventNotificationMode(smp.env, JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+	(*smp.env)->SetEventNotificationMode(smp.env, JVMTI_DISABLE,
+					     JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+	(*smp.env)->SetHeapSamplingInterval(smp.env, (jint)MT_AP_DEFAULT_INTERVAL);
+	atomic_store(&smp.active, 0);
+	/* callbacks already inside finish their (short, non-blocking) work */
+	for (int i = 0; i < 2000 && atomic_load(&smp.inflight); i++)
+		usleep(1000);
+	if (atomic_load(&smp.inflight)) {
+		/* never free what a callback may still touch: leak it instead */
+		agent_log("a sampling callback is still running after 2 s; its rings are kept");
+		smp.allocs = NULL;
+		smp.frees = NULL;
+		smp.a_count = smp.f_count = 0;
+	}
+}
+
+void sampler_release(void)
+{
+	sampler_quiesce();
+	release();
+}
+
+bool sampler_active(void)
+{
+	return smp.env != NULL;
+}

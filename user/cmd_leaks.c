@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_leaks.c - `memtrace leaks -p PID [--duration S] [--min-age K] [--json]`:
+ * (allocation site, class) pairs ranked by the growth of their old live bytes
+ * (samples that survived >= K GCs) over the second half of the window, each
+ * with the samples behind it, estimated live bytes and a 95% interval, growth
+ * rate and a confidence; the statistics are described in leaks.h.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "leaks.h"
+#include "sampling.h"
+#include "util.h"
+
+struct leaks_ctx {
+	struct mt_leaks l;
+	double t_mid;
+	int err;
+};
+
+/* At the middle of the window: remember which samples are old. */
+static int on_tick(void *ctx, struct mt_samples *m, double t)
+{
+	struct leaks_ctx *c = ctx;
+
+	if (c->l.have_mid || t < c->t_mid)
+		return 0;
+	c->err = leaks_mark_mid(&c->l, m, t);
+	if (c->err)
+		p_err("out of memory");
+	return c->err;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--min-age K] [--interval BYTES] "
+		   "[--depth N] [--max-samples N] [--top N] [--json]\n"
+		   "  Sample allocations for S seconds (default 30) and rank allocation sites by\n"
+		   "  the growth of their old live bytes (survived >= K GCs, default 2) over the\n"
+		   "  second half of the window. A suspect needs confidence >= 0.95.\n");
+}
+
+static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct mt_proc *p,
+		       double elapsed, int suspects, uint64_t top)
+{
+	printf("{\"event\":\"leaks\",\"pid\":%d,\"duration_s\":%.3f,\"window_s\":%.3f,"
+	       "\"min_age\":%llu,\"interval\":%u,\"gcs\":%llu,\"gcs_second_half\":%llu,"
+	       "\"live_samples\":%zu,",
+	       p->pid, elapsed, c->l.t_end - c->l.t_mid, (unsigned long long)c->l.min_age,
+	       m->interval, (unsigned long long)m->gcs,
+	       (unsigned long long)(m->ages.epoch - c->l.epoch_mid), m->n);
+	sampling_json_losses(m);
+	printf(",\"suspects\":[");
+	for (int k = 0; k < suspects; k++) {
+		const struct mt_leak *g = &c->l.g[k];
+
+		printf("%s{\"rank\":%d,\"class\":", k ? "," : "", k + 1);
+		json_str(stdout, samples_class_name(m, g->cls));
+		printf(",\"site\":");
+		json_str(stdout, samples_site_name(m, g->site));
+		printf(",\"live_bytes\":%.0f,\"live_bytes_ci95\":[%.0f,%.0f],\"old_live_bytes\":%.0f,"
+		       "\"growth_bytes_per_s\":%.0f,\"growth_lo95_bytes_per_s\":%.0f,"
+		       "\"samples\":%llu,\"old_samples\":%llu,\"old_added\":%llu,"
+		       "\"old_removed\":%llu,\"z\":%.2f,\"confidence\":%.4f}",
+		       g->live_bytes, g->live_lo, g->live_hi, g->old_bytes_end, g->growth,
+		       g->growth_lo, (unsigned long long)g->samples, (unsigned long long)g->n_end,
+		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
+		       g->confidence);
+	}
+	printf("],\"others\":[");
+	for (size_t k = (size_t)suspects, shown = 0; k < c->l.n && shown < top; k++, shown++) {
+		const struct mt_leak *g = &c->l.g[k];
+
+		printf("%s{\"class\":", shown ? "," : "");
+		json_str(stdout, samples_class_name(m, g->cls));
+		printf(",\"site\":");
+		json_str(stdout, samples_site_name(m, g->site));
+		printf(",\"live_bytes\":%.0f,\"growth_bytes_per_s\":%.0f,\"samples\":%llu,"
+		       "\"old_samples\":%llu,\"confidence\":%.4f}", g->live_bytes, g->growth,
+		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
+		       g->confidence);
+	}
+	printf("]}\n");
+}
+
+static void print_text(struct mt_samples *m, struct leaks_ctx *c, const struct mt_proc *p,
+		       double elapsed, int suspects, uint64_t top)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	sampling_print_losses(m);
+	printf("JVM %d: %.1f s window, %llu GCs (%llu in the second half), %zu live samples, "
+	       "interval %u bytes, old = survived >= %llu GCs\n", p->pid, elapsed,
+	       (unsigned long long)m->gcs, (unsigned long long)(m->ages.epoch - c->l.epoch_mid),
+	       m->n, m->interval, (unsigned long long)c->l.min_age);
+	if (!suspects)
+		printf("no leak suspects: no site's old live bytes grew with confidence >= 0.95\n");
+	for (int k = 0; k < suspects && (uint64_t)k < top; k++) {
+		const struct mt_leak *g = &c->l.g[k];
+
+		printf("#%d %s/s growth (>= %s/s), live %s [%s..%s], %llu samples (%llu old, "
+		       "+%llu -%llu), confidence %.3f\n    class %s\n    site  %s\n", k + 1,
+		       fmt_bytes((uint64_t)(g->growth > 0 ? g->growth : 0), b1, sizeof(b1)),
+		       fmt_bytes((uint64_t)(g->growth_lo > 0 ? g->growth_lo : 0), b2, sizeof(b2)),
+		       fmt_bytes((uint64_t)g->live_bytes, b3, sizeof(b3)),
+		       fmt_bytes((uint64_t)g->live_lo, b4, sizeof(b4)),
+		       fmt_bytes((uint64_t)g->live_hi, b5, sizeof(b5)),
+		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
+		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
+		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
+	}
+}
+
+int do_leaks(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "max-samples", required_argument, NULL, 'M' },
+		{ "min-age", required_argument, NULL, 'k' },
+		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct mt_sampling_opts o = { .duration = 30, .interval = MT_AP_DEFAULT_INTERVAL,
+				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
+	struct leaks_ctx c = { 0 };
+	struct mt_samples m;
+	struct mt_proc p;
+	uint64_t top = 10, k = 2;
+	double elapsed;
+	int ch, rc, suspects;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
+		rc = sampling_common_opt(ch, optarg, &o);
+		if (rc == 2)
+			return 2;
+		if (!rc)
+			continue;
+		switch (ch) {
+		case 'k':
+			if (parse_u64(optarg, &k) || !k || k > 1000) {
+				p_err("invalid --min-age '%s' (GCs, 1..1000)", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (parse_u64(optarg, &top) || !top) {
+				p_err("invalid --top '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !o.pid) {
+		usage(stderr);
+		return 2;
+	}
+	leaks_init(&c.l, k);
+	c.t_mid = o.duration / 2;
+	rc = sampling_run(&o, &p, &m, on_tick, &c, &elapsed);
+	if (rc || !m.s) {
+		leaks_free(&c.l);
+		samples_free(&m);
+		return 1;
+	}
+	if (!c.l.have_mid) {
+		/* interrupted before the middle: the first half is all we have */
+		p_warn("the window ended before its middle: growth is measured over nothing");
+		leaks_mark_mid(&c.l, &m, elapsed);
+	}
+	suspects = leaks_rank(&c.l, &m, elapsed);
+	if (suspects < 0) {
+		p_err("out of memory");
+		leaks_free(&c.l);
+		samples_free(&m);
+		return 1;
+	}
+	if (m.ages.epoch - c.l.epoch_mid < 2)
+		p_warn("only %llu GCs in the second half of the window: too few to age objects; use "
+		       "a longer --duration", (unsigned long long)(m.ages.epoch - c.l.epoch_mid));
+	if (mt_opts.json)
+		print_json(&m, &c, &p, elapsed, suspects, top);
+	else
+		print_text(&m, &c, &p, elapsed, suspects, top);
+	leaks_free(&c.l);
+	samples_free(&m);
+	return 0;
+}
