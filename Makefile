@@ -88,6 +88,10 @@ $(BUILD)/bench/sequencer_bench: bench/sequencer_bench.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+$(BUILD)/bench/collector_bench: bench/collector_bench.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.skel.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
@@ -110,7 +114,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/sequencer_bench
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench
 	@bench/run.sh
 
 # libFuzzer on the DSL front end and evaluator; FUZZ_SECONDS (default 300).

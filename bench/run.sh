@@ -7,6 +7,9 @@ cd "$ROOT"
 echo "== cost per USDT probe hit (bench/probe_cost.c)"
 build/bench/probe_cost "${PROBE_HITS:-200000}" "${PROBE_ROUNDS:-9}"
 echo
+echo "== collector: GC events decoded and paired per second (bench/collector_bench.c)"
+build/bench/collector_bench 2000000
+echo
 echo "== allocation profiling overhead (bench/alloc_overhead.sh)"
 "$ROOT/bench/alloc_overhead.sh"
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"

@@ -66,3 +66,19 @@ PY
 
 assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"; }
 assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "${3:-'$2' not found in $1}"; }; }
+
+# classes_outside_tmp: set OUT_CLASSES to a directory under /var/tmp holding
+# a copy of $CLASSES, for JVMs that get a private /tmp (the checkout may live
+# in /tmp); removed when the case exits.
+classes_outside_tmp() {
+	OUT_CLASSES=$(mktemp -d /var/tmp/mt-classes.XXXX) || return 1
+	CLEANUP_DIRS+=("$OUT_CLASSES")
+	cp -r "$CLASSES/." "$OUT_CLASSES/"
+}
+CLEANUP_DIRS=()
+cleanup_all() {
+	cleanup_jvms
+	local d
+	for d in "${CLEANUP_DIRS[@]}"; do rm -rf "$d"; done
+}
+trap cleanup_all EXIT

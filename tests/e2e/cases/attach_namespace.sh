@@ -7,10 +7,14 @@
 . "$ROOT/tests/e2e/lib.sh"
 command -v unshare >/dev/null || skip "no unshare"
 
+# The JVM's /tmp is private: its classes must live elsewhere.
+classes_outside_tmp || fail "cannot copy the classes"
+NS_CLASSES=$OUT_CLASSES
+
 # start_ns NAME: JVM as pid 1 of new pid+mount namespaces, private /tmp; sets NS_PID (host pid)
 start_ns() {
 	unshare --pid --mount --fork --mount-proc sh -c \
-		"mount -t tmpfs -o mode=1777 tmpfs /tmp && exec '$JAVA' -cp '$CLASSES' AttachWorkload" \
+		"mount -t tmpfs -o mode=1777 tmpfs /tmp && exec '$JAVA' -cp '$NS_CLASSES' AttachWorkload" \
 		>"$TMPD/$1.out" 2>&1 &
 	local u=$! i
 	JVM_PIDS+=("$u")

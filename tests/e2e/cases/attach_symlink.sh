@@ -7,7 +7,8 @@
 # TIMEOUT: 60
 . "$ROOT/tests/e2e/lib.sh"
 
-unshare --mount sh -c "mount -t tmpfs -o mode=1777 tmpfs /tmp && exec '$JAVA' -cp '$CLASSES' AttachWorkload" \
+classes_outside_tmp || fail "cannot copy the classes"
+unshare --mount sh -c "mount -t tmpfs -o mode=1777 tmpfs /tmp && exec '$JAVA' -cp '$OUT_CLASSES' AttachWorkload" \
 	>"$TMPD/w.out" 2>&1 &
 JVM_PID=$!
 JVM_PIDS+=("$JVM_PID")

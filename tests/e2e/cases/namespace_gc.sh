@@ -7,13 +7,12 @@
 
 # The JVM gets a private /tmp, so what it shares with us lives elsewhere
 # (the checkout itself may be under /tmp too).
-SH=$(mktemp -d /var/tmp/mt-ns.XXXX)
-trap 'cleanup_jvms; rm -rf "$SH"' EXIT
-cp -r "$CLASSES" "$SH/classes"
+classes_outside_tmp || fail "cannot copy the classes"
+SH=$OUT_CLASSES
 unshare --pid --mount --fork --mount-proc bash -c '
 	mount -t tmpfs tmpfs /tmp
 	exec "$0" -Xmx128m -cp "$1" GcWorkload --go "$2/go" --alloc-mb 256 --full 2
- ' "$JAVA" "$SH/classes" "$SH" >"$TMPD/ns.out" 2>&1 &
+  ' "$JAVA" "$SH" "$SH" >"$TMPD/ns.out" 2>&1 &
 JVM_PIDS+=($!)
 wait_for_line "$TMPD/ns.out" READY 60 || { cat "$TMPD/ns.out"; fail "namespaced JVM did not start"; }
 pid=$(pgrep -f "GcWorkload --go $SH/go" | while read -r p; do
