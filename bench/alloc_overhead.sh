@@ -10,7 +10,7 @@ JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 ROUNDS=${ROUNDS:-4}
 PHASE=${PHASE:-3}
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
 now_ms() { date +%s%3N; }
 

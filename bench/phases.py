@@ -22,7 +22,8 @@ for line in open(sys.argv[2]):
     if len(xs) >= 2:
         per.setdefault(label, []).append(sum(xs) / (len(xs) * 0.25))
 for label, v in per.items():
-    print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M allocs/s (median of {len(v)} phases)")
+    print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M allocs/s (median of {len(v)} phases; "
+          f"min {min(v)/1e6:.2f}, max {max(v)/1e6:.2f})")
 base = statistics.median(per["baseline"]) if "baseline" in per else None
 if base:
     for label, v in per.items():

@@ -11,7 +11,7 @@
 #include "usdt_args.bpf.h"
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
-const volatile __u8 targ_stacks = 1;    /* capture user stacks */
+const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
 /* JavaThread frame anchor, from VMStructs; 0 = not known */
 const volatile __u32 targ_anchor_sp = 0;  /* JavaThread::_anchor + _last_Java_sp */
 const volatile __u32 targ_anchor_pc = 0;  /* ... + _last_Java_pc */
@@ -116,7 +116,8 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 	struct mt_alloc_val *v, init = { bytes, 1 };
 
 	key.klass = klass;
-	java_frame(thread, &key);
+	if (targ_stacks) /* by class only: skip the frame reads, keep the cost at the trap */
+		java_frame(thread, &key);
 	key.gen = unload_gen;
 	key.stack_id = -1;
 	if (targ_stacks) {

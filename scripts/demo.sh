@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # scripts/demo.sh - what `make demo` runs after installing and building:
 # start the bundled demo JVM (GC churn, allocation, a slow leak), show what
-# memtrace's doctor finds, trace its collections for ~20 s, stop the JVM.
+# memtrace's doctor finds, then about 20 s of memtrace: collections (USDT),
+# allocation by class and site (TLAB sampling), leak suspects (agent); stop
+# the JVM.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 SECS=${DEMO_SECONDS:-20}
+GC_SECS=$((SECS / 4 > 1 ? SECS / 4 : 1))
+ALLOC_SECS=$((SECS / 4 > 1 ? SECS / 4 : 1))
+LEAK_SECS=$((SECS / 2 > 2 ? SECS / 2 : 2))
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
@@ -14,7 +19,7 @@ tests/java/build.sh
 out=$(mktemp /tmp/memtrace-demo.XXXX)
 "$JAVA_HOME/bin/java" -Xmx512m -cp build/java DemoWorkload $((SECS + 15)) >"$out" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; rm -f "$out"' EXIT
+trap 'kill $pid 2>/dev/null; rm -f "$out" "$out.gc"' EXIT
 for _ in $(seq 100); do grep -q READY "$out" && break; sleep 0.1; done
 
 echo "### the demo JVM is pid $pid ($("$JAVA_HOME/bin/java" -version 2>&1 | head -1))"
@@ -25,5 +30,17 @@ echo
 echo "### memtrace doctor -p $pid"
 $SUDO build/memtrace doctor -p "$pid"
 echo
-echo "### memtrace gc -p $pid --duration $SECS"
-$SUDO build/memtrace gc -p "$pid" --duration "$SECS"
+echo "### memtrace gc -p $pid --duration $GC_SECS   (first records and the summary)"
+$SUDO build/memtrace gc -p "$pid" --duration "$GC_SECS" >"$out.gc"
+head -8 "$out.gc"
+echo "        ..."
+tail -4 "$out.gc"
+echo
+echo "### memtrace alloc -p $pid --duration $ALLOC_SECS --by stack --flamegraph /tmp/memtrace-demo-flamegraph.html"
+$SUDO build/memtrace alloc -p "$pid" --duration "$ALLOC_SECS" --by stack --top 6 \
+	--flamegraph /tmp/memtrace-demo-flamegraph.html
+echo
+echo "### memtrace leaks -p $pid --duration $LEAK_SECS   (the demo leaks DemoWorkload\$Session objects)"
+$SUDO build/memtrace leaks -p "$pid" --duration "$LEAK_SECS" --interval 64k --top 5
+echo
+echo "### the flame graph is in /tmp/memtrace-demo-flamegraph.html; \`memtrace -p $pid\` is the live view"

@@ -38,7 +38,7 @@ public class DemoWorkload {
                 sink = new Request(i);                  // churn
                 if ((i & 7) == 0) sink = new StringBuilder("x").append(i).toString();
             }
-            if (++n % 10 == 0) LEAK.add(new Session(n));    // the slow leak
+            LEAK.add(new Session(++n));                 // the slow leak (~1 KiB per round)
             if (n % 2000 == 0) System.gc();             // an occasional full collection
             Thread.sleep(1);
         }
