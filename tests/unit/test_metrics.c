@@ -133,6 +133,25 @@ static void test_remove_series(void **state)
 	metrics_free(m);
 }
 
+static void test_remove_family_series(void **state)
+{
+	struct metrics *m = metrics_new();
+
+	metrics_register(m, "a", METRIC_GAUGE, NULL, "");
+	metrics_register(m, "b", METRIC_COUNTER, NULL, "");
+	metrics_gauge_set(m, "a", (const char *[]){ "pid", "1", NULL }, 1);
+	metrics_counter_add(m, "b", (const char *[]){ "pid", "1", "class", "X", NULL }, 1);
+	metrics_counter_add(m, "b", (const char *[]){ "pid", "1", "class", "Y", NULL }, 1);
+	metrics_counter_add(m, "b", (const char *[]){ "pid", "2", "class", "X", NULL }, 1);
+	assert_int_equal(metrics_remove_family_series(m, "b", "pid", "1"), 2);
+	assert_int_equal(metrics_remove_family_series(m, "nope", "pid", "1"), 0);
+	assert_int_equal(metrics_series_count(m), 2); /* a{pid=1} and b{pid=2} stay */
+	/* a series removed and created again starts from zero */
+	metrics_counter_add(m, "b", (const char *[]){ "pid", "1", "class", "X", NULL }, 3);
+	assert_int_equal(metrics_counter_set(m, "b", (const char *[]){ "pid", "1", "class", "X", NULL }, 3), 0);
+	metrics_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_remove_series),
+		cmocka_unit_test(test_remove_family_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
