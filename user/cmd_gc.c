@@ -41,7 +41,8 @@ static void usage(FILE *f)
 
 static const char *kind_of(const struct gc_record *r)
 {
-	if (!r->manager[0])
+	/* pauses of a concurrent cycle (G1 remark/cleanup) */
+	if (!r->manager[0] || (r->in_vmop && strstr(r->manager, "Concurrent")))
 		return "pause";
 	if (!r->in_vmop)
 		return "concurrent";
@@ -110,7 +111,7 @@ static void on_record(const struct gc_record *r, void *ctx)
 	uint64_t d = r->end_ns - r->start_ns;
 
 	s->count++;
-	if (!r->manager[0])
+	if (!strcmp(kind_of(r), "pause"))
 		s->pauses++;
 	else if (!r->in_vmop)
 		s->concurrent++;
@@ -138,7 +139,7 @@ static void print_summary(const struct gc_summary *s, const struct gcpair *gp, u
 
 	if (mt_opts.json) {
 		printf("{\"event\":\"summary\",\"gc_count\":%llu,\"young\":%llu,\"full\":%llu,"
-		       "\"pauses_without_manager\":%llu,\"concurrent\":%llu,\"pause_total_ns\":%llu,"
+		       "\"pauses\":%llu,\"concurrent\":%llu,\"pause_total_ns\":%llu,"
 		       "\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,\"lost_events\":%llu,"
 		       "\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s}\n",
 		       (unsigned long long)s->count, (unsigned long long)s->young,
@@ -153,7 +154,7 @@ static void print_summary(const struct gc_summary *s, const struct gcpair *gp, u
 	printf("\nsummary: %llu collections (%llu young, %llu full", (unsigned long long)s->count,
 	       (unsigned long long)s->young, (unsigned long long)s->full);
 	if (s->pauses)
-		printf(", %llu pauses without a memory manager", (unsigned long long)s->pauses);
+		printf(", %llu pauses of concurrent cycles", (unsigned long long)s->pauses);
 	if (s->concurrent)
 		printf(", %llu concurrent", (unsigned long long)s->concurrent);
 	printf(") in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");

@@ -132,6 +132,14 @@ static void vmop_begin(struct gcpair *gp, const struct mt_gc_event *e)
 	gp->vmop_full = e->is_full;
 	gp->vmop_start = e->ts_ns;
 	gp->vmop_cycles = 0;
+	/* A cycle already open wraps this operation (JDK 21+ G1 remark and
+	 * cleanup: the "G1 Concurrent GC" manager's stats begin before the
+	 * pause's gc__begin and end after its gc__end): it is the pause. */
+	for (int i = 0; i < MT_GC_MAX_CYCLES; i++)
+		if (gp->cycles[i].open) {
+			gp->cycles[i].rec.in_vmop = true;
+			gp->vmop_cycles++;
+		}
 }
 
 static void vmop_end(struct gcpair *gp, const struct mt_gc_event *e)

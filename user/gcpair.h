@@ -12,7 +12,9 @@
  * gc__begin/gc__end bracket the VM operation (SvcGCMarker): one operation can
  * hold two cycles (Parallel's young collection escalating to a full one) or
  * none (a G1 remark/cleanup pause on JDK 17); the latter become records with
- * an empty manager name and kind "pause".
+ * an empty manager name and kind "pause". On JDK 21+ the same G1 pauses are
+ * wrapped by a "G1 Concurrent GC" cycle that begins before gc__begin and
+ * ends after gc__end: that cycle is the pause (one record, not two).
  *
  * Pool events are keyed by (manager, pool) and cycles by manager, never by
  * thread alone: BCC's ugc/javagc key begin records per thread and overwrite

@@ -10,7 +10,9 @@ which is G1's concurrent marking cycle (not a pause; memtrace sees only its
 remark/cleanup pauses): those are left out of the comparison and printed.
 Checks: equal counts, each pair full/young alike, total duration within 5 %,
 heap used after each collection equal to JFR's "After GC" heapUsed within
-1 MiB (JFR sums regions, the pools sum their own counters).
+1 MiB (JFR sums regions, the pools sum their own counters). memtrace's
+records of kind "pause" (G1 remark and cleanup) are compared, by count, with
+JFR's jdk.GCPhasePause events "Pause Remark" and "Pause Cleanup".
 """
 import json
 import sys
@@ -44,7 +46,7 @@ def epoch_ns(s):
 def load_jfr(path, since_ns):
     doc = json.load(open(path))
     events = doc["recording"]["events"]
-    gcs, after = [], {}
+    gcs, after, phase_pauses = [], {}, 0
     for e in events:
         v = e["values"]
         if e["type"] == "jdk.GarbageCollection" and epoch_ns(v["startTime"]) >= since_ns:
@@ -52,13 +54,16 @@ def load_jfr(path, since_ns):
                         "dur": dur_ns(v["duration"])})
         elif e["type"] == "jdk.GCHeapSummary" and v["when"] == "After GC":
             after[v["gcId"]] = v["heapUsed"]
+        elif (e["type"] == "jdk.GCPhasePause" and v["name"] in ("Pause Remark", "Pause Cleanup")
+              and epoch_ns(v["startTime"]) >= since_ns):
+            phase_pauses += 1
     gcs.sort(key=lambda g: g["gcId"])
-    return gcs, after
+    return gcs, after, phase_pauses
 
 
 def main():
     mt, mt_other, summ, since = load_memtrace(sys.argv[1])
-    jfr_all, after = load_jfr(sys.argv[2], since)
+    jfr_all, after, phase_pauses = load_jfr(sys.argv[2], since)
     jfr = [g for g in jfr_all if g["name"] != "G1Old"]
     conc = [g for g in jfr_all if g["name"] == "G1Old"]
     ok = True
@@ -70,6 +75,10 @@ def main():
         print(f"summary gc_count {summ['gc_count']} != records {len(mt) + len(mt_other)}"); ok = False
     if summ["lost_events"] != 0:
         print(f"lost events: {summ['lost_events']}"); ok = False
+    mt_pauses = [r for r in mt_other if r["kind"] == "pause"]
+    print(f"pauses of concurrent cycles: memtrace {len(mt_pauses)}, JFR remark+cleanup {phase_pauses}")
+    if len(mt_pauses) != phase_pauses:
+        print("PAUSE COUNT MISMATCH"); ok = False
     if len(mt) != len(jfr) or len(mt) == 0:
         print("COUNT MISMATCH")
         print(" memtrace:", [(r["collector"], r["kind"]) for r in mt])

@@ -125,6 +125,27 @@ static void test_pause_without_manager(void **state)
 	assert_int_equal(s.recs[0].npools, 0);
 }
 
+/* JDK 21+ G1 remark: the "G1 Concurrent GC" cycle wraps the pause's
+ * gc__begin/gc__end. One record (the cycle), stop-the-world, not two. */
+static void test_cycle_wrapping_pause(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	const char *m = "G1 Concurrent GC";
+
+	gcpair_init(&gp, collect, &s);
+	feed(&gp, ev(MT_POOL_BEGIN, 100, m, "G1 Old Gen", 50));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 110, .tid = 7 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 190, .tid = 7 });
+	assert_int_equal(s.n, 0); /* no separate pause record */
+	feed(&gp, ev(MT_POOL_END, 200, m, "G1 Old Gen", 40));
+	assert_int_equal(s.n, 1);
+	assert_true(s.recs[0].in_vmop);
+	assert_false(s.recs[0].full);
+	assert_string_equal(s.recs[0].manager, m);
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 100);
+}
+
 /* Lost events: an end without a begin, a begin without an end. */
 static void test_unpaired_counted(void **state)
 {
@@ -182,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_young_collection_pairs_per_pool),
 		cmocka_unit_test(test_two_cycles_in_one_vmop),
 		cmocka_unit_test(test_pause_without_manager),
+		cmocka_unit_test(test_cycle_wrapping_pause),
 		cmocka_unit_test(test_unpaired_counted),
 		cmocka_unit_test(test_concurrent_cycle),
 		cmocka_unit_test(test_pool_and_manager_names),

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# gc_vs_jfr - `memtrace gc` against JFR on the same run, for G1, Parallel, Serial.
+# gc_vs_jfr - `memtrace gc` against JFR on the same run, for G1, Parallel, Serial,
+# and G1 with concurrent cycles (System.gc() with -XX:+ExplicitGCInvokesConcurrent:
+# JFR's G1Old is the whole concurrent cycle; memtrace reports its remark and
+# cleanup pauses as kind "pause", compared with JFR's phase pauses).
 # JFR records from the JVM's start; the workload collects only after memtrace
 # has started, and the comparison keeps JFR's collections from memtrace's start on.
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 
-for gc in G1 Parallel Serial; do
+for gc in G1 Parallel Serial G1conc; do
 	rm -f "$TMPD/go"
-	jvm_start "w$gc" -Xmx256m -Xms256m -XX:+Use${gc}GC -XX:StartFlightRecording=name=mt,settings=default \
+	flags=(-XX:+Use${gc}GC)
+	[ $gc = G1conc ] && flags=(-XX:+UseG1GC -XX:+ExplicitGCInvokesConcurrent)
+	jvm_start "w$gc" -Xmx256m -Xms256m "${flags[@]}" -XX:StartFlightRecording=name=mt,settings=default \
 		GcWorkload --go "$TMPD/go" --alloc-mb 1024 --full 3
 	pid=$JVM_PID
 	"$MEMTRACE" gc -p "$pid" --json >"$TMPD/mt.$gc.json" 2>"$TMPD/mt.$gc.err" &
@@ -19,7 +24,7 @@ for gc in G1 Parallel Serial; do
 	kill -INT "$mt"; wait "$mt"; rc=$?
 	[ $rc -eq 0 ] || { cat "$TMPD/mt.$gc.err"; fail "memtrace gc exited $rc ($gc)"; }
 	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$gc.jfr" >/dev/null || fail "JFR.dump"
-	"$JAVA_HOME/bin/jfr" print --json --events jdk.GarbageCollection,jdk.GCHeapSummary \
+	"$JAVA_HOME/bin/jfr" print --json --events jdk.GarbageCollection,jdk.GCHeapSummary,jdk.GCPhasePause \
 		"$TMPD/$gc.jfr" >"$TMPD/$gc.jfr.json" || fail "jfr print"
 	echo "== $gc (JDK $JDK)"
 	python3 "$ROOT/tests/e2e/gc_vs_jfr.py" "$TMPD/mt.$gc.json" "$TMPD/$gc.jfr.json" || fail "$gc: memtrace and JFR disagree"
