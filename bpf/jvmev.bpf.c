@@ -17,11 +17,13 @@
 #include "usdt_args.bpf.h"
 
 /* Filled by user space before load. */
-const volatile __u32 targ_tgid = 0; /* host tgid of the JVM; 0 = any */
+const volatile __u32 targ_tgid = 0;        /* host tgid of the JVM; 0 = any */
+const volatile __u32 targ_klass_name = 0;  /* Klass::_name offset (VMStructs); 0 = unknown */
+const volatile __u32 targ_sym_body = 0;    /* Symbol::_body offset */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1024 * 1024);
+	__uint(max_entries, 4 * 1024 * 1024); /* room for allocation samples between polls */
 } jvm_events SEC(".maps");
 
 MT_DEFINE_DROPS(jvm_drops);
@@ -193,5 +195,45 @@ SEC("uprobe") int handle_mon_entered(struct pt_regs *ctx) { return monitor(ctx, 
 SEC("uprobe") int handle_mon_exit(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_EXIT); }
 SEC("uprobe") int handle_mon_wait(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_WAIT); }
 SEC("uprobe") int handle_mon_waited(struct pt_regs *ctx) { return monitor(ctx, MT_J_MON_WAITED); }
+
+/*
+ * An allocation sample: one per TLAB refill (weight: the new TLAB's size) or
+ * allocation outside a TLAB (weight: the object's size). The type key is
+ * read here, while the class is certainly alive: the address of its name's
+ * bytes, which is what hotspot:class__loaded passes.
+ */
+static __always_inline int alloc_sample(__u64 klass, __u64 weight, __u64 size, __u64 outside)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_ALLOC);
+	__u64 sym = 0;
+
+	if (!e)
+		return 0;
+	e->a0 = klass;
+	if (targ_klass_name && klass &&
+	    !bpf_probe_read_user(&sym, sizeof(sym), (void *)(klass + targ_klass_name)) && sym)
+		e->a1 = sym + targ_sym_body;
+	e->a2 = weight;
+	e->v[0] = size;
+	e->v[1] = outside;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* AllocTracer::send_allocation_in_new_tlab(Klass*, HeapWord*, size_t tlab_size,
+ *                                          size_t alloc_size, JavaThread*) */
+SEC("uprobe")
+int BPF_KPROBE(handle_alloc_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size)
+{
+	return alloc_sample((__u64)klass, tlab_size, alloc_size, 0);
+}
+
+/* AllocTracer::send_allocation_outside_tlab(Klass*, HeapWord*, size_t alloc_size,
+ *                                           JavaThread*) */
+SEC("uprobe")
+int BPF_KPROBE(handle_alloc_outside_tlab, void *klass, void *obj, __u64 alloc_size)
+{
+	return alloc_sample((__u64)klass, alloc_size, alloc_size, 1);
+}
 
 char LICENSE[] SEC("license") = "GPL";

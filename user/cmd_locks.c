@@ -142,7 +142,8 @@ int do_locks(int argc, char **argv)
 		if (!proc_exists(pid))
 			break;
 	}
-	locks_print(l, mono_ns(), mt_opts.json, NULL, NULL);
+	/* owners of monitors entered without contention: from the JVM's memory */
+	locks_print(l, mono_ns(), mt_opts.json, collector_monitor_owner, c);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),

@@ -14,7 +14,9 @@
 #include "monflag.h"
 #include "privs.h"
 #include "proc.h"
+#include "memtrace/agent_proto.h"
 #include "recording.h"
+#include "sampling.h"
 #include "sequencer.h"
 #include "util.h"
 
@@ -47,9 +49,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memtrace record -p PID -o FILE [--duration S] [filters]\n"
 		"  Writes the JVM's events (threads, classes, VM operations, collections,\n"
-		"  pools, contended monitors) as a consistent stream (rules 1-5) to FILE:\n"
+		"  pools, allocation samples from TLAB refills, contended monitors) as a\n"
+		"  consistent stream (rules 1-5) to FILE:\n"
 		"  gzip'd JSON lines, see `memtrace report` and `memtrace check`.\n"
 		"  --categories LIST   report only these: type,object,thread,inv,pool,alloc,sync,ref\n"
+		"                      (objects: naming it loads memtrace's agent into the JVM,\n"
+		"                      whose allocation samples become object create/reclaim)\n"
+		"  --object-interval B mean bytes between the agent's samples (default 512k)\n"
 		"  --class GLOB        only classes matching GLOB (e.g. 'java.util.*')\n"
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
@@ -94,6 +100,24 @@ static void tick(void *ctx, uint64_t ts)
 	}
 }
 
+/* Were objects named in --categories (not just implied by "all")? */
+static bool objects_asked(const struct mt_seq_filter *f, char **argv, int argc)
+{
+	if (!(f->cats & MT_CAT_OBJECT) || !argv)
+		return false;
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strncmp(argv[i], "--categories=", 13))
+			v = argv[i] + 13;
+		else if (!strcmp(argv[i], "--categories") && i + 1 < argc)
+			v = argv[i + 1];
+		if (v && (strstr(v, "object")))
+			return true;
+	}
+	return false;
+}
+
 static int parse_window(const char *s, struct window *w)
 {
 	char *end;
@@ -122,6 +146,7 @@ int do_record(int argc, char **argv)
 		{ "pause", required_argument, NULL, 'P' },
 		{ "pause-thread", required_argument, NULL, 'Q' },
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
+		{ "object-interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -135,7 +160,8 @@ int do_record(int argc, char **argv)
 	struct collector *c = NULL;
 	const char *out = NULL, *bad;
 	double duration = 0;
-	bool monitors = false, jvm_exited = false;
+	bool monitors = false, jvm_exited = false, alloc_asked = false;
+	uint32_t obj_interval = MT_AP_DEFAULT_INTERVAL;
 	size_t flen = 0;
 	struct mt_proc p;
 	int pid = 0, opt, err = 0;
@@ -160,6 +186,7 @@ int do_record(int argc, char **argv)
 			}
 			break;
 		case 'c':
+			alloc_asked = true;
 			if (seq_cats_parse(optarg, &f.cats, &bad) || !f.cats) {
 				p_err("invalid --categories '%s' (at '%s'): expected a comma-separated "
 				      "list of type,object,thread,inv,pool,alloc,sync,ref or all",
@@ -224,6 +251,12 @@ int do_record(int argc, char **argv)
 		case 'M':
 			monitors = true;
 			break;
+		case 'I':
+			if (sampling_parse_interval(optarg, &obj_interval)) {
+				p_err("invalid --object-interval '%s': expected bytes, e.g. 64k", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -287,11 +320,28 @@ int do_record(int argc, char **argv)
 		err = -errno;
 		goto cleanup;
 	}
+	/* Allocation samples: wanted unless filtered out; required when named. */
+	alloc_asked = alloc_asked && (f.cats & MT_CAT_ALLOC);
+	if (!f.cats || (f.cats & MT_CAT_ALLOC)) {
+		err = collector_enable_alloc(c, &p);
+		if (err && alloc_asked)
+			goto cleanup;
+		if (err)
+			p_warn("the recording has no allocation samples (see above)");
+		err = 0;
+	}
+	/* Sampled objects: only when asked for by name (the agent is loaded). */
+	if (objects_asked(&f, argv, argc) &&
+	    collector_enable_objects(c, &p, obj_interval)) {
+		err = -EIO;
+		goto cleanup;
+	}
 	if (monitors && !collector_monitor_sites(c))
 		p_warn("this JVM's libjvm has no hotspot:monitor__* probes: no lock events");
 	deadline = duration > 0 ? r.t0 + (uint64_t)(duration * 1e9) : 0;
-	p_info("recording pid %d (JDK %s) to %s%s; Ctrl-C to stop", p.pid,
-	       p.jdk_version[0] ? p.jdk_version : "unknown", out, h.filter[0] ? " with " : "");
+	p_info("recording pid %d (JDK %s) to %s%s%s; Ctrl-C to stop", p.pid,
+	       p.jdk_version[0] ? p.jdk_version : "unknown", out, h.filter[0] ? " with " : "",
+	       h.filter);
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"pid\":%d,\"file\":\"%s\"}\n", p.pid, out);
 	while (!exiting && !r.err) {
@@ -313,6 +363,15 @@ int do_record(int argc, char **argv)
 			break;
 		}
 	}
+	{
+		uint64_t made, gone, lost;
+
+		collector_stop_objects(c, &made, &gone, &lost);
+		if (made)
+			p_info("objects: %llu sampled, %llu reclaimed, %llu lost in the agent",
+			       (unsigned long long)made, (unsigned long long)gone,
+			       (unsigned long long)lost);
+	}
 	tr.present = true;
 	tr.ts = mono_ns();
 	tr.lost = collector_lost(c);
@@ -321,6 +380,15 @@ int do_record(int argc, char **argv)
 	tr.events_in = seq_stats(r.seq)->in;
 	tr.events_out = seq_stats(r.seq)->out;
 	tr.dropped = seq_stats(r.seq)->dropped;
+	{
+		uint64_t resyncs, classes;
+
+		collector_resync_stats(c, &resyncs, &classes);
+		if (resyncs)
+			p_info("%llu resynchronisation(s) after lost events (last: %llu classes "
+			       "read from the JVM)", (unsigned long long)resyncs,
+			       (unsigned long long)classes);
+	}
 	p_info("recorded %llu of %llu events (%llu lazy, %llu inferred, %llu impossible dropped, "
 	       "%llu lost) in %.1f s",
 	       (unsigned long long)tr.events_out, (unsigned long long)tr.events_in,

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_report.c - `memtrace report FILE`: the analyses of a recording, with
- * the live commands' output: collections as `memtrace gc`, then monitors as
- * `memtrace locks`.
+ * the live commands' output: collections as `memtrace gc`, allocation by
+ * class as `memtrace alloc`, then monitors as `memtrace locks`.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloctable.h"
 #include "cmds.h"
 #include "gcreplay.h"
 #include "idmap.h"
@@ -26,8 +27,15 @@ struct stack {
 struct report {
 	struct idmap names;   /* id -> char* */
 	struct idmap stacks;  /* tid -> struct stack */
+	struct idmap types;   /* type key -> name id of the class it names now */
 	struct gc_replay *gc;
 	struct locks *locks;
+	struct alloc_table *alloc;
+	uint64_t unloads;
+	/* sampled objects (the agent's), by class */
+	struct idmap objs;    /* object id -> class row + 1 */
+	struct ocls { const char *name; uint64_t made, gone, bytes; } *ocls;
+	size_t nocls;
 };
 
 static const char *name_of(struct report *rp, uint64_t id)
@@ -95,6 +103,102 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 	gc_replay_feed(rp->gc, &g);
 }
 
+/* Allocation samples, by the class their type names at the time. */
+static void alloc_event(struct report *rp, const struct mt_ev *e)
+{
+	const char *name;
+	char buf[40];
+
+	switch (e->kind) {
+	case MT_EV_TYPE_CREATE:
+		idmap_put(&rp->types, e->id, (void *)(uintptr_t)e->name);
+		return;
+	case MT_EV_TYPE_RECLAIM:
+		if (!(e->flags & (MT_EVF_RESYNC | MT_EVF_INFERRED)))
+			rp->unloads++;
+		return;
+	case MT_EV_ALLOC_SAMPLE:
+		break;
+	default:
+		return;
+	}
+	name = e->ref ? name_of(rp, (uintptr_t)idmap_get(&rp->types, e->ref)) : "";
+	if (!name[0]) {
+		snprintf(buf, sizeof(buf), "(unknown class)");
+		name = buf;
+	}
+	alloc_table_add(rp->alloc, name, e->v[0]);
+}
+
+/* Sampled objects: creations (with a size: monitors have none) and reclamations. */
+static void object_event(struct report *rp, const struct mt_ev *e)
+{
+	uintptr_t row;
+	const char *name;
+	size_t i;
+
+	if (e->kind == MT_EV_OBJ_RECLAIM) {
+		row = (uintptr_t)idmap_del(&rp->objs, e->id);
+		if (row)
+			rp->ocls[row - 1].gone++;
+		return;
+	}
+	if (e->kind != MT_EV_OBJ_CREATE || !e->v[0])
+		return;
+	name = e->ref ? name_of(rp, (uintptr_t)idmap_get(&rp->types, e->ref)) : "";
+	if (!name[0])
+		name = "(unknown class)";
+	for (i = 0; i < rp->nocls; i++)
+		if (!strcmp(rp->ocls[i].name, name))
+			break;
+	if (i == rp->nocls) {
+		struct ocls *n = realloc(rp->ocls, (i + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		rp->ocls = n;
+		rp->ocls[i] = (struct ocls){ .name = name };
+		rp->nocls++;
+	}
+	rp->ocls[i].made++;
+	rp->ocls[i].bytes += e->v[0];
+	idmap_put(&rp->objs, e->id, (void *)(uintptr_t)(i + 1));
+}
+
+static int ocls_cmp(const void *a, const void *b)
+{
+	const struct ocls *x = a, *y = b;
+
+	return x->made < y->made ? 1 : x->made > y->made ? -1 : strcmp(x->name, y->name);
+}
+
+/* The agent's sampled objects by class: sampled, reclaimed, still live. */
+static void objects_print(struct report *rp, bool json)
+{
+	qsort(rp->ocls, rp->nocls, sizeof(*rp->ocls), ocls_cmp);
+	if (!json)
+		printf("\nsampled objects by class (the agent's samples; bytes: their sizes)\n"
+		       "  %-52s %9s %9s %9s %12s\n", "CLASS", "SAMPLED", "RECLAIMED", "LIVE",
+		       "BYTES");
+	for (size_t i = 0; i < rp->nocls && i < 20; i++) {
+		const struct ocls *o = &rp->ocls[i];
+		char b[32];
+
+		if (json) {
+			printf("{\"event\":\"objects_class\",\"class\":");
+			json_str(stdout, o->name);
+			printf(",\"sampled\":%llu,\"reclaimed\":%llu,\"live\":%llu,\"bytes\":%llu}\n",
+			       (unsigned long long)o->made, (unsigned long long)o->gone,
+			       (unsigned long long)(o->made - o->gone), (unsigned long long)o->bytes);
+		} else {
+			printf("  %-52s %9llu %9llu %9llu %12s\n", o->name,
+			       (unsigned long long)o->made, (unsigned long long)o->gone,
+			       (unsigned long long)(o->made - o->gone),
+			       fmt_bytes(o->bytes, b, sizeof(b)));
+		}
+	}
+}
+
 static void free_vals(struct idmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++)
@@ -120,8 +224,10 @@ int do_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: memtrace report [--json] FILE\n"
 			       "  The analyses of a recording (`memtrace record`), printed as the live\n"
-			       "  commands print them: collections (memtrace gc), then monitor\n"
-			       "  contention and deadlocks (memtrace locks) if the recording has any.\n");
+			       "  commands print them: collections (memtrace gc), allocation by class\n"
+			       "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
+			       "  reclaimed, live) and monitor contention and deadlocks (memtrace\n"
+			       "  locks) if the recording has any.\n");
 			return 0;
 		} else {
 			p_err("unknown option '%s'", argv[i]);
@@ -140,7 +246,8 @@ int do_report(int argc, char **argv)
 	}
 	rp.gc = gc_replay_new(h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
-	if (!rp.gc || !rp.locks) {
+	rp.alloc = alloc_table_new();
+	if (!rp.gc || !rp.locks || !rp.alloc) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -165,6 +272,8 @@ int do_report(int argc, char **argv)
 			last_ts = e.ts;
 		}
 		gc_event(&rp, &e);
+		alloc_event(&rp, &e);
+		object_event(&rp, &e);
 		locks_feed(rp.locks, &e, text);
 	}
 	if (rc < 0)
@@ -174,6 +283,19 @@ int do_report(int argc, char **argv)
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
 			 t->jvm_exited);
 	rp.gc = NULL;
+	if (alloc_table_samples(rp.alloc)) {
+		struct alloc_table_info ai = {
+			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
+			.jvm_exited = t->jvm_exited, .top = 20,
+			.secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
+		};
+
+		if (!mt_opts.json)
+			printf("\n");
+		alloc_table_print(rp.alloc, &ai, mt_opts.json);
+	}
+	if (rp.nocls)
+		objects_print(&rp, mt_opts.json);
 	if (locks_sync_events(rp.locks)) {
 		if (!mt_opts.json)
 			printf("\n");
@@ -183,6 +305,10 @@ out:
 	if (rp.gc)
 		gc_replay_finish(rp.gc, 0, 0, false);
 	locks_free(rp.locks);
+	alloc_table_free(rp.alloc);
+	idmap_free(&rp.types);
+	idmap_free(&rp.objs);
+	free(rp.ocls);
 	free_vals(&rp.names);
 	free_vals(&rp.stacks);
 	rec_close_read(r);

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "alloctrace.h"
 #include "collector.h"
 #include "elfsym.h"
 #include "gctrace.h"
@@ -14,8 +15,14 @@
 #include "jvmev.skel.h"
 #include "klassname.h"
 #include "memtrace/jvmev.h"
+#include "monowner.h"
+#include "objstream.h"
 #include "usdtspec.h"
 #include "util.h"
+#include "vmstructs.h"
+
+/* Classes read from the JVM in one resynchronisation, at most. */
+#define RESYNC_MAX_CLASSES 200000
 
 struct collector {
 	struct jvmev_bpf *skel;
@@ -32,6 +39,16 @@ struct collector {
 	struct idmap types;   /* type keys the sequencer has been told about */
 	struct idmap monitors;/* ObjectMonitor address -> type key of its object */
 	struct idmap jtids;   /* Java thread id -> kernel tid */
+	struct mt_vmstructs *vs;      /* NULL: this JVM's tables are unreadable */
+	struct mt_klass_layout kl;
+	bool have_kl;
+	struct monowner *owners;      /* NULL: monitor owners cannot be read */
+	struct bpf_link *alloc_links[2];
+	uint64_t resyncs, resync_classes;
+	struct idmap name_keys;   /* class name id -> type key (the latest with that name) */
+	struct idmap synth;       /* types made up for agent classes: key -> name id */
+	uint64_t nsynth;
+	struct objstream *objs;   /* the agent's sampled objects, NULL: not asked for */
 };
 
 static void feed(struct collector *c, struct mt_ev *e)
@@ -126,11 +143,50 @@ static void known_type(struct collector *c, uint64_t key, const struct mt_jvmev_
 	if (idmap_get(&c->types, key))
 		return;
 	e.name = raw_name(c, r, true);
+	idmap_put(&c->name_keys, e.name, (void *)(uintptr_t)key);
 	feed(c, &e);
 	e.kind = MT_EV_TYPE_LOAD;
 	e.name = 0;
 	feed(c, &e);
 	idmap_put(&c->types, key, (void *)1);
+}
+
+/* Make sure the sequencer knows the type of an allocation sample: a class
+ * loaded before we looked is created (and loaded) now, named through its
+ * Klass* (rule 2: the type exists before the sample refers to it). */
+static void alloc_type(struct collector *c, const struct mt_jvmev_raw *r)
+{
+	struct mt_ev e = { .ts = r->ts_ns, .kind = MT_EV_TYPE_CREATE, .id = r->a1 };
+	char buf[512];
+	int n = -ENOENT;
+
+	if (idmap_get(&c->types, r->a1))
+		return;
+	if (c->have_kl)
+		n = klassname_read(c->vs, &c->kl, r->a0, true, buf, sizeof(buf));
+	if (n <= 0)
+		n = snprintf(buf, sizeof(buf), "(unknown class 0x%llx)", (unsigned long long)r->a0);
+	e.name = seq_name(c->seq, buf, (size_t)n);
+	idmap_put(&c->name_keys, e.name, (void *)(uintptr_t)r->a1);
+	feed(c, &e);
+	e.kind = MT_EV_TYPE_LOAD;
+	e.name = 0;
+	feed(c, &e);
+	idmap_put(&c->types, r->a1, (void *)1);
+}
+
+static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
+{
+	struct mt_ev e = { .ts = r->ts_ns, .kind = MT_EV_ALLOC_SAMPLE, .thread = r->tid,
+			   .ref = r->a1 };
+
+	known_thread(c, r->tid, r->ts_ns);
+	if (r->a1)
+		alloc_type(c, r);
+	e.v[0] = r->a2;
+	e.v[1] = r->v[0];
+	e.v[2] = r->v[1];
+	feed(c, &e);
 }
 
 static void monitor_event(struct collector *c, const struct mt_jvmev_raw *r)
@@ -228,6 +284,9 @@ static int handle_event(void *ctx, void *data, size_t len)
 	case MT_J_MON_WAITED:
 		monitor_event(c, r);
 		return 0;
+	case MT_J_ALLOC:
+		alloc_event(c, r);
+		return 0;
 	}
 	known_thread(c, r->tid, r->ts_ns);
 	switch (r->kind) {
@@ -299,6 +358,186 @@ void collector_resync_threads(struct collector *c, uint64_t ts)
 	free(live);
 }
 
+struct type_walk {
+	struct collector *c;
+	struct seq_type_info *live;
+	size_t n, cap;
+};
+
+static int walk_one(void *arg, uint64_t klass)
+{
+	struct type_walk *w = arg;
+	struct collector *c = w->c;
+	uint64_t sym;
+	char buf[512];
+	int n;
+
+	if (vmstructs_read_ptr(c->vs, klass + c->kl.klass_name, &sym) || !sym)
+		return 0;
+	n = klassname_read(c->vs, &c->kl, klass, true, buf, sizeof(buf));
+	if (n <= 0)
+		return 0; /* being created or torn down: not a class to report */
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 1024;
+		struct seq_type_info *nl = realloc(w->live, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		w->live = nl;
+		w->cap = cap;
+	}
+	w->live[w->n].key = sym + c->kl.sym_body;
+	w->live[w->n].name = seq_name(c->seq, buf, (size_t)n);
+	idmap_put(&c->name_keys, w->live[w->n].name, (void *)(uintptr_t)w->live[w->n].key);
+	w->n++;
+	return 0;
+}
+
+int collector_resync_types(struct collector *c, uint64_t ts)
+{
+	struct type_walk w = { .c = c };
+	int err;
+
+	if (!c->have_kl)
+		return -ENOENT;
+	err = klassname_walk(c->vs, walk_one, &w, RESYNC_MAX_CLASSES);
+	if (err || !w.n) {
+		/* a partial list would reclaim live classes: keep what we have */
+		free(w.live);
+		return err ? err : -ENOENT;
+	}
+	/* the types made up for the agent's classes live on */
+	for (size_t i = 0; i < c->synth.cap; i++) {
+		if (!c->synth.used[i])
+			continue;
+		if (w.n == w.cap) {
+			struct seq_type_info *nl = realloc(w.live, (w.cap * 2 + 1) * sizeof(*nl));
+
+			if (!nl)
+				break;
+			w.live = nl;
+			w.cap = w.cap * 2 + 1;
+		}
+		w.live[w.n].key = c->synth.keys[i];
+		w.live[w.n++].name = (uintptr_t)c->synth.vals[i];
+	}
+	seq_resync_types(c->seq, ts, w.live, w.n);
+	idmap_free(&c->types);
+	for (size_t i = 0; i < w.n; i++)
+		idmap_put(&c->types, w.live[i].key, (void *)1);
+	c->resyncs++;
+	c->resync_classes = w.n;
+	free(w.live);
+	return 0;
+}
+
+int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
+{
+	static const char *const syms[2] = { SYM_NEW_TLAB, SYM_OUTSIDE_TLAB };
+	struct bpf_program *progs[2] = { c->skel->progs.handle_alloc_new_tlab,
+					 c->skel->progs.handle_alloc_outside_tlab };
+	struct mt_elf *elf;
+	int err = 0;
+
+	if (!c->have_kl) {
+		p_err("cannot read Klass::_name through the VMStructs of pid %d: allocation "
+		      "samples could not be tied to their classes", p->pid);
+		return -ENOENT;
+	}
+	elf = elfsym_open(p->libjvm_host);
+	if (!elf) {
+		err = -errno;
+		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
+		return err;
+	}
+	for (int i = 0; i < 2 && !err; i++) {
+		uint64_t addr, off;
+
+		if (elfsym_lookup(elf, syms[i], &addr, NULL)) {
+			p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s (no .symtab): "
+			      "allocations cannot be sampled; install the JDK's debug symbols",
+			      p->pid, p->libjvm, i ? "send_allocation_outside_tlab" :
+						     "send_allocation_in_new_tlab");
+			err = -ENOENT;
+			break;
+		}
+		err = elfsym_vaddr_to_offset(elf, addr, &off);
+		if (err)
+			break;
+		c->alloc_links[i] = bpf_program__attach_uprobe(progs[i], false, p->pid,
+							       p->libjvm_host, off);
+		if (!c->alloc_links[i]) {
+			err = -errno;
+			p_err("cannot attach a uprobe to AllocTracer in %s: %s", p->libjvm,
+			      strerror(errno));
+		}
+	}
+	elfsym_free(elf);
+	if (err)
+		for (int i = 0; i < 2; i++) {
+			bpf_link__destroy(c->alloc_links[i]);
+			c->alloc_links[i] = NULL;
+		}
+	return err;
+}
+
+static void obj_feed(void *ctx, struct mt_ev *e)
+{
+	feed(ctx, e);
+}
+
+/* The type of an agent-sampled object's class @name: the live type of that
+ * name if the JVM's probes or class list named it, else one made up for it
+ * (key: bit 63 set and a counter; it lives as long as the recording). */
+static uint64_t obj_type(void *ctx, const char *name, uint64_t ts)
+{
+	struct collector *c = ctx;
+	uint64_t id = seq_name(c->seq, name, strlen(name));
+	uint64_t key = (uintptr_t)idmap_get(&c->name_keys, id);
+	struct mt_ev e = { .ts = ts, .kind = MT_EV_TYPE_CREATE, .name = id };
+
+	if (key && (idmap_get(&c->types, key) || idmap_get(&c->synth, key)))
+		return key;
+	key = (1ull << 63) | ++c->nsynth;
+	e.id = key;
+	feed(c, &e);
+	e.kind = MT_EV_TYPE_LOAD;
+	e.name = 0;
+	feed(c, &e);
+	idmap_put(&c->synth, key, (void *)(uintptr_t)id);
+	idmap_put(&c->name_keys, id, (void *)(uintptr_t)key);
+	return key;
+}
+
+int collector_enable_objects(struct collector *c, const struct mt_proc *p, uint32_t interval)
+{
+	c->objs = objstream_new(p, interval, obj_feed, obj_type, c);
+	return c->objs ? 0 : -EIO;
+}
+
+void collector_stop_objects(struct collector *c, uint64_t *created, uint64_t *reclaimed,
+			    uint64_t *lost)
+{
+	struct objstream_stats st;
+
+	*created = *reclaimed = *lost = 0;
+	if (!c->objs)
+		return;
+	objstream_poll(c->objs, 0);
+	objstream_free(c->objs, &st); /* feeds what the agent still held */
+	c->objs = NULL;
+	*created = st.created;
+	*reclaimed = st.reclaimed;
+	*lost = st.dropped_allocs + st.dropped_frees;
+}
+
+uint64_t collector_monitor_owner(void *ctx, uint64_t monitor)
+{
+	struct collector *c = ctx;
+
+	return c->owners ? monowner_tid(c->owners, monitor) : 0;
+}
+
 struct probe {
 	const char *name;
 	bool required;
@@ -342,6 +581,23 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	}
 	/* Set the read-only filter before load. */
 	c->skel->rodata->targ_tgid = p->pid;
+	/* A smaller ring buffer on request (tests of the gap path). */
+	{
+		const char *kb = getenv("MEMTRACE_RING_KB");
+		uint64_t v;
+
+		if (kb && !parse_u64(kb, &v) && v >= 4 && !(v & (v - 1)))
+			bpf_map__set_max_entries(c->skel->maps.jvm_events, (uint32_t)v * 1024);
+	}
+	/* The JVM's own tables: class names, class list, monitor owners. */
+	if (!vmstructs_open(p, &c->vs)) {
+		c->have_kl = !klassname_layout(c->vs, &c->kl);
+		c->owners = monowner_new(c->vs);
+	}
+	if (c->have_kl) {
+		c->skel->rodata->targ_klass_name = (uint32_t)c->kl.klass_name;
+		c->skel->rodata->targ_sym_body = (uint32_t)c->kl.sym_body;
+	}
 
 	/* Load and verify. */
 	err = jvmev_bpf__load(c->skel);
@@ -411,6 +667,8 @@ err_links:
 err_destroy:
 	jvmev_bpf__destroy(c->skel);
 err_free:
+	monowner_free(c->owners);
+	vmstructs_free(c->vs);
 	free(c);
 	errno = -err;
 	return NULL;
@@ -420,14 +678,21 @@ void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
+	objstream_free(c->objs, NULL);
 	ring_buffer__free(c->rb);
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(c->alloc_links[i]);
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);
+	monowner_free(c->owners);
+	vmstructs_free(c->vs);
 	idmap_free(&c->strs);
 	idmap_free(&c->tids);
 	idmap_free(&c->types);
 	idmap_free(&c->monitors);
 	idmap_free(&c->jtids);
+	idmap_free(&c->name_keys);
+	idmap_free(&c->synth);
 	free(c);
 }
 
@@ -442,6 +707,13 @@ int collector_poll(struct collector *c, int timeout_ms)
 		return n;
 	/* The BPF side submits without wakeups: drain what is there. */
 	n = ring_buffer__consume(c->rb);
+	if (n >= 0 && c->objs) {
+		int k = objstream_poll(c->objs, 0);
+
+		if (k < 0)
+			return k;
+		n += k;
+	}
 	lost = collector_lost(c);
 	if (lost > c->lost_seen) {
 		uint64_t now = mono_ns();
@@ -450,6 +722,7 @@ int collector_poll(struct collector *c, int timeout_ms)
 		c->lost_seen = lost;
 		idmap_free(&c->monitors);
 		collector_resync_threads(c, now);
+		collector_resync_types(c, now); /* unreadable: types stay as they were */
 	}
 	return n;
 }
@@ -462,6 +735,12 @@ uint64_t collector_lost(const struct collector *c)
 int collector_monitor_sites(const struct collector *c)
 {
 	return c->monitor_sites;
+}
+
+void collector_resync_stats(const struct collector *c, uint64_t *resyncs, uint64_t *classes)
+{
+	*resyncs = c->resyncs;
+	*classes = c->resync_classes;
 }
 
 uint64_t collector_java_tid(const struct collector *c, uint64_t java_tid)

@@ -15,8 +15,15 @@
  *   monitor__contended__exit    -> release                  by the ObjectMonitor
  *   monitor__wait / waited      -> wait begin (Object.wait) / wait end
  *                                  address, typed by the probe's class name)
- * Kernel drops become a gap in the sequencer followed by a thread resync
- * from /proc/PID/task.
+ *   AllocTracer uprobes         -> allocation samples (collector_enable_alloc),
+ *     (TLAB refills)               after the creation of their type when the
+ *                                  class was loaded before we looked
+ * Kernel drops become a gap in the sequencer followed by a resync of the
+ * threads from /proc/PID/task and of the classes from the JVM's class list
+ * (ClassLoaderDataGraph, read through VMStructs).
+ *
+ * MEMTRACE_RING_KB=N (a power of two >= 4) in the environment shrinks the
+ * ring buffer from 4 MiB to N KiB: a way to provoke losses (tests).
  */
 #ifndef MEMTRACE_COLLECTOR_H
 #define MEMTRACE_COLLECTOR_H
@@ -50,6 +57,35 @@ uint64_t collector_lost(const struct collector *c);
 int collector_monitor_sites(const struct collector *c);
 /* collector_resync_threads - replace the sequencer's threads by /proc's at @ts. */
 void collector_resync_threads(struct collector *c, uint64_t ts);
+
+/*
+ * collector_enable_alloc - attach the TLAB-refill uprobes (the sampling of
+ * `memtrace alloc`): allocation samples join the stream. Returns 0 or -errno
+ * (printed: no .symtab, no VMStructs).
+ */
+int collector_enable_alloc(struct collector *c, const struct mt_proc *p);
+/*
+ * collector_resync_types - replace the sequencer's types by the JVM's class
+ * list at @ts (done after every gap). Returns 0, or -errno when the list
+ * cannot be read (the sequencer's types are then left as they are).
+ */
+int collector_resync_types(struct collector *c, uint64_t ts);
+/* collector_resync_stats - resynchronisations done, classes in the last one. */
+void collector_resync_stats(const struct collector *c, uint64_t *resyncs, uint64_t *classes);
+/*
+ * collector_enable_objects - sampled objects from the JVMTI agent (loaded
+ * now if needed; one sample every @interval bytes, mean) join the stream as
+ * object create/reclaim events, typed by the classes the collector knows by
+ * name (or types made up for them). Returns 0 or -errno (printed).
+ */
+int collector_enable_objects(struct collector *c, const struct mt_proc *p, uint32_t interval);
+/* collector_stop_objects - stop the agent's sampling, feeding what it still
+ * held; the objects created and reclaimed, and the events the agent lost. */
+void collector_stop_objects(struct collector *c, uint64_t *created, uint64_t *reclaimed,
+			    uint64_t *lost);
+/* collector_monitor_owner - a locks_owner_fn (@ctx: the collector): the
+ * kernel tid owning the ObjectMonitor at @monitor per the JVM, 0 if unknown. */
+uint64_t collector_monitor_owner(void *ctx, uint64_t monitor);
 
 /* collector_owner_tid - kernel tid of the Java thread with id @java_tid seen
  * so far, 0 if unknown. */

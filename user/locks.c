@@ -198,12 +198,16 @@ static int cls_cmp(const void *a, const void *b)
 	return x->wait_ns < y->wait_ns ? 1 : x->wait_ns > y->wait_ns ? -1 : strcmp(x->name, y->name);
 }
 
-/* The owner of @k: from the stream, else from the JVM. */
-static uint64_t owner_of(const struct lk *k, locks_owner_fn fn, void *ctx)
+/* The owner of @k: from the stream, else from the JVM (*jvm set). */
+static uint64_t owner_of(const struct lk *k, locks_owner_fn fn, void *ctx, bool *jvm)
 {
+	*jvm = false;
 	if (k->owner)
 		return k->owner;
-	return fn ? fn(ctx, k->key) : 0;
+	if (!fn)
+		return 0;
+	*jvm = true;
+	return fn(ctx, k->key);
 }
 
 int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, void *ctx)
@@ -282,7 +286,8 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 	for (size_t i = 0; i < nb; i++) {
 		struct th *t = blocked[i];
 		struct lk *k = idmap_get(&l->objs, t->lock);
-		uint64_t owner = k ? owner_of(k, fn, ctx) : 0;
+		bool jvm = false;
+		uint64_t owner = k ? owner_of(k, fn, ctx, &jvm) : 0;
 
 		edge_to[i] = owner;
 		if (json) {
@@ -293,6 +298,8 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 			json_str(stdout, k ? class_of(l, k) : "");
 			printf(",\"owner_tid\":%llu,\"owner\":", (unsigned long long)owner);
 			json_str(stdout, owner ? thread_name(l, owner) : "");
+			/* where the owner is known from: its (contended) entry, or the JVM */
+			printf(",\"owner_from\":\"%s\"", !owner ? "" : jvm ? "jvm" : "stream");
 			printf(",\"blocked_ns\":%llu}\n",
 			       (unsigned long long)(now > t->since ? now - t->since : 0));
 		} else {
@@ -300,8 +307,9 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 			       thread_name(l, t->tid), (unsigned long long)t->tid,
 			       (unsigned long long)t->lock, k ? class_of(l, k) : "?");
 			if (owner)
-				printf("\"%s\" (tid %llu)", thread_name(l, owner),
-				       (unsigned long long)owner);
+				printf("\"%s\" (tid %llu%s)", thread_name(l, owner),
+				       (unsigned long long)owner,
+				       jvm ? ", entered uncontended: read from the JVM" : "");
 			else
 				printf("(owner unknown)");
 			printf(", blocked %s\n",

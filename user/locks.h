@@ -6,8 +6,9 @@
  *
  * The owner of a monitor is the thread that last acquired it (after a
  * contended entry) and has not released it. Entries that were never
- * contended are invisible to the probes; for those, @owner_fn (live mode)
- * may ask the JVM.
+ * contended are invisible to the probes; for those, @owner_fn (live mode:
+ * collector_monitor_owner(), ObjectMonitor::_owner through VMStructs) asks
+ * the JVM; wait edges say which source named the owner ("owner_from").
  */
 #ifndef MEMTRACE_LOCKS_H
 #define MEMTRACE_LOCKS_H

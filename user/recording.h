@@ -22,6 +22,12 @@
  *   enter/1 Object.wait, lost source), "th" thread tid, "id" scoped id,
  *   "ref" second entity, "n" and "n2" name ids, "v" [v0,v1,v2,v3] values,
  *   "u" monitoring identity (uid) of a created entity.
+ *   An "alloc" line is one TLAB refill or allocation outside a TLAB
+ *   (`memtrace alloc`'s sampling): "th" the allocating thread, "ref" its
+ *   class's type key (created earlier in the stream), "v" [weight bytes,
+ *   object size, 1 if outside a TLAB, 0]. Resynchronisation after lost
+ *   events (flag 4) re-creates threads from /proc and classes from the
+ *   JVM's class list.
  * Last line, the trailer (absent if memtrace was killed):
  *   {"k":"end","t":TS,"lost":N,"duration_s":S,"jvm_exited":false,
  *    "events_in":N,"events_out":N,"dropped":N}

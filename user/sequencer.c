@@ -113,6 +113,7 @@ int seq_cats_parse(const char *s, unsigned *cats, const char **bad)
 {
 	static const struct { const char *w; unsigned bit; } words[] = {
 		{ "type", MT_CAT_TYPE },   { "object", MT_CAT_OBJECT }, { "thread", MT_CAT_THREAD },
+		{ "objects", MT_CAT_OBJECT },
 		{ "inv", MT_CAT_INV },     { "pool", MT_CAT_POOL },     { "alloc", MT_CAT_ALLOC },
 		{ "sync", MT_CAT_SYNC },   { "ref", MT_CAT_REF },       { "all", MT_CAT_ALL },
 	};
@@ -991,6 +992,68 @@ void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_i
 
 			out(s, &e);
 			t->reported = true;
+		}
+	}
+	idmap_free(&alive);
+}
+
+void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info *live,
+		      size_t n)
+{
+	bool want = !s->paused && cat_on(s, MT_CAT_TYPE);
+	struct idmap alive;
+	uint64_t *gone = NULL;
+	size_t ngone = 0;
+
+	idmap_init(&alive);
+	for (size_t i = 0; i < n; i++)
+		if (!idmap_get(&alive, live[i].key))
+			idmap_put(&alive, live[i].key, (void *)&live[i]);
+	/* gone, or the identity now names another class */
+	if (s->types.n)
+		gone = malloc(s->types.n * sizeof(*gone));
+	for (size_t i = 0; gone && i < s->types.cap; i++) {
+		const struct seq_type_info *l;
+		struct s_type *t;
+
+		if (!s->types.used[i])
+			continue;
+		t = s->types.vals[i];
+		l = idmap_get(&alive, t->key);
+		if (!l || (l->name && t->name && l->name != t->name))
+			gone[ngone++] = t->key;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		type_reclaim(s, idmap_get(&s->types, gone[i]), ts, MT_EVF_RESYNC);
+	free(gone);
+	for (size_t i = 0; i < alive.cap; i++) {
+		const struct seq_type_info *l;
+		struct s_type *t;
+
+		if (!alive.used[i])
+			continue;
+		l = alive.vals[i];
+		t = idmap_get(&s->types, l->key);
+		if (t) {
+			if (l->name && !t->name) { /* inferred before: now we know its name */
+				t->name = l->name;
+				t->pass = glob_pass(s->class_glob, s, t->name);
+			}
+			t->loaded = true;
+			continue;
+		}
+		t = type_new(s, l->key, l->name, 0, ts);
+		if (!t)
+			continue;
+		t->loaded = true;
+		if (want && t->pass) {
+			struct mt_ev e = { .ts = ts, .kind = MT_EV_TYPE_CREATE, .flags = MT_EVF_RESYNC,
+					   .id = t->key, .name = t->name, .uid = t->uid };
+
+			out(s, &e);
+			t->rep_create = true;
+			out_simple(s, MT_EV_TYPE_LOAD, MT_EVF_RESYNC, ts, 0, t->key, 0);
+			t->rep_load = true;
 		}
 	}
 	idmap_free(&alive);

@@ -61,7 +61,8 @@ struct mt_seq_filter {
 };
 
 /* seq_cats_parse - "type,object,thread,inv,pool,alloc,sync,ref" or "all" into
- * MT_CAT_* bits. Returns 0 or -EINVAL (the bad word is left in *bad). */
+ * MT_CAT_* bits ("objects" is "object"). Returns 0 or -EINVAL (the bad word
+ * is left in *bad). */
 int seq_cats_parse(const char *s, unsigned *cats, const char **bad);
 
 /*
@@ -110,7 +111,8 @@ bool seq_paused(const struct mt_seq *s);
  * seq_gap - @lost events were lost before @ts: emit an MT_EV_LOST marker,
  * then forget what the lost events may have changed: every open invocation
  * is left and every monitor released or waited for is let go (reported as
- * MT_EVF_RESYNC events where reported). Follow with seq_resync_threads().
+ * MT_EVF_RESYNC events where reported). Follow with seq_resync_threads()
+ * and seq_resync_types().
  */
 void seq_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source);
 
@@ -127,6 +129,24 @@ struct seq_thread_info {
  */
 void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_info *live,
 			size_t n);
+
+/* One live type for seq_resync_types(). */
+struct seq_type_info {
+	uint64_t key;    /* type key (events.h) */
+	uint64_t name;   /* name id, 0: unknown */
+};
+
+/*
+ * seq_resync_types - the types alive now (e.g. the JVM's class list, read
+ * through VMStructs after a gap): types the sequencer holds that are not in
+ * @live, or whose name differs, are reclaimed; types of @live it does not
+ * hold are created and loaded. Reported as MT_EVF_RESYNC events where the
+ * filters and pauses report type events (otherwise the usual lazy creation
+ * applies when something refers to them). @live may hold a key twice (the
+ * first wins).
+ */
+void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info *live,
+		      size_t n);
 
 /* seq_stats - counters so far. */
 const struct seq_stats *seq_stats(const struct mt_seq *s);

@@ -10,6 +10,10 @@
  * by the probe into name[], truncated to MT_JVMEV_NAME_LEN - 1 bytes (the
  * full length is in name_len); pool and manager names live as long as the
  * JVM and travel as addresses (a0, a1) that user space reads once.
+ *
+ * Allocation samples (TLAB refills, the scheme of bpf/alloc.bpf.c) come here
+ * too when the collector is asked for them, so they stay ordered with the
+ * class loads and thread starts they refer to.
  */
 #ifndef MEMTRACE_JVMEV_H
 #define MEMTRACE_JVMEV_H
@@ -38,6 +42,11 @@ enum mt_jvmev_kind {
 	MT_J_MON_EXIT,          /* monitor__contended__exit(same) */
 	MT_J_MON_WAIT,          /* monitor__wait(java_tid, monitor, class, len, timeout_ms): a2=timeout */
 	MT_J_MON_WAITED,        /* monitor__waited(java_tid, monitor, class, len) */
+	MT_J_ALLOC,             /* uprobe AllocTracer::send_allocation_in_new_tlab / _outside_tlab:
+				 * a0=Klass*, a1=type key (Klass::_name's Symbol body, as
+				 * class__loaded passes it; 0 if unread), a2=weight bytes (the
+				 * new TLAB's size, or the object's outside a TLAB),
+				 * v[0]=object size, v[1]=1 outside a TLAB */
 	MT_J_KIND_COUNT,
 };
 

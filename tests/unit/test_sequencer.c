@@ -5,10 +5,13 @@
  * Random event sequences (plausible and impossible ones, identities drawn
  * from small ranges so they collide and get reused) x random filters x
  * random pause/resume schedules (global and per thread) x random gaps with
- * thread resynchronisation: every reported stream must pass the checker.
+ * thread and class resynchronisation: every reported stream must pass the
+ * checker. After a gap, resynchronised classes name allocation samples
+ * right again.
  * Then, for each rule, streams built to break it after a valid prefix must
  * be caught with that rule's number.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -200,6 +203,20 @@ static uint64_t scenario(uint64_t seed, size_t nev, struct out *o)
 				if (R(2))
 					live[n++] = (struct seq_thread_info){ t, seq_name(s, "x", 1) };
 			seq_resync_threads(s, i, live, n);
+			/* and the classes the JVM lists now (a key may name another class) */
+			{
+				struct seq_type_info tl[5];
+				size_t nt = 0;
+
+				for (uint64_t k = 0; k < 5; k++) {
+					const char *cn = class_names[R(3) ? k : R(5)];
+
+					if (R(3))
+						tl[nt++] = (struct seq_type_info){
+							100 + k, seq_name(s, cn, strlen(cn)) };
+				}
+				seq_resync_types(s, i, tl, nt);
+			}
 		} else if (dice < 12) {
 			continue; /* an event lost without a marker: the input is just inconsistent */
 		} else {
@@ -319,6 +336,204 @@ static void test_lazy_then_reclaim_while_paused(void **state)
 	assert_int_equal(check_count(o.chk, 0), 0);
 	seq_free(s);
 	out_free(&o);
+}
+
+/* ---- the gap path: classes resynchronised after lost events ---- */
+
+static const char *const gap_names[] = { "A", "B", "C", "D", "E", "F", "G", "H", "I", "J" };
+#define GAP_KEYS 8
+
+/*
+ * A JVM's truth (types loaded and unloaded under 8 reusable keys, allocation
+ * samples on live ones; each sample carries the index of its class's true
+ * name in v[3]), fed to the sequencer with runs of events lost; after each
+ * run, a gap and a resync from the truth. Every reported stream passes the
+ * checker, and every reported sample after the first resync refers to a type
+ * whose reported name is its true name.
+ */
+static void test_gap_resync_types_property(void **state)
+{
+	uint64_t total_checked = 0, total_resync = 0;
+
+	for (uint64_t seed = 1; seed <= 500; seed++) {
+		uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 7;
+		int truth[GAP_KEYS];         /* name index, -1: not loaded */
+		uint64_t rep_name[GAP_KEYS + 100] = { 0 };
+		struct mt_seq_filter f = { 0 };
+		struct out o = { 0 };
+		struct mt_seq *s;
+		size_t lost_left = 0, from = 0;
+		bool synced_once = false;
+
+		for (int k = 0; k < GAP_KEYS; k++)
+			truth[k] = -1;
+		if (R(2))
+			f.cats = MT_CAT_ALLOC | (R(2) ? MT_CAT_TYPE : 0) | (R(2) ? MT_CAT_THREAD : 0);
+		o.chk = check_new(on_viol, &o);
+		s = seq_new(&f, emit, &o);
+		assert_non_null(s);
+		for (size_t i = 1; i <= 600; i++) {
+			struct mt_ev e = { .ts = i };
+			int k = (int)R(GAP_KEYS);
+
+			if (!lost_left && !R(40)) {
+				lost_left = 1 + R(30); /* a run of events the ring buffer drops */
+			}
+			if (!R(50))
+				seq_pause(s, !seq_paused(s));
+			if (truth[k] < 0 || !R(8)) {
+				bool load = truth[k] < 0;
+
+				if (!load) {
+					e.kind = MT_EV_TYPE_RECLAIM;
+					e.id = 100 + k;
+					truth[k] = -1;
+				} else {
+					truth[k] = (int)R(10);
+					e.kind = MT_EV_TYPE_CREATE;
+					e.id = 100 + k;
+					e.name = seq_name(s, gap_names[truth[k]], 1);
+				}
+				if (!lost_left) {
+					seq_feed(s, &e);
+					if (load) {
+						e.kind = MT_EV_TYPE_LOAD;
+						e.name = 0;
+						seq_feed(s, &e);
+					}
+				}
+			} else {
+				e.kind = MT_EV_ALLOC_SAMPLE;
+				e.thread = 1;
+				e.ref = 100 + k;
+				e.v[0] = 4096;
+				e.v[3] = (uint64_t)truth[k];
+				if (!lost_left)
+					seq_feed(s, &e);
+			}
+			if (lost_left && !--lost_left) {
+				/* the marker, then the JVM's class list and threads now */
+				struct seq_type_info live[GAP_KEYS];
+				struct seq_thread_info th = { 1, seq_name(s, "main", 4) };
+				size_t n = 0;
+
+				for (int j = 0; j < GAP_KEYS; j++)
+					if (truth[j] >= 0)
+						live[n++] = (struct seq_type_info){
+							100 + j, seq_name(s, gap_names[truth[j]], 1) };
+				seq_gap(s, i, 5, MT_LOST_KERNEL);
+				seq_resync_threads(s, i, &th, 1);
+				seq_resync_types(s, i, live, n);
+				synced_once = true;
+				total_resync++;
+			}
+			/* what was reported so far: names of types, and samples checked */
+			for (; from < o.n; from++) {
+				const struct mt_ev *x = &o.ev[from];
+
+				if (x->kind == MT_EV_TYPE_CREATE)
+					rep_name[x->id - 100] = x->name;
+				if (x->kind == MT_EV_ALLOC_SAMPLE && synced_once) {
+					assert_int_equal(rep_name[x->ref - 100],
+							 seq_name(s, gap_names[x->v[3]], 1));
+					total_checked++;
+				}
+			}
+		}
+		if (check_count(o.chk, 0))
+			print_message("seed %llu: first violation at %llu (rule %d): %s\n",
+				      (unsigned long long)seed, (unsigned long long)o.first_viol,
+				      o.first_rule, o.first_msg);
+		assert_int_equal(check_count(o.chk, 0), 0);
+		seq_free(s);
+		out_free(&o);
+	}
+	assert_true(total_resync > 1000);
+	assert_true(total_checked > 10000);
+}
+
+/* The gap path step by step: what a resync reports, and what it leaves to
+ * lazy creation when type events are filtered out. */
+static void test_gap_resync_types_directed(void **state)
+{
+	for (int filtered = 0; filtered < 2; filtered++) {
+		struct mt_seq_filter f = { .cats = filtered ? MT_CAT_ALLOC : 0 };
+		struct out o = { 0 };
+		struct mt_seq *s;
+		struct mt_ev e;
+		struct seq_type_info live[2];
+		size_t mark;
+
+		o.chk = check_new(on_viol, &o);
+		s = seq_new(&f, emit, &o);
+		e = (struct mt_ev){ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = 1, .id = 1 };
+		seq_feed(s, &e);
+		for (uint64_t k = 100; k <= 101; k++) {
+			e = (struct mt_ev){ .ts = k, .kind = MT_EV_TYPE_CREATE, .id = k,
+					    .name = seq_name(s, k == 100 ? "Foo" : "Bar", 3) };
+			seq_feed(s, &e);
+			e = (struct mt_ev){ .ts = k, .kind = MT_EV_TYPE_LOAD, .id = k };
+			seq_feed(s, &e);
+		}
+		e = (struct mt_ev){ .ts = 5, .kind = MT_EV_ALLOC_SAMPLE, .thread = 1, .ref = 101 };
+		seq_feed(s, &e);
+		/* lost: Foo unloaded, key 101 reused by Qux, Baz loaded under 102 */
+		seq_gap(s, 10, 7, MT_LOST_KERNEL);
+		live[0] = (struct seq_type_info){ 101, seq_name(s, "Qux", 3) };
+		live[1] = (struct seq_type_info){ 102, seq_name(s, "Baz", 3) };
+		mark = o.n;
+		seq_resync_types(s, 10, live, 2);
+		if (!filtered) {
+			size_t reclaims = 0, creates = 0, loads = 0;
+
+			for (size_t i = mark; i < o.n; i++) {
+				if (o.ev[i].kind == MT_EV_NAME)
+					continue;
+				assert_true(o.ev[i].flags & MT_EVF_RESYNC);
+				reclaims += o.ev[i].kind == MT_EV_TYPE_RECLAIM;
+				creates += o.ev[i].kind == MT_EV_TYPE_CREATE;
+				loads += o.ev[i].kind == MT_EV_TYPE_LOAD;
+			}
+			assert_int_equal(reclaims, 2); /* Foo gone, Bar's key renamed */
+			assert_int_equal(creates, 2);
+			assert_int_equal(loads, 2);
+		} else {
+			/* Bar was reported lazily for the sample: its end is reported */
+			assert_int_equal(o.n - mark, 1);
+			assert_int_equal(o.ev[mark].kind, MT_EV_TYPE_RECLAIM);
+			assert_int_equal(o.ev[mark].id, 101);
+		}
+		mark = o.n;
+		e = (struct mt_ev){ .ts = 11, .kind = MT_EV_ALLOC_SAMPLE, .thread = 1, .ref = 102 };
+		seq_feed(s, &e);
+		/* resynced types need no lazy creation; filtered ones get one, named */
+		for (size_t i = mark; i < o.n; i++) {
+			if (o.ev[i].kind == MT_EV_TYPE_CREATE) {
+				assert_true(filtered);
+				assert_true(o.ev[i].flags & MT_EVF_LAZY);
+				assert_int_equal(o.ev[i].name, seq_name(s, "Baz", 3));
+			}
+		}
+		assert_int_equal(o.ev[o.n - 1].kind, MT_EV_ALLOC_SAMPLE);
+		assert_int_equal(check_count(o.chk, 0), 0);
+		assert_int_equal(seq_stats(s)->inferred, 0);
+		seq_free(s);
+		out_free(&o);
+	}
+}
+
+/* Category words, "objects" included (record's agent sampling). */
+static void test_cats_parse(void **state)
+{
+	const char *bad = NULL;
+	unsigned cats = 0;
+
+	assert_int_equal(seq_cats_parse("objects,type", &cats, &bad), 0);
+	assert_int_equal(cats, MT_CAT_OBJECT | MT_CAT_TYPE);
+	assert_int_equal(seq_cats_parse("alloc", &cats, &bad), 0);
+	assert_int_equal(cats, MT_CAT_ALLOC);
+	assert_int_equal(seq_cats_parse("alloc,objs", &cats, &bad), -EINVAL);
+	assert_string_equal(bad, "objs");
 }
 
 /* ---- streams built to break each rule ---- */
@@ -503,6 +718,9 @@ int main(void)
 		cmocka_unit_test(test_rule4),
 		cmocka_unit_test(test_rule5),
 		cmocka_unit_test(test_deleted_creation_caught),
+		cmocka_unit_test(test_gap_resync_types_directed),
+		cmocka_unit_test(test_gap_resync_types_property),
+		cmocka_unit_test(test_cats_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
