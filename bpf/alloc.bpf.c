@@ -9,19 +9,10 @@
 #include "memtrace/alloc.h"
 #include "maps.bpf.h"
 #include "usdt_args.bpf.h"
+#include "javaframe.bpf.h"
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
-/* JavaThread frame anchor, from VMStructs; 0 = not known */
-const volatile __u32 targ_anchor_sp = 0;  /* JavaThread::_anchor + _last_Java_sp */
-const volatile __u32 targ_anchor_pc = 0;  /* ... + _last_Java_pc */
-const volatile __u32 targ_anchor_fp = 0;  /* ... + _last_Java_fp */
-const volatile __u64 targ_interp_lo = 0;  /* the interpreter's code */
-const volatile __u64 targ_interp_hi = 0;
-const volatile __u64 targ_cc_lo = 0;      /* the code cache */
-const volatile __u64 targ_cc_hi = 0;
-
-#define STUB_SCAN_WORDS 32
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 
@@ -69,46 +60,6 @@ static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* The allocating Java frame of @thread (a JavaThread*): pc, and Method* if interpreted. */
-static __always_inline void java_frame(__u64 thread, struct mt_alloc_key *key)
-{
-	__u64 sp = 0, pc = 0, fp = 0;
-
-	if (!thread || !targ_anchor_pc)
-		return;
-	if (bpf_probe_read_user(&sp, sizeof(sp), (void *)(thread + targ_anchor_sp)) || !sp)
-		return;
-	bpf_probe_read_user(&pc, sizeof(pc), (void *)(thread + targ_anchor_pc));
-	if (!pc) /* not recorded: the return address just below the last Java sp */
-		bpf_probe_read_user(&pc, sizeof(pc), (void *)(sp - 8));
-	key->java_pc = pc;
-	if (pc >= targ_interp_lo && pc < targ_interp_hi) {
-		if (!bpf_probe_read_user(&fp, sizeof(fp), (void *)(thread + targ_anchor_fp)) && fp)
-			bpf_probe_read_user(&key->method, sizeof(key->method), (void *)(fp - 24));
-		return;
-	}
-	/*
-	 * Compiled code reaches the VM through a runtime stub (C2's
-	 * _new_array_Java, C1's new_instance stub), which sets the anchor to
-	 * its own frame. The compiled caller's return address is the first
-	 * word on the stub's stack that points into the code cache (the rest
-	 * are saved registers, stack addresses, metadata).
-	 */
-	if (targ_cc_hi && pc >= targ_cc_lo && pc < targ_cc_hi) {
-		__u64 w[STUB_SCAN_WORDS];
-
-		if (bpf_probe_read_user(w, sizeof(w), (void *)sp))
-			return;
-		for (int i = 0; i < STUB_SCAN_WORDS; i++) {
-			if (w[i] >= targ_cc_lo && w[i] < targ_cc_hi &&
-			    !(w[i] >= targ_interp_lo && w[i] < targ_interp_hi)) {
-				key->java_pc = w[i];
-				break;
-			}
-		}
-	}
-}
-
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
 				    __u64 thread)
 {
@@ -117,7 +68,7 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 
 	key.klass = klass;
 	if (targ_stacks) /* by class only: skip the frame reads, keep the cost at the trap */
-		java_frame(thread, &key);
+		java_frame(thread, &key.java_pc, &key.method);
 	key.gen = unload_gen;
 	key.stack_id = -1;
 	if (targ_stacks) {

@@ -4,7 +4,10 @@
  * (allocation site, class) pairs ranked by the growth of their old live bytes
  * (samples that survived >= K GCs) over the second half of the window, each
  * with the samples behind it, estimated live bytes and a 95% interval, growth
- * rate and a confidence; the statistics are described in leaks.h.
+ * rate and a confidence; the statistics are described in leaks.h. Unless
+ * --no-site-counters, BPF counts allocation volume per site meanwhile
+ * (sitecount.h) and each group shows its allocation rate and the fraction
+ * of its allocated bytes that survived.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -12,14 +15,55 @@
 
 #include "cmds.h"
 #include "leaks.h"
+#include "memtrace/sites.h"
 #include "sampling.h"
+#include "sitecount.h"
 #include "util.h"
 
 struct leaks_ctx {
 	struct mt_leaks l;
 	double t_mid;
 	int err;
+	bool counters;             /* --no-site-counters not given */
+	struct sitecount *sc;      /* BPF per-site counters, NULL if unavailable */
+	struct mt_site_volumes vol;
+	bool have_vol;
 };
+
+/* Every arriving sample: its group's allocation estimate. */
+static void on_alloc(void *ctx, uint32_t site, uint32_t cls, double weight)
+{
+	leaks_on_alloc(&((struct leaks_ctx *)ctx)->l, site, cls, weight);
+}
+
+/* Sampling started: count allocation volume per site from now on. */
+static int on_start(void *ctx, const struct mt_proc *p)
+{
+	struct leaks_ctx *c = ctx;
+
+	if (!c->counters)
+		return 0;
+	c->sc = sitecount_new(p); /* printed why not */
+	if (!c->sc)
+		p_warn("continuing without per-site allocation counters (survival fractions "
+		       "are not shown)");
+	return 0;
+}
+
+/* The window ended: read the counters before the session winds down. */
+static void on_end(void *ctx, const struct mt_proc *p, double elapsed)
+{
+	struct leaks_ctx *c = ctx;
+
+	if (!c->sc)
+		return;
+	if (sitecount_read(c->sc, p, 1, &c->vol))
+		p_warn("out of memory reading the per-site allocation counters");
+	else
+		c->have_vol = true;
+	sitecount_free(c->sc);
+	c->sc = NULL;
+}
 
 /* At the middle of the window: remember which samples are old. */
 static int on_tick(void *ctx, struct mt_samples *m, double t)
@@ -37,10 +81,25 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--min-age K] [--interval BYTES] "
-		   "[--depth N] [--max-samples N] [--top N] [--json]\n"
+		   "[--depth N] [--max-samples N] [--top N] [--no-site-counters] [--json]\n"
 		   "  Sample allocations for S seconds (default 30) and rank allocation sites by\n"
 		   "  the growth of their old live bytes (survived >= K GCs, default 2) over the\n"
-		   "  second half of the window. A suspect needs confidence >= 0.95.\n");
+		   "  second half of the window. A suspect needs confidence >= 0.95.\n"
+		   "  BPF counts allocation volume per site meanwhile, so each site shows its\n"
+		   "  allocation rate and the fraction of its allocated bytes still live and\n"
+		   "  old at the end (survival); --no-site-counters skips that.\n");
+}
+
+/* `,"alloc_bytes":…` of a matched group (nothing if unmatched). */
+static void json_volume(const struct mt_leak *g)
+{
+	if (g->alloc_bytes < 0)
+		return;
+	printf(",\"alloc_bytes\":%.0f,\"alloc_bytes_per_s\":%.0f,\"alloc_refills\":%.1f,"
+	       "\"survival\":%.4f,\"alloc_method\":", g->alloc_bytes, g->alloc_rate,
+	       g->alloc_refills, g->survival);
+	json_str(stdout, g->alloc_method);
+	printf(",\"alloc_match_depth\":%d", g->match_depth);
 }
 
 static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct mt_proc *p,
@@ -53,6 +112,17 @@ static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct m
 	       m->interval, (unsigned long long)m->gcs,
 	       (unsigned long long)(m->ages.epoch - c->l.epoch_mid), m->n);
 	sampling_json_losses(m);
+	if (c->have_vol) {
+		const struct mt_site_volumes *v = &c->vol;
+
+		printf(",\"site_counters\":{\"seconds\":%.3f,\"keys\":%zu,\"max_keys\":%d,"
+		       "\"methods\":%zu,\"all_bytes\":%llu,\"overflow_bytes\":%llu,"
+		       "\"overflow_refills\":%llu,\"noframe_bytes\":%llu,\"unnamed_bytes\":%llu}",
+		       v->seconds, v->keys, MT_SITES_MAX_KEYS, v->n,
+		       (unsigned long long)v->all_bytes, (unsigned long long)v->overflow_bytes,
+		       (unsigned long long)v->overflow_refills, (unsigned long long)v->noframe_bytes,
+		       (unsigned long long)v->unnamed_bytes);
+	}
 	printf(",\"suspects\":[");
 	for (int k = 0; k < suspects; k++) {
 		const struct mt_leak *g = &c->l.g[k];
@@ -64,11 +134,13 @@ static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct m
 		printf(",\"live_bytes\":%.0f,\"live_bytes_ci95\":[%.0f,%.0f],\"old_live_bytes\":%.0f,"
 		       "\"growth_bytes_per_s\":%.0f,\"growth_lo95_bytes_per_s\":%.0f,"
 		       "\"samples\":%llu,\"old_samples\":%llu,\"old_added\":%llu,"
-		       "\"old_removed\":%llu,\"z\":%.2f,\"confidence\":%.4f}",
+		       "\"old_removed\":%llu,\"z\":%.2f,\"confidence\":%.4f",
 		       g->live_bytes, g->live_lo, g->live_hi, g->old_bytes_end, g->growth,
 		       g->growth_lo, (unsigned long long)g->samples, (unsigned long long)g->n_end,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
 		       g->confidence);
+		json_volume(g);
+		printf("}");
 	}
 	printf("],\"others\":[");
 	for (size_t k = (size_t)suspects, shown = 0; k < c->l.n && shown < top; k++, shown++) {
@@ -79,9 +151,11 @@ static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct m
 		printf(",\"site\":");
 		json_str(stdout, samples_site_name(m, g->site));
 		printf(",\"live_bytes\":%.0f,\"growth_bytes_per_s\":%.0f,\"samples\":%llu,"
-		       "\"old_samples\":%llu,\"confidence\":%.4f}", g->live_bytes, g->growth,
+		       "\"old_samples\":%llu,\"confidence\":%.4f", g->live_bytes, g->growth,
 		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
 		       g->confidence);
+		json_volume(g);
+		printf("}");
 	}
 	printf("]}\n");
 }
@@ -92,6 +166,10 @@ static void print_text(struct mt_samples *m, struct leaks_ctx *c, const struct m
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 
 	sampling_print_losses(m);
+	if (c->have_vol && c->vol.overflow_refills)
+		p_warn("%llu TLAB refills (%s) found no room in the fixed per-site map (%d keys): "
+		       "their sites' allocation rates are low", (unsigned long long)c->vol.overflow_refills,
+		       fmt_bytes(c->vol.overflow_bytes, b1, sizeof(b1)), MT_SITES_MAX_KEYS);
 	printf("JVM %d: %.1f s window, %llu GCs (%llu in the second half), %zu live samples, "
 	       "interval %u bytes, old = survived >= %llu GCs\n", p->pid, elapsed,
 	       (unsigned long long)m->gcs, (unsigned long long)(m->ages.epoch - c->l.epoch_mid),
@@ -111,6 +189,11 @@ static void print_text(struct mt_samples *m, struct leaks_ctx *c, const struct m
 		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
 		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
+		if (g->alloc_bytes >= 0)
+			printf("    allocated %s/s (BPF: %s%s, %.0f TLAB refills), survived %.3f "
+			       "of it\n", fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)),
+			       g->alloc_method, g->match_depth ? ", a caller" : "", g->alloc_refills,
+			       g->survival);
 	}
 }
 
@@ -124,13 +207,14 @@ int do_leaks(int argc, char **argv)
 		{ "max-samples", required_argument, NULL, 'M' },
 		{ "min-age", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 't' },
+		{ "no-site-counters", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct mt_sampling_opts o = { .duration = 30, .interval = MT_AP_DEFAULT_INTERVAL,
 				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
-	struct leaks_ctx c = { 0 };
+	struct leaks_ctx c = { .counters = true };
 	struct mt_samples m;
 	struct mt_proc p;
 	uint64_t top = 10, k = 2;
@@ -157,6 +241,9 @@ int do_leaks(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+			c.counters = false;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -171,8 +258,13 @@ int do_leaks(int argc, char **argv)
 	}
 	leaks_init(&c.l, k);
 	c.t_mid = o.duration / 2;
+	o.on_alloc = on_alloc;
+	o.on_start = on_start;
+	o.on_end = on_end;
 	rc = sampling_run(&o, &p, &m, on_tick, &c, &elapsed);
+	sitecount_free(c.sc); /* if the session ended before on_end */
 	if (rc || !m.s) {
+		sitecount_volumes_free(&c.vol);
 		leaks_free(&c.l);
 		samples_free(&m);
 		return 1;
@@ -183,8 +275,11 @@ int do_leaks(int argc, char **argv)
 		leaks_mark_mid(&c.l, &m, elapsed);
 	}
 	suspects = leaks_rank(&c.l, &m, elapsed);
+	if (suspects >= 0 && c.have_vol && leaks_match_volumes(&c.l, &m, &c.vol, elapsed) < 0)
+		suspects = -ENOMEM;
 	if (suspects < 0) {
 		p_err("out of memory");
+		sitecount_volumes_free(&c.vol);
 		leaks_free(&c.l);
 		samples_free(&m);
 		return 1;
@@ -196,6 +291,7 @@ int do_leaks(int argc, char **argv)
 		print_json(&m, &c, &p, elapsed, suspects, top);
 	else
 		print_text(&m, &c, &p, elapsed, suspects, top);
+	sitecount_volumes_free(&c.vol);
 	leaks_free(&c.l);
 	samples_free(&m);
 	return 0;

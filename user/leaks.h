@@ -20,6 +20,36 @@
  * it stops adding old samples, so a ≈ r ≈ 0 over the second half: no suspect.
  * live_bytes comes with a 95% interval from the Poisson interval of the
  * sample count times the mean weight.
+ *
+ * Allocation volume (seed 001's per-site counters, bpf/sites.bpf.c): the
+ * kernel counts TLAB-refill bytes per allocating Java method in fixed space;
+ * leaks_match_volumes() relates them to the groups. Matching is by method
+ * name only ("pkg.Class.method": class + method, no signature, no line), the
+ * finest name both sides share: BPF knows a Method* or a compiled pc, the
+ * agent knows method + line. A group's chain is its site's frames, innermost
+ * first, then the callers the site was first seen with (samples.h,
+ * MT_SITE_OUTER). BPF names the allocating frame itself while it runs
+ * interpreted or compiled on its own, and the compiled caller once JIT code
+ * inlined the allocation into it, so over a window one site's volume is
+ * spread over several methods of its chain, and one method (a compiled
+ * loop that inlined many sites) holds the volume of many groups. So each
+ * method's bytes B(M) are handed out once, among the groups whose chain
+ * contains M: group g is expected to allocate a_g = alloc_w × (Σ B / Σ
+ * alloc_w) (the agent's own estimate, every sample's s/p(s) dead or alive,
+ * calibrated to the kernel's total), split over its chain's methods in
+ * fractions p_gM fitted so that Σ_g a_g p_gM ≈ B(M) (multiplicative EM
+ * updates, as for Poisson counts); g's part of M is B(M) a_g p_gM / Σ_g' a_g'
+ * p_g'M. A method only one group's chain holds goes to it whole; a method
+ * many chains share goes where the other methods leave room.
+ *   alloc_bytes  the sum of g's parts, scaled to the agent's window
+ *   survival     old_bytes_end / alloc_bytes: the part of what the site
+ *                allocated in the window that is still live and old at its
+ *                end (≈ 1 for a site whose objects are all kept, ≈ 0 for churn;
+ *                coarse when alloc_refills, the refills behind it, are few)
+ * The volumes do not enter the suspect test or its confidence: those rest
+ * on the samples' counts alone, and how a method's bytes are shared depends
+ * on JIT inlining. Among suspects whose growth bounds tie, and among the
+ * others at equal growth, the higher survival ranks first.
  */
 #ifndef MEMTRACE_LEAKS_H
 #define MEMTRACE_LEAKS_H
@@ -28,6 +58,7 @@
 #include <stdint.h>
 
 #include "samples.h"
+#include "sitecount.h"
 
 #define MT_LEAK_Z 1.6448536 /* one-sided 95% */
 
@@ -43,6 +74,17 @@ struct mt_leak {
 	double growth_lo;        /* lower 95% bound of growth */
 	double z, confidence;
 	int suspect;             /* z >= MT_LEAK_Z and growth_lo > 0 */
+	/* allocation volume (leaks_match_volumes); alloc_bytes < 0: not matched */
+	double alloc_w;          /* the agent's estimate of bytes allocated (all samples) */
+	uint64_t alloc_n;        /* samples that arrived (dead or alive) */
+	double alloc_bytes;      /* the BPF counters' share for the group in the window */
+	double alloc_rate;       /* alloc_bytes per second */
+	double alloc_refills;    /* the refills behind that share (its share of the
+				  * method's refills): few means a rough volume */
+	double survival;         /* old_bytes_end / alloc_bytes, -1 if unknown */
+	const char *alloc_method; /* the BPF method giving most of alloc_bytes (owned
+				  * by the volumes), or NULL */
+	int match_depth;         /* its place in the chain: 0 = the allocating frame */
 };
 
 struct mt_leaks {
@@ -70,6 +112,19 @@ int leaks_mark_mid(struct mt_leaks *l, struct mt_samples *m, double t);
  * Returns the number of suspects, or -ENOMEM, or -EINVAL without a mid mark.
  */
 int leaks_rank(struct mt_leaks *l, struct mt_samples *m, double t);
+
+/* leaks_on_alloc - samples.h's on_alloc hook (@ctx: struct mt_leaks *): the
+ * group's alloc_w and alloc_n. Before leaks_rank() only. */
+void leaks_on_alloc(void *ctx, uint32_t site, uint32_t cls, double weight);
+
+/*
+ * leaks_match_volumes - after leaks_rank(): alloc_bytes, alloc_rate, survival
+ * and alloc_method of every group from the BPF volumes @v (rule above), for a
+ * window of @window_s seconds. Reorders by the tie rule (suspects stay
+ * first). Returns the number of groups matched, or -ENOMEM.
+ */
+int leaks_match_volumes(struct mt_leaks *l, struct mt_samples *m,
+			const struct mt_site_volumes *v, double window_s);
 
 /* Phi - the standard normal distribution function. */
 double leaks_phi(double z);

@@ -140,6 +140,11 @@ static const char *method_name(const struct mt_samples *m, uint32_t id)
 	return id < m->nmeth && m->methods[id] ? m->methods[id] : "<unknown method>";
 }
 
+const char *samples_method_name(const struct mt_samples *m, uint32_t id)
+{
+	return method_name(m, id);
+}
+
 /* JDK frames are skipped over when looking for the application's frame. */
 static bool jdk_method(const char *name)
 {
@@ -201,6 +206,8 @@ static int site_of(struct mt_samples *m, const struct mt_ap_frame *f, uint32_t d
 		m->sites = s;
 		m->sites_cap = ncap;
 	}
+	for (uint32_t k = key.n; k < depth && key.nouter < MT_SITE_OUTER; k++)
+		key.outer[key.nouter++] = f[k].method;
 	m->sites[m->nsites] = key;
 	m->site_tab[i] = (uint32_t)m->nsites + 1;
 	*out = (uint32_t)m->nsites++;
@@ -323,6 +330,8 @@ int samples_alloc(struct mt_samples *m, uint32_t cls, const struct mt_ap_alloc *
 	i = idx_find(m, a->id);
 	if (m->idx[i])
 		return 0; /* a duplicate: keep the first */
+	if (m->on_alloc)
+		m->on_alloc(m->on_alloc_ctx, site, cls, samples_weight(a->size, m->interval));
 	m->allocs++;
 	m->pop++;
 	m->rng = mix(m->rng + 0x9e3779b97f4a7c15ull);

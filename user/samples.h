@@ -32,6 +32,7 @@
 
 #define MT_SAMPLES_DEFAULT_MAX 65536
 #define MT_SITE_MAX_FRAMES     8  /* frames that make a site (up to the first app frame) */
+#define MT_SITE_OUTER          8  /* caller method ids kept beyond a site's frames */
 
 struct mt_sample {
 	uint64_t id;
@@ -48,7 +49,15 @@ struct mt_site {
 	struct mt_ap_frame f[MT_SITE_MAX_FRAMES];    /* innermost first */
 	uint64_t hash;
 	char *name;                                  /* built on first use */
+	/* callers beyond the site's frames (method ids, innermost first), as
+	 * the first sample of the site saw them: where JIT code may have
+	 * inlined the site (sitecount matches BPF frames through them) */
+	uint32_t outer[MT_SITE_OUTER];
+	uint32_t nouter;
 };
+
+/* Called for every sample that arrives (kept or not): @weight = s / p(s). */
+typedef void (*mt_samples_on_alloc)(void *ctx, uint32_t site, uint32_t cls, double weight);
 
 struct mt_samples {
 	/* names: index = the agent's id; NULL if never defined */
@@ -72,6 +81,8 @@ struct mt_samples {
 	uint64_t allocs, frees, frees_unknown, evicted, gcs, bad_records, undefined_names;
 	struct mt_ap_sample_stats agent;             /* the agent's last STATS */
 	bool have_agent_stats;
+	mt_samples_on_alloc on_alloc;                /* optional, set by the caller */
+	void *on_alloc_ctx;
 };
 
 /* samples_init - an empty store for a session whose ids start at @first_id.
@@ -103,6 +114,8 @@ uint64_t samples_age(const struct mt_samples *m, const struct mt_sample *s);
 
 /* samples_class_name - Java name of class @id ("byte[]", "java.lang.String"). */
 const char *samples_class_name(const struct mt_samples *m, uint32_t id);
+/* samples_method_name - "pkg.C.m" of method @id, "<unknown method>" if undefined. */
+const char *samples_method_name(const struct mt_samples *m, uint32_t id);
 /* samples_site_name - "pkg.C.m:12 < pkg.D.n:40" (innermost first). */
 const char *samples_site_name(struct mt_samples *m, uint32_t site);
 

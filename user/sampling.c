@@ -108,6 +108,10 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 		p_err("out of memory for %zu samples", o->max_samples);
 		goto out;
 	}
+	m->on_alloc = o->on_alloc;
+	m->on_alloc_ctx = ctx;
+	if (o->on_start && o->on_start(ctx, p))
+		goto out;
 	p_info("sampling JVM %d every %u bytes (mean) for %.0f s ...", p->pid, st.interval,
 	       o->duration);
 	sigaction(SIGINT, &sa, &old_int);
@@ -137,6 +141,8 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 		}
 	}
 	*elapsed = (double)(mono_ns() - t0) / 1e9;
+	if (o->on_end)
+		o->on_end(ctx, p, *elapsed);
 	if (exiting)
 		p_info("interrupted after %.1f s: reporting what was sampled", *elapsed);
 	/* stop: what the agent still holds arrives before STOPPED */

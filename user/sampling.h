@@ -16,6 +16,12 @@ struct mt_sampling_opts {
 	uint32_t interval;   /* bytes between samples */
 	unsigned depth;      /* frames per sample */
 	size_t max_samples;  /* tracked live samples bound */
+	/* optional hooks of the caller (ctx = the tick's ctx): */
+	mt_samples_on_alloc on_alloc;   /* every arriving sample (samples.h) */
+	/* sampling started in @p / the window just ended (before SAMPLE_STOP);
+	 * nonzero from on_start ends the session */
+	int (*on_start)(void *ctx, const struct mt_proc *p);
+	void (*on_end)(void *ctx, const struct mt_proc *p, double elapsed);
 };
 
 /* Called about every 200 ms with the seconds since sampling began. */
