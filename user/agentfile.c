@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -102,6 +103,24 @@ static int open_private_dir(const struct mt_proc *p, int basefd, const char *dir
 	return fd;
 }
 
+// Lock the agent directory (bounded wait). -ESTALE: it was removed meanwhile.
+static int lock_dir(int dirfd)
+{
+	struct stat st;
+
+	for (int i = 0; i < 300; i++) { /* 15 s */
+		if (!flock(dirfd, LOCK_EX | LOCK_NB)) {
+			if (fstat(dirfd, &st))
+				return -errno;
+			return st.st_nlink == 0 ? -ESTALE : 0;
+		}
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		usleep(50000);
+	}
+	return -ETIMEDOUT;
+}
+
 // Copy @src into a new file @name in @dirfd (O_EXCL|O_NOFOLLOW), owned by the target.
 static int copy_file(const struct mt_proc *p, const char *src, int dirfd, const char *name,
 		     const char *where)
@@ -173,6 +192,8 @@ int agentfile_place(const struct mt_proc *p, const char *src, struct mt_agentfil
 	static const char *const bases[] = { "/tmp", "/dev/shm" };
 	int err = -ENOENT;
 
+	int retries = 0;
+
 	memset(af, 0, sizeof(*af));
 	af->basefd = af->dirfd = -1;
 	agentfile_name(af->name, sizeof(af->name));
@@ -197,6 +218,27 @@ int agentfile_place(const struct mt_proc *p, const char *src, struct mt_agentfil
 			continue;
 		}
 		dirfd = open_private_dir(p, basefd, af->dir, base, &created);
+		if (dirfd >= 0) {
+			/* Two memtrace processes loading into one JVM at once (serve and a
+			 * command) would remove each other's copy: the directory's lock is
+			 * held from placing to removing. A directory removed by the
+			 * previous holder meanwhile is made again. */
+			int lerr = lock_dir(dirfd);
+
+			if (lerr == -ESTALE && retries++ < 3) {
+				close(dirfd);
+				close(basefd);
+				i--;
+				continue;
+			}
+			if (lerr) {
+				p_err("JVM %d: %s/%s stays locked by another memtrace (%s); try again "
+				      "when it has finished", p->pid, base, af->dir, strerror(-lerr));
+				close(dirfd);
+				close(basefd);
+				return lerr;
+			}
+		}
 		if (dirfd < 0) {
 			err = dirfd;
 			close(basefd);
@@ -237,10 +279,11 @@ void agentfile_remove(struct mt_agentfile *af)
 	if (af->dirfd < 0)
 		return;
 	unlinkat(af->dirfd, af->name, 0);
-	close(af->dirfd);
-	/* Only an empty directory goes; ENOTEMPTY means someone else uses it. */
+	/* Only an empty directory goes; ENOTEMPTY means someone else uses it.
+	 * Still under the lock: a waiter sees the removal and makes it again. */
 	if (af->created_dir)
 		unlinkat(af->basefd, af->dir, AT_REMOVEDIR);
+	close(af->dirfd); /* releases the lock */
 	close(af->basefd);
 	af->dirfd = af->basefd = -1;
 }
