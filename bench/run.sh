@@ -17,3 +17,6 @@ bench/sequencer.sh
 
 echo "== JVMTI agent allocation sampling overhead (bench/agent_overhead.sh)"
 bench/agent_overhead.sh
+
+echo "== heap snapshots and queries: walk pause vs bare FollowReferences, live query vs heap dump (bench/query.sh)"
+bench/query.sh

@@ -19,5 +19,8 @@ int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_locks(int argc, char **argv);
+int do_query(int argc, char **argv);
+int do_snapshot(int argc, char **argv);
+int do_histo(int argc, char **argv);
 
 #endif

@@ -30,6 +30,9 @@ static const struct cmd cmds[] = {
 	{ "report", do_report, "gc and locks analyses of a recording, as live" },
 	{ "check", do_check, "verify rules 1-5 of consistent monitoring on a recording" },
 	{ "locks", do_locks, "contended monitors, wait graph, deadlocks" },
+	{ "query", do_query, "run a memory-analysis program on a live heap, snapshot or .hprof" },
+	{ "snapshot", do_snapshot, "save a JVM's heap snapshot to a file (agent)" },
+	{ "histo", do_histo, "live instances and bytes per class (agent heap walk)" },
 	{ 0 },
 };
 

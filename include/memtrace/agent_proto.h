@@ -18,6 +18,7 @@
  * sequence of records, below) until SAMPLE_STOP → the last EVENTS → SAMPLE_STOPPED.
  * Frames of other types may be interleaved with EVENTS. An agent older than
  * the sampling types answers SAMPLE_START with ERROR (unknown frame type).
+ * Heap snapshots (below): HEAP_REQUEST → HEAP_DATA* → HEAP_DONE.
  * A frame with a bad magic, another version, an unknown type, a payload
  * larger than MT_AP_MAX_PAYLOAD, or a payload of the wrong size for its type
  * is answered by ERROR and the connection is closed. Decoding never trusts
@@ -66,7 +67,10 @@ enum mt_ap_type {
 	MT_AP_SAMPLE_STOP  = 10, /* client → agent: no payload; sampling ends */
 	MT_AP_SAMPLE_STOPPED = 11, /* agent → client: struct mt_ap_sample_stats, the last word */
 	MT_AP_EVENTS       = 12, /* agent → client: records (variable length, see below) */
-	MT_AP_TYPE_MAX     = 12,
+	MT_AP_HEAP_REQUEST = 13, /* client → agent: struct mt_ap_heap_request + field names */
+	MT_AP_HEAP_DATA    = 14, /* agent → client: heap records (variable length, below) */
+	MT_AP_HEAP_DONE    = 15, /* agent → client: struct mt_ap_heap_done, the last word */
+	MT_AP_TYPE_MAX     = 15,
 };
 
 /* mt_ap_payload_size() of a type whose payload length varies (<= MT_AP_MAX_PAYLOAD). */
@@ -181,6 +185,115 @@ struct mt_ap_gc {
 	uint64_t reserved;
 };
 
+/*
+ * Heap snapshots. HEAP_REQUEST asks the agent to walk the heap once
+ * (FollowReferences with tags, in a JVMTI environment of its own that is
+ * disposed afterwards, so the tags go with it). The JVM is paused only for
+ * the walk; callbacks only append to memory buffers. After the walk the agent
+ * streams HEAP_DATA frames (records in the mt_ap_rec layout, kinds
+ * MT_AP_HREC_*), then HEAP_DONE. Another request while one is being sent is
+ * answered by ERROR (EBUSY). Sampling frames may be interleaved.
+ *
+ * Identities: every object the walk reaches gets an id (> 0, dense from 1);
+ * class objects, loaders and threads are tagged before the walk, so an object
+ * record's cls is the id of its java.lang.Class object (0: a class loaded
+ * after the class table was taken). The payload of HEAP_REQUEST is the struct
+ * followed by nfields NUL-terminated field names (the projection: values are
+ * sent only for instance fields with these names) and is at most
+ * MT_AP_HEAP_REQ_MAX bytes.
+ */
+#define MT_AP_HEAP_REQ_MAX   65536u
+#define MT_AP_HEAP_REFS      (1u << 0) /* send object->object references and heap roots */
+#define MT_AP_HEAP_ALLFIELDS (1u << 1) /* values of every instance field (ignore the names) */
+#define MT_AP_HEAP_STRINGS   (1u << 2) /* java.lang.String values */
+#define MT_AP_HEAP_MAXPAUSE  (1u << 3) /* abort the walk after max_pause_ms (partial result) */
+#define MT_AP_HEAP_BARE      (1u << 4) /* benchmark: a no-op-callback walk, no data, only DONE */
+#define MT_AP_HEAP_FLAGS     0x1fu     /* every flag above; other bits are refused */
+
+struct mt_ap_heap_request {
+	uint32_t flags;        /* MT_AP_HEAP_* */
+	uint32_t max_pause_ms; /* with MT_AP_HEAP_MAXPAUSE: abort the walk after this */
+	uint32_t nfields;      /* NUL-terminated names following the struct */
+	uint32_t reserved;
+};
+
+struct mt_ap_heap_done {
+	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
+	uint64_t prep_ns;     /* class table and tagging before the walk (JVM running) */
+	uint64_t objects;     /* object records sent */
+	uint64_t refs;        /* reference records sent */
+	uint64_t roots;       /* heap-root records sent */
+	uint64_t bytes;       /* sum of the objects' shallow sizes */
+	uint64_t values;      /* primitive value records sent */
+	uint64_t strings;     /* string records sent */
+	uint64_t truncated;   /* strings cut to MT_AP_HSTR_MAX bytes, fields past a record */
+	uint64_t mismatches;  /* primitive values whose type disagrees with the field table */
+	uint32_t partial;     /* 1: the walk was aborted (--max-pause): not every object seen */
+	uint32_t flags;       /* the request's flags as served */
+	uint32_t nclasses;    /* class records sent */
+	uint32_t nthreads;    /* thread records sent */
+};
+
+/* Heap record kinds (inside HEAP_DATA; distinct from the sampling kinds). */
+enum mt_ap_hrec_kind {
+	MT_AP_HREC_OBJS    = 33, /* arg n: n × struct mt_ap_hobj */
+	MT_AP_HREC_REFS    = 34, /* arg n: n × struct mt_ap_href */
+	MT_AP_HREC_ROOTS   = 35, /* arg n: n × struct mt_ap_hroot */
+	MT_AP_HREC_PRIMS   = 36, /* arg n: n × struct mt_ap_hprim */
+	MT_AP_HREC_STRING  = 37, /* arg: UTF-8 bytes; body: uint64_t object id, bytes, NUL */
+	MT_AP_HREC_CLASS   = 38, /* arg: nfields; body: struct mt_ap_hclass, JVM signature NUL,
+				  * then nfields × (int32 index, char type, name NUL) */
+	MT_AP_HREC_THREAD  = 39, /* arg 0; body: uint64_t object id, name NUL */
+	MT_AP_HREC_DONE    = 40, /* arg 0; body: struct mt_ap_heap_done (snapshot files only) */
+};
+#define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
+
+/* Heap-reference kinds in records: JVMTI's jvmtiHeapReferenceKind values
+ * (1..10 between objects, 21..27 heap roots). */
+struct mt_ap_hobj {
+	uint64_t id;
+	uint64_t cls;     /* id of the class object, 0 unknown */
+	uint64_t size;    /* shallow bytes */
+	int32_t length;   /* array length, -1 for other objects */
+	uint32_t reserved;
+};
+
+struct mt_ap_href {
+	uint64_t from;
+	uint64_t to;
+	int32_t index;    /* FIELD/STATIC_FIELD: JVMTI field index; ARRAY_ELEMENT: slot; else -1 */
+	uint32_t kind;    /* jvmtiHeapReferenceKind */
+};
+
+struct mt_ap_hroot {
+	uint64_t to;
+	uint32_t kind;    /* jvmtiHeapReferenceKind 21..27 */
+	uint32_t reserved;
+};
+
+struct mt_ap_hprim {
+	uint64_t obj;
+	uint64_t bits;    /* the jvalue's 8 bytes (j for long, d for double, ...) */
+	int32_t index;    /* JVMTI field index in obj's class */
+	uint32_t type;    /* jvmtiPrimitiveType: 'Z' 'B' 'C' 'S' 'I' 'J' 'F' 'D' */
+};
+
+struct mt_ap_hclass {
+	uint64_t id;      /* the class object's id */
+	uint64_t super;   /* superclass's id, 0 none */
+	uint64_t loader;  /* the loader object's id, 0 for the bootstrap loader */
+	uint32_t nfields; /* instance fields, inherited ones included */
+	uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct mt_ap_heap_request) == 16, "heap request layout");
+_Static_assert(sizeof(struct mt_ap_heap_done) == 96, "heap done layout");
+_Static_assert(sizeof(struct mt_ap_hobj) == 32, "hobj layout");
+_Static_assert(sizeof(struct mt_ap_href) == 24, "href layout");
+_Static_assert(sizeof(struct mt_ap_hroot) == 16, "hroot layout");
+_Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
+_Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
+
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");
 _Static_assert(sizeof(struct mt_ap_sample_started) == 24, "sample started layout");
@@ -210,6 +323,9 @@ static inline long mt_ap_payload_size(unsigned type)
 	case MT_AP_SAMPLE_STOP: return 0;
 	case MT_AP_SAMPLE_STOPPED: return sizeof(struct mt_ap_sample_stats);
 	case MT_AP_EVENTS:      return MT_AP_VARLEN;
+	case MT_AP_HEAP_REQUEST: return MT_AP_VARLEN;
+	case MT_AP_HEAP_DATA:   return MT_AP_VARLEN;
+	case MT_AP_HEAP_DONE:   return sizeof(struct mt_ap_heap_done);
 	default:                return -1;
 	}
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/fuzz/run.sh SECONDS - build the DSL fuzzer (libFuzzer, ASan, UBSan) and
-# run it for SECONDS with tests/dsl/*.mq as the seed corpus. Exits non-zero
+# run it for SECONDS with tests/dsl/*.mq as the seed corpus; then the
+# snapshot and HPROF readers' fuzzer for SECONDS/2. Exits non-zero
 # if the fuzzer finds a crash, a leak or undefined behaviour.
 set -euo pipefail
 secs=${1:-60}
@@ -12,5 +13,20 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-o "$out/fuzz_dsl" "$root"/dsl/*.c "$root/tests/fuzz/fuzz_dsl.c" -lm
 cp "$root"/tests/dsl/*.mq "$out/corpus/"
 cd "$out"
-exec ./fuzz_dsl -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+./fuzz_dsl -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1 corpus
+
+# The snapshot and HPROF readers (user/snapshot.c, user/hprof.c): one
+# fuzzer dispatching on the input's magic, for half the time (at least 5 s),
+# seeded with the unit tests' fixture heap in both formats.
+rsecs=$(( secs / 2 > 5 ? secs / 2 : 5 ))
+readers=("$root/user/snapshot.c" "$root/user/hprof.c" "$root/user/util.c" "$root"/dsl/*.c)
+mkdir -p "$out/corpus_readers"
+cc -O1 -g -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root/dsl" \
+	-I"$root/tests/unit" -o "$out/mkseeds" "$root/tests/fuzz/mkseeds.c" "${readers[@]}" -lz -lm
+"$out/mkseeds" "$out/corpus_readers" "$out/corpus_readers"
+clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root/dsl" \
+	-o "$out/fuzz_readers" "$root/tests/fuzz/fuzz_readers.c" "${readers[@]}" -lz -lm
+./fuzz_readers -max_total_time="$rsecs" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1 corpus_readers

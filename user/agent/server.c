@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "heapwalk.h"
 
 #define POLL_MS          1000  /* how often the thread re-checks its socket file */
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
@@ -30,12 +31,14 @@
 #define STATS_MS         1000  /* while sampling: a STATS record this often */
 #define TX_CAP           (1u << 20) /* bytes queued for a slow client before it is dropped */
 #define TX_DRAIN_ROOM    (512u * 1024) /* drain the rings only with this much room */
+#define HEAP_CHUNK       (256u * 1024) /* heap records per HEAP_DATA frame, at most */
 
 /* Thread-owned state (only the socket thread touches it after start). */
 static int listen_fd = -1;
 static int client_fd = -1;
 static bool hello_done;
-static char rx[MT_AP_HDR_SIZE + 512]; /* every known payload is < 512 bytes */
+/* every payload is < 512 bytes but HEAP_REQUEST's (<= MT_AP_HEAP_REQ_MAX) */
+static char rx[MT_AP_HDR_SIZE + MT_AP_HEAP_REQ_MAX];
 static size_t rx_len;
 static uint64_t rx_since_ms;
 static char *tx;        /* frames queued for the client (TX_CAP bytes, malloc'd per session) */
@@ -43,6 +46,7 @@ static size_t tx_len;
 static bool stopping;   /* SAMPLE_STOP seen: drain the rest, then SAMPLE_STOPPED */
 static uint32_t stop_seq;
 static uint64_t last_stats_ms;
+static uint32_t heap_seq; /* the HEAP_REQUEST being answered */
 
 /* Shared with Agent_OnUnload: the socket file we bound (under agent.lock). */
 static char bound_path[sizeof(agent.sock_path)];
@@ -197,6 +201,7 @@ static void session_end(void)
 	/* sampling off, rings freed, the session's env (and its tags) disposed */
 	sampler_release();
 	stream_reset();
+	heap_release();
 	stopping = false;
 	if (client_fd >= 0) {
 		flush_tx(); /* a last ERROR or ACK, if the socket takes it */
@@ -335,6 +340,79 @@ static void pump_samples(void)
 	}
 }
 
+/* HEAP_REQUEST: walk the heap now (the pause), send it as the socket takes it. */
+static void handle_heap_request(const struct mt_ap_hdr *h, const void *payload)
+{
+	struct mt_ap_heap_request req;
+	struct mt_ap_heap_done done;
+	const char *names, *p, *end;
+	char why[128];
+	int err;
+
+	if (h->len < sizeof(req) || h->len > MT_AP_HEAP_REQ_MAX) {
+		send_error(client_fd, h->seq, EPROTO, "malformed heap request");
+		session_end();
+		return;
+	}
+	memcpy(&req, payload, sizeof(req));
+	names = (const char *)payload + sizeof(req);
+	end = (const char *)payload + h->len;
+	p = names;
+	for (uint32_t i = 0; i < req.nfields && p; i++) { /* every name NUL-terminated inside */
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+
+		p = z ? z + 1 : NULL;
+	}
+	if (!p || (req.flags & ~MT_AP_HEAP_FLAGS)) {
+		send_error(client_fd, h->seq, EPROTO, "malformed heap request");
+		session_end();
+		return;
+	}
+	err = heap_walk(&req, names, (size_t)(end - names), &done, why, sizeof(why));
+	if (err) {
+		send_error(client_fd, h->seq, -err, why);
+		session_end();
+		return;
+	}
+	heap_seq = h->seq;
+}
+
+/* While a snapshot is pending: HEAP_DATA frames as the socket takes them, then DONE. */
+static void pump_heap(void)
+{
+	static char *chunk;
+
+	if (client_fd < 0 || !heap_pending())
+		return;
+	if (!chunk)
+		chunk = malloc(HEAP_CHUNK);
+	if (!chunk) {
+		send_error(client_fd, heap_seq, ENOMEM, "the agent is out of memory");
+		session_end();
+		return;
+	}
+	while (client_fd >= 0 && heap_pending() && TX_CAP - tx_len >= HEAP_CHUNK + MT_AP_HDR_SIZE) {
+		long n = heap_next_chunk(chunk, HEAP_CHUNK);
+
+		if (n > 0) {
+			if (send_frame(client_fd, MT_AP_HEAP_DATA, heap_seq, chunk, (size_t)n)) {
+				session_end();
+				return;
+			}
+			continue;
+		}
+		if (heap_sent_all()) {
+			struct mt_ap_heap_done d;
+
+			heap_done_info(&d);
+			heap_release();
+			if (send_frame(client_fd, MT_AP_HEAP_DONE, heap_seq, &d, sizeof(d)))
+				session_end();
+		}
+		return;
+	}
+}
+
 /* Handle one complete, validated frame. */
 static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 {
@@ -357,6 +435,9 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 		break;
 	case MT_AP_SAMPLE_START:
 		handle_sample_start(h, payload);
+		break;
+	case MT_AP_HEAP_REQUEST:
+		handle_heap_request(h, payload);
 		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {
@@ -395,6 +476,12 @@ static void read_client(void)
 		const void *payload;
 		long n = mt_ap_decode(rx, rx_len, &h, &payload);
 
+		if (n == -EAGAIN && rx_len >= MT_AP_HDR_SIZE &&
+		    h.len > sizeof(rx) - MT_AP_HDR_SIZE) {
+			send_error(client_fd, h.seq, EMSGSIZE, "frame too large");
+			session_end();
+			return;
+		}
 		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
@@ -427,7 +514,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	agent.jni = jni;
 	for (;;) {
-		bool sampling = client_fd >= 0 && sampler_active();
+		bool sampling = client_fd >= 0 && (sampler_active() || heap_pending());
 		struct pollfd pfd[3] = {
 			{ .fd = agent.wake_fd, .events = POLLIN },
 			{ .fd = listen_fd, .events = POLLIN },
@@ -457,6 +544,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			session_end();
 		}
 		pump_samples();
+		pump_heap();
 	}
 }
 

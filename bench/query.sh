@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench/query.sh - heap snapshots and queries on a live JVM (QueryWorkload
+# with N extra objects, default 300000 QNode + 300000 int[]):
+#   1. JVM pause of the snapshot walk a reachability query needs and of a
+#      full snapshot vs a bare FollowReferences walk (no-op callback) of the
+#      same heap: medians and ratios (goal <= 1.5); evaluation speed in
+#      objects/s (bench/query_bench.c);
+#   2. time to answer the reachability query (seed program 03) live vs
+#      `jcmd GC.heap_dump` + import + query of the same heap (goal >= 10x).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+N=${QUERY_BENCH_OBJECTS:-300000}
+JAVA_HOME=${JAVA_HOME:-${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64}}
+PROG=tests/dsl/03_reachable_from_threads.mq
+tests/java/build.sh
+tmp=$(mktemp -d /tmp/mt-qbench.XXXX)
+"$JAVA_HOME/bin/java" -Xmx256m -cp build/java QueryWorkload planted "$N" >"$tmp/jvm.out" 2>&1 &
+jpid=$!
+trap 'kill $jpid 2>/dev/null; wait $jpid 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 100); do grep -q READY "$tmp/jvm.out" && break; sleep 0.1; done
+build/bench/query_bench "$jpid" "${QUERY_BENCH_ROUNDS:-5}" "$PROG"
+ms() { date +%s%N; }
+live=() dump=()
+for i in 1 2 3; do
+	t0=$(ms); build/memtrace -q query -p "$jpid" -f "$PROG" >"$tmp/live.json"; t1=$(ms)
+	rm -f "$tmp/h.hprof"
+	"$JAVA_HOME/bin/jcmd" "$jpid" GC.heap_dump "$tmp/h.hprof" >/dev/null
+	build/memtrace -q query "$tmp/h.hprof" -f "$PROG" >"$tmp/dump.json"; t2=$(ms)
+	live+=($(( (t1 - t0) / 1000000 ))) dump+=($(( (t2 - t1) / 1000000 )))
+done
+med() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+l=$(med "${live[@]}") d=$(med "${dump[@]}")
+echo "reachability query ($PROG), median of 3: live $l ms, heap dump + import + query $d ms:" \
+	"$(python3 -c "print('%.1fx faster' % ($d / max($l, 1)))")"
+echo "  live: $(cat "$tmp/live.json")"
+echo "  dump: $(cat "$tmp/dump.json")  ($(du -h "$tmp/h.hprof" | cut -f1) dump)"

@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heapwalk.c - heap snapshots for memtrace (HEAP_REQUEST in agent_proto.h).
+ *
+ * Socket thread only. One walk:
+ *   1. a JVMTI environment of our own (can_tag_objects), so the tags of this
+ *      walk never mix with the sampler's and vanish with DisposeEnvironment;
+ *   2. the JVM running: tag every loaded class, its loader and every thread
+ *      with ids; build the field tables (JVMTI field indices, see below);
+ *   3. the pause: FollowReferences; the callbacks only append to malloc'd
+ *      arrays (no JNI, no JVMTI, no socket), and abort the walk after
+ *      max_pause_ms if asked;
+ *   4. the JVM running again: the arrays are cut into HEAP_DATA frames by
+ *      heap_next_chunk() as the socket takes them; heap_release() frees.
+ *
+ * Tags: (id << 1) | seen. Classes, loaders and threads are tagged with
+ * seen = 0 before the walk; the callback records an object the first time
+ * it meets a tag without the seen bit (or no tag) and sets the bit.
+ *
+ * JVMTI field indices (the spec's FollowReferences "index" for FIELD
+ * references and primitive fields): for an instance of class C, the static
+ * fields of every superinterface of C and of its superclasses come first
+ * (each interface once), then the fields (static and instance) of each class
+ * from java.lang.Object down to C, each class's in GetClassFields order.
+ * A primitive value whose type disagrees with the table is counted in
+ * mt_ap_heap_done.mismatches, never sent under a wrong name.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+#define ACC_STATIC 0x0008
+
+struct hw_field {
+	int32_t index;
+	char type;      /* the signature's first char ('L' and '[' for references) */
+	bool string;    /* declared java.lang.String (sent as type 'T') */
+	bool projected; /* its value is sent */
+	char *name;
+};
+
+struct hw_class {
+	uint64_t id, super, loader;
+	char *sig;
+	struct hw_field *fields;  /* instance fields, inherited ones included */
+	uint32_t nfields;
+	int8_t *proj;             /* [JVMTI index] -> type char if projected, else 0 */
+	int32_t nproj;            /* entries in proj */
+	bool any_proj;
+};
+
+/* A growable array of fixed-size entries. */
+struct hw_vec {
+	char *p;
+	size_t n, cap, esz;
+	bool oom;
+};
+
+struct hw_str {
+	uint64_t obj;
+	uint32_t len;
+	char *utf8;
+};
+
+struct hw_thread {
+	uint64_t id;
+	char *name;
+};
+
+/* The state of one walk and of its sending. */
+static struct {
+	jvmtiEnv *env;
+	uint32_t flags;
+	uint64_t next_id;
+	uint64_t deadline_ns, t0;
+	unsigned calls;
+	bool aborted;
+	/* class table, indexed by class id (ids of classes are 1..nclasses) */
+	struct hw_class *cls;
+	uint32_t ncls;
+	struct hw_thread *threads;
+	uint32_t nthreads;
+	/* what the walk recorded */
+	struct hw_vec objs, refs, roots, prims, strs;
+	struct mt_ap_heap_done done;
+	/* sending cursor: section, index within it */
+	bool pending;
+	int sec;
+	size_t pos;
+} hw;
+
+static void vec_init(struct hw_vec *v, size_t esz)
+{
+	memset(v, 0, sizeof(*v));
+	v->esz = esz;
+}
+
+/* Append one entry; on out-of-memory the walk stops (partial result). */
+static void *vec_push(struct hw_vec *v)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 4096;
+		char *np = realloc(v->p, nc * v->esz);
+
+		if (!np) {
+			v->oom = true;
+			return NULL;
+		}
+		v->p = np;
+		v->cap = nc;
+	}
+	return v->p + v->esz * v->n++;
+}
+
+static void vec_free(struct hw_vec *v)
+{
+	free(v->p);
+	memset(v, 0, sizeof(*v));
+}
+
+static uint64_t new_tag(void)
+{
+	return (hw.next_id++) << 1;
+}
+
+/* The id of an object, recording it the first time the walk meets it. */
+static uint64_t seen(jlong *tag_ptr, jlong class_tag, jlong size, jint length)
+{
+	uint64_t t = (uint64_t)*tag_ptr;
+	struct mt_ap_hobj *o;
+
+	if (!t)
+		t = new_tag();
+	if (t & 1)
+		return t >> 1;
+	*tag_ptr = (jlong)(t | 1);
+	o = vec_push(&hw.objs);
+	if (o) {
+		o->id = t >> 1;
+		o->cls = (uint64_t)class_tag >> 1;
+		o->size = (uint64_t)size;
+		o->length = length;
+		o->reserved = 0;
+		hw.done.bytes += (uint64_t)size;
+	}
+	return t >> 1;
+}
+
+static bool over_time(void)
+{
+	if (!(hw.flags & MT_AP_HEAP_MAXPAUSE))
+		return false;
+	if (hw.aborted)
+		return true;
+	if ((++hw.calls & 255) == 0 || hw.deadline_ns == hw.t0) {
+		if (agent_mono_ns() >= hw.deadline_ns)
+			hw.aborted = true;
+	}
+	return hw.aborted;
+}
+
+static bool out_of_memory(void)
+{
+	return hw.objs.oom || hw.refs.oom || hw.roots.oom || hw.prims.oom || hw.strs.oom;
+}
+
+/* Is JVMTI index idx of class id cid a projected field? Its type char or 0. */
+static int proj_type(uint64_t cid, jint idx)
+{
+	const struct hw_class *c;
+
+	if (!cid || cid > hw.ncls)
+		return 0;
+	c = &hw.cls[cid - 1];
+	if (!c->any_proj || idx < 0 || idx >= c->nproj)
+		return 0;
+	return c->proj[idx];
+}
+
+static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+			   jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
+			   jlong *referrer_tag_ptr, jint length, void *user_data)
+{
+	uint64_t to, from;
+	int32_t index = -1;
+
+	if (over_time() || out_of_memory()) {
+		hw.aborted = true;
+		return JVMTI_VISIT_ABORT;
+	}
+	to = seen(tag_ptr, class_tag, size, length);
+	if (!referrer_tag_ptr) { /* a heap root */
+		if (hw.flags & MT_AP_HEAP_REFS) {
+			struct mt_ap_hroot *r = vec_push(&hw.roots);
+
+			if (r) {
+				r->to = to;
+				r->kind = (uint32_t)kind;
+				r->reserved = 0;
+			}
+		}
+		return JVMTI_VISIT_OBJECTS;
+	}
+	if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
+		index = info->field.index;
+	else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
+		index = info->array.index;
+	if (!(hw.flags & MT_AP_HEAP_REFS) &&
+	    !(kind == JVMTI_HEAP_REFERENCE_FIELD &&
+	      proj_type((uint64_t)referrer_class_tag >> 1, index)))
+		return JVMTI_VISIT_OBJECTS;
+	/* the referrer was met before (as a root or a referee); if not, record it now */
+	from = referrer_tag_ptr == tag_ptr ? to : seen(referrer_tag_ptr, referrer_class_tag, 0, -1);
+	{
+		struct mt_ap_href *r = vec_push(&hw.refs);
+
+		if (r) {
+			r->from = from;
+			r->to = to;
+			r->index = index;
+			r->kind = (uint32_t)kind;
+		}
+	}
+	return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+			    jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
+			    jvmtiPrimitiveType value_type, void *user_data)
+{
+	struct mt_ap_hprim *p;
+	int want;
+
+	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
+		return 0;
+	want = proj_type((uint64_t)object_class_tag >> 1, info->field.index);
+	if (!want)
+		return 0;
+	if (want != (int)value_type) {
+		hw.done.mismatches++;
+		return 0;
+	}
+	p = vec_push(&hw.prims);
+	if (!p)
+		return 0;
+	p->obj = (uint64_t)*object_tag_ptr >> 1;
+	p->bits = 0;
+	memcpy(&p->bits, &value, sizeof(value) < 8 ? sizeof(value) : 8);
+	switch (value_type) { /* normalise to 64-bit integers / a double */
+	case JVMTI_PRIMITIVE_TYPE_BOOLEAN: p->bits = value.z; break;
+	case JVMTI_PRIMITIVE_TYPE_BYTE: p->bits = (uint64_t)(int64_t)value.b; break;
+	case JVMTI_PRIMITIVE_TYPE_CHAR: p->bits = value.c; break;
+	case JVMTI_PRIMITIVE_TYPE_SHORT: p->bits = (uint64_t)(int64_t)value.s; break;
+	case JVMTI_PRIMITIVE_TYPE_INT: p->bits = (uint64_t)(int64_t)value.i; break;
+	case JVMTI_PRIMITIVE_TYPE_LONG: p->bits = (uint64_t)value.j; break;
+	case JVMTI_PRIMITIVE_TYPE_FLOAT: { double d = value.f; memcpy(&p->bits, &d, 8); break; }
+	case JVMTI_PRIMITIVE_TYPE_DOUBLE: memcpy(&p->bits, &value.d, 8); break;
+	}
+	p->index = info->field.index;
+	p->type = (uint32_t)value_type;
+	return 0;
+}
+
+/* UTF-16 to UTF-8 (unpaired surrogates become U+FFFD), at most max bytes. */
+static size_t utf16_to_utf8(const jchar *s, jint n, char *out, size_t max, bool *cut)
+{
+	size_t o = 0;
+
+	for (jint i = 0; i < n; i++) {
+		uint32_t c = s[i];
+		char b[4];
+		size_t k;
+
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s[i + 1] >= 0xdc00 && s[i + 1] < 0xe000) {
+			c = 0x10000 + ((c - 0xd800) << 10) + (s[i + 1] - 0xdc00);
+			i++;
+		} else if (c >= 0xd800 && c < 0xe000) {
+			c = 0xfffd;
+		}
+		if (c < 0x80) {
+			b[0] = (char)c; k = 1;
+		} else if (c < 0x800) {
+			b[0] = (char)(0xc0 | c >> 6); b[1] = (char)(0x80 | (c & 0x3f)); k = 2;
+		} else if (c < 0x10000) {
+			b[0] = (char)(0xe0 | c >> 12); b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+			b[2] = (char)(0x80 | (c & 0x3f)); k = 3;
+		} else {
+			b[0] = (char)(0xf0 | c >> 18); b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+			b[2] = (char)(0x80 | ((c >> 6) & 0x3f)); b[3] = (char)(0x80 | (c & 0x3f));
+			k = 4;
+		}
+		if (o + k > max) {
+			*cut = true;
+			break;
+		}
+		memcpy(out + o, b, k);
+		o += k;
+	}
+	return o;
+}
+
+static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const jchar *value,
+			      jint value_length, void *user_data)
+{
+	struct hw_str *s;
+	size_t cap = (size_t)(value_length > 0 ? value_length : 0) * 3;
+	bool cut = false;
+
+	if (!(hw.flags & MT_AP_HEAP_STRINGS) || !(*tag_ptr & 1))
+		return 0;
+	if (cap > MT_AP_HSTR_MAX)
+		cap = MT_AP_HSTR_MAX;
+	s = vec_push(&hw.strs);
+	if (!s)
+		return 0;
+	s->obj = (uint64_t)*tag_ptr >> 1;
+	s->utf8 = malloc(cap + 1);
+	if (!s->utf8) {
+		hw.strs.n--;
+		hw.strs.oom = true;
+		return 0;
+	}
+	s->len = (uint32_t)utf16_to_utf8(value, value_length, s->utf8, cap, &cut);
+	s->utf8[s->len] = '\0';
+	if (cut)
+		hw.done.truncated++;
+	return 0;
+}
+
+/* A no-op walk for the benchmark's baseline. */
+static jint JNICALL on_ref_bare(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+				jlong class_tag, jlong referrer_class_tag, jlong size,
+				jlong *tag_ptr, jlong *referrer_tag_ptr, jint length,
+				void *user_data)
+{
+	return JVMTI_VISIT_OBJECTS;
+}
+
+/* The tag of a class/loader/thread object, tagging it with a new id if it has none. */
+static uint64_t tag_of(jobject o)
+{
+	jlong t = 0;
+
+	if (!o)
+		return 0;
+	if ((*hw.env)->GetTag(hw.env, o, &t) || !t) {
+		t = (jlong)new_tag();
+		if ((*hw.env)->SetTag(hw.env, o, t))
+			return 0;
+	}
+	return (uint64_t)t >> 1;
+}
+
+static bool name_projected(const char *name, const char *names, uint32_t n, const char *end)
+{
+	const char *p = names;
+
+	for (uint32_t i = 0; i < n && p < end; i++) {
+		if (!strcmp(p, name))
+			return true;
+		p += strlen(p) + 1;
+	}
+	return false;
+}
+
+/* Count of the static fields of the superinterfaces of k (recursively);
+ * iseen[] de-duplicates interfaces by class id. */
+static int iface_fields(JNIEnv *jni, jclass k, uint8_t *iseen)
+{
+	jint n = 0, total = 0;
+	jclass *ifs = NULL;
+
+	if ((*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs))
+		return 0;
+	for (jint i = 0; i < n; i++) {
+		uint64_t id = tag_of(ifs[i]);
+		jint nf = 0;
+		jfieldID *fs = NULL;
+
+		if (id && id <= hw.ncls && !iseen[id - 1]) {
+			iseen[id - 1] = 1;
+			if (!(*hw.env)->GetClassFields(hw.env, ifs[i], &nf, &fs)) {
+				total += nf;
+				(*hw.env)->Deallocate(hw.env, (unsigned char *)fs);
+			}
+			total += iface_fields(jni, ifs[i], iseen);
+		}
+		(*jni)->DeleteLocalRef(jni, ifs[i]);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)ifs);
+	return total;
+}
+
+/* Append class k's own fields (static ones only counted) to c, from index *next. */
+static int add_own_fields(jclass k, struct hw_class *c, int32_t *next, uint32_t *cap,
+			  const char *names, uint32_t nnames, const char *end)
+{
+	jint nf = 0;
+	jfieldID *fs = NULL;
+
+	if ((*hw.env)->GetClassFields(hw.env, k, &nf, &fs))
+		return 0;
+	for (jint i = 0; i < nf; i++) {
+		char *name = NULL, *sig = NULL;
+		jint mods = 0;
+		int32_t idx = (*next)++;
+
+		if ((*hw.env)->GetFieldModifiers(hw.env, k, fs[i], &mods) || (mods & ACC_STATIC))
+			continue;
+		if ((*hw.env)->GetFieldName(hw.env, k, fs[i], &name, &sig, NULL))
+			continue;
+		if (c->nfields == *cap) {
+			uint32_t nc = *cap ? *cap * 2 : 8;
+			struct hw_field *nfs = realloc(c->fields, nc * sizeof(*nfs));
+
+			if (!nfs)
+				goto next;
+			c->fields = nfs;
+			*cap = nc;
+		}
+		{
+			struct hw_field *f = &c->fields[c->nfields];
+
+			f->name = strdup(name);
+			if (!f->name)
+				goto next;
+			f->index = idx;
+			f->type = sig[0];
+			f->string = !strcmp(sig, "Ljava/lang/String;");
+			f->projected = (hw.flags & MT_AP_HEAP_ALLFIELDS) ||
+				       name_projected(name, names, nnames, end);
+			c->nfields++;
+		}
+next:
+		(*hw.env)->Deallocate(hw.env, (unsigned char *)name);
+		(*hw.env)->Deallocate(hw.env, (unsigned char *)sig);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)fs);
+	return 0;
+}
+
+/* Field table of class k into c: superclasses first, JVMTI indices. */
+static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *iseen,
+			 const char *names, uint32_t nnames, const char *end)
+{
+	jclass chain[256];
+	int depth = 0, base = 0;
+	int32_t next;
+	uint32_t cap = 0;
+	jint st = 0;
+
+	if ((*hw.env)->GetClassStatus(hw.env, k, &st) || (st & (JVMTI_CLASS_STATUS_ARRAY |
+								   JVMTI_CLASS_STATUS_PRIMITIVE)))
+		return;
+	chain[depth++] = (*jni)->NewLocalRef(jni, k);
+	while (depth < (int)MT_ARRAY_SIZE(chain)) {
+		jclass s = (*jni)->GetSuperclass(jni, chain[depth - 1]);
+
+		if (!s)
+			break;
+		chain[depth++] = s;
+	}
+	memset(iseen, 0, hw.ncls);
+	for (int i = 0; i < depth; i++)
+		base += iface_fields(jni, chain[i], iseen);
+	next = base;
+	for (int i = depth - 1; i >= 0; i--)
+		add_own_fields(chain[i], c, &next, &cap, names, nnames, end);
+	for (int i = 0; i < depth; i++)
+		(*jni)->DeleteLocalRef(jni, chain[i]);
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		if (!c->fields[i].projected)
+			continue;
+		c->any_proj = true;
+		if (c->fields[i].index >= c->nproj)
+			c->nproj = c->fields[i].index + 1;
+	}
+	if (c->any_proj) {
+		c->proj = calloc((size_t)c->nproj, 1);
+		if (!c->proj) {
+			c->any_proj = false;
+			return;
+		}
+		for (uint32_t i = 0; i < c->nfields; i++)
+			if (c->fields[i].projected)
+				c->proj[c->fields[i].index] = c->fields[i].type;
+	}
+}
+
+static void free_state(void)
+{
+	for (uint32_t i = 0; i < hw.ncls; i++) {
+		struct hw_class *c = &hw.cls[i];
+
+		for (uint32_t j = 0; j < c->nfields; j++)
+			free(c->fields[j].name);
+		free(c->fields);
+		free(c->proj);
+		if (c->sig)
+			free(c->sig);
+	}
+	free(hw.cls);
+	for (uint32_t i = 0; i < hw.nthreads; i++)
+		free(hw.threads[i].name);
+	free(hw.threads);
+	for (size_t i = 0; i < hw.strs.n; i++)
+		free(((struct hw_str *)hw.strs.p)[i].utf8);
+	vec_free(&hw.objs);
+	vec_free(&hw.refs);
+	vec_free(&hw.roots);
+	vec_free(&hw.prims);
+	vec_free(&hw.strs);
+	if (hw.env)
+		(*hw.env)->DisposeEnvironment(hw.env);
+	memset(&hw, 0, sizeof(hw));
+}
+
+void heap_release(void)
+{
+	free_state();
+}
+
+bool heap_pending(void)
+{
+	return hw.pending;
+}
+
+/* Tag classes (ids 1..n), their loaders, threads; build field tables. */
+static int prepare(JNIEnv *jni, const char *names, uint32_t nnames, const char *end,
+		   char *why, size_t n)
+{
+	jint nk = 0, nt = 0;
+	jclass *ks = NULL;
+	jthread *ts = NULL;
+	uint8_t *iseen = NULL;
+	int err = 0;
+
+	if ((*hw.env)->GetLoadedClasses(hw.env, &nk, &ks)) {
+		snprintf(why, n, "JVMTI GetLoadedClasses failed");
+		return -EIO;
+	}
+	hw.cls = calloc((size_t)nk + 1, sizeof(*hw.cls));
+	iseen = calloc((size_t)nk + 1, 1);
+	if (!hw.cls || !iseen) {
+		snprintf(why, n, "the agent is out of memory for %d classes", (int)nk);
+		err = -ENOMEM;
+		goto out;
+	}
+	hw.ncls = (uint32_t)nk;
+	hw.next_id = 1;
+	for (jint i = 0; i < nk; i++) { /* class ids are 1..nk */
+		jlong t = (jlong)new_tag();
+
+		(*hw.env)->SetTag(hw.env, ks[i], t);
+		hw.cls[i].id = (uint64_t)t >> 1;
+	}
+	for (jint i = 0; i < nk; i++) {
+		struct hw_class *c = &hw.cls[i];
+		jclass s = (*jni)->GetSuperclass(jni, ks[i]);
+		jobject l = NULL;
+		char *sig = NULL;
+
+		c->super = tag_of(s);
+		if (s)
+			(*jni)->DeleteLocalRef(jni, s);
+		if (!(*hw.env)->GetClassLoader(hw.env, ks[i], &l) && l) {
+			c->loader = tag_of(l);
+			(*jni)->DeleteLocalRef(jni, l);
+		}
+		if (!(*hw.env)->GetClassSignature(hw.env, ks[i], &sig, NULL)) {
+			c->sig = strdup(sig);
+			(*hw.env)->Deallocate(hw.env, (unsigned char *)sig);
+		}
+		build_fields(jni, ks[i], c, iseen, names, nnames, end);
+	}
+	if (!(*hw.env)->GetAllThreads(hw.env, &nt, &ts)) {
+		hw.threads = calloc((size_t)nt + 1, sizeof(*hw.threads));
+		for (jint i = 0; i < nt; i++) {
+			jvmtiThreadInfo ti;
+
+			if (hw.threads && !(*hw.env)->GetThreadInfo(hw.env, ts[i], &ti)) {
+				hw.threads[hw.nthreads].id = tag_of(ts[i]);
+				hw.threads[hw.nthreads].name = strdup(ti.name ? ti.name : "");
+				if (hw.threads[hw.nthreads].name)
+					hw.nthreads++;
+				(*hw.env)->Deallocate(hw.env, (unsigned char *)ti.name);
+				if (ti.thread_group)
+					(*jni)->DeleteLocalRef(jni, ti.thread_group);
+				if (ti.context_class_loader)
+					(*jni)->DeleteLocalRef(jni, ti.context_class_loader);
+			}
+			(*jni)->DeleteLocalRef(jni, ts[i]);
+		}
+		(*hw.env)->Deallocate(hw.env, (unsigned char *)ts);
+	}
+out:
+	for (jint i = 0; i < nk; i++)
+		(*jni)->DeleteLocalRef(jni, ks[i]);
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)ks);
+	free(iseen);
+	return err;
+}
+
+int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
+	      struct mt_ap_heap_done *done, char *why, size_t n)
+{
+	jvmtiCapabilities caps = { .can_tag_objects = 1 };
+	jvmtiHeapCallbacks cb = { 0 };
+	JNIEnv *jni = agent.jni;
+	const char *end = names + names_len;
+	uint64_t t1;
+	jvmtiError e;
+	int err;
+
+	if (hw.pending) {
+		snprintf(why, n, "a heap snapshot is still being sent");
+		return -EBUSY;
+	}
+	free_state();
+	if ((*agent.vm)->GetEnv(agent.vm, (void **)&hw.env, JVMTI_VERSION_1_2) != JNI_OK) {
+		hw.env = NULL;
+		snprintf(why, n, "no JVMTI environment for the heap walk");
+		return -ENOTSUP;
+	}
+	e = (*hw.env)->AddCapabilities(hw.env, &caps);
+	if (e) {
+		snprintf(why, n, "JVMTI refused can_tag_objects (error %d)", (int)e);
+		free_state();
+		return -EIO;
+	}
+	hw.flags = req->flags;
+	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
+	vec_init(&hw.refs, sizeof(struct mt_ap_href));
+	vec_init(&hw.roots, sizeof(struct mt_ap_hroot));
+	vec_init(&hw.prims, sizeof(struct mt_ap_hprim));
+	vec_init(&hw.strs, sizeof(struct hw_str));
+	hw.t0 = agent_mono_ns();
+	if (req->flags & MT_AP_HEAP_BARE) {
+		cb.heap_reference_callback = on_ref_bare;
+		t1 = agent_mono_ns();
+		e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
+		hw.done.pause_ns = agent_mono_ns() - t1;
+		goto walked;
+	}
+	if ((*jni)->PushLocalFrame(jni, 64) == 0) {
+		err = prepare(jni, names, req->nfields, end, why, n);
+		(*jni)->PopLocalFrame(jni, NULL);
+	} else {
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		snprintf(why, n, "JNI PushLocalFrame failed");
+		err = -ENOMEM;
+	}
+	if (err) {
+		free_state();
+		return err;
+	}
+	/* strings are wanted only when a projected field is declared java.lang.String */
+	if ((hw.flags & MT_AP_HEAP_STRINGS) && !(hw.flags & MT_AP_HEAP_ALLFIELDS)) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < hw.ncls && !any; i++)
+			for (uint32_t j = 0; j < hw.cls[i].nfields && !any; j++)
+				any = hw.cls[i].fields[j].projected && hw.cls[i].fields[j].string;
+		if (!any)
+			hw.flags &= ~MT_AP_HEAP_STRINGS;
+	}
+	cb.heap_reference_callback = on_ref;
+	if (req->flags & (MT_AP_HEAP_ALLFIELDS) || req->nfields)
+		cb.primitive_field_callback = on_prim;
+	if (hw.flags & MT_AP_HEAP_STRINGS)
+		cb.string_primitive_value_callback = on_string;
+	t1 = agent_mono_ns();
+	hw.done.prep_ns = t1 - hw.t0;
+	hw.t0 = t1;
+	hw.deadline_ns = t1 + (uint64_t)req->max_pause_ms * 1000000;
+	e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
+	hw.done.pause_ns = agent_mono_ns() - t1;
+walked:
+	if (e != JVMTI_ERROR_NONE) {
+		snprintf(why, n, "JVMTI FollowReferences failed (error %d)", (int)e);
+		free_state();
+		return -EIO;
+	}
+	if (out_of_memory())
+		agent_log("out of memory during a heap walk: the snapshot is partial");
+	hw.done.partial = hw.aborted || out_of_memory();
+	hw.done.flags = hw.flags;
+	hw.done.objects = hw.objs.n;
+	hw.done.refs = hw.refs.n;
+	hw.done.roots = hw.roots.n;
+	hw.done.values = hw.prims.n;
+	hw.done.strings = hw.strs.n;
+	hw.done.nclasses = (req->flags & MT_AP_HEAP_BARE) ? 0 : hw.ncls;
+	hw.done.nthreads = (req->flags & MT_AP_HEAP_BARE) ? 0 : hw.nthreads;
+	/* tags are no longer needed: the environment goes now, the data stays */
+	(*hw.env)->DisposeEnvironment(hw.env);
+	hw.env = NULL;
+	hw.pending = true;
+	hw.sec = 0;
+	hw.pos = 0;
+	*done = hw.done;
+	return 0;
+}
+
+/* Put one CLASS record. Returns its size, or 0 if it does not fit in what is left. */
+static long put_class(char *buf, size_t cap, size_t *off, const struct hw_class *c)
+{
+	char body[0xff00];
+	struct mt_ap_hclass h = { .id = c->id, .super = c->super, .loader = c->loader };
+	size_t b = sizeof(h), sl = c->sig ? strlen(c->sig) : 0;
+	long r;
+
+	if (sl > 4096)
+		sl = 4096;
+	memcpy(body + b, c->sig ? c->sig : "", sl);
+	b += sl;
+	body[b++] = '\0';
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		const struct hw_field *f = &c->fields[i];
+		size_t nl = strlen(f->name);
+		char type = f->string ? 'T' : f->type;
+
+		if (b + 5 + nl + 1 + 8 > sizeof(body) - 16) {
+			hw.done.truncated++;
+			break;
+		}
+		memcpy(body + b, &f->index, 4);
+		body[b + 4] = type;
+		memcpy(body + b + 5, f->name, nl + 1);
+		b += 5 + nl + 1;
+		h.nfields++;
+	}
+	memcpy(body, &h, sizeof(h));
+	r = mt_ap_rec_put(buf, cap, off, MT_AP_HREC_CLASS, h.nfields, body, b);
+	return r < 0 ? 0 : r;
+}
+
+/* Put a batch of fixed-size entries from v starting at hw.pos. */
+static long put_batch(char *buf, size_t cap, size_t *off, unsigned kind, struct hw_vec *v)
+{
+	size_t room = cap - *off, k;
+	long r;
+
+	if (room < 8 + v->esz)
+		return 0;
+	k = (room - 8) / v->esz;
+	if (k > (0xfff0 - 8) / v->esz)
+		k = (0xfff0 - 8) / v->esz;
+	if (k > v->n - hw.pos)
+		k = v->n - hw.pos;
+	r = mt_ap_rec_put(buf, cap, off, kind, (uint32_t)k, v->p + hw.pos * v->esz, k * v->esz);
+	if (r < 0)
+		return 0;
+	hw.pos += k;
+	return r;
+}
+
+long heap_next_chunk(void *vbuf, size_t cap)
+{
+	char *buf = vbuf;
+	size_t off = 0;
+
+	while (hw.pending) {
+		long r = 0;
+
+		switch (hw.sec) {
+		case 0: /* classes */
+			if (hw.done.flags & MT_AP_HEAP_BARE)
+				break;
+			if (hw.pos < hw.ncls) {
+				r = put_class(buf, cap, &off, &hw.cls[hw.pos]);
+				if (r)
+					hw.pos++;
+				else if (!off) { /* cannot fit even alone: skip it */
+					hw.pos++;
+					continue;
+				}
+			}
+			break;
+		case 1: /* threads */
+			if (hw.done.flags & MT_AP_HEAP_BARE)
+				break;
+			if (hw.pos < hw.nthreads) {
+				char body[8 + 4096];
+				size_t nl = strnlen(hw.threads[hw.pos].name, 4095);
+
+				memcpy(body, &hw.threads[hw.pos].id, 8);
+				memcpy(body + 8, hw.threads[hw.pos].name, nl);
+				body[8 + nl] = '\0';
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_THREAD, 0, body, 8 + nl + 1);
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
+		case 2:
+			if (hw.pos < hw.objs.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_OBJS, &hw.objs);
+			break;
+		case 3:
+			if (hw.pos < hw.refs.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_REFS, &hw.refs);
+			break;
+		case 4:
+			if (hw.pos < hw.roots.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_ROOTS, &hw.roots);
+			break;
+		case 5:
+			if (hw.pos < hw.prims.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_PRIMS, &hw.prims);
+			break;
+		case 6:
+			if (hw.pos < hw.strs.n) {
+				const struct hw_str *s = &((struct hw_str *)hw.strs.p)[hw.pos];
+				char body[8 + MT_AP_HSTR_MAX + 1];
+
+				memcpy(body, &s->obj, 8);
+				memcpy(body + 8, s->utf8, s->len + 1);
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_STRING, s->len, body,
+						  8 + s->len + 1);
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
+		default:
+			return (long)off; /* everything is out: the caller sends DONE */
+		}
+		if (r > 0)
+			continue;
+		/* nothing put: either the section is done or the buffer is full */
+		{
+			size_t len = 0;
+
+			switch (hw.sec) {
+			case 0: len = hw.ncls; break;
+			case 1: len = hw.nthreads; break;
+			case 2: len = hw.objs.n; break;
+			case 3: len = hw.refs.n; break;
+			case 4: len = hw.roots.n; break;
+			case 5: len = hw.prims.n; break;
+			case 6: len = hw.strs.n; break;
+			}
+			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
+				hw.sec++;
+				hw.pos = 0;
+				continue;
+			}
+			return (long)off; /* full */
+		}
+	}
+	return (long)off;
+}
+
+bool heap_sent_all(void)
+{
+	return hw.pending && hw.sec > 6;
+}
+
+void heap_done_info(struct mt_ap_heap_done *d)
+{
+	*d = hw.done;
+}

@@ -1,0 +1,30 @@
+/* heapwalk.h - heap snapshots (heapwalk.c), socket thread only. */
+#ifndef MEMTRACE_AGENT_HEAPWALK_H
+#define MEMTRACE_AGENT_HEAPWALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memtrace/agent_proto.h"
+
+/*
+ * heap_walk - tag, walk (the pause) and buffer a snapshot as @req asks;
+ * @names holds req->nfields NUL-terminated field names in @names_len bytes.
+ * Returns 0 and fills *@done (then send heap_next_chunk() until
+ * heap_sent_all(), then DONE, then heap_release()), or -errno with @why.
+ */
+int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
+	      struct mt_ap_heap_done *done, char *why, size_t n);
+/* heap_next_chunk - the next records (at most @cap bytes) into @buf; returns
+ * the bytes written (0 when nothing more fits or everything is out). */
+long heap_next_chunk(void *buf, size_t cap);
+/* heap_sent_all - every record of the pending snapshot was handed out. */
+bool heap_sent_all(void);
+/* heap_pending - a snapshot is buffered and not yet released. */
+bool heap_pending(void);
+/* heap_done_info - the pending snapshot's DONE payload. */
+void heap_done_info(struct mt_ap_heap_done *d);
+/* heap_release - free the snapshot (and the walk's env). No-op if none. */
+void heap_release(void);
+
+#endif
