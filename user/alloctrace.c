@@ -14,6 +14,7 @@
 #include "jvmflags.h"
 #include "klassname.h"
 #include "memtrace/alloc.h"
+#include "pidns.h"
 #include "usdtspec.h"
 #include "util.h"
 #include "vmstructs.h"
@@ -247,7 +248,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		p_err("cannot open the alloc BPF object: %s", strerror(errno));
 		goto err_elf;
 	}
-	t->skel->rodata->targ_tgid = p->pid;
+	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 	t->skel->rodata->targ_stacks = o->stacks;
 	if (t->vs && !jframes_layout(t->vs, &t->jl)) {
 		t->skel->rodata->targ_anchor_sp = t->jl.anchor_sp;

@@ -8,20 +8,30 @@
  * that exited (and their series), and polls the ring buffers. GC records
  * update the metrics registry; the HTTP thread only reads the registry and
  * the JVM list, both under their own locks.
+ *
+ * Heavier work is switched per JVM through the API (or --alloc / --age for
+ * every JVM): allocation sampling (TLAB uprobes, alloctrace.h) and agent
+ * sampling (live sampled bytes by age, agentlive.h; loads memtrace's agent).
+ * The HTTP thread only records the wish (want_*); the main thread starts and
+ * stops the work on its next tick and reports the state back.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "agentlive.h"
+#include "alloctrace.h"
 #include "cmds.h"
 #include "gctrace.h"
 #include "metrics.h"
 #include "privs.h"
 #include "proc.h"
+#include "sampling.h"
 #include "serve_http.h"
 #include "util.h"
 
@@ -32,6 +42,25 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
+/* What a switchable piece of work is doing (shown by /api/v1/jvms). */
+enum work_state { WORK_OFF, WORK_STARTING, WORK_ON, WORK_STOPPING, WORK_FAILED };
+
+static const char *const work_state_name[] = { "off", "starting", "on", "stopping", "failed" };
+
+/* A switchable piece of work of one JVM: want is the API's wish, state and
+ * error what the main thread made of it (all guarded by serve.lock). */
+struct work {
+	bool want;
+	enum work_state state;
+	char error[160];
+	uint64_t since_ns;     /* epoch ns when it came on */
+};
+
+struct alloc_cls {
+	char *name;
+	uint64_t bytes;        /* since allocation sampling came on */
+};
+
 struct jvm {
 	struct mt_proc p;
 	struct gctrace *t;
@@ -39,6 +68,18 @@ struct jvm {
 	char pid_s[16];
 	uint64_t since_ns;     /* epoch ns when serve attached */
 	uint64_t collections;  /* records seen (guarded by serve.lock) */
+	/* allocation sampling: the tracer is the main thread's */
+	struct work alloc;
+	struct alloctrace *at;
+	struct alloc_cls *cls; /* exported classes (sticky while on), guarded by serve.lock */
+	int ncls;
+	uint64_t alloc_total;  /* guarded by serve.lock */
+	/* agent sampling: the session is the main thread's */
+	struct work age;
+	uint32_t age_interval; /* bytes; 0: the agent's default */
+	struct agentlive *al;  /* never read by the HTTP thread */
+	uint32_t age_on_interval;   /* the agent's interval while on, guarded by serve.lock */
+	struct agentlive_ages ages; /* last read, guarded by serve.lock */
 };
 
 struct serve {
@@ -49,6 +90,10 @@ struct serve {
 	int *failed;           /* pids we could not watch: not retried while alive */
 	int nfailed;
 	int only_pid;          /* -p PID, 0 with --all */
+	bool alloc_all, age_all; /* --alloc, --age: switched on for every JVM watched */
+	uint32_t age_interval;   /* --age-interval */
+	int alloc_top;           /* classes exported per JVM (--alloc-top) */
+	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
 };
 
 /* Pause buckets (seconds): 100 us .. 10 s. */
@@ -65,6 +110,15 @@ static const double pause_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0
 #define M_MAX "memtrace_gc_pool_max_bytes"
 #define M_LOST "memtrace_lost_events"
 #define M_UNPAIRED "memtrace_gc_unpaired_events"
+#define M_ALLOC "memtrace_alloc_bytes"
+#define M_ALLOC_CLASS "memtrace_alloc_class_bytes"
+#define M_AGE_BYTES "memtrace_age_live_bytes"
+#define M_AGE_SAMPLES "memtrace_age_live_samples"
+#define M_AGE_GCS "memtrace_age_gcs"
+#define M_ALLOC_LOST "memtrace_alloc_lost_events"
+#define M_AGE_LOST "memtrace_age_lost_samples"
+
+#define WORK_REFRESH_NS 1000000000ull /* allocation and age series: every second */
 
 static int register_metrics(struct metrics *m)
 {
@@ -91,6 +145,24 @@ static int register_metrics(struct metrics *m)
 				"Events the kernel could not queue to memtrace (ring buffer full).");
 	err |= metrics_register(m, M_UNPAIRED, METRIC_COUNTER, NULL,
 				"GC probe events memtrace could not pair (begin without end, ...).");
+	err |= metrics_register(m, M_ALLOC, METRIC_COUNTER, "bytes",
+				"Bytes allocated since allocation sampling was switched on, estimated "
+				"from TLAB refills (each counts its TLAB size); only while it is on.");
+	err |= metrics_register(m, M_ALLOC_CLASS, METRIC_COUNTER, "bytes",
+				"The same for the top allocating classes (a class once shown stays "
+				"while sampling is on); the rest is the JVM's total minus these.");
+	err |= metrics_register(m, M_AGE_BYTES, METRIC_GAUGE, "bytes",
+				"Live sampled bytes (estimate) by age in GCs survived, from memtrace's "
+				"agent; only while agent sampling is on.");
+	err |= metrics_register(m, M_AGE_SAMPLES, METRIC_GAUGE, NULL,
+				"Live sampled objects by age in GCs survived (agent sampling).");
+	err |= metrics_register(m, M_AGE_GCS, METRIC_COUNTER, NULL,
+				"Collections the agent reported since agent sampling came on.");
+	err |= metrics_register(m, M_ALLOC_LOST, METRIC_COUNTER, NULL,
+				"Allocation-sampling events the kernel could not queue (ring full).");
+	err |= metrics_register(m, M_AGE_LOST, METRIC_COUNTER, NULL,
+				"Agent samples, deaths or GC records lost or evicted (ages and bytes "
+				"are then estimates with a wider error).");
 	return err ? -EINVAL : 0;
 }
 
@@ -98,11 +170,17 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace serve (-p PID | --all) [--listen ADDR:PORT] [--token-file FILE]\n"
 		   "                      [--rescan S] [--duration S] [--allow-remote]\n"
+		   "                      [--alloc] [--alloc-top N] [--age] [--age-interval BYTES]\n"
 		   "  Watches the collections of one JVM, or of every JVM it can see (picking\n"
 		   "  up JVMs that start later, dropping those that exit), and serves them:\n"
 		   "    /metrics          OpenMetrics text for Prometheus (no token)\n"
-		   "    /api/v1/metrics   the same as JSON    } need \"Authorization: Bearer TOKEN\",\n"
-		   "    /api/v1/jvms      the watched JVMs    } TOKEN the first line of --token-file\n"
+		   "    /api/v1/...       JSON; needs \"Authorization: Bearer TOKEN\", TOKEN the\n"
+		   "                      first line of --token-file (GET /api/v1/help lists it):\n"
+		   "      GET /api/v1/metrics, GET /api/v1/jvms, GET /api/v1/jvms/PID\n"
+		   "      POST|DELETE /api/v1/jvms/PID/alloc     allocation sampling on|off\n"
+		   "      POST|DELETE /api/v1/jvms/PID/age[?interval=BYTES]  agent sampling on|off\n"
+		   "  --alloc, --age: switch those on for every JVM watched (--age loads\n"
+		   "  memtrace's agent into each). --alloc-top: classes per JVM (default 10).\n"
 		   "  --listen defaults to %s; a non-loopback address needs --allow-remote.\n"
 		   "  --rescan: seconds between looks for new and exited JVMs (default 2).\n",
 		   MT_SERVE_DEFAULT_LISTEN);
@@ -147,6 +225,226 @@ static void update_counters(struct jvm *j)
 			    (double)(gp->unpaired_begin + gp->unpaired_end + gp->overflow));
 }
 
+/* work_set - move @w to @st (with @error for WORK_FAILED). Takes serve.lock. */
+static void work_set(struct serve *sv, struct work *w, enum work_state st, const char *error)
+{
+	pthread_mutex_lock(&sv->lock);
+	w->state = st;
+	if (st == WORK_FAILED) {
+		w->want = false;
+		snprintf(w->error, sizeof(w->error), "%s", error);
+	} else if (st == WORK_ON) {
+		w->error[0] = '\0';
+		w->since_ns = real_ns();
+	}
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* alloc_stop - stop allocation sampling in @j and drop its series. */
+static void alloc_stop(struct jvm *j)
+{
+	struct serve *sv = j->sv;
+
+	alloctrace_free(j->at);
+	j->at = NULL;
+	metrics_remove_family_series(sv->m, M_ALLOC, "pid", j->pid_s);
+	metrics_remove_family_series(sv->m, M_ALLOC_CLASS, "pid", j->pid_s);
+	metrics_remove_family_series(sv->m, M_ALLOC_LOST, "pid", j->pid_s);
+	pthread_mutex_lock(&sv->lock);
+	for (int i = 0; i < j->ncls; i++)
+		free(j->cls[i].name);
+	free(j->cls);
+	j->cls = NULL;
+	j->ncls = 0;
+	j->alloc_total = 0;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+static int row_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct alloc_row *)a)->class_name,
+		      ((const struct alloc_row *)b)->class_name);
+}
+
+static int cls_by_bytes(const void *a, const void *b)
+{
+	const struct alloc_cls *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->name, y->name);
+}
+
+/*
+ * alloc_update - the kernel aggregate of @j into its series: the total, and
+ * the top classes. A class once exported stays (up to 2 x --alloc-top) so a
+ * counter never vanishes while sampling is on.
+ */
+static void alloc_update(struct jvm *j)
+{
+	struct serve *sv = j->sv;
+	struct alloc_cls *sum = NULL;
+	struct alloc_row *rows;
+	uint64_t total = 0;
+	size_t n, nsum = 0;
+
+	rows = alloctrace_rows(j->at, &n);
+	if (n) {
+		qsort(rows, n, sizeof(*rows), row_by_name);
+		sum = calloc(n, sizeof(*sum));
+	}
+	for (size_t i = 0; sum && i < n; i++) {
+		if (!nsum || strcmp(sum[nsum - 1].name, rows[i].class_name))
+			sum[nsum++].name = (char *)rows[i].class_name; /* borrowed */
+		sum[nsum - 1].bytes += rows[i].bytes;
+		total += rows[i].bytes;
+	}
+	if (sum)
+		qsort(sum, nsum, sizeof(*sum), cls_by_bytes);
+	pthread_mutex_lock(&sv->lock);
+	/* refresh the exported classes, then add new top ones while there is room */
+	for (int c = 0; c < j->ncls; c++)
+		for (size_t i = 0; i < nsum; i++)
+			if (!strcmp(sum[i].name, j->cls[c].name) && sum[i].bytes > j->cls[c].bytes)
+				j->cls[c].bytes = sum[i].bytes;
+	for (size_t i = 0; i < nsum && (int)i < sv->alloc_top && j->ncls < 2 * sv->alloc_top; i++) {
+		bool have = false;
+		struct alloc_cls *a;
+
+		for (int c = 0; c < j->ncls && !have; c++)
+			have = !strcmp(sum[i].name, j->cls[c].name);
+		if (have || !sum[i].bytes)
+			continue;
+		a = realloc(j->cls, (size_t)(j->ncls + 1) * sizeof(*a));
+		if (!a)
+			break;
+		j->cls = a;
+		a[j->ncls].name = strdup(sum[i].name);
+		a[j->ncls].bytes = sum[i].bytes;
+		if (a[j->ncls].name)
+			j->ncls++;
+	}
+	qsort(j->cls, (size_t)j->ncls, sizeof(*j->cls), cls_by_bytes);
+	if (total > j->alloc_total)
+		j->alloc_total = total;
+	pthread_mutex_unlock(&sv->lock);
+	/* only the main thread changes cls[]: reading it unlocked here is safe */
+	metrics_counter_set(sv->m, M_ALLOC, JVM_LABELS(j, NULL, NULL), (double)j->alloc_total);
+	for (int c = 0; c < j->ncls; c++)
+		metrics_counter_set(sv->m, M_ALLOC_CLASS, JVM_LABELS(j, "class", j->cls[c].name),
+				    (double)j->cls[c].bytes);
+	metrics_counter_set(sv->m, M_ALLOC_LOST, JVM_LABELS(j, NULL, NULL),
+			    (double)alloctrace_lost_events(j->at));
+	free(sum);
+	free(rows);
+}
+
+/* age_stop - stop agent sampling in @j (the agent goes dormant), drop its series. */
+static void age_stop(struct jvm *j)
+{
+	struct serve *sv = j->sv;
+
+	agentlive_stop(j->al);
+	j->al = NULL;
+	metrics_remove_family_series(sv->m, M_AGE_BYTES, "pid", j->pid_s);
+	metrics_remove_family_series(sv->m, M_AGE_SAMPLES, "pid", j->pid_s);
+	metrics_remove_family_series(sv->m, M_AGE_GCS, "pid", j->pid_s);
+	metrics_remove_family_series(sv->m, M_AGE_LOST, "pid", j->pid_s);
+	pthread_mutex_lock(&sv->lock);
+	memset(&j->ages, 0, sizeof(j->ages));
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* age_update - live sampled bytes by age of @j into its series. */
+static void age_update(struct jvm *j)
+{
+	struct serve *sv = j->sv;
+	struct agentlive_ages a;
+
+	agentlive_ages(j->al, &a);
+	pthread_mutex_lock(&sv->lock);
+	j->ages = a;
+	pthread_mutex_unlock(&sv->lock);
+	for (int b = 0; b < MT_AGE_BUCKETS; b++) {
+		const char *name = ageranges_bucket_name(b);
+
+		metrics_gauge_set(sv->m, M_AGE_BYTES, JVM_LABELS(j, "age", name), round(a.bytes[b]));
+		metrics_gauge_set(sv->m, M_AGE_SAMPLES, JVM_LABELS(j, "age", name),
+				  (double)a.samples[b]);
+	}
+	metrics_counter_set(sv->m, M_AGE_GCS, JVM_LABELS(j, NULL, NULL), (double)a.gcs);
+	metrics_counter_set(sv->m, M_AGE_LOST, JVM_LABELS(j, NULL, NULL), (double)a.lost);
+}
+
+/* apply_work - start or stop @j's switchable work as the API asked; poll it. */
+static void apply_work(struct jvm *j, bool refresh)
+{
+	struct serve *sv = j->sv;
+	bool want_alloc, want_age;
+	uint32_t interval;
+	char msg[160];
+
+	pthread_mutex_lock(&sv->lock);
+	want_alloc = j->alloc.want;
+	want_age = j->age.want;
+	interval = j->age_interval;
+	pthread_mutex_unlock(&sv->lock);
+
+	if (want_alloc && !j->at) {
+		struct alloctrace_opts ao = { 0 };
+
+		work_set(sv, &j->alloc, WORK_STARTING, NULL);
+		j->at = alloctrace_new(&j->p, &ao);
+		if (j->at) {
+			work_set(sv, &j->alloc, WORK_ON, NULL);
+			p_info("pid %d: allocation sampling on", j->p.pid);
+		} else {
+			snprintf(msg, sizeof(msg), "allocation sampling failed: %s (serve's log says "
+				 "more; `memtrace doctor -p %d`)", strerror(errno ? errno : EINVAL),
+				 j->p.pid);
+			work_set(sv, &j->alloc, WORK_FAILED, msg);
+		}
+	} else if (!want_alloc && j->at) {
+		work_set(sv, &j->alloc, WORK_STOPPING, NULL);
+		alloc_stop(j);
+		work_set(sv, &j->alloc, WORK_OFF, NULL);
+		p_info("pid %d: allocation sampling off", j->p.pid);
+	}
+	if (j->at) {
+		alloctrace_poll(j->at, 0);
+		if (refresh)
+			alloc_update(j);
+	}
+
+	if (want_age && !j->al) {
+		work_set(sv, &j->age, WORK_STARTING, NULL);
+		j->al = agentlive_start(&j->p, interval);
+		if (j->al) {
+			pthread_mutex_lock(&sv->lock);
+			j->age_on_interval = agentlive_samples(j->al)->interval;
+			pthread_mutex_unlock(&sv->lock);
+			work_set(sv, &j->age, WORK_ON, NULL);
+		} else {
+			snprintf(msg, sizeof(msg), "agent sampling failed: %s (serve's log says more)",
+				 strerror(errno ? errno : EINVAL));
+			work_set(sv, &j->age, WORK_FAILED, msg);
+		}
+	} else if (!want_age && j->al) {
+		work_set(sv, &j->age, WORK_STOPPING, NULL);
+		age_stop(j);
+		work_set(sv, &j->age, WORK_OFF, NULL);
+		p_info("pid %d: agent sampling off; the agent is dormant", j->p.pid);
+	}
+	if (j->al) {
+		if (agentlive_poll(j->al)) {
+			work_set(sv, &j->age, WORK_STOPPING, NULL);
+			age_stop(j);
+			work_set(sv, &j->age, WORK_FAILED, "the agent session ended (serve's log "
+				 "says why)");
+		} else if (refresh) {
+			age_update(j);
+		}
+	}
+}
+
 static bool is_failed(const struct serve *sv, int pid)
 {
 	for (int i = 0; i < sv->nfailed; i++)
@@ -189,6 +487,9 @@ static int watch(struct serve *sv, int pid)
 		return err ? err : -EINVAL;
 	}
 	j->since_ns = real_ns();
+	j->alloc.want = sv->alloc_all;
+	j->age.want = sv->age_all;
+	j->age_interval = sv->age_interval;
 	metrics_gauge_set(sv->m, M_INFO,
 			  (const char *[]){ "pid", j->pid_s, "main_class", j->p.main_class,
 					    "container_id", j->p.container_id, "jdk",
@@ -224,6 +525,10 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	pthread_mutex_lock(&sv->lock);
 	sv->jvms[i] = sv->jvms[--sv->njvms];
 	pthread_mutex_unlock(&sv->lock);
+	if (j->at)
+		alloc_stop(j);
+	if (j->al)
+		age_stop(j);
 	gctrace_finish(j->t);
 	gctrace_free(j->t);
 	metrics_remove_series(sv->m, "pid", j->pid_s);
@@ -269,6 +574,55 @@ static void rescan(struct serve *sv)
 	metrics_gauge_set(sv->m, M_WATCHED, NULL, sv->njvms);
 }
 
+/* work_json - "NAME":{"state":..,"error":..,"since_ns":.. (caller closes). */
+static void work_json(FILE *f, const char *name, const struct work *w)
+{
+	fprintf(f, ",\"%s\":{\"state\":\"%s\",\"requested\":%s", name, work_state_name[w->state],
+		w->want ? "true" : "false");
+	if (w->state == WORK_FAILED) {
+		fputs(",\"error\":", f);
+		json_str(f, w->error);
+	}
+	if (w->state == WORK_ON)
+		fprintf(f, ",\"since_ns\":%llu", (unsigned long long)w->since_ns);
+}
+
+/* jvm_json - one watched JVM as a JSON object (serve.lock held). */
+static void jvm_json(FILE *f, const struct jvm *j)
+{
+	fprintf(f, "{\"pid\":%d,\"nspid\":%d,\"main_class\":", j->p.pid, j->p.nspid);
+	json_str(f, j->p.main_class);
+	fputs(",\"container_id\":", f);
+	json_str(f, j->p.container_id);
+	fputs(",\"jdk\":", f);
+	json_str(f, j->p.jdk_version);
+	fprintf(f, ",\"watched_since_ns\":%llu,\"collections\":%llu",
+		(unsigned long long)j->since_ns, (unsigned long long)j->collections);
+	work_json(f, "alloc", &j->alloc);
+	if (j->alloc.state == WORK_ON) {
+		fprintf(f, ",\"bytes\":%llu,\"top_classes\":[", (unsigned long long)j->alloc_total);
+		for (int c = 0; c < j->ncls; c++) {
+			fprintf(f, "%s{\"class\":", c ? "," : "");
+			json_str(f, j->cls[c].name);
+			fprintf(f, ",\"bytes\":%llu}", (unsigned long long)j->cls[c].bytes);
+		}
+		putc(']', f);
+	}
+	putc('}', f);
+	work_json(f, "age", &j->age);
+	if (j->age.state == WORK_ON) {
+		fprintf(f, ",\"interval\":%u,\"gcs\":%llu,\"lost\":%llu,\"by_age\":{",
+			j->age_on_interval,
+			(unsigned long long)j->ages.gcs, (unsigned long long)j->ages.lost);
+		for (int b = 0; b < MT_AGE_BUCKETS; b++)
+			fprintf(f, "%s\"%s\":{\"samples\":%llu,\"bytes\":%.0f}", b ? "," : "",
+				ageranges_bucket_name(b), (unsigned long long)j->ages.samples[b],
+				j->ages.bytes[b]);
+		putc('}', f);
+	}
+	fputs("}}", f);
+}
+
 /* GET /api/v1/jvms */
 static int jvms_json(FILE *f, void *ctx)
 {
@@ -277,21 +631,91 @@ static int jvms_json(FILE *f, void *ctx)
 	pthread_mutex_lock(&sv->lock);
 	fputs("{\"jvms\":[", f);
 	for (int i = 0; i < sv->njvms; i++) {
-		const struct jvm *j = sv->jvms[i];
-
-		fprintf(f, "%s{\"pid\":%d,\"nspid\":%d,\"main_class\":", i ? "," : "", j->p.pid,
-			j->p.nspid);
-		json_str(f, j->p.main_class);
-		fputs(",\"container_id\":", f);
-		json_str(f, j->p.container_id);
-		fputs(",\"jdk\":", f);
-		json_str(f, j->p.jdk_version);
-		fprintf(f, ",\"watched_since_ns\":%llu,\"collections\":%llu}",
-			(unsigned long long)j->since_ns, (unsigned long long)j->collections);
+		if (i)
+			putc(',', f);
+		jvm_json(f, sv->jvms[i]);
 	}
 	fputs("]}\n", f);
 	pthread_mutex_unlock(&sv->lock);
 	return ferror(f) ? -EIO : 0;
+}
+
+static const char api_help[] =
+	"{\"endpoints\":["
+	"\"GET /api/v1/help\","
+	"\"GET /api/v1/metrics\","
+	"\"GET /api/v1/jvms\","
+	"\"GET /api/v1/jvms/PID\","
+	"\"POST /api/v1/jvms/PID/alloc\","
+	"\"DELETE /api/v1/jvms/PID/alloc\","
+	"\"POST /api/v1/jvms/PID/age?interval=BYTES\","
+	"\"DELETE /api/v1/jvms/PID/age\"]}\n";
+
+static int api_error(FILE *f, int status, const char *msg)
+{
+	fputs("{\"error\":", f);
+	json_str(f, msg);
+	fputs("}\n", f);
+	return status;
+}
+
+/* The other /api/v1/ requests (HTTP thread): help, one JVM, switches. */
+static int api(const struct serve_request *r, FILE *f, void *ctx)
+{
+	struct serve *sv = ctx;
+	bool get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
+	bool on = !strcmp(r->method, "POST");
+	char what[16] = "", msg[128];
+	const char *iv;
+	uint32_t interval = 0;
+	struct work *w;
+	struct jvm *j = NULL;
+	int pid, n = 0, m = 0, status;
+
+	if (!strcmp(r->path, "help"))
+		return get ? (fputs(api_help, f), 200) : api_error(f, 405, "GET only");
+	if (sscanf(r->path, "jvms/%d%n", &pid, &n) != 1 || pid <= 0 ||
+	    (r->path[n] && (sscanf(r->path + n, "/%15[a-z]%n", what, &m) != 1 || r->path[n + m])))
+		return api_error(f, 404, "unknown endpoint: GET /api/v1/help lists them");
+	if (what[0] && strcmp(what, "alloc") && strcmp(what, "age"))
+		return api_error(f, 404, "unknown switch: /alloc and /age exist");
+	if (!what[0] && !get)
+		return api_error(f, 405, "GET only");
+	if (what[0] && get)
+		return api_error(f, 405, "POST switches it on, DELETE off; GET /api/v1/jvms/PID "
+				 "shows it");
+	iv = serve_request_arg(r, "interval");
+	if (iv && (strcmp(what, "age") || !on || sampling_parse_interval(iv, &interval)))
+		return api_error(f, 400, "interval: POST .../age?interval=BYTES (1..1g, k/m "
+				 "suffixes)");
+
+	pthread_mutex_lock(&sv->lock);
+	for (int i = 0; i < sv->njvms && !j; i++)
+		if (sv->jvms[i]->p.pid == pid)
+			j = sv->jvms[i];
+	if (!j) {
+		pthread_mutex_unlock(&sv->lock);
+		snprintf(msg, sizeof(msg), "pid %d is not watched (GET /api/v1/jvms lists them)", pid);
+		return api_error(f, 404, msg);
+	}
+	if (!what[0]) {
+		jvm_json(f, j);
+		putc('\n', f);
+		pthread_mutex_unlock(&sv->lock);
+		return 200;
+	}
+	w = !strcmp(what, "alloc") ? &j->alloc : &j->age;
+	/* already where asked: 200; otherwise the main thread acts within a tick: 202 */
+	status = (on == (w->state == WORK_ON) && w->want == on) ? 200 : 202;
+	w->want = on;
+	if (on && w->state == WORK_FAILED)
+		w->state = WORK_OFF;
+	if (on && interval && w == &j->age)
+		j->age_interval = interval;
+	fprintf(f, "{\"pid\":%d,\"%s\":{\"state\":\"%s\",\"requested\":%s}}\n", pid, what,
+		work_state_name[w->state], on ? "true" : "false");
+	pthread_mutex_unlock(&sv->lock);
+	return status;
 }
 
 int do_serve(int argc, char **argv)
@@ -304,11 +728,16 @@ int do_serve(int argc, char **argv)
 		{ "rescan", required_argument, NULL, 'r' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "allow-remote", no_argument, NULL, 'R' },
+		{ "alloc", no_argument, NULL, 'A' },
+		{ "alloc-top", required_argument, NULL, 'T' },
+		{ "age", no_argument, NULL, 'G' },
+		{ "age-interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct serve_http_opts ho = { .listen = MT_SERVE_DEFAULT_LISTEN };
-	struct serve sv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct serve sv = { .lock = PTHREAD_MUTEX_INITIALIZER, .alloc_top = 10 };
+	uint64_t top;
 	struct serve_http *http = NULL;
 	const char *token_file = NULL;
 	char *token = NULL;
@@ -350,6 +779,25 @@ int do_serve(int argc, char **argv)
 		case 'R':
 			ho.allow_remote = true;
 			break;
+		case 'A':
+			sv.alloc_all = true;
+			break;
+		case 'T':
+			if (parse_u64(optarg, &top) || !top || top > 1000) {
+				p_err("invalid --alloc-top '%s': expected 1..1000", optarg);
+				return 2;
+			}
+			sv.alloc_top = (int)top;
+			break;
+		case 'G':
+			sv.age_all = true;
+			break;
+		case 'I':
+			if (sampling_parse_interval(optarg, &sv.age_interval)) {
+				p_err("invalid --age-interval '%s' (bytes 1..1g, k/m suffixes)", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -378,6 +826,7 @@ int do_serve(int argc, char **argv)
 	ho.token = token;
 	ho.metrics = sv.m;
 	ho.jvms = jvms_json;
+	ho.api = api;
 	ho.ctx = &sv;
 	/* Serve first: a scraper sees memtrace up even before the first JVM. */
 	http = serve_http_start(&ho);
@@ -397,6 +846,10 @@ int do_serve(int argc, char **argv)
 			rescan(&sv);
 			next_scan = now + (uint64_t)(rescan_s * 1e9);
 		}
+		bool refresh = now >= sv.next_work_ns;
+
+		if (refresh)
+			sv.next_work_ns = now + WORK_REFRESH_NS;
 		for (int i = 0; i < sv.njvms; i++) {
 			int err = gctrace_poll(sv.jvms[i]->t, 0);
 
@@ -404,6 +857,7 @@ int do_serve(int argc, char **argv)
 				p_warn("pid %d: reading the ring buffer failed: %s", sv.jvms[i]->p.pid,
 				       strerror(-err));
 			update_counters(sv.jvms[i]);
+			apply_work(sv.jvms[i], refresh);
 		}
 		if (deadline && mono_ns() >= deadline)
 			break;

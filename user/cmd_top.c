@@ -2,9 +2,11 @@
 /*
  * cmd_top.c - `memtrace -p PID` / `memtrace top -p PID`: the live view.
  * Collections and pools (USDT) and the top allocating classes (TLAB
- * sampling), refreshed every --interval seconds: a full-screen view on a
- * terminal (ncurses; q quits, p pauses, space refreshes), plain periodic
- * lines otherwise (or with --plain), JSON lines with --json.
+ * sampling), and with --age live sampled bytes by age (memtrace's agent),
+ * refreshed every --interval seconds: a full-screen view on a terminal
+ * (ncurses; panels: 0 overview, 1 collections, 2 allocation, 3 age, tab
+ * cycles; q quits, p pauses, space refreshes), plain periodic lines
+ * otherwise (or with --plain), JSON lines with --json.
  */
 #include <curses.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentlive.h"
 #include "alloctrace.h"
 #include "cmds.h"
 #include "gctrace.h"
@@ -29,8 +32,13 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
-#define MAX_RECENT 8
+#define MAX_RECENT 32
 #define MAX_CLASSES 4096
+
+/* The panels, switched with 0-3 and tab. */
+enum panel { PANEL_OVERVIEW, PANEL_GC, PANEL_ALLOC, PANEL_AGE, NPANELS };
+
+static const char *const panel_name[] = { "overview", "collections", "allocation", "age" };
 
 struct cls {
 	const char *name;
@@ -54,14 +62,20 @@ struct top {
 	int nclasses;
 	uint64_t alloc_interval, alloc_total;
 	uint64_t t0;
+	/* age (--age): agent sampling */
+	struct agentlive *al;
+	struct agentlive_ages ages;
+	enum panel panel;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--plain] [--json]\n"
+	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--age] [--plain] [--json]\n"
 		   "  The live view: recent collections and pools, pause times, allocation rate\n"
-		   "  and the top allocating classes. Full screen on a terminal (q quits,\n"
-		   "  p pauses the display, space refreshes); plain lines otherwise.\n");
+		   "  and the top allocating classes; with --age also live sampled bytes by age\n"
+		   "  in GCs survived (loads memtrace's JVMTI agent into the JVM). Full screen on\n"
+		   "  a terminal: panels 0 overview, 1 collections, 2 allocation, 3 age (tab\n"
+		   "  cycles), q quits, p pauses the display, space refreshes; plain lines otherwise.\n");
 }
 
 static void on_gc(const struct gc_record *r, void *ctx)
@@ -164,7 +178,15 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			json_str(stdout, t->classes[i].name);
 			printf(",\"bytes_per_s\":%.0f}", t->classes[i].interval / t->interval);
 		}
-		printf("]}\n");
+		printf("]");
+		if (t->al) {
+			printf(",\"age_live_bytes\":{");
+			for (int k = 0; k < MT_AGE_BUCKETS; k++)
+				printf("%s\"%s\":%.0f", k ? "," : "", ageranges_bucket_name(k),
+				       t->ages.bytes[k]);
+			printf("}");
+		}
+		printf("}\n");
 		return;
 	}
 	printf("%02d:%02d:%02d pid %d  gc %llu young %llu full, pause %s (max %s)  heap %s / %s  "
@@ -182,14 +204,20 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			       100.0 * t->classes[i].interval / t->alloc_interval, i < 3 ? "," : "");
 		printf("\n");
 	}
+	if (t->al) {
+		printf("         live by age (GCs survived):");
+		for (int k = 0; k < MT_AGE_BUCKETS; k++)
+			printf(" %s: %s", ageranges_bucket_name(k),
+			       fmt_bytes((uint64_t)t->ages.bytes[k], a, sizeof(a)));
+		printf("\n");
+	}
 }
 
-static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
+/* draw_header - the lines every panel starts with; returns the next row. */
+static int draw_header(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
 {
-	char a[32], b[32], c[32], d[32];
-	int row = 0, cols = COLS;
+	int row = 0;
 
-	erase();
 	attron(A_BOLD);
 	mvprintw(row++, 0, "memtrace  pid %d  %s %s  %s", t->p.pid, t->p.jdk_vendor,
 		 t->p.jdk_version, t->p.main_class);
@@ -197,7 +225,24 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 	mvprintw(row++, 0, "up %.0f s   lost events %llu   %s", (mono_ns() - t->t0) / 1e9,
 		 (unsigned long long)(gctrace_lost(gt) + (at ? alloctrace_lost_events(at) : 0)),
 		 paused ? "[paused: p resumes]" : "q quit  p pause  space refresh");
-	row++;
+	move(row, 0);
+	for (int p = 0; p < NPANELS; p++) {
+		if (p == (int)t->panel)
+			attron(A_REVERSE);
+		printw(" %d %s ", p, panel_name[p]);
+		if (p == (int)t->panel)
+			attroff(A_REVERSE);
+		printw(" ");
+	}
+	printw("  (tab: next panel)");
+	return row + 2;
+}
+
+/* draw_gc - the collections section from @row up to row @last; returns the next row. */
+static int draw_gc(struct top *t, int row, int last, bool pools)
+{
+	char a[32], b[32], c[32], d[32];
+
 	attron(A_BOLD);
 	mvprintw(row++, 0, "COLLECTIONS  last %.0f s: %llu young, %llu full, pause %s (max %s); "
 		 "total %llu, %s", t->interval, (unsigned long long)t->n_young,
@@ -208,7 +253,23 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 	mvprintw(row++, 0, "heap after last collection: %s used, %s committed, %s max",
 		 fmt_bytes(t->heap_used, a, sizeof(a)), fmt_bytes(t->heap_committed, b, sizeof(b)),
 		 t->heap_max ? fmt_bytes(t->heap_max, c, sizeof(c)) : "-");
-	for (int i = 0; i < t->nrecent && row < LINES / 2; i++) {
+	if (pools && t->nrecent) {
+		const struct gc_record *r = &t->recent[0];
+
+		mvprintw(row++, 2, "%-28s %12s %12s %12s %12s", "pool (last collection)", "before",
+			 "after", "committed", "max");
+		for (int k = 0; k < r->npools && row < last; k++) {
+			const struct gc_pool *p = &r->pools[k];
+
+			mvprintw(row++, 2, "%-28.28s %12s %12s %12s %12s", p->name,
+				 fmt_bytes(p->used_before, a, sizeof(a)),
+				 fmt_bytes(p->used_after, b, sizeof(b)),
+				 fmt_bytes(p->committed, c, sizeof(c)),
+				 p->max != UINT64_MAX ? fmt_bytes(p->max, d, sizeof(d)) : "-");
+		}
+		row++;
+	}
+	for (int i = 0; i < t->nrecent && row < last; i++) {
 		const struct gc_record *r = &t->recent[i];
 		uint64_t before = 0, after = 0;
 
@@ -222,19 +283,89 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 			 r->full ? "full" : "young", fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)),
 			 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)));
 	}
-	row++;
+	return row;
+}
+
+/* draw_alloc - the allocation section; @total adds the bytes since start. */
+static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
+{
+	char a[32], d[32];
+	int cols = COLS;
+
 	attron(A_BOLD);
 	if (at)
-		mvprintw(row++, 0, "ALLOCATION  %s/s (TLAB sampling)",
-			 fmt_bytes((uint64_t)(t->alloc_interval / t->interval), a, sizeof(a)));
+		mvprintw(row++, 0, "ALLOCATION  %s/s (TLAB sampling)%s%s",
+			 fmt_bytes((uint64_t)(t->alloc_interval / t->interval), a, sizeof(a)),
+			 total ? ", since start " : "",
+			 total ? fmt_bytes(t->alloc_total, d, sizeof(d)) : "");
 	else
 		mvprintw(row++, 0, "ALLOCATION  unavailable (see `memtrace doctor`)");
 	attroff(A_BOLD);
-	for (int i = 0; at && i < t->nclasses && row < LINES - 1 && t->classes[i].interval; i++) {
-		mvprintw(row++, 2, "%5.1f%%  %12s/s  %.*s",
-			 t->alloc_interval ? 100.0 * t->classes[i].interval / t->alloc_interval : 0,
-			 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
-			 cols > 30 ? cols - 26 : 4, t->classes[i].name);
+	for (int i = 0; at && i < t->nclasses && row < LINES - 1 &&
+			(t->classes[i].interval || (total && t->classes[i].total)); i++) {
+		if (total)
+			mvprintw(row++, 2, "%5.1f%%  %12s/s  %12s  %.*s",
+				 t->alloc_interval ? 100.0 * t->classes[i].interval / t->alloc_interval : 0,
+				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
+				 fmt_bytes(t->classes[i].total, a, sizeof(a)),
+				 cols > 44 ? cols - 40 : 4, t->classes[i].name);
+		else
+			mvprintw(row++, 2, "%5.1f%%  %12s/s  %.*s",
+				 t->alloc_interval ? 100.0 * t->classes[i].interval / t->alloc_interval : 0,
+				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
+				 cols > 30 ? cols - 26 : 4, t->classes[i].name);
+	}
+	return row;
+}
+
+/* draw_age - live sampled bytes by age (agent sampling, --age). */
+static int draw_age(struct top *t, int row)
+{
+	char a[32];
+
+	attron(A_BOLD);
+	mvprintw(row++, 0, "AGE  live sampled objects by GCs survived%s",
+		 t->al ? " (memtrace's agent; bytes are estimates)" : "");
+	attroff(A_BOLD);
+	if (!t->al) {
+		mvprintw(row++, 2, "age sampling is off: start the view with --age (it loads "
+			 "memtrace's JVMTI agent into the JVM)");
+		return row;
+	}
+	mvprintw(row++, 2, "%-8s %12s %10s", "age", "live bytes", "samples");
+	for (int b = 0; b < MT_AGE_BUCKETS; b++)
+		mvprintw(row++, 2, "%-8s %12s %10llu", ageranges_bucket_name(b),
+			 fmt_bytes((uint64_t)t->ages.bytes[b], a, sizeof(a)),
+			 (unsigned long long)t->ages.samples[b]);
+	mvprintw(row++, 2, "%llu collections seen by the agent, %llu samples lost or evicted",
+		 (unsigned long long)t->ages.gcs, (unsigned long long)t->ages.lost);
+	return row;
+}
+
+static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
+{
+	int row;
+
+	erase();
+	row = draw_header(t, gt, at, paused);
+	switch (t->panel) {
+	case PANEL_OVERVIEW:
+		row = draw_gc(t, row, LINES / 2, false);
+		row = draw_alloc(t, at, row + 1, false);
+		if (t->al && row + 9 < LINES)
+			draw_age(t, row + 1);
+		break;
+	case PANEL_GC:
+		draw_gc(t, row, LINES - 1, true);
+		break;
+	case PANEL_ALLOC:
+		draw_alloc(t, at, row, true);
+		break;
+	case PANEL_AGE:
+		draw_age(t, row);
+		break;
+	default:
+		break;
 	}
 	refresh();
 }
@@ -252,10 +383,12 @@ int do_top(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "plain", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "age", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct alloctrace_opts ao = { 0 };
+	bool age = false;
 	struct alloctrace *at = NULL;
 	struct gctrace *gt = NULL;
 	struct top *t;
@@ -295,6 +428,9 @@ int do_top(int argc, char **argv)
 		case 'j':
 			mt_opts.json = true;
 			break;
+		case 'A':
+			age = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(t);
@@ -321,6 +457,11 @@ int do_top(int argc, char **argv)
 	if (!at)
 		p_warn("allocation sampling is unavailable for pid %d; showing collections only",
 		       pid);
+	if (age) {
+		t->al = agentlive_start(&t->p, 0);
+		if (!t->al)
+			goto out;
+	}
 	t->curses = !t->plain && !mt_opts.json && isatty(STDOUT_FILENO);
 	if (t->curses) {
 		initscr();
@@ -342,11 +483,23 @@ int do_top(int argc, char **argv)
 		gctrace_poll(gt, t->curses ? 0 : 100);
 		if (at)
 			alloctrace_poll(at, 0);
+		if (t->al && agentlive_poll(t->al)) {
+			agentlive_stop(t->al); /* printed; the rest of the view goes on */
+			t->al = NULL;
+		}
 		if (t->curses) {
 			int ch = getch(); /* waits up to 100 ms */
 
 			if (ch == 'q' || ch == 'Q')
 				break;
+			if (ch >= '0' && ch < '0' + NPANELS) {
+				t->panel = (enum panel)(ch - '0');
+				redraw = true;
+			}
+			if (ch == '\t') {
+				t->panel = (enum panel)((t->panel + 1) % NPANELS);
+				redraw = true;
+			}
 			if (ch == 'p' || ch == 'P') {
 				paused = !paused;
 				redraw = true;
@@ -357,6 +510,8 @@ int do_top(int argc, char **argv)
 		if (mono_ns() >= next) {
 			if (at)
 				update_alloc(t, at);
+			if (t->al)
+				agentlive_ages(t->al, &t->ages);
 			if (!t->curses)
 				print_plain(t, gt, at);
 			redraw = true;
@@ -380,6 +535,7 @@ int do_top(int argc, char **argv)
 out:
 	if (t->curses)
 		endwin();
+	agentlive_stop(t->al);
 	alloctrace_free(at);
 	gctrace_free(gt);
 	free(t);

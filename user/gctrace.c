@@ -9,6 +9,7 @@
 #include "elfsym.h"
 #include "gc.skel.h"
 #include "gctrace.h"
+#include "pidns.h"
 #include "usdtspec.h"
 #include "util.h"
 
@@ -152,7 +153,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		goto err_free;
 	}
 	/* Set the read-only filter before load. */
-	t->skel->rodata->targ_tgid = p->pid;
+	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 
 	/* Load and verify. */
 	err = gc_bpf__load(t->skel);

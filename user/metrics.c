@@ -340,30 +340,50 @@ int metrics_histogram_observe(struct metrics *m, const char *name, const char *c
 	return err;
 }
 
+/* remove_in - drop the series of @f whose label @key equals @value. */
+static int remove_in(struct family *f, const char *key, const char *value)
+{
+	int removed = 0;
+	size_t k = 0;
+
+	for (size_t j = 0; j < f->n; j++) {
+		bool match = false;
+
+		for (int l = 0; l < f->s[j].nlabels; l++)
+			if (!strcmp(f->s[j].key[l], key) && !strcmp(f->s[j].val[l], value))
+				match = true;
+		if (match) {
+			series_clear(&f->s[j]);
+			removed++;
+		} else {
+			f->s[k++] = f->s[j];
+		}
+	}
+	f->n = k;
+	return removed;
+}
+
 int metrics_remove_series(struct metrics *m, const char *key, const char *value)
 {
 	int removed = 0;
 
 	pthread_mutex_lock(&m->lock);
-	for (size_t i = 0; i < m->n; i++) {
-		struct family *f = &m->f[i];
-		size_t k = 0;
+	for (size_t i = 0; i < m->n; i++)
+		removed += remove_in(&m->f[i], key, value);
+	pthread_mutex_unlock(&m->lock);
+	return removed;
+}
 
-		for (size_t j = 0; j < f->n; j++) {
-			bool match = false;
+int metrics_remove_family_series(struct metrics *m, const char *name, const char *key,
+				 const char *value)
+{
+	struct family *f;
+	int removed = 0;
 
-			for (int l = 0; l < f->s[j].nlabels; l++)
-				if (!strcmp(f->s[j].key[l], key) && !strcmp(f->s[j].val[l], value))
-					match = true;
-			if (match) {
-				series_clear(&f->s[j]);
-				removed++;
-			} else {
-				f->s[k++] = f->s[j];
-			}
-		}
-		f->n = k;
-	}
+	pthread_mutex_lock(&m->lock);
+	f = find_family(m, name);
+	if (f)
+		removed = remove_in(f, key, value);
 	pthread_mutex_unlock(&m->lock);
 	return removed;
 }

@@ -71,6 +71,12 @@ int metrics_histogram_observe(struct metrics *m, const char *name, const char *c
  * Returns the number of series removed. */
 int metrics_remove_series(struct metrics *m, const char *key, const char *value);
 
+/* metrics_remove_family_series - the same within family @name only (e.g.
+ * a JVM's allocation series when its sampling is switched off). Returns the
+ * number of series removed (0 for an unknown family). */
+int metrics_remove_family_series(struct metrics *m, const char *name, const char *key,
+				 const char *value);
+
 /* metrics_series_count - series currently held (all families). */
 int metrics_series_count(struct metrics *m);
 

@@ -157,52 +157,52 @@ static enum MHD_Result reply_error_json(struct MHD_Connection *c, unsigned statu
 	return reply(c, status, "application/json", buf, len);
 }
 
-/* One GET: /metrics open, /api/v1/... behind the token. */
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *upload,
-			      size_t *upload_size, void **con_cls)
+const char *serve_request_arg(const struct serve_request *r, const char *name)
 {
-	struct serve_http *h = cls;
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* write_openmetrics - GET /metrics. */
+static enum MHD_Result write_openmetrics(struct serve_http *h, struct MHD_Connection *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return MHD_NO;
+	err = metrics_write_openmetrics(h->o.metrics, f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot write the metrics\n");
+	}
+	return reply(c, MHD_HTTP_OK, MT_OPENMETRICS_CONTENT_TYPE, buf, len);
+}
+
+/* api - an authorized /api/v1/ request. */
+static enum MHD_Result api(struct serve_http *h, struct MHD_Connection *c, const char *url,
+			   const char *method)
+{
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	unsigned status = MHD_HTTP_OK;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int err;
+	int err = 0;
 
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
-	if (!strcmp(url, "/"))
-		return reply_text(c, MHD_HTTP_OK, "memtrace serve: /metrics (OpenMetrics), "
-				  "/api/v1/metrics and /api/v1/jvms (JSON, Authorization: Bearer TOKEN)\n");
-	if (!strcmp(url, "/metrics")) {
-		f = open_memstream(&buf, &len);
-		if (!f)
-			return MHD_NO;
-		err = metrics_write_openmetrics(h->o.metrics, f);
-		fclose(f);
-		if (err) {
-			free(buf);
-			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot write the metrics\n");
-		}
-		return reply(c, MHD_HTTP_OK, MT_OPENMETRICS_CONTENT_TYPE, buf, len);
-	}
-	if (strncmp(url, "/api/v1/", 8))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
-
-	if (!h->o.token)
-		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
-					"the API is off: start memtrace serve with --token-file FILE");
-	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
-		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
-					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
-					"with the token from serve's --token-file");
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return MHD_NO;
-	if (!strcmp(url, "/api/v1/metrics")) {
+	if (get && !strcmp(url, "/api/v1/metrics")) {
 		err = metrics_write_json(h->o.metrics, f);
-	} else if (!strcmp(url, "/api/v1/jvms") && h->o.jvms) {
+	} else if (get && !strcmp(url, "/api/v1/jvms") && h->o.jvms) {
 		err = h->o.jvms(f, h->o.ctx);
+	} else if (h->o.api) {
+		struct serve_request r = { .method = method, .path = url + 8, .conn = c };
+
+		status = (unsigned)h->o.api(&r, f, h->o.ctx);
 	} else {
 		fclose(f);
 		free(buf);
@@ -214,7 +214,53 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		free(buf);
 		return reply_error_json(c, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	}
-	return reply(c, MHD_HTTP_OK, "application/json", buf, len);
+	return reply(c, status, "application/json", buf, len);
+}
+
+/*
+ * One request: /metrics open, /api/v1/... behind the token. POST and DELETE
+ * (API only) carry no body that matters: it is read and dropped, and the
+ * answer goes out on the last call, once the upload is over.
+ */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	static int seen; /* marks a request whose headers were seen */
+	struct serve_http *h = cls;
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	bool change = !strcmp(method, MHD_HTTP_METHOD_POST) ||
+		      !strcmp(method, MHD_HTTP_METHOD_DELETE);
+
+	if (!get && !change)
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET, POST and DELETE\n");
+	if (change && !*con_cls) { /* headers only: ask for the body */
+		*con_cls = &seen;
+		return MHD_YES;
+	}
+	if (change && *upload_size) { /* drop the body */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!strcmp(url, "/") && get)
+		return reply_text(c, MHD_HTTP_OK, "memtrace serve: /metrics (OpenMetrics), "
+				  "/api/v1/... (JSON, Authorization: Bearer TOKEN; see /api/v1/help)\n");
+	if (!strcmp(url, "/metrics") && get)
+		return write_openmetrics(h, c);
+	if (strncmp(url, "/api/v1/", 8)) {
+		if (change)
+			return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST and DELETE: /api/v1/ only\n");
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
+	}
+	if (!h->o.token)
+		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
+					"the API is off: start memtrace serve with --token-file FILE");
+	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
+		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
+					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
+					"with the token from serve's --token-file");
+	return api(h, c, url, method);
 }
 
 struct serve_http *serve_http_start(const struct serve_http_opts *o)

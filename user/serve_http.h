@@ -16,12 +16,27 @@
 /* Writes a JSON document to @f; returns 0 or -errno. Called on the HTTP thread. */
 typedef int (*serve_json_fn)(FILE *f, void *ctx);
 
+/* One /api/v1/ request other than /api/v1/metrics and GET /api/v1/jvms. */
+struct serve_request {
+	const char *method;   /* "GET", "HEAD", "POST", "DELETE" */
+	const char *path;     /* after "/api/v1/", e.g. "jvms/42/alloc" */
+	void *conn;           /* for serve_request_arg() */
+};
+
+/* serve_request_arg - the query argument @name of @r ("?interval=1m"), or NULL. */
+const char *serve_request_arg(const struct serve_request *r, const char *name);
+
+/* Answers @r: writes a JSON body to @f and returns the HTTP status (200, 202,
+ * 404, ...). Called on the HTTP thread, which must not block for long. */
+typedef int (*serve_api_fn)(const struct serve_request *r, FILE *f, void *ctx);
+
 struct serve_http_opts {
 	const char *listen;    /* "ADDR:PORT", "[V6ADDR]:PORT" */
 	bool allow_remote;     /* accept a non-loopback ADDR */
 	const char *token;     /* bearer token for /api/v1; NULL: the API answers 403 */
 	struct metrics *metrics;
 	serve_json_fn jvms;    /* GET /api/v1/jvms */
+	serve_api_fn api;      /* every other /api/v1/ path (NULL: 404) */
 	void *ctx;
 };
 

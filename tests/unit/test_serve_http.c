@@ -84,8 +84,10 @@ static void test_read_token(void **state)
 	assert_null(serve_read_token("/nonexistent/token"));
 }
 
-/* GET @path with optional @auth header; returns the status, body in @body. */
-static int http_get(int port, const char *path, const char *auth, char *body, size_t blen)
+/* @method @path with optional @auth header and @data body; returns the
+ * status, body in @body. */
+static int http_req(int port, const char *method, const char *path, const char *auth,
+		    const char *data, char *body, size_t blen)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	char req[512], resp[16384];
@@ -96,8 +98,9 @@ static int http_get(int port, const char *path, const char *auth, char *body, si
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n%s%s%s\r\n", path,
-		 auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: %zu\r\n\r\n%s",
+		 method, path, auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "",
+		 data ? strlen(data) : 0, data ? data : "");
 	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	while ((n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
 		got += (size_t)n;
@@ -106,6 +109,20 @@ static int http_get(int port, const char *path, const char *auth, char *body, si
 	sscanf(resp, "HTTP/1.%*d %d", &status);
 	snprintf(body, blen, "%s", strstr(resp, "\r\n\r\n") ? strstr(resp, "\r\n\r\n") + 4 : "");
 	return status;
+}
+
+static int http_get(int port, const char *path, const char *auth, char *body, size_t blen)
+{
+	return http_req(port, "GET", path, auth, NULL, body, blen);
+}
+
+/* The API stub: echoes method, path and ?x=. */
+static int api_stub(const struct serve_request *r, FILE *f, void *ctx)
+{
+	const char *x = serve_request_arg(r, "x");
+
+	fprintf(f, "%s %s %s\n", r->method, r->path, x ? x : "-");
+	return !strcmp(r->method, "POST") ? 202 : 200;
 }
 
 static int jvms_stub(FILE *f, void *ctx)
@@ -117,7 +134,9 @@ static int jvms_stub(FILE *f, void *ctx)
 static void test_endpoints(void **state)
 {
 	struct metrics *m = metrics_new();
-	struct serve_http_opts o = { .token = "0123456789abcdef", .metrics = m, .jvms = jvms_stub };
+	struct serve_http_opts o = { .token = "0123456789abcdef", .metrics = m, .jvms = jvms_stub,
+				     .api = api_stub };
+	const char *tok = "Bearer 0123456789abcdef";
 	struct serve_http *h = NULL;
 	char listen[32], body[16384];
 	int port = 0;
@@ -139,8 +158,33 @@ static void test_endpoints(void **state)
 	assert_string_equal(body, "{\"jvms\":[]}\n");
 	assert_int_equal(http_get(port, "/api/v1/metrics", "Bearer 0123456789abcdef", body, sizeof(body)), 200);
 	assert_non_null(strstr(body, "\"name\":\"mt_x\""));
-	assert_int_equal(http_get(port, "/api/v1/other", "Bearer 0123456789abcdef", body, sizeof(body)), 404);
+	/* other API paths go to the api callback, with method and query */
+	assert_int_equal(http_get(port, "/api/v1/other?x=1k", tok, body, sizeof(body)), 200);
+	assert_string_equal(body, "GET other 1k\n");
+	assert_int_equal(http_req(port, "POST", "/api/v1/jvms/7/alloc", tok, "ignored", body,
+				  sizeof(body)), 202);
+	assert_string_equal(body, "POST jvms/7/alloc -\n");
+	assert_int_equal(http_req(port, "POST", "/api/v1/jvms/7/alloc", tok, NULL, body,
+				  sizeof(body)), 202);
+	assert_int_equal(http_req(port, "DELETE", "/api/v1/jvms/7/age", tok, NULL, body,
+				  sizeof(body)), 200);
+	assert_string_equal(body, "DELETE jvms/7/age -\n");
+	/* switches need the token too; POST elsewhere and other methods are refused */
+	assert_int_equal(http_req(port, "POST", "/api/v1/jvms/7/alloc", NULL, NULL, body,
+				  sizeof(body)), 401);
+	assert_int_equal(http_req(port, "DELETE", "/api/v1/jvms/7/alloc", "Bearer nope", NULL,
+				  body, sizeof(body)), 401);
+	assert_int_equal(http_req(port, "POST", "/metrics", tok, NULL, body, sizeof(body)), 405);
+	assert_int_equal(http_req(port, "PUT", "/api/v1/jvms/7/alloc", tok, NULL, body,
+				  sizeof(body)), 405);
 	assert_int_equal(http_get(port, "/nope", NULL, body, sizeof(body)), 404);
+	serve_http_stop(h);
+
+	/* without an api callback, unknown API paths are 404 */
+	o.api = NULL;
+	h = serve_http_start(&o);
+	assert_non_null(h);
+	assert_int_equal(http_get(port, "/api/v1/other", tok, body, sizeof(body)), 404);
 	serve_http_stop(h);
 
 	/* no token configured: the API is off */

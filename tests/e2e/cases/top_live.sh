@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # top_live - the live view: under tmux, the full-screen panels show
-# collections and the top allocating classes and they update; q quits.
+# collections and the top allocating classes and they update; the keys 1, 2,
+# 3 and tab switch to the collections, allocation and age panels; q quits.
 # Plain mode (not a terminal) prints periodic JSON lines whose allocation
 # rate and collection counts are non-zero for a busy JVM.
 # TIMEOUT: 90
@@ -18,6 +19,23 @@ for pat in "COLLECTIONS" "ALLOCATION" "DemoWorkload" "young" "long\[\]"; do
 	grep -q -- "$pat" "$TMPD/p2" || { cat "$TMPD/p2"; tmux kill-session -t "$sess"; fail "panel lacks '$pat'"; }
 done
 cmp -s "$TMPD/p1" "$TMPD/p2" && { tmux kill-session -t "$sess"; fail "the view did not update"; }
+# panel KEY WANT NOTWANT: after KEY, the screen shows WANT and not NOTWANT.
+panel() {
+	local i
+	tmux send-keys -t "$sess" "$1"
+	for i in $(seq 20); do
+		sleep 0.2
+		tmux capture-pane -t "$sess" -p >"$TMPD/pk"
+		grep -q -- "$2" "$TMPD/pk" && ! grep -q -- "$3" "$TMPD/pk" && return 0
+	done
+	cat "$TMPD/pk"; tmux kill-session -t "$sess"; fail "key '$1' did not show '$2' without '$3'"
+}
+panel 1 "pool (last collection)" "ALLOCATION"
+panel 2 "ALLOCATION .*since start" "COLLECTIONS"
+panel 3 "age sampling is off: start the view with --age" "ALLOCATION"
+panel Tab "COLLECTIONS" "pool (last collection)"   # tab after the last panel: the overview
+panel Tab "pool (last collection)" "ALLOCATION"
+panel 0 "ALLOCATION" "pool (last collection)"
 tmux send-keys -t "$sess" q
 for i in $(seq 50); do
 	tmux capture-pane -t "$sess" -p >"$TMPD/p3"
