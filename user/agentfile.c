@@ -78,7 +78,13 @@ static int open_private_dir(const struct mt_proc *p, int basefd, const char *dir
 	if (*created && fchown(fd, p->uid, p->gid) && geteuid() == 0) {
 		int err = -errno;
 
+		/* without CAP_CHOWN: say so, and leave no root-owned directory
+		 * behind that every later attach would refuse */
+		p_err("cannot give %s/%s in JVM %d's namespace to its uid %u: %s (memtrace needs "
+		      "CAP_CHOWN to place the agent for another uid)", where, dir, p->pid,
+		      (unsigned)p->uid, strerror(-err));
 		close(fd);
+		unlinkat(basefd, dir, AT_REMOVEDIR);
 		return err;
 	}
 	if (fstat(fd, &st)) {

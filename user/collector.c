@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "pidns.h"
 #include "alloctrace.h"
 #include "collector.h"
 #include "elfsym.h"
@@ -580,7 +581,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		goto err_free;
 	}
 	/* Set the read-only filter before load. */
-	c->skel->rodata->targ_tgid = p->pid;
+	c->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 	/* A smaller ring buffer on request (tests of the gap path). */
 	{
 		const char *kb = getenv("MEMTRACE_RING_KB");

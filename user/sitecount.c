@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "pidns.h"
 #include "alloctrace.h"
 #include "attach.h"
 #include "elfsym.h"
@@ -103,7 +104,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 		p_err("cannot open the sites BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	c->skel->rodata->targ_tgid = p->pid;
+	c->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 	c->skel->rodata->targ_anchor_sp = c->jl.anchor_sp;
 	c->skel->rodata->targ_anchor_pc = c->jl.anchor_pc;
 	c->skel->rodata->targ_anchor_fp = c->jl.anchor_fp;
