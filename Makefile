@@ -108,7 +108,7 @@ unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(shell nproc) all $(UNIT_BINS)
 	@tests/run-all.sh
 
 e2e: all

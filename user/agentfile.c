@@ -231,7 +231,7 @@ int agentfile_place(const struct mt_proc *p, const char *src, struct mt_agentfil
 			 * previous holder meanwhile is made again. */
 			int lerr = lock_dir(dirfd);
 
-			if (lerr == -ESTALE && retries++ < 3) {
+			if (lerr == -ESTALE && retries++ < 50) {
 				close(dirfd);
 				close(basefd);
 				i--;

@@ -52,25 +52,45 @@ void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s,
 	}
 }
 
-/* Connect and say HELLO, retrying while a loaded agent (re)creates its socket. */
+#define MT_BUSY_WAIT_MS 10000 /* how long to wait for another session to end */
+
+/* Connect and say HELLO, retrying while a loaded agent (re)creates its socket
+ * and, for up to MT_BUSY_WAIT_MS, while another memtrace session holds it. */
 int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 			 struct mt_ap_hello_reply *r, int retry_ms)
 {
 	uint64_t t0 = mono_ns();
 	int err;
 
+	bool told = false;
+
 	for (;;) {
-		err = agentsock_connect(p, s);
+		for (;;) {
+			err = agentsock_connect(p, s);
+			if (!err)
+				break;
+			if ((err != -ENOENT && err != -ECONNREFUSED) || ms_since(t0) >= retry_ms)
+				return err;
+			usleep(50000);
+		}
+		err = agentsock_hello(s, r);
 		if (!err)
-			break;
-		if ((err != -ENOENT && err != -ECONNREFUSED) || ms_since(t0) >= retry_ms)
+			return 0;
+		/* The agent serves one memtrace at a time: wait (bounded) for the
+		 * other session to end rather than fail at once. */
+		if (err != -EREMOTEIO || s->last_err.code != EBUSY ||
+		    ms_since(t0) >= (retry_ms > MT_BUSY_WAIT_MS ? retry_ms : MT_BUSY_WAIT_MS)) {
+			agentsock_close(s);
 			return err;
-		usleep(50000);
-	}
-	err = agentsock_hello(s, r);
-	if (err)
+		}
+		if (!told) {
+			p_info("JVM %d: another memtrace session is using the agent; waiting up to "
+			       "%d s", p->pid, MT_BUSY_WAIT_MS / 1000);
+			told = true;
+		}
 		agentsock_close(s);
-	return err;
+		usleep(100000);
+	}
 }
 
 /* Place the agent in the target, `load` it, remove the copy. */
