@@ -150,12 +150,14 @@ static int creds_enter(const struct mt_proc *p, struct creds *c)
 		return 0;
 	if (c->euid != 0)
 		return c->euid == p->uid ? 0 : -EPERM;
-	if (setegid(p->gid))
+	/* raw syscalls: only this thread's ids change (glibc's seteuid() would switch
+	 * every thread of a threaded memtrace, e.g. serve's, for the duration) */
+	if (syscall(SYS_setresgid, -1, p->gid, -1))
 		return -errno;
-	if (seteuid(p->uid)) {
+	if (syscall(SYS_setresuid, -1, p->uid, -1)) {
 		int err = -errno;
 
-		if (setegid(c->egid))
+		if (syscall(SYS_setresgid, -1, c->egid, -1))
 			abort(); /* cannot happen as root; never continue with wrong ids */
 		return err;
 	}
@@ -168,7 +170,7 @@ static void creds_leave(const struct creds *c)
 {
 	if (!c->switched)
 		return;
-	if (seteuid(c->euid) || setegid(c->egid))
+	if (syscall(SYS_setresuid, -1, c->euid, -1) || syscall(SYS_setresgid, -1, c->egid, -1))
 		abort(); /* regaining root failed: continuing would be unsafe */
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "querylive.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -22,20 +23,6 @@ static void usage(FILE *f)
 		   "  (a snapshot the agent takes; the JVM pauses only for the walk, at most MS\n"
 		   "  milliseconds with --max-pause, then the result is partial), on a file\n"
 		   "  saved by `memtrace snapshot`, or on a `jcmd PID GC.heap_dump` file.\n");
-}
-
-/* The MT_AP_HEAP_* flags a program needs. */
-static uint32_t query_heap_flags(const struct dsl_needs *n)
-{
-	uint32_t f = 0;
-
-	if (n->refs)
-		f |= MT_AP_HEAP_REFS;
-	/* compiled without a heap, the program cannot know which fields are
-	 * strings: the agent sends strings only if a projected field is one */
-	if (n->strings || n->nfields)
-		f |= MT_AP_HEAP_STRINGS;
-	return f;
 }
 
 int do_query(int argc, char **argv)
@@ -53,13 +40,11 @@ int do_query(int argc, char **argv)
 	struct dsl_diags *diags = NULL;
 	struct dsl_program *prog = NULL;
 	struct mt_snapshot snap;
-	struct mt_heapview hv = { 0 };
-	struct dsl_schema schema;
-	uint64_t max_pause = 0, t0, t_run;
+	struct query_out qo = { 0 };
+	uint64_t max_pause = 0;
 	bool has_max = false, json = mt_opts.json;
-	char *src = NULL, *out = NULL, why[160], b[32];
-	size_t srclen = 0, outlen = 0;
-	FILE *mem;
+	char *src = NULL, b[32];
+	size_t srclen = 0;
 	int ch, pid = 0, rc = 1, err;
 	uint32_t flags;
 
@@ -138,51 +123,41 @@ int do_query(int argc, char **argv)
 		goto out;
 	}
 	snapshot_print_walk(&snap);
-	err = snapshot_heap(&snap, pid ? dsl_program_needs(prog) : NULL, &hv, why, sizeof(why));
-	if (err) {
-		p_err("cannot build the heap: %s", why);
+	/* 3. build the heap, compile again against it, run */
+	switch (query_eval(&prog, src, srclen, file ? file : "<-e>", &snap,
+			   pid ? dsl_program_needs(prog) : NULL, diags, &qo)) {
+	case QUERY_OK:
+		break;
+	case QUERY_HEAP:
+		p_err("cannot build the heap: %s", qo.why);
 		goto out;
-	}
-	/* 3. compile again against the heap: unknown classes and fields are errors now */
-	dsl_program_free(prog);
-	prog = NULL;
-	dsl_heap_schema(&hv.heap, &schema);
-	err = dsl_compile(src, srclen, file ? file : "<-e>", &schema, &prog, diags);
-	if (err) {
+	case QUERY_FIT:
 		p_err("the program does not fit this heap:");
 		dsl_diags_render(diags, stderr);
 		goto out;
-	}
-	mem = open_memstream(&out, &outlen);
-	if (!mem) {
-		p_err("out of memory");
-		goto out;
-	}
-	t0 = mono_ns();
-	err = dsl_run(prog, &hv.heap, mem, diags);
-	t_run = mono_ns() - t0;
-	fclose(mem);
-	if (err) {
+	case QUERY_RUN:
 		p_err("the program failed on this heap:");
 		dsl_diags_render(diags, stderr);
 		goto out;
+	case QUERY_NOMEM:
+		p_err("out of memory");
+		goto out;
 	}
-	p_info("evaluated on %u objects in %s", hv.heap.nobjects, fmt_ns(t_run, b, sizeof(b)));
+	p_info("evaluated on %u objects in %s", qo.objects, fmt_ns(qo.eval_ns, b, sizeof(b)));
 	if (json) {
 		printf("{\"event\":\"query\",\"source\":\"%s\",\"pid\":%d,\"pause_ms\":%.3f,"
 		       "\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f,\"result\":",
 		       snap.source, snap.pid, (double)snap.info.pause_ns / 1e6,
-		       snap.info.partial ? "true" : "false", hv.heap.nobjects, (double)t_run / 1e6);
-		while (outlen && out[outlen - 1] == '\n')
-			out[--outlen] = '\0';
-		printf("%s}\n", out);
+		       snap.info.partial ? "true" : "false", qo.objects, (double)qo.eval_ns / 1e6);
+		while (qo.len && qo.json[qo.len - 1] == '\n')
+			qo.json[--qo.len] = '\0';
+		printf("%s}\n", qo.json);
 	} else {
-		fwrite(out, 1, outlen, stdout);
+		fwrite(qo.json, 1, qo.len, stdout);
 	}
 	rc = 0;
 out:
-	free(out);
-	heapview_free(&hv);
+	free(qo.json);
 	snapshot_free(&snap);
 	dsl_program_free(prog);
 	dsl_diags_free(diags);

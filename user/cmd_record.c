@@ -64,7 +64,8 @@ static void usage(FILE *f)
 		"  --pause-thread TID:A-B   the same for one thread\n"
 		"  --enable-monitor-probes  switch -XX:+DTraceMonitorProbes on while recording\n"
 		"                      (written into the JVM's memory, restored at exit)\n"
-		"  SIGUSR1 pauses reporting, SIGUSR2 resumes it; Ctrl-C ends the recording.\n");
+		"  SIGUSR1 pauses reporting, SIGUSR2 resumes it (memtrace serve's POST\n"
+		"  /api/v1/jvms/PID/record/pause and /resume send them); Ctrl-C ends the recording.\n");
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)

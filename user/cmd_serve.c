@@ -14,6 +14,19 @@
  * sampling (live sampled bytes by age, agentlive.h; loads memtrace's agent).
  * The HTTP thread only records the wish (want_*); the main thread starts and
  * stops the work on its next tick and reports the state back.
+ *
+ * A query (POST /api/v1/jvms/PID/query) is compiled on the HTTP thread (a
+ * syntax error answers 400 at once), then runs in a worker thread of its own
+ * - the agent's heap walk and the evaluation can take seconds, and neither
+ * the HTTP thread (which answers /metrics scrapes) nor the main thread (which
+ * drains the ring buffers) may wait for it - and the client polls GET
+ * /api/v1/queries/ID. One query per JVM at a time; finished ones are kept
+ * (the last QUERY_KEEP) and their threads joined by the main thread.
+ *
+ * Pause/resume of reporting (POST /api/v1/jvms/PID/record/pause|resume)
+ * signals the `memtrace record` processes recording that JVM (recctl.h):
+ * record is its own process with its own file, and SIGUSR1/SIGUSR2 are
+ * already its documented controls.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,9 +41,12 @@
 #include "alloctrace.h"
 #include "cmds.h"
 #include "gctrace.h"
+#include "dsl.h"
 #include "metrics.h"
 #include "privs.h"
 #include "proc.h"
+#include "querylive.h"
+#include "recctl.h"
 #include "sampling.h"
 #include "serve_http.h"
 #include "util.h"
@@ -82,6 +98,38 @@ struct jvm {
 	struct agentlive_ages ages; /* last read, guarded by serve.lock */
 };
 
+/* A query through the API. Everything but th, src and prog is guarded by serve.lock
+ * once the job is listed. */
+enum query_state { QUERY_RUNNING, QUERY_DONE, QUERY_FAILED };
+
+static const char *const query_state_name[] = { "running", "done", "failed" };
+
+#define QUERY_KEEP 16 /* finished queries kept for GET /api/v1/queries/ID */
+
+struct query_job {
+	unsigned id;
+	int pid;
+	struct serve *sv;
+	enum query_state state;
+	pthread_t th;
+	bool joined;
+	struct mt_proc p;           /* the worker's copy */
+	char *src;                  /* the program */
+	size_t len;
+	struct dsl_program *prog;   /* compiled without a heap (the worker's) */
+	bool has_max;
+	uint32_t max_pause_ms;
+	uint64_t started_ns, ended_ns;
+	/* the outcome */
+	double pause_ms, eval_ms;
+	bool partial;
+	uint32_t objects;
+	char *result;               /* the program's JSON (no newline) */
+	char error[640];            /* QUERY_FAILED: why */
+	char *diagnostics;          /* QUERY_FAILED: rendered line:col diagnostics, or NULL */
+	struct query_job *next;
+};
+
 struct serve {
 	struct metrics *m;
 	pthread_mutex_t lock;  /* guards jvms[] and their counters for the HTTP thread */
@@ -94,6 +142,8 @@ struct serve {
 	uint32_t age_interval;   /* --age-interval */
 	int alloc_top;           /* classes exported per JVM (--alloc-top) */
 	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
+	struct query_job *queries; /* newest first (guarded by lock) */
+	unsigned next_query;     /* ids (guarded by lock) */
 };
 
 /* Pause buckets (seconds): 100 us .. 10 s. */
@@ -179,6 +229,10 @@ static void usage(FILE *f)
 		   "      GET /api/v1/metrics, GET /api/v1/jvms, GET /api/v1/jvms/PID\n"
 		   "      POST|DELETE /api/v1/jvms/PID/alloc     allocation sampling on|off\n"
 		   "      POST|DELETE /api/v1/jvms/PID/age[?interval=BYTES]  agent sampling on|off\n"
+		   "      POST /api/v1/jvms/PID/query[?max_pause_ms=N]  a query (body: the\n"
+		   "                      program); 202, then GET /api/v1/queries/ID\n"
+		   "      POST /api/v1/jvms/PID/record/pause|resume  pause/resume the reporting\n"
+		   "                      of the `memtrace record -p PID` processes\n"
 		   "  --alloc, --age: switch those on for every JVM watched (--age loads\n"
 		   "  memtrace's agent into each). --alloc-top: classes per JVM (default 10).\n"
 		   "  --listen defaults to %s; a non-loopback address needs --allow-remote.\n"
@@ -374,11 +428,20 @@ static void age_update(struct jvm *j)
 	metrics_counter_set(sv->m, M_AGE_LOST, JVM_LABELS(j, NULL, NULL), (double)a.lost);
 }
 
+/* query_running - the running query of JVM @pid, or NULL (serve.lock held). */
+static struct query_job *query_running(struct serve *sv, int pid)
+{
+	for (struct query_job *q = sv->queries; q; q = q->next)
+		if (q->pid == pid && q->state == QUERY_RUNNING)
+			return q;
+	return NULL;
+}
+
 /* apply_work - start or stop @j's switchable work as the API asked; poll it. */
 static void apply_work(struct jvm *j, bool refresh)
 {
 	struct serve *sv = j->sv;
-	bool want_alloc, want_age;
+	bool want_alloc, want_age, start_age;
 	uint32_t interval;
 	char msg[160];
 
@@ -386,6 +449,11 @@ static void apply_work(struct jvm *j, bool refresh)
 	want_alloc = j->alloc.want;
 	want_age = j->age.want;
 	interval = j->age_interval;
+	/* the agent serves one client: agent sampling starts after a running query;
+	 * STARTING is set here, under the lock, so no query starts meanwhile */
+	start_age = want_age && !j->al && !query_running(sv, j->p.pid);
+	if (start_age)
+		j->age.state = WORK_STARTING;
 	pthread_mutex_unlock(&sv->lock);
 
 	if (want_alloc && !j->at) {
@@ -414,8 +482,7 @@ static void apply_work(struct jvm *j, bool refresh)
 			alloc_update(j);
 	}
 
-	if (want_age && !j->al) {
-		work_set(sv, &j->age, WORK_STARTING, NULL);
+	if (start_age) {
 		j->al = agentlive_start(&j->p, interval);
 		if (j->al) {
 			pthread_mutex_lock(&sv->lock);
@@ -640,6 +707,316 @@ static int jvms_json(FILE *f, void *ctx)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* query_free - a job whose thread is joined (or never started). */
+static void query_free(struct query_job *q)
+{
+	dsl_program_free(q->prog);
+	free(q->src);
+	free(q->result);
+	free(q->diagnostics);
+	free(q);
+}
+
+/* query_fail - the outcome of @q: failed with @error and @diags (rendered if any). */
+static void query_fail(struct query_job *q, const char *error, const struct dsl_diags *diags)
+{
+	char *d = diags && diags->n ? dsl_diags_render_str(diags) : NULL;
+
+	pthread_mutex_lock(&q->sv->lock);
+	snprintf(q->error, sizeof(q->error), "%s", error);
+	q->diagnostics = d;
+	q->state = QUERY_FAILED;
+	q->ended_ns = real_ns();
+	pthread_mutex_unlock(&q->sv->lock);
+}
+
+/*
+ * query_worker - a query's thread: the live snapshot through the agent and
+ * the evaluation, exactly as `memtrace query -p` does them (snapshot.h,
+ * querylive.h). Its p_err()s go to serve's log and, the last one, to the job.
+ */
+static void *query_worker(void *arg)
+{
+	struct query_job *q = arg;
+	const struct dsl_needs *n = dsl_program_needs(q->prog);
+	struct dsl_diags *diags = dsl_diags_new();
+	struct query_out qo = { 0 };
+	struct mt_snapshot snap;
+	char why[512], msg[600];
+	uint32_t flags = query_heap_flags(n);
+
+	snapshot_init(&snap);
+	if (!diags) {
+		query_fail(q, "out of memory", NULL);
+		return NULL;
+	}
+	p_err_capture(why, sizeof(why));
+	if (q->has_max)
+		flags |= MT_AP_HEAP_MAXPAUSE;
+	p_info("pid %d: query %u: taking a heap snapshot", q->pid, q->id);
+	if (snapshot_take(&q->p, flags, q->max_pause_ms, n->fields, n->nfields, &snap)) {
+		snprintf(msg, sizeof(msg), "the heap snapshot failed: %s",
+			 why[0] ? why : "see serve's log");
+		query_fail(q, msg, NULL);
+		goto out;
+	}
+	snapshot_print_walk(&snap);
+	switch (query_eval(&q->prog, q->src, q->len, "<query>", &snap, n, diags, &qo)) {
+	case QUERY_OK:
+		break;
+	case QUERY_HEAP:
+		snprintf(msg, sizeof(msg), "cannot build the heap: %s", qo.why);
+		query_fail(q, msg, NULL);
+		goto out;
+	case QUERY_FIT:
+		query_fail(q, "the program does not fit this heap", diags);
+		goto out;
+	case QUERY_RUN:
+		query_fail(q, "the program failed on this heap", diags);
+		goto out;
+	case QUERY_NOMEM:
+		query_fail(q, "out of memory", NULL);
+		goto out;
+	}
+	while (qo.len && qo.json[qo.len - 1] == '\n')
+		qo.json[--qo.len] = '\0';
+	pthread_mutex_lock(&q->sv->lock);
+	q->result = qo.json;
+	qo.json = NULL;
+	q->pause_ms = (double)snap.info.pause_ns / 1e6;
+	q->partial = snap.info.partial;
+	q->objects = qo.objects;
+	q->eval_ms = (double)qo.eval_ns / 1e6;
+	q->state = QUERY_DONE;
+	q->ended_ns = real_ns();
+	pthread_mutex_unlock(&q->sv->lock);
+	p_info("pid %d: query %u done: pause %.3f ms%s, %u objects", q->pid, q->id, q->pause_ms,
+	       q->partial ? " (partial)" : "", q->objects);
+out:
+	p_err_capture(NULL, 0);
+	free(qo.json);
+	snapshot_free(&snap);
+	dsl_diags_free(diags);
+	return NULL;
+}
+
+/*
+ * queries_reap - join the threads of finished queries and forget all but the
+ * newest QUERY_KEEP finished ones (main thread; @all: at exit, waiting for
+ * running ones too).
+ */
+static void queries_reap(struct serve *sv, bool all)
+{
+	struct query_job **pp, *q, *gone = NULL, *join[QUERY_KEEP + 1];
+	int kept = 0, njoin = 0;
+
+	pthread_mutex_lock(&sv->lock);
+	for (pp = &sv->queries; (q = *pp);) {
+		bool finished = q->state != QUERY_RUNNING;
+
+		if (all || (finished && ++kept > QUERY_KEEP)) {
+			*pp = q->next;
+			q->next = gone;
+			gone = q;
+			continue;
+		}
+		if (finished && !q->joined && njoin < (int)MT_ARRAY_SIZE(join)) {
+			q->joined = true; /* joined below: only this thread removes jobs */
+			join[njoin++] = q;
+		}
+		pp = &q->next;
+	}
+	pthread_mutex_unlock(&sv->lock);
+	/* outside the lock: a finished worker may still be freeing its snapshot */
+	for (int i = 0; i < njoin; i++)
+		pthread_join(join[i]->th, NULL);
+	while ((q = gone)) {
+		gone = q->next;
+		if (!q->joined)
+			pthread_join(q->th, NULL);
+		query_free(q);
+	}
+}
+
+/* query_json - GET /api/v1/queries/ID (serve.lock held). */
+static void query_json(FILE *f, const struct query_job *q)
+{
+	fprintf(f, "{\"id\":%u,\"pid\":%d,\"state\":\"%s\",\"started_ns\":%llu", q->id, q->pid,
+		query_state_name[q->state], (unsigned long long)q->started_ns);
+	if (q->has_max)
+		fprintf(f, ",\"max_pause_ms\":%u", q->max_pause_ms);
+	if (q->state != QUERY_RUNNING)
+		fprintf(f, ",\"ended_ns\":%llu", (unsigned long long)q->ended_ns);
+	if (q->state == QUERY_DONE)
+		fprintf(f, ",\"pause_ms\":%.3f,\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f,"
+			"\"result\":%s", q->pause_ms, q->partial ? "true" : "false", q->objects,
+			q->eval_ms, q->result);
+	if (q->state == QUERY_FAILED) {
+		fputs(",\"error\":", f);
+		json_str(f, q->error);
+		if (q->diagnostics) {
+			fputs(",\"diagnostics\":", f);
+			json_str(f, q->diagnostics);
+		}
+	}
+	fputs("}\n", f);
+}
+
+/* diags_json - "error" and the rendered and structured diagnostics of @d. */
+static void diags_json(FILE *f, const char *error, const struct dsl_diags *d)
+{
+	char *r = dsl_diags_render_str(d);
+
+	fputs("{\"error\":", f);
+	json_str(f, error);
+	fputs(",\"diagnostics\":", f);
+	json_str(f, r ? r : "");
+	fputs(",\"messages\":[", f);
+	for (int i = 0; i < d->n; i++) {
+		fprintf(f, "%s{\"line\":%d,\"col\":%d,\"message\":", i ? "," : "", d->v[i].line,
+			d->v[i].col);
+		json_str(f, d->v[i].msg);
+		putc('}', f);
+	}
+	fputs("]}\n", f);
+	free(r);
+}
+
+static int api_error(FILE *f, int status, const char *msg);
+
+/* POST /api/v1/jvms/PID/query[?max_pause_ms=N]: compile, then a worker. */
+static int api_query(struct serve *sv, const struct serve_request *r, FILE *f, int pid)
+{
+	const char *mp = serve_request_arg(r, "max_pause_ms");
+	struct dsl_diags *diags = NULL;
+	struct query_job *q;
+	struct jvm *j = NULL;
+	uint64_t max = 0;
+	sigset_t all, old;
+	char msg[200];
+	int status, err;
+
+	if (mp && (parse_u64(mp, &max) || max > 3600000))
+		return api_error(f, 400, "max_pause_ms: milliseconds, 0..3600000");
+	if (!r->body || !r->body_len)
+		return api_error(f, 400, "the program goes in the request body (dsl/README.md)");
+	q = calloc(1, sizeof(*q));
+	diags = dsl_diags_new();
+	if (q)
+		q->src = malloc(r->body_len + 1);
+	if (!q || !diags || !q->src) {
+		status = api_error(f, 500, "out of memory");
+		goto fail;
+	}
+	memcpy(q->src, r->body, r->body_len);
+	q->src[r->body_len] = '\0';
+	q->len = r->body_len;
+	q->sv = sv;
+	q->pid = pid;
+	q->has_max = mp != NULL;
+	q->max_pause_ms = (uint32_t)max;
+	/* compiled without a heap here: syntax and type errors answer at once */
+	if (dsl_compile(q->src, q->len, "<query>", NULL, &q->prog, diags)) {
+		diags_json(f, "the program does not compile", diags);
+		status = 400;
+		goto fail;
+	}
+	pthread_mutex_lock(&sv->lock);
+	for (int i = 0; i < sv->njvms && !j; i++)
+		if (sv->jvms[i]->p.pid == pid)
+			j = sv->jvms[i];
+	if (!j) {
+		pthread_mutex_unlock(&sv->lock);
+		snprintf(msg, sizeof(msg), "pid %d is not watched (GET /api/v1/jvms lists them)", pid);
+		status = api_error(f, 404, msg);
+		goto fail;
+	}
+	if (query_running(sv, pid)) {
+		snprintf(msg, sizeof(msg), "query %u of pid %d is still running: one at a time "
+			 "(GET /api/v1/queries/%u)", query_running(sv, pid)->id, pid,
+			 query_running(sv, pid)->id);
+		pthread_mutex_unlock(&sv->lock);
+		status = api_error(f, 409, msg);
+		goto fail;
+	}
+	if (j->age.state == WORK_STARTING || j->age.state == WORK_ON ||
+	    j->age.state == WORK_STOPPING) {
+		pthread_mutex_unlock(&sv->lock);
+		status = api_error(f, 409, "agent sampling is on for this JVM and memtrace's agent "
+				   "serves one session at a time: DELETE .../age first");
+		goto fail;
+	}
+	q->p = j->p;
+	q->id = ++sv->next_query;
+	q->started_ns = real_ns();
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the main thread */
+	err = pthread_create(&q->th, NULL, query_worker, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_mutex_unlock(&sv->lock);
+		status = api_error(f, 500, "cannot start the query's thread");
+		goto fail;
+	}
+	q->next = sv->queries;
+	sv->queries = q;
+	fprintf(f, "{\"id\":%u,\"pid\":%d,\"state\":\"running\",\"href\":\"/api/v1/queries/%u\"}\n",
+		q->id, pid, q->id);
+	pthread_mutex_unlock(&sv->lock);
+	dsl_diags_free(diags);
+	return 202;
+fail:
+	dsl_diags_free(diags);
+	if (q)
+		query_free(q);
+	return status;
+}
+
+/* GET /api/v1/queries/ID */
+static int api_query_get(struct serve *sv, FILE *f, unsigned id)
+{
+	char msg[128];
+
+	pthread_mutex_lock(&sv->lock);
+	for (struct query_job *q = sv->queries; q; q = q->next) {
+		if (q->id == id) {
+			query_json(f, q);
+			pthread_mutex_unlock(&sv->lock);
+			return 200;
+		}
+	}
+	pthread_mutex_unlock(&sv->lock);
+	snprintf(msg, sizeof(msg), "no query %u (the last %d finished ones are kept)", id, QUERY_KEEP);
+	return api_error(f, 404, msg);
+}
+
+/* POST /api/v1/jvms/PID/record/pause|resume */
+static int api_record(FILE *f, int pid, bool pause)
+{
+	struct recctl_result rr;
+	char msg[200];
+	int err = recctl_signal(pid, pause, &rr);
+
+	if (err) {
+		snprintf(msg, sizeof(msg), "cannot list processes: %s", strerror(-err));
+		return api_error(f, 500, msg);
+	}
+	if (!rr.nsignalled) {
+		snprintf(msg, sizeof(msg), rr.nstarting ?
+			 "the memtrace record of pid %d is still starting: try again" :
+			 "no `memtrace record -p %d` runs in serve's pid namespace", pid);
+		return api_error(f, rr.nstarting ? 409 : 404, msg);
+	}
+	fprintf(f, "{\"pid\":%d,\"reporting\":\"%s\",\"record_pids\":[", pid,
+		pause ? "paused" : "resumed");
+	for (int i = 0; i < rr.nsignalled && i < (int)MT_ARRAY_SIZE(rr.pids); i++)
+		fprintf(f, "%s%d", i ? "," : "", rr.pids[i]);
+	fputs("]}\n", f);
+	p_info("pid %d: reporting %s in memtrace record (pid %d%s)", pid,
+	       pause ? "paused" : "resumed", rr.pids[0], rr.nsignalled > 1 ? " and others" : "");
+	return 200;
+}
+
 static const char api_help[] =
 	"{\"endpoints\":["
 	"\"GET /api/v1/help\","
@@ -649,6 +1026,10 @@ static const char api_help[] =
 	"\"POST /api/v1/jvms/PID/alloc\","
 	"\"DELETE /api/v1/jvms/PID/alloc\","
 	"\"POST /api/v1/jvms/PID/age?interval=BYTES\","
+	"\"POST /api/v1/jvms/PID/query?max_pause_ms=N (body: the program)\","
+	"\"GET /api/v1/queries/ID\","
+	"\"POST /api/v1/jvms/PID/record/pause\","
+	"\"POST /api/v1/jvms/PID/record/resume\","
 	"\"DELETE /api/v1/jvms/PID/age\"]}\n";
 
 static int api_error(FILE *f, int status, const char *msg)
@@ -674,6 +1055,27 @@ static int api(const struct serve_request *r, FILE *f, void *ctx)
 
 	if (!strcmp(r->path, "help"))
 		return get ? (fputs(api_help, f), 200) : api_error(f, 405, "GET only");
+	if (!strncmp(r->path, "queries/", 8)) {
+		unsigned id;
+
+		if (sscanf(r->path + 8, "%u%n", &id, &n) != 1 || r->path[8 + n] || !id)
+			return api_error(f, 404, "unknown query: /api/v1/queries/ID");
+		return get ? api_query_get(sv, f, id) : api_error(f, 405, "GET only");
+	}
+	if (sscanf(r->path, "jvms/%d%n", &pid, &n) == 1 && pid > 0 &&
+	    (!strcmp(r->path + n, "/query") || !strncmp(r->path + n, "/record/", 8))) {
+		bool query = !strcmp(r->path + n, "/query");
+		const char *act = r->path + n + 8;
+
+		if (!on)
+			return api_error(f, 405, "POST only");
+		if (query)
+			return api_query(sv, r, f, pid);
+		if (strcmp(act, "pause") && strcmp(act, "resume"))
+			return api_error(f, 404, "unknown action: /record/pause and /record/resume "
+					 "exist");
+		return api_record(f, pid, !strcmp(act, "pause"));
+	}
 	if (sscanf(r->path, "jvms/%d%n", &pid, &n) != 1 || pid <= 0 ||
 	    (r->path[n] && (sscanf(r->path + n, "/%15[a-z]%n", what, &m) != 1 || r->path[n + m])))
 		return api_error(f, 404, "unknown endpoint: GET /api/v1/help lists them");
@@ -859,6 +1261,7 @@ int do_serve(int argc, char **argv)
 			update_counters(sv.jvms[i]);
 			apply_work(sv.jvms[i], refresh);
 		}
+		queries_reap(&sv, false);
 		if (deadline && mono_ns() >= deadline)
 			break;
 		nanosleep(&tick, NULL);
@@ -866,6 +1269,7 @@ int do_serve(int argc, char **argv)
 	ret = 0;
 cleanup:
 	serve_http_stop(http);
+	queries_reap(&sv, true); /* a running walk is waited for */
 	while (sv.njvms)
 		unwatch(&sv, sv.njvms - 1, false);
 	free(sv.jvms);

@@ -181,9 +181,49 @@ static enum MHD_Result write_openmetrics(struct serve_http *h, struct MHD_Connec
 	return reply(c, MHD_HTTP_OK, MT_OPENMETRICS_CONTENT_TYPE, buf, len);
 }
 
-/* api - an authorized /api/v1/ request. */
+/* The body of a POST or DELETE, gathered over the upload calls. */
+struct req_body {
+	char *buf;
+	size_t len;
+	bool too_big;
+};
+
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req_body *b = *con_cls;
+
+	if (b) {
+		free(b->buf);
+		free(b);
+		*con_cls = NULL;
+	}
+}
+
+/* body_append - keep @n more bytes of the body in @b (NUL-terminated), at most
+ * MT_SERVE_MAX_BODY; beyond, only note that it was too big. */
+static void body_append(struct req_body *b, const char *p, size_t n)
+{
+	char *nb;
+
+	if (b->too_big || b->len + n > MT_SERVE_MAX_BODY) {
+		b->too_big = true;
+		return;
+	}
+	nb = realloc(b->buf, b->len + n + 1);
+	if (!nb) {
+		b->too_big = true;
+		return;
+	}
+	memcpy(nb + b->len, p, n);
+	b->len += n;
+	nb[b->len] = '\0';
+	b->buf = nb;
+}
+
+/* api - an authorized /api/v1/ request (@b: its body, if a POST or DELETE). */
 static enum MHD_Result api(struct serve_http *h, struct MHD_Connection *c, const char *url,
-			   const char *method)
+			   const char *method, const struct req_body *b)
 {
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	unsigned status = MHD_HTTP_OK;
@@ -202,6 +242,11 @@ static enum MHD_Result api(struct serve_http *h, struct MHD_Connection *c, const
 	} else if (h->o.api) {
 		struct serve_request r = { .method = method, .path = url + 8, .conn = c };
 
+		if (b && b->buf) {
+			r.body = b->buf;
+			r.body_len = b->len;
+		}
+
 		status = (unsigned)h->o.api(&r, f, h->o.ctx);
 	} else {
 		fclose(f);
@@ -218,27 +263,32 @@ static enum MHD_Result api(struct serve_http *h, struct MHD_Connection *c, const
 }
 
 /*
- * One request: /metrics open, /api/v1/... behind the token. POST and DELETE
- * (API only) carry no body that matters: it is read and dropped, and the
- * answer goes out on the last call, once the upload is over.
+ * One request: /metrics open, /api/v1/... behind the token. The body of a
+ * POST or DELETE (API only; a query's program) is gathered up to
+ * MT_SERVE_MAX_BODY (beyond: 413), and the answer goes out on the last call,
+ * once the upload is over.
  */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
 {
-	static int seen; /* marks a request whose headers were seen */
 	struct serve_http *h = cls;
+	struct req_body *b = *con_cls;
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	bool change = !strcmp(method, MHD_HTTP_METHOD_POST) ||
 		      !strcmp(method, MHD_HTTP_METHOD_DELETE);
 
 	if (!get && !change)
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET, POST and DELETE\n");
-	if (change && !*con_cls) { /* headers only: ask for the body */
-		*con_cls = &seen;
+	if (change && !b) { /* headers only: ask for the body */
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return MHD_NO;
+		*con_cls = b;
 		return MHD_YES;
 	}
-	if (change && *upload_size) { /* drop the body */
+	if (change && *upload_size) { /* keep the body, up to the limit */
+		body_append(b, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -260,7 +310,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
 					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
 					"with the token from serve's --token-file");
-	return api(h, c, url, method);
+	if (b && b->too_big) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "the request body is over %d KiB", MT_SERVE_MAX_BODY / 1024);
+		return reply_error_json(c, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+	}
+	return api(h, c, url, method, b);
 }
 
 struct serve_http *serve_http_start(const struct serve_http_opts *o)
@@ -295,6 +351,7 @@ struct serve_http *serve_http_start(const struct serve_http_opts *o)
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 				MHD_OPTION_END);
 	if (!h->d) {
 		int e = errno;

@@ -12,6 +12,7 @@
 #include "metrics.h"
 
 #define MT_SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
+#define MT_SERVE_MAX_BODY (64 * 1024) /* larger request bodies get 413 */
 
 /* Writes a JSON document to @f; returns 0 or -errno. Called on the HTTP thread. */
 typedef int (*serve_json_fn)(FILE *f, void *ctx);
@@ -21,6 +22,8 @@ struct serve_request {
 	const char *method;   /* "GET", "HEAD", "POST", "DELETE" */
 	const char *path;     /* after "/api/v1/", e.g. "jvms/42/alloc" */
 	void *conn;           /* for serve_request_arg() */
+	const char *body;     /* a POST's body (NUL-terminated, at most MT_SERVE_MAX_BODY), or NULL */
+	size_t body_len;
 };
 
 /* serve_request_arg - the query argument @name of @r ("?interval=1m"), or NULL. */

@@ -11,6 +11,17 @@
 
 struct mt_opts mt_opts;
 
+static __thread char *capture_buf;
+static __thread size_t capture_len;
+
+void p_err_capture(char *buf, size_t n)
+{
+	capture_buf = n ? buf : NULL;
+	capture_len = n;
+	if (capture_buf)
+		capture_buf[0] = '\0';
+}
+
 static void vprint(const char *tag, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "memtrace: %s", tag);
@@ -25,6 +36,11 @@ void p_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprint("error: ", fmt, ap);
 	va_end(ap);
+	if (capture_buf) {
+		va_start(ap, fmt);
+		vsnprintf(capture_buf, capture_len, fmt, ap);
+		va_end(ap);
+	}
 	if (mt_opts.json) {
 		char buf[1024];
 

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,6 +26,12 @@ extern struct mt_opts mt_opts;
  * the message also goes to stdout as {"event":"error","message":...}.
  */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * p_err_capture - on the calling thread only, also keep the text of the last
+ * p_err() in @buf (@n bytes; "" until one comes); NULL stops. For a worker
+ * thread that must hand the reason on (memtrace serve's API) as well as log it.
+ */
+void p_err_capture(char *buf, size_t n);
 /* p_warn - "memtrace: warning: ..." on stderr. */
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* p_info - a progress line on stderr unless -q. */

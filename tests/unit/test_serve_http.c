@@ -90,18 +90,23 @@ static int http_req(int port, const char *method, const char *path, const char *
 		    const char *data, char *body, size_t blen)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	char req[512], resp[16384];
-	size_t got = 0;
+	size_t rlen = 512 + (data ? strlen(data) : 0);
+	char *req = malloc(rlen), resp[16384];
+	size_t got = 0, sent = 0;
 	ssize_t n;
 	int fd = socket(AF_INET, SOCK_STREAM, 0), status = -1;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_non_null(req);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: %zu\r\n\r\n%s",
+	snprintf(req, rlen, "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: %zu\r\n\r\n%s",
 		 method, path, auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "",
 		 data ? strlen(data) : 0, data ? data : "");
-	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while (sent < strlen(req) && (n = write(fd, req + sent, strlen(req) - sent)) > 0)
+		sent += (size_t)n;
+	assert_int_equal(sent, strlen(req));
+	free(req);
 	while ((n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
 		got += (size_t)n;
 	close(fd);
@@ -121,7 +126,10 @@ static int api_stub(const struct serve_request *r, FILE *f, void *ctx)
 {
 	const char *x = serve_request_arg(r, "x");
 
-	fprintf(f, "%s %s %s\n", r->method, r->path, x ? x : "-");
+	if (!strcmp(r->path, "echo")) /* the body, as received */
+		fprintf(f, "%s %zu [%.40s]\n", r->method, r->body_len, r->body ? r->body : "(null)");
+	else
+		fprintf(f, "%s %s %s\n", r->method, r->path, x ? x : "-");
 	return !strcmp(r->method, "POST") ? 202 : 200;
 }
 
@@ -169,6 +177,32 @@ static void test_endpoints(void **state)
 	assert_int_equal(http_req(port, "DELETE", "/api/v1/jvms/7/age", tok, NULL, body,
 				  sizeof(body)), 200);
 	assert_string_equal(body, "DELETE jvms/7/age -\n");
+	/* a POST's body reaches the callback (NUL-terminated), up to MT_SERVE_MAX_BODY */
+	assert_int_equal(http_req(port, "POST", "/api/v1/echo", tok, "set_type x:\n  roots", body,
+				  sizeof(body)), 202);
+	assert_string_equal(body, "POST 19 [set_type x:\n  roots]\n");
+	assert_int_equal(http_req(port, "POST", "/api/v1/echo", tok, NULL, body, sizeof(body)), 202);
+	assert_string_equal(body, "POST 0 [(null)]\n");
+	{
+		char *big = malloc(MT_SERVE_MAX_BODY + 2);
+
+		assert_non_null(big);
+		memset(big, 'a', MT_SERVE_MAX_BODY);
+		big[MT_SERVE_MAX_BODY] = '\0';
+		assert_int_equal(http_req(port, "POST", "/api/v1/echo", tok, big, body,
+					  sizeof(body)), 202);
+		assert_int_equal(strlen(body), strlen("POST 65536 []\n") + 40);
+		assert_int_equal(body[strlen(body) - 3], 'a');
+		big[MT_SERVE_MAX_BODY] = 'a';
+		big[MT_SERVE_MAX_BODY + 1] = '\0';
+		assert_int_equal(http_req(port, "POST", "/api/v1/echo", tok, big, body,
+					  sizeof(body)), 413);
+		assert_non_null(strstr(body, "over 64 KiB"));
+		/* too big and no token: the token is checked first */
+		assert_int_equal(http_req(port, "POST", "/api/v1/echo", NULL, big, body,
+					  sizeof(body)), 401);
+		free(big);
+	}
 	/* switches need the token too; POST elsewhere and other methods are refused */
 	assert_int_equal(http_req(port, "POST", "/api/v1/jvms/7/alloc", NULL, NULL, body,
 				  sizeof(body)), 401);

@@ -18,8 +18,13 @@ r2=$!
 wait_for_line "$TMPD/live.json" '"start"' 20 || { cat "$TMPD/live.err"; fail "memtrace gc did not start"; }
 wait_for_line "$TMPD/rec1.err" 'recording pid' 20 || { cat "$TMPD/rec1.err"; fail "record did not start"; }
 wait_for_line "$TMPD/rec2.err" 'recording pid' 20 || { cat "$TMPD/rec2.err"; fail "record did not start"; }
+# Pauses first (signal, then the scheduled 0.5-1.0 s one), collections after:
+# on a fast machine the whole workload can fit inside a pause window, and the
+# filtered recording must still hold collections. serve_query.sh checks that
+# nothing is reported inside a paused window.
+sleep 0.2; kill -USR1 "$r2"; sleep 0.3; kill -USR2 "$r2"
+sleep 0.7
 touch "$TMPD/go"
-sleep 0.3; kill -USR1 "$r2"; sleep 0.3; kill -USR2 "$r2"
 wait_for_line "$TMPD/w.out" DONE 40 || fail "workload did not finish"
 sleep 0.5
 kill -INT "$g" "$r1" "$r2"
