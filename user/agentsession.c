@@ -11,11 +11,6 @@
 #include "attach.h"
 #include "util.h"
 
-static double ms_since(uint64_t t0)
-{
-	return (double)(mono_ns() - t0) / 1e6;
-}
-
 /* Explain an agent socket error once. */
 void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s, int err)
 {

@@ -92,11 +92,6 @@ usage:
 	return 0;
 }
 
-static double ms_since(uint64_t t0)
-{
-	return (double)(mono_ns() - t0) / 1e6;
-}
-
 static void print_hello(const struct mt_proc *p, const struct mt_ap_hello_reply *r,
 			bool loaded, const char *path, double load_ms, double total_ms)
 {

@@ -127,6 +127,11 @@ uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+double ms_since(uint64_t t0)
+{
+	return (double)(mono_ns() - t0) / 1e6;
+}
+
 uint64_t real_ns(void)
 {
 	struct timespec ts;

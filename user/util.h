@@ -46,6 +46,8 @@ int parse_u64(const char *s, uint64_t *out);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
 uint64_t mono_ns(void);
+/* Milliseconds since @t0, a mono_ns() value. */
+double ms_since(uint64_t t0);
 /* CLOCK_REALTIME in ns. */
 uint64_t real_ns(void);
 
