@@ -17,7 +17,7 @@ tests/java/build.sh
 tmp=$(mktemp -d /tmp/mt-qbench.XXXX)
 "$JAVA_HOME/bin/java" -Xmx256m -cp build/java QueryWorkload planted "$N" >"$tmp/jvm.out" 2>&1 &
 jpid=$!
-trap 'kill $jpid 2>/dev/null; wait $jpid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $jpid 2>/dev/null; wait $jpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 for _ in $(seq 100); do grep -q READY "$tmp/jvm.out" && break; sleep 0.1; done
 build/bench/query_bench "$jpid" "${QUERY_BENCH_ROUNDS:-5}" "$PROG"
 ms() { date +%s%N; }
