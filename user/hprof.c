@@ -18,8 +18,15 @@
  * field, array_element, class_loader, signers, protection_domain,
  * static_field, constant_pool, superclass); the dump's roots mapped to
  * JVMTI root kinds; field indices in "superclass fields first" order.
- * Shallow sizes are estimates (HPROF has none): the class dump's instance
- * size + 16 for instances, 16 + elements for arrays, rounded up to 8.
+ * Shallow sizes are estimates (HPROF has none; its class dump's "instance
+ * size" counts every reference as an 8-byte id), computed for HotSpot's
+ * default layout on heaps below 32 GiB -- compressed oops and class
+ * pointers: instances 12 (header) + the hierarchy's fields with references
+ * as 4 bytes, arrays 16 + elements (references 4), rounded up to 8. HotSpot
+ * packs fields densely (subclass fields fill the holes of their supers), so
+ * this equals JVMTI's GetObjectSize for ordinary classes; a JVM run with
+ * -XX:-UseCompressedOops or compact headers gets sizes off by the header
+ * and reference widths (the live and snapshot sources are exact).
  * An object field counts as a String field of its class when every non-null
  * value it holds in the dump is a java.lang.String.
  */
@@ -108,7 +115,8 @@ struct hp_field {
 
 struct hp_class {
 	uint64_t id, super, loader;
-	uint32_t inst_size;
+	uint32_t inst_size;      /* as dumped (references as ids) */
+	uint32_t est_size;       /* the shallow size estimate, 0 until computed */
 	struct hp_field *fields; /* own instance fields, in dump order */
 	uint32_t nfields;
 	uint64_t name_id;
@@ -464,6 +472,21 @@ static int class_refs(struct hp *h, struct mt_snapshot *s)
 	return r->bad ? bad_sub(h, S_CLASS_DUMP) : 0;
 }
 
+/* The shallow size estimate of an instance of @c (see the header), cached. */
+static uint64_t inst_estimate(struct hp *h, struct hp_class *c)
+{
+	uint64_t bytes = 12;
+	int d = 0;
+
+	if (c->est_size)
+		return c->est_size;
+	for (struct hp_class *k = c; k && d < 256; k = k->super ? class_of(h, k->super) : NULL, d++)
+		for (uint32_t i = 0; i < k->nfields; i++)
+			bytes += k->fields[i].type == 2 ? 4 : type_size(k->fields[i].type, 4);
+	c->est_size = (uint32_t)round8(bytes);
+	return c->est_size;
+}
+
 static int instance_dump(struct hp *h, struct mt_snapshot *s)
 {
 	struct rd *r = &h->r;
@@ -484,7 +507,7 @@ static int instance_dump(struct hp *h, struct mt_snapshot *s)
 	end = r->off + (size_t)nbytes;
 	c = class_of(h, cid);
 	is_string = c && h->string_cls >= 0 && c == &h->cls[h->string_cls];
-	if ((err = add_obj(s, oid, cid, round8(16 + (c ? c->inst_size : nbytes)), -1)) ||
+	if ((err = add_obj(s, oid, cid, (c ? inst_estimate(h, c) : round8(12 + nbytes)), -1)) ||
 	    (err = add_ref(s, oid, cid, -1, K_CLASS)))
 		return err;
 	if (!c || flat_fields(h, c, chain, &depth)) {

@@ -26,6 +26,9 @@ assert r[0] == r[1] == r[2], r
 PY
 done
 grep -q '"n": *202' "$TMPD/reach_holder.hprof" || fail "hprof reachability"
+# shallow sizes: exact live (JVMTI), estimated from the dump -- equal by construction
+assert_eq "$(json_get "$TMPD/reach_bytes.hprof" 'recs[0]["held"]["holder"]["bytes"]')" 9232 "hprof size estimate"
+assert_eq "$(json_get "$TMPD/reach_bytes.live" 'recs[0]["held"]["holder"]["bytes"]')" 9232 "live sizes"
 # three loaders keep 10, 20 and 30 QPayload; the others none
 assert_eq "$(json_get "$TMPD/per_loader.live" 'sorted(v["n"] for v in recs[0]["perloader"].values() if v["n"])')" \
 	"[10, 20, 30]" "per-loader consumption"
