@@ -10,23 +10,9 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "objreport.h"
 #include "sampling.h"
 #include "util.h"
-
-struct age_row {
-	uint32_t key;
-	uint64_t n[MT_AGE_BUCKETS], total;
-	double b[MT_AGE_BUCKETS], bytes;
-};
-
-static int cmp_row(const void *pa, const void *pb)
-{
-	const struct age_row *a = pa, *b = pb;
-
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? 1 : -1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
 
 static void usage(FILE *f)
 {
@@ -55,11 +41,9 @@ int do_age(int argc, char **argv)
 				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
 	struct mt_samples m;
 	struct mt_proc p;
-	struct age_row *rows = NULL;
-	uint64_t top = 20, tot_n[MT_AGE_BUCKETS] = { 0 };
-	double tot_b[MT_AGE_BUCKETS] = { 0 }, elapsed;
+	uint64_t top = 20;
+	double elapsed;
 	bool by_site = false;
-	size_t nrows = 0;
 	int c, rc;
 
 	optind = 1;
@@ -100,85 +84,12 @@ int do_age(int argc, char **argv)
 		samples_free(&m);
 		return 1;
 	}
-	nrows = by_site ? m.nsites : m.ncls;
-	rows = calloc(nrows ? nrows : 1, sizeof(*rows));
-	if (!rows) {
-		p_err("out of memory");
-		samples_free(&m);
-		return 1;
-	}
-	for (size_t k = 0; k < nrows; k++)
-		rows[k].key = (uint32_t)k;
-	for (size_t k = 0; k < m.n; k++) {
-		const struct mt_sample *s = &m.s[k];
-		uint32_t key = by_site ? s->site : s->cls;
-		int bk = ageranges_bucket(samples_age(&m, s));
-		double w = samples_est(&m, s);
+	{
+		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
+					     .json = mt_opts.json };
 
-		if (key >= nrows)
-			continue;
-		rows[key].n[bk]++;
-		rows[key].total++;
-		rows[key].b[bk] += w;
-		rows[key].bytes += w;
-		tot_n[bk]++;
-		tot_b[bk] += w;
+		rc = objreport_age(&m, &src, by_site, top);
 	}
-	qsort(rows, nrows, sizeof(*rows), cmp_row);
-	if (mt_opts.json) {
-		printf("{\"event\":\"age\",\"pid\":%d,\"by\":\"%s\",\"duration_s\":%.3f,"
-		       "\"interval\":%u,\"gcs\":%llu,\"live_samples\":%zu,\"ranges\":%zu,",
-		       p.pid, by_site ? "site" : "class", elapsed, m.interval,
-		       (unsigned long long)m.gcs, m.n, m.ages.n);
-		sampling_json_losses(&m);
-		printf(",\"buckets\":[");
-		for (int b = 0; b < MT_AGE_BUCKETS; b++)
-			printf("%s\"%s\"", b ? "," : "", ageranges_bucket_name(b));
-		printf("],\"total\":{\"samples\":[");
-		for (int b = 0; b < MT_AGE_BUCKETS; b++)
-			printf("%s%llu", b ? "," : "", (unsigned long long)tot_n[b]);
-		printf("],\"bytes\":[");
-		for (int b = 0; b < MT_AGE_BUCKETS; b++)
-			printf("%s%.0f", b ? "," : "", tot_b[b]);
-		printf("]},\"groups\":[");
-		for (size_t k = 0, shown = 0; k < nrows && shown < top; k++) {
-			if (!rows[k].total)
-				continue;
-			printf("%s{\"%s\":", shown++ ? "," : "", by_site ? "site" : "class");
-			json_str(stdout, by_site ? samples_site_name(&m, rows[k].key) :
-				 samples_class_name(&m, rows[k].key));
-			printf(",\"samples\":%llu,\"live_bytes\":%.0f,\"by_age\":{",
-			       (unsigned long long)rows[k].total, rows[k].bytes);
-			for (int b = 0; b < MT_AGE_BUCKETS; b++)
-				printf("%s\"%s\":{\"samples\":%llu,\"bytes\":%.0f}", b ? "," : "",
-				       ageranges_bucket_name(b), (unsigned long long)rows[k].n[b],
-				       rows[k].b[b]);
-			printf("}}");
-		}
-		printf("]}\n");
-	} else {
-		char buf[32];
-
-		sampling_print_losses(&m);
-		printf("JVM %d: %zu live samples after %.1f s, %llu GCs, interval %u bytes "
-		       "(bytes are estimates)\n", p.pid, m.n, elapsed, (unsigned long long)m.gcs,
-		       m.interval);
-		printf("%12s", "live");
-		for (int b = 0; b < MT_AGE_BUCKETS; b++)
-			printf(" %10s", ageranges_bucket_name(b));
-		printf("  %s (GCs survived: samples)\n", by_site ? "site" : "class");
-		for (size_t k = 0, shown = 0; k < nrows && shown < top; k++) {
-			if (!rows[k].total)
-				continue;
-			shown++;
-			printf("%12s", fmt_bytes((uint64_t)rows[k].bytes, buf, sizeof(buf)));
-			for (int b = 0; b < MT_AGE_BUCKETS; b++)
-				printf(" %10llu", (unsigned long long)rows[k].n[b]);
-			printf("  %s\n", by_site ? samples_site_name(&m, rows[k].key) :
-			       samples_class_name(&m, rows[k].key));
-		}
-	}
-	free(rows);
 	samples_free(&m);
-	return 0;
+	return rc ? 1 : 0;
 }

@@ -15,7 +15,7 @@
 
 #include "cmds.h"
 #include "leaks.h"
-#include "memtrace/sites.h"
+#include "objreport.h"
 #include "sampling.h"
 #include "sitecount.h"
 #include "util.h"
@@ -88,113 +88,6 @@ static void usage(FILE *f)
 		   "  BPF counts allocation volume per site meanwhile, so each site shows its\n"
 		   "  allocation rate and the fraction of its allocated bytes still live and\n"
 		   "  old at the end (survival); --no-site-counters skips that.\n");
-}
-
-/* `,"alloc_bytes":…` of a matched group (nothing if unmatched). */
-static void json_volume(const struct mt_leak *g)
-{
-	if (g->alloc_bytes < 0)
-		return;
-	printf(",\"alloc_bytes\":%.0f,\"alloc_bytes_per_s\":%.0f,\"alloc_refills\":%.1f,"
-	       "\"survival\":%.4f,\"alloc_method\":", g->alloc_bytes, g->alloc_rate,
-	       g->alloc_refills, g->survival);
-	json_str(stdout, g->alloc_method);
-	printf(",\"alloc_match_depth\":%d", g->match_depth);
-}
-
-static void print_json(struct mt_samples *m, struct leaks_ctx *c, const struct mt_proc *p,
-		       double elapsed, int suspects, uint64_t top)
-{
-	printf("{\"event\":\"leaks\",\"pid\":%d,\"duration_s\":%.3f,\"window_s\":%.3f,"
-	       "\"min_age\":%llu,\"interval\":%u,\"gcs\":%llu,\"gcs_second_half\":%llu,"
-	       "\"live_samples\":%zu,",
-	       p->pid, elapsed, c->l.t_end - c->l.t_mid, (unsigned long long)c->l.min_age,
-	       m->interval, (unsigned long long)m->gcs,
-	       (unsigned long long)(m->ages.epoch - c->l.epoch_mid), m->n);
-	sampling_json_losses(m);
-	if (c->have_vol) {
-		const struct mt_site_volumes *v = &c->vol;
-
-		printf(",\"site_counters\":{\"seconds\":%.3f,\"keys\":%zu,\"max_keys\":%d,"
-		       "\"methods\":%zu,\"all_bytes\":%llu,\"overflow_bytes\":%llu,"
-		       "\"overflow_refills\":%llu,\"noframe_bytes\":%llu,\"unnamed_bytes\":%llu}",
-		       v->seconds, v->keys, MT_SITES_MAX_KEYS, v->n,
-		       (unsigned long long)v->all_bytes, (unsigned long long)v->overflow_bytes,
-		       (unsigned long long)v->overflow_refills, (unsigned long long)v->noframe_bytes,
-		       (unsigned long long)v->unnamed_bytes);
-	}
-	printf(",\"suspects\":[");
-	for (int k = 0; k < suspects; k++) {
-		const struct mt_leak *g = &c->l.g[k];
-
-		printf("%s{\"rank\":%d,\"class\":", k ? "," : "", k + 1);
-		json_str(stdout, samples_class_name(m, g->cls));
-		printf(",\"site\":");
-		json_str(stdout, samples_site_name(m, g->site));
-		printf(",\"live_bytes\":%.0f,\"live_bytes_ci95\":[%.0f,%.0f],\"old_live_bytes\":%.0f,"
-		       "\"growth_bytes_per_s\":%.0f,\"growth_lo95_bytes_per_s\":%.0f,"
-		       "\"samples\":%llu,\"old_samples\":%llu,\"old_added\":%llu,"
-		       "\"old_removed\":%llu,\"z\":%.2f,\"confidence\":%.4f",
-		       g->live_bytes, g->live_lo, g->live_hi, g->old_bytes_end, g->growth,
-		       g->growth_lo, (unsigned long long)g->samples, (unsigned long long)g->n_end,
-		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
-		       g->confidence);
-		json_volume(g);
-		printf("}");
-	}
-	printf("],\"others\":[");
-	for (size_t k = (size_t)suspects, shown = 0; k < c->l.n && shown < top; k++, shown++) {
-		const struct mt_leak *g = &c->l.g[k];
-
-		printf("%s{\"class\":", shown ? "," : "");
-		json_str(stdout, samples_class_name(m, g->cls));
-		printf(",\"site\":");
-		json_str(stdout, samples_site_name(m, g->site));
-		printf(",\"live_bytes\":%.0f,\"growth_bytes_per_s\":%.0f,\"samples\":%llu,"
-		       "\"old_samples\":%llu,\"confidence\":%.4f", g->live_bytes, g->growth,
-		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
-		       g->confidence);
-		json_volume(g);
-		printf("}");
-	}
-	printf("]}\n");
-}
-
-static void print_text(struct mt_samples *m, struct leaks_ctx *c, const struct mt_proc *p,
-		       double elapsed, int suspects, uint64_t top)
-{
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
-
-	sampling_print_losses(m);
-	if (c->have_vol && c->vol.overflow_refills)
-		p_warn("%llu TLAB refills (%s) found no room in the fixed per-site map (%d keys): "
-		       "their sites' allocation rates are low", (unsigned long long)c->vol.overflow_refills,
-		       fmt_bytes(c->vol.overflow_bytes, b1, sizeof(b1)), MT_SITES_MAX_KEYS);
-	printf("JVM %d: %.1f s window, %llu GCs (%llu in the second half), %zu live samples, "
-	       "interval %u bytes, old = survived >= %llu GCs\n", p->pid, elapsed,
-	       (unsigned long long)m->gcs, (unsigned long long)(m->ages.epoch - c->l.epoch_mid),
-	       m->n, m->interval, (unsigned long long)c->l.min_age);
-	if (!suspects)
-		printf("no leak suspects: no site's old live bytes grew with confidence >= 0.95\n");
-	for (int k = 0; k < suspects && (uint64_t)k < top; k++) {
-		const struct mt_leak *g = &c->l.g[k];
-
-		printf("#%d %s/s growth (>= %s/s), live %s [%s..%s], %llu samples (%llu old, "
-		       "+%llu -%llu), confidence %.3f\n    class %s\n    site  %s\n", k + 1,
-		       fmt_bytes((uint64_t)(g->growth > 0 ? g->growth : 0), b1, sizeof(b1)),
-		       fmt_bytes((uint64_t)(g->growth_lo > 0 ? g->growth_lo : 0), b2, sizeof(b2)),
-		       fmt_bytes((uint64_t)g->live_bytes, b3, sizeof(b3)),
-		       fmt_bytes((uint64_t)g->live_lo, b4, sizeof(b4)),
-		       fmt_bytes((uint64_t)g->live_hi, b5, sizeof(b5)),
-		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
-		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
-		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
-		if (g->alloc_bytes >= 0)
-			printf("    allocated %s/s (BPF: %s%s, %.0f TLAB refills), survived %.3f "
-			       "of it\n", fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)),
-			       g->alloc_method, g->match_depth ? ", a caller" : "", g->alloc_refills,
-			       g->survival);
-	}
 }
 
 int do_leaks(int argc, char **argv)
@@ -287,10 +180,12 @@ int do_leaks(int argc, char **argv)
 	if (m.ages.epoch - c.l.epoch_mid < 2)
 		p_warn("only %llu GCs in the second half of the window: too few to age objects; use "
 		       "a longer --duration", (unsigned long long)(m.ages.epoch - c.l.epoch_mid));
-	if (mt_opts.json)
-		print_json(&m, &c, &p, elapsed, suspects, top);
-	else
-		print_text(&m, &c, &p, elapsed, suspects, top);
+	{
+		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
+					     .json = mt_opts.json };
+
+		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, top);
+	}
 	sitecount_volumes_free(&c.vol);
 	leaks_free(&c.l);
 	samples_free(&m);

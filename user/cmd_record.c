@@ -12,12 +12,15 @@
 #include "cmds.h"
 #include "collector.h"
 #include "monflag.h"
+#include "objrec.h"
+#include "objstream.h"
 #include "privs.h"
 #include "proc.h"
 #include "memtrace/agent_proto.h"
 #include "recording.h"
 #include "sampling.h"
 #include "sequencer.h"
+#include "sitecount.h"
 #include "util.h"
 
 #define MAX_PAUSES 32
@@ -56,6 +59,10 @@ static void usage(FILE *f)
 		"                      (objects: naming it loads memtrace's agent into the JVM,\n"
 		"                      whose allocation samples become object create/reclaim)\n"
 		"  --object-interval B mean bytes between the agent's samples (default 512k)\n"
+		"                      (with objects, the samples' stacks, the agent's GCs and\n"
+		"                      BPF per-site allocation volume are recorded too, for\n"
+		"                      `memtrace report`'s age and leaks analyses)\n"
+		"  --no-site-counters  with objects: no BPF per-site allocation volume\n"
 		"  --class GLOB        only classes matching GLOB (e.g. 'java.util.*')\n"
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
@@ -148,6 +155,7 @@ int do_record(int argc, char **argv)
 		{ "pause-thread", required_argument, NULL, 'Q' },
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
 		{ "object-interval", required_argument, NULL, 'I' },
+		{ "no-site-counters", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -161,7 +169,9 @@ int do_record(int argc, char **argv)
 	struct collector *c = NULL;
 	const char *out = NULL, *bad;
 	double duration = 0;
-	bool monitors = false, jvm_exited = false, alloc_asked = false;
+	bool monitors = false, jvm_exited = false, alloc_asked = false, counters = true;
+	struct objrec_writer *ow = NULL;
+	struct sitecount *sc = NULL;
 	uint32_t obj_interval = MT_AP_DEFAULT_INTERVAL;
 	size_t flen = 0;
 	struct mt_proc p;
@@ -258,6 +268,9 @@ int do_record(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+			counters = false;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -332,10 +345,28 @@ int do_record(int argc, char **argv)
 		err = 0;
 	}
 	/* Sampled objects: only when asked for by name (the agent is loaded). */
-	if (objects_asked(&f, argv, argc) &&
-	    collector_enable_objects(c, &p, obj_interval)) {
-		err = -EIO;
-		goto cleanup;
+	if (objects_asked(&f, argv, argc)) {
+		struct objstream_tap tap;
+
+		if (collector_enable_objects(c, &p, obj_interval)) {
+			err = -EIO;
+			goto cleanup;
+		}
+		/* stacks, GC boundaries and counters for report's age and leaks */
+		ow = objrec_writer_new(r.w);
+		if (!ow) {
+			p_err("out of memory");
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		objrec_writer_tap(ow, &tap);
+		objstream_set_tap(collector_objstream(c), &tap);
+		if (counters) {
+			sc = sitecount_new(&p); /* printed why not */
+			if (!sc)
+				p_warn("recording without per-site allocation counters (report's "
+				       "leaks will show no survival fractions)");
+		}
 	}
 	if (monitors && !collector_monitor_sites(c))
 		p_warn("this JVM's libjvm has no hotspot:monitor__* probes: no lock events");
@@ -363,6 +394,18 @@ int do_record(int argc, char **argv)
 			jvm_exited = true;
 			break;
 		}
+	}
+	if (sc) {
+		struct mt_site_volumes vol = { 0 };
+
+		/* the JVM writes its perf map (compiled frames' names) if it still runs */
+		if (sitecount_read(sc, &p, !jvm_exited, &vol))
+			p_warn("out of memory reading the per-site allocation counters");
+		else
+			objrec_writer_volumes(ow, &vol);
+		sitecount_volumes_free(&vol);
+		sitecount_free(sc);
+		sc = NULL;
 	}
 	{
 		uint64_t made, gone, lost;
@@ -397,7 +440,14 @@ int do_record(int argc, char **argv)
 	       (unsigned long long)seq_stats(r.seq)->inferred, (unsigned long long)tr.dropped,
 	       (unsigned long long)tr.lost, tr.duration_s);
 cleanup:
+	sitecount_free(sc);
 	collector_free(c);
+	if (ow && objrec_writer_err(ow) && !err) {
+		p_err("cannot write the recording's object-sampling lines: %s",
+		      strerror(-objrec_writer_err(ow)));
+		err = objrec_writer_err(ow);
+	}
+	objrec_writer_free(ow);
 	monflag_restore(&mf);
 	if (r.w && rec_close(r.w, tr.present ? &tr : NULL) && !err) {
 		p_err("cannot finish writing %s: %s", out, strerror(EIO));

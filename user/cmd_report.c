@@ -2,7 +2,10 @@
 /*
  * cmd_report.c - `memtrace report FILE`: the analyses of a recording, with
  * the live commands' output: collections as `memtrace gc`, allocation by
- * class as `memtrace alloc`, then monitors as `memtrace locks`.
+ * class as `memtrace alloc`, monitors as `memtrace locks`, then the agent's
+ * sampled objects by age as `memtrace age` and leak suspects as `memtrace
+ * leaks` (objrec.h replays the recording into their sample store; a second
+ * pass, since the leak window's middle depends on the recording's end).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +16,8 @@
 #include "gcreplay.h"
 #include "idmap.h"
 #include "locks.h"
+#include "objrec.h"
+#include "objreport.h"
 #include "recording.h"
 #include "util.h"
 
@@ -36,6 +41,13 @@ struct report {
 	struct idmap objs;    /* object id -> class row + 1 */
 	struct ocls { const char *name; uint64_t made, gone, bytes; } *ocls;
 	size_t nocls;
+	bool osession;        /* the recording has the agent's session line */
+};
+
+struct report_opts {
+	bool by_site;
+	uint64_t min_age, top;
+	bool top_set;
 };
 
 static const char *name_of(struct report *rp, uint64_t id)
@@ -199,6 +211,100 @@ static void objects_print(struct report *rp, bool json)
 	}
 }
 
+static void note_side(void *ctx, const struct rec_side *s)
+{
+	struct report *rp = ctx;
+
+	if (s->kind == REC_SIDE_OSESSION)
+		rp->osession = true;
+}
+
+/* age and leaks unavailable: say so, with @why. */
+static void objects_unavailable(const char *why)
+{
+	if (mt_opts.json) {
+		for (int i = 0; i < 2; i++) {
+			printf("{\"event\":\"%s\",\"available\":false,\"reason\":",
+			       i ? "leaks" : "age");
+			json_str(stdout, why);
+			printf("}\n");
+		}
+	} else {
+		printf("\nage and leaks: unavailable: %s\n", why);
+	}
+}
+
+/*
+ * Second pass over @path: replay the sampled objects into the live analyses
+ * and print them. @end_ns: the recording's end. Returns 0 or -errno (printed).
+ */
+static int objects_report(const char *path, const struct rec_header *h, uint64_t end_ns,
+			  const struct report_opts *o)
+{
+	struct objreport_src src = { .pid = h->pid, .json = mt_opts.json };
+	struct objrec_replay rr;
+	struct rec_header h2;
+	struct rec_reader *r;
+	char note[1024] = "", missing[160];
+	uint64_t line, hidden;
+	const char *text;
+	struct mt_ev e;
+	int rc, suspects;
+
+	r = rec_open(path, &h2);
+	if (!r) {
+		rc = -errno;
+		p_err("cannot read %s again: %s", path, strerror(-rc));
+		return rc;
+	}
+	objrec_replay_init(&rr, o->min_age, end_ns);
+	rec_on_side(r, objrec_replay_side, &rr);
+	while ((rc = rec_next(r, &e, &text, &line)) > 0)
+		objrec_replay_event(&rr, &e, text);
+	rec_close_read(r); /* the first pass reported a bad line already */
+	suspects = objrec_replay_finish(&rr);
+	if (suspects < 0) {
+		if (suspects == -ENOMEM)
+			p_err("out of memory replaying the sampled objects");
+		else
+			objects_unavailable("the agent's sampling session was not found");
+		objrec_replay_free(&rr);
+		return suspects == -ENOMEM ? -ENOMEM : 0;
+	}
+	/* what the figures do not cover, said with them */
+	hidden = rr.m.agent.sampled > rr.samples ? rr.m.agent.sampled - rr.samples : 0;
+	if (hidden)
+		snprintf(note, sizeof(note), "%llu of the agent's %llu samples were not reported "
+			 "in the recording (filters, pauses%s%s) and do not count",
+			 (unsigned long long)hidden, (unsigned long long)rr.m.agent.sampled,
+			 h->filter[0] ? ": " : "", h->filter);
+	if (rr.no_stack)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%s%llu samples have no stack line: their site is unknown",
+			 note[0] ? "; " : "", (unsigned long long)rr.no_stack);
+	if (rr.mid_at_end)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%snothing was recorded after the window's middle: growth is measured "
+			 "over nothing", note[0] ? "; " : "");
+	src.note = note[0] ? note : NULL;
+	src.elapsed = objrec_replay_window(&rr);
+	snprintf(missing, sizeof(missing), "the recording has no BPF per-site allocation "
+		 "counters (recorded with --no-site-counters, or they could not be loaded)");
+	src.no_volumes = rr.have_vol ? NULL : missing;
+	if (!mt_opts.json)
+		printf("\n");
+	rc = objreport_age(&rr.m, &src, o->by_site, o->top_set ? o->top : 20);
+	if (!mt_opts.json)
+		printf("\n");
+	if (!mt_opts.json && rr.m.ages.epoch - rr.l.epoch_mid < 2)
+		p_warn("only %llu GCs in the second half of the recording: too few to age objects",
+		       (unsigned long long)(rr.m.ages.epoch - rr.l.epoch_mid));
+	objreport_leaks(&rr.m, &rr.l, rr.have_vol ? &rr.vol : NULL, &src, suspects,
+			o->top_set ? o->top : 10);
+	objrec_replay_free(&rr);
+	return rc;
+}
+
 static void free_vals(struct idmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++)
@@ -209,6 +315,7 @@ static void free_vals(struct idmap *m)
 
 int do_report(int argc, char **argv)
 {
+	struct report_opts ro = { .min_age = 2 };
 	struct report rp = { 0 };
 	const struct rec_trailer *t;
 	struct rec_header h;
@@ -221,13 +328,37 @@ int do_report(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			mt_opts.json = true;
+		} else if (!strcmp(argv[i], "--by") && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "class") && strcmp(argv[i], "site")) {
+				p_err("invalid --by '%s' (class or site)", argv[i]);
+				return 2;
+			}
+			ro.by_site = !strcmp(argv[i], "site");
+		} else if (!strcmp(argv[i], "--min-age") && i + 1 < argc) {
+			i++;
+			if (parse_u64(argv[i], &ro.min_age) || !ro.min_age || ro.min_age > 1000) {
+				p_err("invalid --min-age '%s' (GCs, 1..1000)", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
+			i++;
+			if (parse_u64(argv[i], &ro.top) || !ro.top) {
+				p_err("invalid --top '%s'", argv[i]);
+				return 2;
+			}
+			ro.top_set = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: memtrace report [--json] FILE\n"
+			printf("usage: memtrace report [--json] [--by class|site] [--min-age K] "
+			       "[--top N] FILE\n"
 			       "  The analyses of a recording (`memtrace record`), printed as the live\n"
 			       "  commands print them: collections (memtrace gc), allocation by class\n"
 			       "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
-			       "  reclaimed, live) and monitor contention and deadlocks (memtrace\n"
-			       "  locks) if the recording has any.\n");
+			       "  reclaimed, live), monitor contention and deadlocks (memtrace\n"
+			       "  locks) if the recording has any, then, for a recording with\n"
+			       "  --categories object, the sampled objects by age (memtrace age; --by)\n"
+			       "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
+			       "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n");
 			return 0;
 		} else {
 			p_err("unknown option '%s'", argv[i]);
@@ -264,6 +395,7 @@ int do_report(int argc, char **argv)
 		printf("recording %s: pid %d (JDK %s)%s%s\n", argv[i], h.pid,
 		       h.jdk[0] ? h.jdk : "unknown", h.filter[0] ? ", filters: " : "", h.filter);
 	}
+	rec_on_side(r, note_side, &rp);
 	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
 		if (e.kind == MT_EV_NAME) {
 			free(idmap_del(&rp.names, e.id));
@@ -300,6 +432,15 @@ int do_report(int argc, char **argv)
 		if (!mt_opts.json)
 			printf("\n");
 		locks_print(rp.locks, t->present ? t->ts : last_ts, mt_opts.json, NULL, NULL);
+	}
+	if (rc >= 0 && rp.osession) {
+		rc = objects_report(argv[i], &h, t->present ? t->ts : last_ts, &ro);
+	} else if (rc >= 0) {
+		objects_unavailable(rp.nocls ?
+			"the recording has sampled objects but not their stacks and the agent's GC "
+			"boundaries (written by an older memtrace): record again" :
+			"the recording has no sampled objects (record with --categories "
+			"object,... to load memtrace's agent)");
 	}
 out:
 	if (rp.gc)

@@ -516,6 +516,11 @@ int collector_enable_objects(struct collector *c, const struct mt_proc *p, uint3
 	return c->objs ? 0 : -EIO;
 }
 
+struct objstream *collector_objstream(struct collector *c)
+{
+	return c->objs;
+}
+
 void collector_stop_objects(struct collector *c, uint64_t *created, uint64_t *reclaimed,
 			    uint64_t *lost)
 {

@@ -35,6 +35,7 @@
 #include "sequencer.h"
 
 struct collector;
+struct objstream;
 
 /* Called before each event is fed (e.g. to apply a pause schedule at @ts). */
 typedef void (*collector_tick_fn)(void *ctx, uint64_t ts);
@@ -79,6 +80,9 @@ void collector_resync_stats(const struct collector *c, uint64_t *resyncs, uint64
  * name (or types made up for them). Returns 0 or -errno (printed).
  */
 int collector_enable_objects(struct collector *c, const struct mt_proc *p, uint32_t interval);
+/* collector_objstream - the agent's sample stream after
+ * collector_enable_objects() (owned by the collector; NULL before). */
+struct objstream *collector_objstream(struct collector *c);
 /* collector_stop_objects - stop the agent's sampling, feeding what it still
  * held; the objects created and reclaimed, and the events the agent lost. */
 void collector_stop_objects(struct collector *c, uint64_t *created, uint64_t *reclaimed,

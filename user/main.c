@@ -27,7 +27,7 @@ static const struct cmd cmds[] = {
 	{ "selftest-sinks", do_selftest_sinks, "(testing) write a synthetic profile through every profile sink" },
 	{ "serve", do_serve, "serve GC metrics of one or all JVMs (OpenMetrics, JSON API)" },
 	{ "record", do_record, "record a JVM's events (filters, pauses) to a file" },
-	{ "report", do_report, "gc and locks analyses of a recording, as live" },
+	{ "report", do_report, "gc, alloc, locks, age and leaks of a recording, as live" },
 	{ "check", do_check, "verify rules 1-5 of consistent monitoring on a recording" },
 	{ "locks", do_locks, "contended monitors, wait graph, deadlocks" },
 	{ "query", do_query, "run a memory-analysis program on a live heap, snapshot or .hprof" },

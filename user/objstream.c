@@ -9,6 +9,7 @@
 #include "agentsession.h"
 #include "klassname.h"
 #include "objstream.h"
+#include "samples.h"
 #include "util.h"
 
 #define STOP_WAIT_MS 5000
@@ -25,6 +26,8 @@ struct objstream {
 	char **names;          /* agent class id -> Java name */
 	size_t ncls;
 	struct objstream_stats st;
+	struct mt_ap_sample_started started;
+	struct objstream_tap tap;
 };
 
 /* A CLASS record: "Lpkg/C;" or "[I" -> the Java name. */
@@ -76,10 +79,34 @@ static void feed_records(struct objstream *o, const void *payload, size_t len)
 		case MT_AP_REC_CLASS:
 			define_class(o, r.arg, body);
 			break;
+		case MT_AP_REC_METHOD:
+			if (o->tap.method) {
+				char name[512];
+
+				samples_method_display(body, (const char *)body + strlen(body) + 1,
+						       name, sizeof(name));
+				o->tap.method(o->tap.ctx, r.arg, name);
+			}
+			break;
+		case MT_AP_REC_GC:
+			if (o->tap.gc) {
+				struct mt_ap_gc g;
+
+				memcpy(&g, body, sizeof(g));
+				o->tap.gc(o->tap.ctx, &g);
+			}
+			break;
 		case MT_AP_REC_ALLOC: {
 			struct mt_ap_alloc a;
 
 			memcpy(&a, body, sizeof(a));
+			if (o->tap.alloc && a.depth <= MT_AP_MAX_DEPTH &&
+			    sizeof(a) + a.depth * sizeof(struct mt_ap_frame) <= blen) {
+				struct mt_ap_frame f[MT_AP_MAX_DEPTH];
+
+				memcpy(f, (const char *)body + sizeof(a), a.depth * sizeof(f[0]));
+				o->tap.alloc(o->tap.ctx, &a, f);
+			}
 			e.ts = a.ts_ns;
 			e.kind = MT_EV_OBJ_CREATE;
 			e.id = a.id;
@@ -108,9 +135,11 @@ static void feed_records(struct objstream *o, const void *payload, size_t len)
 			memcpy(&s, body, sizeof(s));
 			o->st.dropped_allocs = s.dropped_allocs;
 			o->st.dropped_frees = s.dropped_frees;
+			if (o->tap.stats)
+				o->tap.stats(o->tap.ctx, &s);
 			break;
 		}
-		default: /* methods, collections, newer kinds: not events here */
+		default: /* newer kinds: not events here */
 			break;
 		}
 	}
@@ -119,7 +148,8 @@ static void feed_records(struct objstream *o, const void *payload, size_t len)
 struct objstream *objstream_new(const struct mt_proc *p, uint32_t interval,
 				objstream_feed_fn feed, objstream_type_fn type, void *ctx)
 {
-	struct mt_ap_sample_start req = { .rec_version = MT_AP_REC_VERSION, .max_depth = 1,
+	struct mt_ap_sample_start req = { .rec_version = MT_AP_REC_VERSION,
+					  .max_depth = MT_OBJSTREAM_DEPTH,
 					  .interval = interval };
 	struct mt_ap_sample_started st;
 	struct mt_ap_hello_reply hello;
@@ -147,6 +177,7 @@ struct objstream *objstream_new(const struct mt_proc *p, uint32_t interval,
 		agentsession_explain(p, &o->s, err);
 		goto err;
 	}
+	o->started = st;
 	p_info("objects: the agent in JVM %d samples an allocation every %u bytes (mean)",
 	       p->pid, st.interval);
 	return o;
@@ -209,6 +240,8 @@ void objstream_free(struct objstream *o, struct objstream_stats *final)
 				memcpy(&s, o->buf, sizeof(s));
 				o->st.dropped_allocs = s.dropped_allocs;
 				o->st.dropped_frees = s.dropped_frees;
+				if (o->tap.stats)
+					o->tap.stats(o->tap.ctx, &s);
 			}
 			agentsock_detach(&o->s);
 			break;
@@ -226,6 +259,16 @@ void objstream_free(struct objstream *o, struct objstream_stats *final)
 	free(o->keys);
 	free(o->buf);
 	free(o);
+}
+
+void objstream_set_tap(struct objstream *o, const struct objstream_tap *t)
+{
+	memset(&o->tap, 0, sizeof(o->tap));
+	if (!t)
+		return;
+	o->tap = *t;
+	if (o->tap.started)
+		o->tap.started(o->tap.ctx, &o->started);
 }
 
 const struct objstream_stats *objstream_stats(const struct objstream *o)

@@ -24,6 +24,8 @@ struct rec_reader {
 	uint64_t lineno;
 	char *text;
 	struct rec_trailer trailer;
+	rec_side_fn side_fn;
+	void *side_ctx;
 	char error[160];
 };
 
@@ -126,6 +128,66 @@ int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text)
 					      (unsigned long long)e->v[2],
 					      (unsigned long long)e->v[3]);
 		PUT("u", e->uid);
+	}
+	p[n++] = '}';
+	p[n++] = '\n';
+	if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
+		w->err = true;
+		return -EIO;
+	}
+	return 0;
+}
+
+static const char *const side_names[] = {
+	[REC_SIDE_OSESSION] = "osession", [REC_SIDE_METHOD] = "method",
+	[REC_SIDE_STACK] = "stack",       [REC_SIDE_OSTACK] = "ostack",
+	[REC_SIDE_OGC] = "ogc",           [REC_SIDE_OSTATS] = "ostats",
+	[REC_SIDE_SITEVOL] = "sitevol",   [REC_SIDE_SITEVOLS] = "sitevols",
+};
+
+static enum rec_side_kind side_kind_parse(const char *k)
+{
+	for (size_t i = 1; i < MT_ARRAY_SIZE(side_names); i++)
+		if (!strcmp(k, side_names[i]))
+			return (enum rec_side_kind)i;
+	return REC_SIDE_NONE;
+}
+
+int rec_write_side(struct rec_writer *w, const struct rec_side *sd)
+{
+	char *p = w->buf;
+	size_t room = w->cap - 2, n;
+
+	if (sd->kind <= REC_SIDE_NONE || sd->kind >= (int)MT_ARRAY_SIZE(side_names) ||
+	    sd->nv > REC_SIDE_MAXV || sd->nfr > MT_AP_MAX_DEPTH)
+		return -EINVAL;
+	n = (size_t)snprintf(p, room, "{\"k\":\"%s\"", side_names[sd->kind]);
+	if (sd->kind == REC_SIDE_OSESSION || sd->kind == REC_SIDE_OGC)
+		n += (size_t)snprintf(p + n, room - n, ",\"t\":%llu", (unsigned long long)sd->ts);
+	if (sd->kind == REC_SIDE_METHOD || sd->kind == REC_SIDE_STACK ||
+	    sd->kind == REC_SIDE_OSTACK)
+		n += (size_t)snprintf(p + n, room - n, ",\"id\":%llu", (unsigned long long)sd->id);
+	if (sd->kind == REC_SIDE_OSTACK)
+		n += (size_t)snprintf(p + n, room - n, ",\"st\":%llu", (unsigned long long)sd->st);
+	if (sd->kind == REC_SIDE_METHOD || sd->kind == REC_SIDE_SITEVOL) {
+		n += (size_t)snprintf(p + n, room - n, ",\"s\":");
+		n += put_str(p + n, room - n, sd->s ? sd->s : "");
+	}
+	if (sd->kind == REC_SIDE_SITEVOLS)
+		n += (size_t)snprintf(p + n, room - n, ",\"sec\":%.3f", sd->sec);
+	if (sd->kind == REC_SIDE_STACK) {
+		n += (size_t)snprintf(p + n, room - n, ",\"fr\":[");
+		for (unsigned i = 0; i < sd->nfr; i++)
+			n += (size_t)snprintf(p + n, room - n, "%s%u,%d", i ? "," : "",
+					      sd->fr[i].method, sd->fr[i].line);
+		n += (size_t)snprintf(p + n, room - n, "]");
+	}
+	if (sd->nv) {
+		n += (size_t)snprintf(p + n, room - n, ",\"v\":[");
+		for (unsigned i = 0; i < sd->nv; i++)
+			n += (size_t)snprintf(p + n, room - n, "%s%llu", i ? "," : "",
+					      (unsigned long long)sd->v[i]);
+		n += (size_t)snprintf(p + n, room - n, "]");
 	}
 	p[n++] = '}';
 	p[n++] = '\n';
@@ -406,6 +468,130 @@ static void ev_member(struct jcur *c, const char *key, void *arg)
 	}
 }
 
+/* A JSON array of integers (signed allowed) into @out (at most @max; more is
+ * an error); the count into *@n. */
+static void parse_ints(struct jcur *c, int64_t *out, unsigned max, unsigned *n)
+{
+	*n = 0;
+	if (*c->p != '[') {
+		c->bad = true;
+		return;
+	}
+	c->p++;
+	skip_ws(c);
+	while (*c->p != ']' && !c->bad) {
+		char *end;
+
+		if (*n == max) {
+			c->bad = true;
+			return;
+		}
+		errno = 0;
+		out[(*n)++] = *c->p == '-' ? strtoll(c->p, &end, 10) :
+					     (int64_t)strtoull(c->p, &end, 10);
+		if (end == c->p || errno)
+			c->bad = true;
+		c->p = end;
+		skip_ws(c);
+		if (*c->p == ',') {
+			c->p++;
+			skip_ws(c);
+		} else if (*c->p != ']') {
+			c->bad = true;
+		}
+	}
+	if (!c->bad)
+		c->p++;
+}
+
+struct side_parse {
+	struct rec_reader *r;
+	struct rec_side *sd;
+};
+
+static void side_member(struct jcur *c, const char *key, void *arg)
+{
+	struct side_parse *sp = arg;
+	struct rec_side *sd = sp->sd;
+	int64_t vals[2 * MT_AP_MAX_DEPTH];
+	unsigned n;
+
+	if (!strcmp(key, "t")) {
+		sd->ts = parse_num(c, NULL);
+	} else if (!strcmp(key, "id")) {
+		sd->id = parse_num(c, NULL);
+	} else if (!strcmp(key, "st")) {
+		sd->st = parse_num(c, NULL);
+	} else if (!strcmp(key, "sec")) {
+		parse_num(c, &sd->sec);
+	} else if (!strcmp(key, "s")) {
+		parse_str(c, sp->r->text, LINE_MAX_LEN);
+		sd->s = sp->r->text;
+	} else if (!strcmp(key, "v")) {
+		parse_ints(c, vals, REC_SIDE_MAXV, &n);
+		for (unsigned i = 0; i < n; i++)
+			sd->v[i] = (uint64_t)vals[i];
+		sd->nv = n;
+	} else if (!strcmp(key, "fr")) {
+		parse_ints(c, vals, 2 * MT_AP_MAX_DEPTH, &n);
+		if (n % 2)
+			c->bad = true;
+		for (unsigned i = 0; i + 1 < n; i += 2) {
+			sd->fr[i / 2].method = (uint32_t)vals[i];
+			sd->fr[i / 2].line = (int32_t)vals[i + 1];
+		}
+		sd->nfr = n / 2;
+	} else {
+		skip_value(c);
+	}
+}
+
+/* The kind of a line whose first member is "k" (every line we write), or "". */
+static void line_kind(const char *line, char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = '\0';
+	if (strncmp(line, "{\"k\":\"", 6))
+		return;
+	for (line += 6; *line && *line != '"' && k + 1 < n; line++)
+		out[k++] = *line;
+	out[k] = '\0';
+}
+
+/* An object-sampling line: hand it to the handler. 0 or -EINVAL. */
+static int side_line(struct rec_reader *r, enum rec_side_kind kind)
+{
+	struct rec_side *sd = calloc(1, sizeof(*sd));
+	struct side_parse sp = { .r = r, .sd = sd };
+	struct jcur c = { .p = r->line };
+
+	if (!sd) {
+		snprintf(r->error, sizeof(r->error), "out of memory at line %llu",
+			 (unsigned long long)r->lineno);
+		return -ENOMEM;
+	}
+	sd->kind = kind;
+	r->text[0] = '\0';
+	parse_obj(&c, side_member, &sp);
+	if (c.bad) {
+		snprintf(r->error, sizeof(r->error), "line %llu is not a valid \"%s\" line",
+			 (unsigned long long)r->lineno, side_names[kind]);
+		free(sd);
+		return -EINVAL;
+	}
+	if (r->side_fn)
+		r->side_fn(r->side_ctx, sd);
+	free(sd);
+	return 0;
+}
+
+void rec_on_side(struct rec_reader *r, rec_side_fn fn, void *ctx)
+{
+	r->side_fn = fn;
+	r->side_ctx = ctx;
+}
+
 static bool read_line(struct rec_reader *r)
 {
 	size_t n;
@@ -472,6 +658,22 @@ int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t 
 		}
 		if (!r->line[0])
 			continue;
+		{
+			char k[32];
+			enum rec_side_kind sk;
+			int err;
+
+			line_kind(r->line, k, sizeof(k));
+			sk = side_kind_parse(k);
+			if (sk != REC_SIDE_NONE) {
+				err = side_line(r, sk);
+				if (err) {
+					*line = r->lineno;
+					return err;
+				}
+				continue;
+			}
+		}
 		memset(e, 0, sizeof(*e));
 		r->text[0] = '\0';
 		c.p = r->line;

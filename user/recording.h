@@ -28,6 +28,33 @@
  *   object size, 1 if outside a TLAB, 0]. Resynchronisation after lost
  *   events (flag 4) re-creates threads from /proc and classes from the
  *   JVM's class list.
+ * Object-sampling lines (`record --categories object`: what `report` needs
+ * for the age and leaks analyses). They are not events: `check` skips them,
+ * and the obj_create/obj_reclaim events of the agent's samples stay the
+ * events (filters and pauses apply to those; a sample whose creation was
+ * not reported does not count). Written straight from the agent's records:
+ *   {"k":"osession","t":TS,"v":[first_id,interval,depth]}  sampling began
+ *                      (TS: the JVM's CLOCK_MONOTONIC), the first sample
+ *                      id, mean bytes between samples, frames per stack
+ *   {"k":"method","id":M,"s":"pkg.C.m"}   the agent's method id M
+ *   {"k":"stack","id":K,"fr":[m0,l0,m1,l1,...]}  stack K: (method id, source
+ *                      line; -1 unknown) pairs, innermost first
+ *   {"k":"ostack","id":OBJ,"st":K}        sample OBJ (the obj_create with
+ *                      that id, which follows) was allocated at stack K
+ *   {"k":"ogc","t":TS,"v":[gc_no,next_id]}  the agent saw a GC finish when
+ *                      next_id was the next sample id (the age boundary)
+ *   {"k":"ostats","v":[sampled,dropped_allocs,dropped_frees,dropped_gcs,
+ *                      frees,gcs,tag_errors,names_dropped]}  the agent's
+ *                      counters (the last line holds the final ones)
+ *   {"k":"sitevol","s":"pkg.C.m","v":[bytes,refills]}  BPF per-site
+ *                      allocation volume (TLAB refills) of one method
+ *                      over the recording, then one summary:
+ *   {"k":"sitevols","sec":S,"v":[keys,all_bytes,overflow_bytes,
+ *                      overflow_refills,noframe_bytes,unnamed_bytes]}
+ * A recording without them (no object category, or written by a memtrace
+ * before them) is still read; `report` then says age and leaks are
+ * unavailable. A memtrace before them stops at the first such line with
+ * "unknown event kind".
  * Last line, the trailer (absent if memtrace was killed):
  *   {"k":"end","t":TS,"lost":N,"duration_s":S,"jvm_exited":false,
  *    "events_in":N,"events_out":N,"dropped":N}
@@ -41,6 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memtrace/agent_proto.h"
 #include "memtrace/events.h"
 
 struct rec_header {
@@ -72,16 +100,52 @@ int rec_close(struct rec_writer *w, const struct rec_trailer *t);
 /* rec_written - compressed bytes written so far (before rec_close). */
 uint64_t rec_written(const struct rec_writer *w);
 
+/* The object-sampling lines above, one struct for all kinds. */
+enum rec_side_kind {
+	REC_SIDE_NONE,
+	REC_SIDE_OSESSION, /* ts, v[0..2] */
+	REC_SIDE_METHOD,   /* id, s */
+	REC_SIDE_STACK,    /* id, fr[nfr] */
+	REC_SIDE_OSTACK,   /* id (object), st */
+	REC_SIDE_OGC,      /* ts, v[0..1] */
+	REC_SIDE_OSTATS,   /* v[0..7] */
+	REC_SIDE_SITEVOL,  /* s, v[0..1] */
+	REC_SIDE_SITEVOLS, /* sec, v[0..5] */
+};
+#define REC_SIDE_MAXV 8
+
+struct rec_side {
+	enum rec_side_kind kind;
+	uint64_t ts, id, st;
+	const char *s;                            /* valid until the next read */
+	uint64_t v[REC_SIDE_MAXV];
+	unsigned nv;                              /* values read (writer: to write) */
+	struct mt_ap_frame fr[MT_AP_MAX_DEPTH];
+	unsigned nfr;
+	double sec;
+};
+
+/* rec_write_side - append one object-sampling line. 0, -EINVAL (no such
+ * kind) or -EIO. */
+int rec_write_side(struct rec_writer *w, const struct rec_side *s);
+
+/* Called by rec_next() for each object-sampling line (@s valid during the call). */
+typedef void (*rec_side_fn)(void *ctx, const struct rec_side *s);
+
 /* rec_open - open @path and read its header into *h. NULL with errno set
  * (EINVAL: not a memtrace recording). */
 struct rec_reader *rec_open(const char *path, struct rec_header *h);
 /*
  * rec_next - the next event into *e (*text gets the name of an MT_EV_NAME,
- * valid until the next call), *line its line number. Returns 1, 0 at the end
- * (the trailer, if any, is then in rec_trailer()), or -EINVAL for a line that
- * is not valid (rec_error() says why), -EIO.
+ * valid until the next call), *line its line number. Object-sampling lines
+ * on the way go to the rec_on_side() handler (or are skipped). Returns 1, 0
+ * at the end (the trailer, if any, is then in rec_trailer()), or -EINVAL
+ * for a line that is not valid (rec_error() says why), -EIO, -ENOMEM.
  */
 int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t *line);
+/* rec_on_side - have rec_next() call @fn for object-sampling lines (without
+ * a handler they are skipped). */
+void rec_on_side(struct rec_reader *r, rec_side_fn fn, void *ctx);
 /* rec_error - why rec_next() failed. */
 const char *rec_error(const struct rec_reader *r);
 const struct rec_trailer *rec_trailer(const struct rec_reader *r);

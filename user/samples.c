@@ -116,18 +116,32 @@ static int put_name(char ***tab, size_t *n, uint32_t id, const char *name)
 	return (*tab)[id] ? 0 : -ENOMEM;
 }
 
+void samples_method_display(const char *cls_sig, const char *name, char *out, size_t n)
+{
+	char cls[320];
+
+	java_name_of_sig(cls_sig, cls, sizeof(cls));
+	snprintf(out, n, "%s.%s", cls, name ? name : "?");
+}
+
 int samples_define(struct mt_samples *m, unsigned kind, uint32_t id, const char *a,
 		   const char *b)
 {
-	char buf[512], cls[320];
+	char buf[512];
 
 	if (kind == MT_AP_REC_CLASS) {
 		java_name_of_sig(a, buf, sizeof(buf));
 		return put_name(&m->classes, &m->ncls, id, buf);
 	}
-	java_name_of_sig(a, cls, sizeof(cls));
-	snprintf(buf, sizeof(buf), "%s.%s", cls, b ? b : "?");
+	samples_method_display(a, b, buf, sizeof(buf));
 	return put_name(&m->methods, &m->nmeth, id, buf);
+}
+
+int samples_name(struct mt_samples *m, unsigned kind, uint32_t id, const char *name)
+{
+	if (kind == MT_AP_REC_CLASS)
+		return put_name(&m->classes, &m->ncls, id, name);
+	return put_name(&m->methods, &m->nmeth, id, name);
 }
 
 const char *samples_class_name(const struct mt_samples *m, uint32_t id)

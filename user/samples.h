@@ -100,6 +100,13 @@ int samples_feed(struct mt_samples *m, const void *payload, size_t len);
 /* Feeding single records (what samples_feed does per record; tests use them). */
 int samples_define(struct mt_samples *m, unsigned kind, uint32_t id, const char *a,
 		   const char *b);
+/* samples_name - name class or method @id (kind MT_AP_REC_CLASS or _METHOD)
+ * with its display name as is ("byte[]", "pkg.C.m"): a recording's names.
+ * Returns 0, -EINVAL (id too large) or -ENOMEM. */
+int samples_name(struct mt_samples *m, unsigned kind, uint32_t id, const char *name);
+/* samples_method_display - "pkg.C.m" of a METHOD record's class signature
+ * and method name into @out (what samples_define names it). */
+void samples_method_display(const char *cls_sig, const char *name, char *out, size_t n);
 int samples_alloc(struct mt_samples *m, uint32_t cls, const struct mt_ap_alloc *a,
 		  const struct mt_ap_frame *f);
 void samples_free_id(struct mt_samples *m, uint64_t id);
