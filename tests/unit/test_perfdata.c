@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_perfdata - hsperfdata files: counters read by name, corrupt files refused. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "perfdata.h"
+
+/* A file as HotSpot lays it out: prologue, then entries (header, name, long). */
+struct builder {
+	unsigned char buf[4096];
+	size_t len;
+	uint32_t n;
+};
+
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+
+static void b_init(struct builder *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->buf[0] = 0xca, b->buf[1] = 0xfe, b->buf[2] = 0xc0, b->buf[3] = 0xc0;
+	b->buf[4] = 1; /* little endian */
+	b->buf[5] = 2, b->buf[6] = 0, b->buf[7] = 1;
+	put32(b->buf + 24, 32);
+	b->len = 32;
+}
+
+static void b_long(struct builder *b, const char *name, int64_t v)
+{
+	unsigned char *e = b->buf + b->len;
+	size_t nl = strlen(name) + 1, data = (20 + nl + 7) & ~(size_t)7, elen = data + 8;
+
+	put32(e, (uint32_t)elen);
+	put32(e + 4, 20);
+	put32(e + 8, 0);
+	e[12] = 'J';
+	put32(e + 16, (uint32_t)data);
+	memcpy(e + 20, name, nl);
+	memcpy(e + data, &v, 8);
+	b->len += elen;
+	put32(b->buf + 28, ++b->n);
+}
+
+static char *b_write(const struct builder *b, size_t len)
+{
+	static char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/test_perfdata.%d", (int)getpid());
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->buf, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+static void test_counters(void **state)
+{
+	struct builder b;
+	struct mt_perfdata *pd;
+	struct mt_safepoints sp;
+	char why[256];
+	int64_t v;
+
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 1000000000);
+	b_long(&b, "sun.rt.safepointSyncTime", 4268);
+	b_long(&b, "sun.rt.safepointTime", 3868769);
+	b_long(&b, "sun.rt.safepoints", 7);
+	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+	assert_non_null(pd);
+	assert_int_equal(perfdata_long(pd, "sun.rt.safepoints", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(perfdata_long(pd, "sun.rt.safepoint", &v), -ENOENT); /* exact names only */
+	assert_int_equal(perfdata_safepoints(pd, &sp), 0);
+	assert_int_equal(sp.count, 7);
+	assert_int_equal(sp.time_ns, 3868769);
+	perfdata_free(pd);
+	perfdata_free(NULL);
+
+	/* a 10 MHz clock: ticks scale to ns */
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 10000000);
+	b_long(&b, "sun.rt.safepointTime", 123);
+	b_long(&b, "sun.rt.safepoints", 1);
+	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+	assert_non_null(pd);
+	assert_int_equal(perfdata_safepoints(pd, &sp), 0);
+	assert_int_equal(sp.time_ns, 12300);
+	perfdata_free(pd);
+
+	/* no safepoint counters (another JVM): -ENOENT, not a guess */
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 1000000000);
+	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+	assert_non_null(pd);
+	assert_int_equal(perfdata_safepoints(pd, &sp), -ENOENT);
+	perfdata_free(pd);
+	unlink(b_write(&b, 0));
+}
+
+static void test_corrupt(void **state)
+{
+	struct builder b;
+	char why[256], *path;
+
+	b_init(&b);
+	b_long(&b, "sun.rt.safepoints", 1);
+	/* every truncation is refused with a reason, never read past the end */
+	for (size_t k = 0; k < b.len; k++) {
+		why[0] = '\0';
+		assert_null(perfdata_open_file(b_write(&b, k), why, sizeof(why)));
+		assert_true(why[0] != '\0');
+	}
+	b.buf[0] = 0;
+	assert_null(perfdata_open_file(b_write(&b, b.len), why, sizeof(why)));
+	assert_non_null(strstr(why, "magic"));
+	b_init(&b);
+	b_long(&b, "x", 1);
+	put32(b.buf + 28, 5); /* more entries than the file holds */
+	assert_null(perfdata_open_file(b_write(&b, b.len), why, sizeof(why)));
+	assert_non_null(strstr(why, "out of bounds"));
+	b_init(&b);
+	b_long(&b, "x", 1);
+	put32(b.buf + 32 + 4, 4000); /* name offset outside the entry */
+	assert_null(perfdata_open_file(b_write(&b, b.len), why, sizeof(why)));
+	b_init(&b);
+	b.buf[5] = 1; /* version 1 */
+	assert_null(perfdata_open_file(b_write(&b, b.len), why, sizeof(why)));
+	assert_non_null(strstr(why, "version"));
+	path = b_write(&b, 0);
+	unlink(path);
+	assert_null(perfdata_open_file(path, why, sizeof(why)));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_corrupt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,52 @@
+/*
+ * perfdata.h - a JVM's hsperfdata file (the shared-memory counters jstat and
+ * `jcmd PerfCounter.print` read), opened read-only from outside.
+ *
+ * HotSpot keeps /tmp/hsperfdata_<user>/<pid> (pid and /tmp as the JVM sees
+ * them, so it is reached through /proc/PID/root) mapped and updates it in
+ * place: a prologue (magic 0xcafec0c0, byte order, version 2.x, the entry
+ * table's offset and count) and entries (length, name offset, vector length,
+ * type 'J' for a 64-bit long, units, variability, data offset). memtrace uses
+ * it for the JVM's own account of its stops -- sun.rt.safepoints (count) and
+ * sun.rt.safepointTime (ticks of sun.os.hrt.frequency, from the safepoint's
+ * begin, synchronisation included) -- so the pause it prints for a heap walk
+ * is the JVM's figure, not a timing taken around it. -XX:-UsePerfData (or
+ * -XX:+PerfDisableSharedMem) leaves no file: callers fall back.
+ */
+#ifndef MEMTRACE_PERFDATA_H
+#define MEMTRACE_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_proc;
+struct mt_perfdata;
+
+/*
+ * perfdata_open_file - map @path read-only and check its prologue and entry
+ * table. Returns the handle (the caller frees it with perfdata_free), or NULL
+ * with errno set and a reason in @why: ENOENT (no file), EINVAL (not an
+ * hsperfdata file, another byte order, version or a table out of bounds).
+ */
+struct mt_perfdata *perfdata_open_file(const char *path, char *why, size_t n);
+/*
+ * perfdata_open - the hsperfdata file of the JVM @p (found under
+ * p->root/tmp/hsperfdata_* as p->nspid, owned by the JVM's uid). As above.
+ */
+struct mt_perfdata *perfdata_open(const struct mt_proc *p, char *why, size_t n);
+/* perfdata_free - unmap; NULL is a no-op. */
+void perfdata_free(struct mt_perfdata *pd);
+
+/* perfdata_long - the current value of the long counter @name: 0 or -ENOENT. */
+int perfdata_long(const struct mt_perfdata *pd, const char *name, int64_t *v);
+
+/* The JVM's safepoints so far: count and total time in ns. */
+struct mt_safepoints {
+	uint64_t count;
+	uint64_t time_ns;
+};
+
+/* perfdata_safepoints - read both (and the tick frequency): 0 or -ENOENT. */
+int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s);
+
+#endif
