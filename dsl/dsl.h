@@ -304,7 +304,7 @@ struct dsl_hobject {
 	uint32_t cls;            /* class index */
 	uint64_t size;           /* shallow bytes */
 	int64_t length;          /* array length, -1 if not an array */
-	uint32_t age;            /* GCs survived */
+	uint32_t age;            /* GCs survived (see dsl_heap.no_age) */
 	const struct dsl_hval *values; /* one per field of cls (may be NULL: all null) */
 	uint32_t ref_first;      /* outgoing references: refs[ref_first .. +nrefs) */
 	uint32_t nrefs;
@@ -339,6 +339,10 @@ struct dsl_heap {
 	const struct dsl_hroot *roots;     uint32_t nroots;
 	const struct dsl_hloader *loaders; uint32_t nloaders;
 	const struct dsl_hthread *threads; uint32_t nthreads;
+	/* NULL: objects carry their age; else why the source has none (an
+	 * .hprof dump): `age` is then a compile error, or null at run time
+	 * where a Java field of that name could be meant */
+	const char *no_age;
 };
 
 /* Field-type bits a schema reports for a field name. */
@@ -355,6 +359,7 @@ struct dsl_schema {
 	/* DSL_FT_* bits of every class's field called name; 0: no class has it */
 	unsigned (*field_types)(void *ctx, const char *name);
 	void *ctx;
+	const char *no_age;  /* as dsl_heap.no_age: NULL if objects have an age */
 };
 
 /* A schema answering from an in-memory heap (h must outlive the schema). */
@@ -433,6 +438,7 @@ struct dsl_typed {
 	const char **classes; /* distinct class names used with `is` */
 	int nclasses;
 	bool needs_refs;      /* some membership is not the constant false */
+	bool uses_age;        /* the built-in `age` is read somewhere */
 	int max_level;        /* deepest lambda nesting */
 	int max_params;       /* most parameters of one lambda */
 };
@@ -556,6 +562,7 @@ struct dsl_needs {
 	const char **fields;    /* Java field names read (values needed for these) */
 	int nfields;
 	bool strings;           /* some field is read as a java.lang.String value */
+	bool age;               /* the built-in `age` is read */
 };
 
 /* Compile src[0..len) (filename is for messages). schema may be NULL (class

@@ -230,7 +230,7 @@ static void builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struc
 		break;
 	case DSL_B_SIZE:
 	case DSL_B_AGE:
-		if (o != DSL_NOOBJ) {
+		if (o != DSL_NOOBJ && !(b == DSL_B_AGE && h->no_age)) {
 			out->kind = DSL_V_INT;
 			out->u.i = b == DSL_B_SIZE ? (int64_t)h->objects[o].size : h->objects[o].age;
 		}

@@ -74,6 +74,7 @@ void dsl_heap_schema(const struct dsl_heap *h, struct dsl_schema *out)
 	out->has_class = heap_has_class;
 	out->field_types = heap_field_types;
 	out->ctx = (void *)h;
+	out->no_age = h->no_age;
 }
 
 #define BAD(cond, ...) do { if (cond) { dsl_diags_add(d, 0, __VA_ARGS__); return -EINVAL; } } while (0)

@@ -39,6 +39,7 @@ int dsl_compile(const char *src, size_t len, const char *filename,
 		return err;
 	}
 	p->needs.refs = p->typed.needs_refs;
+	p->needs.age = p->typed.uses_age;
 	p->needs.classes = p->typed.classes;
 	p->needs.nclasses = p->typed.nclasses;
 	p->needs.fields = p->typed.fields;

@@ -328,6 +328,13 @@ static const struct dsl_type *check_member(struct tc *tc, struct dsl_node *n)
 			error_at(tc, n, "no class of the heap has a field '%s'", n->name);
 			return NULL;
 		}
+		if (b == DSL_B_AGE) {
+			tc->out->uses_age = true;
+			if (!bits && tc->schema && tc->schema->no_age) {
+				error_at(tc, n, "objects have no 'age' here: %s", tc->schema->no_age);
+				return NULL;
+			}
+		}
 		if (bits) {
 			n->slot = intern_field(tc, n->name, bits);
 			if (n->slot < 0)

@@ -32,7 +32,51 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->strings);
 	free(s->raw);
 	dsl_arena_free(s->names);
+	ageranges_free(&s->ages);
 	memset(s, 0, sizeof(*s));
+}
+
+int snapshot_ages_set(struct mt_snapshot *s, const void *body, size_t n, uint32_t nwalks,
+		      char *why, size_t wn)
+{
+	const char *b = body;
+	struct mt_ap_hages h;
+	struct mt_agerange *r;
+
+	if (n < sizeof(h))
+		goto bad;
+	memcpy(&h, b, sizeof(h));
+	if (h.nwalks != nwalks || !nwalks || (n - sizeof(h)) / sizeof(struct mt_ap_hwalk) < nwalks)
+		goto bad;
+	r = calloc(nwalks, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nwalks; i++) {
+		struct mt_ap_hwalk w;
+
+		memcpy(&w, b + sizeof(h) + i * sizeof(w), sizeof(w));
+		if (w.gcs > h.gcs || (i && (w.first_id <= r[i - 1].start || w.gcs < r[i - 1].epoch))) {
+			free(r);
+			goto bad;
+		}
+		r[i].start = w.first_id;
+		r[i].epoch = w.gcs;
+	}
+	ageranges_free(&s->ages);
+	s->ages.r = r;
+	s->ages.n = s->ages.cap = nwalks;
+	s->ages.epoch = h.gcs;
+	s->ages_walks_dropped = h.dropped;
+	s->has_ages = true;
+	return 0;
+bad:
+	snprintf(why, wn, "malformed age record");
+	return -EBADMSG;
+}
+
+uint64_t snapshot_age(const struct mt_snapshot *s, uint64_t id)
+{
+	return s->has_ages ? ageranges_age(&s->ages, id) : 0;
 }
 
 /* Make room for @k more entries of @esz bytes in *p (n used, *cap allocated). */
@@ -212,6 +256,9 @@ int snapshot_add_records(struct mt_snapshot *s, const void *buf, size_t n, bool 
 			if (bl < sizeof(s->info))
 				goto bad;
 			memcpy(&s->info, b, sizeof(s->info));
+			break;
+		case MT_AP_HREC_AGES:
+			err = snapshot_ages_set(s, b, bl, r.arg, why, wn);
 			break;
 		default:
 			break; /* a newer agent's record: skipped */
@@ -393,8 +440,9 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 	char b[32];
 
 	if (!strcmp(s->source, "live"))
-		p_info("heap walk paused JVM %d for %s (%llu objects, %llu references, %u classes%s)",
-		       s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
+		p_info("heap walk paused JVM %d for %s (%s; %llu objects, %llu references, "
+		       "%u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
+		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
 	if (s->info.partial)
@@ -693,6 +741,11 @@ int snapshot_heap(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		objs[i].cls = ci == DSL_NOOBJ ? unknown : ci;
 		objs[i].size = o->size;
 		objs[i].length = o->length < 0 ? -1 : o->length;
+		if (s->has_ages) {
+			uint64_t age = snapshot_age(s, o->id);
+
+			objs[i].age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		}
 		if (aux[objs[i].cls].values && cls[objs[i].cls].nfields) {
 			const struct dsl_hclass *c = &cls[objs[i].cls];
 			struct dsl_hval *v = own(hv, c->nfields, sizeof(*v));
@@ -828,6 +881,12 @@ int snapshot_heap(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	hv->heap.loaders = loaders;
 	hv->heap.nloaders = nloaders;
 	hv->heap.threads = threads;
+	if (!s->has_ages)
+		hv->heap.no_age = s->source && !strcmp(s->source, "hprof") ?
+			"a heap dump (.hprof) carries no GC history" :
+			s->source && !strcmp(s->source, "live") ?
+			"the agent in this JVM sends no GC history (an older memtrace agent)" :
+			"this snapshot carries no GC history (saved by an older memtrace)";
 	err = 0;
 out:
 	if (err == -ENOMEM)

@@ -20,6 +20,9 @@
  *
  * The reader checks the magic, the version, that 32 + body_len + 16 is the
  * file's size, the checksum, and every record against its kind before use.
+ * A snapshot taken by an agent that sends ages holds its MT_AP_HREC_AGES
+ * record among the others, so a saved snapshot answers `age` as the live
+ * query did; older files (and .hprof dumps) have no ages.
  */
 #ifndef MEMTRACE_SNAPSHOT_H
 #define MEMTRACE_SNAPSHOT_H
@@ -28,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ageranges.h"
+#include "agentsock.h"
 #include "dsl.h"
 #include "memtrace/agent_proto.h"
 #include "proc.h"
@@ -77,6 +82,16 @@ struct mt_snapshot {
 	char *raw; size_t raw_len, raw_cap; /* the records as received (for saving) */
 	struct dsl_arena *names;     /* every string above */
 	const char *source;          /* "live", "snapshot", "hprof" */
+	/* ages (MT_AP_HREC_AGES): one range per walk of the agent session,
+	 * (first id, GCs at that walk); ages.epoch: GCs at this walk */
+	bool has_ages;
+	struct mt_ageranges ages;
+	uint32_t ages_walks_dropped; /* walks past the agent's bound */
+	/* info.pause_ns is the JVM's own safepoint time for the walk (hsperfdata,
+	 * exactly one safepoint during the request) when pause_from_jvm; else
+	 * the agent's timing around FollowReferences (agent_pause_ns either way) */
+	bool pause_from_jvm;
+	uint64_t agent_pause_ns;
 };
 
 /* Zero *s for use. */
@@ -91,6 +106,41 @@ void snapshot_free(struct mt_snapshot *s);
  */
 int snapshot_add_records(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 			 char *why, size_t wn);
+
+/*
+ * snapshot_ages_set - the age ranges of an AGES record body (@n bytes):
+ * validated (first ids ascending, GC counts not decreasing and not above the
+ * walk's) into @s (replacing earlier ones). Returns 0, -EBADMSG (reason in
+ * @why), -ENOMEM.
+ */
+int snapshot_ages_set(struct mt_snapshot *s, const void *body, size_t n, uint32_t nwalks,
+		      char *why, size_t wn);
+
+/* snapshot_age - GCs survived by the object with @id since the agent session
+ * first saw it (0 if @s has no ages). */
+uint64_t snapshot_age(const struct mt_snapshot *s, uint64_t id);
+
+/* One agent session for several snapshots (`query --every/--count`): the
+ * walk's tags, so object ids and ages, persist between its snapshots. */
+struct mt_snapsession {
+	const struct mt_proc *p;
+	struct mt_agentsock so;
+	char *buf;                   /* MT_AP_MAX_PAYLOAD bytes */
+	struct mt_perfdata *pd;      /* the JVM's hsperfdata, NULL without one */
+	unsigned walks;              /* takes so far: the agent tagged objects */
+	bool broken;                 /* a take failed: close without DETACH */
+};
+
+/* snapshot_session_open - connect to (load if needed) the agent in JVM @p,
+ * which must outlive the session. Returns 0, or 1 after printing the reason. */
+int snapshot_session_open(const struct mt_proc *p, struct mt_snapsession *ss);
+/* snapshot_session_take - one snapshot in the session, as snapshot_take().
+ * Returns 0, or 1 after printing the reason (the session is then unusable). */
+int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
+			  const char *const *fields, int nfields, struct mt_snapshot *s);
+/* snapshot_session_close - detach (the agent releases the session's tags) and
+ * close. No operation on a zeroed or closed session. */
+void snapshot_session_close(struct mt_snapsession *ss);
 
 /*
  * snapshot_take - ask the agent in JVM @p (loaded if needed) for a snapshot

@@ -4,11 +4,13 @@
  * apart from snapshot.c so the file readers build (and fuzz) without the
  * agent and attach code. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agentsession.h"
+#include "perfdata.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -67,69 +69,134 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	return err;
 }
 
-int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
-		  const char *const *fields, int nfields, struct mt_snapshot *s)
+int snapshot_session_open(const struct mt_proc *p, struct mt_snapsession *ss)
 {
 	struct mt_ap_hello_reply hello;
-	struct mt_agentsock so = { .fd = -1 };
+	char why[256];
+	bool loaded;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->so.fd = -1;
+	ss->buf = malloc(MT_AP_MAX_PAYLOAD);
+	if (!ss->buf) {
+		p_err("out of memory");
+		return 1;
+	}
+	if (agentsession_open(p, &ss->so, &hello, &loaded)) {
+		free(ss->buf);
+		ss->buf = NULL;
+		return 1;
+	}
+	ss->p = p;
+	/* the JVM's own safepoint counters give the walk's pause (none: the agent's timing) */
+	ss->pd = perfdata_open(p, why, sizeof(why));
+	return 0;
+}
+
+int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
+			  const char *const *fields, int nfields, struct mt_snapshot *s)
+{
+	const struct mt_proc *p = ss->p;
+	struct mt_safepoints sp0 = { .count = UINT64_MAX }, sp1;
 	struct mt_ap_hdr h;
 	char why[128];
-	bool loaded;
-	char *buf;
-	int err, rc = 1;
+	int err;
 
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
-	if (agentsession_open(p, &so, &hello, &loaded))
-		return 1;
-	buf = malloc(MT_AP_MAX_PAYLOAD);
-	if (!buf) {
-		p_err("out of memory");
-		goto out;
-	}
-	err = send_request(&so, flags, max_pause_ms, fields, nfields);
+	if (ss->pd && perfdata_safepoints(ss->pd, &sp0))
+		sp0.count = UINT64_MAX;
+	ss->walks++;
+	err = send_request(&ss->so, flags, max_pause_ms, fields, nfields);
 	if (err) {
-		agentsession_explain(p, &so, err);
-		goto out;
+		agentsession_explain(p, &ss->so, err);
+		goto fail;
 	}
 	for (;;) {
-		err = agentsock_recv(&so, &h, buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
 		if (err == -EINTR)
 			continue;
 		if (err == 0) {
 			p_err("the agent in JVM %d sent no heap data within %d s", p->pid,
 			      WALK_TIMEOUT_MS / 1000);
-			goto out;
+			goto fail;
 		}
 		if (err < 0) {
-			agentsession_explain(p, &so, err);
-			goto out;
+			agentsession_explain(p, &ss->so, err);
+			goto fail;
 		}
 		if (h.type == MT_AP_ERROR) {
-			agentsession_explain(p, &so, -EREMOTEIO);
-			goto out;
+			agentsession_explain(p, &ss->so, -EREMOTEIO);
+			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			memcpy(&s->info, buf, sizeof(s->info));
-			break;
+			memcpy(&s->info, ss->buf, sizeof(s->info));
+			s->agent_pause_ns = s->info.pause_ns;
+			/* exactly one safepoint since the request: the walk's */
+			if (ss->pd && sp0.count != UINT64_MAX && !perfdata_safepoints(ss->pd, &sp1) &&
+			    sp1.count == sp0.count + 1 && sp1.time_ns >= sp0.time_ns) {
+				s->info.pause_ns = sp1.time_ns - sp0.time_ns;
+				s->pause_from_jvm = true;
+			}
+			return 0;
 		}
 		if (h.type != MT_AP_HEAP_DATA)
 			continue; /* e.g. sampling EVENTS of another user of the session: none here */
-		err = snapshot_add_records(s, buf, h.len, true, why, sizeof(why));
+		err = snapshot_add_records(s, ss->buf, h.len, true, why, sizeof(why));
 		if (err) {
 			p_err("JVM %d's agent sent a bad heap snapshot: %s",
 			      p->pid, err == -ENOMEM ? "out of memory" : why);
-			goto out;
+			goto fail;
 		}
 	}
-	agentsock_detach(&so);
-	rc = 0;
-out:
-	free(buf);
-	agentsock_close(&so);
-	if (rc)
-		snapshot_free(s);
-	return rc;
+fail:
+	ss->broken = true;
+	snapshot_free(s);
+	return 1;
 }
 
+void snapshot_session_close(struct mt_snapsession *ss)
+{
+	if (!ss->p)
+		return;
+	if (ss->so.fd >= 0 && !ss->broken) {
+		/* the agent clears the session's tags before it ACKs: a pause, printed */
+		struct mt_safepoints a, b;
+		bool jvm = ss->walks && ss->pd && !perfdata_safepoints(ss->pd, &a);
+		uint64_t t0 = mono_ns();
+
+		if (!agentsock_detach(&ss->so) && ss->walks) {
+			uint64_t dt = mono_ns() - t0;
+			char f[32];
+
+			jvm = jvm && !perfdata_safepoints(ss->pd, &b);
+			if (jvm && b.count == a.count + 1)
+				p_info("releasing the walk's tags paused JVM %d for %s (the JVM's "
+				       "safepoint time)", ss->p->pid,
+				       fmt_ns(b.time_ns - a.time_ns, f, sizeof(f)));
+			else if (!jvm || b.count != a.count) /* no safepoint: nothing to clear */
+				p_info("releasing the walk's tags paused JVM %d for at most %s "
+				       "(timed by memtrace)", ss->p->pid, fmt_ns(dt, f, sizeof(f)));
+		}
+	}
+	agentsock_close(&ss->so);
+	perfdata_free(ss->pd);
+	free(ss->buf);
+	memset(ss, 0, sizeof(*ss));
+	ss->so.fd = -1;
+}
+
+int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
+		  const char *const *fields, int nfields, struct mt_snapshot *s)
+{
+	struct mt_snapsession ss;
+	int rc;
+
+	snapshot_init(s);
+	if (snapshot_session_open(p, &ss))
+		return 1;
+	rc = snapshot_session_take(&ss, flags, max_pause_ms, fields, nfields, s);
+	snapshot_session_close(&ss);
+	return rc;
+}

@@ -187,15 +187,24 @@ struct mt_ap_gc {
 
 /*
  * Heap snapshots. HEAP_REQUEST asks the agent to walk the heap once
- * (FollowReferences with tags, in a JVMTI environment of its own that is
- * disposed afterwards, so the tags go with it). The JVM is paused only for
- * the walk; callbacks only append to memory buffers. After the walk the agent
+ * (FollowReferences with tags, in a JVMTI environment of its own; the tags
+ * live until the session ends, when the agent clears them in one more pass
+ * over the heap: a second, shorter pause). The JVM is paused for the walk;
+ * callbacks only append to memory buffers. After the walk the agent
  * streams HEAP_DATA frames (records in the mt_ap_rec layout, kinds
  * MT_AP_HREC_*), then HEAP_DONE. Another request while one is being sent is
  * answered by ERROR (EBUSY). Sampling frames may be interleaved.
  *
- * Identities: every object the walk reaches gets an id (> 0, dense from 1);
- * class objects, loaders and threads are tagged before the walk, so an object
+ * Identities: every object the walk reaches gets an id (> 0); in one session
+ * an object keeps its id from walk to walk and an object first met gets the
+ * next id, so each walk's new ids form one contiguous range (the first walk
+ * of a session hands out 1, 2, ...). The AGES record lists, for every walk of
+ * the session, its first id and the GCs the session had counted by then
+ * (JVMTI GarbageCollectionFinish): an object's age is the GCs of this walk
+ * minus those of the walk that first tagged it (a lower bound for objects
+ * older than the session's first walk). AGES was added without a version
+ * bump: an older reader skips it, an older agent does not send it (no ages).
+ * Class objects, loaders and threads are tagged before the walk, so an object
  * record's cls is the id of its java.lang.Class object (0: a class loaded
  * after the class table was taken). The payload of HEAP_REQUEST is the struct
  * followed by nfields NUL-terminated field names (the projection: values are
@@ -245,6 +254,7 @@ enum mt_ap_hrec_kind {
 				  * then nfields × (int32 index, char type, name NUL) */
 	MT_AP_HREC_THREAD  = 39, /* arg 0; body: uint64_t object id, name NUL */
 	MT_AP_HREC_DONE    = 40, /* arg 0; body: struct mt_ap_heap_done (snapshot files only) */
+	MT_AP_HREC_AGES    = 41, /* arg n: struct mt_ap_hages, n × struct mt_ap_hwalk */
 };
 #define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
 
@@ -286,6 +296,21 @@ struct mt_ap_hclass {
 	uint32_t reserved;
 };
 
+/* AGES: the session's walks so far, this one last; first_id ascending. */
+struct mt_ap_hages {
+	uint64_t gcs;      /* GCs the session counted by this walk's pause */
+	uint32_t nwalks;   /* struct mt_ap_hwalk entries following */
+	uint32_t dropped;  /* walks past the agent's bound, not listed (their
+			    * objects look as old as the last listed range's) */
+};
+
+struct mt_ap_hwalk {
+	uint64_t first_id; /* the first id this walk could hand out */
+	uint64_t gcs;      /* GCs counted by this walk's pause */
+};
+
+_Static_assert(sizeof(struct mt_ap_hages) == 16, "hages layout");
+_Static_assert(sizeof(struct mt_ap_hwalk) == 16, "hwalk layout");
 _Static_assert(sizeof(struct mt_ap_heap_request) == 16, "heap request layout");
 _Static_assert(sizeof(struct mt_ap_heap_done) == 96, "heap done layout");
 _Static_assert(sizeof(struct mt_ap_hobj) == 32, "hobj layout");

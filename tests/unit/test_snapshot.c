@@ -2,6 +2,7 @@
 /* test_snapshot - heap records, the snapshot file format (round trip, every
  * truncation and corruption refused), the dsl_heap built from a snapshot and
  * the seed's programs run on it. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include "snapshot.h"
 #include "snap_fixture.h"
+#include "util.h"
 
 static char recs[8192];
 
@@ -260,6 +262,125 @@ static void test_protocol(void **state)
 	assert_int_equal(h.seq, 3);
 }
 
+/* An AGES body: header (gcs, n) and n (first_id, gcs) pairs. */
+static size_t ages_body(char *buf, uint64_t gcs, uint32_t n, const uint64_t (*w)[2])
+{
+	struct mt_ap_hages h = { .gcs = gcs, .nwalks = n };
+
+	memcpy(buf, &h, sizeof(h));
+	for (uint32_t i = 0; i < n; i++) {
+		struct mt_ap_hwalk x = { .first_id = w[i][0], .gcs = w[i][1] };
+
+		memcpy(buf + sizeof(h) + i * sizeof(x), &x, sizeof(x));
+	}
+	return sizeof(h) + n * sizeof(struct mt_ap_hwalk);
+}
+
+/* id ranges -> ages: walk 1 handed out 1..10 at 0 GCs, walk 2 11..13 at 3,
+ * walk 3 14.. at 4; now (walk 4, no new ids) 5 GCs. */
+static void test_age_ranges(void **state)
+{
+	static const uint64_t w[][2] = { { 1, 0 }, { 11, 3 }, { 14, 4 } };
+	static const uint64_t bad[][3][2] = {
+		{ { 1, 0 }, { 11, 3 }, { 11, 4 } },  /* first ids not ascending */
+		{ { 1, 0 }, { 11, 3 }, { 9, 4 } },
+		{ { 1, 0 }, { 11, 3 }, { 14, 2 } },  /* GC counts decreasing */
+		{ { 1, 0 }, { 11, 3 }, { 14, 6 } },  /* above the walk's own count */
+	};
+	char body[256], why[128];
+	struct mt_snapshot s;
+	size_t n;
+
+	snapshot_init(&s);
+	assert_int_equal(snapshot_age(&s, 5), 0); /* no ages: 0 */
+	n = ages_body(body, 5, 3, w);
+	assert_int_equal(snapshot_ages_set(&s, body, n, 3, why, sizeof(why)), 0);
+	assert_true(s.has_ages);
+	assert_int_equal(snapshot_age(&s, 1), 5);
+	assert_int_equal(snapshot_age(&s, 10), 5);
+	assert_int_equal(snapshot_age(&s, 11), 2);
+	assert_int_equal(snapshot_age(&s, 13), 2);
+	assert_int_equal(snapshot_age(&s, 14), 1);
+	assert_int_equal(snapshot_age(&s, 1000), 1);
+	/* malformed: refused, the earlier ages stay */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = ages_body(body, 5, 3, bad[i]);
+		assert_int_equal(snapshot_ages_set(&s, body, n, 3, why, sizeof(why)), -EBADMSG);
+		assert_string_equal(why, "malformed age record");
+	}
+	n = ages_body(body, 5, 3, w);
+	assert_int_equal(snapshot_ages_set(&s, body, n, 2, why, sizeof(why)), -EBADMSG); /* arg */
+	assert_int_equal(snapshot_ages_set(&s, body, n - 1, 3, why, sizeof(why)), -EBADMSG);
+	assert_int_equal(snapshot_ages_set(&s, body, 8, 0, why, sizeof(why)), -EBADMSG);
+	n = ages_body(body, 0, 0, w);
+	assert_int_equal(snapshot_ages_set(&s, body, n, 0, why, sizeof(why)), -EBADMSG); /* no walk */
+	assert_int_equal(snapshot_age(&s, 11), 2);
+	snapshot_free(&s);
+}
+
+/* The fixture with an AGES record (objects 1..4 and 10..11 first seen at 0
+ * GCs, 12.. at 2; now 3): `age` in programs, through a file, and an error
+ * that says why when the snapshot has none. */
+static void test_heap_ages(void **state)
+{
+	static const uint64_t w[][2] = { { 1, 0 }, { 12, 2 } };
+	char body[128], why[256], out[512], *buf;
+	struct mt_snapshot s, t;
+	struct mt_heapview hv;
+	struct dsl_schema schema;
+	struct dsl_program *p = NULL;
+	struct dsl_diags *d;
+	size_t off, n, len;
+	const char *prog = "set_type a:\n roots <- objects.filter([it | it is Order or it is String])\n"
+			   " membership <- false\n on_inclusion <- [ n <- n + 1  sum <- sum + THIS.age ]\n"
+			   " n : int <- 0\n sum : int <- 0\n"
+			   " old : int <- objects.filter([it | it.age = 3]).size\n"
+			   "instances_for a have_names = \"x\"\n";
+
+	n = fx_records(recs, sizeof(recs));
+	off = n;
+	mt_ap_rec_put(recs, sizeof(recs), &off, MT_AP_HREC_AGES, 2, body, ages_body(body, 3, 2, w));
+	snapshot_init(&s);
+	assert_int_equal(snapshot_add_records(&s, recs, off, true, why, sizeof(why)), 0);
+	assert_true(s.has_ages);
+	/* Order 10, 11 (age 3), String 12, 13, 15 (age 1) */
+	run(&s, prog, out, sizeof(out));
+	assert_string_equal(out, "{\"a\":{\"x\":{\"n\":5,\"sum\":9,\"old\":6}}}\n");
+	/* through a file */
+	snprintf(why, sizeof(why), "/tmp/test_snapshot_ages.%d", (int)getpid());
+	assert_int_equal(snapshot_write(&s, why), 0);
+	buf = read_file(why, &len);
+	unlink(why);
+	assert_non_null(buf);
+	assert_int_equal(snapshot_read_mem(buf, len, &t, why, sizeof(why)), 0);
+	free(buf);
+	run(&t, prog, out, sizeof(out));
+	assert_string_equal(out, "{\"a\":{\"x\":{\"n\":5,\"sum\":9,\"old\":6}}}\n");
+	snapshot_free(&t);
+	snapshot_free(&s);
+	/* no AGES record: `age` does not compile, and says why */
+	load_fixture(&s, false);
+	s.source = "hprof";
+	d = dsl_diags_new();
+	assert_int_equal(snapshot_heap(&s, NULL, &hv, why, sizeof(why)), 0);
+	dsl_heap_schema(&hv.heap, &schema);
+	assert_int_equal(dsl_compile(prog, strlen(prog), "t.mq", &schema, &p, d), -EINVAL);
+	{
+		char *msg = NULL;
+		size_t ml = 0;
+		FILE *f = open_memstream(&msg, &ml);
+
+		dsl_diags_render(d, f);
+		fclose(f);
+		assert_non_null(strstr(msg, "t.mq:4:50: error: objects have no 'age' here: a heap dump "
+					    "(.hprof) carries no GC history"));
+		free(msg);
+	}
+	dsl_diags_free(d);
+	heapview_free(&hv);
+	snapshot_free(&s);
+}
+
 static void test_java_names(void **state)
 {
 	char b[64];
@@ -282,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_protocol),
 		cmocka_unit_test(test_java_names),
+		cmocka_unit_test(test_age_ranges),
+		cmocka_unit_test(test_heap_ages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,20 +2,30 @@
 /*
  * heapwalk.c - heap snapshots for memtrace (HEAP_REQUEST in agent_proto.h).
  *
- * Socket thread only. One walk:
- *   1. a JVMTI environment of our own (can_tag_objects), so the tags of this
- *      walk never mix with the sampler's and vanish with DisposeEnvironment;
- *   2. the JVM running: tag every loaded class, its loader and every thread
- *      with ids; build the field tables (JVMTI field indices, see below);
+ * Socket thread only. The first walk creates a JVMTI environment of our own
+ * (can_tag_objects, GC events), so the walk's tags never mix with the
+ * sampler's. Its tags live until the session ends (heap_session_end()), which
+ * clears them all (one IterateThroughHeap pass) and switches its GC events
+ * off; the env itself is kept for the next session. One walk:
+ *   1. the JVM running: tag every loaded class, its loader and every thread
+ *      not tagged yet with new ids; build the field tables (JVMTI field
+ *      indices, see below);
  *   3. the pause: FollowReferences; the callbacks only append to malloc'd
  *      arrays (no JNI, no JVMTI, no socket), and abort the walk after
  *      max_pause_ms if asked;
  *   4. the JVM running again: the arrays are cut into HEAP_DATA frames by
  *      heap_next_chunk() as the socket takes them; heap_release() frees.
  *
- * Tags: (id << 1) | seen. Classes, loaders and threads are tagged with
- * seen = 0 before the walk; the callback records an object the first time
- * it meets a tag without the seen bit (or no tag) and sets the bit.
+ * Tags: id << 1 (bit 0 is unused). Tags persist from one walk of a session
+ * to the next: an object keeps its id, an object first met gets the next id,
+ * so the ids handed out by one walk form one contiguous range. "Recorded in
+ * this walk" is a bitmap indexed by id, cleared at each walk's start.
+ *
+ * Ages (MT_AP_HREC_AGES): while the session's env exists, its
+ * GarbageCollectionFinish events count GCs (an atomic; the sampler's env has
+ * its own callbacks and counter). Each walk appends (its first id, the GC
+ * count during its pause) and sends the whole list, so memtrace computes an
+ * object's age as GCs now - GCs at the walk that first tagged it.
  *
  * JVMTI field indices (the spec's FollowReferences "index" for FIELD
  * references and primitive fields): for an instance of class C, the static
@@ -71,17 +81,39 @@ struct hw_thread {
 	char *name;
 };
 
-/* The state of one walk and of its sending. */
+#define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
+
+/* The session: env, ids, GC count and walks (until heap_session_end()). */
 static struct {
 	jvmtiEnv *env;
-	uint32_t flags;
 	uint64_t next_id;
+	uint64_t start_id;       /* next_id when the session began: equal, no tags */
+	uint64_t *bits;          /* recorded-in-this-walk bitmap, indexed by id */
+	size_t nwords;
+	bool bits_oom;
+	struct mt_ap_hwalk walks[HW_MAX_WALKS];
+	uint32_t nwalks, dropped_walks;
+} hs;
+
+/* GarbageCollectionFinish events of the session's env (a VM thread bumps it). */
+static _Atomic uint64_t hs_gcs;
+
+/* The state of one walk and of its sending. */
+static struct {
+	jvmtiEnv *env;           /* hs.env while walking */
+	uint32_t flags;
+	uint64_t first_id;       /* hs.next_id when the walk began */
+	uint64_t gcs;            /* hs_gcs read during the pause */
+	bool gcs_read;
 	uint64_t deadline_ns, t0;
 	unsigned calls;
 	bool aborted;
-	/* class table, indexed by class id (ids of classes are 1..nclasses) */
+	/* class table, in GetLoadedClasses order; clsmap: class id -> index */
 	struct hw_class *cls;
 	uint32_t ncls;
+	uint64_t *clskeys;
+	uint32_t *clsvals;
+	size_t clsmask;
 	struct hw_thread *threads;
 	uint32_t nthreads;
 	/* what the walk recorded */
@@ -124,7 +156,42 @@ static void vec_free(struct hw_vec *v)
 
 static uint64_t new_tag(void)
 {
-	return (hw.next_id++) << 1;
+	return (hs.next_id++) << 1;
+}
+
+/* Was id recorded in this walk? Marks it recorded. Out of memory for the
+ * bitmap counts as "recorded" (nothing is sent twice) and ends the walk. */
+static bool test_and_mark(uint64_t id)
+{
+	size_t w = (size_t)(id >> 6);
+	uint64_t m = 1ull << (id & 63);
+	bool was;
+
+	if (w >= hs.nwords) {
+		size_t nw = hs.nwords ? hs.nwords : 1024;
+		uint64_t *nb;
+
+		while (nw <= w)
+			nw *= 2;
+		nb = realloc(hs.bits, nw * sizeof(*nb));
+		if (!nb) {
+			hs.bits_oom = true;
+			return true;
+		}
+		memset(nb + hs.nwords, 0, (nw - hs.nwords) * sizeof(*nb));
+		hs.bits = nb;
+		hs.nwords = nw;
+	}
+	was = hs.bits[w] & m;
+	hs.bits[w] |= m;
+	return was;
+}
+
+static bool recorded(uint64_t id)
+{
+	size_t w = (size_t)(id >> 6);
+
+	return w < hs.nwords && (hs.bits[w] & (1ull << (id & 63)));
 }
 
 /* The id of an object, recording it the first time the walk meets it. */
@@ -133,11 +200,12 @@ static uint64_t seen(jlong *tag_ptr, jlong class_tag, jlong size, jint length)
 	uint64_t t = (uint64_t)*tag_ptr;
 	struct mt_ap_hobj *o;
 
-	if (!t)
+	if (!t) {
 		t = new_tag();
-	if (t & 1)
+		*tag_ptr = (jlong)t;
+	}
+	if (test_and_mark(t >> 1))
 		return t >> 1;
-	*tag_ptr = (jlong)(t | 1);
 	o = vec_push(&hw.objs);
 	if (o) {
 		o->id = t >> 1;
@@ -165,17 +233,50 @@ static bool over_time(void)
 
 static bool out_of_memory(void)
 {
-	return hw.objs.oom || hw.refs.oom || hw.roots.oom || hw.prims.oom || hw.strs.oom;
+	return hs.bits_oom || hw.objs.oom || hw.refs.oom || hw.roots.oom || hw.prims.oom || hw.strs.oom;
+}
+
+static size_t cls_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+/* The class table index of class id cid, or UINT32_MAX. */
+static uint32_t cls_index(uint64_t cid)
+{
+	size_t i;
+
+	if (!cid || !hw.clskeys)
+		return UINT32_MAX;
+	for (i = cls_hash(cid) & hw.clsmask; hw.clskeys[i]; i = (i + 1) & hw.clsmask)
+		if (hw.clskeys[i] == cid)
+			return hw.clsvals[i];
+	return UINT32_MAX;
+}
+
+static void cls_put(uint64_t cid, uint32_t idx)
+{
+	size_t i;
+
+	for (i = cls_hash(cid) & hw.clsmask; hw.clskeys[i]; i = (i + 1) & hw.clsmask)
+		if (hw.clskeys[i] == cid)
+			return;
+	hw.clskeys[i] = cid;
+	hw.clsvals[i] = idx;
 }
 
 /* Is JVMTI index idx of class id cid a projected field? Its type char or 0. */
 static int proj_type(uint64_t cid, jint idx)
 {
 	const struct hw_class *c;
+	uint32_t ci = cls_index(cid);
 
-	if (!cid || cid > hw.ncls)
+	if (ci == UINT32_MAX)
 		return 0;
-	c = &hw.cls[cid - 1];
+	c = &hw.cls[ci];
 	if (!c->any_proj || idx < 0 || idx >= c->nproj)
 		return 0;
 	return c->proj[idx];
@@ -191,6 +292,10 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 	if (over_time() || out_of_memory()) {
 		hw.aborted = true;
 		return JVMTI_VISIT_ABORT;
+	}
+	if (!hw.gcs_read) { /* inside the pause: no GC can finish until it ends */
+		hw.gcs = atomic_load(&hs_gcs);
+		hw.gcs_read = true;
 	}
 	to = seen(tag_ptr, class_tag, size, length);
 	if (!referrer_tag_ptr) { /* a heap root */
@@ -310,7 +415,7 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 	size_t cap = (size_t)(value_length > 0 ? value_length : 0) * 3;
 	bool cut = false;
 
-	if (!(hw.flags & MT_AP_HEAP_STRINGS) || !(*tag_ptr & 1))
+	if (!(hw.flags & MT_AP_HEAP_STRINGS) || !*tag_ptr || !recorded((uint64_t)*tag_ptr >> 1))
 		return 0;
 	if (cap > MT_AP_HSTR_MAX)
 		cap = MT_AP_HSTR_MAX;
@@ -377,12 +482,12 @@ static int iface_fields(JNIEnv *jni, jclass k, uint8_t *iseen)
 	if ((*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs))
 		return 0;
 	for (jint i = 0; i < n; i++) {
-		uint64_t id = tag_of(ifs[i]);
+		uint32_t ci = cls_index(tag_of(ifs[i]));
 		jint nf = 0;
 		jfieldID *fs = NULL;
 
-		if (id && id <= hw.ncls && !iseen[id - 1]) {
-			iseen[id - 1] = 1;
+		if (ci != UINT32_MAX && !iseen[ci]) {
+			iseen[ci] = 1;
 			if (!(*hw.env)->GetClassFields(hw.env, ifs[i], &nf, &fs)) {
 				total += nf;
 				(*hw.env)->Deallocate(hw.env, (unsigned char *)fs);
@@ -504,6 +609,8 @@ static void free_state(void)
 			free(c->sig);
 	}
 	free(hw.cls);
+	free(hw.clskeys);
+	free(hw.clsvals);
 	for (uint32_t i = 0; i < hw.nthreads; i++)
 		free(hw.threads[i].name);
 	free(hw.threads);
@@ -514,14 +621,107 @@ static void free_state(void)
 	vec_free(&hw.roots);
 	vec_free(&hw.prims);
 	vec_free(&hw.strs);
-	if (hw.env)
-		(*hw.env)->DisposeEnvironment(hw.env);
 	memset(&hw, 0, sizeof(hw));
 }
 
 void heap_release(void)
 {
 	free_state();
+}
+
+/* Untag one object (IterateThroughHeap over the tagged objects only). */
+static jint JNICALL on_untag(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
+			     void *user_data)
+{
+	*tag_ptr = 0;
+	return 0;
+}
+
+/* The walk's env once created, kept for the agent's life (see heap_session_end),
+ * and the first id of the next session: 1, unless clearing the tags failed
+ * (then ids go on from there, so no stale tag can alias a new id). */
+static jvmtiEnv *kept_env;
+static uint64_t kept_next_id = 1;
+
+/*
+ * The session's tags are cleared, not disposed with the env: HotSpot keeps
+ * ~15 bytes per tagged object of every disposed environment (measured on JDK
+ * 17 and 25: the JVM's RSS grew 9.6 MB per query session on a 625 k-object
+ * heap, linearly, and stays flat this way). So the env lives on (GC events
+ * off) and the next session reuses it, from id 1 again.
+ */
+void heap_session_end(void)
+{
+	free_state();
+	if (hs.env) {
+		jvmtiHeapCallbacks cb = { .heap_iteration_callback = on_untag };
+
+		(*hs.env)->SetEventNotificationMode(hs.env, JVMTI_DISABLE,
+						    JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+		/* a pause about as long as a bare walk's (JVMTI_HEAP_FILTER_UNTAGGED
+		 * leaves the untagged objects out of the callbacks, not of the scan) */
+		kept_next_id = 1;
+		if (hs.next_id == hs.start_id) {
+			kept_next_id = hs.start_id; /* nothing tagged: no pass, no pause */
+		} else if ((*hs.env)->IterateThroughHeap(hs.env, JVMTI_HEAP_FILTER_UNTAGGED, NULL,
+							 &cb, NULL)) {
+			agent_log("could not clear the heap walk's tags: they stay until the "
+				  "next session's walk reuses them");
+			kept_next_id = hs.next_id;
+		}
+		kept_env = hs.env;
+	}
+	free(hs.bits);
+	memset(&hs, 0, sizeof(hs));
+	atomic_store(&hs_gcs, 0);
+}
+
+/* GarbageCollectionFinish (a VM thread, no JVMTI/JNI allowed): count it. */
+static void JNICALL on_gc_finish(jvmtiEnv *e)
+{
+	atomic_fetch_add(&hs_gcs, 1);
+}
+
+/* The session's env: created by the agent's first walk, reused by later
+ * sessions (GC events on and the GC count at 0 while a session is open). */
+static int session_env(char *why, size_t n)
+{
+	jvmtiCapabilities caps = { .can_tag_objects = 1,
+				   .can_generate_garbage_collection_events = 1 };
+	jvmtiEventCallbacks cb = { .GarbageCollectionFinish = on_gc_finish };
+	jvmtiError e;
+
+	if (hs.env)
+		return 0;
+	if (kept_env) {
+		hs.env = kept_env;
+		atomic_store(&hs_gcs, 0);
+		(*hs.env)->SetEventNotificationMode(hs.env, JVMTI_ENABLE,
+						    JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+		hs.next_id = hs.start_id = kept_next_id;
+		return 0;
+	}
+	if ((*agent.vm)->GetEnv(agent.vm, (void **)&hs.env, JVMTI_VERSION_1_2) != JNI_OK) {
+		hs.env = NULL;
+		snprintf(why, n, "no JVMTI environment for the heap walk");
+		return -ENOTSUP;
+	}
+	e = (*hs.env)->AddCapabilities(hs.env, &caps);
+	if (!e)
+		e = (*hs.env)->SetEventCallbacks(hs.env, &cb, sizeof(cb));
+	atomic_store(&hs_gcs, 0);
+	if (!e)
+		e = (*hs.env)->SetEventNotificationMode(hs.env, JVMTI_ENABLE,
+							JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+	if (e) {
+		snprintf(why, n, "JVMTI refused tagging or GC events for the heap walk (error %d)",
+			 (int)e);
+		(*hs.env)->DisposeEnvironment(hs.env);
+		hs.env = NULL;
+		return -EIO;
+	}
+	hs.next_id = hs.start_id = 1;
+	return 0;
 }
 
 bool heap_pending(void)
@@ -551,12 +751,26 @@ static int prepare(JNIEnv *jni, const char *names, uint32_t nnames, const char *
 		goto out;
 	}
 	hw.ncls = (uint32_t)nk;
-	hw.next_id = 1;
-	for (jint i = 0; i < nk; i++) { /* class ids are 1..nk */
-		jlong t = (jlong)new_tag();
+	hw.clsmask = 16;
+	while (hw.clsmask < 2 * (size_t)nk + 16)
+		hw.clsmask *= 2;
+	hw.clskeys = calloc(hw.clsmask, sizeof(*hw.clskeys));
+	hw.clsvals = calloc(hw.clsmask, sizeof(*hw.clsvals));
+	hw.clsmask--;
+	if (!hw.clskeys || !hw.clsvals) {
+		snprintf(why, n, "the agent is out of memory for %d classes", (int)nk);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (jint i = 0; i < nk; i++) { /* a class keeps the id an earlier walk gave it */
+		jlong t = 0;
 
-		(*hw.env)->SetTag(hw.env, ks[i], t);
+		if ((*hw.env)->GetTag(hw.env, ks[i], &t) || !t) {
+			t = (jlong)new_tag();
+			(*hw.env)->SetTag(hw.env, ks[i], t);
+		}
 		hw.cls[i].id = (uint64_t)t >> 1;
+		cls_put(hw.cls[i].id, (uint32_t)i);
 	}
 	for (jint i = 0; i < nk; i++) {
 		struct hw_class *c = &hw.cls[i];
@@ -608,7 +822,6 @@ out:
 int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
 	      struct mt_ap_heap_done *done, char *why, size_t n)
 {
-	jvmtiCapabilities caps = { .can_tag_objects = 1 };
 	jvmtiHeapCallbacks cb = { 0 };
 	JNIEnv *jni = agent.jni;
 	const char *end = names + names_len;
@@ -621,17 +834,14 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		return -EBUSY;
 	}
 	free_state();
-	if ((*agent.vm)->GetEnv(agent.vm, (void **)&hw.env, JVMTI_VERSION_1_2) != JNI_OK) {
-		hw.env = NULL;
-		snprintf(why, n, "no JVMTI environment for the heap walk");
-		return -ENOTSUP;
-	}
-	e = (*hw.env)->AddCapabilities(hw.env, &caps);
-	if (e) {
-		snprintf(why, n, "JVMTI refused can_tag_objects (error %d)", (int)e);
-		free_state();
-		return -EIO;
-	}
+	err = session_env(why, n);
+	if (err)
+		return err;
+	hw.env = hs.env;
+	hw.first_id = hs.next_id;
+	if (hs.bits)
+		memset(hs.bits, 0, hs.nwords * sizeof(*hs.bits));
+	hs.bits_oom = false;
 	hw.flags = req->flags;
 	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
 	vec_init(&hw.refs, sizeof(struct mt_ap_href));
@@ -697,9 +907,20 @@ walked:
 	hw.done.strings = hw.strs.n;
 	hw.done.nclasses = (req->flags & MT_AP_HEAP_BARE) ? 0 : hw.ncls;
 	hw.done.nthreads = (req->flags & MT_AP_HEAP_BARE) ? 0 : hw.nthreads;
-	/* tags are no longer needed: the environment goes now, the data stays */
-	(*hw.env)->DisposeEnvironment(hw.env);
-	hw.env = NULL;
+	if (!(req->flags & MT_AP_HEAP_BARE)) {
+		struct mt_ap_hwalk w = { .first_id = hw.first_id };
+
+		if (!hw.gcs_read) /* no callback ran: read it now */
+			hw.gcs = atomic_load(&hs_gcs);
+		w.gcs = hw.gcs;
+		if (hs.nwalks && hs.walks[hs.nwalks - 1].first_id == w.first_id)
+			hs.walks[hs.nwalks - 1] = w; /* the previous walk's range is empty */
+		else if (hs.nwalks < HW_MAX_WALKS)
+			hs.walks[hs.nwalks++] = w;
+		else
+			hs.dropped_walks++; /* its objects look as old as the last range's */
+	}
+	/* the tags stay (the session's env) for the next walk's ages */
 	hw.pending = true;
 	hw.sec = 0;
 	hw.pos = 0;
@@ -830,6 +1051,22 @@ long heap_next_chunk(void *vbuf, size_t cap)
 					r = 0;
 			}
 			break;
+		case 7: /* the session's age ranges, once */
+			if (!(hw.done.flags & MT_AP_HEAP_BARE) && hw.pos == 0) {
+				static char body[sizeof(struct mt_ap_hages) + sizeof(hs.walks)];
+				struct mt_ap_hages a = { .gcs = hw.gcs, .nwalks = hs.nwalks,
+							 .dropped = hs.dropped_walks };
+
+				memcpy(body, &a, sizeof(a));
+				memcpy(body + sizeof(a), hs.walks, hs.nwalks * sizeof(hs.walks[0]));
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_AGES, hs.nwalks, body,
+						  sizeof(a) + hs.nwalks * sizeof(hs.walks[0]));
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
 		default:
 			return (long)off; /* everything is out: the caller sends DONE */
 		}
@@ -847,6 +1084,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 4: len = hw.roots.n; break;
 			case 5: len = hw.prims.n; break;
 			case 6: len = hw.strs.n; break;
+			case 7: len = 1; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -861,7 +1099,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 6;
+	return hw.pending && hw.sec > 7;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

@@ -24,7 +24,12 @@ bool heap_sent_all(void);
 bool heap_pending(void);
 /* heap_done_info - the pending snapshot's DONE payload. */
 void heap_done_info(struct mt_ap_heap_done *d);
-/* heap_release - free the snapshot (and the walk's env). No-op if none. */
+/* heap_release - free the snapshot's data; the session's env and its tags
+ * stay for the next walk (ages). No-op if none. */
 void heap_release(void);
+/* heap_session_end - the session is over: free the snapshot, switch the GC
+ * events off and clear every tag of the session (a heap iteration: a pause
+ * about as long as a bare walk's); the env stays for the next session. */
+void heap_session_end(void);
 
 #endif

@@ -201,7 +201,7 @@ static void session_end(void)
 	/* sampling off, rings freed, the session's env (and its tags) disposed */
 	sampler_release();
 	stream_reset();
-	heap_release();
+	heap_session_end(); /* the walk's env, its tags and its GC count */
 	stopping = false;
 	if (client_fd >= 0) {
 		flush_tx(); /* a last ERROR or ACK, if the socket takes it */
@@ -430,6 +430,9 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 			session_end();
 		break;
 	case MT_AP_DETACH:
+		/* the walk's tags are cleared before the ACK (a pause of its own):
+		 * memtrace waits for the ACK and prints that pause too */
+		heap_session_end();
 		send_frame(client_fd, MT_AP_DETACH_ACK, h->seq, NULL, 0);
 		session_end();
 		break;
