@@ -26,7 +26,12 @@
  * packs fields densely (subclass fields fill the holes of their supers), so
  * this equals JVMTI's GetObjectSize for ordinary classes; a JVM run with
  * -XX:-UseCompressedOops or compact headers gets sizes off by the header
- * and reference widths (the live and snapshot sources are exact).
+ * and reference widths (the live and snapshot sources are exact). Two kinds
+ * of classes come out smaller than they are, the dump lacking what makes
+ * the difference (measured, QuerySeeds on JDK 17): those with @Contended
+ * fields (java.lang.Thread and its subclasses: 112 bytes for 376, the
+ * padding) and those with fields the VM injects (a ClassLoader subclass: 88
+ * for 96).
  * An object field counts as a String field of its class when every non-null
  * value it holds in the dump is a java.lang.String.
  */
