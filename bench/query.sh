@@ -6,7 +6,8 @@
 #      same heap: medians and ratios (goal <= 1.5); evaluation speed in
 #      objects/s (bench/query_bench.c);
 #   2. time to answer the reachability query (seed program 03) live vs
-#      `jcmd GC.heap_dump` + import + query of the same heap (goal >= 10x).
+#      `jcmd GC.heap_dump` + import + query of the same heap (goal >= 10x),
+#      and the same for a program that needs no references (tests/query/count_qnodes.mq).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -21,17 +22,23 @@ trap 'kill $jpid 2>/dev/null; wait $jpid 2>/dev/null || true; rm -rf "$tmp"' EXI
 for _ in $(seq 100); do grep -q READY "$tmp/jvm.out" && break; sleep 0.1; done
 build/bench/query_bench "$jpid" "${QUERY_BENCH_ROUNDS:-5}" "$PROG"
 ms() { date +%s%N; }
-live=() dump=()
-for i in 1 2 3; do
-	t0=$(ms); build/memtrace -q query -p "$jpid" -f "$PROG" >"$tmp/live.json"; t1=$(ms)
-	rm -f "$tmp/h.hprof"
-	"$JAVA_HOME/bin/jcmd" "$jpid" GC.heap_dump "$tmp/h.hprof" >/dev/null
-	build/memtrace -q query "$tmp/h.hprof" -f "$PROG" >"$tmp/dump.json"; t2=$(ms)
-	live+=($(( (t1 - t0) / 1000000 ))) dump+=($(( (t2 - t1) / 1000000 )))
-done
 med() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
-l=$(med "${live[@]}") d=$(med "${dump[@]}")
-echo "reachability query ($PROG), median of 3: live $l ms, heap dump + import + query $d ms:" \
-	"$(python3 -c "print('%.1fx faster' % ($d / max($l, 1)))")"
-echo "  live: $(cat "$tmp/live.json")"
-echo "  dump: $(cat "$tmp/dump.json")  ($(du -h "$tmp/h.hprof" | cut -f1) dump)"
+# compare WHAT PROGRAM: live query vs heap dump + import + query, median of 3
+compare() {
+	local what=$1 prog=$2 live=() dump=() t0 t1 t2 l d
+	for i in 1 2 3; do
+		t0=$(ms); build/memtrace -q query -p "$jpid" -f "$prog" >"$tmp/live.json"; t1=$(ms)
+		rm -f "$tmp/h.hprof"
+		"$JAVA_HOME/bin/jcmd" "$jpid" GC.heap_dump "$tmp/h.hprof" >/dev/null
+		build/memtrace -q query "$tmp/h.hprof" -f "$prog" >"$tmp/dump.json"; t2=$(ms)
+		live+=($(( (t1 - t0) / 1000000 ))) dump+=($(( (t2 - t1) / 1000000 )))
+	done
+	l=$(med "${live[@]}") d=$(med "${dump[@]}")
+	echo "$what ($prog), median of 3: live $l ms, heap dump + import + query $d ms:" \
+		"$(python3 -c "print('%.1fx faster' % ($d / max($l, 1)))")"
+	echo "  live: $(cat "$tmp/live.json")"
+	echo "  dump: $(cat "$tmp/dump.json")  ($(du -h "$tmp/h.hprof" | cut -f1) dump)"
+}
+compare "reachability query" "$PROG"
+# a program that needs no references (the walk streams objects of one class only)
+compare "instances of one class, no references" tests/query/count_qnodes.mq
