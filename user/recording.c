@@ -99,6 +99,18 @@ struct rec_writer *rec_create(const char *path, const struct rec_header *h)
 					      (unsigned long long)(val));               \
 	} while (0)
 
+/* Close the JSON object of @n bytes in w->buf and write the line. 0 or -EIO. */
+static int end_line(struct rec_writer *w, size_t n)
+{
+	w->buf[n++] = '}';
+	w->buf[n++] = '\n';
+	if (gzwrite(w->gz, w->buf, (unsigned)n) != (int)n) {
+		w->err = true;
+		return -EIO;
+	}
+	return 0;
+}
+
 int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text)
 {
 	char *p = w->buf;
@@ -129,13 +141,7 @@ int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text)
 					      (unsigned long long)e->v[3]);
 		PUT("u", e->uid);
 	}
-	p[n++] = '}';
-	p[n++] = '\n';
-	if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
-		w->err = true;
-		return -EIO;
-	}
-	return 0;
+	return end_line(w, n);
 }
 
 static const char *const side_names[] = {
@@ -189,13 +195,7 @@ int rec_write_side(struct rec_writer *w, const struct rec_side *sd)
 					      (unsigned long long)sd->v[i]);
 		n += (size_t)snprintf(p + n, room - n, "]");
 	}
-	p[n++] = '}';
-	p[n++] = '\n';
-	if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
-		w->err = true;
-		return -EIO;
-	}
-	return 0;
+	return end_line(w, n);
 }
 
 uint64_t rec_written(const struct rec_writer *w)
