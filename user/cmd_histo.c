@@ -133,8 +133,10 @@ int do_histo(int argc, char **argv)
 	}
 	if (json)
 		printf("{\"event\":\"histo_total\",\"pid\":%d,\"instances\":%llu,\"bytes\":%llu,"
-		       "\"pause_ms\":%.3f,\"partial\":%s}\n", pid, (unsigned long long)ti,
-		       (unsigned long long)tb, (double)snap.info.pause_ns / 1e6,
+		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s}\n", pid,
+		       (unsigned long long)ti, (unsigned long long)tb,
+		       (double)snap.info.pause_ns / 1e6,
+		       snap.pause_from_jvm ? "jvm_safepoints" : "agent",
 		       snap.info.partial ? "true" : "false");
 	else
 		printf("%6s %12llu %14llu  (total)\n", "", (unsigned long long)ti,

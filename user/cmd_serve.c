@@ -122,6 +122,7 @@ struct query_job {
 	uint64_t started_ns, ended_ns;
 	/* the outcome */
 	double pause_ms, eval_ms;
+	bool pause_from_jvm;     /* pause_ms from the JVM's safepoint counters */
 	bool partial;
 	uint32_t objects;
 	char *result;               /* the program's JSON (no newline) */
@@ -784,6 +785,7 @@ static void *query_worker(void *arg)
 	q->result = qo.json;
 	qo.json = NULL;
 	q->pause_ms = (double)snap.info.pause_ns / 1e6;
+	q->pause_from_jvm = snap.pause_from_jvm;
 	q->partial = snap.info.partial;
 	q->objects = qo.objects;
 	q->eval_ms = (double)qo.eval_ns / 1e6;
@@ -848,9 +850,10 @@ static void query_json(FILE *f, const struct query_job *q)
 	if (q->state != QUERY_RUNNING)
 		fprintf(f, ",\"ended_ns\":%llu", (unsigned long long)q->ended_ns);
 	if (q->state == QUERY_DONE)
-		fprintf(f, ",\"pause_ms\":%.3f,\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f,"
-			"\"result\":%s", q->pause_ms, q->partial ? "true" : "false", q->objects,
-			q->eval_ms, q->result);
+		fprintf(f, ",\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,"
+			"\"eval_ms\":%.3f,\"result\":%s", q->pause_ms,
+			q->pause_from_jvm ? "jvm_safepoints" : "agent", q->partial ? "true" : "false",
+			q->objects, q->eval_ms, q->result);
 	if (q->state == QUERY_FAILED) {
 		fputs(",\"error\":", f);
 		json_str(f, q->error);

@@ -58,11 +58,15 @@ walk_all() {
 		{ cat "$TMPD/e"; fail "query"; }
 	grep -q "($how;" "$TMPD/e" || { cat "$TMPD/e"; fail "query did not say '$how'"; }
 	assert_eq "$(walks)" "$((n0 + 1))" "one HeapWalkOperation per query"
+	assert_eq "$(json_get "$TMPD/q.json" 'recs[0]["pause_from"]')" \
+		"$([ "$1" = exact ] && echo jvm_safepoints || echo agent)" "query --json pause_from"
 	check query "$(json_get "$TMPD/q.json" 'recs[0]["pause_ms"]')" "$1"
 	check_release query "$1"
 
 	"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "histo"; }
 	assert_eq "$(walks)" "$((n0 + 2))" "one HeapWalkOperation per histo"
+	assert_eq "$(json_get "$TMPD/h.json" '[r for r in recs if r.get("event") == "histo_total"][0]["pause_from"]')" \
+		"$([ "$1" = exact ] && echo jvm_safepoints || echo agent)" "histo --json pause_from"
 	check histo "$(json_get "$TMPD/h.json" '[r for r in recs if r.get("event") == "histo_total"][0]["pause_ms"]')" "$1"
 	check_release histo "$1"
 
