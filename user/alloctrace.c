@@ -9,6 +9,7 @@
 #include "alloc.skel.h"
 #include "alloctrace.h"
 #include "elfsym.h"
+#include "tlabprobe.h"
 #include "gctrace.h"
 #include "jframes.h"
 #include "jvmflags.h"
@@ -171,36 +172,17 @@ static int exact_preflight(const struct mt_proc *p, struct mt_vmstructs *vs)
 
 static int attach_tlab(struct alloctrace *t, const struct mt_proc *p, struct mt_elf *e)
 {
-	static const char *const syms[2] = { SYM_NEW_TLAB, SYM_OUTSIDE_TLAB };
 	struct bpf_program *progs[2] = { t->skel->progs.handle_new_tlab,
 					 t->skel->progs.handle_outside_tlab };
+	const char *missing = "";
+	int err = tlabprobe_attach(progs, e, p, t->tlab, &missing);
 
-	for (int i = 0; i < 2; i++) {
-		uint64_t addr, off;
-		int err;
-
-		if (elfsym_lookup(e, syms[i], &addr, NULL)) {
-			p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s: it is "
-			      "stripped (no .symtab), so allocations cannot be sampled by uprobes. "
-			      "Install the JDK's debug symbols, or run `memtrace age` (JVMTI "
-			      "sampling through the agent) instead",
-			      p->pid, p->libjvm, i ? "send_allocation_outside_tlab" :
-						     "send_allocation_in_new_tlab");
-			return -ENOENT;
-		}
-		err = elfsym_vaddr_to_offset(e, addr, &off);
-		if (err)
-			return err;
-		t->tlab[i] = bpf_program__attach_uprobe(progs[i], false, p->pid, p->libjvm_host,
-							off);
-		if (!t->tlab[i]) {
-			err = -errno;
-			p_err("cannot attach a uprobe to AllocTracer in %s: %s", p->libjvm,
-			      strerror(errno));
-			return err;
-		}
-	}
-	return 0;
+	if (err == -ENOENT)
+		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s: it is "
+		      "stripped (no .symtab), so allocations cannot be sampled by uprobes. "
+		      "Install the JDK's debug symbols, or run `memtrace age` (JVMTI "
+		      "sampling through the agent) instead", p->pid, p->libjvm, missing);
+	return err;
 }
 
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o)

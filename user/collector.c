@@ -13,6 +13,7 @@
 #include "elfsym.h"
 #include "gctrace.h"
 #include "idmap.h"
+#include "tlabprobe.h"
 #include "jvmev.skel.h"
 #include "klassname.h"
 #include "memtrace/jvmev.h"
@@ -434,11 +435,11 @@ int collector_resync_types(struct collector *c, uint64_t ts)
 
 int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
 {
-	static const char *const syms[2] = { SYM_NEW_TLAB, SYM_OUTSIDE_TLAB };
 	struct bpf_program *progs[2] = { c->skel->progs.handle_alloc_new_tlab,
 					 c->skel->progs.handle_alloc_outside_tlab };
+	const char *missing = "";
 	struct mt_elf *elf;
-	int err = 0;
+	int err;
 
 	if (!c->have_kl) {
 		p_err("cannot read Klass::_name through the VMStructs of pid %d: allocation "
@@ -451,34 +452,12 @@ int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
 		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
 		return err;
 	}
-	for (int i = 0; i < 2 && !err; i++) {
-		uint64_t addr, off;
-
-		if (elfsym_lookup(elf, syms[i], &addr, NULL)) {
-			p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s (no .symtab): "
-			      "allocations cannot be sampled; install the JDK's debug symbols",
-			      p->pid, p->libjvm, i ? "send_allocation_outside_tlab" :
-						     "send_allocation_in_new_tlab");
-			err = -ENOENT;
-			break;
-		}
-		err = elfsym_vaddr_to_offset(elf, addr, &off);
-		if (err)
-			break;
-		c->alloc_links[i] = bpf_program__attach_uprobe(progs[i], false, p->pid,
-							       p->libjvm_host, off);
-		if (!c->alloc_links[i]) {
-			err = -errno;
-			p_err("cannot attach a uprobe to AllocTracer in %s: %s", p->libjvm,
-			      strerror(errno));
-		}
-	}
+	err = tlabprobe_attach(progs, elf, p, c->alloc_links, &missing);
+	if (err == -ENOENT)
+		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s (no .symtab): "
+		      "allocations cannot be sampled; install the JDK's debug symbols",
+		      p->pid, p->libjvm, missing);
 	elfsym_free(elf);
-	if (err)
-		for (int i = 0; i < 2; i++) {
-			bpf_link__destroy(c->alloc_links[i]);
-			c->alloc_links[i] = NULL;
-		}
 	return err;
 }
 

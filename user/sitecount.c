@@ -16,6 +16,7 @@
 #include "sitecount.h"
 #include "sites.skel.h"
 #include "symres.h"
+#include "tlabprobe.h"
 #include "util.h"
 #include "vmstructs.h"
 
@@ -41,37 +42,22 @@ void sitecount_free(struct sitecount *c)
 /* Attach both AllocTracer uprobes of @p's libjvm. */
 static int attach_probes(struct sitecount *c, const struct mt_proc *p)
 {
-	static const char *const syms[2] = { SYM_NEW_TLAB, SYM_OUTSIDE_TLAB };
 	struct bpf_program *progs[2] = { c->skel->progs.handle_new_tlab,
 					 c->skel->progs.handle_outside_tlab };
 	struct mt_elf *e = elfsym_open(p->libjvm_host);
-	int err = 0;
+	const char *missing = "";
+	int err;
 
 	if (!e) {
 		err = -errno;
 		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
 		return err;
 	}
-	for (int i = 0; i < 2 && !err; i++) {
-		uint64_t addr, off;
-
-		if (elfsym_lookup(e, syms[i], &addr, NULL)) {
-			p_err("libjvm.so of pid %d (%s) has no AllocTracer symbols (no .symtab): "
-			      "per-site allocation counters are not available; install the JDK's "
-			      "debug symbols", p->pid, p->libjvm);
-			err = -ENOENT;
-			break;
-		}
-		err = elfsym_vaddr_to_offset(e, addr, &off);
-		if (err)
-			break;
-		c->link[i] = bpf_program__attach_uprobe(progs[i], false, p->pid, p->libjvm_host, off);
-		if (!c->link[i]) {
-			err = -errno;
-			p_err("cannot attach a uprobe to AllocTracer in %s: %s", p->libjvm,
-			      strerror(errno));
-		}
-	}
+	err = tlabprobe_attach(progs, e, p, c->link, &missing);
+	if (err == -ENOENT)
+		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s (no .symtab): "
+		      "per-site allocation counters are not available; install the JDK's "
+		      "debug symbols", p->pid, p->libjvm, missing);
 	elfsym_free(e);
 	return err;
 }

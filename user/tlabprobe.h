@@ -1,0 +1,29 @@
+/*
+ * tlabprobe.h - the two uprobes every allocation counter of memtrace stands
+ * on: AllocTracer::send_allocation_in_new_tlab (weight: the new TLAB) and
+ * ::send_allocation_outside_tlab (weight: the object), found by their
+ * mangled names in libjvm's .symtab (alloctrace.h's SYM_NEW_TLAB /
+ * SYM_OUTSIDE_TLAB). Used by `alloc` (alloctrace.c), the record collector
+ * (collector.c) and the per-site counters of `leaks` (sitecount.c).
+ */
+#ifndef MEMTRACE_TLABPROBE_H
+#define MEMTRACE_TLABPROBE_H
+
+struct bpf_program;
+struct bpf_link;
+struct mt_elf;
+struct mt_proc;
+
+/*
+ * tlabprobe_attach - attach @progs[0] at send_allocation_in_new_tlab and
+ * @progs[1] at send_allocation_outside_tlab of @p's libjvm (@e: that file,
+ * opened from p->libjvm_host). On success @links holds both (the caller
+ * destroys them); on failure neither stays attached and @links is NULL'ed.
+ * Returns 0; -ENOENT when libjvm lacks a symbol (stripped): nothing is
+ * printed, *@missing names the method, and the caller says what it loses;
+ * other -errno after printing why the uprobe did not attach.
+ */
+int tlabprobe_attach(struct bpf_program *const progs[2], const struct mt_elf *e,
+		     const struct mt_proc *p, struct bpf_link *links[2], const char **missing);
+
+#endif
