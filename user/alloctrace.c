@@ -243,7 +243,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
-		p_err("cannot load the alloc BPF programs: %s", strerror(-err));
+		bpf_load_failed("alloc", err);
 		goto err_destroy;
 	}
 

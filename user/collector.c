@@ -544,6 +544,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		{ "monitor__wait", false, true },   { "monitor__waited", false, true },
 	};
 	struct bpf_program *progs[MT_ARRAY_SIZE(probes)];
+	struct usdt_probe attach[MT_ARRAY_SIZE(probes)];
 	struct mt_elf *elf = NULL;
 	struct collector *c;
 	int err;
@@ -587,8 +588,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	/* Load and verify. */
 	err = jvmev_bpf__load(c->skel);
 	if (err) {
-		p_err("cannot load the jvmev BPF programs into the kernel: %s%s", strerror(-err),
-		      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
+		bpf_load_failed("jvmev", err);
 		goto err_destroy;
 	}
 
@@ -615,23 +615,15 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	progs[12] = c->skel->progs.handle_mon_exit;
 	progs[13] = c->skel->progs.handle_mon_wait;
 	progs[14] = c->skel->progs.handle_mon_waited;
-	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++) {
-		err = usdt_attach(&c->links, progs[i], elf, p->libjvm_host, p->pid, "hotspot",
-				  probes[i].name);
-		if (err < 0 && probes[i].required) {
-			p_err("cannot attach to USDT probe hotspot:%s in %s: %s "
-			      "(`memtrace doctor -p %d` lists what this JVM offers)",
-			      probes[i].name, p->libjvm, strerror(-err), p->pid);
-			goto err_links;
-		}
-		if (err < 0) {
-			p_warn("hotspot:%s not attached (%s): its events will be missing",
-			       probes[i].name, strerror(-err));
-			continue;
-		}
+	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
+		attach[i] = (struct usdt_probe){ .name = probes[i].name, .prog = progs[i],
+						 .optional = !probes[i].required };
+	err = usdt_attach_hotspot(&c->links, attach, MT_ARRAY_SIZE(probes), elf, p);
+	if (err)
+		goto err_links;
+	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
-			c->monitor_sites += err;
-	}
+			c->monitor_sites += attach[i].sites;
 	elfsym_free(elf);
 	elf = NULL;
 

@@ -86,6 +86,13 @@ void bpf_setup_logging(void)
 	libbpf_set_print(libbpf_print);
 }
 
+int bpf_load_failed(const char *obj, int err)
+{
+	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),
+	      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
+	return err;
+}
+
 uint64_t bpf_percpu_sum(int map_fd)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -131,9 +138,9 @@ static int handle_event(void *ctx, void *data, size_t len)
 
 struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 {
-	static const char *const probes[4] = { "gc__begin", "gc__end", "mem__pool__gc__begin",
-					       "mem__pool__gc__end" };
-	struct bpf_program *progs[4];
+	struct usdt_probe probes[4] = { { .name = "gc__begin" }, { .name = "gc__end" },
+					{ .name = "mem__pool__gc__begin" },
+					{ .name = "mem__pool__gc__end" } };
 	struct mt_elf *elf = NULL;
 	struct gctrace *t;
 	int err;
@@ -158,8 +165,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	/* Load and verify. */
 	err = gc_bpf__load(t->skel);
 	if (err) {
-		p_err("cannot load the gc BPF programs into the kernel: %s%s", strerror(-err),
-		      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
+		bpf_load_failed("gc", err);
 		goto err_destroy;
 	}
 
@@ -171,20 +177,13 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		goto err_destroy;
 	}
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
-	progs[0] = t->skel->progs.handle_gc_begin;
-	progs[1] = t->skel->progs.handle_gc_end;
-	progs[2] = t->skel->progs.handle_pool_begin;
-	progs[3] = t->skel->progs.handle_pool_end;
-	for (int i = 0; i < 4; i++) {
-		err = usdt_attach(&t->links, progs[i], elf, p->libjvm_host, p->pid, "hotspot",
-				  probes[i]);
-		if (err < 0) {
-			p_err("cannot attach to USDT probe hotspot:%s in %s: %s "
-			      "(`memtrace doctor -p %d` lists what this JVM offers)",
-			      probes[i], p->libjvm, strerror(-err), p->pid);
-			goto err_links;
-		}
-	}
+	probes[0].prog = t->skel->progs.handle_gc_begin;
+	probes[1].prog = t->skel->progs.handle_gc_end;
+	probes[2].prog = t->skel->progs.handle_pool_begin;
+	probes[3].prog = t->skel->progs.handle_pool_end;
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), elf, p);
+	if (err)
+		goto err_links;
 	elfsym_free(elf);
 	elf = NULL;
 

@@ -100,7 +100,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	c->skel->rodata->targ_cc_hi = c->jl.cc_hi;
 	err = sites_bpf__load(c->skel);
 	if (err) {
-		p_err("cannot load the sites BPF programs: %s", strerror(-err));
+		bpf_load_failed("sites", err);
 		goto fail;
 	}
 	err = attach_probes(c, p);

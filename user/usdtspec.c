@@ -8,7 +8,9 @@
 #include <bpf/libbpf.h>
 
 #include "elfsym.h"
+#include "proc.h"
 #include "usdtspec.h"
+#include "util.h"
 
 /* Register names as GNU as writes them: 64/32/16/8-bit views of each. */
 static const struct {
@@ -179,4 +181,26 @@ void usdt_detach_all(struct usdt_links *l)
 {
 	while (l->n > 0)
 		bpf_link__destroy(l->links[--l->n]);
+}
+
+int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,
+			const struct mt_elf *e, const struct mt_proc *p)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = usdt_attach(l, probes[i].prog, e, p->libjvm_host, p->pid, "hotspot",
+				      probes[i].name);
+
+		probes[i].sites = err > 0 ? err : 0;
+		if (err >= 0)
+			continue;
+		if (!probes[i].optional) {
+			p_err("cannot attach to USDT probe hotspot:%s in %s: %s "
+			      "(`memtrace doctor -p %d` lists what this JVM offers)",
+			      probes[i].name, p->libjvm, strerror(-err), p->pid);
+			return err;
+		}
+		p_warn("hotspot:%s not attached (%s): its events will be missing", probes[i].name,
+		       strerror(-err));
+	}
+	return 0;
 }

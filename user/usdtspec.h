@@ -6,6 +6,8 @@
 #ifndef MEMTRACE_USDTSPEC_H
 #define MEMTRACE_USDTSPEC_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "memtrace/usdt.h"
@@ -13,6 +15,7 @@
 struct bpf_program;
 struct bpf_link;
 struct mt_elf;
+struct mt_proc;
 
 /* usdtspec_parse_arg - one "SIZE@LOCATION" token. Returns 0 or -EINVAL. */
 int usdtspec_parse_arg(const char *tok, struct mt_usdt_arg *a);
@@ -35,6 +38,23 @@ struct usdt_links {
  */
 int usdt_attach(struct usdt_links *l, struct bpf_program *prog, const struct mt_elf *e,
 		const char *path, int pid, const char *provider, const char *name);
+/* One hotspot probe for usdt_attach_hotspot(). */
+struct usdt_probe {
+	const char *name;          /* e.g. "gc__begin" */
+	struct bpf_program *prog;
+	bool optional;             /* absent or failing: warned about, not an error */
+	int sites;                 /* out: sites attached (0 for a missing optional one) */
+};
+
+/*
+ * usdt_attach_hotspot - usdt_attach() of each of the @n probes (provider
+ * "hotspot") in the libjvm of @p (@e: that file, from p->libjvm_host).
+ * Returns 0, or -errno after naming the required probe that failed and
+ * pointing at `memtrace doctor`; what did attach stays in @l (the caller's
+ * usdt_detach_all() releases it).
+ */
+int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,
+			const struct mt_elf *e, const struct mt_proc *p);
 /* usdt_detach_all - destroy every link in @l. */
 void usdt_detach_all(struct usdt_links *l);
 
