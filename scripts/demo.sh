@@ -2,7 +2,8 @@
 # scripts/demo.sh - what `make demo` runs after installing and building:
 # start the bundled demo JVM (GC churn, allocation, a slow leak), show what
 # memtrace's doctor finds, then about 20 s of memtrace: collections (USDT),
-# allocation by class and site (TLAB sampling), leak suspects (agent); stop
+# allocation by class and site (TLAB sampling), leak suspects (agent), a
+# query on the live heap (two walks in one session: ages in GCs); stop
 # the JVM.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,5 +43,21 @@ $SUDO build/memtrace alloc -p "$pid" --duration "$ALLOC_SECS" --by stack --top 6
 echo
 echo "### memtrace leaks -p $pid --duration $LEAK_SECS   (the demo leaks DemoWorkload\$Session objects)"
 $SUDO build/memtrace leaks -p "$pid" --duration "$LEAK_SECS" --interval 64k --top 5
+echo
+echo "### memtrace query -p $pid   (the leaked sessions on the live heap, twice in one session: their age in GCs)"
+$SUDO build/memtrace query -p "$pid" --count 2 --every 3 -e 'set_type old:
+    roots <- objects.filter([it | it is DemoWorkload.Session and it.age >= 3])
+    membership <- false
+    on_inclusion <- [ n <- n + 1  bytes <- bytes + THIS.size ]
+    n : int <- 0
+    bytes : int <- 0
+instances_for old have_names = "sessions seen 3+ GCs ago"
+set_type young:
+    roots <- objects.filter([it | it is DemoWorkload.Session])
+    membership <- false
+    on_inclusion <- [ n <- n + 1  bytes <- bytes + THIS.size ]
+    n : int <- 0
+    bytes : int <- 0
+instances_for young have_names = "the other sessions"'
 echo
 echo "### the flame graph is in /tmp/memtrace-demo-flamegraph.html; \`memtrace -p $pid\` is the live view"
