@@ -79,11 +79,15 @@ walk_all() {
 	kill -0 "$JVM_PID" || fail "the JVM died"
 }
 
+# The workload is idle after READY (no GC); periodic cleanup safepoints are
+# off (GuaranteedSafepointInterval=0) so that a second safepoint inside the
+# request's window cannot turn the JVM's figure into the agent's at random.
+SP="-XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0"
 LOG="$TMPD/safepoint.log"
-jvm_start w "-Xlog:safepoint:file=$LOG" -Xmx256m QueryWorkload planted 100000
+jvm_start w "-Xlog:safepoint:file=$LOG" $SP -Xmx256m QueryWorkload planted 100000
 walk_all exact
 kill "$JVM_PID"; wait "$JVM_PID" 2>/dev/null
 
 LOG="$TMPD/safepoint-noperf.log"
-jvm_start noperf "-Xlog:safepoint:file=$LOG" -XX:-UsePerfData -Xmx256m QueryWorkload planted 100000
+jvm_start noperf "-Xlog:safepoint:file=$LOG" $SP -XX:-UsePerfData -Xmx256m QueryWorkload planted 100000
 walk_all agent
