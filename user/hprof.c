@@ -480,14 +480,16 @@ static int class_refs(struct hp *h, struct mt_snapshot *s)
 /* The shallow size estimate of an instance of @c (see the header), cached. */
 static uint64_t inst_estimate(struct hp *h, struct hp_class *c)
 {
+	struct hp_class *chain[256];
 	uint64_t bytes = 12;
-	int d = 0;
+	int depth;
 
 	if (c->est_size)
 		return c->est_size;
-	for (struct hp_class *k = c; k && d < 256; k = k->super ? class_of(h, k->super) : NULL, d++)
-		for (uint32_t i = 0; i < k->nfields; i++)
-			bytes += k->fields[i].type == 2 ? 4 : type_size(k->fields[i].type, 4);
+	flat_fields(h, c, chain, &depth); /* a chain cut at 256 still gives an estimate */
+	for (int d = 0; d < depth; d++)
+		for (uint32_t i = 0; i < chain[d]->nfields; i++)
+			bytes += chain[d]->fields[i].type == 2 ? 4 : type_size(chain[d]->fields[i].type, 4);
 	c->est_size = (uint32_t)round8(bytes);
 	return c->est_size;
 }

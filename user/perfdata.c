@@ -195,3 +195,20 @@ int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s)
 	s->time_ns = (uint64_t)((long double)ticks * 1e9L / (long double)freq);
 	return 0;
 }
+
+void perfdata_window_begin(const struct mt_perfdata *pd, struct mt_sp_window *w)
+{
+	w->ok = pd && !perfdata_safepoints(pd, &w->at);
+}
+
+int perfdata_window_end(const struct mt_perfdata *pd, const struct mt_sp_window *w,
+			uint64_t *ns)
+{
+	struct mt_safepoints now;
+
+	if (!w->ok || perfdata_safepoints(pd, &now) || now.count < w->at.count ||
+	    now.time_ns < w->at.time_ns)
+		return -1;
+	*ns = now.time_ns - w->at.time_ns;
+	return now.count - w->at.count > 1000000 ? -1 : (int)(now.count - w->at.count);
+}

@@ -16,6 +16,7 @@
 #ifndef MEMTRACE_PERFDATA_H
 #define MEMTRACE_PERFDATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,21 @@ struct mt_safepoints {
 
 /* perfdata_safepoints - read both (and the tick frequency): 0 or -ENOENT. */
 int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s);
+
+/* The counters at the start of something memtrace asked the JVM to do. */
+struct mt_sp_window {
+	bool ok;                 /* counters read (a JVM with hsperfdata) */
+	struct mt_safepoints at;
+};
+
+/* perfdata_window_begin - read the counters into *@w; @pd may be NULL (no file). */
+void perfdata_window_begin(const struct mt_perfdata *pd, struct mt_sp_window *w);
+/*
+ * perfdata_window_end - the safepoints since perfdata_window_begin(@w): their
+ * number (0, 1, ...) with their total time in *@ns, or -1 when unknown (no
+ * counters). With exactly 1, *@ns is the pause of what memtrace asked for.
+ */
+int perfdata_window_end(const struct mt_perfdata *pd, const struct mt_sp_window *w,
+			uint64_t *ns);
 
 #endif

@@ -97,16 +97,16 @@ int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t ma
 			  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
 	const struct mt_proc *p = ss->p;
-	struct mt_safepoints sp0 = { .count = UINT64_MAX }, sp1;
+	struct mt_sp_window spw;
 	struct mt_ap_hdr h;
 	char why[128];
+	uint64_t ns;
 	int err;
 
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
-	if (ss->pd && perfdata_safepoints(ss->pd, &sp0))
-		sp0.count = UINT64_MAX;
+	perfdata_window_begin(ss->pd, &spw);
 	ss->walks++;
 	err = send_request(&ss->so, flags, max_pause_ms, fields, nfields);
 	if (err) {
@@ -134,11 +134,9 @@ int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t ma
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			s->agent_pause_ns = s->info.pause_ns;
 			/* exactly one safepoint since the request: the walk's */
-			if (ss->pd && sp0.count != UINT64_MAX && !perfdata_safepoints(ss->pd, &sp1) &&
-			    sp1.count == sp0.count + 1 && sp1.time_ns >= sp0.time_ns) {
-				s->info.pause_ns = sp1.time_ns - sp0.time_ns;
-				s->pause_from_jvm = true;
-			}
+			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
+			if (s->pause_from_jvm)
+				s->info.pause_ns = ns;
 			return 0;
 		}
 		if (h.type != MT_AP_HEAP_DATA)
@@ -162,20 +160,19 @@ void snapshot_session_close(struct mt_snapsession *ss)
 		return;
 	if (ss->so.fd >= 0 && !ss->broken) {
 		/* the agent clears the session's tags before it ACKs: a pause, printed */
-		struct mt_safepoints a, b;
-		bool jvm = ss->walks && ss->pd && !perfdata_safepoints(ss->pd, &a);
-		uint64_t t0 = mono_ns();
+		struct mt_sp_window spw;
+		uint64_t t0 = mono_ns(), ns;
 
+		perfdata_window_begin(ss->pd, &spw);
 		if (!agentsock_detach(&ss->so) && ss->walks) {
 			uint64_t dt = mono_ns() - t0;
+			int n = perfdata_window_end(ss->pd, &spw, &ns);
 			char f[32];
 
-			jvm = jvm && !perfdata_safepoints(ss->pd, &b);
-			if (jvm && b.count == a.count + 1)
+			if (n == 1)
 				p_info("releasing the walk's tags paused JVM %d for %s (the JVM's "
-				       "safepoint time)", ss->p->pid,
-				       fmt_ns(b.time_ns - a.time_ns, f, sizeof(f)));
-			else if (!jvm || b.count != a.count) /* no safepoint: nothing to clear */
+				       "safepoint time)", ss->p->pid, fmt_ns(ns, f, sizeof(f)));
+			else if (n != 0) /* 0: no safepoint, nothing was tagged */
 				p_info("releasing the walk's tags paused JVM %d for at most %s "
 				       "(timed by memtrace)", ss->p->pid, fmt_ns(dt, f, sizeof(f)));
 		}

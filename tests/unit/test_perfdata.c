@@ -106,6 +106,48 @@ static void test_counters(void **state)
 	unlink(b_write(&b, 0));
 }
 
+/* A file with these safepoint counters (ns ticks). */
+static struct mt_perfdata *counters(int64_t count, int64_t time_ns)
+{
+	struct builder b;
+	char why[256];
+
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 1000000000);
+	b_long(&b, "sun.rt.safepoints", count);
+	b_long(&b, "sun.rt.safepointTime", time_ns);
+	return perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+}
+
+static void test_window(void **state)
+{
+	struct mt_perfdata *pd;
+	struct mt_sp_window w;
+	uint64_t ns = 0;
+
+	perfdata_window_begin(NULL, &w); /* no file: unknown, never a guess */
+	assert_int_equal(perfdata_window_end(NULL, &w, &ns), -1);
+	pd = counters(4, 1000);
+	assert_non_null(pd);
+	perfdata_window_begin(pd, &w);
+	assert_int_equal(perfdata_window_end(pd, &w, &ns), 0);
+	perfdata_free(pd);
+	pd = counters(5, 251000);              /* one safepoint later: its time */
+	assert_non_null(pd);
+	assert_int_equal(perfdata_window_end(pd, &w, &ns), 1);
+	assert_int_equal(ns, 250000);
+	perfdata_free(pd);
+	pd = counters(6, 300000);              /* two: their sum, and the count says so */
+	assert_non_null(pd);
+	assert_int_equal(perfdata_window_end(pd, &w, &ns), 2);
+	assert_int_equal(ns, 299000);
+	perfdata_free(pd);
+	pd = counters(3, 900);                 /* counters went back (another JVM): unknown */
+	assert_non_null(pd);
+	assert_int_equal(perfdata_window_end(pd, &w, &ns), -1);
+	perfdata_free(pd);
+}
+
 static void test_corrupt(void **state)
 {
 	struct builder b;
@@ -145,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_corrupt),
 	};
 
