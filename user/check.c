@@ -67,9 +67,9 @@ void check_free(struct mt_check *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->threads.cap; i++)
-		if (c->threads.used[i])
-			thread_free(c->threads.vals[i]);
+	for (size_t i = 0; i < idmap_slots(&c->threads); i++)
+		if (idmap_used(&c->threads, i))
+			thread_free(idmap_val_at(&c->threads, i));
 	idmap_free(&c->threads);
 	idmap_free(&c->names);
 	idmap_free(&c->types);
@@ -217,9 +217,9 @@ static void check_thread(struct mt_check *c, uint64_t pos, const struct mt_ev *e
 		if (t->waiting || t->holds.n)
 			viol(c, pos, 5, "thread %llu destroyed while it %s", (unsigned long long)e->id,
 			     t->waiting ? "waits for a monitor" : "holds monitors");
-		for (size_t i = 0; i < t->holds.cap; i++)
-			if (t->holds.used[i])
-				lockuse_add(c, t->holds.keys[i], -(int)(uintptr_t)t->holds.vals[i]);
+		for (size_t i = 0; i < idmap_slots(&t->holds); i++)
+			if (idmap_used(&t->holds, i))
+				lockuse_add(c, idmap_key_at(&t->holds, i), -(int)(uintptr_t)idmap_val_at(&t->holds, i));
 		if (t->waiting)
 			lockuse_add(c, t->wait_lock, -1);
 		idmap_del(&c->threads, e->id);

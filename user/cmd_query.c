@@ -238,6 +238,10 @@ int do_query(int argc, char **argv)
 			flags |= MT_AP_HEAP_MAXPAUSE;
 		if (save)
 			flags |= MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS;
+		/* ages across walks need ids that last: objects tagged for the session
+		 * (slower walks, and clearing the tags at the end is one more pause) */
+		if (count > 1 && (n->age || save))
+			flags |= MT_AP_HEAP_KEEPIDS;
 		snapshot_free(&snap);
 		if (snapshot_session_take(&ss, flags, (uint32_t)max_pause, n->fields, n->nfields,
 					  &snap))

@@ -305,14 +305,6 @@ static int objects_report(const char *path, const struct rec_header *h, uint64_t
 	return rc;
 }
 
-static void free_vals(struct idmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			free(m->vals[i]);
-	idmap_free(m);
-}
-
 int do_report(int argc, char **argv)
 {
 	struct report_opts ro = { .min_age = 2 };
@@ -450,8 +442,8 @@ out:
 	idmap_free(&rp.types);
 	idmap_free(&rp.objs);
 	free(rp.ocls);
-	free_vals(&rp.names);
-	free_vals(&rp.stacks);
+	idmap_free_vals(&rp.names);
+	idmap_free_vals(&rp.stacks);
 	rec_close_read(r);
 	return rc < 0 ? 1 : 0;
 }

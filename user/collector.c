@@ -409,9 +409,11 @@ int collector_resync_types(struct collector *c, uint64_t ts)
 		return err ? err : -ENOENT;
 	}
 	/* the types made up for the agent's classes live on */
-	for (size_t i = 0; i < c->synth.cap; i++) {
-		if (!c->synth.used[i])
-			continue;
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
+
+	while (idmap_next(&c->synth, &pos, &key, &val)) {
 		if (w.n == w.cap) {
 			struct seq_type_info *nl = realloc(w.live, (w.cap * 2 + 1) * sizeof(*nl));
 
@@ -420,8 +422,8 @@ int collector_resync_types(struct collector *c, uint64_t ts)
 			w.live = nl;
 			w.cap = w.cap * 2 + 1;
 		}
-		w.live[w.n].key = c->synth.keys[i];
-		w.live[w.n++].name = (uintptr_t)c->synth.vals[i];
+		w.live[w.n].key = key;
+		w.live[w.n++].name = (uintptr_t)val;
 	}
 	seq_resync_types(c->seq, ts, w.live, w.n);
 	idmap_free(&c->types);

@@ -15,80 +15,130 @@ static inline size_t slot_of(uint64_t key, size_t cap)
 
 void idmap_init(struct idmap *m)
 {
-	m->keys = NULL;
-	m->vals = NULL;
-	m->used = NULL;
+	m->slots = NULL;
 	m->cap = m->n = 0;
+	m->has_zero = false;
+	m->zero_val = NULL;
 }
 
 void idmap_free(struct idmap *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	idmap_init(m);
+}
+
+void idmap_free_vals(struct idmap *m)
+{
+	size_t pos = 0;
+	uint64_t k;
+	void *v;
+
+	while (idmap_next(m, &pos, &k, &v))
+		free(v);
+	idmap_free(m);
+}
+
+/* The slot holding @key (non-zero), or the empty slot where it would go. */
+static struct idmap_slot *find(const struct idmap *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = slot_of(key, m->cap); m->slots[i].key; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			break;
+	return &m->slots[i];
 }
 
 void *idmap_get(const struct idmap *m, uint64_t key)
 {
-	size_t i;
+	struct idmap_slot *s;
 
+	if (!key)
+		return m->has_zero ? m->zero_val : NULL;
 	if (!m->cap)
 		return NULL;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->vals[i];
-	return NULL;
+	s = find(m, key);
+	return s->key ? s->val : NULL;
 }
 
-static void insert(struct idmap *m, uint64_t key, void *val)
+/* Re-allocate the table with @cap slots and re-insert every entry. */
+static int rehash(struct idmap *m, size_t cap)
 {
-	size_t i;
+	struct idmap_slot *old = m->slots;
+	size_t old_cap = m->cap;
 
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return;
-		}
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-}
-
-/* Double the table (or create it) and re-insert every entry. */
-static int grow(struct idmap *m)
-{
-	struct idmap old = *m;
-	size_t cap = old.cap ? old.cap * 2 : 64;
-
-	m->keys = malloc(cap * sizeof(*m->keys));
-	m->vals = malloc(cap * sizeof(*m->vals));
-	m->used = calloc(cap, 1);
-	if (!m->keys || !m->vals || !m->used) {
-		free(m->keys);
-		free(m->vals);
-		free(m->used);
-		*m = old;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
 		return -ENOMEM;
 	}
 	m->cap = cap;
-	m->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.used[i])
-			insert(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
-	free(old.used);
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].key)
+			*find(m, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Room for one more key at most 3/4 full. */
+static int room(struct idmap *m)
+{
+	if ((m->n + 1) * 4 > m->cap * 3)
+		return rehash(m, m->cap ? m->cap * 2 : 64);
+	return 0;
+}
+
+int idmap_put_new(struct idmap *m, uint64_t key, void *val, void **cur)
+{
+	struct idmap_slot *s;
+
+	if (!key) {
+		if (!m->has_zero) {
+			m->has_zero = true;
+			m->zero_val = val;
+			m->n++;
+		}
+		*cur = m->zero_val;
+		return 0;
+	}
+	if (room(m))
+		return -ENOMEM;
+	s = find(m, key);
+	if (!s->key) {
+		s->key = key;
+		s->val = val;
+		m->n++;
+	}
+	*cur = s->val;
 	return 0;
 }
 
 int idmap_put(struct idmap *m, uint64_t key, void *val)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && grow(m))
+	struct idmap_slot *s;
+
+	if (!key) {
+		m->n += !m->has_zero;
+		m->has_zero = true;
+		m->zero_val = val;
+		return 0;
+	}
+	if (room(m))
 		return -ENOMEM;
-	insert(m, key, val);
+	s = find(m, key);
+	m->n += !s->key;
+	s->key = key;
+	s->val = val;
 	return 0;
+}
+
+int idmap_reserve(struct idmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap > m->cap ? rehash(m, cap) : 0;
 }
 
 void *idmap_del(struct idmap *m, uint64_t key)
@@ -96,26 +146,54 @@ void *idmap_del(struct idmap *m, uint64_t key)
 	size_t i, j, mask = m->cap - 1;
 	void *val;
 
+	if (!key) {
+		if (!m->has_zero)
+			return NULL;
+		m->has_zero = false;
+		m->n--;
+		return m->zero_val;
+	}
 	if (!m->cap)
 		return NULL;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key)
-			break;
-	if (!m->used[i])
+	i = (size_t)(find(m, key) - m->slots);
+	if (!m->slots[i].key)
 		return NULL;
-	val = m->vals[i];
+	val = m->slots[i].val;
 	/* Backward shift: move later entries of the cluster into the hole. */
-	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-		size_t home = slot_of(m->keys[j], m->cap);
+	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+		size_t home = slot_of(m->slots[j].key, m->cap);
 
 		/* Entry j may move to i only if its home is not in (i, j]. */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
-	m->used[i] = 0;
+	m->slots[i].key = 0;
+	m->slots[i].val = NULL;
 	m->n--;
 	return val;
+}
+
+bool idmap_next(const struct idmap *m, size_t *pos, uint64_t *key, void **val)
+{
+	if (*pos == 0) {
+		(*pos)++;
+		if (m->has_zero) {
+			*key = 0;
+			*val = m->zero_val;
+			return true;
+		}
+	}
+	for (; *pos - 1 < m->cap; (*pos)++) {
+		const struct idmap_slot *s = &m->slots[*pos - 1];
+
+		if (s->key) {
+			(*pos)++;
+			*key = s->key;
+			*val = s->val;
+			return true;
+		}
+	}
+	return false;
 }

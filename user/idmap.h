@@ -10,26 +10,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One slot: key and value side by side, so a probe touches one cache line
+ * (the agent's heap walk maps millions of addresses). key 0 marks an empty
+ * slot; the key 0 itself lives in zero_val. */
+struct idmap_slot {
+	uint64_t key;
+	void *val;
+};
+
 struct idmap {
-	uint64_t *keys;
-	void **vals;
-	unsigned char *used;
+	struct idmap_slot *slots;
 	size_t cap;   /* a power of two, or 0 before the first put */
-	size_t n;
+	size_t n;     /* keys held, key 0 included */
+	bool has_zero;
+	void *zero_val;
 };
 
 /* idmap_init - an empty map (no allocation until the first put). */
 void idmap_init(struct idmap *m);
 /* idmap_free - release the table (not the values); the map is empty after. */
 void idmap_free(struct idmap *m);
+/* idmap_free_vals - free() every value, then idmap_free(). */
+void idmap_free_vals(struct idmap *m);
 /* idmap_get - the value of @key, or NULL when absent. */
 void *idmap_get(const struct idmap *m, uint64_t key);
 /* idmap_put - set @key to @val (replacing). Returns 0 or -ENOMEM. */
 int idmap_put(struct idmap *m, uint64_t key, void *val);
+/* idmap_put_new - set @key to @val unless it has a value: *@cur is the value
+ * it has now (@val if it was absent). One probe. Returns 0 or -ENOMEM. */
+int idmap_put_new(struct idmap *m, uint64_t key, void *val, void **cur);
+/* idmap_reserve - room for @n keys at most half full (no growth until then).
+ * Returns 0 or -ENOMEM (the map is unchanged). */
+int idmap_reserve(struct idmap *m, size_t n);
 /* idmap_del - remove @key; returns its value, NULL when absent. */
 void *idmap_del(struct idmap *m, uint64_t key);
+/* idmap_next - iterate: start with *@pos = 0; each call gives one key and
+ * value and returns true, false when done. Do not put or delete meanwhile
+ * (collect keys first). */
+bool idmap_next(const struct idmap *m, size_t *pos, uint64_t *key, void **val);
 
-/* Iterate: for (size_t i = 0; i < m->cap; i++) if (m->used[i]) ... m->vals[i].
- * Do not put or delete while iterating; collect keys first. */
+/* Or by slot: for (size_t i = 0; i < idmap_slots(m); i++) if (idmap_used(m, i))
+ * ... idmap_key_at(m, i), idmap_val_at(m, i). Slot cap is the key 0. */
+static inline size_t idmap_slots(const struct idmap *m)
+{
+	return m->cap + 1;
+}
+
+static inline bool idmap_used(const struct idmap *m, size_t i)
+{
+	return i < m->cap ? m->slots[i].key != 0 : m->has_zero;
+}
+
+static inline uint64_t idmap_key_at(const struct idmap *m, size_t i)
+{
+	return i < m->cap ? m->slots[i].key : 0;
+}
+
+static inline void *idmap_val_at(const struct idmap *m, size_t i)
+{
+	return i < m->cap ? m->slots[i].val : m->zero_val;
+}
 
 #endif

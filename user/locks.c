@@ -34,21 +34,13 @@ struct locks *locks_new(void)
 	return calloc(1, sizeof(struct locks));
 }
 
-static void free_vals(struct idmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			free(m->vals[i]);
-	idmap_free(m);
-}
-
 void locks_free(struct locks *l)
 {
 	if (!l)
 		return;
-	free_vals(&l->names);
-	free_vals(&l->objs);
-	free_vals(&l->threads);
+	idmap_free_vals(&l->names);
+	idmap_free_vals(&l->objs);
+	idmap_free_vals(&l->threads);
 	idmap_free(&l->types);
 	free(l);
 }
@@ -223,14 +215,14 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 	if (!cls || !blocked || !edge_to)
 		goto out;
 	/* per class */
-	for (size_t i = 0; i < l->objs.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&l->objs); i++) {
 		struct lk *k;
 		const char *name;
 		size_t j;
 
-		if (!l->objs.used[i])
+		if (!idmap_used(&l->objs, i))
 			continue;
-		k = l->objs.vals[i];
+		k = idmap_val_at(&l->objs, i);
 		if (!k->contended && !k->waits)
 			continue;
 		name = class_of(l, k);
@@ -272,12 +264,12 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 		printf("  (none)\n");
 
 	/* the wait graph: threads blocked entering a monitor -> its owner */
-	for (size_t i = 0; i < l->threads.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&l->threads); i++) {
 		struct th *t;
 
-		if (!l->threads.used[i])
+		if (!idmap_used(&l->threads, i))
 			continue;
-		t = l->threads.vals[i];
+		t = idmap_val_at(&l->threads, i);
 		if (t->waiting && t->kind == MT_WAIT_ENTER)
 			blocked[nb++] = t;
 	}

@@ -193,21 +193,13 @@ void objrec_replay_init(struct objrec_replay *r, uint64_t min_age, uint64_t end_
 	r->end_ns = end_ns;
 }
 
-static void free_vals(struct idmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			free(m->vals[i]);
-	idmap_free(m);
-}
-
 void objrec_replay_free(struct objrec_replay *r)
 {
 	leaks_free(&r->l);
 	samples_free(&r->m);
 	sitecount_volumes_free(&r->vol);
-	free_vals(&r->names);
-	free_vals(&r->stacks);
+	idmap_free_vals(&r->names);
+	idmap_free_vals(&r->stacks);
 	idmap_free(&r->types);
 	idmap_free(&r->cls);
 	idmap_free(&r->pending);

@@ -494,12 +494,12 @@ static void drop_all_holds(struct mt_seq *s, struct s_thread *t, uint64_t ts, un
 {
 	if (!t->holds.n)
 		return;
-	for (size_t i = 0; i < t->holds.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&t->holds); i++) {
 		struct s_hold *hd;
 
-		if (!t->holds.used[i])
+		if (!idmap_used(&t->holds, i))
 			continue;
-		hd = t->holds.vals[i];
+		hd = idmap_val_at(&t->holds, i);
 		for (; hd->rh; hd->rh--)
 			out_simple(s, MT_EV_MON_RELEASE, flags, ts, t->tid, hd->lock, 0);
 		free(hd);
@@ -534,13 +534,13 @@ static void obj_reclaim(struct mt_seq *s, struct s_obj *o, uint64_t ts, unsigned
 {
 	if (o->lock) {
 		/* Nobody holds or waits for a reclaimed object. */
-		for (size_t i = 0; i < s->threads.cap; i++) {
+		for (size_t i = 0; i < idmap_slots(&s->threads); i++) {
 			struct s_thread *t;
 			struct s_hold *hd;
 
-			if (!s->threads.used[i])
+			if (!idmap_used(&s->threads, i))
 				continue;
-			t = s->threads.vals[i];
+			t = idmap_val_at(&s->threads, i);
 			if (t->waiting && t->wait_lock == o->key)
 				end_wait(s, t, ts, flags | MT_EVF_INFERRED);
 			hd = idmap_get(&t->holds, o->key);
@@ -944,12 +944,12 @@ void seq_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source)
 	e.v[0] = lost;
 	s->st.lost += lost;
 	out(s, &e);
-	for (size_t i = 0; i < s->threads.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&s->threads); i++) {
 		struct s_thread *t;
 
-		if (!s->threads.used[i])
+		if (!idmap_used(&s->threads, i))
 			continue;
-		t = s->threads.vals[i];
+		t = idmap_val_at(&s->threads, i);
 		end_wait(s, t, ts, MT_EVF_RESYNC);
 		drop_all_holds(s, t, ts, MT_EVF_RESYNC);
 		leave_all(s, t, ts, MT_EVF_RESYNC);
@@ -968,9 +968,9 @@ void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_i
 		idmap_put(&alive, live[i].tid, (void *)&live[i]);
 	if (s->threads.n)
 		gone = malloc(s->threads.n * sizeof(*gone));
-	for (size_t i = 0; gone && i < s->threads.cap; i++)
-		if (s->threads.used[i] && !idmap_get(&alive, s->threads.keys[i]))
-			gone[ngone++] = s->threads.keys[i];
+	for (size_t i = 0; gone && i < idmap_slots(&s->threads); i++)
+		if (idmap_used(&s->threads, i) && !idmap_get(&alive, idmap_key_at(&s->threads, i)))
+			gone[ngone++] = idmap_key_at(&s->threads, i);
 	for (size_t i = 0; i < ngone; i++)
 		thread_destroy(s, idmap_get(&s->threads, gone[i]), ts, MT_EVF_RESYNC);
 	free(gone);
@@ -1012,13 +1012,13 @@ void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info 
 	/* gone, or the identity now names another class */
 	if (s->types.n)
 		gone = malloc(s->types.n * sizeof(*gone));
-	for (size_t i = 0; gone && i < s->types.cap; i++) {
+	for (size_t i = 0; gone && i < idmap_slots(&s->types); i++) {
 		const struct seq_type_info *l;
 		struct s_type *t;
 
-		if (!s->types.used[i])
+		if (!idmap_used(&s->types, i))
 			continue;
-		t = s->types.vals[i];
+		t = idmap_val_at(&s->types, i);
 		l = idmap_get(&alive, t->key);
 		if (!l || (l->name && t->name && l->name != t->name))
 			gone[ngone++] = t->key;
@@ -1026,13 +1026,13 @@ void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info 
 	for (size_t i = 0; i < ngone; i++)
 		type_reclaim(s, idmap_get(&s->types, gone[i]), ts, MT_EVF_RESYNC);
 	free(gone);
-	for (size_t i = 0; i < alive.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&alive); i++) {
 		const struct seq_type_info *l;
 		struct s_type *t;
 
-		if (!alive.used[i])
+		if (!idmap_used(&alive, i))
 			continue;
-		l = alive.vals[i];
+		l = idmap_val_at(&alive, i);
 		t = idmap_get(&s->types, l->key);
 		if (t) {
 			if (l->name && !t->name) { /* inferred before: now we know its name */
@@ -1098,30 +1098,22 @@ err:
 	return NULL;
 }
 
-static void free_all(struct idmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			free(m->vals[i]);
-	idmap_free(m);
-}
-
 void seq_free(struct mt_seq *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->threads.cap; i++) {
+	for (size_t i = 0; i < idmap_slots(&s->threads); i++) {
 		struct s_thread *t;
 
-		if (!s->threads.used[i])
+		if (!idmap_used(&s->threads, i))
 			continue;
-		t = s->threads.vals[i];
-		free_all(&t->holds);
+		t = idmap_val_at(&s->threads, i);
+		idmap_free_vals(&t->holds);
 		free(t->inv);
 	}
-	free_all(&s->threads);
-	free_all(&s->types);
-	free_all(&s->objs);
+	idmap_free_vals(&s->threads);
+	idmap_free_vals(&s->types);
+	idmap_free_vals(&s->objs);
 	for (size_t i = 1; i <= s->nnames; i++)
 		free(s->names[i].text);
 	free(s->names);

@@ -127,7 +127,9 @@ struct mt_snapsession {
 	struct mt_agentsock so;
 	char *buf;                   /* MT_AP_MAX_PAYLOAD bytes */
 	struct mt_perfdata *pd;      /* the JVM's hsperfdata, NULL without one */
-	unsigned walks;              /* takes so far: the agent tagged objects */
+	unsigned walks;              /* takes so far */
+	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
+				      * DONE): the agent clears them at the end */
 	bool broken;                 /* a take failed: close without DETACH */
 };
 

@@ -132,6 +132,8 @@ int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t ma
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
 			memcpy(&s->info, ss->buf, sizeof(s->info));
+			if (s->info.flags & MT_AP_HEAP_KEEPIDS)
+				ss->tagged = true;
 			s->agent_pause_ns = s->info.pause_ns;
 			/* exactly one safepoint since the request: the walk's */
 			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
@@ -159,12 +161,13 @@ void snapshot_session_close(struct mt_snapsession *ss)
 	if (!ss->p)
 		return;
 	if (ss->so.fd >= 0 && !ss->broken) {
-		/* the agent clears the session's tags before it ACKs: a pause, printed */
+		/* after walks with object tags the agent clears them before it ACKs:
+		 * a pause, printed (single walks tag no object: no pause) */
 		struct mt_sp_window spw;
 		uint64_t t0 = mono_ns(), ns;
 
 		perfdata_window_begin(ss->pd, &spw);
-		if (!agentsock_detach(&ss->so) && ss->walks) {
+		if (!agentsock_detach(&ss->so) && ss->tagged) {
 			uint64_t dt = mono_ns() - t0;
 			int n = perfdata_window_end(ss->pd, &spw, &ns);
 			char f[32];

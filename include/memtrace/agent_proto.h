@@ -217,7 +217,13 @@ struct mt_ap_gc {
 #define MT_AP_HEAP_STRINGS   (1u << 2) /* java.lang.String values */
 #define MT_AP_HEAP_MAXPAUSE  (1u << 3) /* abort the walk after max_pause_ms (partial result) */
 #define MT_AP_HEAP_BARE      (1u << 4) /* benchmark: a no-op-callback walk, no data, only DONE */
-#define MT_AP_HEAP_FLAGS     0x1fu     /* every flag above; other bits are refused */
+#define MT_AP_HEAP_KEEPIDS   (1u << 5) /* objects keep their ids for the session's later walks
+					* (ages across walks): JVMTI tags on every object, and
+					* clearing them at the session's end is a second pause.
+					* Without it the agent identifies objects by address during
+					* the pause (no object tags); in DONE's flags the bit says
+					* which way the walk went (set: tags). */
+#define MT_AP_HEAP_FLAGS     0x3fu     /* every flag above; other bits are refused */
 
 struct mt_ap_heap_request {
 	uint32_t flags;        /* MT_AP_HEAP_* */

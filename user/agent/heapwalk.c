@@ -27,6 +27,30 @@
  * count during its pause) and sends the whole list, so memtrace computes an
  * object's age as GCs now - GCs at the walk that first tagged it.
  *
+ * Untagged walks (a request without MT_AP_HEAP_KEEPIDS, i.e. every single
+ * walk: query, snapshot, histo, serve). Tagging every object is what made the
+ * tagged walk slow (JVMTI looks up the referrer's and the referee's tag, and
+ * their classes', in its tag map for every reference it reports: a table
+ * that grows to one entry per object) and costly afterwards (clearing the
+ * tags is a second pause). So only classes, loaders and threads get tags
+ * (thousands, for the class table's ids); the objects are told apart by
+ * their addresses, which cannot change during the pause. JVMTI does not give
+ * the callback an object's address; HotSpot's CallbackWrapper keeps it on
+ * the VM thread's stack next to the tag it passes: (oop, size, tag) for the
+ * referee, (oop, tag) for the referrer — the same on JDK 17.0.15 and
+ * 25.0.3 (read from their libjvm's machine code, and the source of 17u and
+ * 25). The agent never dereferences that word; it only uses it as a key,
+ * and checks the layout on every callback (the word before the tag must be
+ * the size JVMTI passes, the oop aligned and non-null) and after the pause
+ * (every referrer and every value's owner must be an object the walk met
+ * before). If a check fails the walk is thrown away and done again with tags,
+ * and every later walk uses tags (logged once). During the pause the
+ * callbacks only append (struct hw_visit); afterwards, with the JVM running,
+ * addresses become ids in first-met order (user/idmap.c) and the visits
+ * become the object, reference and root records. The class tags are cleared
+ * right after (GetObjectsWithTags + SetTag 0: no safepoint). Measured in
+ * bench/query.sh (see README).
+ *
  * JVMTI field indices (the spec's FollowReferences "index" for FIELD
  * references and primitive fields): for an instance of class C, the static
  * fields of every superinterface of C and of its superclasses come first
@@ -42,6 +66,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "../idmap.h"
 
 #define ACC_STATIC 0x0008
 
@@ -81,6 +106,28 @@ struct hw_thread {
 	char *name;
 };
 
+/* A class, loader or thread of an untagged walk: its id (a tag in the names
+ * env), a local reference kept over the pause, its address read in the pause. */
+struct hw_named {
+	jobject ref;
+	uint64_t id;
+	uint64_t addr;
+};
+
+/* An untagged walk's callback, as recorded during the pause. */
+struct hw_visit {
+	uint64_t to;     /* HW_ADDR | the referee's address, or its id if it has a tag */
+	uint64_t from;   /* likewise the referrer (HW_KEEP, HW_MAYBE and CLASS references) */
+	uint64_t size;
+	int32_t length;
+	int32_t index;
+	uint32_t kind;   /* jvmtiHeapReferenceKind | HW_KEEP | HW_MAYBE */
+};
+#define HW_KIND(k) ((k) & 0xffffu)
+#define HW_ADDR (1ull << 63) /* an address, not an id (ids stay far below) */
+#define HW_KEEP (1u << 31)   /* send this reference or root */
+#define HW_MAYBE (1u << 30)  /* a FIELD reference: send it if its field is projected */
+
 #define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
 
 /* The session: env, ids, GC count and walks (until heap_session_end()). */
@@ -93,7 +140,24 @@ static struct {
 	bool bits_oom;
 	struct mt_ap_hwalk walks[HW_MAX_WALKS];
 	uint32_t nwalks, dropped_walks;
+	bool tagged_objects;     /* a walk of this session tagged objects (KEEPIDS) */
+	bool stale_tags;         /* an untagged walk could not clear its class tags */
 } hs;
+
+/* Set when an untagged walk's layout checks failed: tags from then on. */
+static bool untagged_broken;
+
+/* Visits of the agent's last untagged walk: the next one reserves that much
+ * (+25 %) before its pause, so the pause neither copies nor faults pages in. */
+static size_t last_visits = 1u << 18;
+static size_t last_objects; /* and objects: the id map's reservation */
+
+/* The walk's env once created, kept for the agent's life (see heap_session_end),
+ * and the first id of the next session: 1, unless clearing the tags failed
+ * (then ids go on from there, so no stale tag can alias a new id). */
+static jvmtiEnv *kept_env;
+static uint64_t kept_next_id = 1;
+static jvmtiEnv *names_env;
 
 /* GarbageCollectionFinish events of the session's env (a VM thread bumps it). */
 static _Atomic uint64_t hs_gcs;
@@ -118,6 +182,14 @@ static struct {
 	uint32_t nthreads;
 	/* what the walk recorded */
 	struct hw_vec objs, refs, roots, prims, strs;
+	/* untagged walks: the pause's visits, the tags given (cleared after) */
+	bool untagged;
+	jvmtiEnv *tenv;          /* the env that tags classes, loaders, threads */
+	struct hw_vec visits, given, named;
+	bool resolved;           /* named objects' addresses read (first callback) */
+	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
+	int32_t nprojidx;
+	uint64_t layout_bad;
 	struct mt_ap_heap_done done;
 	/* sending cursor: section, index within it */
 	bool pending;
@@ -148,6 +220,21 @@ static void *vec_push(struct hw_vec *v)
 	return v->p + v->esz * v->n++;
 }
 
+/* Room for n entries, its pages touched now (not in the pause). */
+static void vec_reserve(struct hw_vec *v, size_t n)
+{
+	char *np;
+
+	if (n <= v->cap)
+		return;
+	np = realloc(v->p, n * v->esz);
+	if (!np)
+		return; /* vec_push will try again, and say so */
+	memset(np + v->n * v->esz, 0, (n - v->n) * v->esz);
+	v->p = np;
+	v->cap = n;
+}
+
 static void vec_free(struct hw_vec *v)
 {
 	free(v->p);
@@ -156,7 +243,33 @@ static void vec_free(struct hw_vec *v)
 
 static uint64_t new_tag(void)
 {
-	return (hs.next_id++) << 1;
+	uint64_t t = (hs.next_id++) << 1;
+
+	if (hw.untagged) { /* cleared after the walk */
+		uint64_t *g = vec_push(&hw.given);
+
+		if (g)
+			*g = t;
+	}
+	return t;
+}
+
+/* Untagged walks: keep a local reference to object o (tag t) for the pause. */
+static void name_object(jobject o, uint64_t t)
+{
+	struct hw_named *nm;
+	JNIEnv *jni = agent.jni;
+
+	if (!hw.untagged)
+		return;
+	nm = vec_push(&hw.named);
+	if (!nm)
+		return;
+	nm->ref = (*jni)->NewLocalRef(jni, o);
+	nm->id = t >> 1;
+	nm->addr = 0;
+	if (!nm->ref)
+		hw.named.n--;
 }
 
 /* Was id recorded in this walk? Marks it recorded. Out of memory for the
@@ -233,7 +346,8 @@ static bool over_time(void)
 
 static bool out_of_memory(void)
 {
-	return hs.bits_oom || hw.objs.oom || hw.refs.oom || hw.roots.oom || hw.prims.oom || hw.strs.oom;
+	return hs.bits_oom || hw.objs.oom || hw.refs.oom || hw.roots.oom || hw.prims.oom ||
+	       hw.strs.oom || hw.visits.oom;
 }
 
 static size_t cls_hash(uint64_t k)
@@ -333,6 +447,122 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 	return JVMTI_VISIT_OBJECTS;
 }
 
+/*
+ * The referee of an untagged walk's callback: its id if it has a tag, else
+ * HW_ADDR | its address, read from the CallbackWrapper next to tag_ptr (see
+ * the top of the file); 0 if that word is not what it must be. @size < 0:
+ * the callback passed no size to check against (primitive fields).
+ */
+static uint64_t referee_key(const jlong *tag_ptr, jlong size)
+{
+	uint64_t o;
+
+	if (*tag_ptr)
+		return (uint64_t)*tag_ptr >> 1;
+	o = (uint64_t)tag_ptr[-2];
+	if ((size >= 0 && tag_ptr[-1] != size) || !o || (o & 7) || (o & HW_ADDR)) {
+		hw.layout_bad++;
+		return 0;
+	}
+	return o | HW_ADDR;
+}
+
+/* The referrer likewise: (oop, tag) in TwoOopCallbackWrapper. */
+static uint64_t referrer_key(const jlong *referrer_tag_ptr)
+{
+	uint64_t o;
+
+	if (*referrer_tag_ptr)
+		return (uint64_t)*referrer_tag_ptr >> 1;
+	o = (uint64_t)referrer_tag_ptr[-1];
+	if (!o || (o & 7) || (o & HW_ADDR)) {
+		hw.layout_bad++;
+		return 0;
+	}
+	return o | HW_ADDR;
+}
+
+/*
+ * The addresses of the named objects (classes, loaders, threads), read from
+ * their JNI local references at the pause's first callback: a HotSpot local
+ * reference points at a slot holding the object's address (low tag bits 0).
+ * Checked after the pause: every CLASS reference must lead to a named class.
+ */
+static void resolve_named(void)
+{
+	hw.resolved = true;
+	for (size_t i = 0; i < hw.named.n; i++) {
+		struct hw_named *nm = &((struct hw_named *)hw.named.p)[i];
+		uintptr_t r = (uintptr_t)nm->ref;
+
+		if (r & 3) {
+			hw.layout_bad++;
+			continue;
+		}
+		nm->addr = *(const volatile uint64_t *)r;
+	}
+}
+
+/* Is JVMTI index idx projected in some class? (the in-pause prefilter) */
+static bool maybe_projected(jint idx)
+{
+	return (hw.flags & MT_AP_HEAP_ALLFIELDS) ||
+	       (idx >= 0 && idx < hw.nprojidx && hw.projidx[idx]);
+}
+
+/* An untagged walk's reference callback: append one visit, nothing else. */
+static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+				    jlong class_tag, jlong referrer_class_tag, jlong size,
+				    jlong *tag_ptr, jlong *referrer_tag_ptr, jint length,
+				    void *user_data)
+{
+	struct hw_visit *v;
+	uint64_t to, from = 0;
+	int32_t index = -1;
+	uint32_t flags = 0;
+
+	if (over_time() || out_of_memory()) {
+		hw.aborted = true;
+		return JVMTI_VISIT_ABORT;
+	}
+	if (!hw.resolved) { /* inside the pause: no GC can finish or move until it ends */
+		hw.gcs = atomic_load(&hs_gcs);
+		hw.gcs_read = true;
+		resolve_named();
+	}
+	to = referee_key(tag_ptr, size);
+	if (!to)
+		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
+	if (!referrer_tag_ptr) {
+		if (hw.flags & MT_AP_HEAP_REFS)
+			flags = HW_KEEP;
+	} else {
+		if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
+			index = info->field.index;
+		else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
+			index = info->array.index;
+		if (hw.flags & MT_AP_HEAP_REFS)
+			flags = HW_KEEP;
+		else if (kind == JVMTI_HEAP_REFERENCE_FIELD && maybe_projected(index))
+			flags = HW_MAYBE;
+		if (flags || kind == JVMTI_HEAP_REFERENCE_CLASS) { /* CLASS: the referrer's class */
+			from = referrer_tag_ptr == tag_ptr ? to : referrer_key(referrer_tag_ptr);
+			if (!from)
+				return JVMTI_VISIT_ABORT;
+		}
+	}
+	v = vec_push(&hw.visits);
+	if (!v)
+		return JVMTI_VISIT_ABORT;
+	v->to = to;
+	v->from = from;
+	v->size = (uint64_t)size;
+	v->length = length;
+	v->index = index;
+	v->kind = (uint32_t)kind | flags;
+	return JVMTI_VISIT_OBJECTS;
+}
+
 static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
 			    jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
 			    jvmtiPrimitiveType value_type, void *user_data)
@@ -342,17 +572,30 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 
 	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
 		return 0;
-	want = proj_type((uint64_t)object_class_tag >> 1, info->field.index);
-	if (!want)
-		return 0;
-	if (want != (int)value_type) {
-		hw.done.mismatches++;
-		return 0;
+	if (hw.untagged) { /* the object's class is known after the pause: checked then */
+		if (!maybe_projected(info->field.index))
+			return 0;
+	} else {
+		want = proj_type((uint64_t)object_class_tag >> 1, info->field.index);
+		if (!want)
+			return 0;
+		if (want != (int)value_type) {
+			hw.done.mismatches++;
+			return 0;
+		}
 	}
 	p = vec_push(&hw.prims);
 	if (!p)
 		return 0;
-	p->obj = (uint64_t)*object_tag_ptr >> 1;
+	if (hw.untagged) {
+		p->obj = referee_key(object_tag_ptr, -1); /* checked after the pause */
+		if (!p->obj) {
+			hw.prims.n--;
+			return JVMTI_VISIT_ABORT;
+		}
+	} else {
+		p->obj = (uint64_t)*object_tag_ptr >> 1;
+	}
 	p->bits = 0;
 	memcpy(&p->bits, &value, sizeof(value) < 8 ? sizeof(value) : 8);
 	switch (value_type) { /* normalise to 64-bit integers / a double */
@@ -415,14 +658,25 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 	size_t cap = (size_t)(value_length > 0 ? value_length : 0) * 3;
 	bool cut = false;
 
-	if (!(hw.flags & MT_AP_HEAP_STRINGS) || !*tag_ptr || !recorded((uint64_t)*tag_ptr >> 1))
+	uint64_t obj;
+
+	if (!(hw.flags & MT_AP_HEAP_STRINGS))
 		return 0;
+	if (hw.untagged) { /* FollowReferences visits each String once, after its referee callback */
+		obj = referee_key(tag_ptr, size);
+		if (!obj)
+			return JVMTI_VISIT_ABORT;
+	} else {
+		if (!*tag_ptr || !recorded((uint64_t)*tag_ptr >> 1))
+			return 0;
+		obj = (uint64_t)*tag_ptr >> 1;
+	}
 	if (cap > MT_AP_HSTR_MAX)
 		cap = MT_AP_HSTR_MAX;
 	s = vec_push(&hw.strs);
 	if (!s)
 		return 0;
-	s->obj = (uint64_t)*tag_ptr >> 1;
+	s->obj = obj;
 	s->utf8 = malloc(cap + 1);
 	if (!s->utf8) {
 		hw.strs.n--;
@@ -445,17 +699,20 @@ static jint JNICALL on_ref_bare(jvmtiHeapReferenceKind kind, const jvmtiHeapRefe
 	return JVMTI_VISIT_OBJECTS;
 }
 
-/* The tag of a class/loader/thread object, tagging it with a new id if it has none. */
+/* The tag of a class/loader/thread object, tagging it with a new id if it has
+ * none (untagged walks: or one from before this walk, left by a failed clear). */
 static uint64_t tag_of(jobject o)
 {
 	jlong t = 0;
 
 	if (!o)
 		return 0;
-	if ((*hw.env)->GetTag(hw.env, o, &t) || !t) {
+	if ((*hw.tenv)->GetTag(hw.tenv, o, &t) || !t ||
+	    (hw.untagged && ((uint64_t)t >> 1) < hw.first_id)) {
 		t = (jlong)new_tag();
-		if ((*hw.env)->SetTag(hw.env, o, t))
+		if ((*hw.tenv)->SetTag(hw.tenv, o, t))
 			return 0;
+		name_object(o, (uint64_t)t);
 	}
 	return (uint64_t)t >> 1;
 }
@@ -596,6 +853,217 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	}
 }
 
+/*
+ * After an untagged walk's pause (the JVM running). Pass 1: ids for the
+ * visits' keys in first-met order — the named objects keep the ids their
+ * tags gave (their addresses were read in the pause), the others get new
+ * ones from hs.next_id — and one object record per object. Pass 2: each
+ * object's class (the referee of its CLASS reference, which must be a named
+ * class), the reference and root records, projected FIELD references; then
+ * the owners of values and strings. A referrer, owner or class that is not
+ * what it must be means the layouts assumed at the top of the file are not
+ * this JVM's: -EPROTO. Out of memory: what was built is kept (partial).
+ */
+static int untagged_finish(void)
+{
+	struct hw_visit *vs = (struct hw_visit *)hw.visits.p;
+	uint64_t base = hw.first_id, next = hs.next_id, *cls_of = NULL, class_cls = 0;
+	uint64_t last_key = 0, last_id = 0;
+	struct idmap ids;
+	int err = 0;
+
+#define ID_OF(key) ((uint64_t)(uintptr_t)idmap_get(&ids, (key)))
+	idmap_init(&ids);
+	if (idmap_reserve(&ids, last_objects ? last_objects + last_objects / 8 : hw.visits.n / 3))
+		err = -ENOMEM;
+	for (size_t i = 0; i < hw.named.n && !err; i++) {
+		const struct hw_named *nm = &((const struct hw_named *)hw.named.p)[i];
+
+		if (nm->addr && idmap_put(&ids, nm->addr | HW_ADDR, (void *)(uintptr_t)nm->id))
+			err = -ENOMEM;
+	}
+	for (uint32_t i = 0; i < hw.ncls; i++)
+		if (hw.cls[i].sig && !strcmp(hw.cls[i].sig, "Ljava/lang/Class;"))
+			class_cls = hw.cls[i].id;
+	/* pass 1: ids and object records; each visit's keys that are now known
+	 * become ids (no HW_ADDR bit) */
+	for (size_t i = 0; i < hw.visits.n && !err; i++) {
+		struct hw_visit *v = &vs[i];
+		uint64_t id = v->to;
+		struct mt_ap_hobj *o;
+
+		if (v->to & HW_ADDR) {
+			void *cur;
+
+			if (idmap_put_new(&ids, v->to, (void *)(uintptr_t)next, &cur)) {
+				err = -ENOMEM;
+				break;
+			}
+			id = (uint64_t)(uintptr_t)cur;
+			if (id == next)
+				next++;
+		}
+		if (v->from == v->to)
+			v->from = id;
+		v->to = id;
+		if (test_and_mark(id))
+			continue;
+		o = vec_push(&hw.objs);
+		if (!o) {
+			err = -ENOMEM;
+			break;
+		}
+		o->id = id;
+		o->cls = 0;
+		o->size = v->size;
+		o->length = v->length;
+		o->reserved = 0;
+		hw.done.bytes += v->size;
+	}
+	hs.next_id = next; /* ids stay unique within the session */
+	if (!err) {
+		cls_of = calloc((size_t)(next - base) + 1, sizeof(*cls_of));
+		if (!cls_of)
+			err = -ENOMEM;
+	}
+	/* pass 2: classes, references, roots */
+	for (size_t i = 0; i < hw.visits.n && !err; i++) {
+		const struct hw_visit *v = &vs[i];
+		uint32_t kind = HW_KIND(v->kind);
+		uint64_t id = v->to, from = v->from;
+
+		if (!(v->kind & (HW_KEEP | HW_MAYBE)) && kind != JVMTI_HEAP_REFERENCE_CLASS)
+			continue;
+		if (from & HW_ADDR) { /* one object's references come one after another */
+			if (from != last_key) {
+				last_key = from;
+				last_id = ID_OF(from);
+			}
+			from = last_id;
+		}
+		if (v->from && (!from || from < base || from >= next)) {
+			err = -EPROTO;
+			break;
+		}
+		if (kind == JVMTI_HEAP_REFERENCE_CLASS) {
+			if (cls_index(id) == UINT32_MAX) {
+				err = -EPROTO;
+				break;
+			}
+			cls_of[from - base] = id;
+		}
+		if ((v->kind & HW_MAYBE) && !proj_type(cls_of[from - base], v->index))
+			continue;
+		if (!(v->kind & (HW_KEEP | HW_MAYBE)))
+			continue;
+		if (!v->from) {
+			struct mt_ap_hroot *r = vec_push(&hw.roots);
+
+			if (!r) {
+				err = -ENOMEM;
+				break;
+			}
+			r->to = id;
+			r->kind = kind;
+			r->reserved = 0;
+		} else {
+			struct mt_ap_href *r = vec_push(&hw.refs);
+
+			if (!r) {
+				err = -ENOMEM;
+				break;
+			}
+			r->from = from;
+			r->to = id;
+			r->index = v->index;
+			r->kind = kind;
+		}
+	}
+	if (!err)
+		last_objects = hw.objs.n;
+	for (size_t i = 0; i < hw.objs.n && cls_of; i++) {
+		struct mt_ap_hobj *o = &((struct mt_ap_hobj *)hw.objs.p)[i];
+
+		if (o->id >= base && o->id < next)
+			o->cls = cls_of[o->id - base];
+		if (!o->cls && cls_index(o->id) != UINT32_MAX)
+			o->cls = class_cls; /* a class object: no CLASS reference of its own */
+	}
+	/* the values' owners and their projection, the strings' owners */
+	if (!err) {
+		struct mt_ap_hprim *ps = (struct mt_ap_hprim *)hw.prims.p;
+		size_t k = 0;
+
+		for (size_t i = 0; i < hw.prims.n; i++) {
+			uint64_t obj = ID_OF(ps[i].obj), cls;
+			int want;
+
+			if (!obj || obj < base || obj >= next) {
+				err = -EPROTO;
+				break;
+			}
+			cls = cls_of[obj - base];
+			if (!cls && cls_index(obj) != UINT32_MAX)
+				cls = class_cls;
+			want = proj_type(cls, ps[i].index);
+			if (!want)
+				continue;
+			if (want != (int)ps[i].type) {
+				hw.done.mismatches++;
+				continue;
+			}
+			ps[k] = ps[i];
+			ps[k++].obj = obj;
+		}
+		if (!err)
+			hw.prims.n = k;
+	}
+	for (size_t i = 0; i < hw.strs.n && !err; i++) {
+		struct hw_str *st = &((struct hw_str *)hw.strs.p)[i];
+
+		st->obj = ID_OF(st->obj);
+		if (!st->obj)
+			err = -EPROTO;
+	}
+#undef ID_OF
+	free(cls_of);
+	idmap_free(&ids);
+	vec_free(&hw.visits);
+	if (err == -EPROTO)
+		hw.layout_bad++;
+	if (err == -ENOMEM) {
+		hw.visits.oom = true; /* reported as partial */
+		return 0;
+	}
+	return err;
+}
+
+/* Clear the tags an untagged walk gave (classes, loaders, threads): no
+ * safepoint, the tag map is searched under its lock. */
+static void untag_given(void)
+{
+	jint n = 0;
+	jobject *objs = NULL;
+	JNIEnv *jni = agent.jni;
+
+	if (!hw.given.n || hw.given.n > INT32_MAX)
+		goto out;
+	if ((*hw.tenv)->GetObjectsWithTags(hw.tenv, (jint)hw.given.n, (const jlong *)hw.given.p, &n,
+					   &objs, NULL)) {
+		agent_log("could not clear the tags of %zu classes, loaders and threads: they stay "
+			  "until the next session's walk reuses them", hw.given.n);
+		hs.stale_tags = true;
+		goto out;
+	}
+	for (jint i = 0; i < n; i++) {
+		(*hw.tenv)->SetTag(hw.tenv, objs[i], 0);
+		(*jni)->DeleteLocalRef(jni, objs[i]);
+	}
+	(*hw.tenv)->Deallocate(hw.tenv, (unsigned char *)objs);
+out:
+	vec_free(&hw.given);
+}
+
 static void free_state(void)
 {
 	for (uint32_t i = 0; i < hw.ncls; i++) {
@@ -621,6 +1089,10 @@ static void free_state(void)
 	vec_free(&hw.roots);
 	vec_free(&hw.prims);
 	vec_free(&hw.strs);
+	vec_free(&hw.visits);
+	vec_free(&hw.given);
+	vec_free(&hw.named);
+	free(hw.projidx);
 	memset(&hw, 0, sizeof(hw));
 }
 
@@ -637,11 +1109,6 @@ static jint JNICALL on_untag(jlong class_tag, jlong size, jlong *tag_ptr, jint l
 	return 0;
 }
 
-/* The walk's env once created, kept for the agent's life (see heap_session_end),
- * and the first id of the next session: 1, unless clearing the tags failed
- * (then ids go on from there, so no stale tag can alias a new id). */
-static jvmtiEnv *kept_env;
-static uint64_t kept_next_id = 1;
 
 /*
  * The session's tags are cleared, not disposed with the env: HotSpot keeps
@@ -661,8 +1128,10 @@ void heap_session_end(void)
 		/* a pause about as long as a bare walk's (JVMTI_HEAP_FILTER_UNTAGGED
 		 * leaves the untagged objects out of the callbacks, not of the scan) */
 		kept_next_id = 1;
-		if (hs.next_id == hs.start_id) {
-			kept_next_id = hs.start_id; /* nothing tagged: no pass, no pause */
+		if (!hs.tagged_objects) {
+			/* untagged walks cleared their tags: no pass, no pause */
+			if (hs.stale_tags)
+				kept_next_id = hs.next_id;
 		} else if ((*hs.env)->IterateThroughHeap(hs.env, JVMTI_HEAP_FILTER_UNTAGGED, NULL,
 							 &cb, NULL)) {
 			agent_log("could not clear the heap walk's tags: they stay until the "
@@ -763,14 +1232,9 @@ static int prepare(JNIEnv *jni, const char *names, uint32_t nnames, const char *
 		goto out;
 	}
 	for (jint i = 0; i < nk; i++) { /* a class keeps the id an earlier walk gave it */
-		jlong t = 0;
-
-		if ((*hw.env)->GetTag(hw.env, ks[i], &t) || !t) {
-			t = (jlong)new_tag();
-			(*hw.env)->SetTag(hw.env, ks[i], t);
-		}
-		hw.cls[i].id = (uint64_t)t >> 1;
-		cls_put(hw.cls[i].id, (uint32_t)i);
+		hw.cls[i].id = tag_of(ks[i]);
+		if (hw.cls[i].id)
+			cls_put(hw.cls[i].id, (uint32_t)i);
 	}
 	for (jint i = 0; i < nk; i++) {
 		struct hw_class *c = &hw.cls[i];
@@ -819,6 +1283,51 @@ out:
 	return err;
 }
 
+/* The env whose tags name classes, loaders and threads in untagged walks:
+ * the walk's own env has no tags then, so JVMTI's per-reference tag lookups
+ * find an empty table. Created once, kept (its tags are cleared after each
+ * walk). false: none (the walk uses tags). */
+static bool names_env_get(void)
+{
+	jvmtiCapabilities caps = { .can_tag_objects = 1 };
+
+	if (names_env)
+		return true;
+	if ((*agent.vm)->GetEnv(agent.vm, (void **)&names_env, JVMTI_VERSION_1_2) != JNI_OK) {
+		names_env = NULL;
+		return false;
+	}
+	if ((*names_env)->AddCapabilities(names_env, &caps)) {
+		(*names_env)->DisposeEnvironment(names_env);
+		names_env = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* hw.projidx: the JVMTI indices projected in some class (in-pause prefilter). */
+static int build_projidx(char *why, size_t n)
+{
+	int32_t max = 0;
+
+	for (uint32_t i = 0; i < hw.ncls; i++)
+		if (hw.cls[i].any_proj && hw.cls[i].nproj > max)
+			max = hw.cls[i].nproj;
+	if (!max)
+		return 0;
+	hw.projidx = calloc((size_t)max, 1);
+	if (!hw.projidx) {
+		snprintf(why, n, "the agent is out of memory");
+		return -ENOMEM;
+	}
+	hw.nprojidx = max;
+	for (uint32_t i = 0; i < hw.ncls; i++)
+		for (int32_t j = 0; hw.cls[i].any_proj && j < hw.cls[i].nproj; j++)
+			if (hw.cls[i].proj[j])
+				hw.projidx[j] = 1;
+	return 0;
+}
+
 int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
 	      struct mt_ap_heap_done *done, char *why, size_t n)
 {
@@ -843,6 +1352,12 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		memset(hs.bits, 0, hs.nwords * sizeof(*hs.bits));
 	hs.bits_oom = false;
 	hw.flags = req->flags;
+	hw.untagged = !(req->flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE)) && !untagged_broken &&
+		      names_env_get();
+	hw.tenv = hw.untagged ? names_env : hs.env;
+	vec_init(&hw.visits, sizeof(struct hw_visit));
+	vec_init(&hw.given, sizeof(uint64_t));
+	vec_init(&hw.named, sizeof(struct hw_named));
 	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
 	vec_init(&hw.refs, sizeof(struct mt_ap_href));
 	vec_init(&hw.roots, sizeof(struct mt_ap_hroot));
@@ -856,16 +1371,21 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		hw.done.pause_ns = agent_mono_ns() - t1;
 		goto walked;
 	}
-	if ((*jni)->PushLocalFrame(jni, 64) == 0) {
-		err = prepare(jni, names, req->nfields, end, why, n);
-		(*jni)->PopLocalFrame(jni, NULL);
-	} else {
+	/* the frame holds the named objects' references until the walk is over */
+	if ((*jni)->PushLocalFrame(jni, 64) != 0) {
 		if ((*jni)->ExceptionCheck(jni))
 			(*jni)->ExceptionClear(jni);
 		snprintf(why, n, "JNI PushLocalFrame failed");
-		err = -ENOMEM;
+		free_state();
+		return -ENOMEM;
 	}
+	err = prepare(jni, names, req->nfields, end, why, n);
+	if (!err && hw.untagged)
+		err = build_projidx(why, n);
 	if (err) {
+		if (hw.untagged)
+			untag_given();
+		(*jni)->PopLocalFrame(jni, NULL);
 		free_state();
 		return err;
 	}
@@ -879,7 +1399,11 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		if (!any)
 			hw.flags &= ~MT_AP_HEAP_STRINGS;
 	}
-	cb.heap_reference_callback = on_ref;
+	if (hw.untagged)
+		vec_reserve(&hw.visits, last_visits + last_visits / 4);
+	cb.heap_reference_callback = hw.untagged ? on_ref_untagged : on_ref;
+	if (!hw.untagged)
+		hs.tagged_objects = true;
 	if (req->flags & (MT_AP_HEAP_ALLFIELDS) || req->nfields)
 		cb.primitive_field_callback = on_prim;
 	if (hw.flags & MT_AP_HEAP_STRINGS)
@@ -890,7 +1414,32 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	hw.deadline_ns = t1 + (uint64_t)req->max_pause_ms * 1000000;
 	e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
 	hw.done.pause_ns = agent_mono_ns() - t1;
+	if (hw.untagged) {
+		if (!hw.aborted && !hw.layout_bad)
+			last_visits = hw.visits.n;
+		untag_given();
+		if (e == JVMTI_ERROR_NONE && !hw.layout_bad)
+			untagged_finish();
+	}
+	(*jni)->PopLocalFrame(jni, NULL);
 walked:
+	if (hw.untagged) {
+		if (hw.layout_bad) { /* again, with tags; both pauses count */
+			uint64_t first = hw.done.pause_ns;
+
+			agent_log("the heap walk could not tell objects apart by address on this JVM "
+				  "(%llu unexpected callbacks): it tags objects from now on",
+				  (unsigned long long)hw.layout_bad);
+			untagged_broken = true;
+			free_state();
+			err = heap_walk(req, names, names_len, done, why, n);
+			if (!err) {
+				hw.done.pause_ns += first;
+				done->pause_ns = hw.done.pause_ns;
+			}
+			return err;
+		}
+	}
 	if (e != JVMTI_ERROR_NONE) {
 		snprintf(why, n, "JVMTI FollowReferences failed (error %d)", (int)e);
 		free_state();
@@ -899,7 +1448,9 @@ walked:
 	if (out_of_memory())
 		agent_log("out of memory during a heap walk: the snapshot is partial");
 	hw.done.partial = hw.aborted || out_of_memory();
-	hw.done.flags = hw.flags;
+	hw.done.flags = hw.flags & ~MT_AP_HEAP_KEEPIDS;
+	if (!hw.untagged && !(hw.flags & MT_AP_HEAP_BARE))
+		hw.done.flags |= MT_AP_HEAP_KEEPIDS; /* served with object tags */
 	hw.done.objects = hw.objs.n;
 	hw.done.refs = hw.refs.n;
 	hw.done.roots = hw.roots.n;

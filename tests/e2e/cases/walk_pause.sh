@@ -13,8 +13,12 @@
 # never be below the JVM's (1 ms slack) and above it only by the work JVMTI
 # does around the operation (bound 20 % + 25 ms; measured +0.2 to +12 % on
 # JDK 17, < 1 ms on JDK 25).
-# The session's end is a second, shorter stop: the agent clears the walk's
-# tags (IterateThroughHeap, "HeapIterateOperation" in the log) before it
+# A single walk (query, histo, snapshot) tags no object (the agent tells
+# objects apart by address during the pause), so its session ends without a
+# second stop: no HeapIterateOperation in the log, nothing printed. A session
+# of several walks that needs ages (query --count 2 on a program reading
+# `age`) tags objects; its end is a second, shorter stop: the agent clears
+# the tags (IterateThroughHeap, "HeapIterateOperation") before it
 # acknowledges the detach; memtrace prints it the same way ("at most ...
 # (timed by memtrace)" without counters: the round trip, never below the JVM's).
 # TIMEOUT: 90
@@ -42,6 +46,12 @@ compare() {
 	esac || fail "$what: printed pause $p ms vs the JVM's $s ms"
 }
 check() { compare "$1" "$2" HeapWalkOperation "$3"; }
+iterations() { grep -c '"HeapIterateOperation"' "$LOG" || true; }
+# check_no_release WHAT I0: a single walk's session: no second stop
+check_no_release() {
+	assert_eq "$(iterations)" "$2" "$1: no HeapIterateOperation (no tags to clear)"
+	if grep -q "releasing the walk" "$TMPD/e"; then cat "$TMPD/e"; fail "$1: printed a release pause"; fi
+}
 # check_release WHAT MODE: the tag-clearing pause printed on $TMPD/e
 check_release() {
 	local p
@@ -51,9 +61,9 @@ check_release() {
 }
 # walk_all MODE: query, histo and snapshot, each checked against the log
 walk_all() {
-	local n0 p how
+	local n0 i0 p how
 	how=$([ "$1" = exact ] && echo "the JVM's safepoint time" || echo "timed by the agent")
-	n0=$(walks)
+	n0=$(walks) i0=$(iterations)
 	"$MEMTRACE" query -p "$JVM_PID" --json -f "$ROOT/tests/query/reach_holder.mq" >"$TMPD/q.json" 2>"$TMPD/e" ||
 		{ cat "$TMPD/e"; fail "query"; }
 	grep -q "($how;" "$TMPD/e" || { cat "$TMPD/e"; fail "query did not say '$how'"; }
@@ -61,23 +71,38 @@ walk_all() {
 	assert_eq "$(json_get "$TMPD/q.json" 'recs[0]["pause_from"]')" \
 		"$([ "$1" = exact ] && echo jvm_safepoints || echo agent)" "query --json pause_from"
 	check query "$(json_get "$TMPD/q.json" 'recs[0]["pause_ms"]')" "$1"
-	check_release query "$1"
+	check_no_release query "$i0"
 
 	"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "histo"; }
 	assert_eq "$(walks)" "$((n0 + 2))" "one HeapWalkOperation per histo"
 	assert_eq "$(json_get "$TMPD/h.json" '[r for r in recs if r.get("event") == "histo_total"][0]["pause_from"]')" \
 		"$([ "$1" = exact ] && echo jvm_safepoints || echo agent)" "histo --json pause_from"
 	check histo "$(json_get "$TMPD/h.json" '[r for r in recs if r.get("event") == "histo_total"][0]["pause_ms"]')" "$1"
-	check_release histo "$1"
+	check_no_release histo "$i0"
 
 	"$MEMTRACE" snapshot -p "$JVM_PID" -o "$TMPD/s.snap" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "snapshot"; }
 	assert_eq "$(walks)" "$((n0 + 3))" "one HeapWalkOperation per snapshot"
 	p=$(sed -n 's/.*heap walk paused JVM [0-9]* for \([0-9.]*\) ms.*/\1/p' "$TMPD/e" | tail -1)
 	[ -n "$p" ] || { cat "$TMPD/e"; fail "snapshot printed no pause"; }
 	check snapshot "$p" "$1"
-	check_release snapshot "$1"
+	check_no_release snapshot "$i0"
+
+	# two walks with ages: tags, cleared at the end (one HeapIterateOperation)
+	"$MEMTRACE" query -p "$JVM_PID" --json --count 2 --every 0.2 -e "$AGEPROG" \
+		>"$TMPD/a.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query --count 2"; }
+	assert_eq "$(walks)" "$((n0 + 5))" "two HeapWalkOperations for --count 2"
+	assert_eq "$(iterations)" "$((i0 + 1))" "one HeapIterateOperation: the tags cleared"
+	check "query --count 2 (second walk)" "$(json_get "$TMPD/a.json" 'recs[-1]["pause_ms"]')" "$1"
+	check_release "query --count 2" "$1"
 	kill -0 "$JVM_PID" || fail "the JVM died"
 }
+AGEPROG='set_type h:
+    roots <- objects.filter([it | it is QueryWorkload.QHolder])
+    membership <- false
+    on_inclusion <- [ n <- n + 1  ages <- ages + THIS.age ]
+    n : int <- 0
+    ages : int <- 0
+instances_for h have_names = "holder"'
 
 # The workload is idle after READY (no GC); periodic cleanup safepoints are
 # off (GuaranteedSafepointInterval=0) so that a second safepoint inside the

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_idmap - the 64-bit key -> pointer map (user/idmap.c), which the
+ * sequencer, the snapshot reader and the agent's untagged heap walk share. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "idmap.h"
+
+#define V(x) ((void *)(uintptr_t)(x))
+
+static void test_put_get_del(void **state)
+{
+	struct idmap m;
+
+	idmap_init(&m);
+	assert_null(idmap_get(&m, 5));
+	assert_int_equal(idmap_put(&m, 0, V(10)), 0); /* key 0 is a key */
+	assert_int_equal(idmap_put(&m, 5, V(50)), 0);
+	assert_int_equal(idmap_put(&m, 5, V(51)), 0); /* replaces */
+	assert_ptr_equal(idmap_get(&m, 0), V(10));
+	assert_ptr_equal(idmap_get(&m, 5), V(51));
+	assert_int_equal(m.n, 2);
+	assert_ptr_equal(idmap_del(&m, 5), V(51));
+	assert_null(idmap_get(&m, 5));
+	assert_null(idmap_del(&m, 5));
+	idmap_free(&m);
+	idmap_free(&m); /* twice: no-op */
+}
+
+/* put_new keeps the first value, as the heap walk's first-met ids need. */
+static void test_put_new(void **state)
+{
+	struct idmap m;
+	void *cur = NULL;
+
+	idmap_init(&m);
+	assert_int_equal(idmap_put_new(&m, 1ull << 63 | 0x7000010, V(100), &cur), 0);
+	assert_ptr_equal(cur, V(100));
+	assert_int_equal(idmap_put_new(&m, 1ull << 63 | 0x7000018, V(101), &cur), 0);
+	assert_ptr_equal(cur, V(101));
+	assert_int_equal(idmap_put_new(&m, 1ull << 63 | 0x7000010, V(102), &cur), 0);
+	assert_ptr_equal(cur, V(100));
+	assert_int_equal(m.n, 2);
+	idmap_free(&m);
+}
+
+/* Reserve sizes once; a million heap-like keys (8-byte strides) survive
+ * growth, deletion of every third and a second look-up pass. */
+static void test_reserve_and_many(void **state)
+{
+	struct idmap m;
+	const uint64_t n = 1000000;
+	size_t cap;
+
+	idmap_init(&m);
+	assert_int_equal(idmap_reserve(&m, 1000), 0);
+	cap = m.cap;
+	assert_true(cap >= 2000);
+	for (uint64_t i = 0; i < 1000; i++)
+		assert_int_equal(idmap_put(&m, 0x600000000ull + 8 * i, V(i + 1)), 0);
+	assert_int_equal(m.cap, cap); /* no growth within the reservation */
+	for (uint64_t i = 1000; i < n; i++)
+		assert_int_equal(idmap_put(&m, 0x600000000ull + 8 * i, V(i + 1)), 0);
+	for (uint64_t i = 0; i < n; i += 3)
+		assert_ptr_equal(idmap_del(&m, 0x600000000ull + 8 * i), V(i + 1));
+	for (uint64_t i = 0; i < n; i++) {
+		void *v = idmap_get(&m, 0x600000000ull + 8 * i);
+
+		if (i % 3 == 0)
+			assert_null(v);
+		else
+			assert_ptr_equal(v, V(i + 1));
+	}
+	idmap_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_get_del),
+		cmocka_unit_test(test_put_new),
+		cmocka_unit_test(test_reserve_and_many),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
