@@ -147,6 +147,11 @@ static struct {
 /* Set when an untagged walk's layout checks failed: tags from then on. */
 static bool untagged_broken;
 
+/* Where the referee's oop sits relative to tag_ptr: -2. The e2e test of the
+ * fallback (walk_fallback) sets MEMTRACE_AGENT_TEST_LAYOUT=wrong in the JVM's
+ * environment to read the word before it instead. */
+static int oop_slot = -2;
+
 /* Visits of the agent's last untagged walk: the next one reserves that much
  * (+25 %) before its pause, so the pause neither copies nor faults pages in. */
 static size_t last_visits = 1u << 18;
@@ -459,7 +464,7 @@ static uint64_t referee_key(const jlong *tag_ptr, jlong size)
 
 	if (*tag_ptr)
 		return (uint64_t)*tag_ptr >> 1;
-	o = (uint64_t)tag_ptr[-2];
+	o = (uint64_t)tag_ptr[oop_slot];
 	if ((size >= 0 && tag_ptr[-1] != size) || !o || (o & 7) || (o & HW_ADDR)) {
 		hw.layout_bad++;
 		return 0;
@@ -1352,6 +1357,11 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		memset(hs.bits, 0, hs.nwords * sizeof(*hs.bits));
 	hs.bits_oom = false;
 	hw.flags = req->flags;
+	{
+		const char *t = getenv("MEMTRACE_AGENT_TEST_LAYOUT");
+
+		oop_slot = t && !strcmp(t, "wrong") ? -3 : -2;
+	}
 	hw.untagged = !(req->flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE)) && !untagged_broken &&
 		      names_env_get();
 	hw.tenv = hw.untagged ? names_env : hs.env;
