@@ -8,7 +8,9 @@
 // `QueryWorkload planted loaders DIR` also loads QPayload (tests/java/dyn) from
 // DIR with three class loaders keeping 10, 20 and 30 instances.
 // `QueryWorkload planted N` also keeps N more QNode (with their int[10]) in
-// `big`, for bench/query.sh. Prints READY and then sleeps without allocating.
+// `big`, for bench/query.sh; `QueryWorkload planted N MB` also keeps MB MiB in
+// byte[1 MiB] arrays (a heap whose bytes are mostly primitive data, as in a
+// cache of buffers). Prints READY and then sleeps without allocating.
 // Order and Datum are top-level classes so the seed's programs (tests/dsl/01, 02) run unchanged.
 class Order { int field; String name; Order(int f) { field = f; name = "order-" + f; } }
 class Datum { double data; Datum(double d) { data = d; } }
@@ -28,6 +30,7 @@ public class QueryWorkload {
     static QHolder holder = new QHolder();
     static QEntry[] entries = new QEntry[40];
     static QNode[] big;
+    static byte[][] blobs;
     static QIfaced ifaced = new QIfaced();
     static java.util.List<ClassLoader> loaders = new java.util.ArrayList<>();
 
@@ -54,6 +57,10 @@ public class QueryWorkload {
         } else if (args.length > 1) {
             big = new QNode[Integer.parseInt(args[1])];
             for (int i = 0; i < big.length; i++) { big[i] = new QNode(); if (i > 0) big[i - 1].next = big[i]; }
+            if (args.length > 2) {
+                blobs = new byte[Integer.parseInt(args[2])][];
+                for (int i = 0; i < blobs.length; i++) { blobs[i] = new byte[1 << 20]; blobs[i][i % (1 << 20)] = (byte) i; }
+            }
         }
         System.gc();
         System.out.println("READY");

@@ -4,52 +4,64 @@
  *
  * Socket thread only. The first walk creates a JVMTI environment of our own
  * (can_tag_objects, GC events), so the walk's tags never mix with the
- * sampler's. Its tags live until the session ends (heap_session_end()), which
- * clears them all (one IterateThroughHeap pass) and switches its GC events
- * off; the env itself is kept for the next session. One walk:
- *   1. the JVM running: tag every loaded class, its loader and every thread
- *      not tagged yet with new ids; build the field tables (JVMTI field
- *      indices, see below);
- *   3. the pause: FollowReferences; the callbacks only append to malloc'd
- *      arrays (no JNI, no JVMTI, no socket), and abort the walk after
- *      max_pause_ms if asked;
- *   4. the JVM running again: the arrays are cut into HEAP_DATA frames by
- *      heap_next_chunk() as the socket takes them; heap_release() frees.
+ * sampler's; it is kept for the agent's life (GC events only while a
+ * session is open). Two kinds of walk:
  *
- * Tags: id << 1 (bit 0 is unused). Tags persist from one walk of a session
- * to the next: an object keeps its id, an object first met gets the next id,
- * so the ids handed out by one walk form one contiguous range. "Recorded in
- * this walk" is a bitmap indexed by id, cleared at each walk's start.
+ * Untagged (every request without MT_AP_HEAP_KEEPIDS: single walks of
+ * query, snapshot, histo, serve). The walk's env holds no tag at all: a tag
+ * per object is what made walks slow (JVMTI looks up the referrer's and the
+ * referee's tag, and their classes', in its tag map for every reference it
+ * reports: perf put 40 % of the VM thread in JvmtiTagMapTable::find) and
+ * costly afterwards (clearing them is a second pause). Classes, loaders and
+ * threads get ids from tags in a second env (names_env), which the walk
+ * never consults, and a JNI local reference each, kept over the pause.
+ * Objects are told apart by their addresses, which cannot change during the
+ * pause. JVMTI does not give the callback an object's address; HotSpot's
+ * CallbackWrapper keeps it on the VM thread's stack next to the tag it
+ * passes: (oop, size, tag) for the referee, (oop, tag) for the referrer -
+ * the same on JDK 17.0.15 and 25.0.3 (read from their libjvm's machine code,
+ * and the source of 17u). At the pause's first callback the named objects'
+ * addresses are read through their local references (a HotSpot local
+ * reference points at a slot holding the address). The agent never
+ * dereferences an object; addresses are only keys. It checks the layout on
+ * every callback (the word before the tag must be the size JVMTI passes, the
+ * oop aligned and non-null) and after the pause (every referrer and value
+ * owner must be an object the walk met, every CLASS reference must lead to a
+ * named class); if a check fails the walk is thrown away and done again with
+ * tags, and every later walk of the agent uses tags (logged once; e2e
+ * walk_fallback). No collector needs that (e2e walk_gcs: Serial, Parallel,
+ * G1, ZGC, Shenandoah on JDK 17 and 25). One walk:
+ *   1. the JVM running: name every loaded class, its loader and every thread;
+ *      build the field tables (JVMTI field indices, see below); reserve the
+ *      visit array (the last walk's size + 25 %, its pages touched now);
+ *   2. the pause: FollowReferences; the callbacks only append a struct
+ *      hw_visit (no JNI, no JVMTI, no socket) and abort the walk after
+ *      max_pause_ms if asked;
+ *   3. the JVM running again: the names env's tags are cleared
+ *      (GetObjectsWithTags + SetTag 0: no safepoint); untagged_finish() turns
+ *      addresses into ids in first-met order (user/idmap.c), gives each
+ *      object the class its CLASS reference leads to (a class object: Class)
+ *      and builds the object, reference and root records; a walk cut short
+ *      (--max-pause) leaves the objects it reached but did not visit
+ *      without a class;
+ *   4. the arrays are cut into HEAP_DATA frames by heap_next_chunk() as the
+ *      socket takes them; heap_release() frees.
+ *
+ * Tagged (KEEPIDS: a --count session that needs ages). The old way: the
+ * same steps, but every class, loader, thread and object gets a tag in the
+ * walk's env (id << 1; bit 0 unused) and the callbacks record objects and
+ * references by tag. Tags persist from one walk of a session to the next: an
+ * object keeps its id, an object first met gets the next id, so the ids
+ * handed out by one walk form one contiguous range. "Recorded in this walk"
+ * is a bitmap indexed by id, cleared at each walk's start. The session's end
+ * (heap_session_end()) clears them all (one IterateThroughHeap pass).
  *
  * Ages (MT_AP_HREC_AGES): while the session's env exists, its
  * GarbageCollectionFinish events count GCs (an atomic; the sampler's env has
  * its own callbacks and counter). Each walk appends (its first id, the GC
  * count during its pause) and sends the whole list, so memtrace computes an
- * object's age as GCs now - GCs at the walk that first tagged it.
- *
- * Untagged walks (a request without MT_AP_HEAP_KEEPIDS, i.e. every single
- * walk: query, snapshot, histo, serve). Tagging every object is what made the
- * tagged walk slow (JVMTI looks up the referrer's and the referee's tag, and
- * their classes', in its tag map for every reference it reports: a table
- * that grows to one entry per object) and costly afterwards (clearing the
- * tags is a second pause). So only classes, loaders and threads get tags
- * (thousands, for the class table's ids); the objects are told apart by
- * their addresses, which cannot change during the pause. JVMTI does not give
- * the callback an object's address; HotSpot's CallbackWrapper keeps it on
- * the VM thread's stack next to the tag it passes: (oop, size, tag) for the
- * referee, (oop, tag) for the referrer — the same on JDK 17.0.15 and
- * 25.0.3 (read from their libjvm's machine code, and the source of 17u and
- * 25). The agent never dereferences that word; it only uses it as a key,
- * and checks the layout on every callback (the word before the tag must be
- * the size JVMTI passes, the oop aligned and non-null) and after the pause
- * (every referrer and every value's owner must be an object the walk met
- * before). If a check fails the walk is thrown away and done again with tags,
- * and every later walk uses tags (logged once). During the pause the
- * callbacks only append (struct hw_visit); afterwards, with the JVM running,
- * addresses become ids in first-met order (user/idmap.c) and the visits
- * become the object, reference and root records. The class tags are cleared
- * right after (GetObjectsWithTags + SetTag 0: no safepoint). Measured in
- * bench/query.sh (see README).
+ * object's age as GCs now - GCs at the walk that first tagged it (0 for
+ * every object of an untagged walk: its ids are all new).
  *
  * JVMTI field indices (the spec's FollowReferences "index" for FIELD
  * references and primitive fields): for an instance of class C, the static

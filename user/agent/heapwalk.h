@@ -8,7 +8,8 @@
 #include "memtrace/agent_proto.h"
 
 /*
- * heap_walk - tag, walk (the pause) and buffer a snapshot as @req asks;
+ * heap_walk - name the classes, walk (the pause) and buffer a snapshot as
+ * @req asks (objects identified by address, or by tags with KEEPIDS);
  * @names holds req->nfields NUL-terminated field names in @names_len bytes.
  * Returns 0 and fills *@done (then send heap_next_chunk() until
  * heap_sent_all(), then DONE, then heap_release()), or -errno with @why.
@@ -28,8 +29,10 @@ void heap_done_info(struct mt_ap_heap_done *d);
  * stay for the next walk (ages). No-op if none. */
 void heap_release(void);
 /* heap_session_end - the session is over: free the snapshot, switch the GC
- * events off and clear every tag of the session (a heap iteration: a pause
- * about as long as a bare walk's); the env stays for the next session. */
+ * events off and, if a walk tagged objects (MT_AP_HEAP_KEEPIDS), clear every
+ * tag of the session (a heap iteration: a pause about as long as a bare
+ * walk's; untagged walks cleared theirs already, without a pause); the env
+ * stays for the next session. */
 void heap_session_end(void);
 
 #endif

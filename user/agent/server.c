@@ -430,8 +430,8 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 			session_end();
 		break;
 	case MT_AP_DETACH:
-		/* the walk's tags are cleared before the ACK (a pause of its own):
-		 * memtrace waits for the ACK and prints that pause too */
+		/* tags of tagged walks (KEEPIDS) are cleared before the ACK (a
+		 * pause of its own): memtrace waits for the ACK and prints it */
 		heap_session_end();
 		send_frame(client_fd, MT_AP_DETACH_ACK, h->seq, NULL, 0);
 		session_end();
