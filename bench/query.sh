@@ -9,7 +9,7 @@
 #      `jcmd GC.heap_dump` + import + query of the same heap (goal >= 10x),
 #      and the same for a program that needs no references (tests/query/count_qnodes.mq);
 #   3. the same two comparisons on the same objects plus BLOB_MB MiB of
-#      byte[1 MiB] (default 4096; 0 skips): a heap whose bytes are mostly
+#      byte[256 KiB] (default 4096; 0 skips): a heap whose bytes are mostly
 #      primitive data, which a heap dump writes and a live walk never reads.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,10 +49,10 @@ compare "instances of one class, no references" tests/query/count_qnodes.mq
 BLOB_MB=${QUERY_BENCH_BLOB_MB:-4096}
 [ "$BLOB_MB" -gt 0 ] || exit 0
 kill $jpid; wait $jpid 2>/dev/null || true
-"$JAVA_HOME/bin/java" -Xmx$((BLOB_MB + 512))m -cp build/java QueryWorkload planted "$N" "$BLOB_MB" \
+"$JAVA_HOME/bin/java" -Xmx$((BLOB_MB * 3 / 2 + 512))m -cp build/java QueryWorkload planted "$N" "$BLOB_MB" \
 	>"$tmp/jvm.out" 2>&1 &
 jpid=$!
 for _ in $(seq 600); do grep -q READY "$tmp/jvm.out" && break; sleep 0.1; done
-echo "with $BLOB_MB MiB of byte[1 MiB] besides:"
+echo "with $BLOB_MB MiB of byte[256 KiB] besides:"
 compare "reachability query" "$PROG"
 compare "instances of one class, no references" tests/query/count_qnodes.mq

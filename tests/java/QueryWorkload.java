@@ -9,7 +9,7 @@
 // DIR with three class loaders keeping 10, 20 and 30 instances.
 // `QueryWorkload planted N` also keeps N more QNode (with their int[10]) in
 // `big`, for bench/query.sh; `QueryWorkload planted N MB` also keeps MB MiB in
-// byte[1 MiB] arrays (a heap whose bytes are mostly primitive data, as in a
+// byte[256 KiB] arrays (a heap whose bytes are mostly primitive data, as in a
 // cache of buffers). Prints READY and then sleeps without allocating.
 // Order and Datum are top-level classes so the seed's programs (tests/dsl/01, 02) run unchanged.
 class Order { int field; String name; Order(int f) { field = f; name = "order-" + f; } }
@@ -58,8 +58,8 @@ public class QueryWorkload {
             big = new QNode[Integer.parseInt(args[1])];
             for (int i = 0; i < big.length; i++) { big[i] = new QNode(); if (i > 0) big[i - 1].next = big[i]; }
             if (args.length > 2) {
-                blobs = new byte[Integer.parseInt(args[2])][];
-                for (int i = 0; i < blobs.length; i++) { blobs[i] = new byte[1 << 20]; blobs[i][i % (1 << 20)] = (byte) i; }
+                blobs = new byte[Integer.parseInt(args[2]) * 4][]; // 256 KiB each: not humongous in G1
+                for (int i = 0; i < blobs.length; i++) { blobs[i] = new byte[1 << 18]; blobs[i][i % (1 << 18)] = (byte) i; }
             }
         }
         System.gc();

@@ -39,7 +39,7 @@
  *      max_pause_ms if asked;
  *   3. the JVM running again: the names env's tags are cleared
  *      (GetObjectsWithTags + SetTag 0: no safepoint); untagged_finish() turns
- *      addresses into ids in first-met order (user/idmap.c), gives each
+ *      addresses into ids in first-met order (user/offmap.c), gives each
  *      object the class its CLASS reference leads to (a class object: Class)
  *      and builds the object, reference and root records; a walk cut short
  *      (--max-pause) leaves the objects it reached but did not visit
@@ -72,6 +72,7 @@
  * mt_ap_heap_done.mismatches, never sent under a wrong name.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@
 
 #include "agent.h"
 #include "../idmap.h"
+#include "../offmap.h"
 
 #define ACC_STATIC 0x0008
 
@@ -130,12 +132,13 @@ struct hw_named {
 struct hw_visit {
 	uint64_t to;     /* HW_ADDR | the referee's address, or its id if it has a tag */
 	uint64_t from;   /* likewise the referrer (HW_KEEP, HW_MAYBE and CLASS references) */
-	uint64_t size;
+	uint32_t size8;  /* its size / 8 (HotSpot's sizes are multiples of 8, < 32 GiB) */
 	int32_t length;
 	int32_t index;
 	uint32_t kind;   /* jvmtiHeapReferenceKind | HW_KEEP | HW_MAYBE */
 };
 #define HW_KIND(k) ((k) & 0xffffu)
+_Static_assert(sizeof(struct hw_visit) == 32, "32 bytes per reported reference");
 #define HW_ADDR (1ull << 63) /* an address, not an id (ids stay far below) */
 #define HW_KEEP (1u << 31)   /* send this reference or root */
 #define HW_MAYBE (1u << 30)  /* a FIELD reference: send it if its field is projected */
@@ -548,8 +551,10 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		resolve_named();
 	}
 	to = referee_key(tag_ptr, size);
-	if (!to)
+	if (!to || (size & 7) || (size >> 35)) {
+		hw.layout_bad += !!to;
 		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
+	}
 	if (!referrer_tag_ptr) {
 		if (hw.flags & MT_AP_HEAP_REFS)
 			flags = HW_KEEP;
@@ -573,7 +578,7 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT;
 	v->to = to;
 	v->from = from;
-	v->size = (uint64_t)size;
+	v->size8 = (uint32_t)(size >> 3);
 	v->length = length;
 	v->index = index;
 	v->kind = (uint32_t)kind | flags;
@@ -870,6 +875,90 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	}
 }
 
+/* Address -> id for untagged_finish(): an offmap (8-byte slots) when the
+ * walk's addresses span less than 32 GiB, else an idmap. Ids are >= base. */
+struct keymap {
+	bool off;
+	struct offmap om;
+	struct idmap im;
+	uint64_t base;
+};
+
+/* Widen [*lo, *hi] to the address in @key, if it holds one. */
+static inline void widen(uint64_t key, uint64_t *lo, uint64_t *hi)
+{
+	if (key & HW_ADDR) {
+		uint64_t a = key & ~HW_ADDR;
+
+		if (a < *lo)
+			*lo = a;
+		if (a > *hi)
+			*hi = a;
+	}
+}
+
+/* Size it for @expect keys in the range of the named objects' and the
+ * visits' addresses. 0 or -ENOMEM. */
+static int keymap_init(struct keymap *k, uint64_t base, size_t expect)
+{
+	const struct hw_visit *vs = (const struct hw_visit *)hw.visits.p;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < hw.named.n; i++)
+		if (((const struct hw_named *)hw.named.p)[i].addr)
+			widen(((const struct hw_named *)hw.named.p)[i].addr | HW_ADDR, &lo, &hi);
+	for (size_t i = 0; i < hw.visits.n; i++) {
+		widen(vs[i].to, &lo, &hi);
+		widen(vs[i].from, &lo, &hi);
+	}
+	memset(k, 0, sizeof(*k));
+	k->base = base;
+	idmap_init(&k->im);
+	if (hi >= lo && !offmap_init(&k->om, lo, hi, expect)) {
+		k->off = true;
+		return 0;
+	}
+	offmap_free(&k->om);
+	return idmap_reserve(&k->im, expect);
+}
+
+/* The id of @key (an address, HW_ADDR set), @id if it had none. 0 or -errno. */
+static int keymap_put_new(struct keymap *k, uint64_t key, uint64_t id, uint64_t *cur)
+{
+	if (k->off) {
+		uint32_t v;
+		int err = offmap_put_new(&k->om, key & ~HW_ADDR, (uint32_t)(id - k->base), &v);
+
+		*cur = k->base + v;
+		return err;
+	} else {
+		void *v;
+		int err = idmap_put_new(&k->im, key, (void *)(uintptr_t)id, &v);
+
+		*cur = (uint64_t)(uintptr_t)v;
+		return err;
+	}
+}
+
+/* The id of @key: itself if it is an id already, 0 if unknown. */
+static uint64_t keymap_id(const struct keymap *k, uint64_t key)
+{
+	if (!(key & HW_ADDR))
+		return key;
+	if (k->off) {
+		uint32_t v;
+
+		return offmap_get(&k->om, key & ~HW_ADDR, &v) ? k->base + v : 0;
+	}
+	return (uint64_t)(uintptr_t)idmap_get(&k->im, key);
+}
+
+static void keymap_free(struct keymap *k)
+{
+	offmap_free(&k->om);
+	idmap_free(&k->im);
+}
+
 /*
  * After an untagged walk's pause (the JVM running). Pass 1: ids for the
  * visits' keys in first-met order — the named objects keep the ids their
@@ -886,18 +975,19 @@ static int untagged_finish(void)
 	struct hw_visit *vs = (struct hw_visit *)hw.visits.p;
 	uint64_t base = hw.first_id, next = hs.next_id, *cls_of = NULL, class_cls = 0;
 	uint64_t last_key = 0, last_id = 0;
-	struct idmap ids;
-	int err = 0;
+	size_t nrefs = 0;
+	struct keymap ids;
+	int err;
 
-#define ID_OF(key) ((uint64_t)(uintptr_t)idmap_get(&ids, (key)))
-	idmap_init(&ids);
-	if (idmap_reserve(&ids, last_objects ? last_objects + last_objects / 8 : hw.visits.n / 3))
-		err = -ENOMEM;
+#define ID_OF(key) keymap_id(&ids, (key))
+	err = keymap_init(&ids, base, last_objects ? last_objects + last_objects / 8 : hw.visits.n / 3);
+	vec_reserve(&hw.objs, last_objects + last_objects / 8);
 	for (size_t i = 0; i < hw.named.n && !err; i++) {
 		const struct hw_named *nm = &((const struct hw_named *)hw.named.p)[i];
+		uint64_t cur;
 
-		if (nm->addr && idmap_put(&ids, nm->addr | HW_ADDR, (void *)(uintptr_t)nm->id))
-			err = -ENOMEM;
+		if (nm->addr && (keymap_put_new(&ids, nm->addr | HW_ADDR, nm->id, &cur) || cur != nm->id))
+			err = -EPROTO; /* two named objects at one address */
 	}
 	for (uint32_t i = 0; i < hw.ncls; i++)
 		if (hw.cls[i].sig && !strcmp(hw.cls[i].sig, "Ljava/lang/Class;"))
@@ -910,13 +1000,9 @@ static int untagged_finish(void)
 		struct mt_ap_hobj *o;
 
 		if (v->to & HW_ADDR) {
-			void *cur;
-
-			if (idmap_put_new(&ids, v->to, (void *)(uintptr_t)next, &cur)) {
-				err = -ENOMEM;
+			err = keymap_put_new(&ids, v->to, next, &id);
+			if (err)
 				break;
-			}
-			id = (uint64_t)(uintptr_t)cur;
 			if (id == next)
 				next++;
 		}
@@ -932,10 +1018,10 @@ static int untagged_finish(void)
 		}
 		o->id = id;
 		o->cls = 0;
-		o->size = v->size;
+		o->size = (uint64_t)v->size8 << 3;
 		o->length = v->length;
 		o->reserved = 0;
-		hw.done.bytes += v->size;
+		hw.done.bytes += o->size;
 	}
 	hs.next_id = next; /* ids stay unique within the session */
 	if (!err) {
@@ -943,9 +1029,11 @@ static int untagged_finish(void)
 		if (!cls_of)
 			err = -ENOMEM;
 	}
-	/* pass 2: classes, references, roots */
+	/* pass 2: classes, references, roots. The references are written over
+	 * the visits already read (24 bytes for each 32 read at most): no second
+	 * array of that size in the JVM's memory. */
 	for (size_t i = 0; i < hw.visits.n && !err; i++) {
-		const struct hw_visit *v = &vs[i];
+		const struct hw_visit vv = vs[i], *v = &vv;
 		uint32_t kind = HW_KIND(v->kind);
 		uint64_t id = v->to, from = v->from;
 
@@ -984,18 +1072,22 @@ static int untagged_finish(void)
 			r->kind = kind;
 			r->reserved = 0;
 		} else {
-			struct mt_ap_href *r = vec_push(&hw.refs);
+			struct mt_ap_href *r = (struct mt_ap_href *)hw.visits.p + nrefs++;
 
-			if (!r) {
-				err = -ENOMEM;
-				break;
-			}
 			r->from = from;
 			r->to = id;
 			r->index = v->index;
 			r->kind = kind;
 		}
 	}
+	/* the visits' buffer now holds the references */
+	vec_free(&hw.refs);
+	hw.refs.esz = sizeof(struct mt_ap_href);
+	hw.refs.p = hw.visits.p;
+	hw.refs.cap = hw.visits.cap * sizeof(struct hw_visit) / sizeof(struct mt_ap_href);
+	hw.refs.n = nrefs;
+	hw.visits.p = NULL;
+	hw.visits.n = hw.visits.cap = 0;
 	if (!err)
 		last_objects = hw.objs.n;
 	for (size_t i = 0; i < hw.objs.n && cls_of; i++) {
@@ -1044,7 +1136,7 @@ static int untagged_finish(void)
 	}
 #undef ID_OF
 	free(cls_of);
-	idmap_free(&ids);
+	keymap_free(&ids);
 	vec_free(&hw.visits);
 	if (err == -EPROTO)
 		hw.layout_bad++;
@@ -1116,6 +1208,7 @@ static void free_state(void)
 void heap_release(void)
 {
 	free_state();
+	malloc_trim(0); /* the snapshot's arrays back to the system, not kept by malloc */
 }
 
 /* Untag one object (IterateThroughHeap over the tagged objects only). */
