@@ -77,23 +77,6 @@ static int read_full(int fd, void *buf, size_t n, uint64_t deadline)
 	return 0;
 }
 
-static int write_full(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int agentsock_request(struct mt_agentsock *s, unsigned type, const void *payload,
 		      size_t len, unsigned want, void *out)
 {
@@ -113,7 +96,7 @@ int agentsock_request(struct mt_agentsock *s, unsigned type, const void *payload
 	n = mt_ap_encode(frame, sizeof(frame), type, s->seq++, payload, len);
 	if (n < 0)
 		return (int)n;
-	err = write_full(s->fd, frame, (size_t)n);
+	err = write_all(s->fd, frame, (size_t)n);
 	if (err) {
 		/* a refusing agent sends ERROR and closes at once: read its reason */
 		if (read_full(s->fd, &h, sizeof(h), mono_ns() / 1000000 + 200))
@@ -191,7 +174,7 @@ int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, s
 	n = mt_ap_encode(frame, sizeof(frame), type, s->seq++, payload, len);
 	if (n < 0)
 		return (int)n;
-	return write_full(s->fd, frame, (size_t)n);
+	return write_all(s->fd, frame, (size_t)n);
 }
 
 int agentsock_recv(struct mt_agentsock *s, struct mt_ap_hdr *h, void *buf, size_t cap,

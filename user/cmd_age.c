@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "objreport.h"
 #include "sampling.h"
@@ -26,11 +27,7 @@ static void usage(FILE *f)
 int do_age(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "max-samples", required_argument, NULL, 'M' },
+		MT_CMDOPT_SAMPLING_LONGOPTS,
 		{ "by", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
@@ -39,9 +36,9 @@ int do_age(int argc, char **argv)
 	};
 	struct mt_sampling_opts o = { .duration = 10, .interval = MT_AP_DEFAULT_INTERVAL,
 				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
+	struct cmdopt co = { .usage = usage, .top = 20 };
 	struct mt_samples m;
 	struct mt_proc p;
-	uint64_t top = 20;
 	double elapsed;
 	bool by_site = false;
 	int c, rc;
@@ -53,27 +50,17 @@ int do_age(int argc, char **argv)
 			return 2;
 		if (!rc)
 			continue;
-		switch (c) {
-		case 'b':
+		if (c == 'b') {
 			if (strcmp(optarg, "class") && strcmp(optarg, "site")) {
 				p_err("invalid --by '%s' (class or site)", optarg);
 				return 2;
 			}
 			by_site = !strcmp(optarg, "site");
-			break;
-		case 't':
-			if (parse_u64(optarg, &top) || !top) {
-				p_err("invalid --top '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+			continue;
 		}
+		rc = cmdopt_common(c, optarg, &co);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
 	}
 	if (optind < argc || !o.pid) {
 		usage(stderr);
@@ -88,7 +75,7 @@ int do_age(int argc, char **argv)
 		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
 					     .json = mt_opts.json };
 
-		rc = objreport_age(&m, &src, by_site, top);
+		rc = objreport_age(&m, &src, by_site, co.top);
 	}
 	samples_free(&m);
 	return rc ? 1 : 0;

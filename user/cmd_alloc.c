@@ -13,8 +13,8 @@
 
 #include "alloctrace.h"
 #include "attach.h"
+#include "cmdopt.h"
 #include "cmds.h"
-#include "privs.h"
 #include "proc.h"
 #include "profile.h"
 #include "sinks.h"
@@ -304,6 +304,7 @@ int do_alloc(int argc, char **argv)
 		{ 0 },
 	};
 	struct alloc_opts o = { .top = 20, .perfmap = true };
+	struct cmdopt co = { .usage = usage };
 	struct alloctrace_opts to = { 0 };
 	struct alloctrace *t = NULL;
 	struct symres *sr = NULL;
@@ -321,18 +322,6 @@ int do_alloc(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:d:b:t:jxh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p':
-			if (parse_pid(optarg, &o.pid)) {
-				p_err("invalid pid '%s': expected a positive number", optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o.duration)) {
-				p_err("invalid --duration '%s': expected seconds, e.g. 20", optarg);
-				return 2;
-			}
-			break;
 		case 'b':
 			if (!strcmp(optarg, "class")) {
 				o.by_stack = false;
@@ -350,9 +339,6 @@ int do_alloc(int argc, char **argv)
 			}
 			o.top = (int)top;
 			break;
-		case 'j':
-			mt_opts.json = true;
-			break;
 		case 'C':
 			o.collapsed = optarg;
 			break;
@@ -368,25 +354,18 @@ int do_alloc(int argc, char **argv)
 		case 'N':
 			o.perfmap = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			err = cmdopt_common(opt, optarg, &co);
+			if (err != MT_CMDOPT_MORE)
+				return err;
 		}
 	}
-	if (!o.pid) {
-		p_err("alloc needs -p PID (`memtrace ps` lists the JVMs)");
+	if (cmdopt_need_pid(&co, "alloc"))
 		return 2;
-	}
-	if (privs_require_bpf("memtrace alloc"))
+	o.pid = co.pid;
+	o.duration = co.duration;
+	if (cmdopt_open_jvm(o.pid, "memtrace alloc", &p))
 		return 1;
-	err = proc_open(o.pid, &p);
-	if (err) {
-		proc_explain(o.pid, err);
-		return 1;
-	}
 	to.exact = o.exact;
 	bytes_known = !(o.exact && p.jdk_major && p.jdk_major < 21);
 	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;

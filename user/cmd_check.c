@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_check.c - `memtrace check FILE`: rules 1-5 on a recording. */
-#include <errno.h>
 #include <string.h>
 
 #include "check.h"
+#include "cmdopt.h"
 #include "cmds.h"
 #include "recording.h"
 #include "util.h"
@@ -32,6 +32,13 @@ static void on_violation(void *ctx, uint64_t line, int rule, const char *msg)
 	}
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace check [--json] FILE\n"
+		   "  Verifies rules 1-5 of consistent partial monitoring on a recording;\n"
+		   "  prints each violation as FILE:LINE: rule N: why. Exit 1 on any.\n");
+}
+
 int do_check(int argc, char **argv)
 {
 	struct rec_header h;
@@ -43,28 +50,13 @@ int do_check(int argc, char **argv)
 	int rc, i = 1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			mt_opts.json = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: memtrace check [--json] FILE\n"
-			       "  Verifies rules 1-5 of consistent partial monitoring on a recording;\n"
-			       "  prints each violation as FILE:LINE: rule N: why. Exit 1 on any.\n");
-			return 0;
-		} else {
-			p_err("unknown option '%s'", argv[i]);
-			return 2;
-		}
+		rc = cmdopt_common_arg(argv[i], usage);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
 	}
-	if (i != argc - 1) {
-		p_err("check needs one recording file (`memtrace check FILE`)");
-		return 2;
-	}
-	r = rec_open(argv[i], &h);
-	if (!r) {
-		p_err("cannot read %s: %s", argv[i],
-		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));
-		return 1;
-	}
+	rc = cmdopt_recording(argc, argv, i, "check", &r, &h);
+	if (rc)
+		return rc;
 	c = check_new(on_violation, argv[i]);
 	if (!c) {
 		rec_close_read(r);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "elfsym.h"
 #include "jvmflags.h"
@@ -271,39 +272,21 @@ int do_doctor(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cmdopt o = { .usage = usage };
 	struct report r;
-	int pid = 0, opt, err;
+	int opt, rc;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s': expected a positive number", optarg);
-				return 2;
-			}
-			break;
-		case 'j':
-			mt_opts.json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		rc = cmdopt_common(opt, optarg, &o);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
 	}
-	if (!pid) {
-		p_err("doctor needs -p PID (`memtrace ps` lists the JVMs)");
+	if (cmdopt_need_pid(&o, "doctor"))
 		return 2;
-	}
 	memset(&r, 0, sizeof(r));
-	err = proc_open(pid, &r.p);
-	if (err) {
-		proc_explain(pid, err);
+	if (cmdopt_open_jvm(o.pid, NULL, &r.p))
 		return 1;
-	}
 	inspect(&r);
 	if (mt_opts.json)
 		print_json(&r);

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "elfsym.h"
 #include "gcreplay.h"
 #include "gctrace.h"
-#include "privs.h"
 #include "proc.h"
 #include "util.h"
 
@@ -205,52 +205,27 @@ int do_gc(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cmdopt o = { .usage = usage };
 	struct gc_summary s = { 0 };
 	struct gctrace *t = NULL;
 	struct mt_proc p;
-	double duration = 0, secs;
+	double secs;
 	bool jvm_exited = false;
-	int pid = 0, opt, err;
+	int opt, rc, err = 0;
 	uint64_t deadline;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s': expected a positive number", optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				p_err("invalid --duration '%s': expected seconds, e.g. 20", optarg);
-				return 2;
-			}
-			break;
-		case 'j':
-			mt_opts.json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		rc = cmdopt_common(opt, optarg, &o);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
 	}
-	if (!pid) {
-		p_err("gc needs -p PID (`memtrace ps` lists the JVMs)");
+	if (cmdopt_need_pid(&o, "gc")) {
 		usage(stderr);
 		return 2;
 	}
-	if (privs_require_bpf("memtrace gc"))
+	if (cmdopt_open_jvm(o.pid, "memtrace gc", &p))
 		return 1;
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
-		return 1;
-	}
 	if (gc_preflight(&p))
 		return 1;
 
@@ -259,7 +234,7 @@ int do_gc(int argc, char **argv)
 		return 1;
 	s.t0 = mono_ns();
 	s.mono_to_real = real_ns() - s.t0;
-	deadline = duration > 0 ? s.t0 + (uint64_t)(duration * 1e9) : 0;
+	deadline = o.duration > 0 ? s.t0 + (uint64_t)(o.duration * 1e9) : 0;
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
 	if (mt_opts.json)
@@ -282,7 +257,7 @@ int do_gc(int argc, char **argv)
 		}
 		if (deadline && mono_ns() >= deadline)
 			break;
-		if (!proc_exists(pid)) {
+		if (!proc_exists(o.pid)) {
 			jvm_exited = true;
 			break;
 		}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "snapshot.h"
 #include "util.h"
@@ -41,55 +42,31 @@ int do_histo(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cmdopt o = { .usage = usage, .terse = true, .top = UINT64_MAX };
 	struct mt_snapshot snap;
 	struct mt_heapview hv = { 0 };
 	struct histo_row *rows = NULL;
-	uint64_t top = UINT64_MAX, max_pause = 0, ti = 0, tb = 0;
-	uint32_t flags = 0;
+	uint64_t ti = 0, tb = 0;
 	bool json = mt_opts.json;
-	struct mt_proc p;
 	char why[160];
-	int ch, pid = 0, err, rc = 1;
+	int ch, err, rc = 1;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "p:t:jh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 't':
-			if (parse_u64(optarg, &top) || !top) {
-				p_err("invalid --top '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (parse_u64(optarg, &max_pause) || max_pause > 3600000) {
-				p_err("invalid --max-pause '%s' (milliseconds)", optarg);
-				return 2;
-			}
-			flags |= MT_AP_HEAP_MAXPAUSE;
-			break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		if (ch == 'j') {
+			json = true;
+			continue;
 		}
+		err = cmdopt_common(ch, optarg, &o);
+		if (err != MT_CMDOPT_MORE)
+			return err;
 	}
-	if (!pid || optind < argc) {
+	if (!o.pid || optind < argc) {
 		usage(stderr);
 		return 2;
 	}
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
+	if (cmdopt_snapshot(&o, 0, &snap))
 		return 1;
-	}
-	if (snapshot_take(&p, flags, (uint32_t)max_pause, NULL, 0, &snap))
-		return 1;
-	snapshot_print_walk(&snap);
 	{
 		struct dsl_needs none = { 0 };
 
@@ -118,7 +95,7 @@ int do_histo(int argc, char **argv)
 
 		ti += rows[i].instances;
 		tb += rows[i].bytes;
-		if (!rows[i].instances || shown >= top)
+		if (!rows[i].instances || shown >= o.top)
 			continue;
 		shown++;
 		if (json) {
@@ -133,7 +110,7 @@ int do_histo(int argc, char **argv)
 	}
 	if (json)
 		printf("{\"event\":\"histo_total\",\"pid\":%d,\"instances\":%llu,\"bytes\":%llu,"
-		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s}\n", pid,
+		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s}\n", o.pid,
 		       (unsigned long long)ti, (unsigned long long)tb,
 		       (double)snap.info.pause_ns / 1e6,
 		       snap.pause_from_jvm ? "jvm_safepoints" : "agent",

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "leaks.h"
 #include "objreport.h"
@@ -93,11 +94,7 @@ static void usage(FILE *f)
 int do_leaks(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "max-samples", required_argument, NULL, 'M' },
+		MT_CMDOPT_SAMPLING_LONGOPTS,
 		{ "min-age", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
@@ -108,9 +105,10 @@ int do_leaks(int argc, char **argv)
 	struct mt_sampling_opts o = { .duration = 30, .interval = MT_AP_DEFAULT_INTERVAL,
 				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
 	struct leaks_ctx c = { .counters = true };
+	struct cmdopt co = { .usage = usage, .top = 10 };
 	struct mt_samples m;
 	struct mt_proc p;
-	uint64_t top = 10, k = 2;
+	uint64_t k = 2;
 	double elapsed;
 	int ch, rc, suspects;
 
@@ -128,21 +126,13 @@ int do_leaks(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 't':
-			if (parse_u64(optarg, &top) || !top) {
-				p_err("invalid --top '%s'", optarg);
-				return 2;
-			}
-			break;
 		case 'S':
 			c.counters = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			rc = cmdopt_common(ch, optarg, &co);
+			if (rc != MT_CMDOPT_MORE)
+				return rc;
 		}
 	}
 	if (optind < argc || !o.pid) {
@@ -184,7 +174,7 @@ int do_leaks(int argc, char **argv)
 		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
 					     .json = mt_opts.json };
 
-		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, top);
+		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co.top);
 	}
 	sitecount_volumes_free(&c.vol);
 	leaks_free(&c.l);

@@ -8,11 +8,11 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "collector.h"
 #include "locks.h"
 #include "monflag.h"
-#include "privs.h"
 #include "proc.h"
 #include "sequencer.h"
 #include "util.h"
@@ -52,64 +52,39 @@ int do_locks(int argc, char **argv)
 		{ 0 },
 	};
 	struct mt_seq_filter f = { .cats = MT_CAT_THREAD | MT_CAT_TYPE | MT_CAT_SYNC };
+	struct cmdopt o = { .usage = usage };
 	struct collector *c = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false;
-	double duration = 0;
-	int pid = 0, opt, err = 0, rc = 1;
+	int opt, err = 0, rc = 1;
 	uint64_t t0, deadline;
 	struct mt_proc p;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s': expected a positive number", optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				p_err("invalid --duration '%s': expected seconds, e.g. 20", optarg);
-				return 2;
-			}
-			break;
-		case 'j':
-			mt_opts.json = true;
-			break;
-		case 'M':
+		if (opt == 'M') {
 			enable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+			continue;
 		}
+		err = cmdopt_common(opt, optarg, &o);
+		if (err != MT_CMDOPT_MORE)
+			return err;
 	}
-	if (!pid) {
-		p_err("locks needs -p PID (`memtrace ps` lists the JVMs)");
+	if (cmdopt_need_pid(&o, "locks")) {
 		usage(stderr);
 		return 2;
 	}
-	if (privs_require_bpf("memtrace locks"))
+	if (cmdopt_open_jvm(o.pid, "memtrace locks", &p))
 		return 1;
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
-		return 1;
-	}
 	if (enable) {
 		if (monflag_enable(&p, &mf))
 			return 1;
 	} else if (!monflag_get(&p, &mf, &on) && !on) {
 		p_warn("-XX:DTraceMonitorProbes is off in pid %d: no monitor events will come. "
 		       "Restart the JVM with -XX:+DTraceMonitorProbes, or let memtrace switch it "
-		       "on now with --enable-monitor-probes", pid);
+		       "on now with --enable-monitor-probes", o.pid);
 	}
 	l = locks_new();
 	seq = seq_new(&f, emit, l);
@@ -125,7 +100,7 @@ int do_locks(int argc, char **argv)
 		goto cleanup;
 	}
 	t0 = mono_ns();
-	deadline = duration > 0 ? t0 + (uint64_t)(duration * 1e9) : 0;
+	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\"}\n", p.pid, p.jdk_version);
 	else
@@ -139,7 +114,7 @@ int do_locks(int argc, char **argv)
 		}
 		if (deadline && mono_ns() >= deadline)
 			break;
-		if (!proc_exists(pid))
+		if (!proc_exists(o.pid))
 			break;
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "proc.h"
 #include "util.h"
@@ -23,21 +24,14 @@ int do_ps(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int *pids = NULL, n, opt;
+	struct cmdopt o = { .usage = usage };
+	int *pids = NULL, n, opt, rc;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			mt_opts.json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		rc = cmdopt_common(opt, optarg, &o);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
 	}
 	n = proc_list_jvms(&pids);
 	if (n < 0) {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "querylive.h"
 #include "snapshot.h"
@@ -118,35 +119,23 @@ int do_query(int argc, char **argv)
 	struct dsl_program *prog = NULL;
 	struct mt_snapsession ss = { .so.fd = -1 };
 	struct mt_snapshot snap;
+	struct cmdopt o = { .usage = usage, .terse = true };
 	struct mt_proc p;
-	uint64_t max_pause = 0, count = 1;
+	uint64_t count = 1;
 	double every = 1.0;
-	bool has_max = false, has_every = false, has_count = false, json = mt_opts.json;
+	bool has_every = false, has_count = false, json = mt_opts.json;
 	bool age_noted = false;
 	char *src = NULL, *end;
 	size_t srclen = 0;
-	int ch, pid = 0, rc = 1, err;
+	int ch, rc = 1, err;
 	uint32_t flags;
 
 	snapshot_init(&snap);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "p:e:f:jh", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s'", optarg);
-				return 2;
-			}
-			break;
 		case 'e': expr = optarg; break;
 		case 'f': file = optarg; break;
-		case 'm':
-			if (parse_u64(optarg, &max_pause) || max_pause > 3600000) {
-				p_err("invalid --max-pause '%s' (milliseconds)", optarg);
-				return 2;
-			}
-			has_max = true;
-			break;
 		case 'E':
 			errno = 0;
 			every = strtod(optarg, &end);
@@ -165,17 +154,19 @@ int do_query(int argc, char **argv)
 			break;
 		case 's': save = optarg; break;
 		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			err = cmdopt_common(ch, optarg, &o);
+			if (err != MT_CMDOPT_MORE)
+				return err;
 		}
 	}
 	if (optind < argc)
 		input = argv[optind++];
-	if (optind < argc || (!pid == !input) || (!expr == !file)) {
+	if (optind < argc || (!o.pid == !input) || (!expr == !file)) {
 		usage(stderr);
 		return 2;
 	}
-	if (input && (has_every || has_count || save || has_max)) {
+	if (input && (has_every || has_count || save || o.has_max_pause)) {
 		p_err("--every, --count, --save and --max-pause need a live JVM (-p PID)");
 		return 2;
 	}
@@ -210,7 +201,7 @@ int do_query(int argc, char **argv)
 		dsl_diags_render(diags, stderr);
 		goto out;
 	}
-	if (!pid) { /* 2. a file: read, 3. build the heap, compile again against it, run */
+	if (!o.pid) { /* 2. a file: read, 3. build the heap, compile again against it, run */
 		if (snapshot_load(input, &snap))
 			goto out;
 		snapshot_print_walk(&snap);
@@ -221,11 +212,8 @@ int do_query(int argc, char **argv)
 		goto out;
 	}
 	/* 2. live: N projected snapshots in one agent session */
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
+	if (cmdopt_open_jvm(o.pid, NULL, &p))
 		goto out;
-	}
 	if (snapshot_session_open(&p, &ss))
 		goto out;
 	for (uint64_t i = 0; i < count; i++) {
@@ -234,7 +222,7 @@ int do_query(int argc, char **argv)
 		if (i)
 			sleep_s(every);
 		flags = query_heap_flags(n);
-		if (has_max)
+		if (o.has_max_pause)
 			flags |= MT_AP_HEAP_MAXPAUSE;
 		if (save)
 			flags |= MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS;
@@ -243,7 +231,7 @@ int do_query(int argc, char **argv)
 		if (count > 1 && (n->age || save))
 			flags |= MT_AP_HEAP_KEEPIDS;
 		snapshot_free(&snap);
-		if (snapshot_session_take(&ss, flags, (uint32_t)max_pause, n->fields, n->nfields,
+		if (snapshot_session_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields,
 					  &snap))
 			goto out;
 		snapshot_print_walk(&snap);

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "collector.h"
 #include "monflag.h"
 #include "objrec.h"
 #include "objstream.h"
-#include "privs.h"
 #include "proc.h"
 #include "memtrace/agent_proto.h"
 #include "recording.h"
@@ -168,33 +168,21 @@ int do_record(int argc, char **argv)
 	uint64_t tids[MAX_TIDS], v;
 	struct collector *c = NULL;
 	const char *out = NULL, *bad;
-	double duration = 0;
 	bool monitors = false, jvm_exited = false, alloc_asked = false, counters = true;
 	struct objrec_writer *ow = NULL;
 	struct sitecount *sc = NULL;
 	uint32_t obj_interval = MT_AP_DEFAULT_INTERVAL;
 	size_t flen = 0;
+	struct cmdopt o = { .usage = usage };
 	struct mt_proc p;
-	int pid = 0, opt, err = 0;
+	int pid, opt, rc, err = 0;
 	uint64_t deadline;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:o:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s': expected a positive number", optarg);
-				return 2;
-			}
-			break;
 		case 'o':
 			out = optarg;
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				p_err("invalid --duration '%s': expected seconds, e.g. 20", optarg);
-				return 2;
-			}
 			break;
 		case 'c':
 			alloc_asked = true;
@@ -271,12 +259,10 @@ int do_record(int argc, char **argv)
 		case 'S':
 			counters = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			rc = cmdopt_common(opt, optarg, &o);
+			if (rc != MT_CMDOPT_MORE)
+				return rc;
 		}
 	}
 	/* the filter options, as typed, for the file's header */
@@ -290,18 +276,14 @@ int do_record(int argc, char **argv)
 		flen += (size_t)snprintf(h.filter + flen, sizeof(h.filter) - flen, "%s%s",
 					 flen ? " " : "", argv[i]);
 	}
+	pid = o.pid;
 	if (!pid || !out) {
 		p_err("record needs -p PID and -o FILE");
 		usage(stderr);
 		return 2;
 	}
-	if (privs_require_bpf("memtrace record"))
+	if (cmdopt_open_jvm(pid, "memtrace record", &p))
 		return 1;
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
-		return 1;
-	}
 	r.thread_paused = thread_paused;
 	r.seq = seq_new(&f, emit, &r);
 	if (!r.seq) {
@@ -370,7 +352,7 @@ int do_record(int argc, char **argv)
 	}
 	if (monitors && !collector_monitor_sites(c))
 		p_warn("this JVM's libjvm has no hotspot:monitor__* probes: no lock events");
-	deadline = duration > 0 ? r.t0 + (uint64_t)(duration * 1e9) : 0;
+	deadline = o.duration > 0 ? r.t0 + (uint64_t)(o.duration * 1e9) : 0;
 	p_info("recording pid %d (JDK %s) to %s%s%s; Ctrl-C to stop", p.pid,
 	       p.jdk_version[0] ? p.jdk_version : "unknown", out, h.filter[0] ? " with " : "",
 	       h.filter);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloctable.h"
+#include "cmdopt.h"
 #include "cmds.h"
 #include "gcreplay.h"
 #include "idmap.h"
@@ -305,6 +306,19 @@ static int objects_report(const char *path, const struct rec_header *h, uint64_t
 	return rc;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace report [--json] [--by class|site] [--min-age K] [--top N] FILE\n"
+		   "  The analyses of a recording (`memtrace record`), printed as the live\n"
+		   "  commands print them: collections (memtrace gc), allocation by class\n"
+		   "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
+		   "  reclaimed, live), monitor contention and deadlocks (memtrace\n"
+		   "  locks) if the recording has any, then, for a recording with\n"
+		   "  --categories object, the sampled objects by age (memtrace age; --by)\n"
+		   "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
+		   "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n");
+}
+
 int do_report(int argc, char **argv)
 {
 	struct report_opts ro = { .min_age = 2 };
@@ -318,9 +332,7 @@ int do_report(int argc, char **argv)
 	int rc, i = 1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			mt_opts.json = true;
-		} else if (!strcmp(argv[i], "--by") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--by") && i + 1 < argc) {
 			i++;
 			if (strcmp(argv[i], "class") && strcmp(argv[i], "site")) {
 				p_err("invalid --by '%s' (class or site)", argv[i]);
@@ -340,33 +352,15 @@ int do_report(int argc, char **argv)
 				return 2;
 			}
 			ro.top_set = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: memtrace report [--json] [--by class|site] [--min-age K] "
-			       "[--top N] FILE\n"
-			       "  The analyses of a recording (`memtrace record`), printed as the live\n"
-			       "  commands print them: collections (memtrace gc), allocation by class\n"
-			       "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
-			       "  reclaimed, live), monitor contention and deadlocks (memtrace\n"
-			       "  locks) if the recording has any, then, for a recording with\n"
-			       "  --categories object, the sampled objects by age (memtrace age; --by)\n"
-			       "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
-			       "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n");
-			return 0;
 		} else {
-			p_err("unknown option '%s'", argv[i]);
-			return 2;
+			rc = cmdopt_common_arg(argv[i], usage);
+			if (rc != MT_CMDOPT_MORE)
+				return rc;
 		}
 	}
-	if (i != argc - 1) {
-		p_err("report needs one recording file (`memtrace report FILE`)");
-		return 2;
-	}
-	r = rec_open(argv[i], &h);
-	if (!r) {
-		p_err("cannot read %s: %s", argv[i],
-		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));
-		return 1;
-	}
+	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
+	if (rc)
+		return rc;
 	rp.gc = gc_replay_new(h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
 	rp.alloc = alloc_table_new();

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "snapshot.h"
 #include "util.h"
@@ -26,45 +27,27 @@ int do_snapshot(int argc, char **argv)
 		{ 0 },
 	};
 	uint32_t flags = MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS;
+	struct cmdopt o = { .usage = usage, .terse = true };
 	struct mt_snapshot snap;
 	const char *path = NULL;
-	uint64_t max_pause = 0;
-	struct mt_proc p;
-	int ch, pid = 0, err;
+	int ch, err;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "p:o:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("invalid pid '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 'o': path = optarg; break;
-		case 'm':
-			if (parse_u64(optarg, &max_pause) || max_pause > 3600000) {
-				p_err("invalid --max-pause '%s' (milliseconds)", optarg);
-				return 2;
-			}
-			flags |= MT_AP_HEAP_MAXPAUSE;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		if (ch == 'o') {
+			path = optarg;
+			continue;
 		}
+		err = cmdopt_common(ch, optarg, &o);
+		if (err != MT_CMDOPT_MORE)
+			return err;
 	}
-	if (!pid || !path || optind < argc) {
+	if (!o.pid || !path || optind < argc) {
 		usage(stderr);
 		return 2;
 	}
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
+	if (cmdopt_snapshot(&o, flags, &snap))
 		return 1;
-	}
-	if (snapshot_take(&p, flags, (uint32_t)max_pause, NULL, 0, &snap))
-		return 1;
-	snapshot_print_walk(&snap);
 	err = snapshot_write(&snap, path);
 	if (!err)
 		p_info("saved %llu objects, %llu references, %u classes to %s",

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "cmds.h"
 #include "jvmflags.h"
 #include "klassname.h"
@@ -276,6 +277,7 @@ int do_vmstructs(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cmdopt o = { .usage = usage };
 	struct mt_vmstructs *vs = NULL;
 	struct mt_proc p;
 	bool do_dump = false, do_klass = false, symtab_only = false;
@@ -304,23 +306,18 @@ int do_vmstructs(int argc, char **argv)
 		case 'F':
 		case 't':
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			err = cmdopt_common(opt, optarg, &o);
+			if (err != MT_CMDOPT_MORE)
+				return err;
 		}
 	}
 	if (!pid) {
 		usage(stderr);
 		return 2;
 	}
-	err = proc_open(pid, &p);
-	if (err) {
-		proc_explain(pid, err);
+	if (cmdopt_open_jvm(pid, NULL, &p))
 		return 1;
-	}
 	err = vmstructs_open(&p, &vs);
 	if (err) {
 		p_err("can't read VMStructs of pid %d (%s): %s", pid, p.libjvm, strerror(-err));

@@ -272,24 +272,6 @@ bad:
 	}
 }
 
-/* Write the whole frame to fd. */
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int snapshot_write(const struct mt_snapshot *s, const char *path)
 {
 	char hdr[MT_SNAP_HDR] = { 0 }, trl[MT_SNAP_TRAILER], done[8 + sizeof(s->info)];

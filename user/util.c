@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - error printer, number parsing, JSON strings, small files. */
+/* util.c - error printer, number parsing, JSON strings, small files, full writes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -158,6 +158,23 @@ void json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 char *read_file(const char *path, size_t *len)

@@ -54,6 +54,10 @@ uint64_t real_ns(void);
 /* Write s as a JSON string literal (with quotes) to f. */
 void json_str(FILE *f, const char *s);
 
+/* write_all - write all @n bytes of @buf to @fd, again after EINTR and short
+ * writes. Returns 0 or -errno. */
+int write_all(int fd, const void *buf, size_t n);
+
 /* Read a whole small file into a malloc'd NUL-terminated buffer (caller frees). */
 char *read_file(const char *path, size_t *len);
 
