@@ -31,7 +31,7 @@ MAIN_OBJ  := $(BUILD)/obj/user/main.o
 ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-AGENT_SRCS := $(wildcard user/agent/*.c) user/idmap.c user/offmap.c
+AGENT_SRCS := $(wildcard user/agent/*.c)
 AGENT_SO   := $(BUILD)/libmemtrace-agent.so
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -13,6 +13,7 @@
 #include "hprof.h"
 #include "snapshot.h"
 #include "util.h"
+#include "walkids.h"
 
 void snapshot_init(struct mt_snapshot *s)
 {
@@ -30,6 +31,8 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->classes);
 	free(s->threads);
 	free(s->strings);
+	free(s->visits);
+	free(s->named);
 	free(s->raw);
 	dsl_arena_free(s->names);
 	ageranges_free(&s->ages);
@@ -260,6 +263,23 @@ int snapshot_add_records(struct mt_snapshot *s, const void *buf, size_t n, bool 
 		case MT_AP_HREC_AGES:
 			err = snapshot_ages_set(s, b, bl, r.arg, why, wn);
 			break;
+		case MT_AP_HREC_VISITS:
+			if (bl / sizeof(struct mt_ap_hvisit) < r.arg)
+				goto bad;
+			err = APPEND(s, visits, b, r.arg);
+			break;
+		case MT_AP_HREC_NAMED: {
+			struct mt_ap_hnamed_hdr h;
+
+			if (bl < sizeof(h) || (bl - sizeof(h)) / sizeof(struct mt_ap_hnamed) < r.arg)
+				goto bad;
+			memcpy(&h, b, sizeof(h));
+			if (s->nnamed && h.next_id != s->named_next)
+				goto bad;
+			s->named_next = h.next_id;
+			err = APPEND(s, named, b + sizeof(h), r.arg);
+			break;
+		}
 		default:
 			break; /* a newer agent's record: skipped */
 		}
@@ -364,7 +384,9 @@ int snapshot_read_mem(const void *vbuf, size_t n, struct mt_snapshot *s, char *w
 		return -EINVAL;
 	}
 	err = snapshot_add_records(s, buf + MT_SNAP_HDR, (size_t)body, false, why, wn);
-	if (err == -EBADMSG)
+	if (!err) /* an untagged walk's records: ids now */
+		err = walkids_resolve(s, NULL, 0, why, wn);
+	if (err == -EBADMSG || err == -EPROTO)
 		err = -EINVAL;
 	if (err == -ENOMEM)
 		snprintf(why, wn, "out of memory");

@@ -22,7 +22,10 @@
  * file's size, the checksum, and every record against its kind before use.
  * A snapshot taken by an agent that sends ages holds its MT_AP_HREC_AGES
  * record among the others, so a saved snapshot answers `age` as the live
- * query did; older files (and .hprof dumps) have no ages.
+ * query did; older files (and .hprof dumps) have no ages. An untagged walk's
+ * file holds its NAMED and VISITS records (objects as addresses): the reader
+ * numbers them as the live query did (walkids.c), in the same order, so the
+ * ids are the same.
  */
 #ifndef MEMTRACE_SNAPSHOT_H
 #define MEMTRACE_SNAPSHOT_H
@@ -79,6 +82,11 @@ struct mt_snapshot {
 	struct mt_snap_class *classes; size_t nclasses, cap_classes;
 	struct mt_snap_thread *threads; size_t nthreads, cap_threads;
 	struct mt_snap_string *strings; size_t nstrings, cap_strings;
+	/* an untagged walk's records until walkids_resolve() turns them into
+	 * the arrays above (live: at DONE; files: after reading) */
+	struct mt_ap_hvisit *visits; size_t nvisits, cap_visits;
+	struct mt_ap_hnamed *named;  size_t nnamed, cap_named;
+	uint64_t named_next;         /* NAMED's next_id */
 	char *raw; size_t raw_len, raw_cap; /* the records as received (for saving) */
 	struct dsl_arena *names;     /* every string above */
 	const char *source;          /* "live", "snapshot", "hprof" */

@@ -12,6 +12,7 @@
 #include "perfdata.h"
 #include "snapshot.h"
 #include "util.h"
+#include "walkids.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
 
@@ -120,6 +121,22 @@ int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t ma
 			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
 			if (s->pause_from_jvm)
 				s->info.pause_ns = ns;
+			/* an untagged walk: its objects get their ids here */
+			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
+			if (err == -EPROTO && !(flags & MT_AP_HEAP_NOUNTAGGED)) {
+				char f[32];
+
+				p_warn("JVM %d: the heap walk without object tags did not check out "
+				       "(%s); walking again with tags (that walk paused the JVM for %s)",
+				       p->pid, why, fmt_ns(s->info.pause_ns, f, sizeof(f)));
+				snapshot_free(s);
+				return snapshot_session_take(ss, flags | MT_AP_HEAP_NOUNTAGGED,
+							     max_pause_ms, fields, nfields, s);
+			}
+			if (err) {
+				p_err("JVM %d's agent sent a bad heap snapshot: %s", p->pid, why);
+				goto fail;
+			}
 			return 0;
 		}
 		if (h.type != MT_AP_HEAP_DATA)

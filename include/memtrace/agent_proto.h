@@ -223,7 +223,9 @@ struct mt_ap_gc {
 					* Without it the agent identifies objects by address during
 					* the pause (no object tags); in DONE's flags the bit says
 					* which way the walk went (set: tags). */
-#define MT_AP_HEAP_FLAGS     0x3fu     /* every flag above; other bits are refused */
+#define MT_AP_HEAP_NOUNTAGGED (1u << 6) /* memtrace found an untagged walk of this agent
+					 * inconsistent: tags for every walk from now on */
+#define MT_AP_HEAP_FLAGS     0x7fu     /* every flag above; other bits are refused */
 
 struct mt_ap_heap_request {
 	uint32_t flags;        /* MT_AP_HEAP_* */
@@ -261,6 +263,8 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_THREAD  = 39, /* arg 0; body: uint64_t object id, name NUL */
 	MT_AP_HREC_DONE    = 40, /* arg 0; body: struct mt_ap_heap_done (snapshot files only) */
 	MT_AP_HREC_AGES    = 41, /* arg n: struct mt_ap_hages, n × struct mt_ap_hwalk */
+	MT_AP_HREC_NAMED   = 42, /* arg n: struct mt_ap_hnamed_hdr, n × struct mt_ap_hnamed */
+	MT_AP_HREC_VISITS  = 43, /* arg n: n × struct mt_ap_hvisit */
 };
 #define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
 
@@ -294,6 +298,40 @@ struct mt_ap_hprim {
 	uint32_t type;    /* jvmtiPrimitiveType: 'Z' 'B' 'C' 'S' 'I' 'J' 'F' 'D' */
 };
 
+/*
+ * Untagged walks (DONE without MT_AP_HEAP_KEEPIDS) send no OBJS, REFS or
+ * ROOTS: during the pause the agent only records what JVMTI reports, with
+ * objects as keys - MT_AP_HV_ADDR | the object's address during the pause,
+ * or an id for an object that has a tag - and memtrace turns the keys into
+ * ids and the visits into records (user/walkids.c). NAMED gives the
+ * addresses of the classes, loaders and threads, whose ids the CLASS and
+ * THREAD records use; the walk's other objects get ids from next_id on, in
+ * the order of their first visit. PRIMS and STRING carry keys too.
+ */
+#define MT_AP_HV_ADDR  (1ull << 63)
+#define MT_AP_HV_KEEP  (1u << 31)   /* a reference or root to record */
+#define MT_AP_HV_MAYBE (1u << 30)   /* a FIELD reference: recorded if its field is projected */
+#define MT_AP_HV_KIND(k) ((k) & 0xffffu)
+
+struct mt_ap_hnamed_hdr {
+	uint64_t next_id;  /* the first id for objects that are not named */
+};
+
+struct mt_ap_hnamed {
+	uint64_t addr;     /* during the pause */
+	uint64_t id;
+};
+
+/* One reference JVMTI reported (a heap root when from is 0). */
+struct mt_ap_hvisit {
+	uint64_t to;       /* key of the referee */
+	uint64_t from;     /* key of the referrer (KEEP, MAYBE and CLASS references), else 0 */
+	uint32_t size8;    /* the referee's size / 8 */
+	int32_t length;    /* its array length, -1 */
+	int32_t index;     /* FIELD/STATIC_FIELD: JVMTI field index; ARRAY_ELEMENT: slot; else -1 */
+	uint32_t kind;     /* jvmtiHeapReferenceKind | MT_AP_HV_KEEP | MT_AP_HV_MAYBE */
+};
+
 struct mt_ap_hclass {
 	uint64_t id;      /* the class object's id */
 	uint64_t super;   /* superclass's id, 0 none */
@@ -324,6 +362,8 @@ _Static_assert(sizeof(struct mt_ap_href) == 24, "href layout");
 _Static_assert(sizeof(struct mt_ap_hroot) == 16, "hroot layout");
 _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
+_Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
+_Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");

@@ -3,7 +3,7 @@
  * magic: "JAVA PROFILE" goes to the HPROF importer (hprof_read_mem), the
  * snapshot magic to snapshot_read_mem (header, trailer, checksum, records),
  * anything else is parsed as a bare record stream (what the agent sends,
- * past the checksum a file would need). What parses is built into a
+ * past the checksum a file would need; an untagged walk's keys resolved). What parses is built into a
  * dsl_heap, checked, and a reachability program runs on it. */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "hprof.h"
 #include "snapshot.h"
+#include "walkids.h"
 
 static const char prog[] =
 	"set_type all:\n roots <- threads\n membership <- THIS in Unassigned and "
@@ -62,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snapshot_init(&s);
-	if (!snapshot_add_records(&s, data, size, false, why, sizeof(why)))
+	if (!snapshot_add_records(&s, data, size, false, why, sizeof(why)) &&
+	    !walkids_resolve(&s, NULL, 0, why, sizeof(why)))
 		fuzz_run_heap(&s);
 	snapshot_free(&s);
 	return 0;

@@ -20,7 +20,8 @@ cd "$out"
 # fuzzer dispatching on the input's magic, for half the time (at least 5 s),
 # seeded with the unit tests' fixture heap in both formats.
 rsecs=$(( secs / 2 > 5 ? secs / 2 : 5 ))
-readers=("$root/user/snapshot.c" "$root/user/hprof.c" "$root/user/ageranges.c" "$root/user/util.c" "$root"/dsl/*.c)
+readers=("$root/user/snapshot.c" "$root/user/hprof.c" "$root/user/ageranges.c" "$root/user/util.c"
+	"$root/user/walkids.c" "$root/user/offmap.c" "$root/user/idmap.c" "$root"/dsl/*.c)
 mkdir -p "$out/corpus_readers"
 cc -O1 -g -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root/dsl" \
 	-I"$root/tests/unit" -o "$out/mkseeds" "$root/tests/fuzz/mkseeds.c" "${readers[@]}" -lz -lm

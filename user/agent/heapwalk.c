@@ -39,14 +39,15 @@
  *      hw_visit (no JNI, no JVMTI, no socket) and abort the walk after
  *      max_pause_ms if asked;
  *   3. the JVM running again: the names env's tags are cleared
- *      (GetObjectsWithTags + SetTag 0: no safepoint); untagged_finish() turns
- *      addresses into ids in first-met order (user/offmap.c), gives each
- *      object the class its CLASS reference leads to (a class object: Class)
- *      and builds the object, reference and root records; a walk cut short
- *      (--max-pause) leaves the objects it reached but did not visit
- *      without a class;
- *   4. the arrays are cut into HEAP_DATA frames by heap_next_chunk() as the
- *      socket takes them; heap_release() frees.
+ *      (GetObjectsWithTags + SetTag 0: no safepoint); the visits, the named
+ *      objects' addresses and the values are cut into HEAP_DATA frames
+ *      (NAMED, VISITS, PRIMS, STRING records with keys, agent_proto.h) by
+ *      heap_next_chunk() as the socket takes them; heap_release() frees.
+ *      memtrace, not the JVM, turns addresses into ids (user/walkids.c: a
+ *      hash look-up per reported reference, ~0.3 s of CPU per 2 M, was the
+ *      agent's largest cost in the JVM when it did it itself) and checks
+ *      the layout a second time; when that check fails it asks again with
+ *      MT_AP_HEAP_NOUNTAGGED, and every later walk of the agent uses tags.
  *
  * Tagged (KEEPIDS: a --count session that needs ages). The old way: the
  * same steps, but every class, loader, thread and object gets a tag in the
@@ -80,8 +81,6 @@
 #include <string.h>
 
 #include "agent.h"
-#include "../idmap.h"
-#include "../offmap.h"
 
 #define ACC_STATIC 0x0008
 
@@ -129,20 +128,12 @@ struct hw_named {
 	uint64_t addr;
 };
 
-/* An untagged walk's callback, as recorded during the pause. */
-struct hw_visit {
-	uint64_t to;     /* HW_ADDR | the referee's address, or its id if it has a tag */
-	uint64_t from;   /* likewise the referrer (HW_KEEP, HW_MAYBE and CLASS references) */
-	uint32_t size8;  /* its size / 8 (HotSpot's sizes are multiples of 8, < 32 GiB) */
-	int32_t length;
-	int32_t index;
-	uint32_t kind;   /* jvmtiHeapReferenceKind | HW_KEEP | HW_MAYBE */
-};
-#define HW_KIND(k) ((k) & 0xffffu)
-_Static_assert(sizeof(struct hw_visit) == 32, "32 bytes per reported reference");
-#define HW_ADDR (1ull << 63) /* an address, not an id (ids stay far below) */
-#define HW_KEEP (1u << 31)   /* send this reference or root */
-#define HW_MAYBE (1u << 30)  /* a FIELD reference: send it if its field is projected */
+/* An untagged walk's callback, as recorded during the pause and sent
+ * (agent_proto.h): memtrace turns the keys into ids (user/walkids.c). */
+#define hw_visit mt_ap_hvisit
+#define HW_ADDR  MT_AP_HV_ADDR
+#define HW_KEEP  MT_AP_HV_KEEP
+#define HW_MAYBE MT_AP_HV_MAYBE
 
 #define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
 
@@ -171,7 +162,6 @@ static int oop_slot = -2;
 /* Visits of the agent's last untagged walk: the next one reserves that much
  * (+25 %) before its pause, so the pause neither copies nor faults pages in. */
 static size_t last_visits = 1u << 18;
-static size_t last_objects; /* and objects: the id map's reservation */
 
 /* The walk's env once created, kept for the agent's life (see heap_session_end),
  * and the first id of the next session: 1, unless clearing the tags failed
@@ -208,6 +198,7 @@ static struct {
 	jvmtiEnv *tenv;          /* the env that tags classes, loaders, threads */
 	struct hw_vec visits, given, named;
 	bool resolved;           /* named objects' addresses read (first callback) */
+	uint64_t named_next;     /* the first id memtrace gives the other objects */
 	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
 	int32_t nprojidx;
 	uint64_t layout_bad;
@@ -876,278 +867,6 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	}
 }
 
-/* Address -> id for untagged_finish(): an offmap (8-byte slots) when the
- * walk's addresses span less than 32 GiB, else an idmap. Ids are >= base. */
-struct keymap {
-	bool off;
-	struct offmap om;
-	struct idmap im;
-	uint64_t base;
-};
-
-/* Widen [*lo, *hi] to the address in @key, if it holds one. */
-static inline void widen(uint64_t key, uint64_t *lo, uint64_t *hi)
-{
-	if (key & HW_ADDR) {
-		uint64_t a = key & ~HW_ADDR;
-
-		if (a < *lo)
-			*lo = a;
-		if (a > *hi)
-			*hi = a;
-	}
-}
-
-/* Size it for @expect keys in the range of the named objects' and the
- * visits' addresses. 0 or -ENOMEM. */
-static int keymap_init(struct keymap *k, uint64_t base, size_t expect)
-{
-	const struct hw_visit *vs = (const struct hw_visit *)hw.visits.p;
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	for (size_t i = 0; i < hw.named.n; i++)
-		if (((const struct hw_named *)hw.named.p)[i].addr)
-			widen(((const struct hw_named *)hw.named.p)[i].addr | HW_ADDR, &lo, &hi);
-	for (size_t i = 0; i < hw.visits.n; i++) {
-		widen(vs[i].to, &lo, &hi);
-		widen(vs[i].from, &lo, &hi);
-	}
-	memset(k, 0, sizeof(*k));
-	k->base = base;
-	idmap_init(&k->im);
-	if (hi >= lo && !offmap_init(&k->om, lo, hi, expect)) {
-		k->off = true;
-		return 0;
-	}
-	offmap_free(&k->om);
-	return idmap_reserve(&k->im, expect);
-}
-
-/* The id of @key (an address, HW_ADDR set), @id if it had none. 0 or -errno. */
-static int keymap_put_new(struct keymap *k, uint64_t key, uint64_t id, uint64_t *cur)
-{
-	if (k->off) {
-		uint32_t v;
-		int err = offmap_put_new(&k->om, key & ~HW_ADDR, (uint32_t)(id - k->base), &v);
-
-		*cur = k->base + v;
-		return err;
-	} else {
-		void *v;
-		int err = idmap_put_new(&k->im, key, (void *)(uintptr_t)id, &v);
-
-		*cur = (uint64_t)(uintptr_t)v;
-		return err;
-	}
-}
-
-/* The id of @key: itself if it is an id already, 0 if unknown. */
-static uint64_t keymap_id(const struct keymap *k, uint64_t key)
-{
-	if (!(key & HW_ADDR))
-		return key;
-	if (k->off) {
-		uint32_t v;
-
-		return offmap_get(&k->om, key & ~HW_ADDR, &v) ? k->base + v : 0;
-	}
-	return (uint64_t)(uintptr_t)idmap_get(&k->im, key);
-}
-
-static void keymap_free(struct keymap *k)
-{
-	offmap_free(&k->om);
-	idmap_free(&k->im);
-}
-
-/*
- * After an untagged walk's pause (the JVM running). Pass 1: ids for the
- * visits' keys in first-met order — the named objects keep the ids their
- * tags gave (their addresses were read in the pause), the others get new
- * ones from hs.next_id — and one object record per object. Pass 2: each
- * object's class (the referee of its CLASS reference, which must be a named
- * class), the reference and root records, projected FIELD references; then
- * the owners of values and strings. A referrer, owner or class that is not
- * what it must be means the layouts assumed at the top of the file are not
- * this JVM's: -EPROTO. Out of memory: what was built is kept (partial).
- */
-static int untagged_finish(void)
-{
-	struct hw_visit *vs = (struct hw_visit *)hw.visits.p;
-	uint64_t base = hw.first_id, next = hs.next_id, *cls_of = NULL, class_cls = 0;
-	uint64_t last_key = 0, last_id = 0;
-	size_t nrefs = 0;
-	struct keymap ids;
-	int err;
-
-#define ID_OF(key) keymap_id(&ids, (key))
-	err = keymap_init(&ids, base, last_objects ? last_objects + last_objects / 8 : hw.visits.n / 3);
-	vec_reserve(&hw.objs, last_objects + last_objects / 8);
-	for (size_t i = 0; i < hw.named.n && !err; i++) {
-		const struct hw_named *nm = &((const struct hw_named *)hw.named.p)[i];
-		uint64_t cur;
-
-		if (nm->addr && (keymap_put_new(&ids, nm->addr | HW_ADDR, nm->id, &cur) || cur != nm->id))
-			err = -EPROTO; /* two named objects at one address */
-	}
-	for (uint32_t i = 0; i < hw.ncls; i++)
-		if (hw.cls[i].sig && !strcmp(hw.cls[i].sig, "Ljava/lang/Class;"))
-			class_cls = hw.cls[i].id;
-	/* pass 1: ids and object records; each visit's keys that are now known
-	 * become ids (no HW_ADDR bit) */
-	for (size_t i = 0; i < hw.visits.n && !err; i++) {
-		struct hw_visit *v = &vs[i];
-		uint64_t id = v->to;
-		struct mt_ap_hobj *o;
-
-		if (v->to & HW_ADDR) {
-			err = keymap_put_new(&ids, v->to, next, &id);
-			if (err)
-				break;
-			if (id == next)
-				next++;
-		}
-		if (v->from == v->to)
-			v->from = id;
-		v->to = id;
-		if (test_and_mark(id))
-			continue;
-		o = vec_push(&hw.objs);
-		if (!o) {
-			err = -ENOMEM;
-			break;
-		}
-		o->id = id;
-		o->cls = 0;
-		o->size = (uint64_t)v->size8 << 3;
-		o->length = v->length;
-		o->reserved = 0;
-		hw.done.bytes += o->size;
-	}
-	hs.next_id = next; /* ids stay unique within the session */
-	if (!err) {
-		cls_of = calloc((size_t)(next - base) + 1, sizeof(*cls_of));
-		if (!cls_of)
-			err = -ENOMEM;
-	}
-	/* pass 2: classes, references, roots. The references are written over
-	 * the visits already read (24 bytes for each 32 read at most): no second
-	 * array of that size in the JVM's memory. */
-	for (size_t i = 0; i < hw.visits.n && !err; i++) {
-		const struct hw_visit vv = vs[i], *v = &vv;
-		uint32_t kind = HW_KIND(v->kind);
-		uint64_t id = v->to, from = v->from;
-
-		if (!(v->kind & (HW_KEEP | HW_MAYBE)) && kind != JVMTI_HEAP_REFERENCE_CLASS)
-			continue;
-		if (from & HW_ADDR) { /* one object's references come one after another */
-			if (from != last_key) {
-				last_key = from;
-				last_id = ID_OF(from);
-			}
-			from = last_id;
-		}
-		if (v->from && (!from || from < base || from >= next)) {
-			err = -EPROTO;
-			break;
-		}
-		if (kind == JVMTI_HEAP_REFERENCE_CLASS) {
-			if (cls_index(id) == UINT32_MAX) {
-				err = -EPROTO;
-				break;
-			}
-			cls_of[from - base] = id;
-		}
-		if ((v->kind & HW_MAYBE) && !proj_type(cls_of[from - base], v->index))
-			continue;
-		if (!(v->kind & (HW_KEEP | HW_MAYBE)))
-			continue;
-		if (!v->from) {
-			struct mt_ap_hroot *r = vec_push(&hw.roots);
-
-			if (!r) {
-				err = -ENOMEM;
-				break;
-			}
-			r->to = id;
-			r->kind = kind;
-			r->reserved = 0;
-		} else {
-			struct mt_ap_href *r = (struct mt_ap_href *)hw.visits.p + nrefs++;
-
-			r->from = from;
-			r->to = id;
-			r->index = v->index;
-			r->kind = kind;
-		}
-	}
-	/* the visits' buffer now holds the references */
-	vec_free(&hw.refs);
-	hw.refs.esz = sizeof(struct mt_ap_href);
-	hw.refs.p = hw.visits.p;
-	hw.refs.cap = hw.visits.cap * sizeof(struct hw_visit) / sizeof(struct mt_ap_href);
-	hw.refs.n = nrefs;
-	hw.visits.p = NULL;
-	hw.visits.n = hw.visits.cap = 0;
-	if (!err)
-		last_objects = hw.objs.n;
-	for (size_t i = 0; i < hw.objs.n && cls_of; i++) {
-		struct mt_ap_hobj *o = &((struct mt_ap_hobj *)hw.objs.p)[i];
-
-		if (o->id >= base && o->id < next)
-			o->cls = cls_of[o->id - base];
-		if (!o->cls && cls_index(o->id) != UINT32_MAX)
-			o->cls = class_cls; /* a class object: no CLASS reference of its own */
-	}
-	/* the values' owners and their projection, the strings' owners */
-	if (!err) {
-		struct mt_ap_hprim *ps = (struct mt_ap_hprim *)hw.prims.p;
-		size_t k = 0;
-
-		for (size_t i = 0; i < hw.prims.n; i++) {
-			uint64_t obj = ID_OF(ps[i].obj), cls;
-			int want;
-
-			if (!obj || obj < base || obj >= next) {
-				err = -EPROTO;
-				break;
-			}
-			cls = cls_of[obj - base];
-			if (!cls && cls_index(obj) != UINT32_MAX)
-				cls = class_cls;
-			want = proj_type(cls, ps[i].index);
-			if (!want)
-				continue;
-			if (want != (int)ps[i].type) {
-				hw.done.mismatches++;
-				continue;
-			}
-			ps[k] = ps[i];
-			ps[k++].obj = obj;
-		}
-		if (!err)
-			hw.prims.n = k;
-	}
-	for (size_t i = 0; i < hw.strs.n && !err; i++) {
-		struct hw_str *st = &((struct hw_str *)hw.strs.p)[i];
-
-		st->obj = ID_OF(st->obj);
-		if (!st->obj)
-			err = -EPROTO;
-	}
-#undef ID_OF
-	free(cls_of);
-	keymap_free(&ids);
-	vec_free(&hw.visits);
-	if (err == -EPROTO)
-		hw.layout_bad++;
-	if (err == -ENOMEM) {
-		hw.visits.oom = true; /* reported as partial */
-		return 0;
-	}
-	return err;
-}
-
 /* Clear the tags an untagged walk gave (classes, loaders, threads): no
  * safepoint, the tag map is searched under its lock. */
 static void untag_given(void)
@@ -1475,6 +1194,11 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 
 		oop_slot = t && !strcmp(t, "wrong") ? -3 : -2;
 	}
+	if ((req->flags & MT_AP_HEAP_NOUNTAGGED) && !untagged_broken) {
+		agent_log("memtrace found the heap walk could not tell objects apart by address "
+			  "on this JVM: it tags objects from now on");
+		untagged_broken = true;
+	}
 	hw.untagged = !(req->flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE)) && !untagged_broken &&
 		      tag_env_get(&names_env) && tag_env_get(&plain_env);
 	hw.tenv = hw.untagged ? names_env : hs.env;
@@ -1543,8 +1267,10 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		if (!hw.aborted && !hw.layout_bad)
 			last_visits = hw.visits.n;
 		untag_given();
-		if (e == JVMTI_ERROR_NONE && !hw.layout_bad)
-			untagged_finish();
+		/* memtrace numbers the other objects from named_next; later walks of
+		 * the session number theirs past every id this one could use */
+		hw.named_next = hs.next_id;
+		hs.next_id += hw.visits.n;
 	}
 	(*jni)->PopLocalFrame(jni, NULL);
 walked:
@@ -1573,7 +1299,7 @@ walked:
 	if (out_of_memory())
 		agent_log("out of memory during a heap walk: the snapshot is partial");
 	hw.done.partial = hw.aborted || out_of_memory();
-	hw.done.flags = hw.flags & ~MT_AP_HEAP_KEEPIDS;
+	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED);
 	if (!hw.untagged && !(hw.flags & MT_AP_HEAP_BARE))
 		hw.done.flags |= MT_AP_HEAP_KEEPIDS; /* served with object tags */
 	hw.done.objects = hw.objs.n;
@@ -1651,6 +1377,33 @@ static long put_batch(char *buf, size_t cap, size_t *off, unsigned kind, struct 
 	if (k > v->n - hw.pos)
 		k = v->n - hw.pos;
 	r = mt_ap_rec_put(buf, cap, off, kind, (uint32_t)k, v->p + hw.pos * v->esz, k * v->esz);
+	if (r < 0)
+		return 0;
+	hw.pos += k;
+	return r;
+}
+
+/* Put one NAMED record: next_id, then as many (address, id) as fit. */
+static long put_named(char *buf, size_t cap, size_t *off)
+{
+	char body[0xff00];
+	struct mt_ap_hnamed_hdr h = { .next_id = hw.named_next };
+	size_t room = cap - *off, k = 0, b = sizeof(h);
+	long r;
+
+	if (room < 8 + sizeof(h) + sizeof(struct mt_ap_hnamed))
+		return 0;
+	memcpy(body, &h, sizeof(h));
+	while (hw.pos + k < hw.named.n && b + sizeof(struct mt_ap_hnamed) <= sizeof(body) &&
+	       8 + b + sizeof(struct mt_ap_hnamed) <= room) {
+		const struct hw_named *nm = &((const struct hw_named *)hw.named.p)[hw.pos + k];
+		struct mt_ap_hnamed e = { .addr = nm->addr, .id = nm->id };
+
+		memcpy(body + b, &e, sizeof(e));
+		b += sizeof(e);
+		k++;
+	}
+	r = mt_ap_rec_put(buf, cap, off, MT_AP_HREC_NAMED, (uint32_t)k, body, b);
 	if (r < 0)
 		return 0;
 	hw.pos += k;
@@ -1743,6 +1496,14 @@ long heap_next_chunk(void *vbuf, size_t cap)
 					r = 0;
 			}
 			break;
+		case 8: /* untagged walks: the named objects' addresses */
+			if (hw.pos < hw.named.n)
+				r = put_named(buf, cap, &off);
+			break;
+		case 9:
+			if (hw.pos < hw.visits.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_VISITS, &hw.visits);
+			break;
 		default:
 			return (long)off; /* everything is out: the caller sends DONE */
 		}
@@ -1761,6 +1522,8 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 5: len = hw.prims.n; break;
 			case 6: len = hw.strs.n; break;
 			case 7: len = 1; break;
+			case 8: len = hw.named.n; break;
+			case 9: len = hw.visits.n; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1775,7 +1538,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 7;
+	return hw.pending && hw.sec > 9;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)
