@@ -57,7 +57,7 @@ static int keymap_init(struct keymap *k, const struct mt_snapshot *s, uint64_t b
 	return idmap_reserve(&k->im, expect);
 }
 
-/* The id of address key @key, @id if it had none (then *@added). */
+/* The id of address key @key into *@cur: the one it has, or @id. */
 static int keymap_put_new(struct keymap *k, uint64_t key, uint64_t id, uint64_t *cur)
 {
 	if (k->off) {

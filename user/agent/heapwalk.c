@@ -36,7 +36,7 @@
  *      build the field tables (JVMTI field indices, see below); reserve the
  *      visit array (the last walk's size + 25 %, its pages touched now);
  *   2. the pause: FollowReferences; the callbacks only append a struct
- *      hw_visit (no JNI, no JVMTI, no socket) and abort the walk after
+ *      mt_ap_hvisit (no JNI, no JVMTI, no socket) and abort the walk after
  *      max_pause_ms if asked;
  *   3. the JVM running again: the names env's tags are cleared
  *      (GetObjectsWithTags + SetTag 0: no safepoint); the visits, the named
@@ -128,12 +128,6 @@ struct hw_named {
 	uint64_t addr;
 };
 
-/* An untagged walk's callback, as recorded during the pause and sent
- * (agent_proto.h): memtrace turns the keys into ids (user/walkids.c). */
-#define hw_visit mt_ap_hvisit
-#define HW_ADDR  MT_AP_HV_ADDR
-#define HW_KEEP  MT_AP_HV_KEEP
-#define HW_MAYBE MT_AP_HV_MAYBE
 
 #define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
 
@@ -461,7 +455,7 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 
 /*
  * The referee of an untagged walk's callback: its id if it has a tag, else
- * HW_ADDR | its address, read from the CallbackWrapper next to tag_ptr (see
+ * MT_AP_HV_ADDR | its address, read from the CallbackWrapper next to tag_ptr (see
  * the top of the file); 0 if that word is not what it must be. @size < 0:
  * the callback passed no size to check against (primitive fields).
  */
@@ -472,11 +466,11 @@ static uint64_t referee_key(const jlong *tag_ptr, jlong size)
 	if (*tag_ptr)
 		return (uint64_t)*tag_ptr >> 1;
 	o = (uint64_t)tag_ptr[oop_slot];
-	if ((size >= 0 && tag_ptr[-1] != size) || !o || (o & 7) || (o & HW_ADDR)) {
+	if ((size >= 0 && tag_ptr[-1] != size) || !o || (o & 7) || (o & MT_AP_HV_ADDR)) {
 		hw.layout_bad++;
 		return 0;
 	}
-	return o | HW_ADDR;
+	return o | MT_AP_HV_ADDR;
 }
 
 /* The referrer likewise: (oop, tag) in TwoOopCallbackWrapper. */
@@ -487,11 +481,11 @@ static uint64_t referrer_key(const jlong *referrer_tag_ptr)
 	if (*referrer_tag_ptr)
 		return (uint64_t)*referrer_tag_ptr >> 1;
 	o = (uint64_t)referrer_tag_ptr[-1];
-	if (!o || (o & 7) || (o & HW_ADDR)) {
+	if (!o || (o & 7) || (o & MT_AP_HV_ADDR)) {
 		hw.layout_bad++;
 		return 0;
 	}
-	return o | HW_ADDR;
+	return o | MT_AP_HV_ADDR;
 }
 
 /*
@@ -528,7 +522,7 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 				    jlong *tag_ptr, jlong *referrer_tag_ptr, jint length,
 				    void *user_data)
 {
-	struct hw_visit *v;
+	struct mt_ap_hvisit *v;
 	uint64_t to, from = 0;
 	int32_t index = -1;
 	uint32_t flags = 0;
@@ -549,16 +543,16 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 	}
 	if (!referrer_tag_ptr) {
 		if (hw.flags & MT_AP_HEAP_REFS)
-			flags = HW_KEEP;
+			flags = MT_AP_HV_KEEP;
 	} else {
 		if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
 			index = info->field.index;
 		else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
 			index = info->array.index;
 		if (hw.flags & MT_AP_HEAP_REFS)
-			flags = HW_KEEP;
+			flags = MT_AP_HV_KEEP;
 		else if (kind == JVMTI_HEAP_REFERENCE_FIELD && maybe_projected(index))
-			flags = HW_MAYBE;
+			flags = MT_AP_HV_MAYBE;
 		if (flags || kind == JVMTI_HEAP_REFERENCE_CLASS) { /* CLASS: the referrer's class */
 			from = referrer_tag_ptr == tag_ptr ? to : referrer_key(referrer_tag_ptr);
 			if (!from)
@@ -1204,7 +1198,7 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	hw.tenv = hw.untagged ? names_env : hs.env;
 	if (hw.untagged || ((req->flags & MT_AP_HEAP_BARE) && tag_env_get(&plain_env)))
 		hw.env = plain_env;
-	vec_init(&hw.visits, sizeof(struct hw_visit));
+	vec_init(&hw.visits, sizeof(struct mt_ap_hvisit));
 	vec_init(&hw.given, sizeof(uint64_t));
 	vec_init(&hw.named, sizeof(struct hw_named));
 	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
