@@ -547,7 +547,6 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	};
 	struct bpf_program *progs[MT_ARRAY_SIZE(probes)];
 	struct usdt_probe attach[MT_ARRAY_SIZE(probes)];
-	struct mt_elf *elf = NULL;
 	struct collector *c;
 	int err;
 
@@ -595,12 +594,6 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	}
 
 	/* Attach each program at every site of its USDT probe. */
-	elf = elfsym_open(p->libjvm_host);
-	if (!elf) {
-		err = -errno;
-		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
-		goto err_destroy;
-	}
 	c->links.spec_map_fd = bpf_map__fd(c->skel->maps.usdt_specs);
 	progs[0] = c->skel->progs.handle_thread_start;
 	progs[1] = c->skel->progs.handle_thread_stop;
@@ -620,14 +613,12 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		attach[i] = (struct usdt_probe){ .name = probes[i].name, .prog = progs[i],
 						 .optional = !probes[i].required };
-	err = usdt_attach_hotspot(&c->links, attach, MT_ARRAY_SIZE(probes), elf, p);
+	err = usdt_attach_hotspot(&c->links, attach, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
-	elfsym_free(elf);
-	elf = NULL;
 
 	/* Open the ring buffer. */
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.jvm_events), handle_event, c, NULL);
@@ -642,7 +633,6 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 
 err_links:
 	usdt_detach_all(&c->links);
-	elfsym_free(elf);
 err_destroy:
 	jvmev_bpf__destroy(c->skel);
 err_free:

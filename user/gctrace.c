@@ -6,7 +6,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "elfsym.h"
 #include "gc.skel.h"
 #include "gctrace.h"
 #include "pidns.h"
@@ -141,7 +140,6 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	struct usdt_probe probes[4] = { { .name = "gc__begin" }, { .name = "gc__end" },
 					{ .name = "mem__pool__gc__begin" },
 					{ .name = "mem__pool__gc__end" } };
-	struct mt_elf *elf = NULL;
 	struct gctrace *t;
 	int err;
 
@@ -170,22 +168,14 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	}
 
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
-	elf = elfsym_open(p->libjvm_host);
-	if (!elf) {
-		err = -errno;
-		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
-		goto err_destroy;
-	}
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
 	probes[0].prog = t->skel->progs.handle_gc_begin;
 	probes[1].prog = t->skel->progs.handle_gc_end;
 	probes[2].prog = t->skel->progs.handle_pool_begin;
 	probes[3].prog = t->skel->progs.handle_pool_end;
-	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), elf, p);
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
-	elfsym_free(elf);
-	elf = NULL;
 
 	/* Open the ring buffer. */
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.gc_events), handle_event, t, NULL);
@@ -198,7 +188,6 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 
 err_links:
 	usdt_detach_all(&t->links);
-	elfsym_free(elf);
 err_destroy:
 	gc_bpf__destroy(t->skel);
 err_free:

@@ -184,23 +184,34 @@ void usdt_detach_all(struct usdt_links *l)
 }
 
 int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,
-			const struct mt_elf *e, const struct mt_proc *p)
+			const struct mt_proc *p)
 {
-	for (size_t i = 0; i < n; i++) {
-		int err = usdt_attach(l, probes[i].prog, e, p->libjvm_host, p->pid, "hotspot",
-				      probes[i].name);
+	struct mt_elf *e = elfsym_open(p->libjvm_host);
+	int err = 0;
 
+	if (!e) {
+		err = -errno;
+		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
+		return err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		err = usdt_attach(l, probes[i].prog, e, p->libjvm_host, p->pid, "hotspot",
+				  probes[i].name);
 		probes[i].sites = err > 0 ? err : 0;
-		if (err >= 0)
+		if (err >= 0) {
+			err = 0;
 			continue;
+		}
 		if (!probes[i].optional) {
 			p_err("cannot attach to USDT probe hotspot:%s in %s: %s "
 			      "(`memtrace doctor -p %d` lists what this JVM offers)",
 			      probes[i].name, p->libjvm, strerror(-err), p->pid);
-			return err;
+			break;
 		}
 		p_warn("hotspot:%s not attached (%s): its events will be missing", probes[i].name,
 		       strerror(-err));
+		err = 0;
 	}
-	return 0;
+	elfsym_free(e);
+	return err;
 }

@@ -48,13 +48,13 @@ struct usdt_probe {
 
 /*
  * usdt_attach_hotspot - usdt_attach() of each of the @n probes (provider
- * "hotspot") in the libjvm of @p (@e: that file, from p->libjvm_host).
- * Returns 0, or -errno after naming the required probe that failed and
- * pointing at `memtrace doctor`; what did attach stays in @l (the caller's
- * usdt_detach_all() releases it).
+ * "hotspot") in the libjvm of @p, which it reads from p->libjvm_host.
+ * Returns 0, or -errno after saying what failed (the file, or the required
+ * probe, pointing at `memtrace doctor`); what did attach stays in @l (the
+ * caller's usdt_detach_all() releases it).
  */
 int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,
-			const struct mt_elf *e, const struct mt_proc *p);
+			const struct mt_proc *p);
 /* usdt_detach_all - destroy every link in @l. */
 void usdt_detach_all(struct usdt_links *l);
 
