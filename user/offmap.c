@@ -44,27 +44,30 @@ int offmap_init(struct offmap *m, uint64_t lo, uint64_t hi, size_t expect)
 	return alloc_slots(m, bits);
 }
 
+/* The slot holding @key, or the empty slot where it would go. */
+static uint64_t *find(const struct offmap *m, uint32_t key)
+{
+	size_t mask = ((size_t)1 << m->bits) - 1, i;
+
+	for (i = slot_of(key, m->bits); m->slots[i]; i = (i + 1) & mask)
+		if ((uint32_t)(m->slots[i] >> 32) == key)
+			break;
+	return &m->slots[i];
+}
+
 /* Double the table. */
 static int grow(struct offmap *m)
 {
 	uint64_t *old = m->slots;
 	size_t old_n = (size_t)1 << m->bits;
-	size_t mask;
 
 	if (alloc_slots(m, m->bits + 1)) {
 		m->slots = old;
 		return -ENOMEM;
 	}
-	mask = ((size_t)1 << m->bits) - 1;
-	for (size_t i = 0; i < old_n; i++) {
-		size_t j;
-
-		if (!old[i])
-			continue;
-		for (j = slot_of((uint32_t)(old[i] >> 32), m->bits); m->slots[j]; j = (j + 1) & mask)
-			;
-		m->slots[j] = old[i];
-	}
+	for (size_t i = 0; i < old_n; i++)
+		if (old[i])
+			*find(m, (uint32_t)(old[i] >> 32)) = old[i];
 	free(old);
 	return 0;
 }
@@ -72,40 +75,33 @@ static int grow(struct offmap *m)
 int offmap_put_new(struct offmap *m, uint64_t addr, uint32_t val, uint32_t *cur)
 {
 	uint32_t key = key_of(m, addr);
-	size_t i, mask;
+	uint64_t *s;
 
 	if (!key)
 		return -EINVAL;
 	if (4 * (m->n + 1) > ((size_t)3 << m->bits) && grow(m))
 		return -ENOMEM;
-	mask = ((size_t)1 << m->bits) - 1;
-	for (i = slot_of(key, m->bits); m->slots[i]; i = (i + 1) & mask) {
-		if ((uint32_t)(m->slots[i] >> 32) == key) {
-			*cur = (uint32_t)m->slots[i];
-			return 0;
-		}
+	s = find(m, key);
+	if (!*s) {
+		*s = (uint64_t)key << 32 | val;
+		m->n++;
 	}
-	m->slots[i] = (uint64_t)key << 32 | val;
-	m->n++;
-	*cur = val;
+	*cur = (uint32_t)*s;
 	return 0;
 }
 
 bool offmap_get(const struct offmap *m, uint64_t addr, uint32_t *val)
 {
 	uint32_t key = key_of(m, addr);
-	size_t mask;
+	uint64_t *s;
 
 	if (!key || !m->slots)
 		return false;
-	mask = ((size_t)1 << m->bits) - 1;
-	for (size_t i = slot_of(key, m->bits); m->slots[i]; i = (i + 1) & mask) {
-		if ((uint32_t)(m->slots[i] >> 32) == key) {
-			*val = (uint32_t)m->slots[i];
-			return true;
-		}
-	}
-	return false;
+	s = find(m, key);
+	if (!*s)
+		return false;
+	*val = (uint32_t)*s;
+	return true;
 }
 
 void offmap_free(struct offmap *m)

@@ -402,21 +402,41 @@ static int proj_type(uint64_t cid, jint idx)
 	return c->proj[idx];
 }
 
+/* The start of every reference callback: false when the walk must stop (over
+ * --max-pause, out of memory); the GC count is read once, inside the pause,
+ * where no GC can finish until it ends. */
+static bool walk_goes_on(void)
+{
+	if (over_time() || out_of_memory()) {
+		hw.aborted = true;
+		return false;
+	}
+	if (!hw.gcs_read) {
+		hw.gcs = atomic_load(&hs_gcs);
+		hw.gcs_read = true;
+	}
+	return true;
+}
+
+/* The index JVMTI gives a reference: field index, array slot, else -1. */
+static int32_t ref_index(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
+{
+	if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
+		return info->field.index;
+	if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
+		return info->array.index;
+	return -1;
+}
+
 static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
 			   jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
 			   jlong *referrer_tag_ptr, jint length, void *user_data)
 {
 	uint64_t to, from;
-	int32_t index = -1;
+	int32_t index;
 
-	if (over_time() || out_of_memory()) {
-		hw.aborted = true;
+	if (!walk_goes_on())
 		return JVMTI_VISIT_ABORT;
-	}
-	if (!hw.gcs_read) { /* inside the pause: no GC can finish until it ends */
-		hw.gcs = atomic_load(&hs_gcs);
-		hw.gcs_read = true;
-	}
 	to = seen(tag_ptr, class_tag, size, length);
 	if (!referrer_tag_ptr) { /* a heap root */
 		if (hw.flags & MT_AP_HEAP_REFS) {
@@ -430,10 +450,7 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 		}
 		return JVMTI_VISIT_OBJECTS;
 	}
-	if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
-		index = info->field.index;
-	else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
-		index = info->array.index;
+	index = ref_index(kind, info);
 	if (!(hw.flags & MT_AP_HEAP_REFS) &&
 	    !(kind == JVMTI_HEAP_REFERENCE_FIELD &&
 	      proj_type((uint64_t)referrer_class_tag >> 1, index)))
@@ -454,38 +471,36 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 }
 
 /*
- * The referee of an untagged walk's callback: its id if it has a tag, else
- * MT_AP_HV_ADDR | its address, read from the CallbackWrapper next to tag_ptr (see
- * the top of the file); 0 if that word is not what it must be. @size < 0:
- * the callback passed no size to check against (primitive fields).
+ * The object of an untagged walk's callback: its id if it has a tag, else
+ * MT_AP_HV_ADDR | its address, the word @slot words from tag_ptr in the
+ * CallbackWrapper (see the top of the file); 0 if that word is not what it
+ * must be, or !@size_ok.
  */
-static uint64_t referee_key(const jlong *tag_ptr, jlong size)
+static uint64_t key_at(const jlong *tag_ptr, int slot, bool size_ok)
 {
 	uint64_t o;
 
 	if (*tag_ptr)
 		return (uint64_t)*tag_ptr >> 1;
-	o = (uint64_t)tag_ptr[oop_slot];
-	if ((size >= 0 && tag_ptr[-1] != size) || !o || (o & 7) || (o & MT_AP_HV_ADDR)) {
+	o = (uint64_t)tag_ptr[slot];
+	if (!size_ok || !o || (o & 7) || (o & MT_AP_HV_ADDR)) {
 		hw.layout_bad++;
 		return 0;
 	}
 	return o | MT_AP_HV_ADDR;
 }
 
+/* The referee: (oop, size, tag); @size < 0: the callback passed no size to
+ * check against (primitive fields). */
+static uint64_t referee_key(const jlong *tag_ptr, jlong size)
+{
+	return key_at(tag_ptr, oop_slot, size < 0 || tag_ptr[-1] == size);
+}
+
 /* The referrer likewise: (oop, tag) in TwoOopCallbackWrapper. */
 static uint64_t referrer_key(const jlong *referrer_tag_ptr)
 {
-	uint64_t o;
-
-	if (*referrer_tag_ptr)
-		return (uint64_t)*referrer_tag_ptr >> 1;
-	o = (uint64_t)referrer_tag_ptr[-1];
-	if (!o || (o & 7) || (o & MT_AP_HV_ADDR)) {
-		hw.layout_bad++;
-		return 0;
-	}
-	return o | MT_AP_HV_ADDR;
+	return key_at(referrer_tag_ptr, -1, true);
 }
 
 /*
@@ -527,15 +542,10 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 	int32_t index = -1;
 	uint32_t flags = 0;
 
-	if (over_time() || out_of_memory()) {
-		hw.aborted = true;
+	if (!walk_goes_on())
 		return JVMTI_VISIT_ABORT;
-	}
-	if (!hw.resolved) { /* inside the pause: no GC can finish or move until it ends */
-		hw.gcs = atomic_load(&hs_gcs);
-		hw.gcs_read = true;
+	if (!hw.resolved) /* inside the pause: nothing moves until it ends */
 		resolve_named();
-	}
 	to = referee_key(tag_ptr, size);
 	if (!to || (size & 7) || (size >> 35)) {
 		hw.layout_bad += !!to;
@@ -545,10 +555,7 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		if (hw.flags & MT_AP_HEAP_REFS)
 			flags = MT_AP_HV_KEEP;
 	} else {
-		if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
-			index = info->field.index;
-		else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
-			index = info->array.index;
+		index = ref_index(kind, info);
 		if (hw.flags & MT_AP_HEAP_REFS)
 			flags = MT_AP_HV_KEEP;
 		else if (kind == JVMTI_HEAP_REFERENCE_FIELD && maybe_projected(index))
