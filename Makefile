@@ -15,19 +15,23 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 ARCH     := x86
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Idsl -I$(BUILD) \
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) \
 	-DMT_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -lm -lpthread -lncursesw
-LDLIBS   += -lmicrohttpd   # memtrace serve (user/serve_http.c)
+LDLIBS   += -lmicrohttpd   # memtrace serve (user/sink/serve_http.c)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-# Every .c in user/ and dsl/ but main.c is library code that unit tests link.
-LIB_SRCS  := $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard dsl/*.c)
+# user/ is folders by idea (user/README.md); every .c in them and in dsl/ but
+# cmd/main.c is library code that unit tests link. user/agent/ is the JVMTI agent,
+# a separate shared object.
+USER_DIRS := lib analysis jvm probe agentctl heap monitor sink cmd
+LIB_SRCS  := $(filter-out user/cmd/main.c,$(wildcard $(patsubst %,user/%/*.c,$(USER_DIRS)))) $(wildcard dsl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-MAIN_OBJ  := $(BUILD)/obj/user/main.o
+MAIN_OBJ  := $(BUILD)/obj/user/cmd/main.o
+USER_HDRS := $(wildcard include/memtrace/*.h user/*/*.h dsl/*.h)
 ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -62,11 +66,11 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/memtrace/*.h
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: %.c $(SKELS) $(wildcard include/memtrace/*.h user/*.h dsl/*.h) | $(BUILD)
+$(BUILD)/obj/%.o: %.c $(SKELS) $(USER_HDRS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/asan/%.o: %.c $(SKELS) $(wildcard include/memtrace/*.h user/*.h dsl/*.h) | $(BUILD)
+$(BUILD)/asan/%.o: %.c $(SKELS) $(USER_HDRS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -c $< -o $@
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gcpair.h"
+#include "analysis/gcpair.h"
 
 static unsigned long long records;
 

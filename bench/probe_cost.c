@@ -18,10 +18,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "elfsym.h"
+#include "jvm/elfsym.h"
 #include "gc.skel.h"
 #include "noop.skel.h"
-#include "usdtspec.h"
+#include "probe/usdtspec.h"
 
 static unsigned long long consumed;
 
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		bpf_link__destroy(ln);
 		ln = NULL;
 
-		/* exactly as memtrace attaches: user/usdtspec.c */
+		/* exactly as memtrace attaches: user/probe/usdtspec.c */
 		if (usdt_attach(&lg, gs->progs.handle_pool_begin, self, "/proc/self/exe",
 				getpid(), "hotspot", "mem__pool__gc__begin") <= 0) {
 			fprintf(stderr, "probe_cost: attach gc: %s\n", strerror(errno));

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc.h"
-#include "snapshot.h"
-#include "util.h"
+#include "jvm/proc.h"
+#include "heap/snapshot.h"
+#include "lib/util.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recording.h"
-#include "sequencer.h"
-#include "util.h"
+#include "monitor/recording.h"
+#include "monitor/sequencer.h"
+#include "lib/util.h"
 
 static uint64_t emitted;
 

@@ -2,10 +2,10 @@
 /*
  * gc.bpf.c - collections and memory pools from HotSpot's USDT probes.
  *
- * Each program is a uprobe at one probe site, attached by user/usdtspec.c
+ * Each program is a uprobe at one probe site, attached by user/probe/usdtspec.c
  * with a cookie naming the site's argument spec (include/memtrace/usdt.h).
  * Every hit becomes one struct mt_gc_raw in the ring buffer; user space
- * polls the ring every 100 ms and pairs the records (user/gcpair.c).
+ * polls the ring every 100 ms and pairs the records (user/analysis/gcpair.c).
  * Submissions never wake the reader (BPF_RB_NO_WAKEUP): a wakeup inside a
  * stop-the-world pause lets memtrace preempt the VM thread on a small
  * machine and lengthens the very pause being measured (seen: +0.7 ms on a

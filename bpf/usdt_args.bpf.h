@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * usdt_args.bpf.h - read USDT arguments with the specs user/usdtspec.c
+ * usdt_args.bpf.h - read USDT arguments with the specs user/probe/usdtspec.c
  * placed in the usdt_specs map, indexed by the attach cookie. See
  * include/memtrace/usdt.h for why memtrace does not use bpf_usdt_arg().
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * agent_proto.h - the wire protocol between memtrace (user/agentsock.c) and
+ * agent_proto.h - the wire protocol between memtrace (user/agentctl/agentsock.c) and
  * its JVMTI agent (user/agent/), over a unix stream socket.
  *
  * Every frame is a 16-byte header followed by exactly hdr.len payload bytes:
@@ -303,7 +303,7 @@ struct mt_ap_hprim {
  * ROOTS: during the pause the agent only records what JVMTI reports, with
  * objects as keys - MT_AP_HV_ADDR | the object's address during the pause,
  * or an id for an object that has a tag - and memtrace turns the keys into
- * ids and the visits into records (user/walkids.c). NAMED gives the
+ * ids and the visits into records (user/heap/walkids.c). NAMED gives the
  * addresses of the classes, loaders and threads, whose ids the CLASS and
  * THREAD records use; the walk's other objects get ids from next_id on, in
  * the order of their first visit. PRIMS and STRING carry keys too.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * alloc.h - allocation sampling shared by bpf/alloc.bpf.c and user/alloctrace.c.
+ * alloc.h - allocation sampling shared by bpf/alloc.bpf.c and user/probe/alloctrace.c.
  *
  * Sampling mode (no JVM flags): uprobes on AllocTracer::send_allocation_in_new_tlab
  * (weight = the new TLAB's size) and ::send_allocation_outside_tlab (weight =

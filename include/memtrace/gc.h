@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gc.h - the record bpf/gc.bpf.c sends to user/gctrace.c.
+ * gc.h - the record bpf/gc.bpf.c sends to user/probe/gctrace.c.
  *
  * One record per hit of hotspot:gc__begin, gc__end, mem__pool__gc__begin and
  * mem__pool__gc__end. Manager and pool names travel as addresses in the JVM

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jvmev.h - the record bpf/jvmev.bpf.c sends to user/collector.c: one per hit
+ * jvmev.h - the record bpf/jvmev.bpf.c sends to user/monitor/collector.c: one per hit
  * of the hotspot USDT probes that feed the event model (events.h): threads,
  * classes, VM operations, collections and pools, and monitors. All of them
  * go through one ring buffer so that their order per thread is the order

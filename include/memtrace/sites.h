@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sites.h - per-site allocation counters in fixed space, shared by
- * bpf/sites.bpf.c and user/sitecount.c (seed 001's "how many times each site
+ * bpf/sites.bpf.c and user/probe/sitecount.c (seed 001's "how many times each site
  * was used", kept by the kernel instead of a header bit).
  *
  * The same uprobes as alloc.h's sampling mode (AllocTracer's TLAB refill and

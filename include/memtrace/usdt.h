@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * usdt.h - memtrace's own USDT argument specs, shared by bpf/usdt_args.bpf.h
- * and user/usdtspec.c.
+ * and user/probe/usdtspec.c.
  *
  * Why not libbpf's bpf_usdt_arg(): it looks the spec up in a map and reads
  * each register with bpf_probe_read_kernel(), per argument: measured here,

@@ -5,7 +5,7 @@ Oracle: JFR's jdk.GarbageCollection and jdk.GCHeapSummary of the same run
 (JFR runs from the JVM's start); only JFR collections that start after
 memtrace's "start" record are compared: memtrace's window.
 Mapping of "a collection": one memory-manager cycle in memtrace (see
-user/gcpair.h) is one jdk.GarbageCollection event, except JFR's "G1Old",
+user/analysis/gcpair.h) is one jdk.GarbageCollection event, except JFR's "G1Old",
 which is G1's concurrent marking cycle (not a pause; memtrace sees only its
 remark/cleanup pauses): those are left out of the comparison and printed.
 Checks: equal counts, each pair full/young alike, total duration within 5 %,

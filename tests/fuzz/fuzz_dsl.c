@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 
 static const struct dsl_hfield f_order[] = { { "field", DSL_FK_INT }, { "name", DSL_FK_STRING },
 					     { "next", DSL_FK_REF } };

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hprof.h"
-#include "snapshot.h"
-#include "walkids.h"
+#include "heap/hprof.h"
+#include "heap/snapshot.h"
+#include "heap/walkids.h"
 
 static const char prog[] =
 	"set_type all:\n roots <- threads\n membership <- THIS in Unassigned and "

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot.h"
+#include "heap/snapshot.h"
 #include "snap_fixture.h"
 
 static int put(const char *dir, const char *name, const void *p, size_t n)
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	snapshot_free(&s);
 	/* the same classes from an untagged walk: the Order class (id 2) named at
 	 * 0x1000, a root Order at 0x3000 with its CLASS reference and a field
-	 * reference to a second Order (user/walkids.c resolves them) */
+	 * reference to a second Order (user/heap/walkids.c resolves them) */
 	{
 		static char urecs[8192 + 1024];
 		char nb[8 + 16];

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ageranges.h"
-#include "leaks.h"
-#include "samples.h"
+#include "analysis/ageranges.h"
+#include "analysis/leaks.h"
+#include "analysis/samples.h"
 
 static void test_ranges_basic(void **state)
 {

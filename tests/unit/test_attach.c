@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agentfile.h"
-#include "agentsock.h"
-#include "attach.h"
+#include "agentctl/agentfile.h"
+#include "agentctl/agentsock.h"
+#include "jvm/attach.h"
 #include "memtrace/agent_proto.h"
 
 #define S(lit) lit, sizeof(lit) - 1

@@ -1,4 +1,4 @@
-/* test_cmdopt.c - the pieces the subcommands share (user/cmdopt.c): the
+/* test_cmdopt.c - the pieces the subcommands share (user/cmd/cmdopt.c): the
  * common options with their exact messages and exit codes, the "needs -p
  * PID" check, the recording FILE argument; and util's write_all(). */
 #include <errno.h>
@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cmdopt.h"
-#include "recording.h"
-#include "util.h"
+#include "cmd/cmdopt.h"
+#include "monitor/recording.h"
+#include "lib/util.h"
 
 static int usage_out, usage_err;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 #include "test_dsl_heap.h"
 
 /* Compile src against h's schema and run it: the JSON, or "ERR " + rendered diagnostics. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 
 #define HB_MAX 64
 

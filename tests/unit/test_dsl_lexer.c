@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 
 #define MAXT 16
 

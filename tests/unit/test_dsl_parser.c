@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 
 static const char *const ops[] = {
 	[DSL_N_ADD] = "+", [DSL_N_SUB] = "-", [DSL_N_MUL] = "*", [DSL_N_DIV] = "/",

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dsl.h"
+#include "dsl/dsl.h"
 #include "test_dsl_heap.h"
 
 static const struct dsl_hfield f_order[] = { { "field", DSL_FK_INT }, { "name", DSL_FK_STRING } };

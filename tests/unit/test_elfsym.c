@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "elfsym.h"
+#include "jvm/elfsym.h"
 
 #define LIBJVM "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so"
 

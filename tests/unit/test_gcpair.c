@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gcpair.h"
+#include "analysis/gcpair.h"
 
 #define MAXREC 8
 struct sink {

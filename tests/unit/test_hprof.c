@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hprof.h"
+#include "heap/hprof.h"
 #include "snap_fixture.h"
 
 static void test_import(void **state)

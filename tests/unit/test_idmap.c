@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_idmap - the 64-bit key -> pointer map (user/idmap.c), which the
+/* test_idmap - the 64-bit key -> pointer map (user/lib/idmap.c), which the
  * sequencer, the snapshot reader and the agent's untagged heap walk share. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "idmap.h"
+#include "lib/idmap.h"
 
 #define V(x) ((void *)(uintptr_t)(x))
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "sink/metrics.h"
 
 static char *om(struct metrics *m)
 {

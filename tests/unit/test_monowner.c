@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "monowner.h"
-#include "util.h"
-#include "vmstructs.h"
+#include "jvm/monowner.h"
+#include "lib/util.h"
+#include "jvm/vmstructs.h"
 
 #include "fake_target.h"
 

@@ -13,11 +13,11 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "objrec.h"
-#include "objreport.h"
-#include "recording.h"
-#include "samples.h"
-#include "util.h"
+#include "monitor/objrec.h"
+#include "sink/objreport.h"
+#include "monitor/recording.h"
+#include "analysis/samples.h"
+#include "lib/util.h"
 
 #define T0 1000000000ull /* sampling began (ns) */
 #define SEC 1000000000ull

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_offmap - the agent's bounded-range address map (user/offmap.c). */
+/* test_offmap - the agent's bounded-range address map (user/lib/offmap.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "offmap.h"
+#include "lib/offmap.h"
 
 static void test_basic(void **state)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "perfdata.h"
+#include "jvm/perfdata.h"
 
 /* A file as HotSpot lays it out: prologue, then entries (header, name, long). */
 struct builder {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "proc.h"
+#include "jvm/proc.h"
 
 static void check_main(const char *args, size_t len, const char *want)
 {

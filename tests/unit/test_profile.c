@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "sinks.h"
+#include "sink/sinks.h"
 
 /* A memstream-backed FILE; returns the text written by @fn. */
 static char *capture_collapsed(const struct profile *p)

@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "querylive.h"
-#include "recctl.h"
-#include "util.h"
+#include "heap/querylive.h"
+#include "monitor/recctl.h"
+#include "lib/util.h"
 
 /* A /proc/PID/cmdline from a string with '|' between arguments. */
 static int pid_of(const char *args)

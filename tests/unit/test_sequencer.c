@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_sequencer.c - property tests of user/sequencer.c against user/check.c.
+ * test_sequencer.c - property tests of user/monitor/sequencer.c against user/monitor/check.c.
  *
  * Random event sequences (plausible and impossible ones, identities drawn
  * from small ranges so they collide and get reused) x random filters x
@@ -21,8 +21,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "check.h"
-#include "sequencer.h"
+#include "monitor/check.h"
+#include "monitor/sequencer.h"
 
 struct out {
 	struct mt_ev *ev;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "serve_http.h"
+#include "sink/serve_http.h"
 
 static void test_parse_listen(void **state)
 {

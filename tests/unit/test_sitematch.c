@@ -12,9 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "leaks.h"
-#include "samples.h"
-#include "sitecount.h"
+#include "analysis/leaks.h"
+#include "analysis/samples.h"
+#include "probe/sitecount.h"
 
 enum { M_LEAK = 1, M_CHURN, M_MAIN, M_COPYOF, M_GROW };
 enum { C_BYTES = 1, C_LONGS };

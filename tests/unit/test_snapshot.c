@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "snapshot.h"
+#include "heap/snapshot.h"
 #include "snap_fixture.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char recs[8192];
 

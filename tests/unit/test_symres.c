@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "symres.h"
+#include "jvm/symres.h"
 
 static void dm(const char *in, const char *want)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "elfsym.h"
-#include "proc.h"
-#include "tlabprobe.h"
+#include "jvm/elfsym.h"
+#include "jvm/proc.h"
+#include "probe/tlabprobe.h"
 
 static void test_stripped(void **state)
 {

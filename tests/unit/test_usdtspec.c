@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "usdtspec.h"
+#include "probe/usdtspec.h"
 
 static void expect_arg(const char *tok, int kind, int reg, int size, int sign, int64_t val)
 {

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "klassname.h"
-#include "util.h"
-#include "vmstructs.h"
+#include "jvm/klassname.h"
+#include "lib/util.h"
+#include "jvm/vmstructs.h"
 
 #include "fake_target.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_walkids - an untagged walk's keys become ids (user/walkids.c): first-met
+/* test_walkids - an untagged walk's keys become ids (user/heap/walkids.c): first-met
  * order from NAMED's next_id, classes from CLASS references, projected FIELD
  * references and values, and the layout checks that send memtrace back to a
  * tagged walk. The visits are what the agent records for this heap:
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "snapshot.h"
-#include "walkids.h"
+#include "heap/snapshot.h"
+#include "heap/walkids.h"
 
 #define A(x) (MT_AP_HV_ADDR | (x))
 enum { CLASS = 1, FIELD = 8, JNI_GLOBAL = 21, THREAD = 26 };

@@ -43,7 +43,7 @@
  *      objects' addresses and the values are cut into HEAP_DATA frames
  *      (NAMED, VISITS, PRIMS, STRING records with keys, agent_proto.h) by
  *      heap_next_chunk() as the socket takes them; heap_release() frees.
- *      memtrace, not the JVM, turns addresses into ids (user/walkids.c: a
+ *      memtrace, not the JVM, turns addresses into ids (user/heap/walkids.c: a
  *      hash look-up per reported reference, ~0.3 s of CPU per 2 M, was the
  *      agent's largest cost in the JVM when it did it itself) and checks
  *      the layout a second time; when that check fails it asks again with

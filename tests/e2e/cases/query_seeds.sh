@@ -79,7 +79,7 @@ for i, (lid, n) in enumerate(sorted(carried.items(), key=lambda kv: kv[1])):
 PY
 # the same programs on a saved snapshot of the same heap answer the same; on a
 # jcmd GC.heap_dump the counts and the K3 sizes too (an .hprof's Thread size
-# misses @Contended padding: user/hprof.c). Ids differ between sources, so
+# misses @Contended padding: user/heap/hprof.c). Ids differ between sources, so
 # answers are compared by thread name, sorted, and by loader (its QCarried).
 "$MEMTRACE" snapshot -p "$JVM_PID" -o "$TMPD/heap.snap" 2>"$TMPD/s.err" || { cat "$TMPD/s.err"; fail "snapshot"; }
 "$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/heap.hprof" >/dev/null || fail "jcmd GC.heap_dump"

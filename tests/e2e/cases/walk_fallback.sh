@@ -5,7 +5,7 @@
 # here with MEMTRACE_AGENT_TEST_LAYOUT=wrong in the JVM's environment (the
 # agent reads the word before the oop: on JDK 17 a null pointer, caught by
 # the agent during the pause; on JDK 25 a constant non-null pointer, caught by
-# memtrace when it numbers the objects (user/walkids.c: no referrer is an
+# memtrace when it numbers the objects (user/heap/walkids.c: no referrer is an
 # object of the walk), which asks again with MT_AP_HEAP_NOUNTAGGED). The
 # answer must be the exact one (202 objects held), the JVM's stderr must say
 # why, both walks' pauses must be printed, the session ends with the

@@ -1,0 +1,73 @@
+/* agentsock.h - memtrace's client side of the agent socket protocol
+ * (include/memtrace/agent_proto.h). The agent listens on
+ * /tmp/.memtrace-<nspid>.sock inside the target's mount namespace; we connect
+ * through /proc/PID/root with the target's uid/gid (the agent accepts only
+ * its own uid and root, checked with SO_PEERCRED).
+ * Functions print nothing unless stated: callers choose the message.
+ */
+#ifndef MEMTRACE_AGENTSOCK_H
+#define MEMTRACE_AGENTSOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/agent_proto.h"
+#include "jvm/proc.h"
+
+#define MT_AGENT_REPLY_MS 5000 /* how long we wait for one reply frame */
+
+struct mt_agentsock {
+	int fd;                     /* connected socket, -1 when closed */
+	uint32_t seq;               /* our next frame's seq */
+	struct mt_ap_error last_err;/* the agent's last ERROR frame (code 0 if none) */
+};
+
+/* agentsock_path - the socket's path inside the target: "/tmp/.memtrace-<nspid>.sock". */
+void agentsock_path(int nspid, char *out, size_t n);
+
+/*
+ * agentsock_connect - connect to the agent of JVM @p. Returns 0, or -errno:
+ * -ENOENT (no socket: agent not loaded), -ECONNREFUSED (stale socket),
+ * -EACCES, ... Prints nothing.
+ */
+int agentsock_connect(const struct mt_proc *p, struct mt_agentsock *s);
+
+/* agentsock_close - close the connection. No operation if already closed. */
+void agentsock_close(struct mt_agentsock *s);
+
+/*
+ * agentsock_request - send one frame of @type with @len payload bytes, then
+ * wait (<= MT_AGENT_REPLY_MS) for the reply frame of type @want, whose payload
+ * (exactly mt_ap_payload_size(@want) bytes) goes to @out.
+ * Returns 0; -EREMOTEIO if the agent answered ERROR (see s->last_err);
+ * -ETIMEDOUT; -ECONNRESET if it closed; -EPROTO & co for a malformed frame.
+ */
+int agentsock_request(struct mt_agentsock *s, unsigned type, const void *payload,
+		      size_t len, unsigned want, void *out);
+
+/* agentsock_hello - HELLO → HELLO_REPLY. Returns as agentsock_request(). */
+int agentsock_hello(struct mt_agentsock *s, struct mt_ap_hello_reply *r);
+
+/* agentsock_ping - PING → PONG with the same cookie. Returns as agentsock_request(). */
+int agentsock_ping(struct mt_agentsock *s);
+
+/* agentsock_detach - DETACH → DETACH_ACK; the agent goes dormant, we close. */
+int agentsock_detach(struct mt_agentsock *s);
+
+/*
+ * agentsock_send - send one frame of @type (no reply awaited). Returns 0 or -errno.
+ * The frame's seq is s->seq before the call (replies echo it).
+ */
+int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, size_t len);
+
+/*
+ * agentsock_recv - read the next frame of any type, waiting at most
+ * @timeout_ms. Its payload (h->len bytes, checked against @cap) goes to @buf.
+ * Returns 1 for a frame, 0 on timeout (nothing consumed), -ECONNRESET if the
+ * agent closed, -EMSGSIZE if the payload exceeds @cap, -EINTR if a signal
+ * interrupted the wait, other -errno. An ERROR frame is returned as any other.
+ */
+int agentsock_recv(struct mt_agentsock *s, struct mt_ap_hdr *h, void *buf, size_t cap,
+		   int timeout_ms);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * gcpair.h - pair HotSpot's GC probe events into collection records.
+ *
+ * Pure logic (no BPF, no I/O), fed struct mt_gc_event in ring-buffer order.
+ *
+ * What a "collection" is: one memory-manager cycle, i.e. the events
+ * mem__pool__gc__begin (one per pool) ... mem__pool__gc__end (one per pool)
+ * that one GCMemoryManager fires (TraceMemoryManagerStats in HotSpot). This
+ * is the unit java.lang.management's GarbageCollectorMXBean counts and, for
+ * stop-the-world collectors, the unit JFR's jdk.GarbageCollection reports
+ * (G1New/G1Full, ParallelScavenge/ParallelOld, DefNew/SerialOld).
+ * gc__begin/gc__end bracket the VM operation (SvcGCMarker): one operation can
+ * hold two cycles (Parallel's young collection escalating to a full one) or
+ * none (a G1 remark/cleanup pause on JDK 17); the latter become records with
+ * an empty manager name and kind "pause". On JDK 21+ the same G1 pauses are
+ * wrapped by a "G1 Concurrent GC" cycle that begins before gc__begin and
+ * ends after gc__end: that cycle is the pause (one record, not two).
+ *
+ * Pool events are keyed by (manager, pool) and cycles by manager, never by
+ * thread alone: BCC's ugc/javagc key begin records per thread and overwrite
+ * one pool's "before" with the next pool's.
+ */
+#ifndef MEMTRACE_GCPAIR_H
+#define MEMTRACE_GCPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memtrace/gc.h"
+
+#define MT_GC_NAME_LEN 64
+#define MT_GC_MAX_POOLS 16
+#define MT_GC_MAX_CYCLES 4 /* managers with an open cycle at once */
+
+/* A probe hit with its names resolved (user/probe/gctrace.c builds these from
+ * struct mt_gc_raw). */
+struct mt_gc_event {
+	uint64_t ts_ns;
+	uint32_t tid;
+	uint32_t kind;         /* enum mt_gc_kind */
+	uint32_t is_full;
+	uint64_t init, used, committed, max;
+	char manager[MT_GC_NAME_LEN];
+	char pool[MT_GC_NAME_LEN];
+};
+
+struct gc_pool {
+	char name[MT_GC_NAME_LEN];
+	bool heap;             /* a Java heap pool (not Metaspace/CodeHeap) */
+	bool ended;
+	uint64_t used_before;
+	uint64_t used_after;
+	uint64_t committed;    /* after the collection */
+	uint64_t max;          /* after the collection; UINT64_MAX if undefined */
+};
+
+struct gc_record {
+	uint64_t seq;          /* 1, 2, ... in order of completion */
+	uint64_t start_ns;     /* monotonic ns: first pool begin (or gc__begin) */
+	uint64_t end_ns;       /* monotonic ns: last pool end (or gc__end) */
+	uint64_t vmop_ns;      /* gc__begin..gc__end of the enclosing VM op, 0 if none */
+	bool full;
+	bool in_vmop;          /* inside gc__begin/gc__end */
+	char manager[MT_GC_NAME_LEN]; /* "" for a pause without a memory manager */
+	int npools;
+	struct gc_pool pools[MT_GC_MAX_POOLS];
+};
+
+/* Called for each finished record; @rec is valid only during the call. */
+typedef void (*gcpair_cb)(const struct gc_record *rec, void *ctx);
+
+struct gc_cycle {
+	bool open;
+	struct gc_record rec;
+	int nbegun, nended;
+};
+
+struct gcpair {
+	gcpair_cb cb;
+	void *ctx;
+	uint64_t seq;
+	/* the open VM operation (collections run on one VM thread at a time) */
+	bool vmop_open;
+	uint32_t vmop_tid;
+	bool vmop_full;
+	uint64_t vmop_start;
+	int vmop_cycles;       /* cycles completed inside the open operation */
+	struct gc_cycle cycles[MT_GC_MAX_CYCLES];
+	/* anomalies: counted, never hidden */
+	uint64_t unpaired_begin;  /* a begin whose end never came (or came twice) */
+	uint64_t unpaired_end;    /* an end without its begin */
+	uint64_t overflow;        /* pools/cycles beyond the fixed limits */
+};
+
+/* gcpair_init - reset @gp; @cb receives each finished record. */
+void gcpair_init(struct gcpair *gp, gcpair_cb cb, void *ctx);
+/* gcpair_feed - consume one event in ring-buffer order. */
+void gcpair_feed(struct gcpair *gp, const struct mt_gc_event *e);
+/* gcpair_finish - count what is still open as unpaired (at exit). */
+void gcpair_finish(struct gcpair *gp);
+/* gcpair_is_heap_pool - true for Java heap pools by HotSpot pool name. */
+bool gcpair_is_heap_pool(const char *name);
+/* gcpair_manager_is_full - true for managers that only run full collections. */
+bool gcpair_manager_is_full(const char *manager);
+
+#endif

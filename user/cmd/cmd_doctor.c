@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_doctor.c - `memtrace doctor -p PID`: what this JVM offers, and so what
+ * memtrace will use. Every "no" says its consequence and the remedy.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmdopt.h"
+#include "cmd/cmds.h"
+#include "jvm/elfsym.h"
+#include "jvm/jvmflags.h"
+#include "jvm/privs.h"
+#include "jvm/proc.h"
+#include "lib/util.h"
+#include "jvm/vmstructs.h"
+
+#define SYM_NEW_TLAB "_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
+#define SYM_OUTSIDE_TLAB "_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread"
+
+/* The flags doctor reports, with what each one switches on in memtrace. */
+static const struct {
+	const char *name;
+	const char *gives;
+} dflags[] = {
+	{ "DTraceAllocProbes", "hotspot:object__alloc for `memtrace alloc --exact` (costs throughput)" },
+	{ "DTraceMonitorProbes", "hotspot:monitor__* probes for `memtrace locks`" },
+	{ "DTraceMethodProbes", "hotspot:method__entry/return (Java invocations as events)" },
+	{ "ExtendedDTraceProbes", "all of the above at once (removed in recent JDKs)" },
+	{ "DisableAttachMechanism", "when true, the JVMTI agent cannot be loaded" },
+	{ "EnableDynamicAgentLoading", "JDK 21+ warns on dynamic agent loading unless set on the command line" },
+};
+
+/* The probes memtrace's commands use, and which command needs each. */
+static const struct {
+	const char *name;
+	const char *user;
+} dprobes[] = {
+	{ "gc__begin", "memtrace gc" },
+	{ "gc__end", "memtrace gc" },
+	{ "mem__pool__gc__begin", "memtrace gc" },
+	{ "mem__pool__gc__end", "memtrace gc" },
+	{ "class__loaded", "class names for alloc" },
+	{ "class__unloaded", "class unloading (stale Klass*)" },
+	{ "thread__start", "thread names" },
+	{ "thread__stop", "thread names" },
+	{ "object__alloc", "memtrace alloc --exact" },
+	{ "monitor__contended__enter", "memtrace locks" },
+	{ "monitor__wait", "memtrace locks" },
+};
+
+struct report {
+	struct mt_proc p;
+	int nprobes;
+	bool probe[MT_ARRAY_SIZE(dprobes)];
+	bool symtab, sym_tlab, vmstructs;
+	int flag_err[MT_ARRAY_SIZE(dflags)];
+	bool flag[MT_ARRAY_SIZE(dflags)];
+	bool attach_socket;       /* /tmp/.java_pid<nspid> exists already */
+	bool agent_warning;       /* JDK 21+ without an explicit EnableDynamicAgentLoading */
+	bool root, cap_bpf, cap_perfmon, cap_ptrace, cap_admin;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace doctor -p PID [--json]\n"
+		   "  What this JVM offers (JDK, USDT probes, symbols, flags, attach,\n"
+		   "  namespaces) and memtrace's own privileges; every \"no\" comes with\n"
+		   "  its consequence and the remedy.\n");
+}
+
+static void inspect(struct report *r)
+{
+	struct mt_vmstructs *vs = NULL;
+	struct mt_usdt_note *notes = NULL;
+	struct mt_elf *e;
+	char path[PATH_MAX + 128];
+	struct stat st;
+	uint64_t eff;
+	int n;
+
+	e = elfsym_open(r->p.libjvm_host);
+	if (e) {
+		r->symtab = elfsym_has_symtab(e);
+		r->sym_tlab = !elfsym_lookup(e, SYM_NEW_TLAB, NULL, NULL) &&
+			      !elfsym_lookup(e, SYM_OUTSIDE_TLAB, NULL, NULL);
+		n = elfsym_usdt_notes(e, "hotspot", &notes);
+		r->nprobes = n > 0 ? n : 0;
+		for (int i = 0; i < n; i++)
+			for (size_t j = 0; j < MT_ARRAY_SIZE(dprobes); j++)
+				if (!strcmp(notes[i].name, dprobes[j].name))
+					r->probe[j] = true;
+		free(notes);
+		elfsym_free(e);
+	}
+	r->vmstructs = !vmstructs_open(&r->p, &vs);
+	for (size_t i = 0; i < MT_ARRAY_SIZE(dflags); i++)
+		r->flag_err[i] = jvmflags_get_bool(&r->p, vs, dflags[i].name, &r->flag[i]);
+	/* JEP 451: the warning is printed unless the flag was given explicitly
+	 * (its value origin is not DEFAULT, the low 4 bits of JVMFlag::_flags). */
+	if (r->p.jdk_major >= 21) {
+		struct mt_jvmflag f;
+
+		r->agent_warning = jvmflags_find(&r->p, vs, "EnableDynamicAgentLoading", &f) ||
+				   f.via_symtab || (f.flags & 0xf) == 0;
+	}
+	vmstructs_free(vs);
+
+	snprintf(path, sizeof(path), "%s/tmp/.java_pid%d", r->p.root, r->p.nspid);
+	r->attach_socket = !stat(path, &st) && S_ISSOCK(st.st_mode);
+
+	eff = privs_effective();
+	r->root = geteuid() == 0;
+	r->cap_admin = (eff >> MT_CAP_SYS_ADMIN) & 1;
+	r->cap_bpf = (eff >> MT_CAP_BPF) & 1;
+	r->cap_perfmon = (eff >> MT_CAP_PERFMON) & 1;
+	r->cap_ptrace = (eff >> MT_CAP_SYS_PTRACE) & 1;
+}
+
+static bool flag_is(const struct report *r, const char *name, bool *val)
+{
+	for (size_t i = 0; i < MT_ARRAY_SIZE(dflags); i++)
+		if (!strcmp(dflags[i].name, name)) {
+			*val = r->flag[i];
+			return r->flag_err[i] == 0;
+		}
+	return false;
+}
+
+static bool gc_ok(const struct report *r)
+{
+	return r->probe[0] && r->probe[1] && r->probe[2] && r->probe[3];
+}
+
+static bool attach_ok(const struct report *r)
+{
+	bool disabled = false;
+
+	return !(flag_is(r, "DisableAttachMechanism", &disabled) && disabled);
+}
+
+static bool bpf_ok(const struct report *r)
+{
+	return r->cap_admin || (r->cap_bpf && r->cap_perfmon);
+}
+
+static void print_json(const struct report *r)
+{
+	const struct mt_proc *p = &r->p;
+
+	printf("{\"event\":\"doctor\",\"pid\":%d,\"nspid\":%d,\"uid\":%u,\"jdk_version\":", p->pid,
+	       p->nspid, p->uid);
+	json_str(stdout, p->jdk_version);
+	printf(",\"jdk_major\":%d,\"jdk_vendor\":", p->jdk_major);
+	json_str(stdout, p->jdk_vendor);
+	printf(",\"libjvm\":");
+	json_str(stdout, p->libjvm);
+	printf(",\"libjvm_host\":");
+	json_str(stdout, p->libjvm_host);
+	printf(",\"usdt_probes\":%d,\"probes\":{", r->nprobes);
+	for (size_t j = 0; j < MT_ARRAY_SIZE(dprobes); j++)
+		printf("%s\"%s\":%s", j ? "," : "", dprobes[j].name, r->probe[j] ? "true" : "false");
+	printf("},\"symtab\":%s,\"alloc_symbols\":%s,\"vmstructs\":%s",
+	       r->symtab ? "true" : "false", r->sym_tlab ? "true" : "false",
+	       r->vmstructs ? "true" : "false");
+	/* one key per flag by its HotSpot name, boolean; absent flags listed */
+	for (size_t i = 0; i < MT_ARRAY_SIZE(dflags); i++)
+		printf(",\"%s\":%s", dflags[i].name,
+		       (!r->flag_err[i] && r->flag[i]) ? "true" : "false");
+	printf(",\"flags_absent\":[");
+	for (size_t i = 0, k = 0; i < MT_ARRAY_SIZE(dflags); i++)
+		if (r->flag_err[i])
+			printf("%s\"%s\"", k++ ? "," : "", dflags[i].name);
+	printf("],\"attach_possible\":%s,\"attach_listener_running\":%s,"
+	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s,"
+	       "\"container_id\":",
+	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
+	       r->agent_warning ? "true" : "false",
+	       p->other_pidns ? "true" : "false", p->other_mntns ? "true" : "false");
+	json_str(stdout, p->container_id);
+	printf(",\"privileges\":{\"root\":%s,\"CAP_BPF\":%s,\"CAP_PERFMON\":%s,"
+	       "\"CAP_SYS_PTRACE\":%s,\"CAP_SYS_ADMIN\":%s},\"can_trace\":%s,\"gc_source\":\"%s\"}\n",
+	       r->root ? "true" : "false", r->cap_bpf ? "true" : "false",
+	       r->cap_perfmon ? "true" : "false", r->cap_ptrace ? "true" : "false",
+	       r->cap_admin ? "true" : "false", bpf_ok(r) ? "true" : "false",
+	       gc_ok(r) ? "usdt" : "none");
+}
+
+#define YES(c) ((c) ? "yes" : "NO ")
+
+static void print_text(const struct report *r)
+{
+	const struct mt_proc *p = &r->p;
+
+	printf("JVM %d", p->pid);
+	if (p->nspid != p->pid)
+		printf(" (pid %d in its own namespace)", p->nspid);
+	printf(": %s %s, uid %u, main %s\n", p->jdk_vendor[0] ? p->jdk_vendor : "unknown vendor",
+	       p->jdk_version[0] ? p->jdk_version : "(version unknown)", p->uid,
+	       p->main_class[0] ? p->main_class : "?");
+	printf("  libjvm        %s\n", p->libjvm);
+	if (strcmp(p->libjvm, p->libjvm_host + strlen(p->root)) || p->other_mntns)
+		printf("  seen from here %s\n", p->libjvm_host);
+	printf("  namespaces    pid: %s, mount: %s%s%s\n", p->other_pidns ? "own" : "host's",
+	       p->other_mntns ? "own" : "host's", p->container_id[0] ? ", container " : "",
+	       p->container_id[0] ? p->container_id : "");
+
+	printf("\nprobes and symbols\n");
+	printf("  [%s] hotspot USDT probes (%d)%s\n", YES(r->nprobes > 0), r->nprobes,
+	       r->nprobes ? "" :
+	       ": this libjvm was built without DTrace probes; memtrace gc cannot trace "
+	       "collections (use a JDK built with --enable-dtrace; jstat -gc shows counts)");
+	for (size_t j = 0; j < MT_ARRAY_SIZE(dprobes); j++)
+		if (!r->probe[j] && r->nprobes)
+			printf("  [NO ] probe %s missing: %s unavailable\n", dprobes[j].name,
+			       dprobes[j].user);
+	printf("  [%s] .symtab%s\n", YES(r->symtab),
+	       r->symtab ? "" : ": libjvm is stripped; allocation sampling by uprobes is "
+				"unavailable (install the JDK's debug symbols, or use the agent)");
+	printf("  [%s] AllocTracer::send_allocation_{in_new,outside}_tlab%s\n", YES(r->sym_tlab),
+	       r->sym_tlab ? " (allocation sampling without flags)" :
+			     ": memtrace alloc cannot sample by uprobes");
+	printf("  [%s] VMStructs tables (class names, flags)\n", YES(r->vmstructs));
+
+	printf("\nflags\n");
+	for (size_t i = 0; i < MT_ARRAY_SIZE(dflags); i++) {
+		if (r->flag_err[i] == -ENOENT)
+			printf("  %-26s absent in this JDK\n", dflags[i].name);
+		else if (r->flag_err[i])
+			printf("  %-26s unreadable (%s)\n", dflags[i].name, strerror(-r->flag_err[i]));
+		else
+			printf("  %-26s %-5s  %s\n", dflags[i].name, r->flag[i] ? "true" : "false",
+			       dflags[i].gives);
+	}
+
+	printf("\nattach (JVMTI agent)\n");
+	printf("  [%s] dynamic attach%s\n", YES(attach_ok(r)),
+	       attach_ok(r) ? "" : ": -XX:+DisableAttachMechanism is set; the agent-based "
+				   "commands (age, leaks, query) are unavailable");
+	printf("        attach listener %s\n", r->attach_socket ?
+	       "already running" : "not started yet (memtrace starts it with SIGQUIT on first attach)");
+	if (r->agent_warning)
+		printf("        JDK %d prints \"WARNING: A JVMTI agent has been loaded dynamically\" "
+		       "on the JVM's stderr at the first attach; start the JVM with "
+		       "-XX:+EnableDynamicAgentLoading to silence it\n", p->jdk_major);
+
+	printf("\nmemtrace's privileges\n");
+	printf("  [%s] root\n", YES(r->root));
+	printf("  [%s] CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)%s\n", YES(bpf_ok(r)),
+	       bpf_ok(r) ? "" : ": cannot load BPF or attach probes: run with sudo or "
+				"setcap cap_bpf,cap_perfmon+ep");
+	printf("  [%s] CAP_SYS_PTRACE%s\n", YES(r->cap_ptrace || r->root),
+	       (r->cap_ptrace || r->root) ? "" : ": only JVMs of your own uid can be read");
+
+	printf("\nmemtrace will use\n");
+	printf("  gc      %s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
+						"nothing: no GC probes in this libjvm");
+	printf("  alloc   %s\n", r->sym_tlab ? "uprobes on AllocTracer (TLAB-refill sampling, no flags)" :
+					       "nothing without symbols");
+	printf("  agent   %s\n", attach_ok(r) ? "dynamic attach" : "unavailable");
+}
+
+int do_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cmdopt o = { .usage = usage };
+	struct report r;
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "p:jh", longopts, NULL)) != -1) {
+		rc = cmdopt_common(opt, optarg, &o);
+		if (rc != MT_CMDOPT_MORE)
+			return rc;
+	}
+	if (cmdopt_need_pid(&o, "doctor"))
+		return 2;
+	memset(&r, 0, sizeof(r));
+	if (cmdopt_open_jvm(o.pid, NULL, &r.p))
+		return 1;
+	inspect(&r);
+	if (mt_opts.json)
+		print_json(&r);
+	else
+		print_text(&r);
+	return 0;
+}

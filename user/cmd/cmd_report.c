@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_report.c - `memtrace report FILE`: the analyses of a recording, with
+ * the live commands' output: collections as `memtrace gc`, allocation by
+ * class as `memtrace alloc`, monitors as `memtrace locks`, then the agent's
+ * sampled objects by age as `memtrace age` and leak suspects as `memtrace
+ * leaks` (objrec.h replays the recording into their sample store; a second
+ * pass, since the leak window's middle depends on the recording's end).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink/alloctable.h"
+#include "cmd/cmdopt.h"
+#include "cmd/cmds.h"
+#include "sink/gcreplay.h"
+#include "lib/idmap.h"
+#include "analysis/locks.h"
+#include "monitor/objrec.h"
+#include "sink/objreport.h"
+#include "monitor/recording.h"
+#include "lib/util.h"
+
+#define MAX_DEPTH 64
+
+/* Per thread: the kinds of the open invocations (to know what a leave ends). */
+struct stack {
+	int n;
+	uint8_t kind[MAX_DEPTH];
+};
+
+struct report {
+	struct idmap names;   /* id -> char* */
+	struct idmap stacks;  /* tid -> struct stack */
+	struct idmap types;   /* type key -> name id of the class it names now */
+	struct gc_replay *gc;
+	struct locks *locks;
+	struct alloc_table *alloc;
+	uint64_t unloads;
+	/* sampled objects (the agent's), by class */
+	struct idmap objs;    /* object id -> class row + 1 */
+	struct ocls { const char *name; uint64_t made, gone, bytes; } *ocls;
+	size_t nocls;
+	bool osession;        /* the recording has the agent's session line */
+};
+
+struct report_opts {
+	bool by_site;
+	uint64_t min_age, top;
+	bool top_set;
+};
+
+static const char *name_of(struct report *rp, uint64_t id)
+{
+	const char *s = id ? idmap_get(&rp->names, id) : NULL;
+
+	return s ? s : "";
+}
+
+static struct stack *stack_of(struct report *rp, uint64_t tid)
+{
+	struct stack *s = idmap_get(&rp->stacks, tid);
+
+	if (!s && (s = calloc(1, sizeof(*s))))
+		idmap_put(&rp->stacks, tid, s);
+	return s;
+}
+
+/* Turn invocation and pool events back into the probe events gcpair takes. */
+static void gc_event(struct report *rp, const struct mt_ev *e)
+{
+	struct mt_gc_event g;
+	struct stack *s;
+
+	memset(&g, 0, sizeof(g));
+	g.ts_ns = e->ts;
+	g.tid = (uint32_t)e->thread;
+	switch (e->kind) {
+	case MT_EV_INV_ENTER:
+		s = stack_of(rp, e->thread);
+		if (!s)
+			return;
+		if (s->n < MAX_DEPTH)
+			s->kind[s->n] = (uint8_t)e->v[0];
+		s->n++;
+		if (e->v[0] != MT_INV_GC)
+			return;
+		g.kind = MT_GC_BEGIN;
+		g.is_full = (uint32_t)e->v[1];
+		break;
+	case MT_EV_INV_LEAVE:
+		s = stack_of(rp, e->thread);
+		if (!s || !s->n)
+			return;
+		s->n--;
+		if (s->n >= MAX_DEPTH || s->kind[s->n] != MT_INV_GC)
+			return;
+		g.kind = MT_GC_END;
+		break;
+	case MT_EV_THREAD_DESTROY:
+		free(idmap_del(&rp->stacks, e->id));
+		return;
+	case MT_EV_POOL_USAGE:
+		g.kind = e->aux == MT_POOL_PHASE_BEFORE ? MT_POOL_BEGIN : MT_POOL_END;
+		g.init = e->v[0];
+		g.used = e->v[1];
+		g.committed = e->v[2];
+		g.max = e->v[3];
+		snprintf(g.manager, sizeof(g.manager), "%s", name_of(rp, e->name2));
+		snprintf(g.pool, sizeof(g.pool), "%s", name_of(rp, e->name));
+		break;
+	default:
+		return;
+	}
+	gc_replay_feed(rp->gc, &g);
+}
+
+/* Allocation samples, by the class their type names at the time. */
+static void alloc_event(struct report *rp, const struct mt_ev *e)
+{
+	const char *name;
+	char buf[40];
+
+	switch (e->kind) {
+	case MT_EV_TYPE_CREATE:
+		idmap_put(&rp->types, e->id, (void *)(uintptr_t)e->name);
+		return;
+	case MT_EV_TYPE_RECLAIM:
+		if (!(e->flags & (MT_EVF_RESYNC | MT_EVF_INFERRED)))
+			rp->unloads++;
+		return;
+	case MT_EV_ALLOC_SAMPLE:
+		break;
+	default:
+		return;
+	}
+	name = e->ref ? name_of(rp, (uintptr_t)idmap_get(&rp->types, e->ref)) : "";
+	if (!name[0]) {
+		snprintf(buf, sizeof(buf), "(unknown class)");
+		name = buf;
+	}
+	alloc_table_add(rp->alloc, name, e->v[0]);
+}
+
+/* Sampled objects: creations (with a size: monitors have none) and reclamations. */
+static void object_event(struct report *rp, const struct mt_ev *e)
+{
+	uintptr_t row;
+	const char *name;
+	size_t i;
+
+	if (e->kind == MT_EV_OBJ_RECLAIM) {
+		row = (uintptr_t)idmap_del(&rp->objs, e->id);
+		if (row)
+			rp->ocls[row - 1].gone++;
+		return;
+	}
+	if (e->kind != MT_EV_OBJ_CREATE || !e->v[0])
+		return;
+	name = e->ref ? name_of(rp, (uintptr_t)idmap_get(&rp->types, e->ref)) : "";
+	if (!name[0])
+		name = "(unknown class)";
+	for (i = 0; i < rp->nocls; i++)
+		if (!strcmp(rp->ocls[i].name, name))
+			break;
+	if (i == rp->nocls) {
+		struct ocls *n = realloc(rp->ocls, (i + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		rp->ocls = n;
+		rp->ocls[i] = (struct ocls){ .name = name };
+		rp->nocls++;
+	}
+	rp->ocls[i].made++;
+	rp->ocls[i].bytes += e->v[0];
+	idmap_put(&rp->objs, e->id, (void *)(uintptr_t)(i + 1));
+}
+
+static int ocls_cmp(const void *a, const void *b)
+{
+	const struct ocls *x = a, *y = b;
+
+	return x->made < y->made ? 1 : x->made > y->made ? -1 : strcmp(x->name, y->name);
+}
+
+/* The agent's sampled objects by class: sampled, reclaimed, still live. */
+static void objects_print(struct report *rp, bool json)
+{
+	qsort(rp->ocls, rp->nocls, sizeof(*rp->ocls), ocls_cmp);
+	if (!json)
+		printf("\nsampled objects by class (the agent's samples; bytes: their sizes)\n"
+		       "  %-52s %9s %9s %9s %12s\n", "CLASS", "SAMPLED", "RECLAIMED", "LIVE",
+		       "BYTES");
+	for (size_t i = 0; i < rp->nocls && i < 20; i++) {
+		const struct ocls *o = &rp->ocls[i];
+		char b[32];
+
+		if (json) {
+			printf("{\"event\":\"objects_class\",\"class\":");
+			json_str(stdout, o->name);
+			printf(",\"sampled\":%llu,\"reclaimed\":%llu,\"live\":%llu,\"bytes\":%llu}\n",
+			       (unsigned long long)o->made, (unsigned long long)o->gone,
+			       (unsigned long long)(o->made - o->gone), (unsigned long long)o->bytes);
+		} else {
+			printf("  %-52s %9llu %9llu %9llu %12s\n", o->name,
+			       (unsigned long long)o->made, (unsigned long long)o->gone,
+			       (unsigned long long)(o->made - o->gone),
+			       fmt_bytes(o->bytes, b, sizeof(b)));
+		}
+	}
+}
+
+static void note_side(void *ctx, const struct rec_side *s)
+{
+	struct report *rp = ctx;
+
+	if (s->kind == REC_SIDE_OSESSION)
+		rp->osession = true;
+}
+
+/* age and leaks unavailable: say so, with @why. */
+static void objects_unavailable(const char *why)
+{
+	if (mt_opts.json) {
+		for (int i = 0; i < 2; i++) {
+			printf("{\"event\":\"%s\",\"available\":false,\"reason\":",
+			       i ? "leaks" : "age");
+			json_str(stdout, why);
+			printf("}\n");
+		}
+	} else {
+		printf("\nage and leaks: unavailable: %s\n", why);
+	}
+}
+
+/*
+ * Second pass over @path: replay the sampled objects into the live analyses
+ * and print them. @end_ns: the recording's end. Returns 0 or -errno (printed).
+ */
+static int objects_report(const char *path, const struct rec_header *h, uint64_t end_ns,
+			  const struct report_opts *o)
+{
+	struct objreport_src src = { .pid = h->pid, .json = mt_opts.json };
+	struct objrec_replay rr;
+	struct rec_header h2;
+	struct rec_reader *r;
+	char note[1024] = "", missing[160];
+	uint64_t line, hidden;
+	const char *text;
+	struct mt_ev e;
+	int rc, suspects;
+
+	r = rec_open(path, &h2);
+	if (!r) {
+		rc = -errno;
+		p_err("cannot read %s again: %s", path, strerror(-rc));
+		return rc;
+	}
+	objrec_replay_init(&rr, o->min_age, end_ns);
+	rec_on_side(r, objrec_replay_side, &rr);
+	while ((rc = rec_next(r, &e, &text, &line)) > 0)
+		objrec_replay_event(&rr, &e, text);
+	rec_close_read(r); /* the first pass reported a bad line already */
+	suspects = objrec_replay_finish(&rr);
+	if (suspects < 0) {
+		if (suspects == -ENOMEM)
+			p_err("out of memory replaying the sampled objects");
+		else
+			objects_unavailable("the agent's sampling session was not found");
+		objrec_replay_free(&rr);
+		return suspects == -ENOMEM ? -ENOMEM : 0;
+	}
+	/* what the figures do not cover, said with them */
+	hidden = rr.m.agent.sampled > rr.samples ? rr.m.agent.sampled - rr.samples : 0;
+	if (hidden)
+		snprintf(note, sizeof(note), "%llu of the agent's %llu samples were not reported "
+			 "in the recording (filters, pauses%s%s) and do not count",
+			 (unsigned long long)hidden, (unsigned long long)rr.m.agent.sampled,
+			 h->filter[0] ? ": " : "", h->filter);
+	if (rr.no_stack)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%s%llu samples have no stack line: their site is unknown",
+			 note[0] ? "; " : "", (unsigned long long)rr.no_stack);
+	if (rr.mid_at_end)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%snothing was recorded after the window's middle: growth is measured "
+			 "over nothing", note[0] ? "; " : "");
+	src.note = note[0] ? note : NULL;
+	src.elapsed = objrec_replay_window(&rr);
+	snprintf(missing, sizeof(missing), "the recording has no BPF per-site allocation "
+		 "counters (recorded with --no-site-counters, or they could not be loaded)");
+	src.no_volumes = rr.have_vol ? NULL : missing;
+	if (!mt_opts.json)
+		printf("\n");
+	rc = objreport_age(&rr.m, &src, o->by_site, o->top_set ? o->top : 20);
+	if (!mt_opts.json)
+		printf("\n");
+	if (!mt_opts.json && rr.m.ages.epoch - rr.l.epoch_mid < 2)
+		p_warn("only %llu GCs in the second half of the recording: too few to age objects",
+		       (unsigned long long)(rr.m.ages.epoch - rr.l.epoch_mid));
+	objreport_leaks(&rr.m, &rr.l, rr.have_vol ? &rr.vol : NULL, &src, suspects,
+			o->top_set ? o->top : 10);
+	objrec_replay_free(&rr);
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace report [--json] [--by class|site] [--min-age K] [--top N] FILE\n"
+		   "  The analyses of a recording (`memtrace record`), printed as the live\n"
+		   "  commands print them: collections (memtrace gc), allocation by class\n"
+		   "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
+		   "  reclaimed, live), monitor contention and deadlocks (memtrace\n"
+		   "  locks) if the recording has any, then, for a recording with\n"
+		   "  --categories object, the sampled objects by age (memtrace age; --by)\n"
+		   "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
+		   "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n");
+}
+
+int do_report(int argc, char **argv)
+{
+	struct report_opts ro = { .min_age = 2 };
+	struct report rp = { 0 };
+	const struct rec_trailer *t;
+	struct rec_header h;
+	struct rec_reader *r;
+	uint64_t line, last_ts = 0;
+	const char *text;
+	struct mt_ev e;
+	int rc, i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--by") && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "class") && strcmp(argv[i], "site")) {
+				p_err("invalid --by '%s' (class or site)", argv[i]);
+				return 2;
+			}
+			ro.by_site = !strcmp(argv[i], "site");
+		} else if (!strcmp(argv[i], "--min-age") && i + 1 < argc) {
+			i++;
+			if (parse_u64(argv[i], &ro.min_age) || !ro.min_age || ro.min_age > 1000) {
+				p_err("invalid --min-age '%s' (GCs, 1..1000)", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
+			i++;
+			if (parse_u64(argv[i], &ro.top) || !ro.top) {
+				p_err("invalid --top '%s'", argv[i]);
+				return 2;
+			}
+			ro.top_set = true;
+		} else {
+			rc = cmdopt_common_arg(argv[i], usage);
+			if (rc != MT_CMDOPT_MORE)
+				return rc;
+		}
+	}
+	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
+	if (rc)
+		return rc;
+	rp.gc = gc_replay_new(h.start_mono_ns, h.mono_to_real_ns);
+	rp.locks = locks_new();
+	rp.alloc = alloc_table_new();
+	if (!rp.gc || !rp.locks || !rp.alloc) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (mt_opts.json) {
+		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"nspid\":%d,\"jdk\":",
+		       (unsigned long long)(h.start_mono_ns + h.mono_to_real_ns), h.pid, h.nspid);
+		json_str(stdout, h.jdk);
+		printf(",\"libjvm\":");
+		json_str(stdout, h.libjvm);
+		printf(",\"recording\":");
+		json_str(stdout, argv[i]);
+		printf("}\n");
+	} else {
+		printf("recording %s: pid %d (JDK %s)%s%s\n", argv[i], h.pid,
+		       h.jdk[0] ? h.jdk : "unknown", h.filter[0] ? ", filters: " : "", h.filter);
+	}
+	rec_on_side(r, note_side, &rp);
+	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
+		if (e.kind == MT_EV_NAME) {
+			free(idmap_del(&rp.names, e.id));
+			idmap_put(&rp.names, e.id, strdup(text));
+		} else {
+			last_ts = e.ts;
+		}
+		gc_event(&rp, &e);
+		alloc_event(&rp, &e);
+		object_event(&rp, &e);
+		locks_feed(rp.locks, &e, text);
+	}
+	if (rc < 0)
+		p_err("%s: %s", argv[i], rec_error(r));
+	t = rec_trailer(r);
+	gc_replay_finish(rp.gc, t->lost,
+			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
+			 t->jvm_exited);
+	rp.gc = NULL;
+	if (alloc_table_samples(rp.alloc)) {
+		struct alloc_table_info ai = {
+			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
+			.jvm_exited = t->jvm_exited, .top = 20,
+			.secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
+		};
+
+		if (!mt_opts.json)
+			printf("\n");
+		alloc_table_print(rp.alloc, &ai, mt_opts.json);
+	}
+	if (rp.nocls)
+		objects_print(&rp, mt_opts.json);
+	if (locks_sync_events(rp.locks)) {
+		if (!mt_opts.json)
+			printf("\n");
+		locks_print(rp.locks, t->present ? t->ts : last_ts, mt_opts.json, NULL, NULL);
+	}
+	if (rc >= 0 && rp.osession) {
+		rc = objects_report(argv[i], &h, t->present ? t->ts : last_ts, &ro);
+	} else if (rc >= 0) {
+		objects_unavailable(rp.nocls ?
+			"the recording has sampled objects but not their stacks and the agent's GC "
+			"boundaries (written by an older memtrace): record again" :
+			"the recording has no sampled objects (record with --categories "
+			"object,... to load memtrace's agent)");
+	}
+out:
+	if (rp.gc)
+		gc_replay_finish(rp.gc, 0, 0, false);
+	locks_free(rp.locks);
+	alloc_table_free(rp.alloc);
+	idmap_free(&rp.types);
+	idmap_free(&rp.objs);
+	free(rp.ocls);
+	idmap_free_vals(&rp.names);
+	idmap_free_vals(&rp.stacks);
+	rec_close_read(r);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_top.c - `memtrace -p PID` / `memtrace top -p PID`: the live view.
+ * Collections and pools (USDT) and the top allocating classes (TLAB
+ * sampling), and with --age live sampled bytes by age (memtrace's agent),
+ * refreshed every --interval seconds: a full-screen view on a terminal
+ * (ncurses; panels: 0 overview, 1 collections, 2 allocation, 3 age, tab
+ * cycles; q quits, p pauses, space refreshes), plain periodic lines
+ * otherwise (or with --plain), JSON lines with --json.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentctl/agentlive.h"
+#include "probe/alloctrace.h"
+#include "cmd/cmds.h"
+#include "probe/gctrace.h"
+#include "jvm/privs.h"
+#include "jvm/proc.h"
+#include "lib/util.h"
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+#define MAX_RECENT 32
+#define MAX_CLASSES 4096
+
+/* The panels, switched with 0-3 and tab. */
+enum panel { PANEL_OVERVIEW, PANEL_GC, PANEL_ALLOC, PANEL_AGE, NPANELS };
+
+static const char *const panel_name[] = { "overview", "collections", "allocation", "age" };
+
+struct cls {
+	const char *name;
+	uint64_t total;    /* bytes since start */
+	uint64_t interval; /* bytes in the last interval */
+};
+
+struct top {
+	struct mt_proc p;
+	double interval;
+	bool curses, plain;
+	bool alloc_ok;
+	/* collections in the current interval and since start */
+	uint64_t n_young, n_full, n_other, pause_total, pause_max;
+	uint64_t all_count, all_pause;
+	struct gc_record recent[MAX_RECENT];
+	int nrecent;
+	uint64_t heap_used, heap_committed, heap_max;
+	/* allocation */
+	struct cls classes[MAX_CLASSES];
+	int nclasses;
+	uint64_t alloc_interval, alloc_total;
+	uint64_t t0;
+	/* age (--age): agent sampling */
+	struct agentlive *al;
+	struct agentlive_ages ages;
+	enum panel panel;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--age] [--plain] [--json]\n"
+		   "  The live view: recent collections and pools, pause times, allocation rate\n"
+		   "  and the top allocating classes; with --age also live sampled bytes by age\n"
+		   "  in GCs survived (loads memtrace's JVMTI agent into the JVM). Full screen on\n"
+		   "  a terminal: panels 0 overview, 1 collections, 2 allocation, 3 age (tab\n"
+		   "  cycles), q quits, p pauses the display, space refreshes; plain lines otherwise.\n");
+}
+
+static void on_gc(const struct gc_record *r, void *ctx)
+{
+	struct top *t = ctx;
+	uint64_t d = r->end_ns - r->start_ns;
+
+	if (!r->manager[0] || !r->in_vmop)
+		t->n_other++;
+	else if (r->full)
+		t->n_full++;
+	else
+		t->n_young++;
+	if (r->in_vmop) {
+		t->pause_total += d;
+		t->all_pause += d;
+		if (d > t->pause_max)
+			t->pause_max = d;
+	}
+	t->all_count++;
+	if (r->npools) {
+		t->heap_used = t->heap_committed = t->heap_max = 0;
+		for (int i = 0; i < r->npools; i++)
+			if (r->pools[i].heap) {
+				t->heap_used += r->pools[i].used_after;
+				t->heap_committed += r->pools[i].committed;
+				if (r->pools[i].max != UINT64_MAX)
+					t->heap_max += r->pools[i].max;
+			}
+	}
+	memmove(&t->recent[1], &t->recent[0], (MAX_RECENT - 1) * sizeof(t->recent[0]));
+	t->recent[0] = *r;
+	if (t->nrecent < MAX_RECENT)
+		t->nrecent++;
+}
+
+static struct cls *cls_get(struct top *t, const char *name)
+{
+	for (int i = 0; i < t->nclasses; i++)
+		if (!strcmp(t->classes[i].name, name))
+			return &t->classes[i];
+	if (t->nclasses == MAX_CLASSES)
+		return NULL;
+	t->classes[t->nclasses].name = name;
+	return &t->classes[t->nclasses++];
+}
+
+static int cls_cmp(const void *a, const void *b)
+{
+	const struct cls *x = a, *y = b;
+
+	return x->interval < y->interval ? 1 : x->interval > y->interval ? -1 : 0;
+}
+
+/* Refresh per-class bytes of the last interval from the kernel aggregate. */
+static void update_alloc(struct top *t, struct alloctrace *at)
+{
+	struct alloc_row *rows;
+	size_t n;
+	uint64_t total = 0;
+
+	for (int i = 0; i < t->nclasses; i++)
+		t->classes[i].interval = t->classes[i].total; /* previous total */
+	for (int i = 0; i < t->nclasses; i++)
+		t->classes[i].total = 0;
+	rows = alloctrace_rows(at, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct cls *c = cls_get(t, rows[i].class_name);
+
+		if (c)
+			c->total += rows[i].bytes;
+		total += rows[i].bytes;
+	}
+	free(rows);
+	for (int i = 0; i < t->nclasses; i++)
+		t->classes[i].interval = t->classes[i].total - t->classes[i].interval;
+	t->alloc_interval = total - t->alloc_total;
+	t->alloc_total = total;
+	qsort(t->classes, t->nclasses, sizeof(t->classes[0]), cls_cmp);
+}
+
+static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	if (mt_opts.json) {
+		printf("{\"event\":\"top\",\"pid\":%d,\"young\":%llu,\"full\":%llu,\"pause_ns\":%llu,"
+		       "\"pause_max_ns\":%llu,\"heap_used\":%llu,\"heap_committed\":%llu,"
+		       "\"alloc_bytes_per_s\":%.0f,\"lost_events\":%llu,\"top_classes\":[",
+		       t->p.pid, (unsigned long long)t->n_young, (unsigned long long)t->n_full,
+		       (unsigned long long)t->pause_total, (unsigned long long)t->pause_max,
+		       (unsigned long long)t->heap_used, (unsigned long long)t->heap_committed,
+		       t->alloc_interval / t->interval,
+		       (unsigned long long)(gctrace_lost(gt) + (at ? alloctrace_lost_events(at) : 0)));
+		for (int i = 0; i < t->nclasses && i < 5 && t->classes[i].interval; i++) {
+			printf("%s{\"class\":", i ? "," : "");
+			json_str(stdout, t->classes[i].name);
+			printf(",\"bytes_per_s\":%.0f}", t->classes[i].interval / t->interval);
+		}
+		printf("]");
+		if (t->al) {
+			printf(",\"age_live_bytes\":{");
+			for (int k = 0; k < MT_AGE_BUCKETS; k++)
+				printf("%s\"%s\":%.0f", k ? "," : "", ageranges_bucket_name(k),
+				       t->ages.bytes[k]);
+			printf("}");
+		}
+		printf("}\n");
+		return;
+	}
+	printf("%02d:%02d:%02d pid %d  gc %llu young %llu full, pause %s (max %s)  heap %s / %s  "
+	       "alloc %s/s  lost %llu\n",
+	       tm.tm_hour, tm.tm_min, tm.tm_sec, t->p.pid, (unsigned long long)t->n_young,
+	       (unsigned long long)t->n_full, fmt_ns(t->pause_total, a, sizeof(a)),
+	       fmt_ns(t->pause_max, b, sizeof(b)), fmt_bytes(t->heap_used, c, sizeof(c)),
+	       fmt_bytes(t->heap_committed, d, sizeof(d)),
+	       fmt_bytes((uint64_t)(t->alloc_interval / t->interval), e, sizeof(e)),
+	       (unsigned long long)(gctrace_lost(gt) + (at ? alloctrace_lost_events(at) : 0)));
+	if (t->alloc_interval) {
+		printf("         top:");
+		for (int i = 0; i < t->nclasses && i < 4 && t->classes[i].interval; i++)
+			printf(" %s %.0f%%%s", t->classes[i].name,
+			       100.0 * t->classes[i].interval / t->alloc_interval, i < 3 ? "," : "");
+		printf("\n");
+	}
+	if (t->al) {
+		printf("         live by age (GCs survived):");
+		for (int k = 0; k < MT_AGE_BUCKETS; k++)
+			printf(" %s: %s", ageranges_bucket_name(k),
+			       fmt_bytes((uint64_t)t->ages.bytes[k], a, sizeof(a)));
+		printf("\n");
+	}
+}
+
+/* draw_header - the lines every panel starts with; returns the next row. */
+static int draw_header(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
+{
+	int row = 0;
+
+	attron(A_BOLD);
+	mvprintw(row++, 0, "memtrace  pid %d  %s %s  %s", t->p.pid, t->p.jdk_vendor,
+		 t->p.jdk_version, t->p.main_class);
+	attroff(A_BOLD);
+	mvprintw(row++, 0, "up %.0f s   lost events %llu   %s", (mono_ns() - t->t0) / 1e9,
+		 (unsigned long long)(gctrace_lost(gt) + (at ? alloctrace_lost_events(at) : 0)),
+		 paused ? "[paused: p resumes]" : "q quit  p pause  space refresh");
+	move(row, 0);
+	for (int p = 0; p < NPANELS; p++) {
+		if (p == (int)t->panel)
+			attron(A_REVERSE);
+		printw(" %d %s ", p, panel_name[p]);
+		if (p == (int)t->panel)
+			attroff(A_REVERSE);
+		printw(" ");
+	}
+	printw("  (tab: next panel)");
+	return row + 2;
+}
+
+/* draw_gc - the collections section from @row up to row @last; returns the next row. */
+static int draw_gc(struct top *t, int row, int last, bool pools)
+{
+	char a[32], b[32], c[32], d[32];
+
+	attron(A_BOLD);
+	mvprintw(row++, 0, "COLLECTIONS  last %.0f s: %llu young, %llu full, pause %s (max %s); "
+		 "total %llu, %s", t->interval, (unsigned long long)t->n_young,
+		 (unsigned long long)t->n_full, fmt_ns(t->pause_total, a, sizeof(a)),
+		 fmt_ns(t->pause_max, b, sizeof(b)), (unsigned long long)t->all_count,
+		 fmt_ns(t->all_pause, c, sizeof(c)));
+	attroff(A_BOLD);
+	mvprintw(row++, 0, "heap after last collection: %s used, %s committed, %s max",
+		 fmt_bytes(t->heap_used, a, sizeof(a)), fmt_bytes(t->heap_committed, b, sizeof(b)),
+		 t->heap_max ? fmt_bytes(t->heap_max, c, sizeof(c)) : "-");
+	if (pools && t->nrecent) {
+		const struct gc_record *r = &t->recent[0];
+
+		mvprintw(row++, 2, "%-28s %12s %12s %12s %12s", "pool (last collection)", "before",
+			 "after", "committed", "max");
+		for (int k = 0; k < r->npools && row < last; k++) {
+			const struct gc_pool *p = &r->pools[k];
+
+			mvprintw(row++, 2, "%-28.28s %12s %12s %12s %12s", p->name,
+				 fmt_bytes(p->used_before, a, sizeof(a)),
+				 fmt_bytes(p->used_after, b, sizeof(b)),
+				 fmt_bytes(p->committed, c, sizeof(c)),
+				 p->max != UINT64_MAX ? fmt_bytes(p->max, d, sizeof(d)) : "-");
+		}
+		row++;
+	}
+	for (int i = 0; i < t->nrecent && row < last; i++) {
+		const struct gc_record *r = &t->recent[i];
+		uint64_t before = 0, after = 0;
+
+		for (int k = 0; k < r->npools; k++)
+			if (r->pools[k].heap) {
+				before += r->pools[k].used_before;
+				after += r->pools[k].used_after;
+			}
+		mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %s -> %s",
+			 (unsigned long long)r->seq, r->manager[0] ? r->manager : "(pause)",
+			 r->full ? "full" : "young", fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)),
+			 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)));
+	}
+	return row;
+}
+
+/* draw_alloc - the allocation section; @total adds the bytes since start. */
+static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
+{
+	char a[32], d[32];
+	int cols = COLS;
+
+	attron(A_BOLD);
+	if (at)
+		mvprintw(row++, 0, "ALLOCATION  %s/s (TLAB sampling)%s%s",
+			 fmt_bytes((uint64_t)(t->alloc_interval / t->interval), a, sizeof(a)),
+			 total ? ", since start " : "",
+			 total ? fmt_bytes(t->alloc_total, d, sizeof(d)) : "");
+	else
+		mvprintw(row++, 0, "ALLOCATION  unavailable (see `memtrace doctor`)");
+	attroff(A_BOLD);
+	for (int i = 0; at && i < t->nclasses && row < LINES - 1 &&
+			(t->classes[i].interval || (total && t->classes[i].total)); i++) {
+		if (total)
+			mvprintw(row++, 2, "%5.1f%%  %12s/s  %12s  %.*s",
+				 t->alloc_interval ? 100.0 * t->classes[i].interval / t->alloc_interval : 0,
+				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
+				 fmt_bytes(t->classes[i].total, a, sizeof(a)),
+				 cols > 44 ? cols - 40 : 4, t->classes[i].name);
+		else
+			mvprintw(row++, 2, "%5.1f%%  %12s/s  %.*s",
+				 t->alloc_interval ? 100.0 * t->classes[i].interval / t->alloc_interval : 0,
+				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
+				 cols > 30 ? cols - 26 : 4, t->classes[i].name);
+	}
+	return row;
+}
+
+/* draw_age - live sampled bytes by age (agent sampling, --age). */
+static int draw_age(struct top *t, int row)
+{
+	char a[32];
+
+	attron(A_BOLD);
+	mvprintw(row++, 0, "AGE  live sampled objects by GCs survived%s",
+		 t->al ? " (memtrace's agent; bytes are estimates)" : "");
+	attroff(A_BOLD);
+	if (!t->al) {
+		mvprintw(row++, 2, "age sampling is off: start the view with --age (it loads "
+			 "memtrace's JVMTI agent into the JVM)");
+		return row;
+	}
+	mvprintw(row++, 2, "%-8s %12s %10s", "age", "live bytes", "samples");
+	for (int b = 0; b < MT_AGE_BUCKETS; b++)
+		mvprintw(row++, 2, "%-8s %12s %10llu", ageranges_bucket_name(b),
+			 fmt_bytes((uint64_t)t->ages.bytes[b], a, sizeof(a)),
+			 (unsigned long long)t->ages.samples[b]);
+	mvprintw(row++, 2, "%llu collections seen by the agent, %llu samples lost or evicted",
+		 (unsigned long long)t->ages.gcs, (unsigned long long)t->ages.lost);
+	return row;
+}
+
+static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
+{
+	int row;
+
+	erase();
+	row = draw_header(t, gt, at, paused);
+	switch (t->panel) {
+	case PANEL_OVERVIEW:
+		row = draw_gc(t, row, LINES / 2, false);
+		row = draw_alloc(t, at, row + 1, false);
+		if (t->al && row + 9 < LINES)
+			draw_age(t, row + 1);
+		break;
+	case PANEL_GC:
+		draw_gc(t, row, LINES - 1, true);
+		break;
+	case PANEL_ALLOC:
+		draw_alloc(t, at, row, true);
+		break;
+	case PANEL_AGE:
+		draw_age(t, row);
+		break;
+	default:
+		break;
+	}
+	refresh();
+}
+
+static void reset_interval(struct top *t)
+{
+	t->n_young = t->n_full = t->n_other = t->pause_total = t->pause_max = 0;
+}
+
+int do_top(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "plain", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "age", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct alloctrace_opts ao = { 0 };
+	bool age = false;
+	struct alloctrace *at = NULL;
+	struct gctrace *gt = NULL;
+	struct top *t;
+	double duration = 0;
+	bool paused = false;
+	int pid = 0, opt, err, rc = 1;
+	uint64_t next, deadline;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return 1;
+	t->interval = 2;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "p:i:d:jh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (parse_pid(optarg, &pid)) {
+				p_err("invalid pid '%s': expected a positive number", optarg);
+				goto usage_err;
+			}
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &t->interval) || t->interval < 0.1) {
+				p_err("invalid --interval '%s': expected seconds >= 0.1", optarg);
+				goto usage_err;
+			}
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &duration)) {
+				p_err("invalid --duration '%s'", optarg);
+				goto usage_err;
+			}
+			break;
+		case 'P':
+			t->plain = true;
+			break;
+		case 'j':
+			mt_opts.json = true;
+			break;
+		case 'A':
+			age = true;
+			break;
+		case 'h':
+			usage(stdout);
+			free(t);
+			return 0;
+		default:
+			goto usage_err;
+		}
+	}
+	if (!pid) {
+		p_err("the live view needs -p PID (`memtrace ps` lists the JVMs)");
+		goto usage_err;
+	}
+	if (privs_require_bpf("memtrace"))
+		goto out;
+	err = proc_open(pid, &t->p);
+	if (err) {
+		proc_explain(pid, err);
+		goto out;
+	}
+	gt = gctrace_new(&t->p, on_gc, t);
+	if (!gt)
+		goto out;
+	at = alloctrace_new(&t->p, &ao);
+	if (!at)
+		p_warn("allocation sampling is unavailable for pid %d; showing collections only",
+		       pid);
+	if (age) {
+		t->al = agentlive_start(&t->p, 0);
+		if (!t->al)
+			goto out;
+	}
+	t->curses = !t->plain && !mt_opts.json && isatty(STDOUT_FILENO);
+	if (t->curses) {
+		initscr();
+		cbreak();
+		noecho();
+		curs_set(0);
+		timeout(100);
+	}
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+	t->t0 = mono_ns();
+	next = t->t0 + (uint64_t)(t->interval * 1e9);
+	deadline = duration > 0 ? t->t0 + (uint64_t)(duration * 1e9) : 0;
+	if (t->curses)
+		draw_curses(t, gt, at, paused);
+	while (!exiting) {
+		bool redraw = false;
+
+		gctrace_poll(gt, t->curses ? 0 : 100);
+		if (at)
+			alloctrace_poll(at, 0);
+		if (t->al && agentlive_poll(t->al)) {
+			agentlive_stop(t->al); /* printed; the rest of the view goes on */
+			t->al = NULL;
+		}
+		if (t->curses) {
+			int ch = getch(); /* waits up to 100 ms */
+
+			if (ch == 'q' || ch == 'Q')
+				break;
+			if (ch >= '0' && ch < '0' + NPANELS) {
+				t->panel = (enum panel)(ch - '0');
+				redraw = true;
+			}
+			if (ch == '\t') {
+				t->panel = (enum panel)((t->panel + 1) % NPANELS);
+				redraw = true;
+			}
+			if (ch == 'p' || ch == 'P') {
+				paused = !paused;
+				redraw = true;
+			}
+			if (ch == ' ')
+				redraw = true;
+		}
+		if (mono_ns() >= next) {
+			if (at)
+				update_alloc(t, at);
+			if (t->al)
+				agentlive_ages(t->al, &t->ages);
+			if (!t->curses)
+				print_plain(t, gt, at);
+			redraw = true;
+			next += (uint64_t)(t->interval * 1e9);
+		}
+		if (t->curses && redraw && !paused)
+			draw_curses(t, gt, at, paused);
+		if (redraw && !paused)
+			reset_interval(t);
+		if (deadline && mono_ns() >= deadline)
+			break;
+		if (!proc_exists(pid)) {
+			if (t->curses)
+				endwin();
+			t->curses = false;
+			p_info("pid %d exited", pid);
+			break;
+		}
+	}
+	rc = 0;
+out:
+	if (t->curses)
+		endwin();
+	agentlive_stop(t->al);
+	alloctrace_free(at);
+	gctrace_free(gt);
+	free(t);
+	return rc;
+usage_err:
+	usage(stderr);
+	free(t);
+	return 2;
+}

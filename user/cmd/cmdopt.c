@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmdopt.c - what the subcommands share: common options, the target JVM, a
+ * heap snapshot of it, the recording FILE argument (see cmdopt.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/cmdopt.h"
+#include "jvm/privs.h"
+#include "monitor/recording.h"
+#include "heap/snapshot.h"
+#include "lib/util.h"
+
+#define MAX_PAUSE_MS 3600000 /* the longest --max-pause: one hour */
+
+int cmdopt_common(int c, const char *arg, struct cmdopt *o)
+{
+	switch (c) {
+	case 'p':
+		if (parse_pid(arg, &o->pid)) {
+			if (o->terse)
+				p_err("invalid pid '%s'", arg);
+			else
+				p_err("invalid pid '%s': expected a positive number", arg);
+			return 2;
+		}
+		return MT_CMDOPT_MORE;
+	case 'd':
+		if (parse_seconds(arg, &o->duration)) {
+			p_err("invalid --duration '%s': expected seconds, e.g. 20", arg);
+			return 2;
+		}
+		return MT_CMDOPT_MORE;
+	case 't':
+		if (parse_u64(arg, &o->top) || !o->top) {
+			p_err("invalid --top '%s'", arg);
+			return 2;
+		}
+		return MT_CMDOPT_MORE;
+	case 'm':
+		if (parse_u64(arg, &o->max_pause) || o->max_pause > MAX_PAUSE_MS) {
+			p_err("invalid --max-pause '%s' (milliseconds)", arg);
+			return 2;
+		}
+		o->has_max_pause = true;
+		return MT_CMDOPT_MORE;
+	case 'j':
+		mt_opts.json = true;
+		return MT_CMDOPT_MORE;
+	case 'h':
+		o->usage(stdout);
+		return 0;
+	default:
+		o->usage(stderr);
+		return 2;
+	}
+}
+
+int cmdopt_common_arg(const char *arg, void (*usage)(FILE *f))
+{
+	if (!strcmp(arg, "--json")) {
+		mt_opts.json = true;
+		return MT_CMDOPT_MORE;
+	}
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	p_err("unknown option '%s'", arg);
+	return 2;
+}
+
+int cmdopt_need_pid(const struct cmdopt *o, const char *cmd)
+{
+	if (o->pid)
+		return 0;
+	p_err("%s needs -p PID (`memtrace ps` lists the JVMs)", cmd);
+	return -EINVAL;
+}
+
+int cmdopt_open_jvm(int pid, const char *bpf_for, struct mt_proc *p)
+{
+	int err;
+
+	if (bpf_for) {
+		err = privs_require_bpf(bpf_for);
+		if (err)
+			return err;
+	}
+	err = proc_open(pid, p);
+	if (err)
+		proc_explain(pid, err);
+	return err;
+}
+
+int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *s)
+{
+	struct mt_proc p;
+	int err;
+
+	snapshot_init(s);
+	err = cmdopt_open_jvm(o->pid, NULL, &p);
+	if (err)
+		return err;
+	if (o->has_max_pause)
+		flags |= MT_AP_HEAP_MAXPAUSE;
+	if (snapshot_take(&p, flags, (uint32_t)o->max_pause, NULL, 0, s))
+		return 1;
+	snapshot_print_walk(s);
+	return 0;
+}
+
+int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct rec_reader **r,
+		     struct rec_header *h)
+{
+	if (i != argc - 1) {
+		p_err("%s needs one recording file (`memtrace %s FILE`)", cmd, cmd);
+		return 2;
+	}
+	*r = rec_open(argv[i], h);
+	if (!*r) {
+		p_err("cannot read %s: %s", argv[i],
+		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));
+		return 1;
+	}
+	return 0;
+}

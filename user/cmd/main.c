@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c - memtrace's subcommand table. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "lib/util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd cmds[] = {
+	{ "gc", do_gc, "collections and memory pools, one record per collection" },
+	{ "alloc", do_alloc, "what allocates, by class or Java stack; flame graph, pprof" },
+	{ "top", do_top, "the live view (also `memtrace -p PID`): collections and top allocators" },
+	{ "ps", do_ps, "the JVMs on this machine" },
+	{ "doctor", do_doctor, "what this JVM offers and what memtrace will use" },
+	{ "attach", do_attach, "load memtrace's JVMTI agent into a JVM (it stays dormant)" },
+	{ "detach", do_detach, "tell memtrace's agent in a JVM to go dormant" },
+	{ "age", do_age, "live sampled objects by GCs survived, per class or site (agent)" },
+	{ "leaks", do_leaks, "allocation sites ranked by growth of old live bytes (agent)" },
+	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
+	{ "selftest-sinks", do_selftest_sinks, "(testing) write a synthetic profile through every profile sink" },
+	{ "serve", do_serve, "serve GC metrics of one or all JVMs (OpenMetrics, JSON API)" },
+	{ "record", do_record, "record a JVM's events (filters, pauses) to a file" },
+	{ "report", do_report, "gc, alloc, locks, age and leaks of a recording, as live" },
+	{ "check", do_check, "verify rules 1-5 of consistent monitoring on a recording" },
+	{ "locks", do_locks, "contended monitors, wait graph, deadlocks" },
+	{ "query", do_query, "run a memory-analysis program on a live heap, snapshot or .hprof" },
+	{ "snapshot", do_snapshot, "save a JVM's heap snapshot to a file (agent)" },
+	{ "histo", do_histo, "live instances and bytes per class (agent heap walk)" },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtrace [--json] <command> [options]\n"
+		   "       memtrace -p PID            (the live view: memtrace top)\n"
+		   "       memtrace --version\n\ncommands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fprintf(f, "\n`memtrace COMMAND -h` shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	/* A vanished peer (socket, pipe) is an error code, not a dead memtrace. */
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
+			mt_opts.json = true;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			mt_opts.quiet = true;
+		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+			printf("memtrace %s\n", MT_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-p")) {
+			/* `memtrace -p PID ...` is the default (live) view. */
+			argv[i - 1] = "top";
+			return do_top(argc - i + 1, argv + i - 1);
+		} else {
+			p_err("unknown option '%s'", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(argv[i], c->name))
+			return c->fn(argc - i, argv + i);
+	p_err("unknown command '%s' (`memtrace -h` lists them)", argv[i]);
+	return 2;
+}

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfsym.c - symbol lookup and USDT note listing with libelf.
+ *
+ * The symbol tables are loaded once into a sorted array so that lookups by
+ * name are a binary search: libjvm.so has ~60k symbols.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jvm/elfsym.h"
+
+struct mt_sym {
+	const char *name; /* points into the file's string table data */
+	uint64_t addr;
+	uint64_t size;
+	int from_symtab;
+	int is_func;
+};
+
+struct mt_elf {
+	int fd;
+	Elf *elf;
+	struct mt_sym *syms;
+	size_t nsyms;
+	bool has_symtab;
+	uint64_t first_load_vaddr; /* p_vaddr - p_offset of the PT_LOAD at offset 0 */
+	struct mt_sym *byaddr;     /* function symbols by address, built on first use */
+	size_t nbyaddr;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct mt_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return y->from_symtab - x->from_symtab; /* .symtab entries first */
+}
+
+/* Append every named defined symbol of section @scn. */
+static int load_syms(struct mt_elf *e, Elf_Scn *scn, GElf_Shdr *sh, int from_symtab)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, i;
+	struct mt_sym *tmp;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	tmp = realloc(e->syms, (e->nsyms + n) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	e->syms = tmp;
+	for (i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		e->syms[e->nsyms++] = (struct mt_sym){ name, s.st_value, s.st_size, from_symtab,
+						       GELF_ST_TYPE(s.st_info) == STT_FUNC };
+	}
+	return 0;
+}
+
+struct mt_elf *elfsym_open(const char *path)
+{
+	struct mt_elf *e;
+	Elf_Scn *scn = NULL;
+	size_t nph, i;
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		goto err_free;
+	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
+		errno = ENOEXEC;
+		goto err_close;
+	}
+	if (!elf_getphdrnum(e->elf, &nph)) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+				e->first_load_vaddr = ph.p_vaddr - ph.p_offset;
+				break;
+			}
+		}
+	}
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			e->has_symtab = true;
+			err = load_syms(e, scn, &sh, 1);
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			err = load_syms(e, scn, &sh, 0);
+		} else {
+			continue;
+		}
+		if (err) {
+			errno = -err;
+			goto err_close;
+		}
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	return e;
+
+err_close:
+	err = errno;
+	if (e->elf)
+		elf_end(e->elf);
+	close(e->fd);
+	errno = err;
+err_free:
+	err = errno;
+	free(e->syms);
+	free(e);
+	errno = err;
+	return NULL;
+}
+
+void elfsym_free(struct mt_elf *e)
+{
+	if (!e)
+		return;
+	free(e->byaddr);
+	free(e->syms);
+	elf_end(e->elf);
+	close(e->fd);
+	free(e);
+}
+
+bool elfsym_has_symtab(const struct mt_elf *e)
+{
+	return e->has_symtab;
+}
+
+int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint64_t *size)
+{
+	size_t lo = 0, hi = e->nsyms;
+
+	while (lo < hi) { /* first entry with name >= @name */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(e->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == e->nsyms || strcmp(e->syms[lo].name, name))
+		return -ENOENT;
+	if (addr)
+		*addr = e->syms[lo].addr;
+	if (size)
+		*size = e->syms[lo].size;
+	return 0;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct mt_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int elfsym_addr_name(struct mt_elf *e, uint64_t vaddr, const char **name, uint64_t *start)
+{
+	size_t lo = 0, hi;
+
+	if (!e->byaddr) {
+		e->byaddr = malloc((e->nsyms ? e->nsyms : 1) * sizeof(*e->byaddr));
+		if (!e->byaddr)
+			return -ENOMEM;
+		for (size_t i = 0; i < e->nsyms; i++)
+			if (e->syms[i].is_func)
+				e->byaddr[e->nbyaddr++] = e->syms[i];
+		qsort(e->byaddr, e->nbyaddr, sizeof(*e->byaddr), addr_cmp);
+	}
+	hi = e->nbyaddr;
+	while (lo < hi) { /* first symbol above vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->byaddr[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	lo--;
+	/* inside the symbol, or within 64 KiB after a sizeless one */
+	if (vaddr >= e->byaddr[lo].addr + (e->byaddr[lo].size ? e->byaddr[lo].size : 65536))
+		return -ENOENT;
+	*name = e->byaddr[lo].name;
+	if (start)
+		*start = e->byaddr[lo].addr;
+	return 0;
+}
+
+uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base)
+{
+	return map_base - e->first_load_vaddr;
+}
+
+int elfsym_vaddr_to_offset(const struct mt_elf *e, uint64_t vaddr, uint64_t *off)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e->elf, &nph))
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Address of section @name, 0 if absent. */
+static uint64_t section_addr(const struct mt_elf *e, size_t shstrndx, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return sh.sh_addr;
+	}
+	return 0;
+}
+
+/* Parse one stapsdt note descriptor into @n. Returns 0 or -EINVAL. */
+static int parse_note(const char *desc, size_t len, struct mt_usdt_note *n)
+{
+	const char *p = desc + 24, *end = desc + len;
+	size_t l;
+
+	if (len < 27)
+		return -EINVAL;
+	memcpy(&n->pc, desc, 8);
+	memcpy(&n->base, desc + 8, 8);
+	memcpy(&n->semaphore, desc + 16, 8);
+	l = strnlen(p, end - p);
+	snprintf(n->provider, sizeof(n->provider), "%.*s", (int)l, p);
+	p += l + 1;
+	if (p >= end)
+		return -EINVAL;
+	l = strnlen(p, end - p);
+	snprintf(n->name, sizeof(n->name), "%.*s", (int)l, p);
+	p += l + 1;
+	l = p < end ? strnlen(p, end - p) : 0;
+	snprintf(n->args, sizeof(n->args), "%.*s", (int)l, p < end ? p : "");
+	return 0;
+}
+
+int elfsym_usdt_notes(const struct mt_elf *e, const char *provider, struct mt_usdt_note **out)
+{
+	Elf_Scn *scn = NULL;
+	struct mt_usdt_note *v = NULL, *tmp;
+	size_t n = 0, cap = 0;
+	size_t shstrndx;
+
+	uint64_t base_addr;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return -ENOEXEC;
+	/* The notes record where .stapsdt.base was at link time; if the file
+	 * was prelinked since, every pc moves by the same amount. */
+	base_addr = section_addr(e, shstrndx, ".stapsdt.base");
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *sname;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		sname = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".note.stapsdt"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			struct mt_usdt_note note;
+
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
+				continue;
+			memset(&note, 0, sizeof(note));
+			if (parse_note((char *)data->d_buf + desc_off, nh.n_descsz, &note))
+				continue;
+			if (provider && strcmp(note.provider, provider))
+				continue;
+			if (base_addr && note.base)
+				note.pc += base_addr - note.base;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				tmp = realloc(v, cap * sizeof(*v));
+				if (!tmp) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = tmp;
+			}
+			v[n++] = note;
+		}
+	}
+	*out = v;
+	return (int)n;
+}

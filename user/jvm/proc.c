@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc.c - facts about a target process from /proc, valid across pid and
+ * mount namespaces: paths are opened through /proc/PID/root, the in-namespace
+ * pid comes from NStgid.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "jvm/proc.h"
+#include "lib/util.h"
+
+bool proc_exists(int pid)
+{
+	char path[64], *st, *p;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	st = read_file(path, NULL);
+	if (!st)
+		return false;
+	/* state is the field after the ")" that closes comm */
+	p = strrchr(st, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(st);
+	return alive;
+}
+
+int proc_parse_nstgid(const char *status)
+{
+	const char *line = strstr(status, "\nNStgid:");
+	const char *p;
+	int last = -1;
+
+	if (!line)
+		return -1;
+	p = line + 8;
+	for (;;) {
+		char *end;
+		long v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		v = strtol(p, &end, 10);
+		last = (int)v;
+		p = end;
+	}
+	return last;
+}
+
+static void status_ids(const char *status, const char *key, unsigned *eff)
+{
+	const char *line = strstr(status, key);
+	unsigned real = 0;
+
+	if (line)
+		sscanf(line + strlen(key), "%u %u", &real, eff);
+}
+
+int proc_parse_release(const char *text, char *version, size_t vlen, char *vendor,
+		       size_t nlen)
+{
+	const char *p;
+	int major = 0;
+
+	version[0] = vendor[0] = '\0';
+	p = strstr(text, "JAVA_VERSION=\"");
+	if (p) {
+		p += 14;
+		size_t n = strcspn(p, "\"\n");
+		snprintf(version, vlen, "%.*s", (int)n, p);
+		major = atoi(version);
+		if (major == 1) /* 1.8.0_x */
+			major = atoi(version + 2);
+	}
+	p = strstr(text, "IMPLEMENTOR=\"");
+	if (p) {
+		p += 13;
+		size_t n = strcspn(p, "\"\n");
+		snprintf(vendor, nlen, "%.*s", (int)n, p);
+	}
+	return major;
+}
+
+/* Options of the java launcher that take the next argument as their value. */
+static bool takes_value(const char *a)
+{
+	static const char *const opts[] = {
+		"-cp", "-classpath", "--class-path", "-p", "--module-path",
+		"--upgrade-module-path", "--add-modules", "--add-opens", "--add-exports",
+		"--add-reads", "--limit-modules", "--patch-module", "--enable-native-access",
+	};
+
+	for (size_t i = 0; i < MT_ARRAY_SIZE(opts); i++)
+		if (!strcmp(a, opts[i]))
+			return true;
+	return false;
+}
+
+void proc_main_class(const char *args, size_t len, char *out, size_t outlen)
+{
+	const char *p = args, *end = args + len;
+	bool first = true;
+
+	snprintf(out, outlen, "%s", "");
+	while (p < end) {
+		const char *a = p;
+
+		p += strnlen(p, end - p) + 1;
+		if (first) { /* argv[0], the launcher */
+			first = false;
+			continue;
+		}
+		if (!strcmp(a, "-jar") || !strcmp(a, "-m") || !strcmp(a, "--module")) {
+			if (p < end)
+				snprintf(out, outlen, "%s", p);
+			return;
+		}
+		if (!strncmp(a, "--module=", 9)) {
+			snprintf(out, outlen, "%s", a + 9);
+			return;
+		}
+		if (a[0] == '-') {
+			if (takes_value(a) && p < end)
+				p += strnlen(p, end - p) + 1;
+			continue;
+		}
+		snprintf(out, outlen, "%s", a);
+		return;
+	}
+}
+
+/* Find libjvm.so in /proc/PID/maps: its path and the address of offset 0. */
+static int find_libjvm(struct mt_proc *p)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+	int err = -ENOEXEC;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, off;
+		char *name = strchr(line, '/');
+		size_t n;
+
+		if (!name)
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		n = strlen(name);
+		if (n < 9 || strcmp(name + n - 9, "libjvm.so"))
+			continue;
+		if (sscanf(line, "%llx-%*x %*s %llx", &start, &off) != 2)
+			continue;
+		if (off != 0)
+			continue;
+		snprintf(p->libjvm, sizeof(p->libjvm), "%s", name);
+		p->libjvm_base = start;
+		err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+static bool same_ns(int pid, const char *ns)
+{
+	char a[64], b[64];
+	struct stat sa, sb;
+
+	snprintf(a, sizeof(a), "/proc/%d/ns/%s", pid, ns);
+	snprintf(b, sizeof(b), "/proc/self/ns/%s", ns);
+	if (stat(a, &sa) || stat(b, &sb))
+		return true; /* unknown: assume ours */
+	return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+}
+
+/* A 64-hex-digit run in /proc/PID/cgroup is a container id (docker, containerd, podman). */
+static void find_container_id(struct mt_proc *p)
+{
+	char path[64], *cg, *s;
+
+	p->container_id[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	cg = read_file(path, NULL);
+	if (!cg)
+		return;
+	for (s = cg; *s; s++) {
+		size_t n = 0;
+
+		while (isxdigit((unsigned char)s[n]) && !isupper((unsigned char)s[n]))
+			n++;
+		if (n == 64) {
+			snprintf(p->container_id, sizeof(p->container_id), "%.64s", s);
+			break;
+		}
+		s += n ? n - 1 : 0;
+	}
+	free(cg);
+}
+
+static void read_release(struct mt_proc *p)
+{
+	char path[PATH_MAX * 2 + 64], *text;
+	char *slash;
+
+	snprintf(p->java_home, sizeof(p->java_home), "%s", p->libjvm);
+	for (int i = 0; i < 3; i++) { /* strip libjvm.so, server, lib */
+		slash = strrchr(p->java_home, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	snprintf(path, sizeof(path), "%s%s/release", p->root, p->java_home);
+	text = read_file(path, NULL);
+	if (!text)
+		return;
+	p->jdk_major = proc_parse_release(text, p->jdk_version, sizeof(p->jdk_version),
+					  p->jdk_vendor, sizeof(p->jdk_vendor));
+	free(text);
+}
+
+int proc_open(int pid, struct mt_proc *p)
+{
+	char path[64], *status, *cmd;
+	size_t len;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	status = read_file(path, NULL);
+	if (!status)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (!proc_exists(pid)) {
+		free(status);
+		return -ESRCH;
+	}
+	p->nspid = proc_parse_nstgid(status);
+	if (p->nspid < 0)
+		p->nspid = pid;
+	status_ids(status, "\nUid:", &p->uid);
+	status_ids(status, "\nGid:", &p->gid);
+	{
+		const char *n = strstr(status, "Name:");
+
+		if (n)
+			sscanf(n + 5, " %31[^\n]", p->comm);
+	}
+	free(status);
+
+	snprintf(p->root, sizeof(p->root), "/proc/%d/root", pid);
+	snprintf(p->cwd, sizeof(p->cwd), "/proc/%d/cwd", pid);
+	p->other_pidns = !same_ns(pid, "pid");
+	p->other_mntns = !same_ns(pid, "mnt");
+	find_container_id(p);
+
+	err = find_libjvm(p);
+	if (err)
+		return err;
+	snprintf(p->libjvm_host, sizeof(p->libjvm_host), "%s%s", p->root, p->libjvm);
+	read_release(p);
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	cmd = read_file(path, &len);
+	if (cmd) {
+		proc_main_class(cmd, len, p->main_class, sizeof(p->main_class));
+		free(cmd);
+	}
+	return 0;
+}
+
+void proc_explain(int pid, int err)
+{
+	switch (err) {
+	case -ESRCH:
+		p_err("no process with pid %d (check the pid with `memtrace ps`)", pid);
+		break;
+	case -ENOEXEC:
+		p_err("process %d is not a HotSpot JVM: no libjvm.so is mapped "
+		      "(`memtrace ps` lists the JVMs on this machine)", pid);
+		break;
+	case -EACCES:
+	case -EPERM:
+		p_err("cannot read /proc/%d: permission denied (run memtrace as root, "
+		      "or as the JVM's user with CAP_SYS_PTRACE)", pid);
+		break;
+	default:
+		p_err("cannot inspect process %d: %s", pid, strerror(-err));
+	}
+}
+
+int proc_list_jvms(int **pids)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0, cap = 16, *out;
+
+	if (!d)
+		return -errno;
+	out = malloc(cap * sizeof(*out));
+	if (!out) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		struct mt_proc p;
+		int pid;
+
+		if (parse_pid(de->d_name, &pid))
+			continue;
+		if (pid == getpid())
+			continue;
+		/* cheap pre-filter before reading maps */
+		memset(&p, 0, sizeof(p));
+		p.pid = pid;
+		if (find_libjvm(&p))
+			continue;
+		if (n == cap) {
+			int *tmp = realloc(out, 2 * cap * sizeof(*out));
+
+			if (!tmp) {
+				free(out);
+				closedir(d);
+				return -ENOMEM;
+			}
+			out = tmp;
+			cap *= 2;
+		}
+		out[n++] = pid;
+	}
+	closedir(d);
+	*pids = out;
+	return n;
+}
+
+int proc_read_mem(int pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	/* process_vm_readv first (no fd), /proc/PID/mem when it is refused. */
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	{
+		char path[64];
+		int fd, err;
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		n = pread(fd, buf, len, (off_t)addr);
+		err = n < 0 ? -errno : (n == (ssize_t)len ? 0 : -EIO);
+		close(fd);
+		return err;
+	}
+}

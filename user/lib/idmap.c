@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* idmap.c - 64-bit id -> pointer hash map (linear probing, backward shift). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/idmap.h"
+
+static inline size_t slot_of(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+void idmap_init(struct idmap *m)
+{
+	m->slots = NULL;
+	m->cap = m->n = 0;
+	m->has_zero = false;
+	m->zero_val = NULL;
+}
+
+void idmap_free(struct idmap *m)
+{
+	free(m->slots);
+	idmap_init(m);
+}
+
+void idmap_free_vals(struct idmap *m)
+{
+	size_t pos = 0;
+	uint64_t k;
+	void *v;
+
+	while (idmap_next(m, &pos, &k, &v))
+		free(v);
+	idmap_free(m);
+}
+
+/* The slot holding @key (non-zero), or the empty slot where it would go. */
+static struct idmap_slot *find(const struct idmap *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = slot_of(key, m->cap); m->slots[i].key; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			break;
+	return &m->slots[i];
+}
+
+void *idmap_get(const struct idmap *m, uint64_t key)
+{
+	struct idmap_slot *s;
+
+	if (!key)
+		return m->has_zero ? m->zero_val : NULL;
+	if (!m->cap)
+		return NULL;
+	s = find(m, key);
+	return s->key ? s->val : NULL;
+}
+
+/* Re-allocate the table with @cap slots and re-insert every entry. */
+static int rehash(struct idmap *m, size_t cap)
+{
+	struct idmap_slot *old = m->slots;
+	size_t old_cap = m->cap;
+
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -ENOMEM;
+	}
+	m->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].key)
+			*find(m, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Room for one more key at most 3/4 full. */
+static int room(struct idmap *m)
+{
+	if ((m->n + 1) * 4 > m->cap * 3)
+		return rehash(m, m->cap ? m->cap * 2 : 64);
+	return 0;
+}
+
+int idmap_put_new(struct idmap *m, uint64_t key, void *val, void **cur)
+{
+	struct idmap_slot *s;
+
+	if (!key) {
+		if (!m->has_zero) {
+			m->has_zero = true;
+			m->zero_val = val;
+			m->n++;
+		}
+		*cur = m->zero_val;
+		return 0;
+	}
+	if (room(m))
+		return -ENOMEM;
+	s = find(m, key);
+	if (!s->key) {
+		s->key = key;
+		s->val = val;
+		m->n++;
+	}
+	*cur = s->val;
+	return 0;
+}
+
+int idmap_put(struct idmap *m, uint64_t key, void *val)
+{
+	struct idmap_slot *s;
+
+	if (!key) {
+		m->n += !m->has_zero;
+		m->has_zero = true;
+		m->zero_val = val;
+		return 0;
+	}
+	if (room(m))
+		return -ENOMEM;
+	s = find(m, key);
+	m->n += !s->key;
+	s->key = key;
+	s->val = val;
+	return 0;
+}
+
+int idmap_reserve(struct idmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap > m->cap ? rehash(m, cap) : 0;
+}
+
+void *idmap_del(struct idmap *m, uint64_t key)
+{
+	size_t i, j, mask = m->cap - 1;
+	void *val;
+
+	if (!key) {
+		if (!m->has_zero)
+			return NULL;
+		m->has_zero = false;
+		m->n--;
+		return m->zero_val;
+	}
+	if (!m->cap)
+		return NULL;
+	i = (size_t)(find(m, key) - m->slots);
+	if (!m->slots[i].key)
+		return NULL;
+	val = m->slots[i].val;
+	/* Backward shift: move later entries of the cluster into the hole. */
+	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+		size_t home = slot_of(m->slots[j].key, m->cap);
+
+		/* Entry j may move to i only if its home is not in (i, j]. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].key = 0;
+	m->slots[i].val = NULL;
+	m->n--;
+	return val;
+}
+
+bool idmap_next(const struct idmap *m, size_t *pos, uint64_t *key, void **val)
+{
+	if (*pos == 0) {
+		(*pos)++;
+		if (m->has_zero) {
+			*key = 0;
+			*val = m->zero_val;
+			return true;
+		}
+	}
+	for (; *pos - 1 < m->cap; (*pos)++) {
+		const struct idmap_slot *s = &m->slots[*pos - 1];
+
+		if (s->key) {
+			(*pos)++;
+			*key = s->key;
+			*val = s->val;
+			return true;
+		}
+	}
+	return false;
+}

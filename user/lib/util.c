@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c - error printer, number parsing, JSON strings, small files, full writes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+struct mt_opts mt_opts;
+
+static __thread char *capture_buf;
+static __thread size_t capture_len;
+
+void p_err_capture(char *buf, size_t n)
+{
+	capture_buf = n ? buf : NULL;
+	capture_len = n;
+	if (capture_buf)
+		capture_buf[0] = '\0';
+}
+
+static void vprint(const char *tag, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "memtrace: %s", tag);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("error: ", fmt, ap);
+	va_end(ap);
+	if (capture_buf) {
+		va_start(ap, fmt);
+		vsnprintf(capture_buf, capture_len, fmt, ap);
+		va_end(ap);
+	}
+	if (mt_opts.json) {
+		char buf[1024];
+
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		fputs("{\"event\":\"error\",\"message\":", stdout);
+		json_str(stdout, buf);
+		fputs("}\n", stdout);
+		fflush(stdout);
+	}
+}
+
+void p_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (mt_opts.quiet)
+		return;
+	va_start(ap, fmt);
+	vprint("", fmt, ap);
+	va_end(ap);
+}
+
+int parse_pid(const char *s, int *pid)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = (int)v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v >= 0) || v > 1e7)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+double ms_since(uint64_t t0)
+{
+	return (double)(mono_ns() - t0) / 1e6;
+}
+
+uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf, *tmp;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	if (!buf)
+		goto err_close;
+	for (;;) {
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto err_free;
+		}
+		if (r == 0)
+			break;
+		n += r;
+		if (n == cap) {
+			if (cap >= (64u << 20)) {
+				errno = EFBIG;
+				goto err_free;
+			}
+			cap *= 2;
+			tmp = realloc(buf, cap + 1);
+			if (!tmp)
+				goto err_free;
+			buf = tmp;
+		}
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	close(fd);
+	return buf;
+
+err_free:
+	r = errno;
+	free(buf);
+	errno = (int)r;
+err_close:
+	r = errno;
+	close(fd);
+	errno = (int)r;
+	return NULL;
+}
+
+const char *fmt_bytes(uint64_t b, char *buf, size_t n)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	unsigned i = 0;
+
+	while (v >= 1024 && i + 1 < MT_ARRAY_SIZE(units)) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, n, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, n, "%.1f %s", v, units[i]);
+	return buf;
+}
+
+const char *fmt_ns(uint64_t ns, char *buf, size_t n)
+{
+	if (ns < 1000000ull)
+		snprintf(buf, n, "%.1f us", ns / 1e3);
+	else if (ns < 1000000000ull)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", ns / 1e9);
+	return buf;
+}

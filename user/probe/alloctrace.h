@@ -1,0 +1,69 @@
+/*
+ * alloctrace.h - allocation sampling in one JVM: load bpf/alloc.bpf.c, attach
+ * it (TLAB uprobes, or hotspot:object__alloc in exact mode), resolve class
+ * names as keys appear, and read the in-kernel aggregate.
+ */
+#ifndef MEMTRACE_ALLOCTRACE_H
+#define MEMTRACE_ALLOCTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jvm/proc.h"
+
+#define SYM_NEW_TLAB \
+	"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
+#define SYM_OUTSIDE_TLAB \
+	"_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread"
+
+struct alloctrace;
+
+struct alloctrace_opts {
+	bool exact;   /* hotspot:object__alloc (needs -XX:+DTraceAllocProbes) */
+	bool stacks;  /* capture user stacks */
+};
+
+/* One aggregated row: a class (and stack) with its bytes and samples. */
+struct alloc_row {
+	const char *class_name;  /* Java form; owned by the tracer */
+	int32_t stack_id;        /* -1: none */
+	uint32_t gen;
+	uint64_t java_pc;        /* pc of the allocating Java frame, 0 if unknown */
+	uint64_t method;         /* its Method* when interpreted, else 0 */
+	uint64_t bytes;
+	uint64_t samples;
+};
+
+/*
+ * alloctrace_new - set up sampling in JVM @p. Prints what failed (p_err),
+ * including a missing .symtab or a JVM without DTraceAllocProbes in exact
+ * mode, and returns NULL with errno set. Free with alloctrace_free().
+ */
+struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o);
+/* alloctrace_free - detach and unload; NULL is a no-op. */
+void alloctrace_free(struct alloctrace *t);
+/* alloctrace_poll - handle new-key and unload events for up to @timeout_ms. */
+int alloctrace_poll(struct alloctrace *t, int timeout_ms);
+/*
+ * alloctrace_rows - snapshot of the aggregate: a malloc'd array of *n rows
+ * (caller frees the array, not the names). Returns NULL with *n = 0 when empty.
+ */
+struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
+/* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
+ * Returns the depth, or -ENOENT. */
+int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
+/* alloctrace_method_name - "pkg.Class.method" of an interpreted frame's
+ * Method* (@gen: the row's unload generation; names of methods whose class
+ * may have been unloaded since are not read). Pointer owned by @t, or NULL. */
+const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen);
+
+/* Losses, all shown to the user: ring events, keys the map could not hold
+ * (bytes not counted), stacks not captured (bytes counted without a stack). */
+uint64_t alloctrace_lost_events(struct alloctrace *t);
+uint64_t alloctrace_lost_keys(struct alloctrace *t);
+uint64_t alloctrace_lost_stacks(struct alloctrace *t);
+/* Classes unloaded while tracing, and names that could not be read. */
+uint64_t alloctrace_unloads(struct alloctrace *t);
+uint64_t alloctrace_unnamed(struct alloctrace *t);
+
+#endif

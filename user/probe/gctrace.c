@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gctrace.c - the gc BPF object's lifecycle: open → rodata → load → attach. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "gc.skel.h"
+#include "probe/gctrace.h"
+#include "jvm/pidns.h"
+#include "probe/usdtspec.h"
+#include "lib/util.h"
+
+#define MAX_NAMES 64
+
+/* Manager and pool names by their address in the JVM (they never move). */
+struct name_cache {
+	int n;
+	uint64_t addr[MAX_NAMES];
+	char name[MAX_NAMES][MT_GC_NAME_LEN];
+};
+
+struct gctrace {
+	struct gc_bpf *skel;
+	struct ring_buffer *rb;
+	struct usdt_links links;
+	struct gcpair gp;
+	int pid;
+	struct name_cache names;
+	uint64_t name_errors;
+};
+
+/* Read the C string at @addr in the JVM, a page at a time (never past it). */
+static void read_name(int pid, uint64_t addr, char *out, size_t len)
+{
+	size_t got = 0;
+
+	out[0] = '\0';
+	while (got + 1 < len) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+
+		if (chunk > len - 1 - got)
+			chunk = len - 1 - got;
+		if (proc_read_mem(pid, addr + got, out + got, chunk))
+			break;
+		got += chunk;
+		out[got] = '\0';
+		if (memchr(out + got - chunk, '\0', chunk))
+			return;
+	}
+	out[got] = '\0';
+}
+
+static const char *name_of(struct gctrace *t, uint64_t addr)
+{
+	struct name_cache *c = &t->names;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->addr[i] == addr)
+			return c->name[i];
+	if (c->n == MAX_NAMES)
+		i = c->n - 1; /* never seen: HotSpot has ~10 pools and managers */
+	else
+		i = c->n++;
+	c->addr[i] = addr;
+	read_name(t->pid, addr, c->name[i], MT_GC_NAME_LEN);
+	if (!c->name[i][0]) {
+		t->name_errors++;
+		snprintf(c->name[i], MT_GC_NAME_LEN, "0x%llx", (unsigned long long)addr);
+	}
+	return c->name[i];
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("MEMTRACE_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bpf_setup_logging(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+int bpf_load_failed(const char *obj, int err)
+{
+	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),
+	      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
+	return err;
+}
+
+uint64_t bpf_percpu_sum(int map_fd)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *vals;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(map_fd, &zero, vals))
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static int handle_event(void *ctx, void *data, size_t len)
+{
+	const struct mt_gc_raw *r = data;
+	struct gctrace *t = ctx;
+	struct mt_gc_event e;
+
+	if (len < sizeof(*r))
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.ts_ns = r->ts_ns;
+	e.tid = r->tid;
+	e.kind = r->kind;
+	e.is_full = r->is_full;
+	e.init = r->init;
+	e.used = r->used;
+	e.committed = r->committed;
+	e.max = r->max;
+	if (r->kind == MT_POOL_BEGIN || r->kind == MT_POOL_END) {
+		snprintf(e.manager, sizeof(e.manager), "%s", name_of(t, r->manager));
+		snprintf(e.pool, sizeof(e.pool), "%s", name_of(t, r->pool));
+	}
+	gcpair_feed(&t->gp, &e);
+	return 0;
+}
+
+struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
+{
+	struct usdt_probe probes[4] = { { .name = "gc__begin" }, { .name = "gc__end" },
+					{ .name = "mem__pool__gc__begin" },
+					{ .name = "mem__pool__gc__end" } };
+	struct gctrace *t;
+	int err;
+
+	bpf_setup_logging();
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = p->pid;
+	gcpair_init(&t->gp, cb, ctx);
+
+	/* Open the skeleton. */
+	t->skel = gc_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		p_err("cannot open the gc BPF object: %s", strerror(errno));
+		goto err_free;
+	}
+	/* Set the read-only filter before load. */
+	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
+
+	/* Load and verify. */
+	err = gc_bpf__load(t->skel);
+	if (err) {
+		bpf_load_failed("gc", err);
+		goto err_destroy;
+	}
+
+	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
+	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
+	probes[0].prog = t->skel->progs.handle_gc_begin;
+	probes[1].prog = t->skel->progs.handle_gc_end;
+	probes[2].prog = t->skel->progs.handle_pool_begin;
+	probes[3].prog = t->skel->progs.handle_pool_end;
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
+	if (err)
+		goto err_links;
+
+	/* Open the ring buffer. */
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.gc_events), handle_event, t, NULL);
+	if (!t->rb) {
+		err = -errno;
+		p_err("cannot open the gc ring buffer: %s", strerror(errno));
+		goto err_links;
+	}
+	return t;
+
+err_links:
+	usdt_detach_all(&t->links);
+err_destroy:
+	gc_bpf__destroy(t->skel);
+err_free:
+	free(t);
+	errno = -err;
+	return NULL;
+}
+
+void gctrace_free(struct gctrace *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	usdt_detach_all(&t->links);
+	gc_bpf__destroy(t->skel);
+	free(t);
+}
+
+int gctrace_poll(struct gctrace *t, int timeout_ms)
+{
+	int n = ring_buffer__poll(t->rb, timeout_ms);
+
+	if (n == -EINTR)
+		n = 0;
+	if (n < 0)
+		return n;
+	/* The BPF side submits without wakeups: drain what is there. */
+	return ring_buffer__consume(t->rb);
+}
+
+void gctrace_finish(struct gctrace *t)
+{
+	ring_buffer__consume(t->rb);
+	gcpair_finish(&t->gp);
+}
+
+uint64_t gctrace_lost(struct gctrace *t)
+{
+	return bpf_percpu_sum(bpf_map__fd(t->skel->maps.gc_drops));
+}
+
+const struct gcpair *gctrace_pairing(struct gctrace *t)
+{
+	return &t->gp;
+}

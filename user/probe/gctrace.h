@@ -1,0 +1,36 @@
+/* gctrace.h - load bpf/gc.bpf.c into the kernel, attach it to one JVM's
+ * hotspot USDT probes, and feed the events to a gcpair. */
+#ifndef MEMTRACE_GCTRACE_H
+#define MEMTRACE_GCTRACE_H
+
+#include "analysis/gcpair.h"
+#include "jvm/proc.h"
+
+struct gctrace;
+
+/*
+ * gctrace_new - open, set targ_tgid, load and attach for JVM @p.
+ * Records go to @cb. Prints the failure with p_err() and returns NULL with
+ * errno set; the caller frees with gctrace_free().
+ */
+struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx);
+/* gctrace_free - detach and unload; NULL is a no-op. */
+void gctrace_free(struct gctrace *t);
+/* gctrace_poll - wait up to @timeout_ms for events. Returns events handled, or -errno. */
+int gctrace_poll(struct gctrace *t, int timeout_ms);
+/* gctrace_finish - account events still open (call once at the end). */
+void gctrace_finish(struct gctrace *t);
+/* gctrace_lost - events the kernel could not queue (sum over CPUs). */
+uint64_t gctrace_lost(struct gctrace *t);
+/* gctrace_pairing - the pairing state (unpaired/overflow counters). */
+const struct gcpair *gctrace_pairing(struct gctrace *t);
+
+/* libbpf's messages: hidden unless MEMTRACE_DEBUG is set (ours say what failed). */
+void bpf_setup_logging(void);
+/* bpf_load_failed - say that the @obj BPF programs did not load (the
+ * privileges needed when @err is -EPERM); returns @err. */
+int bpf_load_failed(const char *obj, int err);
+/* Sum a BPF_MAP_TYPE_PERCPU_ARRAY's u64 slot 0 over the possible CPUs. */
+uint64_t bpf_percpu_sum(int map_fd);
+
+#endif

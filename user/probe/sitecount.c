@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sitecount.c - the sites BPF object's lifecycle and naming of its keys. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "jvm/pidns.h"
+#include "probe/alloctrace.h"
+#include "jvm/attach.h"
+#include "jvm/elfsym.h"
+#include "probe/gctrace.h"
+#include "jvm/jframes.h"
+#include "memtrace/sites.h"
+#include "probe/sitecount.h"
+#include "sites.skel.h"
+#include "jvm/symres.h"
+#include "probe/tlabprobe.h"
+#include "lib/util.h"
+#include "jvm/vmstructs.h"
+
+struct sitecount {
+	struct sites_bpf *skel;
+	struct bpf_link *link[2];
+	struct mt_vmstructs *vs;
+	struct jframes_layout jl;
+	uint64_t t0;
+};
+
+void sitecount_free(struct sitecount *c)
+{
+	if (!c)
+		return;
+	for (int i = 1; i >= 0; i--)
+		bpf_link__destroy(c->link[i]);
+	sites_bpf__destroy(c->skel);
+	vmstructs_free(c->vs);
+	free(c);
+}
+
+/* Attach both AllocTracer uprobes of @p's libjvm. */
+static int attach_probes(struct sitecount *c, const struct mt_proc *p)
+{
+	struct bpf_program *progs[2] = { c->skel->progs.handle_new_tlab,
+					 c->skel->progs.handle_outside_tlab };
+	struct mt_elf *e = elfsym_open(p->libjvm_host);
+	const char *missing = "";
+	int err;
+
+	if (!e) {
+		err = -errno;
+		p_err("cannot read %s: %s", p->libjvm_host, strerror(errno));
+		return err;
+	}
+	err = tlabprobe_attach(progs, e, p, c->link, &missing);
+	if (err == -ENOENT)
+		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s (no .symtab): "
+		      "per-site allocation counters are not available; install the JDK's "
+		      "debug symbols", p->pid, p->libjvm, missing);
+	elfsym_free(e);
+	return err;
+}
+
+struct sitecount *sitecount_new(const struct mt_proc *p)
+{
+	struct sitecount *c;
+	int err;
+
+	bpf_setup_logging();
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	err = vmstructs_open(p, &c->vs);
+	if (err) {
+		p_err("cannot read the VMStructs tables of pid %d (%s): allocation sites "
+		      "cannot be named", p->pid, strerror(-err));
+		goto fail;
+	}
+	if (jframes_layout(c->vs, &c->jl)) {
+		err = -ENOENT;
+		p_err("the VMStructs of pid %d lack the JavaThread frame anchor: allocation "
+		      "sites cannot be found", p->pid);
+		goto fail;
+	}
+	/* Open the skeleton, set the read-only filters, load, attach. */
+	c->skel = sites_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		p_err("cannot open the sites BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	c->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
+	c->skel->rodata->targ_anchor_sp = c->jl.anchor_sp;
+	c->skel->rodata->targ_anchor_pc = c->jl.anchor_pc;
+	c->skel->rodata->targ_anchor_fp = c->jl.anchor_fp;
+	c->skel->rodata->targ_interp_lo = c->jl.interp_lo;
+	c->skel->rodata->targ_interp_hi = c->jl.interp_hi;
+	c->skel->rodata->targ_cc_lo = c->jl.cc_lo;
+	c->skel->rodata->targ_cc_hi = c->jl.cc_hi;
+	err = sites_bpf__load(c->skel);
+	if (err) {
+		bpf_load_failed("sites", err);
+		goto fail;
+	}
+	err = attach_probes(c, p);
+	if (err)
+		goto fail;
+	c->t0 = mono_ns();
+	return c;
+fail:
+	sitecount_free(c);
+	errno = -err;
+	return NULL;
+}
+
+void sitecount_volumes_free(struct mt_site_volumes *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].method);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct mt_site_volume *sitecount_find(const struct mt_site_volumes *v, const char *method)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].method, method))
+			return &v->v[i];
+	return NULL;
+}
+
+int sitecount_add(struct mt_site_volumes *v, const char *method, uint64_t bytes,
+		  uint64_t refills)
+{
+	struct mt_site_volume *e = (struct mt_site_volume *)sitecount_find(v, method), *t;
+
+	if (e) {
+		e->bytes += bytes;
+		e->refills += refills;
+		return 0;
+	}
+	/* a few hundred methods at most: linear lookup, doubling array */
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? 2 * v->cap : 16;
+
+		t = realloc(v->v, ncap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		v->v = t;
+		v->cap = ncap;
+	}
+	e = &v->v[v->n];
+	e->method = strdup(method);
+	if (!e->method)
+		return -ENOMEM;
+	e->bytes = bytes;
+	e->refills = refills;
+	v->n++;
+	return 0;
+}
+
+static int cmp_bytes(const void *pa, const void *pb)
+{
+	const struct mt_site_volume *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return strcmp(a->method, b->method);
+}
+
+/* Ask the JVM to write /tmp/perf-<nspid>.map so compiled pcs get names. */
+static void request_perfmap(const struct mt_proc *p)
+{
+	struct mt_attach_reply r;
+
+	if (p->jdk_major && p->jdk_major < 17) {
+		p_warn("JDK %d has no Compiler.perfmap: compiled allocation sites stay unnamed",
+		       p->jdk_major);
+		return;
+	}
+	if (attach_command(p, "jcmd", "Compiler.perfmap", NULL, NULL, &r))
+		return; /* attach_command said why */
+	if (r.code)
+		p_warn("Compiler.perfmap failed (%d): %s; compiled allocation sites stay unnamed",
+		       r.code, r.text);
+}
+
+/* The per-CPU totals slot @which, summed over CPUs. */
+static struct mt_site_val total(struct sitecount *c, uint32_t which)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.site_totals);
+	struct mt_site_val sum = { 0 }, *per;
+
+	if (ncpu <= 0)
+		return sum;
+	per = calloc((size_t)ncpu, sizeof(*per));
+	if (per && !bpf_map_lookup_elem(fd, &which, per)) {
+		for (int i = 0; i < ncpu; i++) {
+			sum.bytes += per[i].bytes;
+			sum.refills += per[i].refills;
+		}
+	}
+	free(per);
+	return sum;
+}
+
+int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
+		   struct mt_site_volumes *out)
+{
+	int fd = bpf_map__fd(c->skel->maps.site_counts);
+	struct mt_site_key key, next, *prev = NULL;
+	struct symres *sr = NULL;
+	struct mt_site_val v, t;
+	char name[768];
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->seconds = (double)(mono_ns() - c->t0) / 1e9;
+	if (perfmap)
+		request_perfmap(p);
+	sr = symres_new(p); /* NULL: compiled pcs stay unnamed */
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		const char *n = NULL;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		out->keys++;
+		if (key.method) {
+			if (!jframes_method_name(c->vs, &c->jl, key.method, name, sizeof(name)))
+				n = name;
+		} else if (sr) {
+			n = symres_name(sr, key.pc);
+			if (n[0] == '[' || !strchr(n, '.') || strstr(n, "::"))
+				n = NULL; /* a stub or VM code, not a Java method */
+		}
+		if (!n) {
+			out->unnamed_bytes += v.bytes;
+			continue;
+		}
+		err = sitecount_add(out, n, v.bytes, v.refills);
+	}
+	symres_free(sr);
+	if (err) {
+		sitecount_volumes_free(out);
+		return err;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), cmp_bytes);
+	out->all_bytes = total(c, MT_SITES_ALL).bytes;
+	t = total(c, MT_SITES_OVERFLOW);
+	out->overflow_bytes = t.bytes;
+	out->overflow_refills = t.refills;
+	out->noframe_bytes = total(c, MT_SITES_NOFRAME).bytes;
+	return 0;
+}

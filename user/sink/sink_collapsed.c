@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sink_collapsed.c - a profile as collapsed stacks (flamegraph.pl input). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sink/sinks.h"
+#include "lib/util.h"
+
+/* Heaviest first; equal weights keep their order of first appearance. */
+static int by_bytes_desc(const void *a, const void *b, void *ctx)
+{
+	const struct profile *p = ctx;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	uint64_t wa = profile_stack_at(p, ia)->bytes, wb = profile_stack_at(p, ib)->bytes;
+
+	if (wa != wb)
+		return wa < wb ? 1 : -1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* write_frame - @s with ';' and control characters replaced. */
+static void write_frame(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c == 0x7f)
+			c = '?';
+		putc(c, f);
+	}
+}
+
+int sink_collapsed_write(const struct profile *p, FILE *f)
+{
+	size_t n = profile_nstacks(p);
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_bytes_desc, (void *)p);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_stack *s = profile_stack_at(p, order[i]);
+
+		for (int k = 0; k < s->n; k++) {
+			if (k)
+				putc(';', f);
+			write_frame(f, profile_name(p, s->frames[k]));
+		}
+		fprintf(f, " %llu\n", (unsigned long long)s->bytes);
+	}
+	free(order);
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * sinks.h - writers of a struct profile (profile.h): collapsed stacks,
+ * a self-contained HTML flame graph, and pprof. Each returns 0 or -errno and
+ * prints nothing: the caller says which file failed (p_err) and why.
+ */
+#ifndef MEMTRACE_SINKS_H
+#define MEMTRACE_SINKS_H
+
+#include <stdio.h>
+
+#include "analysis/profile.h"
+
+/*
+ * sink_collapsed_write - one line per distinct stack, "root;...;leaf BYTES",
+ * the input format of Brendan Gregg's flamegraph.pl and of speedscope,
+ * heaviest stack first. In frame names ';' becomes ':' and control
+ * characters become '?' (they would break the format); spaces are kept
+ * (readers split at the last space). Returns 0, or -EIO if writing failed.
+ */
+int sink_collapsed_write(const struct profile *p, FILE *f);
+
+/*
+ * sink_flamegraph_write - one self-contained HTML page (inline CSS and JS,
+ * no network access) drawing the profile as a flame graph: root at the
+ * bottom, widths proportional to bytes; hovering a frame shows its name, its
+ * bytes and its share of the total, clicking zooms into it, a search box
+ * highlights matching frames. @title (NULL: "memtrace allocation profile")
+ * is HTML-escaped; frame names are written as escaped JS string literals.
+ * Returns 0, -ENOMEM, or -EIO if writing failed.
+ */
+int sink_flamegraph_write(const struct profile *p, FILE *f, const char *title);
+
+/*
+ * sink_pprof_write - a gzip'd profile.proto (what `go tool pprof`, Pyroscope
+ * and Grafana read) at @path, with two sample types: alloc_space/bytes
+ * (the default) and alloc_objects/count. One function and one location per
+ * distinct frame name. The file is written to @path.tmp and renamed, so a
+ * reader never sees half a profile. Returns 0 or -errno.
+ */
+int sink_pprof_write(const struct profile *p, const char *path);
+
+#endif
