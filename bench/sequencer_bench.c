@@ -22,14 +22,14 @@ static void count(void *ctx, const struct mt_ev *e, const char *t, size_t l)
 
 static void write_ev(void *ctx, const struct mt_ev *e, const char *t, size_t l)
 {
-	rec_write(ctx, e, t);
+	recording_write(ctx, e, t);
 }
 
 /* A plausible stream: 16 threads doing invocations, monitors, objects, pools. */
 static void run(struct mt_seq *s, uint64_t n)
 {
-	uint64_t names[4] = { seq_name(s, "worker", 6), seq_name(s, "GC", 2),
-			      seq_name(s, "G1 Eden Space", 13), seq_name(s, "com.example.Foo", 15) };
+	uint64_t names[4] = { sequencer_name(s, "worker", 6), sequencer_name(s, "GC", 2),
+			      sequencer_name(s, "G1 Eden Space", 13), sequencer_name(s, "com.example.Foo", 15) };
 	struct mt_ev e;
 	uint64_t i = 0, x = 88172645463325252ULL;
 
@@ -38,12 +38,12 @@ static void run(struct mt_seq *s, uint64_t n)
 		e.kind = MT_EV_THREAD_CREATE;
 		e.thread = e.id = t;
 		e.name = names[0];
-		seq_feed(s, &e);
+		sequencer_feed(s, &e);
 	}
 	e.kind = MT_EV_TYPE_CREATE;
 	e.id = 7;
 	e.name = names[3];
-	seq_feed(s, &e);
+	sequencer_feed(s, &e);
 	while (i < n) {
 		uint64_t t, o;
 
@@ -56,23 +56,23 @@ static void run(struct mt_seq *s, uint64_t n)
 		switch ((x >> 4) % 5) {
 		case 0: /* enter, pool, leave */
 			e.kind = MT_EV_INV_ENTER, e.name = names[1], e.v[0] = MT_INV_GC;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_POOL_USAGE, e.name = names[2], e.v[1] = x & 0xffff;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_INV_LEAVE, e.name = 0;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			i += 3;
 			break;
 		case 1: /* contended entry */
 			e.id = o;
 			e.kind = MT_EV_MON_WAIT_BEGIN;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_MON_WAIT_END;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_MON_ACQUIRE;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_MON_RELEASE;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			i += 4;
 			break;
 		default: /* an object's life */
@@ -80,9 +80,9 @@ static void run(struct mt_seq *s, uint64_t n)
 			e.id = o;
 			e.ref = 7;
 			e.kind = MT_EV_OBJ_CREATE;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			e.kind = MT_EV_OBJ_RECLAIM;
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 			i += 2;
 			break;
 		}
@@ -91,7 +91,7 @@ static void run(struct mt_seq *s, uint64_t n)
 
 static double bench(const char *label, const struct mt_seq_filter *f, uint64_t n)
 {
-	struct mt_seq *s = seq_new(f, count, NULL);
+	struct mt_seq *s = sequencer_new(f, count, NULL);
 	uint64_t t0;
 	double secs;
 
@@ -101,7 +101,7 @@ static double bench(const char *label, const struct mt_seq_filter *f, uint64_t n
 	secs = (double)(mono_ns() - t0) / 1e9;
 	printf("  %-44s %6.2f M events/s  (%llu of %llu reported)\n", label, (double)n / secs / 1e6,
 	       (unsigned long long)emitted, (unsigned long long)n);
-	seq_free(s);
+	sequencer_free(s);
 	return (double)n / secs;
 }
 
@@ -112,8 +112,8 @@ int main(int argc, char **argv)
 	uint64_t tids[2] = { 3, 5 };
 	struct mt_seq_filter f2 = { .tids = tids, .ntids = 2, .class_glob = "com.example.*" };
 	struct mt_seq_filter f3 = { .sample = 16 };
-	struct rec_header h = { 0 };
-	struct rec_writer *w;
+	struct recording_header h = { 0 };
+	struct recording_writer *w;
 	struct mt_seq *s;
 	struct stat st;
 	const char *path = "/tmp/memtrace-bench.rec.gz";
@@ -124,12 +124,12 @@ int main(int argc, char **argv)
 	bench("--tid 3 --tid 5 --class 'com.example.*'", &f2, n);
 	bench("--sample 16", &f3, n);
 	/* recording size per million reported events */
-	w = rec_create(path, &h);
-	s = seq_new(NULL, write_ev, w);
+	w = recording_create(path, &h);
+	s = sequencer_new(NULL, write_ev, w);
 	run(s, 1000000);
-	emitted = seq_stats(s)->out;
-	seq_free(s);
-	rec_close(w, NULL);
+	emitted = sequencer_stats(s)->out;
+	sequencer_free(s);
+	recording_close(w, NULL);
 	if (!stat(path, &st))
 		printf("recording: %.2f MB per million events (%.1f bytes/event, gzip'd JSON lines)\n",
 		       (double)st.st_size / 1e6 * 1e6 / (double)emitted,

@@ -122,8 +122,8 @@ static void test_recording(void **state)
 	char *two[] = { "check", "a", "b" };
 	char *missing[] = { "report", "/nonexistent/memtrace.rec" };
 	char *junk[] = { "check", path };
-	struct rec_reader *r = NULL;
-	struct rec_header h;
+	struct recording_reader *r = NULL;
+	struct recording_header h;
 	char msg[256], want[300];
 	int fd;
 

@@ -45,7 +45,7 @@ static int teardown(void **state)
 /* ---- a synthetic workload, written as `record` writes it ---- */
 
 struct wr {
-	struct rec_writer *w;
+	struct recording_writer *w;
 	struct objrec_writer *ow;
 	struct objstream_tap tap;
 	uint64_t next_name;
@@ -57,7 +57,7 @@ static void ev(struct wr *w, uint16_t kind, uint64_t ts, uint64_t id, uint64_t r
 	struct mt_ev e = { .ts = ts, .kind = kind, .id = id, .ref = ref, .name = name };
 
 	e.v[0] = size;
-	assert_int_equal(rec_write(w->w, &e, text), 0);
+	assert_int_equal(recording_write(w->w, &e, text), 0);
 }
 
 /* A class type @key named @name. */
@@ -99,18 +99,18 @@ static void gc(struct wr *w, uint64_t no, uint64_t next_id, uint64_t ts)
  */
 static void write_workload(bool objects, struct mt_samples *m, struct mt_leaks *l)
 {
-	struct rec_header h = { .pid = 42, .start_mono_ns = T0 };
+	struct recording_header h = { .pid = 42, .start_mono_ns = T0 };
 	struct mt_ap_sample_started st = { .max_depth = 16, .interval = 1024, .first_id = 1,
 					   .start_ns = T0 };
 	struct mt_ap_sample_stats stats = { .sampled = 0 };
 	struct mt_site_volumes vol = { .seconds = 20, .keys = 3 };
-	struct rec_trailer tr = { .present = true, .ts = T0 + 20 * SEC, .duration_s = 20 };
+	struct recording_trailer tr = { .present = true, .ts = T0 + 20 * SEC, .duration_s = 20 };
 	struct mt_ap_frame f[2] = { { 0 }, { .method = 9, .line = -1 } };
 	struct mt_ap_alloc a = { .size = 64, .depth = 2 };
 	struct wr w = { 0 };
 	uint64_t id = 1;
 
-	w.w = rec_create(path, &h);
+	w.w = recording_create(path, &h);
 	assert_non_null(w.w);
 	type(&w, 7, "X");
 	type(&w, 8, "java.lang.Object");
@@ -185,20 +185,20 @@ static void write_workload(bool objects, struct mt_samples *m, struct mt_leaks *
 		objrec_writer_free(w.ow);
 	}
 #undef SAMPLE
-	assert_int_equal(rec_close(w.w, &tr), 0);
+	assert_int_equal(recording_close(w.w, &tr), 0);
 }
 
 /* ---- reading ---- */
 
 struct seen {
 	int kinds[REC_SIDE_SITEVOLS + 1];
-	struct rec_side stack2;  /* the second stack line */
+	struct recording_side stack2;  /* the second stack line */
 	char method1[64];
 	uint64_t first_id, interval, sampled;
 	double sec;
 };
 
-static void on_side(void *ctx, const struct rec_side *s)
+static void on_side(void *ctx, const struct recording_side *s)
 {
 	struct seen *sn = ctx;
 
@@ -221,8 +221,8 @@ static void test_lines_roundtrip(void **state)
 {
 	struct mt_samples m;
 	struct mt_leaks l;
-	struct rec_header h;
-	struct rec_reader *r;
+	struct recording_header h;
+	struct recording_reader *r;
 	struct seen sn = { 0 };
 	uint64_t line, events = 0, reclaims = 0;
 	const char *text;
@@ -232,18 +232,18 @@ static void test_lines_roundtrip(void **state)
 	write_workload(true, &m, &l);
 	samples_free(&m);
 	leaks_free(&l);
-	r = rec_open(path, &h);
+	r = recording_open(path, &h);
 	assert_non_null(r);
 	assert_int_equal(h.pid, 42);
-	rec_on_side(r, on_side, &sn);
-	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
+	recording_on_side(r, on_side, &sn);
+	while ((rc = recording_next(r, &e, &text, &line)) > 0) {
 		events++;
 		assert_true(e.kind != MT_EV_NONE);
 		reclaims += e.kind == MT_EV_OBJ_RECLAIM;
 	}
 	assert_int_equal(rc, 0);
-	assert_true(rec_trailer(r)->present);
-	rec_close_read(r);
+	assert_true(recording_trailer(r)->present);
+	recording_close_read(r);
 	/* 4 names + 2 types + the monitor + 1200 samples + 800 churn deaths + its end */
 	assert_int_equal(events, 4 + 1 + 200 + 40 * 25 + 40 * 20 + 1);
 	assert_int_equal(reclaims, 40 * 20 + 1);
@@ -265,21 +265,21 @@ static void test_lines_roundtrip(void **state)
 	assert_true(sn.sec > 19.99 && sn.sec < 20.01);
 
 	/* without a handler, the lines are skipped: `check` sees the events only */
-	r = rec_open(path, &h);
+	r = recording_open(path, &h);
 	assert_non_null(r);
 	events = 0;
-	while ((rc = rec_next(r, &e, &text, &line)) > 0)
+	while ((rc = recording_next(r, &e, &text, &line)) > 0)
 		events++;
 	assert_int_equal(rc, 0);
 	assert_int_equal(events, 4 + 1 + 200 + 40 * 25 + 40 * 20 + 1);
-	rec_close_read(r);
+	recording_close_read(r);
 }
 
 /* Replay @path into @rr (ended at the trailer's time). */
 static int replay(struct objrec_replay *rr)
 {
-	struct rec_header h;
-	struct rec_reader *r = rec_open(path, &h);
+	struct recording_header h;
+	struct recording_reader *r = recording_open(path, &h);
 	uint64_t line;
 	const char *text;
 	struct mt_ev e;
@@ -287,11 +287,11 @@ static int replay(struct objrec_replay *rr)
 
 	assert_non_null(r);
 	objrec_replay_init(rr, 2, T0 + 20 * SEC);
-	rec_on_side(r, objrec_replay_side, rr);
-	while ((rc = rec_next(r, &e, &text, &line)) > 0)
+	recording_on_side(r, objrec_replay_side, rr);
+	while ((rc = recording_next(r, &e, &text, &line)) > 0)
 		objrec_replay_event(rr, &e, text);
 	assert_int_equal(rc, 0);
-	rec_close_read(r);
+	recording_close_read(r);
 	return objrec_replay_finish(rr);
 }
 
@@ -389,20 +389,20 @@ static void test_bad_lines(void **state)
 		"{\"k\":\"method\",\"id\":1,\"s\":\"x}\n",              /* unterminated */
 		"{\"k\":\"ostack\",\"id\":1,\"st\":x}\n",
 	};
-	struct rec_header h;
-	struct rec_reader *r;
+	struct recording_header h;
+	struct recording_reader *r;
 	uint64_t line;
 	const char *text;
 	struct mt_ev e;
 
 	for (size_t i = 0; i < MT_ARRAY_SIZE(bad); i++) {
 		write_raw(bad[i]);
-		r = rec_open(path, &h);
+		r = recording_open(path, &h);
 		assert_non_null(r);
-		assert_int_equal(rec_next(r, &e, &text, &line), -EINVAL);
+		assert_int_equal(recording_next(r, &e, &text, &line), -EINVAL);
 		assert_int_equal(line, 2);
-		assert_non_null(strstr(rec_error(r), "line 2"));
-		rec_close_read(r);
+		assert_non_null(strstr(recording_error(r), "line 2"));
+		recording_close_read(r);
 	}
 	/* a stack of MT_AP_MAX_DEPTH frames is fine, one more is not */
 	{
@@ -414,16 +414,16 @@ static void test_bad_lines(void **state)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d,-1", k ? "," : "", k);
 		snprintf(buf + n, sizeof(buf) - n, "]}\n");
 		write_raw(buf);
-		r = rec_open(path, &h);
-		rec_on_side(r, on_side, &sn);
-		assert_int_equal(rec_next(r, &e, &text, &line), 0);
+		r = recording_open(path, &h);
+		recording_on_side(r, on_side, &sn);
+		assert_int_equal(recording_next(r, &e, &text, &line), 0);
 		assert_int_equal(sn.kinds[REC_SIDE_STACK], 1);
-		rec_close_read(r);
+		recording_close_read(r);
 		snprintf(buf + n, sizeof(buf) - n, ",1,2]}\n");
 		write_raw(buf);
-		r = rec_open(path, &h);
-		assert_int_equal(rec_next(r, &e, &text, &line), -EINVAL);
-		rec_close_read(r);
+		r = recording_open(path, &h);
+		assert_int_equal(recording_next(r, &e, &text, &line), -EINVAL);
+		recording_close_read(r);
 	}
 }
 

@@ -84,16 +84,16 @@ static void test_heap_flags(void **state)
 	struct dsl_needs n = { 0 };
 	const char *f[] = { "data" };
 
-	assert_int_equal(query_heap_flags(&n), 0);
+	assert_int_equal(querylive_heap_flags(&n), 0);
 	n.refs = true;
-	assert_int_equal(query_heap_flags(&n), MT_AP_HEAP_REFS);
+	assert_int_equal(querylive_heap_flags(&n), MT_AP_HEAP_REFS);
 	n.fields = f;
 	n.nfields = 1;
-	assert_int_equal(query_heap_flags(&n), MT_AP_HEAP_REFS | MT_AP_HEAP_STRINGS);
+	assert_int_equal(querylive_heap_flags(&n), MT_AP_HEAP_REFS | MT_AP_HEAP_STRINGS);
 	n.refs = false;
 	n.nfields = 0;
 	n.strings = true;
-	assert_int_equal(query_heap_flags(&n), MT_AP_HEAP_STRINGS);
+	assert_int_equal(querylive_heap_flags(&n), MT_AP_HEAP_STRINGS);
 }
 
 /* p_err_capture: the last p_err of this thread, until stopped */

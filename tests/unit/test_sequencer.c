@@ -91,7 +91,7 @@ static void random_event(struct mt_seq *s, uint64_t *rsp, uint64_t ts, struct mt
 	case MT_EV_TYPE_LOAD:
 	case MT_EV_TYPE_RECLAIM:
 		e->id = 100 + R(5);
-		e->name = seq_name(s, class_names[e->id - 100], strlen(class_names[e->id - 100]));
+		e->name = sequencer_name(s, class_names[e->id - 100], strlen(class_names[e->id - 100]));
 		e->thread = 0;
 		break;
 	case MT_EV_OBJ_CREATE:
@@ -106,19 +106,19 @@ static void random_event(struct mt_seq *s, uint64_t *rsp, uint64_t ts, struct mt
 		{
 			const char *tn = thread_names[R(5)];
 
-			e->name = seq_name(s, tn, strlen(tn));
+			e->name = sequencer_name(s, tn, strlen(tn));
 		}
 		/* fallthrough */
 	case MT_EV_THREAD_DESTROY:
 		e->id = e->thread;
 		break;
 	case MT_EV_INV_ENTER:
-		e->name = seq_name(s, "GC", 2);
+		e->name = sequencer_name(s, "GC", 2);
 		e->v[0] = MT_INV_GC;
 		break;
 	case MT_EV_POOL_USAGE:
-		e->name = seq_name(s, "G1 Eden Space", 13);
-		e->name2 = seq_name(s, "G1 Young Generation", 19);
+		e->name = sequencer_name(s, "G1 Eden Space", 13);
+		e->name2 = sequencer_name(s, "G1 Young Generation", 19);
 		e->aux = R(2);
 		e->v[1] = R(1000);
 		if (!R(5))
@@ -183,45 +183,45 @@ static uint64_t scenario(uint64_t seed, size_t nev, struct out *o)
 	for (int i = 0; i < 4; i++)
 		rnd(&rs);
 	random_filter(&rs, &f, tids);
-	s = seq_new(&f, emit, o);
+	s = sequencer_new(&f, emit, o);
 	assert_non_null(s);
 	for (size_t i = 0; i < nev; i++) {
 		struct mt_ev e;
 		uint64_t dice = R(100);
 
 		if (dice < 3) {
-			seq_pause(s, !seq_paused(s));
+			sequencer_pause(s, !sequencer_paused(s));
 		} else if (dice < 6) {
-			seq_pause_thread(s, 1 + R(6), R(2));
+			sequencer_pause_thread(s, 1 + R(6), R(2));
 		} else if (dice == 6) {
 			/* a gap, then the threads /proc shows now */
-			struct seq_thread_info live[6];
+			struct sequencer_thread_info live[6];
 			size_t n = 0;
 
-			seq_gap(s, i, 1 + R(100), MT_LOST_KERNEL);
+			sequencer_gap(s, i, 1 + R(100), MT_LOST_KERNEL);
 			for (uint64_t t = 1; t <= 6; t++)
 				if (R(2))
-					live[n++] = (struct seq_thread_info){ t, seq_name(s, "x", 1) };
-			seq_resync_threads(s, i, live, n);
+					live[n++] = (struct sequencer_thread_info){ t, sequencer_name(s, "x", 1) };
+			sequencer_resync_threads(s, i, live, n);
 			/* and the classes the JVM lists now (a key may name another class) */
 			{
-				struct seq_type_info tl[5];
+				struct sequencer_type_info tl[5];
 				size_t nt = 0;
 
 				for (uint64_t k = 0; k < 5; k++) {
 					const char *cn = class_names[R(3) ? k : R(5)];
 
 					if (R(3))
-						tl[nt++] = (struct seq_type_info){
-							100 + k, seq_name(s, cn, strlen(cn)) };
+						tl[nt++] = (struct sequencer_type_info){
+							100 + k, sequencer_name(s, cn, strlen(cn)) };
 				}
-				seq_resync_types(s, i, tl, nt);
+				sequencer_resync_types(s, i, tl, nt);
 			}
 		} else if (dice < 12) {
 			continue; /* an event lost without a marker: the input is just inconsistent */
 		} else {
 			random_event(s, &rs, i, &e);
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 		}
 	}
 	viol = check_count(o->chk, 0);
@@ -229,7 +229,7 @@ static uint64_t scenario(uint64_t seed, size_t nev, struct out *o)
 		print_message("seed %llu: first violation at %llu (rule %d): %s\n",
 			      (unsigned long long)seed, (unsigned long long)o->first_viol,
 			      o->first_rule, o->first_msg);
-	seq_free(s);
+	sequencer_free(s);
 	return viol;
 }
 
@@ -282,11 +282,11 @@ static void test_full_reporting_is_identity(void **state)
 	};
 
 	o.chk = check_new(on_viol, &o);
-	s = seq_new(NULL, emit, &o);
-	in[0].name = seq_name(s, "main", 4);
-	in[1].name = seq_name(s, "Foo", 3);
+	s = sequencer_new(NULL, emit, &o);
+	in[0].name = sequencer_name(s, "main", 4);
+	in[1].name = sequencer_name(s, "Foo", 3);
 	for (size_t i = 0; i < (sizeof(in) / sizeof(in[0])); i++)
-		seq_feed(s, &in[i]);
+		sequencer_feed(s, &in[i]);
 	assert_int_equal(o.n, (sizeof(in) / sizeof(in[0])) + 2);
 	for (size_t i = 0, j = 0; i < o.n; i++) {
 		if (o.ev[i].kind == MT_EV_NAME)
@@ -297,8 +297,8 @@ static void test_full_reporting_is_identity(void **state)
 		j++;
 	}
 	assert_int_equal(check_count(o.chk, 0), 0);
-	assert_int_equal(seq_stats(s)->dropped, 0);
-	seq_free(s);
+	assert_int_equal(sequencer_stats(s)->dropped, 0);
+	sequencer_free(s);
 	out_free(&o);
 }
 
@@ -311,30 +311,30 @@ static void test_lazy_then_reclaim_while_paused(void **state)
 	struct mt_ev e = { 0 };
 
 	o.chk = check_new(on_viol, &o);
-	s = seq_new(NULL, emit, &o);
-	seq_pause(s, true);
+	s = sequencer_new(NULL, emit, &o);
+	sequencer_pause(s, true);
 	e = (struct mt_ev){ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = 5, .id = 5 };
-	seq_feed(s, &e);
+	sequencer_feed(s, &e);
 	e = (struct mt_ev){ .ts = 2, .kind = MT_EV_INV_ENTER, .thread = 5 };
-	seq_feed(s, &e);
+	sequencer_feed(s, &e);
 	assert_int_equal(o.n, 0);
-	seq_pause(s, false);
+	sequencer_pause(s, false);
 	e = (struct mt_ev){ .ts = 3, .kind = MT_EV_INV_ENTER, .thread = 5 };
-	seq_feed(s, &e);
+	sequencer_feed(s, &e);
 	assert_int_equal(o.n, 3);
 	assert_int_equal(o.ev[0].kind, MT_EV_THREAD_CREATE);
 	assert_true(o.ev[0].flags & MT_EVF_LAZY);
 	assert_int_equal(o.ev[1].kind, MT_EV_INV_ENTER);
 	assert_true(o.ev[1].flags & MT_EVF_LAZY);
 	assert_int_equal(o.ev[2].aux, 1);
-	seq_pause(s, true);
+	sequencer_pause(s, true);
 	e = (struct mt_ev){ .ts = 4, .kind = MT_EV_THREAD_DESTROY, .thread = 5, .id = 5 };
-	seq_feed(s, &e);
+	sequencer_feed(s, &e);
 	/* two leaves (inferred) and the destruction, all while paused */
 	assert_int_equal(o.n, 6);
 	assert_int_equal(o.ev[5].kind, MT_EV_THREAD_DESTROY);
 	assert_int_equal(check_count(o.chk, 0), 0);
-	seq_free(s);
+	sequencer_free(s);
 	out_free(&o);
 }
 
@@ -370,7 +370,7 @@ static void test_gap_resync_types_property(void **state)
 		if (R(2))
 			f.cats = MT_CAT_ALLOC | (R(2) ? MT_CAT_TYPE : 0) | (R(2) ? MT_CAT_THREAD : 0);
 		o.chk = check_new(on_viol, &o);
-		s = seq_new(&f, emit, &o);
+		s = sequencer_new(&f, emit, &o);
 		assert_non_null(s);
 		for (size_t i = 1; i <= 600; i++) {
 			struct mt_ev e = { .ts = i };
@@ -380,7 +380,7 @@ static void test_gap_resync_types_property(void **state)
 				lost_left = 1 + R(30); /* a run of events the ring buffer drops */
 			}
 			if (!R(50))
-				seq_pause(s, !seq_paused(s));
+				sequencer_pause(s, !sequencer_paused(s));
 			if (truth[k] < 0 || !R(8)) {
 				bool load = truth[k] < 0;
 
@@ -392,14 +392,14 @@ static void test_gap_resync_types_property(void **state)
 					truth[k] = (int)R(10);
 					e.kind = MT_EV_TYPE_CREATE;
 					e.id = 100 + k;
-					e.name = seq_name(s, gap_names[truth[k]], 1);
+					e.name = sequencer_name(s, gap_names[truth[k]], 1);
 				}
 				if (!lost_left) {
-					seq_feed(s, &e);
+					sequencer_feed(s, &e);
 					if (load) {
 						e.kind = MT_EV_TYPE_LOAD;
 						e.name = 0;
-						seq_feed(s, &e);
+						sequencer_feed(s, &e);
 					}
 				}
 			} else {
@@ -409,21 +409,21 @@ static void test_gap_resync_types_property(void **state)
 				e.v[0] = 4096;
 				e.v[3] = (uint64_t)truth[k];
 				if (!lost_left)
-					seq_feed(s, &e);
+					sequencer_feed(s, &e);
 			}
 			if (lost_left && !--lost_left) {
 				/* the marker, then the JVM's class list and threads now */
-				struct seq_type_info live[GAP_KEYS];
-				struct seq_thread_info th = { 1, seq_name(s, "main", 4) };
+				struct sequencer_type_info live[GAP_KEYS];
+				struct sequencer_thread_info th = { 1, sequencer_name(s, "main", 4) };
 				size_t n = 0;
 
 				for (int j = 0; j < GAP_KEYS; j++)
 					if (truth[j] >= 0)
-						live[n++] = (struct seq_type_info){
-							100 + j, seq_name(s, gap_names[truth[j]], 1) };
-				seq_gap(s, i, 5, MT_LOST_KERNEL);
-				seq_resync_threads(s, i, &th, 1);
-				seq_resync_types(s, i, live, n);
+						live[n++] = (struct sequencer_type_info){
+							100 + j, sequencer_name(s, gap_names[truth[j]], 1) };
+				sequencer_gap(s, i, 5, MT_LOST_KERNEL);
+				sequencer_resync_threads(s, i, &th, 1);
+				sequencer_resync_types(s, i, live, n);
 				synced_once = true;
 				total_resync++;
 			}
@@ -435,7 +435,7 @@ static void test_gap_resync_types_property(void **state)
 					rep_name[x->id - 100] = x->name;
 				if (x->kind == MT_EV_ALLOC_SAMPLE && synced_once) {
 					assert_int_equal(rep_name[x->ref - 100],
-							 seq_name(s, gap_names[x->v[3]], 1));
+							 sequencer_name(s, gap_names[x->v[3]], 1));
 					total_checked++;
 				}
 			}
@@ -445,7 +445,7 @@ static void test_gap_resync_types_property(void **state)
 				      (unsigned long long)seed, (unsigned long long)o.first_viol,
 				      o.first_rule, o.first_msg);
 		assert_int_equal(check_count(o.chk, 0), 0);
-		seq_free(s);
+		sequencer_free(s);
 		out_free(&o);
 	}
 	assert_true(total_resync > 1000);
@@ -461,28 +461,28 @@ static void test_gap_resync_types_directed(void **state)
 		struct out o = { 0 };
 		struct mt_seq *s;
 		struct mt_ev e;
-		struct seq_type_info live[2];
+		struct sequencer_type_info live[2];
 		size_t mark;
 
 		o.chk = check_new(on_viol, &o);
-		s = seq_new(&f, emit, &o);
+		s = sequencer_new(&f, emit, &o);
 		e = (struct mt_ev){ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = 1, .id = 1 };
-		seq_feed(s, &e);
+		sequencer_feed(s, &e);
 		for (uint64_t k = 100; k <= 101; k++) {
 			e = (struct mt_ev){ .ts = k, .kind = MT_EV_TYPE_CREATE, .id = k,
-					    .name = seq_name(s, k == 100 ? "Foo" : "Bar", 3) };
-			seq_feed(s, &e);
+					    .name = sequencer_name(s, k == 100 ? "Foo" : "Bar", 3) };
+			sequencer_feed(s, &e);
 			e = (struct mt_ev){ .ts = k, .kind = MT_EV_TYPE_LOAD, .id = k };
-			seq_feed(s, &e);
+			sequencer_feed(s, &e);
 		}
 		e = (struct mt_ev){ .ts = 5, .kind = MT_EV_ALLOC_SAMPLE, .thread = 1, .ref = 101 };
-		seq_feed(s, &e);
+		sequencer_feed(s, &e);
 		/* lost: Foo unloaded, key 101 reused by Qux, Baz loaded under 102 */
-		seq_gap(s, 10, 7, MT_LOST_KERNEL);
-		live[0] = (struct seq_type_info){ 101, seq_name(s, "Qux", 3) };
-		live[1] = (struct seq_type_info){ 102, seq_name(s, "Baz", 3) };
+		sequencer_gap(s, 10, 7, MT_LOST_KERNEL);
+		live[0] = (struct sequencer_type_info){ 101, sequencer_name(s, "Qux", 3) };
+		live[1] = (struct sequencer_type_info){ 102, sequencer_name(s, "Baz", 3) };
 		mark = o.n;
-		seq_resync_types(s, 10, live, 2);
+		sequencer_resync_types(s, 10, live, 2);
 		if (!filtered) {
 			size_t reclaims = 0, creates = 0, loads = 0;
 
@@ -505,19 +505,19 @@ static void test_gap_resync_types_directed(void **state)
 		}
 		mark = o.n;
 		e = (struct mt_ev){ .ts = 11, .kind = MT_EV_ALLOC_SAMPLE, .thread = 1, .ref = 102 };
-		seq_feed(s, &e);
+		sequencer_feed(s, &e);
 		/* resynced types need no lazy creation; filtered ones get one, named */
 		for (size_t i = mark; i < o.n; i++) {
 			if (o.ev[i].kind == MT_EV_TYPE_CREATE) {
 				assert_true(filtered);
 				assert_true(o.ev[i].flags & MT_EVF_LAZY);
-				assert_int_equal(o.ev[i].name, seq_name(s, "Baz", 3));
+				assert_int_equal(o.ev[i].name, sequencer_name(s, "Baz", 3));
 			}
 		}
 		assert_int_equal(o.ev[o.n - 1].kind, MT_EV_ALLOC_SAMPLE);
 		assert_int_equal(check_count(o.chk, 0), 0);
-		assert_int_equal(seq_stats(s)->inferred, 0);
-		seq_free(s);
+		assert_int_equal(sequencer_stats(s)->inferred, 0);
+		sequencer_free(s);
 		out_free(&o);
 	}
 }
@@ -528,11 +528,11 @@ static void test_cats_parse(void **state)
 	const char *bad = NULL;
 	unsigned cats = 0;
 
-	assert_int_equal(seq_cats_parse("objects,type", &cats, &bad), 0);
+	assert_int_equal(sequencer_cats_parse("objects,type", &cats, &bad), 0);
 	assert_int_equal(cats, MT_CAT_OBJECT | MT_CAT_TYPE);
-	assert_int_equal(seq_cats_parse("alloc", &cats, &bad), 0);
+	assert_int_equal(sequencer_cats_parse("alloc", &cats, &bad), 0);
 	assert_int_equal(cats, MT_CAT_ALLOC);
-	assert_int_equal(seq_cats_parse("alloc,objs", &cats, &bad), -EINVAL);
+	assert_int_equal(sequencer_cats_parse("alloc,objs", &cats, &bad), -EINVAL);
 	assert_string_equal(bad, "objs");
 }
 

@@ -41,8 +41,8 @@ static void usage(FILE *f)
 
 int do_check(int argc, char **argv)
 {
-	struct rec_header h;
-	struct rec_reader *r;
+	struct recording_header h;
+	struct recording_reader *r;
 	struct mt_check *c;
 	uint64_t line = 0, n = 0;
 	const char *text;
@@ -59,15 +59,15 @@ int do_check(int argc, char **argv)
 		return rc;
 	c = check_new(on_violation, argv[i]);
 	if (!c) {
-		rec_close_read(r);
+		recording_close_read(r);
 		return 1;
 	}
-	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
+	while ((rc = recording_next(r, &e, &text, &line)) > 0) {
 		check_feed(c, line, &e);
 		n++;
 	}
 	if (rc < 0)
-		p_err("%s: %s", argv[i], rec_error(r));
+		p_err("%s: %s", argv[i], recording_error(r));
 	if (mt_opts.json)
 		printf("{\"event\":\"check\",\"events\":%llu,\"violations\":%llu,\"rule1\":%llu,"
 		       "\"rule2\":%llu,\"rule3\":%llu,\"rule4\":%llu,\"rule5\":%llu,\"complete\":%s}\n",
@@ -75,13 +75,13 @@ int do_check(int argc, char **argv)
 		       (unsigned long long)check_count(c, 1), (unsigned long long)check_count(c, 2),
 		       (unsigned long long)check_count(c, 3), (unsigned long long)check_count(c, 4),
 		       (unsigned long long)check_count(c, 5),
-		       rec_trailer(r)->present ? "true" : "false");
+		       recording_trailer(r)->present ? "true" : "false");
 	else
 		printf("%s: %llu events, %llu violations%s\n", argv[i], (unsigned long long)n,
 		       (unsigned long long)check_count(c, 0),
-		       rec_trailer(r)->present ? "" : " (no trailer: the recording was cut short)");
+		       recording_trailer(r)->present ? "" : " (no trailer: the recording was cut short)");
 	rc = rc < 0 || check_count(c, 0) ? 1 : 0;
 	check_free(c);
-	rec_close_read(r);
+	recording_close_read(r);
 	return rc;
 }

@@ -275,7 +275,7 @@ struct gc_replay {
 	struct gcpair gp;
 };
 
-struct gc_replay *gc_replay_new(uint64_t t0, uint64_t mono_to_real)
+struct gc_replay *gcreplay_new(uint64_t t0, uint64_t mono_to_real)
 {
 	struct gc_replay *r = calloc(1, sizeof(*r));
 
@@ -287,12 +287,12 @@ struct gc_replay *gc_replay_new(uint64_t t0, uint64_t mono_to_real)
 	return r;
 }
 
-void gc_replay_feed(struct gc_replay *r, const struct mt_gc_event *e)
+void gcreplay_feed(struct gc_replay *r, const struct mt_gc_event *e)
 {
 	gcpair_feed(&r->gp, e);
 }
 
-void gc_replay_finish(struct gc_replay *r, uint64_t lost, double secs, bool jvm_exited)
+void gcreplay_finish(struct gc_replay *r, uint64_t lost, double secs, bool jvm_exited)
 {
 	gcpair_finish(&r->gp);
 	print_summary(&r->s, &r->gp, lost, secs, jvm_exited);

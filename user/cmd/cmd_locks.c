@@ -87,7 +87,7 @@ int do_locks(int argc, char **argv)
 		       "on now with --enable-monitor-probes", o.pid);
 	}
 	l = locks_new();
-	seq = seq_new(&f, emit, l);
+	seq = sequencer_new(&f, emit, l);
 	if (!l || !seq)
 		goto cleanup;
 	signal(SIGINT, on_stop);
@@ -131,7 +131,7 @@ int do_locks(int argc, char **argv)
 cleanup:
 	collector_free(c);
 	monflag_restore(&mf);
-	seq_free(seq);
+	sequencer_free(seq);
 	locks_free(l);
 	return rc;
 }

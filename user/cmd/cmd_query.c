@@ -52,11 +52,11 @@ static int eval_print(struct dsl_program **prog, const char *src, size_t srclen,
 		      const char *fname, const struct mt_snapshot *snap, bool live,
 		      struct dsl_diags *diags, bool json, int walk)
 {
-	struct query_out qo = { 0 };
+	struct querylive_out qo = { 0 };
 	int rc = 1;
 	char b[32];
 
-	switch (query_eval(prog, src, srclen, fname, snap, live ? dsl_program_needs(*prog) : NULL,
+	switch (querylive_eval(prog, src, srclen, fname, snap, live ? dsl_program_needs(*prog) : NULL,
 			   diags, &qo)) {
 	case QUERY_OK:
 		break;
@@ -214,14 +214,14 @@ int do_query(int argc, char **argv)
 	/* 2. live: N projected snapshots in one agent session */
 	if (cmdopt_open_jvm(o.pid, NULL, &p))
 		goto out;
-	if (snapshot_session_open(&p, &ss))
+	if (snaptake_open(&p, &ss))
 		goto out;
 	for (uint64_t i = 0; i < count; i++) {
 		const struct dsl_needs *n = dsl_program_needs(prog);
 
 		if (i)
 			sleep_s(every);
-		flags = query_heap_flags(n);
+		flags = querylive_heap_flags(n);
 		if (o.has_max_pause)
 			flags |= MT_AP_HEAP_MAXPAUSE;
 		if (save)
@@ -231,7 +231,7 @@ int do_query(int argc, char **argv)
 		if (count > 1 && (n->age || save))
 			flags |= MT_AP_HEAP_KEEPIDS;
 		snapshot_free(&snap);
-		if (snapshot_session_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields,
+		if (snaptake_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields,
 					  &snap))
 			goto out;
 		snapshot_print_walk(&snap);
@@ -254,7 +254,7 @@ int do_query(int argc, char **argv)
 		p_info("saved the last walk's snapshot to %s", save);
 	rc = 0;
 out:
-	snapshot_session_close(&ss);
+	snaptake_close(&ss);
 	snapshot_free(&snap);
 	dsl_program_free(prog);
 	dsl_diags_free(diags);

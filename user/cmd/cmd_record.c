@@ -37,7 +37,7 @@ struct window {
 };
 
 struct rec_ctx {
-	struct rec_writer *w;
+	struct recording_writer *w;
 	struct mt_seq *seq;
 	uint64_t t0;
 	struct window pauses[MAX_PAUSES];
@@ -79,7 +79,7 @@ static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
 {
 	struct rec_ctx *r = ctx;
 
-	if (rec_write(r->w, e, text) && !r->err) {
+	if (recording_write(r->w, e, text) && !r->err) {
 		r->err = -EIO;
 		p_err("cannot write the recording: %s", strerror(EIO));
 	}
@@ -98,12 +98,12 @@ static void tick(void *ctx, uint64_t ts)
 		if (!r->pauses[i].tid) {
 			global |= in;
 		} else if (in != r->thread_paused[i]) {
-			seq_pause_thread(r->seq, r->pauses[i].tid, in);
+			sequencer_pause_thread(r->seq, r->pauses[i].tid, in);
 			r->thread_paused[i] = in;
 		}
 	}
 	if (global != r->sched_paused) {
-		seq_pause(r->seq, global);
+		sequencer_pause(r->seq, global);
 		r->sched_paused = global;
 	}
 }
@@ -161,8 +161,8 @@ int do_record(int argc, char **argv)
 	};
 	struct mt_seq_filter f = { 0 };
 	struct rec_ctx r = { 0 };
-	struct rec_header h = { 0 };
-	struct rec_trailer tr = { 0 };
+	struct recording_header h = { 0 };
+	struct recording_trailer tr = { 0 };
 	struct monflag mf = { 0 };
 	bool thread_paused[MAX_PAUSES] = { false };
 	uint64_t tids[MAX_TIDS], v;
@@ -186,7 +186,7 @@ int do_record(int argc, char **argv)
 			break;
 		case 'c':
 			alloc_asked = true;
-			if (seq_cats_parse(optarg, &f.cats, &bad) || !f.cats) {
+			if (sequencer_cats_parse(optarg, &f.cats, &bad) || !f.cats) {
 				p_err("invalid --categories '%s' (at '%s'): expected a comma-separated "
 				      "list of type,object,thread,inv,pool,alloc,sync,ref or all",
 				      optarg, bad);
@@ -285,7 +285,7 @@ int do_record(int argc, char **argv)
 	if (cmdopt_open_jvm(pid, "memtrace record", &p))
 		return 1;
 	r.thread_paused = thread_paused;
-	r.seq = seq_new(&f, emit, &r);
+	r.seq = sequencer_new(&f, emit, &r);
 	if (!r.seq) {
 		p_err("cannot create the sequencer: %s", strerror(errno));
 		return 1;
@@ -297,7 +297,7 @@ int do_record(int argc, char **argv)
 	snprintf(h.libjvm, sizeof(h.libjvm), "%s", p.libjvm);
 	h.start_mono_ns = r.t0;
 	h.mono_to_real_ns = real_ns() - r.t0;
-	r.w = rec_create(out, &h);
+	r.w = recording_create(out, &h);
 	if (!r.w) {
 		p_err("cannot create %s: %s", out, strerror(errno));
 		err = -errno;
@@ -360,7 +360,7 @@ int do_record(int argc, char **argv)
 		printf("{\"event\":\"start\",\"pid\":%d,\"file\":\"%s\"}\n", p.pid, out);
 	while (!exiting && !r.err) {
 		if (sig_pause >= 0) {
-			seq_pause(r.seq, sig_pause);
+			sequencer_pause(r.seq, sig_pause);
 			p_info("reporting %s (signal)", sig_pause ? "paused" : "resumed");
 			sig_pause = -1;
 		}
@@ -403,9 +403,9 @@ int do_record(int argc, char **argv)
 	tr.lost = collector_lost(c);
 	tr.duration_s = (double)(tr.ts - r.t0) / 1e9;
 	tr.jvm_exited = jvm_exited;
-	tr.events_in = seq_stats(r.seq)->in;
-	tr.events_out = seq_stats(r.seq)->out;
-	tr.dropped = seq_stats(r.seq)->dropped;
+	tr.events_in = sequencer_stats(r.seq)->in;
+	tr.events_out = sequencer_stats(r.seq)->out;
+	tr.dropped = sequencer_stats(r.seq)->dropped;
 	{
 		uint64_t resyncs, classes;
 
@@ -418,8 +418,8 @@ int do_record(int argc, char **argv)
 	p_info("recorded %llu of %llu events (%llu lazy, %llu inferred, %llu impossible dropped, "
 	       "%llu lost) in %.1f s",
 	       (unsigned long long)tr.events_out, (unsigned long long)tr.events_in,
-	       (unsigned long long)seq_stats(r.seq)->lazy,
-	       (unsigned long long)seq_stats(r.seq)->inferred, (unsigned long long)tr.dropped,
+	       (unsigned long long)sequencer_stats(r.seq)->lazy,
+	       (unsigned long long)sequencer_stats(r.seq)->inferred, (unsigned long long)tr.dropped,
 	       (unsigned long long)tr.lost, tr.duration_s);
 cleanup:
 	sitecount_free(sc);
@@ -431,10 +431,10 @@ cleanup:
 	}
 	objrec_writer_free(ow);
 	monflag_restore(&mf);
-	if (r.w && rec_close(r.w, tr.present ? &tr : NULL) && !err) {
+	if (r.w && recording_close(r.w, tr.present ? &tr : NULL) && !err) {
 		p_err("cannot finish writing %s: %s", out, strerror(EIO));
 		err = -EIO;
 	}
-	seq_free(r.seq);
+	sequencer_free(r.seq);
 	return err || r.err ? 1 : 0;
 }

@@ -113,7 +113,7 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 	default:
 		return;
 	}
-	gc_replay_feed(rp->gc, &g);
+	gcreplay_feed(rp->gc, &g);
 }
 
 /* Allocation samples, by the class their type names at the time. */
@@ -212,7 +212,7 @@ static void objects_print(struct report *rp, bool json)
 	}
 }
 
-static void note_side(void *ctx, const struct rec_side *s)
+static void note_side(void *ctx, const struct recording_side *s)
 {
 	struct report *rp = ctx;
 
@@ -239,30 +239,30 @@ static void objects_unavailable(const char *why)
  * Second pass over @path: replay the sampled objects into the live analyses
  * and print them. @end_ns: the recording's end. Returns 0 or -errno (printed).
  */
-static int objects_report(const char *path, const struct rec_header *h, uint64_t end_ns,
+static int objects_report(const char *path, const struct recording_header *h, uint64_t end_ns,
 			  const struct report_opts *o)
 {
 	struct objreport_src src = { .pid = h->pid, .json = mt_opts.json };
 	struct objrec_replay rr;
-	struct rec_header h2;
-	struct rec_reader *r;
+	struct recording_header h2;
+	struct recording_reader *r;
 	char note[1024] = "", missing[160];
 	uint64_t line, hidden;
 	const char *text;
 	struct mt_ev e;
 	int rc, suspects;
 
-	r = rec_open(path, &h2);
+	r = recording_open(path, &h2);
 	if (!r) {
 		rc = -errno;
 		p_err("cannot read %s again: %s", path, strerror(-rc));
 		return rc;
 	}
 	objrec_replay_init(&rr, o->min_age, end_ns);
-	rec_on_side(r, objrec_replay_side, &rr);
-	while ((rc = rec_next(r, &e, &text, &line)) > 0)
+	recording_on_side(r, objrec_replay_side, &rr);
+	while ((rc = recording_next(r, &e, &text, &line)) > 0)
 		objrec_replay_event(&rr, &e, text);
-	rec_close_read(r); /* the first pass reported a bad line already */
+	recording_close_read(r); /* the first pass reported a bad line already */
 	suspects = objrec_replay_finish(&rr);
 	if (suspects < 0) {
 		if (suspects == -ENOMEM)
@@ -323,9 +323,9 @@ int do_report(int argc, char **argv)
 {
 	struct report_opts ro = { .min_age = 2 };
 	struct report rp = { 0 };
-	const struct rec_trailer *t;
-	struct rec_header h;
-	struct rec_reader *r;
+	const struct recording_trailer *t;
+	struct recording_header h;
+	struct recording_reader *r;
 	uint64_t line, last_ts = 0;
 	const char *text;
 	struct mt_ev e;
@@ -361,7 +361,7 @@ int do_report(int argc, char **argv)
 	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
 	if (rc)
 		return rc;
-	rp.gc = gc_replay_new(h.start_mono_ns, h.mono_to_real_ns);
+	rp.gc = gcreplay_new(h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
 	rp.alloc = alloc_table_new();
 	if (!rp.gc || !rp.locks || !rp.alloc) {
@@ -381,8 +381,8 @@ int do_report(int argc, char **argv)
 		printf("recording %s: pid %d (JDK %s)%s%s\n", argv[i], h.pid,
 		       h.jdk[0] ? h.jdk : "unknown", h.filter[0] ? ", filters: " : "", h.filter);
 	}
-	rec_on_side(r, note_side, &rp);
-	while ((rc = rec_next(r, &e, &text, &line)) > 0) {
+	recording_on_side(r, note_side, &rp);
+	while ((rc = recording_next(r, &e, &text, &line)) > 0) {
 		if (e.kind == MT_EV_NAME) {
 			free(idmap_del(&rp.names, e.id));
 			idmap_put(&rp.names, e.id, strdup(text));
@@ -395,9 +395,9 @@ int do_report(int argc, char **argv)
 		locks_feed(rp.locks, &e, text);
 	}
 	if (rc < 0)
-		p_err("%s: %s", argv[i], rec_error(r));
-	t = rec_trailer(r);
-	gc_replay_finish(rp.gc, t->lost,
+		p_err("%s: %s", argv[i], recording_error(r));
+	t = recording_trailer(r);
+	gcreplay_finish(rp.gc, t->lost,
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
 			 t->jvm_exited);
 	rp.gc = NULL;
@@ -430,7 +430,7 @@ int do_report(int argc, char **argv)
 	}
 out:
 	if (rp.gc)
-		gc_replay_finish(rp.gc, 0, 0, false);
+		gcreplay_finish(rp.gc, 0, 0, false);
 	locks_free(rp.locks);
 	alloc_table_free(rp.alloc);
 	idmap_free(&rp.types);
@@ -438,6 +438,6 @@ out:
 	free(rp.ocls);
 	idmap_free_vals(&rp.names);
 	idmap_free_vals(&rp.stacks);
-	rec_close_read(r);
+	recording_close_read(r);
 	return rc < 0 ? 1 : 0;
 }

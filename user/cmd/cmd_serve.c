@@ -741,10 +741,10 @@ static void *query_worker(void *arg)
 	struct query_job *q = arg;
 	const struct dsl_needs *n = dsl_program_needs(q->prog);
 	struct dsl_diags *diags = dsl_diags_new();
-	struct query_out qo = { 0 };
+	struct querylive_out qo = { 0 };
 	struct mt_snapshot snap;
 	char why[512], msg[600];
-	uint32_t flags = query_heap_flags(n);
+	uint32_t flags = querylive_heap_flags(n);
 
 	snapshot_init(&snap);
 	if (!diags) {
@@ -762,7 +762,7 @@ static void *query_worker(void *arg)
 		goto out;
 	}
 	snapshot_print_walk(&snap);
-	switch (query_eval(&q->prog, q->src, q->len, "<query>", &snap, n, diags, &qo)) {
+	switch (querylive_eval(&q->prog, q->src, q->len, "<query>", &snap, n, diags, &qo)) {
 	case QUERY_OK:
 		break;
 	case QUERY_HEAP:

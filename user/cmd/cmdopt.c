@@ -109,14 +109,14 @@ int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *
 	return 0;
 }
 
-int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct rec_reader **r,
-		     struct rec_header *h)
+int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recording_reader **r,
+		     struct recording_header *h)
 {
 	if (i != argc - 1) {
 		p_err("%s needs one recording file (`memtrace %s FILE`)", cmd, cmd);
 		return 2;
 	}
-	*r = rec_open(argv[i], h);
+	*r = recording_open(argv[i], h);
 	if (!*r) {
 		p_err("cannot read %s: %s", argv[i],
 		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));

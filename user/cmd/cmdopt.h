@@ -12,8 +12,8 @@
 #include "jvm/proc.h"
 
 struct mt_snapshot;
-struct rec_header;
-struct rec_reader;
+struct recording_header;
+struct recording_reader;
 
 /* The long options sampling_common_opt() handles (sampling.h: -p, -d,
  * --interval, --depth, --max-samples), for the head of a command's table. */
@@ -87,12 +87,12 @@ int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *
 
 /*
  * cmdopt_recording - the command's one FILE argument, argv[@i] with nothing
- * after it, opened as a recording (rec_open()) into *r and *h. Returns 0
- * (the caller closes *r with rec_close_read()), or the exit code after
+ * after it, opened as a recording (recording_open()) into *r and *h. Returns 0
+ * (the caller closes *r with recording_close_read()), or the exit code after
  * printing why not: 2 when argv[@i] is not the last argument ("@cmd needs one
  * recording file (`memtrace @cmd FILE`)"), 1 when FILE cannot be read.
  */
-int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct rec_reader **r,
-		     struct rec_header *h);
+int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recording_reader **r,
+		     struct recording_header *h);
 
 #endif

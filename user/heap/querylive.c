@@ -8,7 +8,7 @@
 #include "heap/querylive.h"
 #include "lib/util.h"
 
-uint32_t query_heap_flags(const struct dsl_needs *n)
+uint32_t querylive_heap_flags(const struct dsl_needs *n)
 {
 	uint32_t f = 0;
 
@@ -21,14 +21,14 @@ uint32_t query_heap_flags(const struct dsl_needs *n)
 	return f;
 }
 
-enum query_status query_eval(struct dsl_program **prog, const char *src, size_t len,
+enum querylive_status querylive_eval(struct dsl_program **prog, const char *src, size_t len,
 			     const char *filename, const struct mt_snapshot *s,
 			     const struct dsl_needs *needs, struct dsl_diags *diags,
-			     struct query_out *o)
+			     struct querylive_out *o)
 {
 	struct mt_heapview hv = { 0 };
 	struct dsl_schema schema;
-	enum query_status st;
+	enum querylive_status st;
 	uint64_t t0;
 	FILE *mem;
 	int err;

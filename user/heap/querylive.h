@@ -13,19 +13,19 @@
 #include "dsl/dsl.h"
 #include "heap/snapshot.h"
 
-/* query_heap_flags - the MT_AP_HEAP_* flags a program with needs @n asks for. */
-uint32_t query_heap_flags(const struct dsl_needs *n);
+/* querylive_heap_flags - the MT_AP_HEAP_* flags a program with needs @n asks for. */
+uint32_t querylive_heap_flags(const struct dsl_needs *n);
 
-/* Where query_eval() stopped. */
-enum query_status {
+/* Where querylive_eval() stopped. */
+enum querylive_status {
 	QUERY_OK,
-	QUERY_HEAP,     /* the heap could not be built: query_out.why */
+	QUERY_HEAP,     /* the heap could not be built: querylive_out.why */
 	QUERY_FIT,      /* the program does not fit this heap: the diagnostics */
 	QUERY_RUN,      /* the program failed on this heap: the diagnostics */
 	QUERY_NOMEM,
 };
 
-struct query_out {
+struct querylive_out {
 	char *json;        /* the program's JSON document (malloc'd, ends with '\n') */
 	size_t len;
 	uint32_t objects;  /* objects of the heap it ran on */
@@ -34,15 +34,15 @@ struct query_out {
 };
 
 /*
- * query_eval - run the program @src (@len bytes, @filename for messages),
+ * querylive_eval - run the program @src (@len bytes, @filename for messages),
  * compiled without a heap into *@prog, on snapshot @s: build the heap (values
  * for the fields of @needs, all fields if NULL - a file), compile again
  * against its schema (*@prog is replaced), run. Diagnostics go to @diags.
  * Prints nothing. On QUERY_OK, @o->json is the caller's to free.
  */
-enum query_status query_eval(struct dsl_program **prog, const char *src, size_t len,
+enum querylive_status querylive_eval(struct dsl_program **prog, const char *src, size_t len,
 			     const char *filename, const struct mt_snapshot *s,
 			     const struct dsl_needs *needs, struct dsl_diags *diags,
-			     struct query_out *o);
+			     struct querylive_out *o);
 
 #endif

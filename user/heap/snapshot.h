@@ -141,16 +141,16 @@ struct mt_snapsession {
 	bool broken;                 /* a take failed: close without DETACH */
 };
 
-/* snapshot_session_open - connect to (load if needed) the agent in JVM @p,
+/* snaptake_open - connect to (load if needed) the agent in JVM @p,
  * which must outlive the session. Returns 0, or 1 after printing the reason. */
-int snapshot_session_open(const struct mt_proc *p, struct mt_snapsession *ss);
-/* snapshot_session_take - one snapshot in the session, as snapshot_take().
+int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
+/* snaptake_take - one snapshot in the session, as snapshot_take().
  * Returns 0, or 1 after printing the reason (the session is then unusable). */
-int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
+int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 			  const char *const *fields, int nfields, struct mt_snapshot *s);
-/* snapshot_session_close - detach (the agent releases the session's tags) and
+/* snaptake_close - detach (the agent releases the session's tags) and
  * close. No operation on a zeroed or closed session. */
-void snapshot_session_close(struct mt_snapsession *ss);
+void snaptake_close(struct mt_snapsession *ss);
 
 /*
  * snapshot_take - ask the agent in JVM @p (loaded if needed) for a snapshot

@@ -51,7 +51,7 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	return err;
 }
 
-int snapshot_session_open(const struct mt_proc *p, struct mt_snapsession *ss)
+int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 {
 	struct mt_ap_hello_reply hello;
 	char why[256];
@@ -75,7 +75,7 @@ int snapshot_session_open(const struct mt_proc *p, struct mt_snapsession *ss)
 	return 0;
 }
 
-int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
+int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 			  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
 	const struct mt_proc *p = ss->p;
@@ -130,7 +130,7 @@ int snapshot_session_take(struct mt_snapsession *ss, uint32_t flags, uint32_t ma
 				       "(%s); walking again with tags (that walk paused the JVM for %s)",
 				       p->pid, why, fmt_ns(s->info.pause_ns, f, sizeof(f)));
 				snapshot_free(s);
-				return snapshot_session_take(ss, flags | MT_AP_HEAP_NOUNTAGGED,
+				return snaptake_take(ss, flags | MT_AP_HEAP_NOUNTAGGED,
 							     max_pause_ms, fields, nfields, s);
 			}
 			if (err) {
@@ -154,7 +154,7 @@ fail:
 	return 1;
 }
 
-void snapshot_session_close(struct mt_snapsession *ss)
+void snaptake_close(struct mt_snapsession *ss)
 {
 	if (!ss->p)
 		return;
@@ -192,9 +192,9 @@ int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms
 	int rc;
 
 	snapshot_init(s);
-	if (snapshot_session_open(p, &ss))
+	if (snaptake_open(p, &ss))
 		return 1;
-	rc = snapshot_session_take(&ss, flags, max_pause_ms, fields, nfields, s);
-	snapshot_session_close(&ss);
+	rc = snaptake_take(&ss, flags, max_pause_ms, fields, nfields, s);
+	snaptake_close(&ss);
 	return rc;
 }

@@ -95,7 +95,7 @@ static void lockuse_add(struct mt_check *c, uint64_t lock, int d)
 
 static const char *kname(const struct mt_ev *e)
 {
-	const char *k = seq_ev_kind_name(e->kind);
+	const char *k = sequencer_ev_kind_name(e->kind);
 
 	return k ? k : "?";
 }

@@ -57,7 +57,7 @@ static void feed(struct collector *c, struct mt_ev *e)
 {
 	if (c->tick)
 		c->tick(c->ctx, e->ts);
-	seq_feed(c->seq, e);
+	sequencer_feed(c->seq, e);
 }
 
 /* The name id of the C string at @addr in the JVM (read once, cached). */
@@ -86,7 +86,7 @@ static uint64_t jvm_str(struct collector *c, uint64_t addr)
 	buf[n] = '\0';
 	if (!n)
 		n = (size_t)snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
-	id = seq_name(c->seq, buf, n);
+	id = sequencer_name(c->seq, buf, n);
 	idmap_put(&c->strs, addr, (void *)id);
 	return id;
 }
@@ -103,9 +103,9 @@ static uint64_t raw_name(struct collector *c, const struct mt_jvmev_raw *r, bool
 	if (klass) {
 		k = klassname_to_java(r->name, n, java, sizeof(java));
 		if (k > 0)
-			return seq_name(c->seq, java, (size_t)k);
+			return sequencer_name(c->seq, java, (size_t)k);
 	}
-	return seq_name(c->seq, r->name, n);
+	return sequencer_name(c->seq, r->name, n);
 }
 
 static uint64_t comm_name(struct collector *c, uint64_t tid)
@@ -122,7 +122,7 @@ static uint64_t comm_name(struct collector *c, uint64_t tid)
 	}
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
 		n--;
-	return n ? seq_name(c->seq, buf, n) : 0;
+	return n ? sequencer_name(c->seq, buf, n) : 0;
 }
 
 /* Make sure the sequencer knows thread @tid by name before an event on it. */
@@ -168,7 +168,7 @@ static void alloc_type(struct collector *c, const struct mt_jvmev_raw *r)
 		n = klassname_read(c->vs, &c->kl, r->a0, true, buf, sizeof(buf));
 	if (n <= 0)
 		n = snprintf(buf, sizeof(buf), "(unknown class 0x%llx)", (unsigned long long)r->a0);
-	e.name = seq_name(c->seq, buf, (size_t)n);
+	e.name = sequencer_name(c->seq, buf, (size_t)n);
 	idmap_put(&c->name_keys, e.name, (void *)(uintptr_t)r->a1);
 	feed(c, &e);
 	e.kind = MT_EV_TYPE_LOAD;
@@ -300,7 +300,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 		break;
 	case MT_J_GC_BEGIN:
 		e.kind = MT_EV_INV_ENTER;
-		e.name = seq_name(c->seq, "GC", 2);
+		e.name = sequencer_name(c->seq, "GC", 2);
 		e.v[0] = MT_INV_GC;
 		e.v[1] = r->a2;
 		break;
@@ -325,7 +325,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 
 void collector_resync_threads(struct collector *c, uint64_t ts)
 {
-	struct seq_thread_info *live = NULL;
+	struct sequencer_thread_info *live = NULL;
 	size_t n = 0, cap = 0;
 	char path[64];
 	struct dirent *d;
@@ -342,7 +342,7 @@ void collector_resync_threads(struct collector *c, uint64_t ts)
 		if (parse_u64(d->d_name, &tid) || !tid)
 			continue;
 		if (n == cap) {
-			struct seq_thread_info *nl;
+			struct sequencer_thread_info *nl;
 
 			cap = cap ? cap * 2 : 64;
 			nl = realloc(live, cap * sizeof(*nl));
@@ -356,13 +356,13 @@ void collector_resync_threads(struct collector *c, uint64_t ts)
 		n++;
 	}
 	closedir(dir);
-	seq_resync_threads(c->seq, ts, live, n);
+	sequencer_resync_threads(c->seq, ts, live, n);
 	free(live);
 }
 
 struct type_walk {
 	struct collector *c;
-	struct seq_type_info *live;
+	struct sequencer_type_info *live;
 	size_t n, cap;
 };
 
@@ -381,7 +381,7 @@ static int walk_one(void *arg, uint64_t klass)
 		return 0; /* being created or torn down: not a class to report */
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 1024;
-		struct seq_type_info *nl = realloc(w->live, cap * sizeof(*nl));
+		struct sequencer_type_info *nl = realloc(w->live, cap * sizeof(*nl));
 
 		if (!nl)
 			return -ENOMEM;
@@ -389,7 +389,7 @@ static int walk_one(void *arg, uint64_t klass)
 		w->cap = cap;
 	}
 	w->live[w->n].key = sym + c->kl.sym_body;
-	w->live[w->n].name = seq_name(c->seq, buf, (size_t)n);
+	w->live[w->n].name = sequencer_name(c->seq, buf, (size_t)n);
 	idmap_put(&c->name_keys, w->live[w->n].name, (void *)(uintptr_t)w->live[w->n].key);
 	w->n++;
 	return 0;
@@ -415,7 +415,7 @@ int collector_resync_types(struct collector *c, uint64_t ts)
 
 	while (idmap_next(&c->synth, &pos, &key, &val)) {
 		if (w.n == w.cap) {
-			struct seq_type_info *nl = realloc(w.live, (w.cap * 2 + 1) * sizeof(*nl));
+			struct sequencer_type_info *nl = realloc(w.live, (w.cap * 2 + 1) * sizeof(*nl));
 
 			if (!nl)
 				break;
@@ -425,7 +425,7 @@ int collector_resync_types(struct collector *c, uint64_t ts)
 		w.live[w.n].key = key;
 		w.live[w.n++].name = (uintptr_t)val;
 	}
-	seq_resync_types(c->seq, ts, w.live, w.n);
+	sequencer_resync_types(c->seq, ts, w.live, w.n);
 	idmap_free(&c->types);
 	for (size_t i = 0; i < w.n; i++)
 		idmap_put(&c->types, w.live[i].key, (void *)1);
@@ -474,7 +474,7 @@ static void obj_feed(void *ctx, struct mt_ev *e)
 static uint64_t obj_type(void *ctx, const char *name, uint64_t ts)
 {
 	struct collector *c = ctx;
-	uint64_t id = seq_name(c->seq, name, strlen(name));
+	uint64_t id = sequencer_name(c->seq, name, strlen(name));
 	uint64_t key = (uintptr_t)idmap_get(&c->name_keys, id);
 	struct mt_ev e = { .ts = ts, .kind = MT_EV_TYPE_CREATE, .name = id };
 
@@ -687,7 +687,7 @@ int collector_poll(struct collector *c, int timeout_ms)
 	if (lost > c->lost_seen) {
 		uint64_t now = mono_ns();
 
-		seq_gap(c->seq, now, lost - c->lost_seen, MT_LOST_KERNEL);
+		sequencer_gap(c->seq, now, lost - c->lost_seen, MT_LOST_KERNEL);
 		c->lost_seen = lost;
 		idmap_free(&c->monitors);
 		collector_resync_threads(c, now);

@@ -14,7 +14,7 @@ struct objrec_stack {
 };
 
 struct objrec_writer {
-	struct rec_writer *w;
+	struct recording_writer *w;
 	struct idmap by_hash;            /* frames hash (probed) -> stack index + 1 */
 	struct objrec_stack **stacks;
 	size_t nstacks, cap;
@@ -23,7 +23,7 @@ struct objrec_writer {
 
 /* ---- writing ---- */
 
-struct objrec_writer *objrec_writer_new(struct rec_writer *w)
+struct objrec_writer *objrec_writer_new(struct recording_writer *w)
 {
 	struct objrec_writer *ow = calloc(1, sizeof(*ow));
 
@@ -52,9 +52,9 @@ int objrec_writer_err(const struct objrec_writer *ow)
 	return ow->err;
 }
 
-static void put(struct objrec_writer *ow, const struct rec_side *s)
+static void put(struct objrec_writer *ow, const struct recording_side *s)
 {
-	int err = rec_write_side(ow->w, s);
+	int err = recording_write_side(ow->w, s);
 
 	if (err && !ow->err)
 		ow->err = err;
@@ -76,7 +76,7 @@ static uint64_t stack_id(struct objrec_writer *ow, const struct mt_ap_frame *f, 
 {
 	uint64_t key = frames_hash(f, n);
 	struct objrec_stack *s;
-	struct rec_side *sd;
+	struct recording_side *sd;
 	uintptr_t v;
 
 	for (; (v = (uintptr_t)idmap_get(&ow->by_hash, key)); key++) {
@@ -118,7 +118,7 @@ nomem:
 
 static void tap_started(void *ctx, const struct mt_ap_sample_started *st)
 {
-	struct rec_side s = { .kind = REC_SIDE_OSESSION, .ts = st->start_ns, .nv = 3,
+	struct recording_side s = { .kind = REC_SIDE_OSESSION, .ts = st->start_ns, .nv = 3,
 			      .v = { st->first_id, st->interval, st->max_depth } };
 
 	put(ctx, &s);
@@ -126,7 +126,7 @@ static void tap_started(void *ctx, const struct mt_ap_sample_started *st)
 
 static void tap_method(void *ctx, uint32_t id, const char *name)
 {
-	struct rec_side s = { .kind = REC_SIDE_METHOD, .id = id, .s = name };
+	struct recording_side s = { .kind = REC_SIDE_METHOD, .id = id, .s = name };
 
 	put(ctx, &s);
 }
@@ -135,7 +135,7 @@ static void tap_alloc(void *ctx, const struct mt_ap_alloc *a, const struct mt_ap
 {
 	struct objrec_writer *ow = ctx;
 	uint32_t n = a->depth < MT_AP_MAX_DEPTH ? a->depth : MT_AP_MAX_DEPTH;
-	struct rec_side s = { .kind = REC_SIDE_OSTACK, .id = a->id };
+	struct recording_side s = { .kind = REC_SIDE_OSTACK, .id = a->id };
 
 	s.st = stack_id(ow, f, n);
 	if (s.st)
@@ -144,7 +144,7 @@ static void tap_alloc(void *ctx, const struct mt_ap_alloc *a, const struct mt_ap
 
 static void tap_gc(void *ctx, const struct mt_ap_gc *g)
 {
-	struct rec_side s = { .kind = REC_SIDE_OGC, .ts = g->end_ns, .nv = 2,
+	struct recording_side s = { .kind = REC_SIDE_OGC, .ts = g->end_ns, .nv = 2,
 			      .v = { g->gc_no, g->next_id } };
 
 	put(ctx, &s);
@@ -152,7 +152,7 @@ static void tap_gc(void *ctx, const struct mt_ap_gc *g)
 
 static void tap_stats(void *ctx, const struct mt_ap_sample_stats *a)
 {
-	struct rec_side s = { .kind = REC_SIDE_OSTATS, .nv = 8,
+	struct recording_side s = { .kind = REC_SIDE_OSTATS, .nv = 8,
 			      .v = { a->sampled, a->dropped_allocs, a->dropped_frees,
 				     a->dropped_gcs, a->frees, a->gcs, a->tag_errors,
 				     a->names_dropped } };
@@ -169,7 +169,7 @@ void objrec_writer_tap(struct objrec_writer *ow, struct objstream_tap *t)
 
 int objrec_writer_volumes(struct objrec_writer *ow, const struct mt_site_volumes *v)
 {
-	struct rec_side s = { .kind = REC_SIDE_SITEVOL, .nv = 2 };
+	struct recording_side s = { .kind = REC_SIDE_SITEVOL, .nv = 2 };
 
 	for (size_t i = 0; i < v->n; i++) {
 		s.s = v->v[i].method;
@@ -177,7 +177,7 @@ int objrec_writer_volumes(struct objrec_writer *ow, const struct mt_site_volumes
 		s.v[1] = v->v[i].refills;
 		put(ow, &s);
 	}
-	s = (struct rec_side){ .kind = REC_SIDE_SITEVOLS, .sec = v->seconds, .nv = 6,
+	s = (struct recording_side){ .kind = REC_SIDE_SITEVOLS, .sec = v->seconds, .nv = 6,
 			       .v = { v->keys, v->all_bytes, v->overflow_bytes,
 				      v->overflow_refills, v->noframe_bytes, v->unnamed_bytes } };
 	put(ow, &s);
@@ -230,7 +230,7 @@ static void at(struct objrec_replay *r, uint64_t ts)
 		fail(r, err);
 }
 
-static void session(struct objrec_replay *r, const struct rec_side *s)
+static void session(struct objrec_replay *r, const struct recording_side *s)
 {
 	int err;
 
@@ -250,7 +250,7 @@ static void session(struct objrec_replay *r, const struct rec_side *s)
 	r->mid_ns = r->t0_ns + (r->end_ns - r->t0_ns) / 2;
 }
 
-void objrec_replay_side(void *ctx, const struct rec_side *s)
+void objrec_replay_side(void *ctx, const struct recording_side *s)
 {
 	struct objrec_replay *r = ctx;
 	struct objrec_stack *st;

@@ -28,7 +28,7 @@ struct objrec_writer;
  * objrec_writer_new - write object-sampling lines to @w (not owned; it must
  * outlive the writer). NULL with errno ENOMEM. Free with objrec_writer_free().
  */
-struct objrec_writer *objrec_writer_new(struct rec_writer *w);
+struct objrec_writer *objrec_writer_new(struct recording_writer *w);
 /* objrec_writer_free - NULL is a no-op. */
 void objrec_writer_free(struct objrec_writer *ow);
 /* objrec_writer_tap - fill *@t with callbacks writing @ow's lines (for
@@ -66,8 +66,8 @@ struct objrec_replay {
  */
 void objrec_replay_init(struct objrec_replay *r, uint64_t min_age, uint64_t end_ns);
 void objrec_replay_free(struct objrec_replay *r);
-/* objrec_replay_side - a rec_side_fn (@ctx: struct objrec_replay *). */
-void objrec_replay_side(void *ctx, const struct rec_side *s);
+/* objrec_replay_side - a recording_side_fn (@ctx: struct objrec_replay *). */
+void objrec_replay_side(void *ctx, const struct recording_side *s);
 /* objrec_replay_event - one event of the recording (names, types, objects). */
 void objrec_replay_event(struct objrec_replay *r, const struct mt_ev *e, const char *text);
 /*

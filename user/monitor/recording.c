@@ -11,20 +11,20 @@
 
 #define LINE_MAX_LEN 65536
 
-struct rec_writer {
+struct recording_writer {
 	gzFile gz;
 	char *buf;
 	size_t cap;
 	bool err;
 };
 
-struct rec_reader {
+struct recording_reader {
 	gzFile gz;
 	char *line;
 	uint64_t lineno;
 	char *text;
-	struct rec_trailer trailer;
-	rec_side_fn side_fn;
+	struct recording_trailer trailer;
+	recording_side_fn side_fn;
 	void *side_ctx;
 	char error[160];
 };
@@ -55,9 +55,9 @@ static size_t put_str(char *p, size_t room, const char *s)
 	return n;
 }
 
-struct rec_writer *rec_create(const char *path, const struct rec_header *h)
+struct recording_writer *recording_create(const char *path, const struct recording_header *h)
 {
-	struct rec_writer *w = calloc(1, sizeof(*w));
+	struct recording_writer *w = calloc(1, sizeof(*w));
 	char line[4096];
 	size_t n;
 
@@ -100,7 +100,7 @@ struct rec_writer *rec_create(const char *path, const struct rec_header *h)
 	} while (0)
 
 /* Close the JSON object of @n bytes in w->buf and write the line. 0 or -EIO. */
-static int end_line(struct rec_writer *w, size_t n)
+static int end_line(struct recording_writer *w, size_t n)
 {
 	w->buf[n++] = '}';
 	w->buf[n++] = '\n';
@@ -111,11 +111,11 @@ static int end_line(struct rec_writer *w, size_t n)
 	return 0;
 }
 
-int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text)
+int recording_write(struct recording_writer *w, const struct mt_ev *e, const char *text)
 {
 	char *p = w->buf;
 	size_t room = w->cap - 2, n;
-	const char *k = seq_ev_kind_name(e->kind);
+	const char *k = sequencer_ev_kind_name(e->kind);
 
 	if (!k)
 		return -EINVAL;
@@ -151,15 +151,15 @@ static const char *const side_names[] = {
 	[REC_SIDE_SITEVOL] = "sitevol",   [REC_SIDE_SITEVOLS] = "sitevols",
 };
 
-static enum rec_side_kind side_kind_parse(const char *k)
+static enum recording_side_kind side_kind_parse(const char *k)
 {
 	for (size_t i = 1; i < MT_ARRAY_SIZE(side_names); i++)
 		if (!strcmp(k, side_names[i]))
-			return (enum rec_side_kind)i;
+			return (enum recording_side_kind)i;
 	return REC_SIDE_NONE;
 }
 
-int rec_write_side(struct rec_writer *w, const struct rec_side *sd)
+int recording_write_side(struct recording_writer *w, const struct recording_side *sd)
 {
 	char *p = w->buf;
 	size_t room = w->cap - 2, n;
@@ -198,12 +198,12 @@ int rec_write_side(struct rec_writer *w, const struct rec_side *sd)
 	return end_line(w, n);
 }
 
-uint64_t rec_written(const struct rec_writer *w)
+uint64_t recording_written(const struct recording_writer *w)
 {
 	return w ? (uint64_t)gzoffset(w->gz) : 0;
 }
 
-int rec_close(struct rec_writer *w, const struct rec_trailer *t)
+int recording_close(struct recording_writer *w, const struct recording_trailer *t)
 {
 	int err;
 
@@ -377,7 +377,7 @@ static void parse_obj(struct jcur *c, void (*fn)(struct jcur *c, const char *key
 
 static void header_member(struct jcur *c, const char *key, void *arg)
 {
-	struct rec_header *h = arg;
+	struct recording_header *h = arg;
 
 	if (!strcmp(key, "pid"))
 		h->pid = (int)parse_num(c, NULL);
@@ -398,7 +398,7 @@ static void header_member(struct jcur *c, const char *key, void *arg)
 }
 
 struct ev_parse {
-	struct rec_reader *r;
+	struct recording_reader *r;
 	struct mt_ev *e;
 	char kind[32];
 	bool is_end;
@@ -408,7 +408,7 @@ static void ev_member(struct jcur *c, const char *key, void *arg)
 {
 	struct ev_parse *ep = arg;
 	struct mt_ev *e = ep->e;
-	struct rec_trailer *t = &ep->r->trailer;
+	struct recording_trailer *t = &ep->r->trailer;
 
 	if (!strcmp(key, "k")) {
 		parse_str(c, ep->kind, sizeof(ep->kind));
@@ -505,14 +505,14 @@ static void parse_ints(struct jcur *c, int64_t *out, unsigned max, unsigned *n)
 }
 
 struct side_parse {
-	struct rec_reader *r;
-	struct rec_side *sd;
+	struct recording_reader *r;
+	struct recording_side *sd;
 };
 
 static void side_member(struct jcur *c, const char *key, void *arg)
 {
 	struct side_parse *sp = arg;
-	struct rec_side *sd = sp->sd;
+	struct recording_side *sd = sp->sd;
 	int64_t vals[2 * MT_AP_MAX_DEPTH];
 	unsigned n;
 
@@ -560,9 +560,9 @@ static void line_kind(const char *line, char *out, size_t n)
 }
 
 /* An object-sampling line: hand it to the handler. 0 or -EINVAL. */
-static int side_line(struct rec_reader *r, enum rec_side_kind kind)
+static int side_line(struct recording_reader *r, enum recording_side_kind kind)
 {
-	struct rec_side *sd = calloc(1, sizeof(*sd));
+	struct recording_side *sd = calloc(1, sizeof(*sd));
 	struct side_parse sp = { .r = r, .sd = sd };
 	struct jcur c = { .p = r->line };
 
@@ -586,13 +586,13 @@ static int side_line(struct rec_reader *r, enum rec_side_kind kind)
 	return 0;
 }
 
-void rec_on_side(struct rec_reader *r, rec_side_fn fn, void *ctx)
+void recording_on_side(struct recording_reader *r, recording_side_fn fn, void *ctx)
 {
 	r->side_fn = fn;
 	r->side_ctx = ctx;
 }
 
-static bool read_line(struct rec_reader *r)
+static bool read_line(struct recording_reader *r)
 {
 	size_t n;
 
@@ -605,9 +605,9 @@ static bool read_line(struct rec_reader *r)
 	return true;
 }
 
-struct rec_reader *rec_open(const char *path, struct rec_header *h)
+struct recording_reader *recording_open(const char *path, struct recording_header *h)
 {
-	struct rec_reader *r = calloc(1, sizeof(*r));
+	struct recording_reader *r = calloc(1, sizeof(*r));
 	struct jcur c;
 
 	if (!r)
@@ -618,13 +618,13 @@ struct rec_reader *rec_open(const char *path, struct rec_header *h)
 	if (!r->line || !r->text || !r->gz) {
 		int err = errno ? errno : ENOMEM;
 
-		rec_close_read(r);
+		recording_close_read(r);
 		errno = err;
 		return NULL;
 	}
 	memset(h, 0, sizeof(*h));
 	if (!read_line(r) || strncmp(r->line, "{\"memtrace_recording\":1", 23)) {
-		rec_close_read(r);
+		recording_close_read(r);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -632,14 +632,14 @@ struct rec_reader *rec_open(const char *path, struct rec_header *h)
 	c.bad = false;
 	parse_obj(&c, header_member, h);
 	if (c.bad) {
-		rec_close_read(r);
+		recording_close_read(r);
 		errno = EINVAL;
 		return NULL;
 	}
 	return r;
 }
 
-int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t *line)
+int recording_next(struct recording_reader *r, struct mt_ev *e, const char **text, uint64_t *line)
 {
 	for (;;) {
 		struct ev_parse ep = { .r = r, .e = e };
@@ -660,7 +660,7 @@ int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t 
 			continue;
 		{
 			char k[32];
-			enum rec_side_kind sk;
+			enum recording_side_kind sk;
 			int err;
 
 			line_kind(r->line, k, sizeof(k));
@@ -689,7 +689,7 @@ int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t 
 			r->trailer.present = true;
 			continue;
 		}
-		e->kind = (uint16_t)seq_ev_kind_parse(ep.kind);
+		e->kind = (uint16_t)sequencer_ev_kind_parse(ep.kind);
 		if (e->kind == MT_EV_NONE) {
 			snprintf(r->error, sizeof(r->error), "line %llu: unknown event kind \"%s\"",
 				 (unsigned long long)r->lineno, ep.kind);
@@ -700,17 +700,17 @@ int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t 
 	}
 }
 
-const char *rec_error(const struct rec_reader *r)
+const char *recording_error(const struct recording_reader *r)
 {
 	return r->error;
 }
 
-const struct rec_trailer *rec_trailer(const struct rec_reader *r)
+const struct recording_trailer *recording_trailer(const struct recording_reader *r)
 {
 	return &r->trailer;
 }
 
-void rec_close_read(struct rec_reader *r)
+void recording_close_read(struct recording_reader *r)
 {
 	if (!r)
 		return;

@@ -71,7 +71,7 @@
 #include "memtrace/agent_proto.h"
 #include "memtrace/events.h"
 
-struct rec_header {
+struct recording_header {
 	int pid, nspid;
 	char jdk[64];
 	char libjvm[4096];
@@ -80,28 +80,28 @@ struct rec_header {
 	uint64_t mono_to_real_ns;
 };
 
-struct rec_trailer {
+struct recording_trailer {
 	bool present;
 	uint64_t ts, lost, events_in, events_out, dropped;
 	double duration_s;
 	bool jvm_exited;
 };
 
-struct rec_writer;
-struct rec_reader;
+struct recording_writer;
+struct recording_reader;
 
-/* rec_create - create @path (truncating) and write the header. NULL with
+/* recording_create - create @path (truncating) and write the header. NULL with
  * errno set; prints nothing. */
-struct rec_writer *rec_create(const char *path, const struct rec_header *h);
-/* rec_write - append one event (@text: the name of an MT_EV_NAME). 0 or -EIO. */
-int rec_write(struct rec_writer *w, const struct mt_ev *e, const char *text);
-/* rec_close - write @t (if not NULL) and close. 0 or -EIO. NULL is a no-op. */
-int rec_close(struct rec_writer *w, const struct rec_trailer *t);
-/* rec_written - compressed bytes written so far (before rec_close). */
-uint64_t rec_written(const struct rec_writer *w);
+struct recording_writer *recording_create(const char *path, const struct recording_header *h);
+/* recording_write - append one event (@text: the name of an MT_EV_NAME). 0 or -EIO. */
+int recording_write(struct recording_writer *w, const struct mt_ev *e, const char *text);
+/* recording_close - write @t (if not NULL) and close. 0 or -EIO. NULL is a no-op. */
+int recording_close(struct recording_writer *w, const struct recording_trailer *t);
+/* recording_written - compressed bytes written so far (before recording_close). */
+uint64_t recording_written(const struct recording_writer *w);
 
 /* The object-sampling lines above, one struct for all kinds. */
-enum rec_side_kind {
+enum recording_side_kind {
 	REC_SIDE_NONE,
 	REC_SIDE_OSESSION, /* ts, v[0..2] */
 	REC_SIDE_METHOD,   /* id, s */
@@ -114,8 +114,8 @@ enum rec_side_kind {
 };
 #define REC_SIDE_MAXV 8
 
-struct rec_side {
-	enum rec_side_kind kind;
+struct recording_side {
+	enum recording_side_kind kind;
 	uint64_t ts, id, st;
 	const char *s;                            /* valid until the next read */
 	uint64_t v[REC_SIDE_MAXV];
@@ -125,31 +125,31 @@ struct rec_side {
 	double sec;
 };
 
-/* rec_write_side - append one object-sampling line. 0, -EINVAL (no such
+/* recording_write_side - append one object-sampling line. 0, -EINVAL (no such
  * kind) or -EIO. */
-int rec_write_side(struct rec_writer *w, const struct rec_side *s);
+int recording_write_side(struct recording_writer *w, const struct recording_side *s);
 
-/* Called by rec_next() for each object-sampling line (@s valid during the call). */
-typedef void (*rec_side_fn)(void *ctx, const struct rec_side *s);
+/* Called by recording_next() for each object-sampling line (@s valid during the call). */
+typedef void (*recording_side_fn)(void *ctx, const struct recording_side *s);
 
-/* rec_open - open @path and read its header into *h. NULL with errno set
+/* recording_open - open @path and read its header into *h. NULL with errno set
  * (EINVAL: not a memtrace recording). */
-struct rec_reader *rec_open(const char *path, struct rec_header *h);
+struct recording_reader *recording_open(const char *path, struct recording_header *h);
 /*
- * rec_next - the next event into *e (*text gets the name of an MT_EV_NAME,
+ * recording_next - the next event into *e (*text gets the name of an MT_EV_NAME,
  * valid until the next call), *line its line number. Object-sampling lines
- * on the way go to the rec_on_side() handler (or are skipped). Returns 1, 0
- * at the end (the trailer, if any, is then in rec_trailer()), or -EINVAL
- * for a line that is not valid (rec_error() says why), -EIO, -ENOMEM.
+ * on the way go to the recording_on_side() handler (or are skipped). Returns 1, 0
+ * at the end (the trailer, if any, is then in recording_trailer()), or -EINVAL
+ * for a line that is not valid (recording_error() says why), -EIO, -ENOMEM.
  */
-int rec_next(struct rec_reader *r, struct mt_ev *e, const char **text, uint64_t *line);
-/* rec_on_side - have rec_next() call @fn for object-sampling lines (without
+int recording_next(struct recording_reader *r, struct mt_ev *e, const char **text, uint64_t *line);
+/* recording_on_side - have recording_next() call @fn for object-sampling lines (without
  * a handler they are skipped). */
-void rec_on_side(struct rec_reader *r, rec_side_fn fn, void *ctx);
-/* rec_error - why rec_next() failed. */
-const char *rec_error(const struct rec_reader *r);
-const struct rec_trailer *rec_trailer(const struct rec_reader *r);
-/* rec_close_read - NULL is a no-op. */
-void rec_close_read(struct rec_reader *r);
+void recording_on_side(struct recording_reader *r, recording_side_fn fn, void *ctx);
+/* recording_error - why recording_next() failed. */
+const char *recording_error(const struct recording_reader *r);
+const struct recording_trailer *recording_trailer(const struct recording_reader *r);
+/* recording_close_read - NULL is a no-op. */
+void recording_close_read(struct recording_reader *r);
 
 #endif

@@ -64,7 +64,7 @@ struct s_thread {
 };
 
 struct mt_seq {
-	seq_emit_fn emit;
+	sequencer_emit_fn emit;
 	void *ctx;
 	unsigned cats;
 	char *class_glob, *thread_glob;
@@ -80,7 +80,7 @@ struct mt_seq {
 	struct idmap types, objs, threads;
 	uint64_t next_uid;
 	uint64_t nobj;           /* object creations, for sampling */
-	struct seq_stats st;
+	struct sequencer_stats st;
 };
 
 static const char *const kind_names[MT_EV_KIND_COUNT] = {
@@ -96,12 +96,12 @@ static const char *const kind_names[MT_EV_KIND_COUNT] = {
 	[MT_EV_NAME] = "name",
 };
 
-const char *seq_ev_kind_name(unsigned kind)
+const char *sequencer_ev_kind_name(unsigned kind)
 {
 	return kind < MT_EV_KIND_COUNT ? kind_names[kind] : NULL;
 }
 
-unsigned seq_ev_kind_parse(const char *name)
+unsigned sequencer_ev_kind_parse(const char *name)
 {
 	for (unsigned k = 1; k < MT_EV_KIND_COUNT; k++)
 		if (!strcmp(kind_names[k], name))
@@ -109,7 +109,7 @@ unsigned seq_ev_kind_parse(const char *name)
 	return MT_EV_NONE;
 }
 
-int seq_cats_parse(const char *s, unsigned *cats, const char **bad)
+int sequencer_cats_parse(const char *s, unsigned *cats, const char **bad)
 {
 	static const struct { const char *w; unsigned bit; } words[] = {
 		{ "type", MT_CAT_TYPE },   { "object", MT_CAT_OBJECT }, { "thread", MT_CAT_THREAD },
@@ -153,7 +153,7 @@ static uint64_t hash_text(const char *t, size_t len)
 	return h;
 }
 
-uint64_t seq_name(struct mt_seq *s, const char *text, size_t len)
+uint64_t sequencer_name(struct mt_seq *s, const char *text, size_t len)
 {
 	uint64_t key = hash_text(text, len);
 	uintptr_t id;
@@ -192,7 +192,7 @@ uint64_t seq_name(struct mt_seq *s, const char *text, size_t len)
 	return id;
 }
 
-const char *seq_name_text(const struct mt_seq *s, uint64_t id)
+const char *sequencer_name_text(const struct mt_seq *s, uint64_t id)
 {
 	return id && id <= s->nnames ? s->names[id].text : "";
 }
@@ -238,7 +238,7 @@ static bool glob_pass(const char *glob, const struct mt_seq *s, uint64_t name)
 		return true;
 	if (!name)
 		return false;
-	return fnmatch(glob, seq_name_text(s, name), 0) == 0;
+	return fnmatch(glob, sequencer_name_text(s, name), 0) == 0;
 }
 
 static bool thread_pass(const struct mt_seq *s, const struct s_thread *t)
@@ -871,7 +871,7 @@ static void feed_sync(struct mt_seq *s, const struct mt_ev *in)
 	}
 }
 
-void seq_feed(struct mt_seq *s, const struct mt_ev *e)
+void sequencer_feed(struct mt_seq *s, const struct mt_ev *e)
 {
 	s->st.in++;
 	switch (e->kind) {
@@ -909,7 +909,7 @@ void seq_feed(struct mt_seq *s, const struct mt_ev *e)
 		feed_ref(s, e);
 		break;
 	case MT_EV_LOST:
-		seq_gap(s, e->ts, e->v[0], e->aux);
+		sequencer_gap(s, e->ts, e->v[0], e->aux);
 		break;
 	default:
 		s->st.dropped++;
@@ -919,17 +919,17 @@ void seq_feed(struct mt_seq *s, const struct mt_ev *e)
 
 /* ---- control ---- */
 
-void seq_pause(struct mt_seq *s, bool paused)
+void sequencer_pause(struct mt_seq *s, bool paused)
 {
 	s->paused = paused;
 }
 
-bool seq_paused(const struct mt_seq *s)
+bool sequencer_paused(const struct mt_seq *s)
 {
 	return s->paused;
 }
 
-void seq_pause_thread(struct mt_seq *s, uint64_t tid, bool paused)
+void sequencer_pause_thread(struct mt_seq *s, uint64_t tid, bool paused)
 {
 	if (paused)
 		idmap_put(&s->paused_tids, tid, (void *)1);
@@ -937,7 +937,7 @@ void seq_pause_thread(struct mt_seq *s, uint64_t tid, bool paused)
 		idmap_del(&s->paused_tids, tid);
 }
 
-void seq_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source)
+void sequencer_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source)
 {
 	struct mt_ev e = { .ts = ts, .kind = MT_EV_LOST, .aux = source };
 
@@ -956,7 +956,7 @@ void seq_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source)
 	}
 }
 
-void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_info *live,
+void sequencer_resync_threads(struct mt_seq *s, uint64_t ts, const struct sequencer_thread_info *live,
 			size_t n)
 {
 	struct idmap alive;
@@ -997,7 +997,7 @@ void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_i
 	idmap_free(&alive);
 }
 
-void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info *live,
+void sequencer_resync_types(struct mt_seq *s, uint64_t ts, const struct sequencer_type_info *live,
 		      size_t n)
 {
 	bool want = !s->paused && cat_on(s, MT_CAT_TYPE);
@@ -1013,7 +1013,7 @@ void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info 
 	if (s->types.n)
 		gone = malloc(s->types.n * sizeof(*gone));
 	for (size_t i = 0; gone && i < idmap_slots(&s->types); i++) {
-		const struct seq_type_info *l;
+		const struct sequencer_type_info *l;
 		struct s_type *t;
 
 		if (!idmap_used(&s->types, i))
@@ -1027,7 +1027,7 @@ void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info 
 		type_reclaim(s, idmap_get(&s->types, gone[i]), ts, MT_EVF_RESYNC);
 	free(gone);
 	for (size_t i = 0; i < idmap_slots(&alive); i++) {
-		const struct seq_type_info *l;
+		const struct sequencer_type_info *l;
 		struct s_type *t;
 
 		if (!idmap_used(&alive, i))
@@ -1059,14 +1059,14 @@ void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info 
 	idmap_free(&alive);
 }
 
-const struct seq_stats *seq_stats(const struct mt_seq *s)
+const struct sequencer_stats *sequencer_stats(const struct mt_seq *s)
 {
 	return &s->st;
 }
 
 /* ---- lifetime ---- */
 
-struct mt_seq *seq_new(const struct mt_seq_filter *f, seq_emit_fn emit, void *ctx)
+struct mt_seq *sequencer_new(const struct mt_seq_filter *f, sequencer_emit_fn emit, void *ctx)
 {
 	struct mt_seq *s = calloc(1, sizeof(*s));
 
@@ -1093,12 +1093,12 @@ struct mt_seq *seq_new(const struct mt_seq_filter *f, seq_emit_fn emit, void *ct
 	}
 	return s;
 err:
-	seq_free(s);
+	sequencer_free(s);
 	errno = ENOMEM;
 	return NULL;
 }
 
-void seq_free(struct mt_seq *s)
+void sequencer_free(struct mt_seq *s)
 {
 	if (!s)
 		return;

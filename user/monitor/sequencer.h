@@ -28,7 +28,7 @@
  * (monitoring started late, events lost) are created in the full state and
  * flagged MT_EVF_INFERRED when reported; a creation that reuses a live
  * identity first reclaims the previous entity. Names are interned with
- * seq_name() and defined (MT_EV_NAME) before their first reported use.
+ * sequencer_name() and defined (MT_EV_NAME) before their first reported use.
  */
 #ifndef MEMTRACE_SEQUENCER_H
 #define MEMTRACE_SEQUENCER_H
@@ -50,7 +50,7 @@
 #define MT_CAT_REF    0x80 /* references seen */
 #define MT_CAT_ALL    0xff
 
-/* What to report. Strings are copied by seq_new(). */
+/* What to report. Strings are copied by sequencer_new(). */
 struct mt_seq_filter {
 	unsigned cats;             /* MT_CAT_* to report; 0 means MT_CAT_ALL */
 	const char *class_glob;    /* fnmatch(3) over Java class names; NULL: every class */
@@ -60,84 +60,84 @@ struct mt_seq_filter {
 	uint32_t sample;           /* report one object creation in @sample; 0 or 1: all */
 };
 
-/* seq_cats_parse - "type,object,thread,inv,pool,alloc,sync,ref" or "all" into
+/* sequencer_cats_parse - "type,object,thread,inv,pool,alloc,sync,ref" or "all" into
  * MT_CAT_* bits ("objects" is "object"). Returns 0 or -EINVAL (the bad word
  * is left in *bad). */
-int seq_cats_parse(const char *s, unsigned *cats, const char **bad);
+int sequencer_cats_parse(const char *s, unsigned *cats, const char **bad);
 
 /*
  * Receives each reported event in order. @text is the name for MT_EV_NAME
  * (@len bytes, NUL-terminated), NULL otherwise. Both are valid only during
  * the call.
  */
-typedef void (*seq_emit_fn)(void *ctx, const struct mt_ev *e, const char *text, size_t len);
+typedef void (*sequencer_emit_fn)(void *ctx, const struct mt_ev *e, const char *text, size_t len);
 
-struct seq_stats {
+struct sequencer_stats {
 	uint64_t in;        /* events fed */
 	uint64_t out;       /* events emitted (names included) */
 	uint64_t lazy;      /* creations reported late */
 	uint64_t inferred;  /* entities or events implied, not observed */
 	uint64_t dropped;   /* input events that could not have happened as observed */
-	uint64_t lost;      /* events reported lost by seq_gap() */
+	uint64_t lost;      /* events reported lost by sequencer_gap() */
 };
 
 struct mt_seq;
 
-/* seq_new - a sequencer reporting per @f (NULL: everything) to @emit.
+/* sequencer_new - a sequencer reporting per @f (NULL: everything) to @emit.
  * Returns NULL with errno set (EINVAL, ENOMEM). */
-struct mt_seq *seq_new(const struct mt_seq_filter *f, seq_emit_fn emit, void *ctx);
-/* seq_free - release all state; NULL is a no-op. Emits nothing. */
-void seq_free(struct mt_seq *s);
+struct mt_seq *sequencer_new(const struct mt_seq_filter *f, sequencer_emit_fn emit, void *ctx);
+/* sequencer_free - release all state; NULL is a no-op. Emits nothing. */
+void sequencer_free(struct mt_seq *s);
 
-/* seq_name - the id of name @text (@len bytes), interned on first use (> 0;
+/* sequencer_name - the id of name @text (@len bytes), interned on first use (> 0;
  * 0 on allocation failure). The definition is emitted before the first
  * reported event using it. */
-uint64_t seq_name(struct mt_seq *s, const char *text, size_t len);
-/* seq_name_text - the text of name @id, or "" when unknown. */
-const char *seq_name_text(const struct mt_seq *s, uint64_t id);
+uint64_t sequencer_name(struct mt_seq *s, const char *text, size_t len);
+/* sequencer_name_text - the text of name @id, or "" when unknown. */
+const char *sequencer_name_text(const struct mt_seq *s, uint64_t id);
 
-/* seq_feed - one observed event (aux of invocations and uid are ignored:
+/* sequencer_feed - one observed event (aux of invocations and uid are ignored:
  * the sequencer computes them). */
-void seq_feed(struct mt_seq *s, const struct mt_ev *e);
+void sequencer_feed(struct mt_seq *s, const struct mt_ev *e);
 
-/* seq_pause - pause (true) or resume (false) reporting globally. */
-void seq_pause(struct mt_seq *s, bool paused);
-/* seq_pause_thread - pause or resume reporting for thread @tid. */
-void seq_pause_thread(struct mt_seq *s, uint64_t tid, bool paused);
-/* seq_paused - whether reporting is paused globally. */
-bool seq_paused(const struct mt_seq *s);
+/* sequencer_pause - pause (true) or resume (false) reporting globally. */
+void sequencer_pause(struct mt_seq *s, bool paused);
+/* sequencer_pause_thread - pause or resume reporting for thread @tid. */
+void sequencer_pause_thread(struct mt_seq *s, uint64_t tid, bool paused);
+/* sequencer_paused - whether reporting is paused globally. */
+bool sequencer_paused(const struct mt_seq *s);
 
 /*
- * seq_gap - @lost events were lost before @ts: emit an MT_EV_LOST marker,
+ * sequencer_gap - @lost events were lost before @ts: emit an MT_EV_LOST marker,
  * then forget what the lost events may have changed: every open invocation
  * is left and every monitor released or waited for is let go (reported as
- * MT_EVF_RESYNC events where reported). Follow with seq_resync_threads()
- * and seq_resync_types().
+ * MT_EVF_RESYNC events where reported). Follow with sequencer_resync_threads()
+ * and sequencer_resync_types().
  */
-void seq_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source);
+void sequencer_gap(struct mt_seq *s, uint64_t ts, uint64_t lost, unsigned source);
 
-/* One live thread for seq_resync_threads(). */
-struct seq_thread_info {
+/* One live thread for sequencer_resync_threads(). */
+struct sequencer_thread_info {
 	uint64_t tid;
 	uint64_t name;   /* name id, 0: unknown */
 };
 
 /*
- * seq_resync_threads - the threads alive now (e.g. from /proc/PID/task):
+ * sequencer_resync_threads - the threads alive now (e.g. from /proc/PID/task):
  * threads the sequencer holds that are not in @live are destroyed, threads
  * of @live it does not know are created (flagged MT_EVF_RESYNC).
  */
-void seq_resync_threads(struct mt_seq *s, uint64_t ts, const struct seq_thread_info *live,
+void sequencer_resync_threads(struct mt_seq *s, uint64_t ts, const struct sequencer_thread_info *live,
 			size_t n);
 
-/* One live type for seq_resync_types(). */
-struct seq_type_info {
+/* One live type for sequencer_resync_types(). */
+struct sequencer_type_info {
 	uint64_t key;    /* type key (events.h) */
 	uint64_t name;   /* name id, 0: unknown */
 };
 
 /*
- * seq_resync_types - the types alive now (e.g. the JVM's class list, read
+ * sequencer_resync_types - the types alive now (e.g. the JVM's class list, read
  * through VMStructs after a gap): types the sequencer holds that are not in
  * @live, or whose name differs, are reclaimed; types of @live it does not
  * hold are created and loaded. Reported as MT_EVF_RESYNC events where the
@@ -145,15 +145,15 @@ struct seq_type_info {
  * applies when something refers to them). @live may hold a key twice (the
  * first wins).
  */
-void seq_resync_types(struct mt_seq *s, uint64_t ts, const struct seq_type_info *live,
+void sequencer_resync_types(struct mt_seq *s, uint64_t ts, const struct sequencer_type_info *live,
 		      size_t n);
 
-/* seq_stats - counters so far. */
-const struct seq_stats *seq_stats(const struct mt_seq *s);
+/* sequencer_stats - counters so far. */
+const struct sequencer_stats *sequencer_stats(const struct mt_seq *s);
 
-/* seq_ev_kind_name - "thread_create", ... for enum mt_ev_kind; NULL if invalid. */
-const char *seq_ev_kind_name(unsigned kind);
-/* seq_ev_kind_parse - the inverse; MT_EV_NONE when unknown. */
-unsigned seq_ev_kind_parse(const char *name);
+/* sequencer_ev_kind_name - "thread_create", ... for enum mt_ev_kind; NULL if invalid. */
+const char *sequencer_ev_kind_name(unsigned kind);
+/* sequencer_ev_kind_parse - the inverse; MT_EV_NONE when unknown. */
+unsigned sequencer_ev_kind_parse(const char *name);
 
 #endif

@@ -12,12 +12,12 @@
 
 struct gc_replay;
 
-/* gc_replay_new - times are printed relative to monotonic @t0; @mono_to_real
+/* gcreplay_new - times are printed relative to monotonic @t0; @mono_to_real
  * converts to epoch. NULL on ENOMEM. */
-struct gc_replay *gc_replay_new(uint64_t t0, uint64_t mono_to_real);
-/* gc_replay_feed - one probe event; finished collections print at once. */
-void gc_replay_feed(struct gc_replay *r, const struct mt_gc_event *e);
-/* gc_replay_finish - print the summary line(s) as `memtrace gc` does, free @r. */
-void gc_replay_finish(struct gc_replay *r, uint64_t lost, double secs, bool jvm_exited);
+struct gc_replay *gcreplay_new(uint64_t t0, uint64_t mono_to_real);
+/* gcreplay_feed - one probe event; finished collections print at once. */
+void gcreplay_feed(struct gc_replay *r, const struct mt_gc_event *e);
+/* gcreplay_finish - print the summary line(s) as `memtrace gc` does, free @r. */
+void gcreplay_finish(struct gc_replay *r, uint64_t lost, double secs, bool jvm_exited);
 
 #endif
