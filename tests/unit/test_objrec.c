@@ -176,11 +176,11 @@ static void write_workload(bool objects, struct mt_samples *m, struct mt_leaks *
 		stats.gcs = 40;
 		w.tap.stats(w.tap.ctx, &stats);
 		/* what the samples stand for: 1056 bytes each */
-		sitecount_add(&vol, "App.leak", 5 * 40 * 1056, 4);
-		sitecount_add(&vol, "App.churn", 20 * 40 * 1056, 16);
+		sitevol_add(&vol, "App.leak", 5 * 40 * 1056, 4);
+		sitevol_add(&vol, "App.churn", 20 * 40 * 1056, 16);
 		vol.all_bytes = 25 * 40 * 1056;
 		assert_int_equal(objrec_writer_volumes(w.ow, &vol), 0);
-		sitecount_volumes_free(&vol);
+		sitevol_free(&vol);
 		assert_int_equal(objrec_writer_err(w.ow), 0);
 		objrec_writer_free(w.ow);
 	}

@@ -107,16 +107,16 @@ static void test_add_find(void **state)
 		char name[32];
 
 		snprintf(name, sizeof(name), "p.C.m%d", i % 20);
-		assert_int_equal(sitecount_add(&v, name, 100, 1), 0);
+		assert_int_equal(sitevol_add(&v, name, 100, 1), 0);
 	}
 	assert_int_equal(v.n, 20);
-	assert_non_null(sitecount_find(&v, "p.C.m7"));
-	assert_int_equal(sitecount_find(&v, "p.C.m7")->bytes, 200);
-	assert_int_equal(sitecount_find(&v, "p.C.m7")->refills, 2);
-	assert_null(sitecount_find(&v, "p.C.m"));      /* whole names only */
-	assert_null(sitecount_find(&v, "p.C.m77"));
-	sitecount_volumes_free(&v);
-	sitecount_volumes_free(&v); /* twice: no-op */
+	assert_non_null(sitevol_find(&v, "p.C.m7"));
+	assert_int_equal(sitevol_find(&v, "p.C.m7")->bytes, 200);
+	assert_int_equal(sitevol_find(&v, "p.C.m7")->refills, 2);
+	assert_null(sitevol_find(&v, "p.C.m"));      /* whole names only */
+	assert_null(sitevol_find(&v, "p.C.m77"));
+	sitevol_free(&v);
+	sitevol_free(&v); /* twice: no-op */
 }
 
 /* Interpreted (or separately compiled) sites: each group gets its own
@@ -128,10 +128,10 @@ static void test_match_own_frame(void **state)
 	const struct mt_leak *leak, *churn, *grow;
 	double w = samples_weight(1000, 1000);
 
-	assert_int_equal(sitecount_add(&v, "App.leak", 200000, 10), 0);
-	assert_int_equal(sitecount_add(&v, "App.churn", 500000, 25), 0);
-	assert_int_equal(sitecount_add(&v, "java.util.Arrays.copyOf", 80000, 4), 0);
-	assert_int_equal(sitecount_add(&v, "App.main", 1000, 1), 0);
+	assert_int_equal(sitevol_add(&v, "App.leak", 200000, 10), 0);
+	assert_int_equal(sitevol_add(&v, "App.churn", 500000, 25), 0);
+	assert_int_equal(sitevol_add(&v, "java.util.Arrays.copyOf", 80000, 4), 0);
+	assert_int_equal(sitevol_add(&v, "App.main", 1000, 1), 0);
 	assert_int_equal(leaks_match_volumes(&f->l, &f->m, &v, 10), 3);
 	leak = group_of(f, "App.leak:");
 	churn = group_of(f, "App.churn:");
@@ -153,7 +153,7 @@ static void test_match_own_frame(void **state)
 			   200000 + 500000 + 80000 + 1000, 1e-3);
 	assert_float_equal(churn->alloc_w, 100 * w, 1e-6); /* dead samples count */
 	assert_int_equal(churn->alloc_n, 100);
-	sitecount_volumes_free(&v);
+	sitevol_free(&v);
 }
 
 /* Everything inlined into a compiled App.main: found through the callers and
@@ -164,7 +164,7 @@ static void test_match_inlined_caller(void **state)
 	struct mt_site_volumes v = { .seconds = 10 };
 	const struct mt_leak *leak, *grow;
 
-	assert_int_equal(sitecount_add(&v, "App.main", 900000, 30), 0);
+	assert_int_equal(sitevol_add(&v, "App.main", 900000, 30), 0);
 	assert_int_equal(leaks_match_volumes(&f->l, &f->m, &v, 10), 3);
 	leak = group_of(f, "App.leak:");
 	grow = group_of(f, "java.util.Arrays.copyOf:");
@@ -175,7 +175,7 @@ static void test_match_inlined_caller(void **state)
 	assert_float_equal(grow->alloc_bytes, 300000, 1e-3);
 	assert_float_equal(leak->alloc_refills, 10, 1e-6);
 	assert_float_equal(group_of(f, "App.churn:")->alloc_bytes, 300000, 1e-3);
-	sitecount_volumes_free(&v);
+	sitevol_free(&v);
 }
 
 /* One site counted partly under itself (interpreted) and partly under the
@@ -187,8 +187,8 @@ static void test_spread_over_chain(void **state)
 	struct mt_site_volumes v = { .seconds = 10 };
 	const struct mt_leak *leak;
 
-	assert_int_equal(sitecount_add(&v, "App.leak", 30000, 3), 0);
-	assert_int_equal(sitecount_add(&v, "App.main", 600000, 60), 0);
+	assert_int_equal(sitevol_add(&v, "App.leak", 30000, 3), 0);
+	assert_int_equal(sitevol_add(&v, "App.main", 600000, 60), 0);
 	assert_int_equal(leaks_match_volumes(&f->l, &f->m, &v, 10), 3);
 	leak = group_of(f, "App.leak:");
 	assert_float_equal(leak->alloc_bytes, 210000, 100);
@@ -196,7 +196,7 @@ static void test_spread_over_chain(void **state)
 	assert_float_equal(group_of(f, "App.churn:")->alloc_bytes, 210000, 100);
 	assert_string_equal(leak->alloc_method, "App.main"); /* the larger part */
 	assert_int_equal(leak->match_depth, 1);
-	sitecount_volumes_free(&v);
+	sitevol_free(&v);
 }
 
 /* A volume counted over a longer time than the agent's window is scaled to it;
@@ -206,16 +206,16 @@ static void test_scale_and_unmatched(void **state)
 	struct fixture *f = *state;
 	struct mt_site_volumes v = { .seconds = 20 };
 
-	assert_int_equal(sitecount_add(&v, "App.leak", 400000, 20), 0);
-	assert_int_equal(sitecount_add(&v, "Other.main", 400000, 20), 0);
-	assert_int_equal(sitecount_add(&v, "App.leak", 0, 0), 0); /* merged by name */
+	assert_int_equal(sitevol_add(&v, "App.leak", 400000, 20), 0);
+	assert_int_equal(sitevol_add(&v, "Other.main", 400000, 20), 0);
+	assert_int_equal(sitevol_add(&v, "App.leak", 0, 0), 0); /* merged by name */
 	assert_int_equal(v.n, 2);
 	assert_int_equal(leaks_match_volumes(&f->l, &f->m, &v, 10), 1);
 	assert_float_equal(group_of(f, "App.leak:")->alloc_bytes, 200000, 1e-6);
 	assert_float_equal(group_of(f, "App.churn:")->alloc_bytes, -1, 0);
 	assert_float_equal(group_of(f, "App.churn:")->survival, -1, 0);
 	assert_null(group_of(f, "App.churn:")->alloc_method);
-	sitecount_volumes_free(&v);
+	sitevol_free(&v);
 }
 
 /* The ranking keeps suspects first; the volumes only break ties. */
@@ -224,11 +224,11 @@ static void test_order_kept(void **state)
 	struct fixture *f = *state;
 	struct mt_site_volumes v = { .seconds = 10 };
 
-	assert_int_equal(sitecount_add(&v, "App.main", 900000, 30), 0);
+	assert_int_equal(sitevol_add(&v, "App.main", 900000, 30), 0);
 	assert_true(leaks_match_volumes(&f->l, &f->m, &v, 10) > 0);
 	for (size_t k = 1; k < f->l.n; k++)
 		assert_true(f->l.g[k - 1].suspect >= f->l.g[k].suspect);
-	sitecount_volumes_free(&v);
+	sitevol_free(&v);
 }
 
 int main(void)

@@ -197,7 +197,7 @@ static void for_each_volume(struct mt_samples *m, uint32_t site, const struct mt
 	s = &m->sites[site];
 	for (uint32_t k = 0; k < s->n + s->nouter; k++) {
 		uint32_t id = k < s->n ? s->f[k].method : s->outer[k - s->n];
-		const struct mt_site_volume *e = sitecount_find(v, samples_method_name(m, id));
+		const struct mt_site_volume *e = sitevol_find(v, samples_method_name(m, id));
 		size_t j;
 
 		if (!e)

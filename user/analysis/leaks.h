@@ -58,7 +58,7 @@
 #include <stdint.h>
 
 #include "analysis/samples.h"
-#include "probe/sitecount.h"
+#include "analysis/sitevol.h"
 
 #define MT_LEAK_Z 1.6448536 /* one-sided 95% */
 

@@ -15,12 +15,11 @@
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
 #include "jvm/privs.h"
+#include "probe/tlabprobe.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
-#define SYM_NEW_TLAB "_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
-#define SYM_OUTSIDE_TLAB "_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread"
 
 /* The flags doctor reports, with what each one switches on in memtrace. */
 static const struct {
@@ -86,8 +85,8 @@ static void inspect(struct report *r)
 	e = elfsym_open(r->p.libjvm_host);
 	if (e) {
 		r->symtab = elfsym_has_symtab(e);
-		r->sym_tlab = !elfsym_lookup(e, SYM_NEW_TLAB, NULL, NULL) &&
-			      !elfsym_lookup(e, SYM_OUTSIDE_TLAB, NULL, NULL);
+		r->sym_tlab = !elfsym_lookup(e, TLABPROBE_SYM_NEW_TLAB, NULL, NULL) &&
+			      !elfsym_lookup(e, TLABPROBE_SYM_OUTSIDE_TLAB, NULL, NULL);
 		n = elfsym_usdt_notes(e, "hotspot", &notes);
 		r->nprobes = n > 0 ? n : 0;
 		for (int i = 0; i < n; i++)

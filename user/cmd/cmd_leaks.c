@@ -147,7 +147,7 @@ int do_leaks(int argc, char **argv)
 	rc = sampling_run(&o, &p, &m, on_tick, &c, &elapsed);
 	sitecount_free(c.sc); /* if the session ended before on_end */
 	if (rc || !m.s) {
-		sitecount_volumes_free(&c.vol);
+		sitevol_free(&c.vol);
 		leaks_free(&c.l);
 		samples_free(&m);
 		return 1;
@@ -162,7 +162,7 @@ int do_leaks(int argc, char **argv)
 		suspects = -ENOMEM;
 	if (suspects < 0) {
 		p_err("out of memory");
-		sitecount_volumes_free(&c.vol);
+		sitevol_free(&c.vol);
 		leaks_free(&c.l);
 		samples_free(&m);
 		return 1;
@@ -176,7 +176,7 @@ int do_leaks(int argc, char **argv)
 
 		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co.top);
 	}
-	sitecount_volumes_free(&c.vol);
+	sitevol_free(&c.vol);
 	leaks_free(&c.l);
 	samples_free(&m);
 	return 0;

@@ -385,7 +385,7 @@ int do_record(int argc, char **argv)
 			p_warn("out of memory reading the per-site allocation counters");
 		else
 			objrec_writer_volumes(ow, &vol);
-		sitecount_volumes_free(&vol);
+		sitevol_free(&vol);
 		sitecount_free(sc);
 		sc = NULL;
 	}

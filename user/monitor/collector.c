@@ -11,7 +11,7 @@
 #include "probe/alloctrace.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
-#include "probe/gctrace.h"
+#include "probe/bpfutil.h"
 #include "lib/idmap.h"
 #include "probe/tlabprobe.h"
 #include "jvmev.skel.h"
@@ -550,7 +550,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	struct collector *c;
 	int err;
 
-	bpf_setup_logging();
+	bpfutil_setup_logging();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -589,7 +589,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	/* Load and verify. */
 	err = jvmev_bpf__load(c->skel);
 	if (err) {
-		bpf_load_failed("jvmev", err);
+		bpfutil_load_failed("jvmev", err);
 		goto err_destroy;
 	}
 
@@ -698,7 +698,7 @@ int collector_poll(struct collector *c, int timeout_ms)
 
 uint64_t collector_lost(const struct collector *c)
 {
-	return bpf_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops));
+	return bpfutil_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops));
 }
 
 int collector_monitor_sites(const struct collector *c)

@@ -197,7 +197,7 @@ void objrec_replay_free(struct objrec_replay *r)
 {
 	leaks_free(&r->l);
 	samples_free(&r->m);
-	sitecount_volumes_free(&r->vol);
+	sitevol_free(&r->vol);
 	idmap_free_vals(&r->names);
 	idmap_free_vals(&r->stacks);
 	idmap_free(&r->types);
@@ -303,7 +303,7 @@ void objrec_replay_side(void *ctx, const struct recording_side *s)
 		}
 		break;
 	case REC_SIDE_SITEVOL:
-		if (sitecount_add(&r->vol, s->s, s->v[0], s->v[1]))
+		if (sitevol_add(&r->vol, s->s, s->v[0], s->v[1]))
 			fail(r, -ENOMEM);
 		break;
 	case REC_SIDE_SITEVOLS:

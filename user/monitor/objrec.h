@@ -18,7 +18,7 @@
 #include "agentctl/objstream.h"
 #include "monitor/recording.h"
 #include "analysis/samples.h"
-#include "probe/sitecount.h"
+#include "analysis/sitevol.h"
 
 /* ---- writing ---- */
 

@@ -10,7 +10,7 @@
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
 #include "probe/tlabprobe.h"
-#include "probe/gctrace.h"
+#include "probe/bpfutil.h"
 #include "jvm/jframes.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
@@ -191,7 +191,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	struct alloctrace *t;
 	int err;
 
-	bpf_setup_logging();
+	bpfutil_setup_logging();
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -243,7 +243,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
-		bpf_load_failed("alloc", err);
+		bpfutil_load_failed("alloc", err);
 		goto err_destroy;
 	}
 
@@ -392,17 +392,17 @@ const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32
 
 uint64_t alloctrace_lost_events(struct alloctrace *t)
 {
-	return bpf_percpu_sum(bpf_map__fd(t->skel->maps.alloc_drops));
+	return bpfutil_percpu_sum(bpf_map__fd(t->skel->maps.alloc_drops));
 }
 
 uint64_t alloctrace_lost_keys(struct alloctrace *t)
 {
-	return bpf_percpu_sum(bpf_map__fd(t->skel->maps.alloc_key_drops));
+	return bpfutil_percpu_sum(bpf_map__fd(t->skel->maps.alloc_key_drops));
 }
 
 uint64_t alloctrace_lost_stacks(struct alloctrace *t)
 {
-	return bpf_percpu_sum(bpf_map__fd(t->skel->maps.alloc_stack_drops));
+	return bpfutil_percpu_sum(bpf_map__fd(t->skel->maps.alloc_stack_drops));
 }
 
 uint64_t alloctrace_unloads(struct alloctrace *t)

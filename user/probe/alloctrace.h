@@ -11,11 +11,6 @@
 
 #include "jvm/proc.h"
 
-#define SYM_NEW_TLAB \
-	"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
-#define SYM_OUTSIDE_TLAB \
-	"_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread"
-
 struct alloctrace;
 
 struct alloctrace_opts {

@@ -9,6 +9,7 @@
 #include "gc.skel.h"
 #include "probe/gctrace.h"
 #include "jvm/pidns.h"
+#include "probe/bpfutil.h"
 #include "probe/usdtspec.h"
 #include "lib/util.h"
 
@@ -73,43 +74,6 @@ static const char *name_of(struct gctrace *t, uint64_t addr)
 	return c->name[i];
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!getenv("MEMTRACE_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void bpf_setup_logging(void)
-{
-	libbpf_set_print(libbpf_print);
-}
-
-int bpf_load_failed(const char *obj, int err)
-{
-	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),
-	      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
-	return err;
-}
-
-uint64_t bpf_percpu_sum(int map_fd)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *vals;
-	uint32_t zero = 0;
-
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return 0;
-	if (!bpf_map_lookup_elem(map_fd, &zero, vals))
-		for (int i = 0; i < ncpu; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
-}
-
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	const struct mt_gc_raw *r = data;
@@ -143,7 +107,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	struct gctrace *t;
 	int err;
 
-	bpf_setup_logging();
+	bpfutil_setup_logging();
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -163,7 +127,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	/* Load and verify. */
 	err = gc_bpf__load(t->skel);
 	if (err) {
-		bpf_load_failed("gc", err);
+		bpfutil_load_failed("gc", err);
 		goto err_destroy;
 	}
 
@@ -226,7 +190,7 @@ void gctrace_finish(struct gctrace *t)
 
 uint64_t gctrace_lost(struct gctrace *t)
 {
-	return bpf_percpu_sum(bpf_map__fd(t->skel->maps.gc_drops));
+	return bpfutil_percpu_sum(bpf_map__fd(t->skel->maps.gc_drops));
 }
 
 const struct gcpair *gctrace_pairing(struct gctrace *t)

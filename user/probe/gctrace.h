@@ -25,12 +25,5 @@ uint64_t gctrace_lost(struct gctrace *t);
 /* gctrace_pairing - the pairing state (unpaired/overflow counters). */
 const struct gcpair *gctrace_pairing(struct gctrace *t);
 
-/* libbpf's messages: hidden unless MEMTRACE_DEBUG is set (ours say what failed). */
-void bpf_setup_logging(void);
-/* bpf_load_failed - say that the @obj BPF programs did not load (the
- * privileges needed when @err is -EPERM); returns @err. */
-int bpf_load_failed(const char *obj, int err);
-/* Sum a BPF_MAP_TYPE_PERCPU_ARRAY's u64 slot 0 over the possible CPUs. */
-uint64_t bpf_percpu_sum(int map_fd);
 
 #endif

@@ -10,10 +10,11 @@
 #include "probe/alloctrace.h"
 #include "jvm/attach.h"
 #include "jvm/elfsym.h"
-#include "probe/gctrace.h"
+#include "probe/bpfutil.h"
 #include "jvm/jframes.h"
 #include "memtrace/sites.h"
 #include "probe/sitecount.h"
+#include "analysis/sitevol.h"
 #include "sites.skel.h"
 #include "jvm/symres.h"
 #include "probe/tlabprobe.h"
@@ -67,7 +68,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	struct sitecount *c;
 	int err;
 
-	bpf_setup_logging();
+	bpfutil_setup_logging();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -100,7 +101,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	c->skel->rodata->targ_cc_hi = c->jl.cc_hi;
 	err = sites_bpf__load(c->skel);
 	if (err) {
-		bpf_load_failed("sites", err);
+		bpfutil_load_failed("sites", err);
 		goto fail;
 	}
 	err = attach_probes(c, p);
@@ -114,60 +115,6 @@ fail:
 	return NULL;
 }
 
-void sitecount_volumes_free(struct mt_site_volumes *v)
-{
-	for (size_t i = 0; i < v->n; i++)
-		free(v->v[i].method);
-	free(v->v);
-	memset(v, 0, sizeof(*v));
-}
-
-const struct mt_site_volume *sitecount_find(const struct mt_site_volumes *v, const char *method)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->v[i].method, method))
-			return &v->v[i];
-	return NULL;
-}
-
-int sitecount_add(struct mt_site_volumes *v, const char *method, uint64_t bytes,
-		  uint64_t refills)
-{
-	struct mt_site_volume *e = (struct mt_site_volume *)sitecount_find(v, method), *t;
-
-	if (e) {
-		e->bytes += bytes;
-		e->refills += refills;
-		return 0;
-	}
-	/* a few hundred methods at most: linear lookup, doubling array */
-	if (v->n == v->cap) {
-		size_t ncap = v->cap ? 2 * v->cap : 16;
-
-		t = realloc(v->v, ncap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		v->v = t;
-		v->cap = ncap;
-	}
-	e = &v->v[v->n];
-	e->method = strdup(method);
-	if (!e->method)
-		return -ENOMEM;
-	e->bytes = bytes;
-	e->refills = refills;
-	v->n++;
-	return 0;
-}
-
-static int cmp_bytes(const void *pa, const void *pb)
-{
-	const struct mt_site_volume *a = pa, *b = pb;
-
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? 1 : -1;
-	return strcmp(a->method, b->method);
-}
 
 /* Ask the JVM to write /tmp/perf-<nspid>.map so compiled pcs get names. */
 static void request_perfmap(const struct mt_proc *p)
@@ -240,14 +187,14 @@ int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 			out->unnamed_bytes += v.bytes;
 			continue;
 		}
-		err = sitecount_add(out, n, v.bytes, v.refills);
+		err = sitevol_add(out, n, v.bytes, v.refills);
 	}
 	symres_free(sr);
 	if (err) {
-		sitecount_volumes_free(out);
+		sitevol_free(out);
 		return err;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_bytes);
+	sitevol_sort(out);
 	out->all_bytes = total(c, MT_SITES_ALL).bytes;
 	t = total(c, MT_SITES_OVERFLOW);
 	out->overflow_bytes = t.bytes;

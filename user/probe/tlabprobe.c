@@ -4,7 +4,6 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
 #include "jvm/proc.h"
 #include "probe/tlabprobe.h"
@@ -13,7 +12,7 @@
 int tlabprobe_attach(struct bpf_program *const progs[2], const struct mt_elf *e,
 		     const struct mt_proc *p, struct bpf_link *links[2], const char **missing)
 {
-	static const char *const syms[2] = { SYM_NEW_TLAB, SYM_OUTSIDE_TLAB };
+	static const char *const syms[2] = { TLABPROBE_SYM_NEW_TLAB, TLABPROBE_SYM_OUTSIDE_TLAB };
 	static const char *const names[2] = { "send_allocation_in_new_tlab",
 					      "send_allocation_outside_tlab" };
 	int err = 0;

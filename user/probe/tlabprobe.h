@@ -2,12 +2,17 @@
  * tlabprobe.h - the two uprobes every allocation counter of memtrace stands
  * on: AllocTracer::send_allocation_in_new_tlab (weight: the new TLAB) and
  * ::send_allocation_outside_tlab (weight: the object), found by their
- * mangled names in libjvm's .symtab (alloctrace.h's SYM_NEW_TLAB /
- * SYM_OUTSIDE_TLAB). Used by `alloc` (alloctrace.c), the record collector
+ * mangled names in libjvm's .symtab (below). Used by `alloc` (alloctrace.c), the record collector
  * (collector.c) and the per-site counters of `leaks` (sitecount.c).
  */
 #ifndef MEMTRACE_TLABPROBE_H
 #define MEMTRACE_TLABPROBE_H
+
+/* The two methods' mangled names (doctor looks them up too). */
+#define TLABPROBE_SYM_NEW_TLAB \
+	"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
+#define TLABPROBE_SYM_OUTSIDE_TLAB \
+	"_ZN11AllocTracer28send_allocation_outside_tlabEP5KlassPP12HeapWordImplmP10JavaThread"
 
 struct bpf_program;
 struct bpf_link;

@@ -11,7 +11,7 @@
 
 #include "analysis/leaks.h"
 #include "analysis/samples.h"
-#include "probe/sitecount.h"
+#include "analysis/sitevol.h"
 
 /* What the figures come from. */
 struct objreport_src {

@@ -1,0 +1,21 @@
+/*
+ * bpfutil.h - the libbpf plumbing every BPF loader in probe/ and monitor/
+ * shares: libbpf's log, the one message for a failed load, per-CPU counters.
+ * (Prefixed bpfutil_: bpf_ is libbpf's.)
+ */
+#ifndef MEMTRACE_BPFUTIL_H
+#define MEMTRACE_BPFUTIL_H
+
+#include <stdint.h>
+
+/* bpfutil_setup_logging - libbpf's messages: hidden unless MEMTRACE_DEBUG is
+ * set (ours say what failed). Idempotent. */
+void bpfutil_setup_logging(void);
+/* bpfutil_load_failed - print (p_err) that the @obj BPF programs did not load,
+ * naming the privileges needed when @err is -EPERM; returns @err. */
+int bpfutil_load_failed(const char *obj, int err);
+/* bpfutil_percpu_sum - a BPF_MAP_TYPE_PERCPU_ARRAY's u64 slot 0 summed over
+ * the possible CPUs; 0 when the map cannot be read. */
+uint64_t bpfutil_percpu_sum(int map_fd);
+
+#endif
