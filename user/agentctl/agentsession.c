@@ -124,17 +124,16 @@ int agentsession_open(const struct mt_proc *p, struct mt_agentsock *s,
 	mapped = agentfile_mapped(p->pid, path, sizeof(path));
 	if (mapped < 0) {
 		p_err("cannot read /proc/%d/maps: %s", p->pid, strerror(-mapped));
-		return 1;
+		return mapped;
 	}
 	if (!mapped) {
-		if (agentsession_load(p, path, sizeof(path)))
-			return 1;
+		err = agentsession_load(p, path, sizeof(path));
+		if (err)
+			return err;
 		*loaded = true;
 	}
 	err = agentsession_connect(p, s, r, RECONNECT_MS);
-	if (err) {
+	if (err)
 		agentsession_explain(p, s, err);
-		return 1;
-	}
-	return 0;
+	return err;
 }

@@ -31,7 +31,8 @@ int agentsession_load(const struct mt_proc *p, char *shown, size_t n);
 
 /*
  * agentsession_open - load the agent if it is not mapped in @p yet (*@loaded
- * says so), then connect and HELLO. Returns 0, or 1 after printing the reason.
+ * says so), then connect and HELLO. Returns 0, or -errno after printing the
+ * reason once (the caller does not print again).
  */
 int agentsession_open(const struct mt_proc *p, struct mt_agentsock *s,
 		      struct mt_ap_hello_reply *r, bool *loaded);

@@ -73,17 +73,18 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	uint64_t t0, next_tick, end;
 	bool loaded, stopped = false;
 	char *buf = NULL;
-	int err, ret = 1;
+	int err, ret = -EIO;
 
 	memset(m, 0, sizeof(*m));
 	*elapsed = 0;
 	err = proc_open(o->pid, p);
 	if (err) {
 		proc_explain(o->pid, err);
-		return 1;
+		return err;
 	}
-	if (agentsession_open(p, &s, &hello, &loaded))
-		return 1;
+	err = agentsession_open(p, &s, &hello, &loaded);
+	if (err)
+		return err;
 	if (loaded && p->jdk_major >= 21)
 		p_info("note: JDK %d prints a warning about the dynamically loaded agent on its "
 		       "stderr", p->jdk_major);
@@ -183,7 +184,7 @@ out:
 	/* closing the socket alone makes the agent stop and go dormant */
 	agentsock_close(&s);
 	free(buf);
-	return ret;
+	return ret && err < 0 ? err : ret;
 }
 
 void sampling_print_losses(const struct mt_samples *m)

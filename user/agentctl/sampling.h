@@ -30,8 +30,8 @@ typedef int (*mt_sampling_tick)(void *ctx, struct mt_samples *m, double t);
 /*
  * sampling_run - run the session, filling @m (initialized here; the caller
  * frees it with samples_free()) and @p. *@elapsed gets the window length in
- * seconds. Returns 0, or 1 after printing the reason (with @m still usable
- * for what arrived if it was initialized).
+ * seconds. Returns 0, or -errno after printing the reason once (with @m still
+ * usable for what arrived if it was initialized).
  */
 int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_samples *m,
 		 mt_sampling_tick tick, void *ctx, double *elapsed);
