@@ -79,6 +79,7 @@ def main():
             problems.append('include loop between modules: ' + ' <-> '.join(sorted(comp)))
     if '--stats' in sys.argv:
         stats(files, edges)
+        layers(g)
     for p in problems:
         print('layers:', p)
     print(f'layers: {len(files)} files, {len(problems)} problem(s)')
@@ -154,6 +155,24 @@ def foreign_prototypes(files):
         if d and d[:-2] != f[:-2] and f not in UMBRELLAS:
             out.append(f'{f}: declares {name}(), which {d} defines (declare it in {d[:-2]}.h)')
     return out
+
+
+def layers(g):
+    """Print the longest chain of module dependencies (loops collapsed)."""
+    comp = {}
+    for i, c in enumerate(sccs(g)):
+        for v in c:
+            comp[v] = i
+    memo = {}
+
+    def h(v, seen=()):
+        if v in memo:
+            return memo[v]
+        r = 1 + max((h(w, seen + (v,)) for w in g.get(v, ()) if comp[w] != comp[v] and w not in seen), default=0)
+        memo[v] = r
+        return r
+    top = max(g, key=h)
+    print(f'layers: longest chain of module dependencies: {h(top)} modules, from {top}')
 
 
 def sccs(g):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/run-all.sh - what `make check` runs after building: unit tests (cmocka,
-# ASan+UBSan), the short fuzz runs, then the end-to-end cases on both JDKs.
+# tests/run-all.sh - what `make check` runs after building: the layout check,
+# unit tests (cmocka, ASan+UBSan), the short fuzz runs, then the end-to-end cases on both JDKs.
 # Ends with one line "N passed, N failed" summing every stage.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +17,16 @@ count() { # parse the "X: N passed, N failed[, N skipped]" line of a stage's log
 }
 log=$(mktemp -d /tmp/mt-check.XXXX)
 t0=$(date +%s)
+
+echo "== layout (scripts/check-layers.py: the stack of folders in user/README.md)"
+if scripts/check-layers.py >"$log/layers.out" 2>&1; then
+	tail -1 "$log/layers.out"
+	echo "layers: 1 passed, 0 failed" | tee "$log/layers"
+else
+	cat "$log/layers.out"
+	echo "layers: 0 passed, 1 failed" | tee "$log/layers"
+fi
+count "$log/layers"
 
 echo "== unit tests (cmocka, ASan+UBSan)"
 tests/run-unit.sh build/tests/test_* 2>&1 | tee "$log/unit"
