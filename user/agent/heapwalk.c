@@ -81,6 +81,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "heapwalk.h"
 
 #define ACC_STATIC 0x0008
 

@@ -27,23 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "sampler.h"
 
 struct sampler smp = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ids only grow, across sessions: allocation order is id order */
 static _Atomic uint64_t next_id = 1;
-
-uint64_t agent_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Enter a callback: 1 if the session is active (then leave with cb_leave). */
 static int cb_enter(void)
@@ -287,7 +279,7 @@ static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
 		atomic_store_explicit(&smp.g_w, w + 1, memory_order_release);
 		atomic_fetch_add(&smp.st.gcs, 1);
 	}
-	server_wake();
+	agent_wake();
 	cb_leave();
 }
 

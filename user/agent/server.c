@@ -8,7 +8,8 @@
  * never holds up a safepoint); every socket is non-blocking and every send
  * uses MSG_NOSIGNAL; peers other than the JVM's euid and root are refused
  * (SO_PEERCRED); a malformed, unknown, oversized or stalled frame gets an
- * ERROR reply and the connection is closed. No JNI is used here.
+ * ERROR reply and the connection is closed (request.c checks every frame
+ * before the thread acts on it). No JNI is used here.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +24,10 @@
 
 #include "agent.h"
 #include "heapwalk.h"
+#include "request.h"
+#include "sampler.h"
+#include "server.h"
+#include "stream.h"
 
 #define POLL_MS          1000  /* how often the thread re-checks its socket file */
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
@@ -255,18 +260,11 @@ static void accept_client(void)
 	rx_len = 0;
 }
 
-static void handle_hello(const struct mt_ap_hdr *h, const struct mt_ap_hello *in)
+/* HELLO (its versions checked by request_next()). */
+static void handle_hello(const struct mt_ap_hdr *h)
 {
 	struct mt_ap_hello_reply r = { .version = MT_AP_VERSION };
 
-	if (in->min_version > MT_AP_VERSION || in->max_version < MT_AP_VERSION) {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "this agent speaks protocol version %d", MT_AP_VERSION);
-		send_error(client_fd, h->seq, EPROTONOSUPPORT, msg);
-		session_end();
-		return;
-	}
 	pthread_mutex_lock(&agent.lock);
 	r.state = agent.sessions > 0;
 	agent.sessions++;
@@ -284,21 +282,15 @@ static void handle_hello(const struct mt_ap_hdr *h, const struct mt_ap_hello *in
 		session_end();
 }
 
-/* SAMPLE_START: a sampling session on this connection. */
+/* SAMPLE_START (versions and parameters checked by request_next()): a
+ * sampling session on this connection. */
 static void handle_sample_start(const struct mt_ap_hdr *h, const struct mt_ap_sample_start *in)
 {
 	struct mt_ap_sample_started out = { 0 };
 	char why[128];
 	int err;
 
-	if (in->rec_version != MT_AP_REC_VERSION) {
-		snprintf(why, sizeof(why), "this agent encodes sample records version %d",
-			 MT_AP_REC_VERSION);
-		err = -EPROTONOSUPPORT;
-	} else if (!in->interval || in->max_depth < 1 || in->max_depth > MT_AP_MAX_DEPTH) {
-		snprintf(why, sizeof(why), "interval must be > 0 and depth 1..%d", MT_AP_MAX_DEPTH);
-		err = -EINVAL;
-	} else if (stopping) {
+	if (stopping) {
 		snprintf(why, sizeof(why), "the previous sampling session is still stopping");
 		err = -EBUSY;
 	} else {
@@ -340,41 +332,21 @@ static void pump_samples(void)
 	}
 }
 
-/* HEAP_REQUEST: walk the heap now (the pause), send it as the socket takes it. */
-static void handle_heap_request(const struct mt_ap_hdr *h, const void *payload)
+/* HEAP_REQUEST (checked by request_next()): walk the heap now (the pause),
+ * send it as the socket takes it. */
+static void handle_heap_request(const struct request *req)
 {
-	struct mt_ap_heap_request req;
 	struct mt_ap_heap_done done;
-	const char *names, *p, *end;
 	char why[128];
 	int err;
 
-	if (h->len < sizeof(req) || h->len > MT_AP_HEAP_REQ_MAX) {
-		send_error(client_fd, h->seq, EPROTO, "malformed heap request");
-		session_end();
-		return;
-	}
-	memcpy(&req, payload, sizeof(req));
-	names = (const char *)payload + sizeof(req);
-	end = (const char *)payload + h->len;
-	p = names;
-	for (uint32_t i = 0; i < req.nfields && p; i++) { /* every name NUL-terminated inside */
-		const char *z = memchr(p, '\0', (size_t)(end - p));
-
-		p = z ? z + 1 : NULL;
-	}
-	if (!p || (req.flags & ~MT_AP_HEAP_FLAGS)) {
-		send_error(client_fd, h->seq, EPROTO, "malformed heap request");
-		session_end();
-		return;
-	}
-	err = heap_walk(&req, names, (size_t)(end - names), &done, why, sizeof(why));
+	err = heap_walk(&req->heap, req->names, req->names_len, &done, why, sizeof(why));
 	if (err) {
-		send_error(client_fd, h->seq, -err, why);
+		send_error(client_fd, req->hdr.seq, -err, why);
 		session_end();
 		return;
 	}
-	heap_seq = h->seq;
+	heap_seq = req->hdr.seq;
 }
 
 /* While a snapshot is pending: HEAP_DATA frames as the socket takes them, then DONE. */
@@ -413,20 +385,17 @@ static void pump_heap(void)
 	}
 }
 
-/* Handle one complete, validated frame. */
-static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
+/* Act on one request that request_next() accepted. */
+static void handle_request(const struct request *req)
 {
-	if (!hello_done && h->type != MT_AP_HELLO) {
-		send_error(client_fd, h->seq, EPROTO, "the first frame must be HELLO");
-		session_end();
-		return;
-	}
+	const struct mt_ap_hdr *h = &req->hdr;
+
 	switch (h->type) {
 	case MT_AP_HELLO:
-		handle_hello(h, payload);
+		handle_hello(h);
 		break;
 	case MT_AP_PING:
-		if (send_frame(client_fd, MT_AP_PONG, h->seq, payload, h->len))
+		if (send_frame(client_fd, MT_AP_PONG, h->seq, &req->ping, sizeof(req->ping)))
 			session_end();
 		break;
 	case MT_AP_DETACH:
@@ -437,10 +406,10 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 		session_end();
 		break;
 	case MT_AP_SAMPLE_START:
-		handle_sample_start(h, payload);
+		handle_sample_start(h, &req->sample);
 		break;
 	case MT_AP_HEAP_REQUEST:
-		handle_heap_request(h, payload);
+		handle_heap_request(req);
 		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {
@@ -454,9 +423,8 @@ static void handle_frame(const struct mt_ap_hdr *h, const void *payload)
 		stop_seq = h->seq;
 		pump_samples();
 		break;
-	default: /* a reply type sent to us */
-		send_error(client_fd, h->seq, EPROTO, "unexpected frame type");
-		session_end();
+	default: /* request_next() lets no other type through */
+		break;
 	}
 }
 
@@ -475,28 +443,18 @@ static void read_client(void)
 		rx_since_ms = now_ms();
 	rx_len += (size_t)r;
 	while (client_fd >= 0 && rx_len) {
-		struct mt_ap_hdr h;
-		const void *payload;
-		long n = mt_ap_decode(rx, rx_len, &h, &payload);
+		struct request req;
+		char why[REQUEST_WHY];
+		long n = request_next(rx, rx_len, sizeof(rx), hello_done, &req, why, sizeof(why));
 
-		if (n == -EAGAIN && rx_len >= MT_AP_HDR_SIZE &&
-		    h.len > sizeof(rx) - MT_AP_HDR_SIZE) {
-			send_error(client_fd, h.seq, EMSGSIZE, "frame too large");
-			session_end();
-			return;
-		}
-		if (n == -EAGAIN)
+		if (n == 0)
 			return;
 		if (n < 0) {
-			send_error(client_fd, rx_len >= MT_AP_HDR_SIZE ? h.seq : 0, (int)-n,
-				   n == -EMSGSIZE ? "frame too large" :
-				   n == -ENOMSG ? "unknown frame type" :
-				   n == -EPROTONOSUPPORT ? "unsupported protocol version" :
-				   n == -EBADMSG ? "bad magic" : "payload size does not match type");
+			send_error(client_fd, req.hdr.seq, (int)-n, why);
 			session_end();
 			return;
 		}
-		handle_frame(&h, payload);
+		handle_request(&req);
 		if (client_fd < 0)
 			return;
 		rx_len -= (size_t)n;
@@ -583,14 +541,6 @@ int server_start(JNIEnv *jni, int fd, ino_t ino)
 		return -1;
 	}
 	return 0;
-}
-
-void server_wake(void)
-{
-	uint64_t one = 1;
-
-	if (agent.wake_fd >= 0 && write(agent.wake_fd, &one, sizeof(one)) < 0)
-		return;
 }
 
 void server_shutdown(void)

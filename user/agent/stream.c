@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "agent.h"
+#include "sampler.h"
+#include "stream.h"
 
 #define MAX_CLASSES  16384
 #define MAX_METHODS  65536

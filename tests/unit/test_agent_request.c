@@ -1,0 +1,494 @@
+/* test_agent_request.c - the agent's request parsing (user/agent/request.c):
+ * what its socket thread, inside the JVM, accepts from the bytes it received. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent/request.h"
+
+/* The socket thread's receive buffer: a header and the largest HEAP_REQUEST. */
+#define CAP (MT_AP_HDR_SIZE + MT_AP_HEAP_REQ_MAX)
+
+struct frame {
+	size_t n;
+	unsigned char b[MT_AP_HDR_SIZE + 256];
+};
+
+/* A frame as memtrace sends it: header (@len payload bytes claimed) + @payload. */
+static struct frame mk(unsigned type, uint32_t seq, const void *payload, size_t len)
+{
+	struct frame f;
+	struct mt_ap_hdr h = {
+		.magic = MT_AP_MAGIC, .version = MT_AP_VERSION,
+		.type = (uint16_t)type, .len = (uint32_t)len, .seq = seq,
+	};
+
+	assert_true(len <= sizeof(f.b) - MT_AP_HDR_SIZE);
+	memset(&f, 0, sizeof(f));
+	memcpy(f.b, &h, sizeof(h));
+	if (len)
+		memcpy(f.b + MT_AP_HDR_SIZE, payload, len);
+	f.n = MT_AP_HDR_SIZE + len;
+	return f;
+}
+
+/* The header of @f, edited. */
+static struct mt_ap_hdr *hdr_of(struct frame *f)
+{
+	return (struct mt_ap_hdr *)f->b;
+}
+
+/*
+ * request_next() on the first @n bytes of @bytes, copied into a heap block of
+ * exactly @n bytes (ASan catches a read past what was received); @cap is the
+ * receive buffer's size. The payload and names pointers are rebased onto
+ * @bytes so that the caller can compare them after the copy is freed.
+ */
+static long next(const void *bytes, size_t n, size_t cap, bool hello_done, struct request *req,
+		 char *why, size_t why_n)
+{
+	unsigned char *copy = malloc(n ? n : 1);
+	long r;
+
+	assert_non_null(copy);
+	memcpy(copy, bytes, n);
+	why[0] = '\0';
+	r = request_next(copy, n, cap, hello_done, req, why, why_n);
+	if (req->payload)
+		req->payload = (const char *)bytes + ((const unsigned char *)req->payload - copy);
+	if (req->names)
+		req->names = (const char *)bytes + ((const unsigned char *)req->names - copy);
+	free(copy);
+	return r;
+}
+
+/* The outcome for a whole frame: the return value, *req and the reason. */
+static long run(struct frame *f, bool hello_done, struct request *req, char *why)
+{
+	return next(f->b, f->n, CAP, hello_done, req, why, REQUEST_WHY);
+}
+
+static void expect_error(struct frame *f, bool hello_done, long err, uint32_t seq,
+			 const char *msg)
+{
+	struct request req;
+	char why[REQUEST_WHY];
+
+	assert_int_equal(run(f, hello_done, &req, why), err);
+	assert_int_equal(req.hdr.seq, seq);
+	assert_string_equal(why, msg);
+}
+
+static struct frame heap_frame(uint32_t flags, uint32_t nfields, const void *names, size_t len)
+{
+	unsigned char p[256];
+	struct mt_ap_heap_request hr = { .flags = flags, .max_pause_ms = 7, .nfields = nfields };
+
+	memcpy(p, &hr, sizeof(hr));
+	memcpy(p + sizeof(hr), names, len);
+	return mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + len);
+}
+
+static void test_good_hello(void **state)
+{
+	struct mt_ap_hello in = { .min_version = 1, .max_version = 3, .client_pid = 4242 };
+	struct frame f = mk(MT_AP_HELLO, 1, &in, sizeof(in));
+	struct request req;
+	char why[REQUEST_WHY];
+
+	assert_int_equal(run(&f, false, &req, why), MT_AP_HDR_SIZE + sizeof(in));
+	assert_int_equal(req.hdr.type, MT_AP_HELLO);
+	assert_int_equal(req.hdr.seq, 1);
+	assert_int_equal(req.hdr.len, sizeof(in));
+	assert_ptr_equal(req.payload, f.b + MT_AP_HDR_SIZE);
+	assert_int_equal(req.hello.min_version, 1);
+	assert_int_equal(req.hello.max_version, 3);
+	assert_int_equal(req.hello.client_pid, 4242);
+	assert_string_equal(why, "");
+	/* a second HELLO in the session is a request like the first */
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + sizeof(in));
+}
+
+static void test_good_requests_after_hello(void **state)
+{
+	struct mt_ap_ping ping = { .cookie = 0x1122334455667788ull };
+	struct mt_ap_sample_start ss = { .rec_version = MT_AP_REC_VERSION, .max_depth = 32,
+					 .interval = 1 };
+	struct frame f;
+	struct request req;
+	char why[REQUEST_WHY];
+
+	f = mk(MT_AP_PING, 2, &ping, sizeof(ping));
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 8);
+	assert_int_equal(req.hdr.type, MT_AP_PING);
+	assert_true(req.ping.cookie == 0x1122334455667788ull);
+
+	f = mk(MT_AP_DETACH, 3, NULL, 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE);
+	assert_int_equal(req.hdr.type, MT_AP_DETACH);
+	assert_int_equal(req.hdr.seq, 3);
+
+	f = mk(MT_AP_SAMPLE_STOP, 4, NULL, 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE);
+	assert_int_equal(req.hdr.type, MT_AP_SAMPLE_STOP);
+
+	f = mk(MT_AP_SAMPLE_START, 5, &ss, sizeof(ss));
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + sizeof(ss));
+	assert_int_equal(req.sample.rec_version, MT_AP_REC_VERSION);
+	assert_int_equal(req.sample.max_depth, 32);
+	assert_int_equal(req.sample.interval, 1);
+
+	ss.max_depth = 1;
+	ss.interval = UINT32_MAX;
+	f = mk(MT_AP_SAMPLE_START, 6, &ss, sizeof(ss));
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + sizeof(ss));
+	assert_int_equal(req.sample.max_depth, 1);
+	assert_true(req.sample.interval == UINT32_MAX);
+}
+
+static void test_good_heap_request(void **state)
+{
+	static const char names[] = "next\0value"; /* two names, both NUL-terminated */
+	struct frame f = heap_frame(MT_AP_HEAP_FLAGS, 2, names, sizeof(names));
+	struct request req;
+	char why[REQUEST_WHY];
+
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(names));
+	assert_int_equal(req.hdr.type, MT_AP_HEAP_REQUEST);
+	assert_int_equal(req.hdr.seq, 9);
+	assert_int_equal(req.heap.flags, MT_AP_HEAP_FLAGS);
+	assert_int_equal(req.heap.max_pause_ms, 7);
+	assert_int_equal(req.heap.nfields, 2);
+	assert_ptr_equal(req.names, f.b + MT_AP_HDR_SIZE + 16);
+	assert_int_equal(req.names_len, sizeof(names));
+	assert_string_equal(req.names, "next");
+	assert_string_equal(req.names + 5, "value");
+
+	/* no names; bytes after the last name are the caller's to ignore */
+	f = heap_frame(0, 0, "xyz", 3);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + 3);
+	assert_int_equal(req.heap.nfields, 0);
+	assert_int_equal(req.names_len, 3);
+
+	f = heap_frame(MT_AP_HEAP_REFS, 0, "", 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16);
+	assert_int_equal(req.names_len, 0);
+}
+
+/* Frames back to back: one at a time, each from where the last ended. */
+static void test_frames_in_a_row(void **state)
+{
+	struct mt_ap_hello in = { .min_version = 1, .max_version = 1 };
+	struct mt_ap_ping ping = { .cookie = 5 };
+	struct frame a = mk(MT_AP_HELLO, 1, &in, sizeof(in)), b = mk(MT_AP_PING, 2, &ping, 8);
+	unsigned char both[2 * sizeof(a.b)];
+	struct request req;
+	char why[REQUEST_WHY];
+	long n;
+
+	memcpy(both, a.b, a.n);
+	memcpy(both + a.n, b.b, b.n);
+	n = next(both, a.n + b.n, CAP, false, &req, why, sizeof(why));
+	assert_int_equal(n, a.n);
+	assert_int_equal(req.hdr.type, MT_AP_HELLO);
+	n = next(both + n, b.n, CAP, true, &req, why, sizeof(why));
+	assert_int_equal(n, b.n);
+	assert_int_equal(req.hdr.type, MT_AP_PING);
+	assert_true(req.ping.cookie == 5);
+}
+
+/* Every proper prefix of a valid frame asks for more, and reads nothing past it. */
+static void test_truncated(void **state)
+{
+	static const char names[] = "a\0bb\0ccc";
+	struct mt_ap_hello in = { .min_version = 1, .max_version = 1 };
+	struct frame frames[] = {
+		mk(MT_AP_HELLO, 77, &in, sizeof(in)),
+		heap_frame(0, 3, names, sizeof(names)),
+		mk(MT_AP_DETACH, 1, NULL, 0),
+	};
+	struct frame big = mk(MT_AP_HEAP_REQUEST, 3, NULL, 0);
+	struct request req;
+	char why[REQUEST_WHY];
+
+	for (size_t k = 0; k < sizeof(frames) / sizeof(frames[0]); k++) {
+		for (size_t n = 0; n < frames[k].n; n++) {
+			assert_int_equal(next(frames[k].b, n, CAP, true, &req, why, sizeof(why)), 0);
+			assert_string_equal(why, "");
+			if (n < MT_AP_HDR_SIZE)
+				assert_int_equal(req.hdr.seq, 0);
+		}
+	}
+	/* a heap request as large as the buffer allows, its header alone */
+	hdr_of(&big)->len = MT_AP_HEAP_REQ_MAX;
+	assert_int_equal(next(big.b, MT_AP_HDR_SIZE, CAP, true, &req, why, sizeof(why)), 0);
+}
+
+static void test_oversized(void **state)
+{
+	struct frame f = mk(MT_AP_HEAP_REQUEST, 11, NULL, 0);
+	size_t len = MT_AP_HEAP_REQ_MAX + 1;
+	struct mt_ap_hdr h = { .magic = MT_AP_MAGIC, .version = MT_AP_VERSION,
+			       .type = MT_AP_HEAP_REQUEST, .len = (uint32_t)len, .seq = 13 };
+	unsigned char *big;
+	struct request req;
+	char why[REQUEST_WHY];
+
+	/* past the protocol's limit: refused on the header alone, for any type */
+	hdr_of(&f)->len = MT_AP_MAX_PAYLOAD + 1;
+	expect_error(&f, true, -EMSGSIZE, 11, "frame too large");
+	hdr_of(&f)->len = UINT32_MAX;
+	expect_error(&f, false, -EMSGSIZE, 11, "frame too large");
+	hdr_of(&f)->type = 999;
+	expect_error(&f, true, -EMSGSIZE, 11, "frame too large");
+
+	/* within the protocol's limit but not the receive buffer's */
+	f = mk(MT_AP_HEAP_REQUEST, 12, NULL, 0);
+	hdr_of(&f)->len = MT_AP_HEAP_REQ_MAX + 1;
+	expect_error(&f, true, -EMSGSIZE, 12, "frame too large");
+	hdr_of(&f)->len = MT_AP_MAX_PAYLOAD;
+	expect_error(&f, true, -EMSGSIZE, 12, "frame too large");
+	/* ... also before HELLO: the size is checked before the session's rules */
+	expect_error(&f, false, -EMSGSIZE, 12, "frame too large");
+
+	/* a whole heap request over MT_AP_HEAP_REQ_MAX (a larger buffer received it) */
+	big = calloc(1, MT_AP_HDR_SIZE + len);
+	assert_non_null(big);
+	memcpy(big, &h, sizeof(h));
+	assert_int_equal(next(big, MT_AP_HDR_SIZE + len, 2 * CAP, true, &req, why, sizeof(why)),
+			 -EPROTO);
+	assert_int_equal(req.hdr.seq, 13);
+	assert_string_equal(why, "malformed heap request");
+	/* exactly MT_AP_HEAP_REQ_MAX is a request */
+	h.len = MT_AP_HEAP_REQ_MAX;
+	memcpy(big, &h, sizeof(h));
+	assert_int_equal(next(big, MT_AP_HDR_SIZE + h.len, CAP, true, &req, why, sizeof(why)),
+			 MT_AP_HDR_SIZE + MT_AP_HEAP_REQ_MAX);
+	assert_int_equal(req.names_len, MT_AP_HEAP_REQ_MAX - 16);
+	free(big);
+}
+
+static void test_wrong_version(void **state)
+{
+	struct mt_ap_hello in = { .min_version = 1, .max_version = 1 };
+	struct mt_ap_sample_start ss = { .rec_version = MT_AP_REC_VERSION + 1, .max_depth = 8,
+					 .interval = 1024 };
+	struct frame f = mk(MT_AP_HELLO, 21, &in, sizeof(in));
+
+	/* the frame's header */
+	hdr_of(&f)->version = MT_AP_VERSION + 1;
+	expect_error(&f, false, -EPROTONOSUPPORT, 21, "unsupported protocol version");
+	hdr_of(&f)->version = 0;
+	expect_error(&f, true, -EPROTONOSUPPORT, 21, "unsupported protocol version");
+
+	/* HELLO's range leaves out this agent's version, above or below */
+	in.min_version = MT_AP_VERSION + 1;
+	in.max_version = MT_AP_VERSION + 5;
+	f = mk(MT_AP_HELLO, 22, &in, sizeof(in));
+	expect_error(&f, false, -EPROTONOSUPPORT, 22, "this agent speaks protocol version 1");
+	in.min_version = 0;
+	in.max_version = MT_AP_VERSION - 1;
+	f = mk(MT_AP_HELLO, 23, &in, sizeof(in));
+	expect_error(&f, false, -EPROTONOSUPPORT, 23, "this agent speaks protocol version 1");
+	in.min_version = 2;
+	in.max_version = 1; /* an empty range */
+	f = mk(MT_AP_HELLO, 24, &in, sizeof(in));
+	expect_error(&f, false, -EPROTONOSUPPORT, 24, "this agent speaks protocol version 1");
+
+	/* sample records of another version */
+	f = mk(MT_AP_SAMPLE_START, 25, &ss, sizeof(ss));
+	expect_error(&f, true, -EPROTONOSUPPORT, 25,
+		     "this agent encodes sample records version 1");
+	ss.rec_version = 0;
+	f = mk(MT_AP_SAMPLE_START, 26, &ss, sizeof(ss));
+	expect_error(&f, true, -EPROTONOSUPPORT, 26,
+		     "this agent encodes sample records version 1");
+	/* the version is checked before the parameters */
+	ss.interval = 0;
+	f = mk(MT_AP_SAMPLE_START, 27, &ss, sizeof(ss));
+	expect_error(&f, true, -EPROTONOSUPPORT, 27,
+		     "this agent encodes sample records version 1");
+}
+
+static void test_bad_sample_parameters(void **state)
+{
+	const struct { uint16_t depth; uint32_t interval; } bad[] = {
+		{ 8, 0 }, { 0, 1024 }, { MT_AP_MAX_DEPTH + 1, 1024 }, { UINT16_MAX, 1024 }, { 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct mt_ap_sample_start ss = { .rec_version = MT_AP_REC_VERSION,
+						 .max_depth = bad[i].depth,
+						 .interval = bad[i].interval };
+		struct frame f = mk(MT_AP_SAMPLE_START, 30 + i, &ss, sizeof(ss));
+
+		expect_error(&f, true, -EINVAL, 30 + i, "interval must be > 0 and depth 1..32");
+	}
+}
+
+static void test_malformed_heap_request(void **state)
+{
+	struct frame f;
+
+	/* shorter than its struct */
+	f = mk(MT_AP_HEAP_REQUEST, 40, "12345678", 8);
+	expect_error(&f, true, -EPROTO, 40, "malformed heap request");
+	f = mk(MT_AP_HEAP_REQUEST, 41, NULL, 0);
+	expect_error(&f, true, -EPROTO, 41, "malformed heap request");
+	/* fewer names than nfields */
+	f = heap_frame(0, 3, "a\0b", 4);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* a name running to the end without its NUL */
+	f = heap_frame(0, 1, "abc", 3);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	f = heap_frame(0, 2, "a\0bc", 4);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* nfields far beyond the payload: refused, not a long loop */
+	f = heap_frame(0, UINT32_MAX, "a\0b\0", 4);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* a flag this agent does not know */
+	f = heap_frame(MT_AP_HEAP_FLAGS + 1, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	f = heap_frame(1u << 31, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+}
+
+/* The session's rules: HELLO first; a client sends requests, not replies. */
+static void test_session_rules(void **state)
+{
+	static const unsigned replies[] = { MT_AP_PONG, MT_AP_DETACH_ACK, MT_AP_ERROR,
+					    MT_AP_SAMPLE_STARTED, MT_AP_SAMPLE_STOPPED,
+					    MT_AP_EVENTS, MT_AP_HEAP_DATA, MT_AP_HEAP_DONE };
+	unsigned char reply[sizeof(struct mt_ap_hello_reply)] = { 0 };
+	struct mt_ap_ping ping = { 0 };
+	struct frame f;
+
+	f = mk(MT_AP_PING, 50, &ping, sizeof(ping));
+	expect_error(&f, false, -EPROTO, 50, "the first frame must be HELLO");
+	f = mk(MT_AP_DETACH, 51, NULL, 0);
+	expect_error(&f, false, -EPROTO, 51, "the first frame must be HELLO");
+	f = heap_frame(0, 0, "", 0);
+	expect_error(&f, false, -EPROTO, 9, "the first frame must be HELLO");
+
+	f = mk(MT_AP_HELLO_REPLY, 52, reply, sizeof(reply));
+	expect_error(&f, false, -EPROTO, 52, "the first frame must be HELLO");
+	expect_error(&f, true, -EPROTO, 52, "unexpected frame type");
+	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		long len = mt_ap_payload_size(replies[i]);
+
+		if (len == MT_AP_VARLEN)
+			len = 8;
+		assert_true(len >= 0 && (size_t)len <= sizeof(reply));
+		f = mk(replies[i], 60 + i, reply, (size_t)len);
+		expect_error(&f, true, -EPROTO, 60 + i, "unexpected frame type");
+	}
+}
+
+static void test_garbage(void **state)
+{
+	struct mt_ap_hello in = { .min_version = 1, .max_version = 1 };
+	struct frame f = mk(MT_AP_HELLO, 70, &in, sizeof(in));
+
+	/* bad magic: refused before anything else in the header */
+	hdr_of(&f)->magic = 0x50544148; /* "HTTP" */
+	hdr_of(&f)->version = 99;
+	hdr_of(&f)->len = UINT32_MAX;
+	expect_error(&f, true, -EBADMSG, 70, "bad magic");
+	memcpy(f.b, "GET / HTTP/1.1\r\n", 16);
+	f.n = 16;
+	expect_error(&f, false, -EBADMSG, 0x0a0d312e, "bad magic");
+
+	/* unknown types */
+	f = mk(0, 71, NULL, 0);
+	expect_error(&f, true, -ENOMSG, 71, "unknown frame type");
+	f = mk(MT_AP_TYPE_MAX + 1, 72, NULL, 0);
+	expect_error(&f, true, -ENOMSG, 72, "unknown frame type");
+	f = mk(UINT16_MAX, 73, "x", 1);
+	expect_error(&f, false, -ENOMSG, 73, "unknown frame type");
+
+	/* a payload of the wrong size for its type */
+	f = mk(MT_AP_HELLO, 74, &in, sizeof(in) - 1);
+	expect_error(&f, false, -EPROTO, 74, "payload size does not match type");
+	f = mk(MT_AP_PING, 75, "123456789", 9);
+	expect_error(&f, true, -EPROTO, 75, "payload size does not match type");
+	f = mk(MT_AP_DETACH, 76, "x", 1);
+	expect_error(&f, true, -EPROTO, 76, "payload size does not match type");
+	f = mk(MT_AP_SAMPLE_STOP, 77, "12345678", 8);
+	expect_error(&f, true, -EPROTO, 77, "payload size does not match type");
+}
+
+/* Random bytes: a known outcome, never a read past what was received. */
+static void test_random_bytes(void **state)
+{
+	static const long ok[] = { 0, -EBADMSG, -EPROTONOSUPPORT, -EMSGSIZE, -ENOMSG, -EPROTO,
+				   -EINVAL };
+	unsigned char buf[64];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct request req;
+	char why[REQUEST_WHY];
+
+	for (int round = 0; round < 20000; round++) {
+		size_t n = round % sizeof(buf);
+		long r;
+		bool known = false;
+
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[i] = (unsigned char)x;
+		}
+		/* half the rounds carry a valid magic and version, to get past them */
+		if (round & 1 && n >= 8) {
+			uint32_t m = MT_AP_MAGIC;
+			uint16_t v = MT_AP_VERSION;
+
+			memcpy(buf, &m, 4);
+			memcpy(buf + 4, &v, 2);
+			buf[7] = 0; /* types below 256 */
+		}
+		r = next(buf, n, CAP, round & 2, &req, why, sizeof(why));
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+			known |= r == ok[i];
+		assert_true(known || (r >= MT_AP_HDR_SIZE && (size_t)r <= n));
+		assert_true((r < 0) == (why[0] != '\0'));
+	}
+}
+
+/* The reason is cut to the caller's buffer, NUL-terminated. */
+static void test_short_why(void **state)
+{
+	struct frame f = mk(MT_AP_PING, 80, "12345678", 8);
+	struct request req;
+	char why[8];
+
+	assert_int_equal(next(f.b, f.n, CAP, false, &req, why, sizeof(why)), -EPROTO);
+	assert_string_equal(why, "the fir");
+	hdr_of(&f)->magic = 0;
+	assert_int_equal(next(f.b, f.n, CAP, false, &req, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "bad mag");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_hello),
+		cmocka_unit_test(test_good_requests_after_hello),
+		cmocka_unit_test(test_good_heap_request),
+		cmocka_unit_test(test_frames_in_a_row),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_wrong_version),
+		cmocka_unit_test(test_bad_sample_parameters),
+		cmocka_unit_test(test_malformed_heap_request),
+		cmocka_unit_test(test_session_rules),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_short_why),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
