@@ -31,7 +31,7 @@ USER_DIRS := lib analysis jvm probe agentctl heap monitor sink cmd
 LIB_SRCS  := $(filter-out user/cmd/main.c,$(wildcard $(patsubst %,user/%/*.c,$(USER_DIRS)))) $(wildcard dsl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ  := $(BUILD)/obj/user/cmd/main.o
-USER_HDRS := $(wildcard include/memtrace/*.h user/*/*.h dsl/*.h)
+USER_HDRS := $(wildcard include/memtrace/*.h $(patsubst %,user/%/*.h,$(USER_DIRS)) dsl/*.h)
 ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
