@@ -1,0 +1,87 @@
+/*
+ * serve.h - what the threads of `memtrace serve` share (types only):
+ *
+ * The main thread owns the watched JVMs (serve_watch.h: one gctrace each,
+ * and the allocation and agent sampling switched on per JVM) and keeps their
+ * series in the metrics registry (serve_metrics.h). The HTTP thread answers
+ * the JSON API (serve_api.h): it reads the JVM list and records wishes
+ * (want) that the main thread acts on in its next tick. Queries run in
+ * threads of their own (serve_query.h). serve.lock guards the JVM list,
+ * the fields below marked so and the query jobs; the registry has its own.
+ */
+#ifndef MEMTRACE_SERVE_H
+#define MEMTRACE_SERVE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agentctl/agentlive.h"
+#include "cmd/serve_query.h"
+#include "jvm/proc.h"
+#include "sink/metrics.h"
+
+struct alloctrace;
+struct gctrace;
+
+/* What a switchable piece of work is doing (shown by /api/v1/jvms). */
+enum serve_work_state {
+	SERVE_WORK_OFF,
+	SERVE_WORK_STARTING,
+	SERVE_WORK_ON,
+	SERVE_WORK_STOPPING,
+	SERVE_WORK_FAILED,
+};
+
+/* A switchable piece of work of one JVM: want is the API's wish, state and
+ * error what the main thread made of it (all guarded by serve.lock). */
+struct serve_work {
+	bool want;
+	enum serve_work_state state;
+	char error[160];
+	uint64_t since_ns;     /* epoch ns when it came on */
+};
+
+struct serve_alloc_cls {
+	char *name;
+	uint64_t bytes;        /* since allocation sampling came on */
+};
+
+/* One watched JVM (the main thread's; the HTTP thread reads it under serve.lock). */
+struct serve_jvm {
+	struct mt_proc p;
+	struct gctrace *t;
+	struct serve *sv;
+	char pid_s[16];
+	uint64_t since_ns;     /* epoch ns when serve attached */
+	uint64_t collections;  /* records seen (guarded by serve.lock) */
+	/* allocation sampling: the tracer is the main thread's */
+	struct serve_work alloc;
+	struct alloctrace *at;
+	struct serve_alloc_cls *cls; /* exported classes (sticky while on), guarded by serve.lock */
+	int ncls;
+	uint64_t alloc_total;  /* guarded by serve.lock */
+	/* agent sampling: the session is the main thread's */
+	struct serve_work age;
+	uint32_t age_interval; /* bytes; 0: the agent's default */
+	struct agentlive *al;  /* never read by the HTTP thread */
+	uint32_t age_on_interval;   /* the agent's interval while on, guarded by serve.lock */
+	struct agentlive_ages ages; /* last read, guarded by serve.lock */
+};
+
+struct serve {
+	struct metrics *m;
+	pthread_mutex_t lock;  /* guards jvms[] and their counters for the HTTP thread */
+	struct serve_jvm **jvms;
+	int njvms, cap;
+	int *failed;           /* pids we could not watch: not retried while alive */
+	int nfailed;
+	int only_pid;          /* -p PID, 0 with --all */
+	bool alloc_all, age_all; /* --alloc, --age: switched on for every JVM watched */
+	uint32_t age_interval;   /* --age-interval */
+	int alloc_top;           /* classes exported per JVM (--alloc-top) */
+	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
+	struct serve_queries queries; /* its lock is &lock */
+};
+
+#endif
