@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
@@ -15,6 +17,10 @@
 #include "jvm/monflag.h"
 #include "jvm/proc.h"
 #include "monitor/sequencer.h"
+#include "analysis/waitgraph.h"
+#include "jvm/jthreads.h"
+#include "jvm/vmstructs.h"
+#include "sink/blocked.h"
 #include "lib/util.h"
 
 static volatile sig_atomic_t exiting;
@@ -28,12 +34,88 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes]\n"
+		"       memtrace locks -p PID --now [--json]\n"
 		"  Contended monitors by class (blocked-entry and Object.wait times), the\n"
 		"  wait graph (blocked thread -> owning thread) and deadlocks (its cycles),\n"
 		"  printed at the end (Ctrl-C, --duration, or the JVM's exit).\n"
 		"  The hotspot:monitor__* probes fire only with -XX:+DTraceMonitorProbes.\n"
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
-		"  byte written through /proc/PID/mem, printed) and back off at exit.\n");
+		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
+		"  --now: the threads blocked on a lock at this moment - monitors and\n"
+		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
+		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
+		"  probes, no flags, no agent; what jstack's deadlock detection reports).\n");
+}
+
+/* --now: read the blocked threads twice (100 ms apart) and report the
+ * deadlocks both readings agree on. */
+static int locks_now(const struct mt_proc *p, bool json)
+{
+	struct mt_vmstructs *vs = NULL;
+	struct jthreads *jt = NULL;
+	struct jthread *a = NULL, *b = NULL;
+	struct waitgraph_node *g = NULL;
+	uint32_t *cycle = NULL;
+	size_t na = 0, nb = 0;
+	int err, ncycles, rc = 1;
+
+	err = vmstructs_open(p, &vs);
+	if (err) {
+		p_err("can't read VMStructs of pid %d (%s): %s", p->pid, p->libjvm, strerror(-err));
+		return 1;
+	}
+	jt = jthreads_new(p, vs);
+	if (!jt) {
+		p_err("can't read pid %d's threads from its memory: %s%s", p->pid, strerror(errno),
+		      errno == ENOTSUP ? " (compact object headers are not supported yet)" : "");
+		goto cleanup;
+	}
+	for (int tries = 0; tries < 5; tries++) {
+		free(a);
+		free(b);
+		a = b = NULL;
+		if (!(err = jthreads_read(jt, &a, &na))) {
+			usleep(100 * 1000);
+			err = jthreads_read(jt, &b, &nb);
+		}
+		if (err != -EAGAIN)
+			break;
+	}
+	if (err) {
+		p_err("can't read pid %d's threads: %s", p->pid, strerror(-err));
+		goto cleanup;
+	}
+	g = calloc(nb ? nb : 1, sizeof(*g));
+	cycle = calloc(nb ? nb : 1, sizeof(*cycle));
+	if (!g || !cycle) {
+		p_err("out of memory");
+		goto cleanup;
+	}
+	/* an edge counts when both readings saw it: the thread waited on the same
+	 * lock for the same owner */
+	for (size_t i = 0; i < nb; i++) {
+		g[i].tid = b[i].tid;
+		for (size_t j = 0; j < na; j++)
+			if (a[j].tid == b[i].tid && a[j].owner_tid == b[i].owner_tid &&
+			    a[j].lock == b[i].lock)
+				g[i].waits_for = b[i].owner_tid;
+	}
+	ncycles = waitgraph_cycles(g, nb, cycle);
+	if (ncycles < 0) {
+		p_err("out of memory");
+		goto cleanup;
+	}
+	if (blocked_print(stdout, p->pid, b, nb, cycle, ncycles, json))
+		goto cleanup;
+	rc = 0;
+cleanup:
+	free(cycle);
+	free(g);
+	free(b);
+	free(a);
+	jthreads_free(jt);
+	vmstructs_free(vs);
+	return rc;
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
@@ -48,6 +130,7 @@ int do_locks(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
+		{ "now", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -57,15 +140,15 @@ int do_locks(int argc, char **argv)
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct mt_seq *seq = NULL;
-	bool enable = false, on = false;
+	bool enable = false, on = false, now = false;
 	int opt, err = 0, rc = 1;
 	uint64_t t0, deadline;
 	struct mt_proc p;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
-		if (opt == 'M') {
-			enable = true;
+		if (opt == 'M' || opt == 'N') {
+			*(opt == 'M' ? &enable : &now) = true;
 			continue;
 		}
 		err = cmdopt_common(opt, optarg, &o);
@@ -78,6 +161,8 @@ int do_locks(int argc, char **argv)
 	}
 	if (cmdopt_open_jvm(o.pid, "memtrace locks", &p))
 		return 1;
+	if (now)
+		return locks_now(&p, mt_opts.json);
 	if (enable) {
 		if (monflag_enable(&p, &mf))
 			return 1;

@@ -15,6 +15,8 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "jvm/jvmflags.h"
+#include "jvm/javafield.h"
+#include "jvm/jobject.h"
 #include "jvm/klassname.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
@@ -24,6 +26,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace vmstructs -p PID [--dump] [--flag NAME]... [--field Type::field]...\n"
 		   "                          [--type NAME]... [--klass-test] [--symtab-only]\n"
+		   "                          [--java-field pkg/Class.field]...\n"
 		   "Debugging aid: prints what memtrace reads from the JVM's own tables, one\n"
 		   "JSON object per line. --symtab-only reads flags through .symtab only.\n");
 }
@@ -264,6 +267,33 @@ static int klass_test(const struct mt_vmstructs *vs)
 	return 0;
 }
 
+/* --java-field pkg/Class.field: a Java field's offset as memtrace reads it
+ * from the class's field table (tests compare it with Unsafe.objectFieldOffset). */
+static int show_java_field(const struct mt_proc *p, const struct mt_vmstructs *vs,
+			   const char *spec)
+{
+	struct javafield_layout l;
+	char cls[512];
+	const char *dot = strrchr(spec, '.');
+	uint64_t ik;
+	uint32_t off = 0;
+	int err;
+
+	if (!dot || dot == spec || (size_t)(dot - spec) >= sizeof(cls)) {
+		p_err("bad --java-field '%s' (want pkg/Class.field)", spec);
+		return -EINVAL;
+	}
+	snprintf(cls, sizeof(cls), "%.*s", (int)(dot - spec), spec);
+	if ((err = javafield_layout(vs, &l)) || (err = jobject_find_class(vs, cls, &ik)) ||
+	    (err = javafield_offset(vs, &l, ik, dot + 1, &off))) {
+		printf("{\"java_field\":\"%s\",\"error\":\"%s\"}\n", spec, strerror(-err));
+		return err;
+	}
+	printf("{\"java_field\":\"%s\",\"klass\":%" PRIu64 ",\"offset\":%u}\n", spec, ik, off);
+	(void)p;
+	return 0;
+}
+
 int do_vmstructs(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -273,6 +303,7 @@ int do_vmstructs(int argc, char **argv)
 		{ "field", required_argument, NULL, 'F' },
 		{ "type", required_argument, NULL, 't' },
 		{ "klass-test", no_argument, NULL, 'k' },
+		{ "java-field", required_argument, NULL, 'J' },
 		{ "symtab-only", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -305,6 +336,7 @@ int do_vmstructs(int argc, char **argv)
 		case 'f':
 		case 'F':
 		case 't':
+		case 'J':
 			break;
 		default:
 			err = cmdopt_common(opt, optarg, &o);
@@ -334,6 +366,8 @@ int do_vmstructs(int argc, char **argv)
 			err = show_field(vs, optarg);
 		else if (opt == 't')
 			show_type(vs, optarg), err = 0;
+		else if (opt == 'J')
+			err = show_java_field(&p, vs, optarg);
 		else
 			continue;
 		if (err)

@@ -1,0 +1,93 @@
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * JucLocks - java.util.concurrent locks with a known answer, for `memtrace locks`.
+ *
+ *   java JucLocks MODE...
+ *
+ * Modes (several may be given; each runs in its own threads):
+ *   rwdeadlock  "rw-1" holds write lock W1 and waits for W2, "rw-2" holds W2 and
+ *               waits for W1 (two ReentrantReadWriteLocks): a deadlock on
+ *               ownable synchronizers.
+ *   mixed       "mix-1" holds monitor M (a JucLocks$Mon) and waits for
+ *               ReentrantLock R, "mix-2" holds R and waits to enter M: a
+ *               deadlock across both kinds.
+ *   blocked     "holder" holds ReentrantLock H forever, "waiter" waits for it:
+ *               contention, no deadlock.
+ *   idle        a fixed pool of 2 threads with nothing to do: idle parking on
+ *               the pool's queue, not contention.
+ * Prints READY at start and LOCKED once every mode's threads are where they
+ * should be, then idles until killed.
+ */
+public class JucLocks {
+    static final class Mon {}
+
+    static void sleep(long ms) {
+        try { Thread.sleep(ms); } catch (InterruptedException e) { }
+    }
+
+    static Thread start(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    static void waitBlocked(Thread... ts) {
+        for (Thread t : ts)
+            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.BLOCKED)
+                sleep(5);
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println("READY");
+        System.out.flush();
+        ExecutorService pool = null;
+        for (String mode : args) {
+            switch (mode) {
+            case "rwdeadlock": {
+                ReentrantReadWriteLock w1 = new ReentrantReadWriteLock(), w2 = new ReentrantReadWriteLock();
+                Thread a = start("rw-1", () -> { w1.writeLock().lock(); sleep(300); w2.writeLock().lock(); });
+                Thread b = start("rw-2", () -> { w2.writeLock().lock(); sleep(300); w1.writeLock().lock(); });
+                sleep(350);
+                waitBlocked(a, b);
+                break;
+            }
+            case "mixed": {
+                Mon m = new Mon();
+                ReentrantLock r = new ReentrantLock();
+                Thread a = start("mix-1", () -> { synchronized (m) { sleep(300); r.lock(); } });
+                Thread b = start("mix-2", () -> { r.lock(); sleep(300); synchronized (m) { r.unlock(); } });
+                sleep(350);
+                waitBlocked(a, b);
+                break;
+            }
+            case "blocked": {
+                ReentrantLock h = new ReentrantLock();
+                start("holder", () -> { h.lock(); sleep(Long.MAX_VALUE); });
+                sleep(100);
+                Thread w = start("waiter", h::lock);
+                waitBlocked(w);
+                break;
+            }
+            case "idle": {
+                pool = Executors.newFixedThreadPool(2);
+                pool.submit(() -> { });
+                pool.submit(() -> { });
+                sleep(100);
+                break;
+            }
+            default:
+                throw new IllegalArgumentException(mode);
+            }
+        }
+        System.out.println("LOCKED");
+        System.out.flush();
+        sleep(Long.MAX_VALUE);
+        if (pool != null) pool.awaitTermination(1, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * jobject.h - Java objects of a live JVM read from outside: references
+ * (compressed or not), an object's class, java.lang.String contents. The
+ * reads race with the JVM (a moving collector may copy an object under us):
+ * every result is best effort, and callers that need a stable answer read
+ * twice.
+ */
+#ifndef MEMTRACE_JOBJECT_H
+#define MEMTRACE_JOBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jvm/javafield.h"
+
+struct mt_proc;
+struct mt_vmstructs;
+
+struct jobject_layout {
+	bool coops;            /* UseCompressedOops: references are 32-bit */
+	uint64_t oop_base;     /* CompressedOops base and shift */
+	int32_t oop_shift;
+	bool ccp;              /* UseCompressedClassPointers: the klass word is 32-bit */
+	uint64_t klass_base;   /* CompressedKlassPointers base and shift */
+	int32_t klass_shift;
+	uint64_t klass_off;    /* oopDesc::_metadata */
+	uint64_t string_ik;    /* java.lang.String's InstanceKlass */
+	uint32_t str_value, str_coder; /* String.value (byte[]), String.coder (byte) */
+	uint64_t arr_len_off;  /* arrayOopDesc length: after the klass word */
+	struct javafield_layout jf;
+};
+
+/*
+ * jobject_layout - fill @l for JVM @p (@vs its tables). Returns 0; -ENOTSUP
+ * for a JVM with compact object headers (UseCompactObjectHeaders: the class
+ * is in the mark word, not read here); -ENOENT when an entry is missing; or
+ * -errno. Prints nothing.
+ */
+int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
+		   struct jobject_layout *l);
+
+/* jobject_decode - the address a reference value @ref (as stored in a field)
+ * stands for. Pure. */
+uint64_t jobject_decode(const struct jobject_layout *l, uint64_t ref);
+
+/* jobject_ref - the object the reference field at byte @off of @obj points
+ * to (0 for null). Returns 0 or -errno. */
+int jobject_ref(const struct mt_vmstructs *vs, const struct jobject_layout *l, uint64_t obj,
+		uint32_t off, uint64_t *out);
+
+/* jobject_klass - the Klass* of @obj. Returns 0, -EFAULT for a null object, or -errno. */
+int jobject_klass(const struct mt_vmstructs *vs, const struct jobject_layout *l, uint64_t obj,
+		  uint64_t *klass);
+
+/*
+ * jobject_string - the contents of java.lang.String @str as UTF-8 in @out
+ * (at most @len - 1 bytes, always terminated; characters outside ASCII of a
+ * UTF-16 string are written as '?'). Returns the length written or -errno
+ * (-EFAULT for null, -EPROTO for an implausible string).
+ */
+int jobject_string(const struct mt_vmstructs *vs, const struct jobject_layout *l, uint64_t str,
+		   char *out, size_t len);
+
+/*
+ * jobject_vm_class - the InstanceKlass of a class the VM keeps at hand
+ * (vmClasses::@name_klass_knum, e.g. "Thread", "String"). Returns 0, -ENOENT,
+ * or -errno.
+ */
+int jobject_vm_class(const struct mt_vmstructs *vs, const char *name, uint64_t *ik);
+
+/*
+ * jobject_find_class - the first loaded class named @internal
+ * ("java/util/concurrent/locks/AbstractOwnableSynchronizer") in a walk of
+ * every class loader. Returns 0, -ENOENT, or -errno.
+ */
+int jobject_find_class(const struct mt_vmstructs *vs, const char *internal, uint64_t *ik);
+
+/* jobject_is_subclass - 1 when the class @k is @super or extends it, 0 if
+ * not, or -errno. */
+int jobject_is_subclass(const struct mt_vmstructs *vs, const struct jobject_layout *l,
+			uint64_t k, uint64_t super);
+
+#endif

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* jthreads.c - Java threads and their blockers from the JVM's memory; see jthreads.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jvm/jobject.h"
+#include "jvm/jthreads.h"
+#include "jvm/klassname.h"
+#include "jvm/monowner.h"
+#include "jvm/vmstructs.h"
+
+/* More Java threads than this in one list means we misread it. */
+#define MAX_THREADS 100000
+
+struct jthreads {
+	const struct mt_vmstructs *vs;
+	struct jobject_layout ol;
+	struct mt_klass_layout kl;
+	struct monowner *mo;
+	uint64_t list_addr, tl_length, tl_threads;
+	uint64_t jt_osthread, os_tid, jt_state, jt_threadobj, jt_pending;
+	uint64_t om_object;
+	uint32_t f_name, f_blocker, f_eetop, f_owner; /* java.lang.Thread.*, AOS.exclusiveOwnerThread */
+	uint64_t aos_ik;                              /* 0: AbstractOwnableSynchronizer not loaded yet */
+	int32_t blocked;                              /* _thread_blocked */
+};
+
+/* A JavaThread field that JDK 21+ moved up to Thread. */
+static int thread_field(const struct mt_vmstructs *vs, const char *field, uint64_t *off)
+{
+	if (!vmstructs_field_offset(vs, "JavaThread", field, off))
+		return 0;
+	return vmstructs_field_offset(vs, "Thread", field, off);
+}
+
+struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
+{
+	struct jthreads *t = calloc(1, sizeof(*t));
+	uint64_t thread_ik;
+	int err;
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->vs = vs;
+	if ((err = jobject_layout(p, vs, &t->ol)) || (err = klassname_layout(vs, &t->kl)))
+		goto fail;
+	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &t->list_addr) ||
+	    vmstructs_field_offset(vs, "ThreadsList", "_length", &t->tl_length) ||
+	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &t->tl_threads) ||
+	    thread_field(vs, "_osthread", &t->jt_osthread) ||
+	    vmstructs_field_offset(vs, "OSThread", "_thread_id", &t->os_tid) ||
+	    vmstructs_field_offset(vs, "JavaThread", "_thread_state", &t->jt_state) ||
+	    vmstructs_field_offset(vs, "JavaThread", "_threadObj", &t->jt_threadobj) ||
+	    vmstructs_field_offset(vs, "JavaThread", "_current_pending_monitor", &t->jt_pending) ||
+	    vmstructs_field_offset(vs, "ObjectMonitor", "_object", &t->om_object) ||
+	    vmstructs_int_constant(vs, "_thread_blocked", &t->blocked)) {
+		err = -ENOENT;
+		goto fail;
+	}
+	if ((err = jobject_vm_class(vs, "Thread", &thread_ik)) ||
+	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "name", &t->f_name)) ||
+	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "parkBlocker", &t->f_blocker)) ||
+	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "eetop", &t->f_eetop)))
+		goto fail;
+	t->mo = monowner_new(vs);
+	if (!t->mo) {
+		err = -errno;
+		goto fail;
+	}
+	return t;
+fail:
+	free(t);
+	errno = -err;
+	return NULL;
+}
+
+void jthreads_free(struct jthreads *t)
+{
+	if (!t)
+		return;
+	monowner_free(t->mo);
+	free(t);
+}
+
+const char *jthreads_wait_name(int wait)
+{
+	return wait == JTHREAD_MONITOR ? "monitor" : wait == JTHREAD_PARKED ? "parked" : "running";
+}
+
+/* The java.lang.Thread object of JavaThread @jt (an OopHandle: a pointer to
+ * an OopStorage slot holding the full address). */
+static uint64_t thread_obj(struct jthreads *t, uint64_t jt)
+{
+	uint64_t slot = 0, obj = 0;
+
+	if (vmstructs_read_ptr(t->vs, jt + t->jt_threadobj, &slot) || !slot ||
+	    vmstructs_read_ptr(t->vs, slot, &obj))
+		return 0;
+	return obj;
+}
+
+static void class_of(struct jthreads *t, uint64_t obj, char *out, size_t len)
+{
+	uint64_t k;
+
+	if (jobject_klass(t->vs, &t->ol, obj, &k) || klassname_read(t->vs, &t->kl, k, true, out, len) < 0)
+		snprintf(out, len, "?");
+}
+
+/* AbstractOwnableSynchronizer is loaded with the first j.u.c. lock: look it up once seen. */
+static int aos(struct jthreads *t)
+{
+	if (t->aos_ik)
+		return 0;
+	if (jobject_find_class(t->vs, "java/util/concurrent/locks/AbstractOwnableSynchronizer",
+			       &t->aos_ik) ||
+	    javafield_offset(t->vs, &t->ol.jf, t->aos_ik, "exclusiveOwnerThread", &t->f_owner)) {
+		t->aos_ik = 0;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Fill the lock fields of @th (a blocked thread whose Thread object is @obj). */
+static void blocked_on(struct jthreads *t, struct jthread *th, uint64_t obj)
+{
+	uint64_t mon = 0, blocker = 0, k, owner, eetop = 0;
+
+	if (!vmstructs_read_ptr(t->vs, th->jt + t->jt_pending, &mon) && mon) {
+		uint64_t slot = 0, o = 0;
+
+		th->wait = JTHREAD_MONITOR;
+		th->lock = mon;
+		/* ObjectMonitor::_object: a WeakHandle, a pointer to the slot */
+		if (!vmstructs_read_ptr(t->vs, mon + t->om_object, &slot) && slot &&
+		    !vmstructs_read_ptr(t->vs, slot, &o))
+			th->lock_obj = o;
+		class_of(t, th->lock_obj, th->lock_class, sizeof(th->lock_class));
+		th->owner_tid = (uint32_t)monowner_tid(t->mo, mon);
+		return;
+	}
+	if (!obj || jobject_ref(t->vs, &t->ol, obj, t->f_blocker, &blocker) || !blocker)
+		return;
+	th->wait = JTHREAD_PARKED;
+	th->lock = th->lock_obj = blocker;
+	class_of(t, blocker, th->lock_class, sizeof(th->lock_class));
+	if (jobject_klass(t->vs, &t->ol, blocker, &k) || aos(t) ||
+	    jobject_is_subclass(t->vs, &t->ol, k, t->aos_ik) != 1)
+		return;
+	if (jobject_ref(t->vs, &t->ol, blocker, t->f_owner, &owner) || !owner ||
+	    vmstructs_read(t->vs, owner + t->f_eetop, &eetop, sizeof(eetop)))
+		return;
+	th->owner_jt = eetop; /* the tid is filled from the list by the caller */
+}
+
+int jthreads_read(struct jthreads *t, struct jthread **out, size_t *n)
+{
+	uint64_t list = 0, arr = 0, *jts = NULL;
+	uint32_t len = 0;
+	struct jthread *th = NULL;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = vmstructs_read_ptr(t->vs, t->list_addr, &list)) || !list ||
+	    (err = vmstructs_read(t->vs, list + t->tl_length, &len, sizeof(len))) ||
+	    (err = vmstructs_read_ptr(t->vs, list + t->tl_threads, &arr)))
+		return err ? err : -ENOENT;
+	if (len > MAX_THREADS)
+		return -EPROTO;
+	jts = calloc(len ? len : 1, sizeof(*jts));
+	th = calloc(len ? len : 1, sizeof(*th));
+	if (!jts || !th) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (len && (err = vmstructs_read(t->vs, arr, jts, len * sizeof(*jts))))
+		goto cleanup;
+	for (uint32_t i = 0; i < len; i++) {
+		struct jthread *x = &th[i];
+		uint64_t os = 0, obj, name;
+		int32_t tid = 0;
+
+		x->jt = jts[i];
+		if (!vmstructs_read_ptr(t->vs, x->jt + t->jt_osthread, &os) && os &&
+		    !vmstructs_read(t->vs, os + t->os_tid, &tid, sizeof(tid)))
+			x->tid = (uint32_t)tid;
+		vmstructs_read(t->vs, x->jt + t->jt_state, &x->state, sizeof(x->state));
+		obj = thread_obj(t, x->jt);
+		if (obj && !jobject_ref(t->vs, &t->ol, obj, t->f_name, &name) && name)
+			jobject_string(t->vs, &t->ol, name, x->name, sizeof(x->name));
+		if (x->state == t->blocked)
+			blocked_on(t, x, obj);
+	}
+	/* owners of j.u.c. locks are JavaThread*s: their tids come from the list */
+	for (uint32_t i = 0; i < len; i++)
+		for (uint32_t j = 0; th[i].owner_jt && j < len; j++)
+			if (th[j].jt == th[i].owner_jt)
+				th[i].owner_tid = th[j].tid;
+	/* the list is replaced (copy on write) when threads come or go */
+	if (!vmstructs_read_ptr(t->vs, t->list_addr, &arr) && arr != list) {
+		err = -EAGAIN;
+		goto cleanup;
+	}
+	*out = th;
+	*n = len;
+	th = NULL;
+cleanup:
+	free(jts);
+	free(th);
+	return err;
+}
