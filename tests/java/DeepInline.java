@@ -1,32 +1,39 @@
 /* DeepInline - a known call chain for the nmethod/scope decoders
  * (tests/e2e/cases/nmethod_live.sh): run() -> Inner.a() -> b() -> c() -> leaf()
  * -> Inner.alloc(), hot enough for C2 to compile run() with the rest inlined.
- * The line of each call is what the scope decoding must give back (the case
- * reads them with javap). Prints READY once warm, then keeps running. */
+ * Each call is on its own line, not the method's first: the lines the scope
+ * decoding gives back must be those (the case reads them with javap).
+ * Prints READY once warm, then keeps running. */
 public class DeepInline {
 	static volatile Object sink;
 	static long sum;
 
 	static final class Inner {
 		static int a(int i) {
-			return b(i + 1) + 1;
+			int j = i + 1;
+			return b(j) + 1;
 		}
 
 		static int b(int i) {
-			return c(i * 3) ^ 5;
+			int j = i * 3;
+			j ^= 5;
+			return c(j) ^ 5;
 		}
 
 		static int c(int i) {
-			return leaf(i - 7) + 2;
+			int j = i - 7;
+			return leaf(j) + 2;
 		}
 
 		static int leaf(int i) {
-			sink = alloc(i & 15);
+			int n = i & 15;
+			sink = alloc(n);
 			return i >> 1;
 		}
 
 		static byte[] alloc(int n) {
-			return new byte[16 + n];
+			int len = 16 + n;
+			return new byte[len];
 		}
 	}
 
