@@ -7,8 +7,9 @@
  *
  * `test_nmethod --live PID [FILTER]` instead dumps, as JSON lines, every
  * nmethod of a live JVM and, for those whose name contains FILTER, the
- * frames of every PcDesc (tests/e2e/cases/nmethod_live.sh compares them with
- * jcmd Compiler.codelist and javap).
+ * frames of every PcDesc and the line of every bci of their methods
+ * (tests/e2e/cases/nmethod_live.sh compares them with jcmd Compiler.codelist
+ * and javap).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +41,8 @@ struct live {
 	struct mt_methodsym_layout ml;
 	uint64_t *blobs;
 	size_t n, cap;
+	uint64_t seen[64];  /* Methods whose line tables were dumped */
+	size_t nseen;
 };
 
 static int collect(void *arg, uint64_t blob)
@@ -67,6 +70,25 @@ static void method_text(struct live *lv, uint64_t method, bool sig, char *out, s
 		snprintf(out, len, "?");
 	else
 		snprintf(out, len, "%s.%s%s", ms.klass, ms.name, sig ? ms.sig : "");
+}
+
+/* The line of every bci of @method, once per method. */
+static void live_lines(struct live *lv, uint64_t method, const char *name)
+{
+	int line;
+
+	for (size_t i = 0; i < lv->nseen; i++)
+		if (lv->seen[i] == method)
+			return;
+	if (lv->nseen == MT_ARRAY_SIZE(lv->seen))
+		return;
+	lv->seen[lv->nseen++] = method;
+	printf("{\"lines\":1,\"m\":");
+	json_str(stdout, name);
+	printf(",\"table\":[");
+	for (int bci = 0; methodsym_line(lv->vs, &lv->ml, method, bci, &line) != -ERANGE; bci++)
+		printf("%s%d", bci ? "," : "", line);
+	printf("]}\n");
 }
 
 static void live_scopes(struct live *lv, const struct mt_nmethod *nm)
@@ -103,6 +125,10 @@ static void live_scopes(struct live *lv, const struct mt_nmethod *nm)
 			       nmethod_kind_name(sc[k].kind));
 		}
 		printf("]}\n");
+		for (int k = 0; k < n; k++) {
+			method_text(lv, sc[k].method, false, name, sizeof(name));
+			live_lines(lv, sc[k].method, name);
+		}
 	}
 }
 

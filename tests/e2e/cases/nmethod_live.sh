@@ -3,7 +3,7 @@
 # through `test_nmethod --live`: every nmethod found by walking the code heaps
 # has the compile id, level and name jcmd Compiler.codelist gives; every
 # PcDesc of DeepInline's nmethods decodes into inlined frames whose lines are
-# javap's, and C2's inlining of the whole chain alloc <- leaf <- c <- b <- a
+# javap's (as is the line of every bci of their methods), and C2's inlining of the whole chain alloc <- leaf <- c <- b <- a
 # shows up as such.
 # TIMEOUT: 90
 . "$(dirname "$0")/../lib.sh"
@@ -88,10 +88,21 @@ for r in recs:
         full += 1
 if checked < 10:
     bad(f"only {checked} DeepInline frames decoded")
+# 3. whole line tables: the line of every bci of every DeepInline method seen
+tables = 0
+for r in recs:
+    if r.get("lines") and r["m"] in lines:
+        got = r["table"]
+        want = [want_line(r["m"], b) for b in range(len(got))]
+        if got != want:
+            bad(f"{r['m']} lines by bci {got}, javap says {want}")
+        tables += 1
+if tables < 5:
+    bad(f"only {tables} DeepInline line tables")
 if not full:
     print("RETRY no PcDesc with C2's whole inlined chain yet")
     sys.exit(1)
-print(f"ok: {len(both)} nmethods match, {checked} frames with javap's lines, {full} full chains")
+print(f"ok: {len(both)} nmethods match, {checked} frames with javap's lines, {tables} line tables, {full} full chains")
 PY
 	sleep 1
 done
