@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/* methodsym.c - Method* -> names and bci -> line from outside; see methodsym.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jvm/methodsym.h"
+#include "jvm/vmstructs.h"
+
+/* UNSIGNED5: a byte below L ends a number; each byte carries lg_H more bits. */
+#define U5_LG_H 6
+#define U5_MAX_BYTES 5
+/* Longest line table we read: ConstMethod's size bounds it, this bounds that. */
+#define LINE_TABLE_MAX (64u << 10)
+
+/* Offset and byte size of non-static Type::field (size from the field's type
+ * in the type table, @dflt when the type is not listed). 0 or -ENOENT. */
+static int field_sized(const struct mt_vmstructs *vs, const char *type, const char *field,
+		       uint64_t *off, unsigned *size, unsigned dflt)
+{
+	const struct mt_vmfield *f = vmstructs_field(vs, type, field);
+	const struct mt_vmtype *t;
+
+	if (!f || f->is_static)
+		return -ENOENT;
+	*off = f->offset;
+	t = f->type_string ? vmstructs_type(vs, f->type_string) : NULL;
+	*size = t && t->size && t->size <= 8 ? (unsigned)t->size : dflt;
+	return 0;
+}
+
+int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *l)
+{
+	int32_t bit = 0, major = 0;
+	uint64_t addr;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if ((err = klassname_layout(vs, &l->kl)))
+		return err;
+	if (vmstructs_field_offset(vs, "Method", "_constMethod", &l->method_const) ||
+	    vmstructs_field_offset(vs, "ConstMethod", "_constants", &l->cm_constants) ||
+	    vmstructs_field_offset(vs, "ConstMethod", "_name_index", &l->cm_name_index) ||
+	    vmstructs_field_offset(vs, "ConstMethod", "_signature_index", &l->cm_sig_index) ||
+	    vmstructs_field_offset(vs, "ConstMethod", "_code_size", &l->cm_code_size) ||
+	    vmstructs_field_offset(vs, "ConstMethod", "_constMethod_size", &l->cm_size_words) ||
+	    vmstructs_type_size(vs, "ConstMethod", &l->cm_sizeof) ||
+	    vmstructs_field_offset(vs, "ConstantPool", "_pool_holder", &l->cp_holder) ||
+	    vmstructs_type_size(vs, "ConstantPool", &l->cp_sizeof))
+		return -ENOENT;
+	l->cp_has_length = !vmstructs_field_offset(vs, "ConstantPool", "_length", &l->cp_length);
+	l->cp_has_source = !vmstructs_field_offset(vs, "ConstantPool", "_source_file_name_index",
+						   &l->cp_source_file);
+	/* the flags moved into a ConstMethodFlags member in JDK 21 */
+	if ((!field_sized(vs, "ConstMethod", "_flags._flags", &l->cm_flags, &l->cm_flags_size, 4) &&
+	     !vmstructs_int_constant(vs, "ConstMethodFlags::_misc_has_linenumber_table", &bit)) ||
+	    (!field_sized(vs, "ConstMethod", "_flags", &l->cm_flags, &l->cm_flags_size, 2) &&
+	     !vmstructs_int_constant(vs, "ConstMethod::_has_linenumber_table", &bit)))
+		l->has_linenumbers = (uint32_t)bit;
+	if (!vmstructs_static_addr(vs, "Abstract_VM_Version", "_vm_major_version", &addr) &&
+	    !vmstructs_read(vs, addr, &major, sizeof(major)))
+		l->vm_major = major;
+	/* the one thing VMStructs does not tell: UNSIGNED5 without the 0 byte
+	 * since JDK 20; an unknown version is taken as a new one */
+	l->u5_excl = l->vm_major && l->vm_major < 20 ? 0 : 1;
+	return 0;
+}
+
+int methodsym_u5_read(const uint8_t *buf, size_t len, size_t *pos, unsigned excl, uint32_t *val)
+{
+	const unsigned lo = 256 - (1u << U5_LG_H) - excl; /* L: 192, or 191 without 0 */
+	size_t p = *pos;
+	uint32_t sum = 0;
+
+	for (unsigned i = 0; i < U5_MAX_BYTES; i++) {
+		unsigned b;
+
+		if (p >= len)
+			return -ERANGE;
+		if (buf[p] < excl)
+			return -EBADMSG;
+		b = buf[p++] - excl;
+		sum += (uint32_t)b << (U5_LG_H * i);
+		if (b < lo || i == U5_MAX_BYTES - 1)
+			break;
+	}
+	*pos = p;
+	*val = sum;
+	return 0;
+}
+
+int32_t methodsym_u5_signed(uint32_t v)
+{
+	return (int32_t)(v >> 1) ^ -(int32_t)(v & 1);
+}
+
+int methodsym_line_lookup(const uint8_t *tab, size_t len, unsigned excl, int bci, int *line)
+{
+	int32_t cur_bci = 0, cur_line = 0, best_bci = 0, best_line = -1;
+	size_t p = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (p >= len)
+			return -ERANGE;
+		b = tab[p++];
+		if (b == 0)
+			break;
+		if (b == 0xff) { /* escape: two signed numbers */
+			uint32_t db, dl;
+			int err;
+
+			if ((err = methodsym_u5_read(tab, len, &p, excl, &db)) ||
+			    (err = methodsym_u5_read(tab, len, &p, excl, &dl)))
+				return err;
+			cur_bci += methodsym_u5_signed(db);
+			cur_line += methodsym_u5_signed(dl);
+		} else { /* 5 bits of bci delta, 3 of line delta */
+			cur_bci += b >> 3;
+			cur_line += b & 7;
+		}
+		if (cur_bci == bci) {
+			*line = cur_line;
+			return 0;
+		}
+		if (cur_bci < bci && cur_bci >= best_bci) {
+			best_bci = cur_bci;
+			best_line = cur_line;
+		}
+	}
+	if (best_line < 0)
+		return -ENOENT;
+	*line = best_line;
+	return 0;
+}
+
+/* The Symbol* in constant pool slot @idx (bounds-checked when _length is known). */
+static int cp_symbol(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		     uint64_t cp, uint16_t idx, uint64_t *sym)
+{
+	int32_t n = 0;
+	int err;
+
+	if (l->cp_has_length) {
+		if ((err = vmstructs_read(vs, cp + l->cp_length, &n, sizeof(n))))
+			return err;
+		if (idx == 0 || idx >= n)
+			return -EINVAL;
+	}
+	if ((err = vmstructs_read_ptr(vs, cp + l->cp_sizeof + (uint64_t)idx * 8, sym)))
+		return err;
+	return *sym ? 0 : -EFAULT;
+}
+
+/* Symbol @sym's bytes as a C string in @out. */
+static int symbol_text(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		       uint64_t sym, char *out, size_t outlen)
+{
+	uint32_t n = 0;
+	int err;
+
+	if ((err = vmstructs_read(vs, sym + l->kl.sym_length, &n,
+				  l->kl.length_size == 4 ? 4 : 2))) /* little-endian */
+		return err;
+	if (n >= outlen)
+		return -EINVAL;
+	if ((err = vmstructs_read(vs, sym + l->kl.sym_body, out, n)))
+		return err;
+	out[n] = '\0';
+	return memchr(out, '\0', n) ? -EINVAL : 0;
+}
+
+/* ConstMethod* and ConstantPool* of @method. */
+static int method_parts(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+			uint64_t method, uint64_t *cm, uint64_t *cp)
+{
+	int err;
+
+	if (!method)
+		return -EFAULT;
+	if ((err = vmstructs_read_ptr(vs, method + l->method_const, cm)))
+		return err;
+	if (!*cm)
+		return -EFAULT;
+	if (!cp)
+		return 0;
+	if ((err = vmstructs_read_ptr(vs, *cm + l->cm_constants, cp)))
+		return err;
+	return *cp ? 0 : -EFAULT;
+}
+
+int methodsym_names(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		    uint64_t method, struct mt_methodsym *out)
+{
+	uint64_t cm, cp, holder, sym;
+	uint16_t name_idx = 0, sig_idx = 0, file_idx = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = method_parts(vs, l, method, &cm, &cp)) ||
+	    (err = vmstructs_read(vs, cm + l->cm_name_index, &name_idx, sizeof(name_idx))) ||
+	    (err = vmstructs_read(vs, cm + l->cm_sig_index, &sig_idx, sizeof(sig_idx))) ||
+	    (err = vmstructs_read_ptr(vs, cp + l->cp_holder, &holder)))
+		return err;
+	if (!holder)
+		return -EFAULT;
+	if ((err = cp_symbol(vs, l, cp, name_idx, &sym)) ||
+	    (err = symbol_text(vs, l, sym, out->name, sizeof(out->name))) ||
+	    (err = cp_symbol(vs, l, cp, sig_idx, &sym)) ||
+	    (err = symbol_text(vs, l, sym, out->sig, sizeof(out->sig))))
+		return err;
+	err = klassname_read(vs, &l->kl, holder, true, out->klass, sizeof(out->klass));
+	if (err < 0)
+		return err;
+	/* the source file is optional: a class may lack it, a JDK may not export it */
+	if (l->cp_has_source &&
+	    !vmstructs_read(vs, cp + l->cp_source_file, &file_idx, sizeof(file_idx)) && file_idx &&
+	    (cp_symbol(vs, l, cp, file_idx, &sym) ||
+	     symbol_text(vs, l, sym, out->file, sizeof(out->file))))
+		out->file[0] = '\0';
+	return 0;
+}
+
+/* Where @method's bytecodes are (@base) and how many (@size). */
+static int method_code(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		       uint64_t method, uint64_t *cm, uint64_t *base, uint16_t *size)
+{
+	int err;
+
+	*size = 0;
+	if ((err = method_parts(vs, l, method, cm, NULL)) ||
+	    (err = vmstructs_read(vs, *cm + l->cm_code_size, size, sizeof(*size))))
+		return err;
+	*base = *cm + l->cm_sizeof; /* the bytecodes follow the ConstMethod */
+	return 0;
+}
+
+int methodsym_bci(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		  uint64_t method, uint64_t bcp, int *bci)
+{
+	uint64_t cm, base;
+	uint16_t size;
+	int err;
+
+	if ((err = method_code(vs, l, method, &cm, &base, &size)))
+		return err;
+	if (bcp < base || bcp >= base + size)
+		return -ERANGE;
+	*bci = (int)(bcp - base);
+	return 0;
+}
+
+int methodsym_line(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
+		   uint64_t method, int bci, int *line)
+{
+	uint64_t cm, base, end, len;
+	uint32_t flags = 0;
+	int32_t words = 0;
+	uint16_t size;
+	uint8_t *tab;
+	int err;
+
+	if (!l->has_linenumbers)
+		return -ENOENT;
+	if ((err = method_code(vs, l, method, &cm, &base, &size)) ||
+	    (err = vmstructs_read(vs, cm + l->cm_flags, &flags, l->cm_flags_size)) ||
+	    (err = vmstructs_read(vs, cm + l->cm_size_words, &words, sizeof(words))))
+		return err;
+	if (bci < 0) /* method entry (InvocationEntryBci) */
+		bci = 0;
+	if (bci >= size)
+		return -ERANGE;
+	if (!(flags & l->has_linenumbers))
+		return -ENOENT;
+	/* the table follows the bytecodes, inside the ConstMethod */
+	end = cm + (uint64_t)(words > 0 ? words : 0) * 8;
+	if (end <= base + size)
+		return -EBADMSG;
+	len = end - (base + size);
+	if (len > LINE_TABLE_MAX)
+		len = LINE_TABLE_MAX;
+	if (!(tab = malloc(len)))
+		return -ENOMEM;
+	err = vmstructs_read(vs, base + size, tab, len);
+	if (!err)
+		err = methodsym_line_lookup(tab, len, l->u5_excl, bci, line);
+	free(tab);
+	return err;
+}
