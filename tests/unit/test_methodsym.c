@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "jvm/methodsym.h"
+#include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 #include "lib/util.h"
 
@@ -27,7 +28,7 @@
 static int dec(const uint8_t *b, size_t n, unsigned excl, uint32_t *v, size_t *used)
 {
 	size_t p = 0;
-	int err = methodsym_u5_read(b, n, &p, excl, v);
+	int err = unsigned5_read(b, n, &p, excl, v);
 
 	*used = p;
 	return err;
@@ -117,11 +118,11 @@ static void test_u5_encoder_roundtrip(void **state)
 			for (size_t k = 0; excl && k < n; k++)
 				assert_int_not_equal(b[k], 0);
 		}
-	assert_int_equal(methodsym_u5_signed(0), 0);
-	assert_int_equal(methodsym_u5_signed(1), -1);
-	assert_int_equal(methodsym_u5_signed(7), -4);
-	assert_int_equal(methodsym_u5_signed(576), 288);
-	assert_int_equal(methodsym_u5_signed(0xffffffffu), INT32_MIN);
+	assert_int_equal(unsigned5_signed(0), 0);
+	assert_int_equal(unsigned5_signed(1), -1);
+	assert_int_equal(unsigned5_signed(7), -4);
+	assert_int_equal(unsigned5_signed(576), 288);
+	assert_int_equal(unsigned5_signed(0xffffffffu), INT32_MIN);
 }
 
 /* (bci 0, line 10) escaped; (4, 11) and (12, 13) one byte each;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jvm/javafield.h"
+#include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 
 #define ACC_STATIC 0x0008
@@ -12,37 +13,6 @@
 #define MAX_DEPTH 64
 /* Largest field table read (bytes): 65535 fields of a few bytes each. */
 #define MAX_TABLE (1u << 20)
-
-/* UNSIGNED5 (unsigned5.hpp): X excluded byte values (0), L low values end a number. */
-enum { U5_X = 1, U5_LG_H = 6, U5_L = 256 - U5_X - (1 << U5_LG_H), U5_MAX_LEN = 5 };
-
-int javafield_u5_read(const uint8_t *buf, size_t len, size_t *pos, uint32_t *out)
-{
-	size_t p = *pos;
-	uint32_t sum, b;
-	int shift = U5_LG_H;
-
-	if (p >= len || buf[p] < U5_X)
-		return -EINVAL;
-	sum = buf[p] - U5_X;
-	if (sum < U5_L) {
-		*pos = p + 1;
-		*out = sum;
-		return 0;
-	}
-	for (int i = 1; i < U5_MAX_LEN; i++, shift += U5_LG_H) {
-		if (p + i >= len || buf[p + i] < U5_X)
-			return -EINVAL;
-		b = buf[p + i];
-		sum += (b - U5_X) << shift;
-		if (b < U5_X + U5_L || i == U5_MAX_LEN - 1) {
-			*pos = p + i + 1;
-			*out = sum;
-			return 0;
-		}
-	}
-	return -EINVAL; /* not reached */
-}
 
 int javafield_parse_stream(const uint8_t *buf, size_t len, const struct javafield_ffbits *ff,
 			   struct javafield_entry *out, size_t max, size_t *n)
@@ -53,13 +23,13 @@ int javafield_parse_stream(const uint8_t *buf, size_t len, const struct javafiel
 	*n = 0;
 	known = 1u << ff->initialized | 1u << ff->injected | 1u << ff->generic |
 		1u << ff->stable | 1u << ff->contended;
-	if (javafield_u5_read(buf, len, &pos, &java) || javafield_u5_read(buf, len, &pos, &injected) ||
+	if (unsigned5_read(buf, len, &pos, 1, &java) || unsigned5_read(buf, len, &pos, 1, &injected) ||
 	    java > JAVAFIELD_MAX || injected > JAVAFIELD_MAX)
 		return -EPROTO;
 	for (uint32_t i = 0; i < java + injected; i++) {
 		/* name, signature, offset, access flags, field flags */
 		for (int k = 0; k < 5; k++)
-			if (javafield_u5_read(buf, len, &pos, &v[k]))
+			if (unsigned5_read(buf, len, &pos, 1, &v[k]))
 				return -EPROTO;
 		flags = v[4];
 		if (flags & ~known)
@@ -69,7 +39,7 @@ int javafield_parse_stream(const uint8_t *buf, size_t len, const struct javafiel
 			int bit = k == 0 ? ff->initialized : k == 1 ? ff->generic : ff->contended;
 			uint32_t skip;
 
-			if ((flags >> bit & 1) && javafield_u5_read(buf, len, &pos, &skip))
+			if ((flags >> bit & 1) && unsigned5_read(buf, len, &pos, 1, &skip))
 				return -EPROTO;
 		}
 		if (v[0] > 0xffff || v[3] > 0xffff)

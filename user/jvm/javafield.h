@@ -74,14 +74,6 @@ int javafield_offset(const struct mt_vmstructs *vs, const struct javafield_layou
 		     uint64_t ik, const char *name, uint32_t *offset);
 
 /*
- * javafield_u5_read - one UNSIGNED5 number (HotSpot's unsigned5.hpp: bytes
- * 1..191 end a number, 192..255 carry 6 more bits, at most 5 bytes, byte 0
- * never appears) from @buf at *@pos, which advances. Returns 0, or -EINVAL
- * at the end of @buf or on a 0 byte. Pure.
- */
-int javafield_u5_read(const uint8_t *buf, size_t len, size_t *pos, uint32_t *out);
-
-/*
  * javafield_parse_stream - the fields of a JDK 21+ field-info stream @buf of
  * @len bytes into @out (at most @max; *@n gets how many, Java fields first,
  * then injected ones). Returns 0, or -EPROTO for a malformed stream or field

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jvm/methodsym.h"
+#include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 
 /* UNSIGNED5: a byte below L ends a number; each byte carries lg_H more bits. */
@@ -67,34 +68,6 @@ int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *
 	return 0;
 }
 
-int methodsym_u5_read(const uint8_t *buf, size_t len, size_t *pos, unsigned excl, uint32_t *val)
-{
-	const unsigned lo = 256 - (1u << U5_LG_H) - excl; /* L: 192, or 191 without 0 */
-	size_t p = *pos;
-	uint32_t sum = 0;
-
-	for (unsigned i = 0; i < U5_MAX_BYTES; i++) {
-		unsigned b;
-
-		if (p >= len)
-			return -ERANGE;
-		if (buf[p] < excl)
-			return -EBADMSG;
-		b = buf[p++] - excl;
-		sum += (uint32_t)b << (U5_LG_H * i);
-		if (b < lo || i == U5_MAX_BYTES - 1)
-			break;
-	}
-	*pos = p;
-	*val = sum;
-	return 0;
-}
-
-int32_t methodsym_u5_signed(uint32_t v)
-{
-	return (int32_t)(v >> 1) ^ -(int32_t)(v & 1);
-}
-
 int methodsym_line_lookup(const uint8_t *tab, size_t len, unsigned excl, int bci, int *line)
 {
 	int32_t cur_bci = 0, cur_line = 0, best_bci = 0, best_line = -1;
@@ -112,11 +85,11 @@ int methodsym_line_lookup(const uint8_t *tab, size_t len, unsigned excl, int bci
 			uint32_t db, dl;
 			int err;
 
-			if ((err = methodsym_u5_read(tab, len, &p, excl, &db)) ||
-			    (err = methodsym_u5_read(tab, len, &p, excl, &dl)))
+			if ((err = unsigned5_read(tab, len, &p, excl, &db)) ||
+			    (err = unsigned5_read(tab, len, &p, excl, &dl)))
 				return err;
-			cur_bci += methodsym_u5_signed(db);
-			cur_line += methodsym_u5_signed(dl);
+			cur_bci += unsigned5_signed(db);
+			cur_line += unsigned5_signed(dl);
 		} else { /* 5 bits of bci delta, 3 of line delta */
 			cur_bci += b >> 3;
 			cur_line += b & 7;

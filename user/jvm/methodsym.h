@@ -59,16 +59,6 @@ struct mt_methodsym {
  */
 int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *l);
 
-/*
- * methodsym_u5_read - decode one UNSIGNED5 number at buf[*pos] (len bytes in
- * @buf) with @excl excluded low bytes (0 or 1), advancing *pos.
- * Returns 0; -EBADMSG for an excluded byte; -ERANGE when the number runs
- * past @len (*pos untouched on error). Pure.
- */
-int methodsym_u5_read(const uint8_t *buf, size_t len, size_t *pos, unsigned excl, uint32_t *val);
-
-/* methodsym_u5_signed - the signed value of a zigzag-coded UNSIGNED5 number. */
-int32_t methodsym_u5_signed(uint32_t v);
 
 /*
  * methodsym_line_lookup - HotSpot's line for @bci in a compressed line

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jvm/methodsym.h"
+#include "jvm/unsigned5.h"
 #include "jvm/nmethod.h"
 #include "jvm/vmstructs.h"
 
@@ -478,9 +479,9 @@ static int scope_at(const struct mt_vmstructs *vs, const struct mt_nmethod_layou
 	n = size - off < sizeof(buf) ? size - off : sizeof(buf);
 	if ((err = vmstructs_read(vs, nm->scopes_begin + off, buf, n)))
 		return err;
-	if ((err = methodsym_u5_read(buf, n, &p, l->u5_excl, sender)) ||
-	    (err = methodsym_u5_read(buf, n, &p, l->u5_excl, &midx)) ||
-	    (err = methodsym_u5_read(buf, n, &p, l->u5_excl, &bci)))
+	if ((err = unsigned5_read(buf, n, &p, l->u5_excl, sender)) ||
+	    (err = unsigned5_read(buf, n, &p, l->u5_excl, &midx)) ||
+	    (err = unsigned5_read(buf, n, &p, l->u5_excl, &bci)))
 		return -EBADMSG;
 	/* metadata indexes start at 1 (0 is NULL) */
 	if (midx == 0 || (uint64_t)midx > (nm->meta_end - nm->meta_begin) / 8)
