@@ -21,6 +21,8 @@
 #include "jvm/jthreads.h"
 #include "jvm/vmstructs.h"
 #include "sink/blocked.h"
+#include "sink/parks.h"
+#include "probe/parktrace.h"
 #include "lib/util.h"
 
 static volatile sig_atomic_t exiting;
@@ -118,6 +120,28 @@ cleanup:
 	return rc;
 }
 
+/* The java.util.concurrent section, with the names of the threads alive now. */
+static void print_parks(struct parktrace *pt, const struct mt_vmstructs *vs,
+			const struct mt_proc *p, size_t top)
+{
+	struct parktrace_lock *locks = NULL;
+	struct jthread *th = NULL;
+	struct jthreads *jt = jthreads_new(p, vs);
+	uint64_t stats[MT_PARK_NSTATS];
+	size_t n = 0, nth = 0;
+
+	if (jt)
+		jthreads_read(jt, &th, &nth);
+	parktrace_stats(pt, stats);
+	if (parktrace_read(pt, &locks, &n))
+		p_err("can't read the park counters");
+	else
+		parks_print(stdout, locks, n, stats, th, nth, top, mt_opts.json);
+	free(locks);
+	free(th);
+	jthreads_free(jt);
+}
+
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
 {
 	locks_feed(ctx, e, text);
@@ -137,6 +161,8 @@ int do_locks(int argc, char **argv)
 	struct mt_seq_filter f = { .cats = MT_CAT_THREAD | MT_CAT_TYPE | MT_CAT_SYNC };
 	struct cmdopt o = { .usage = usage };
 	struct collector *c = NULL;
+	struct mt_vmstructs *vs = NULL;
+	struct parktrace *pt = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct mt_seq *seq = NULL;
@@ -180,6 +206,13 @@ int do_locks(int argc, char **argv)
 	c = collector_new(&p, seq, NULL, NULL);
 	if (!c)
 		goto cleanup;
+	/* java.util.concurrent parks: no flag needed; without them, say what is lost */
+	err = vmstructs_open(&p, &vs);
+	if (!err)
+		pt = parktrace_new(&p, vs);
+	if (err || !pt)
+		p_warn("java.util.concurrent parks are not traced: %s",
+		       err ? "VMStructs unreadable" : strerror(errno));
 	if (!collector_monitor_sites(c)) {
 		p_err("this JVM's libjvm (%s) has no hotspot:monitor__* probes", p.libjvm);
 		goto cleanup;
@@ -201,9 +234,13 @@ int do_locks(int argc, char **argv)
 			break;
 		if (!proc_exists(o.pid))
 			break;
+		if (pt)
+			parktrace_refresh(pt); /* threads come and go */
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */
 	locks_print(l, mono_ns(), mt_opts.json, collector_monitor_owner, c);
+	if (pt)
+		print_parks(pt, vs, &p, o.top);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
@@ -214,6 +251,8 @@ int do_locks(int argc, char **argv)
 		       (unsigned long long)collector_lost(c));
 	rc = 0;
 cleanup:
+	parktrace_free(pt);
+	vmstructs_free(vs);
 	collector_free(c);
 	monflag_restore(&mf);
 	sequencer_free(seq);

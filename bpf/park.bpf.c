@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * park.bpf.c - java.util.concurrent parks per blocker object, aggregated in
+ * the kernel (see include/memtrace/park.h). Each program is a uprobe at one
+ * site of its USDT probe, attached by user/probe/usdtspec.c with the site's
+ * argument spec as cookie.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "memtrace/park.h"
+#include "usdt_args.bpf.h"
+
+/* Filled by user space before load (VMStructs and the Java field tables). */
+const volatile __u32 targ_tgid = 0;        /* host tgid of the JVM; 0 = any */
+const volatile __u32 targ_threadobj = 0;   /* JavaThread::_threadObj (OopHandle) */
+const volatile __u32 targ_f_blocker = 0;   /* java.lang.Thread.parkBlocker */
+const volatile __u32 targ_f_eetop = 0;     /* java.lang.Thread.eetop (JavaThread*) */
+const volatile __u32 targ_osthread = 0;    /* JavaThread/Thread::_osthread */
+const volatile __u32 targ_os_tid = 0;      /* OSThread::_thread_id */
+const volatile __u32 targ_klass_off = 8;   /* oopDesc::_metadata */
+const volatile __u32 targ_coops = 1;       /* references are narrow */
+const volatile __u32 targ_ccp = 1;         /* klass words are narrow */
+const volatile __u64 targ_oop_base = 0;
+const volatile __u32 targ_oop_shift = 0;
+const volatile __u64 targ_klass_base = 0;
+const volatile __u32 targ_klass_shift = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_LOCKS);
+	__type(key, struct mt_park_key);
+	__type(value, struct mt_park_val);
+} park_locks SEC(".maps");
+
+/* kernel tid -> JavaThread*, filled by user space from the JVM's thread list */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, __u64);
+} park_jthreads SEC(".maps");
+
+/* parking threads whose JavaThread was unknown: tid -> Parker*, for user
+ * space to learn Parker* - JavaThread* once it has listed the thread */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} park_unknown SEC(".maps");
+
+struct inflight {
+	__u64 ts;
+	struct mt_park_key key;
+	__u32 owner_tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} park_inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_park_cfg);
+} park_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MT_PARK_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} park_stats SEC(".maps");
+
+static __always_inline void stat(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&park_stats, &which);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline bool ours(__u32 *tid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	*tid = (__u32)id;
+	return !targ_tgid || (id >> 32) == targ_tgid;
+}
+
+/* A reference field of @obj at @off, decoded. 0 on failure. */
+static __always_inline __u64 ref_at(__u64 obj, __u32 off)
+{
+	__u64 v = 0;
+
+	if (!obj || bpf_probe_read_user(&v, targ_coops ? 4 : 8, (void *)(obj + off)))
+		return 0;
+	if (targ_coops && v)
+		v = targ_oop_base + ((v & 0xffffffff) << targ_oop_shift);
+	return v;
+}
+
+static __always_inline __u64 klass_of(__u64 obj)
+{
+	__u64 v = 0;
+
+	if (!obj || bpf_probe_read_user(&v, targ_ccp ? 4 : 8, (void *)(obj + targ_klass_off)))
+		return 0;
+	return targ_ccp ? targ_klass_base + (v << targ_klass_shift) : v;
+}
+
+/* The JavaThread of the parking thread @tid whose Parker is @parker. */
+static __always_inline __u64 jthread_of(__u32 tid, __u64 parker, struct mt_park_cfg *cfg)
+{
+	__u64 *jt = bpf_map_lookup_elem(&park_jthreads, &tid);
+
+	if (jt && *jt) {
+		if (cfg && parker > *jt) {
+			__u64 off = parker - *jt;
+
+			if (!cfg->parker_off && off < 65536)
+				cfg->parker_off = off;
+			else if (cfg->parker_off != off)
+				cfg->parker_bad = 1;
+		}
+		return *jt;
+	}
+	if (cfg && cfg->parker_off && !cfg->parker_bad && parker > cfg->parker_off)
+		return parker - cfg->parker_off;
+	return 0;
+}
+
+SEC("uprobe")
+int handle_park_begin(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct inflight in = { 0 };
+	struct mt_park_cfg *cfg;
+	__u64 jt, parker, slot = 0, thread = 0, blocker, owner, owner_jt = 0, os = 0;
+	__u32 tid, zero = 0, otid = 0;
+	struct mt_regs g;
+
+	if (!s || !ours(&tid))
+		return 0;
+	stat(MT_PARK_BEGIN);
+	mt_regs_load(ctx, &g);
+	cfg = bpf_map_lookup_elem(&park_cfg, &zero);
+	/* park__begin(Parker* this, int isAbsolute, jlong time) */
+	in.ts = bpf_ktime_get_ns();
+	in.key.timed = mt_usdt_arg(&g, s, 1) || mt_usdt_arg(&g, s, 2);
+	parker = mt_usdt_arg(&g, s, 0);
+	jt = jthread_of(tid, parker, cfg);
+	if (!jt) {
+		stat(MT_PARK_NO_THREAD);
+		bpf_map_update_elem(&park_unknown, &tid, &parker, BPF_NOEXIST);
+		goto out;
+	}
+	/* JavaThread::_threadObj is an OopHandle: the address of a slot */
+	if (bpf_probe_read_user(&slot, 8, (void *)(jt + targ_threadobj)) || !slot ||
+	    bpf_probe_read_user(&thread, 8, (void *)slot))
+		goto out;
+	blocker = ref_at(thread, targ_f_blocker);
+	if (!blocker)
+		goto out;
+	in.key.blocker = blocker;
+	in.key.klass = klass_of(blocker);
+	if (cfg && cfg->f_owner) {
+		owner = ref_at(blocker, cfg->f_owner);
+		if (owner && !bpf_probe_read_user(&owner_jt, 8, (void *)(owner + targ_f_eetop)) &&
+		    owner_jt && !bpf_probe_read_user(&os, 8, (void *)(owner_jt + targ_osthread)) && os)
+			bpf_probe_read_user(&otid, 4, (void *)(os + targ_os_tid));
+		in.owner_tid = otid;
+	}
+out:
+	bpf_map_update_elem(&park_inflight, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	for (int i = 0; i < MT_PARK_HIST - 1; i++) {
+		if (v < 2)
+			break;
+		v >>= 1;
+		r++;
+	}
+	return r;
+}
+
+SEC("uprobe")
+int handle_park_end(struct pt_regs *ctx)
+{
+	struct inflight *in;
+	struct mt_park_val *v, zero_val = { 0 };
+	__u64 ns;
+	__u32 tid, b;
+
+	if (!ours(&tid))
+		return 0;
+	in = bpf_map_lookup_elem(&park_inflight, &tid);
+	if (!in || !in->ts) {
+		stat(MT_PARK_NO_BEGIN);
+		return 0;
+	}
+	ns = bpf_ktime_get_ns() - in->ts;
+	v = bpf_map_lookup_elem(&park_locks, &in->key);
+	if (!v) {
+		if (bpf_map_update_elem(&park_locks, &in->key, &zero_val, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&park_locks, &in->key)) {
+			stat(MT_PARK_FULL);
+			goto done;
+		}
+		v = bpf_map_lookup_elem(&park_locks, &in->key);
+		if (!v)
+			goto done;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->total_ns, ns);
+	if (ns > v->max_ns)
+		v->max_ns = ns;
+	if (in->owner_tid) {
+		__sync_fetch_and_add(&v->with_owner, 1);
+		v->owner_tid = in->owner_tid;
+	}
+	v->waiter_tid = tid;
+	b = log2_bucket(ns);
+	if (b < MT_PARK_HIST)
+		__sync_fetch_and_add(&v->hist[b], 1);
+done:
+	in->ts = 0;
+	return 0;
+}
+
+SEC("uprobe")
+int handle_unpark(struct pt_regs *ctx)
+{
+	__u32 tid;
+
+	if (ours(&tid))
+		stat(MT_PARK_UNPARK);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * park.h - java.util.concurrent parking as bpf/park.bpf.c aggregates it for
+ * user/probe/parktrace.c, from the hotspot:thread__park__begin/end and
+ * thread__unpark USDT probes (no JVM flag needed).
+ *
+ * At park__begin the program reads, from the parking thread's
+ * java.lang.Thread, the object it parks on (Thread.parkBlocker, set by
+ * LockSupport.park(blocker)), that object's class, and - at the offset of
+ * AbstractOwnableSynchronizer.exclusiveOwnerThread - the thread holding it
+ * (meaningful only when the blocker's class is an AOS: user space checks).
+ * At park__end it adds the park to the blocker's counters.
+ */
+#ifndef MEMTRACE_PARK_H
+#define MEMTRACE_PARK_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define MT_PARK_HIST 40          /* log2 buckets of the parked time in ns */
+#define MT_PARK_MAX_LOCKS 16384  /* distinct (class, blocker, timed) keys */
+#define MT_PARK_MAX_THREADS 65536
+
+/* One lock as parks see it. klass 0: parked without a blocker (LockSupport.park()). */
+struct mt_park_key {
+	__u64 klass;     /* Klass* of the blocker */
+	__u64 blocker;   /* the blocker's address (moves with a moving collector) */
+	__u32 timed;     /* parkNanos/parkUntil (1) or an indefinite park (0) */
+	__u32 pad;
+};
+
+struct mt_park_val {
+	__u64 count;         /* parks ended */
+	__u64 total_ns;      /* time parked, summed */
+	__u64 max_ns;
+	__u64 with_owner;    /* parks that began while the owner slot was set */
+	__u32 owner_tid;     /* the last owner seen (kernel tid), 0 none */
+	__u32 waiter_tid;    /* the last parking thread */
+	__u64 hist[MT_PARK_HIST]; /* hist[i]: parks of 2^i <= ns < 2^(i+1) */
+};
+
+/* Settings user space may change after load (array map park_cfg, slot 0). */
+struct mt_park_cfg {
+	__u32 f_owner;       /* AbstractOwnableSynchronizer.exclusiveOwnerThread; 0 until its class loads */
+	__u32 pad;
+	__u64 parker_off;    /* learned: Parker* - JavaThread* (Parker is a JavaThread field) */
+	__u64 parker_bad;    /* set when two threads disagreed on parker_off: not used then */
+};
+
+/* Per-CPU counters (array park_stats, slot = enum). */
+enum mt_park_stat {
+	MT_PARK_BEGIN,       /* park__begin hits of the target */
+	MT_PARK_UNPARK,      /* thread__unpark hits */
+	MT_PARK_NO_THREAD,   /* JavaThread of the parking thread unknown: no blocker read */
+	MT_PARK_NO_BEGIN,    /* park__end without a begin seen (attached mid-park) */
+	MT_PARK_FULL,        /* the lock map was full: park not counted */
+	MT_PARK_NSTATS,
+};
+
+#endif

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/* parktrace.c - the park BPF object's lifecycle: open → rodata → load → attach. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "park.skel.h"
+#include "probe/parktrace.h"
+#include "probe/bpfutil.h"
+#include "probe/usdtspec.h"
+#include "jvm/jobject.h"
+#include "jvm/jthreads.h"
+#include "jvm/klassname.h"
+#include "jvm/pidns.h"
+#include "jvm/proc.h"
+#include "jvm/vmstructs.h"
+#include "lib/idmap.h"
+#include "lib/util.h"
+
+struct parktrace {
+	struct park_bpf *skel;
+	struct usdt_links links;
+	const struct mt_vmstructs *vs;
+	struct mt_proc p;
+	struct jobject_layout ol;
+	struct mt_klass_layout kl;
+	struct jthreads *jt;
+	uint64_t aos_ik;
+	struct idmap ns2host;    /* in-namespace tid -> host tid (JVMs in a pid namespace) */
+	uint64_t last_walk, last_aos; /* mono_ns of the last thread list walk, AOS lookup */
+};
+
+void parktrace_free(struct parktrace *t)
+{
+	if (!t)
+		return;
+	usdt_detach_all(&t->links);
+	park_bpf__destroy(t->skel);
+	jthreads_free(t->jt);
+	idmap_free(&t->ns2host);
+	free(t);
+}
+
+/* A JavaThread field that JDK 21+ moved up to Thread. */
+static int thread_field(const struct mt_vmstructs *vs, const char *field, uint64_t *off)
+{
+	if (!vmstructs_field_offset(vs, "JavaThread", field, off))
+		return 0;
+	return vmstructs_field_offset(vs, "Thread", field, off);
+}
+
+/* Fill the skeleton's read-only settings from VMStructs and the field tables. */
+static int set_rodata(struct parktrace *t)
+{
+	const struct mt_vmstructs *vs = t->vs;
+	uint64_t threadobj, osthread, os_tid, thread_ik;
+	uint32_t f_blocker, f_eetop;
+	int err;
+
+	if ((err = vmstructs_field_offset(vs, "JavaThread", "_threadObj", &threadobj)) ||
+	    (err = thread_field(vs, "_osthread", &osthread)) ||
+	    (err = vmstructs_field_offset(vs, "OSThread", "_thread_id", &os_tid)) ||
+	    (err = jobject_vm_class(vs, "Thread", &thread_ik)) ||
+	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "parkBlocker", &f_blocker)) ||
+	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "eetop", &f_eetop)))
+		return err;
+	t->skel->rodata->targ_tgid = pidns_targ_tgid(&t->p);
+	t->skel->rodata->targ_threadobj = (uint32_t)threadobj;
+	t->skel->rodata->targ_f_blocker = f_blocker;
+	t->skel->rodata->targ_f_eetop = f_eetop;
+	t->skel->rodata->targ_osthread = (uint32_t)osthread;
+	t->skel->rodata->targ_os_tid = (uint32_t)os_tid;
+	t->skel->rodata->targ_klass_off = (uint32_t)t->ol.klass_off;
+	t->skel->rodata->targ_coops = t->ol.coops;
+	t->skel->rodata->targ_ccp = t->ol.ccp;
+	t->skel->rodata->targ_oop_base = t->ol.oop_base;
+	t->skel->rodata->targ_oop_shift = (uint32_t)t->ol.oop_shift;
+	t->skel->rodata->targ_klass_base = t->ol.klass_base;
+	t->skel->rodata->targ_klass_shift = (uint32_t)t->ol.klass_shift;
+	return 0;
+}
+
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
+{
+	struct usdt_probe probes[3] = { { .name = "thread__park__begin" },
+					{ .name = "thread__park__end" },
+					{ .name = "thread__unpark", .optional = true } };
+	struct parktrace *t;
+	int err;
+
+	bpfutil_setup_logging();
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		p_err("out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->vs = vs;
+	t->p = *p;
+	err = jobject_layout(p, vs, &t->ol);
+	if (!err)
+		err = klassname_layout(vs, &t->kl);
+	if (err) {
+		p_err("can't read pid %d's object layout from VMStructs: %s%s", p->pid, strerror(-err),
+		      err == -ENOTSUP ? " (compact object headers are not supported yet)" : "");
+		goto fail;
+	}
+	t->jt = jthreads_new(p, vs);
+	if (!t->jt) {
+		err = -errno;
+		p_err("can't read pid %d's threads: %s", p->pid, strerror(errno));
+		goto fail;
+	}
+	/* Open the skeleton. */
+	t->skel = park_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		p_err("cannot open the park BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	/* Set the read-only offsets and filter before load. */
+	err = set_rodata(t);
+	if (err) {
+		p_err("can't find java.lang.Thread's parkBlocker/eetop in pid %d: %s", p->pid,
+		      strerror(-err));
+		goto fail;
+	}
+	/* Load and verify. */
+	err = park_bpf__load(t->skel);
+	if (err) {
+		bpfutil_load_failed("park", err);
+		goto fail;
+	}
+	/* The threads before the first park. */
+	parktrace_refresh(t);
+	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
+	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
+	probes[0].prog = t->skel->progs.handle_park_begin;
+	probes[1].prog = t->skel->progs.handle_park_end;
+	probes[2].prog = t->skel->progs.handle_unpark;
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
+	if (err)
+		goto fail;
+	return t;
+fail:
+	parktrace_free(t);
+	errno = -err;
+	return NULL;
+}
+
+/* In-namespace tid -> host tid for a JVM in another pid namespace, from
+ * /proc/PID/task/TID/status's NSpid line. */
+static void map_ns_tids(struct parktrace *t)
+{
+	char path[96], line[256];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", t->p.pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		unsigned long host = strtoul(d->d_name, NULL, 10), ns = 0;
+		FILE *f;
+
+		if (!host)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%lu/status", t->p.pid, host);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "NSpid:", 6)) {
+				char *last = strrchr(line, '\t');
+
+				ns = strtoul(last ? last + 1 : line + 6, NULL, 10);
+			}
+		fclose(f);
+		if (ns)
+			idmap_put(&t->ns2host, ns, (void *)(uintptr_t)host);
+	}
+	closedir(dir);
+}
+
+/* Learn Parker* - JavaThread* from a thread that parked before it was listed:
+ * from then on the BPF program finds every thread's JavaThread at once. */
+static void learn_parker_off(struct parktrace *t, const struct jthread *th, size_t n)
+{
+	int ufd = bpf_map__fd(t->skel->maps.park_unknown), cfd = bpf_map__fd(t->skel->maps.park_cfg);
+	uint32_t key, next, zero = 0, *prev = NULL;
+	struct mt_park_cfg cfg;
+	uint64_t parker;
+
+	if (bpf_map_lookup_elem(cfd, &zero, &cfg))
+		return;
+	while (!bpf_map_get_next_key(ufd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (cfg.parker_off || bpf_map_lookup_elem(ufd, &key, &parker))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t tid = th[i].tid;
+
+			if (t->p.other_pidns)
+				tid = (uint32_t)(uintptr_t)idmap_get(&t->ns2host, tid);
+			if (tid == key && parker > th[i].jt && parker - th[i].jt < 65536) {
+				cfg.parker_off = parker - th[i].jt;
+				bpf_map_update_elem(cfd, &zero, &cfg, BPF_ANY);
+				break;
+			}
+		}
+	}
+	/* start over: the map holds only threads not resolved yet */
+	while (!bpf_map_get_next_key(ufd, NULL, &next))
+		bpf_map_delete_elem(ufd, &next);
+}
+
+int parktrace_refresh(struct parktrace *t)
+{
+	struct mt_park_cfg cfg;
+	struct jthread *th = NULL;
+	size_t n = 0;
+	uint32_t zero = 0, any;
+	uint64_t now = mono_ns();
+	int fd = bpf_map__fd(t->skel->maps.park_jthreads), err;
+
+	/* walk the thread list when a thread parked unknown, else once a second */
+	if (bpf_map_get_next_key(bpf_map__fd(t->skel->maps.park_unknown), NULL, &any) &&
+	    now - t->last_walk < 1000000000ull)
+		return 0;
+	t->last_walk = now;
+	err = jthreads_read(t->jt, &th, &n);
+	if (err && err != -EAGAIN)
+		return err;
+	if (t->p.other_pidns)
+		map_ns_tids(t);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t tid = th[i].tid;
+
+		if (t->p.other_pidns)
+			tid = (uint32_t)(uintptr_t)idmap_get(&t->ns2host, tid);
+		if (tid)
+			bpf_map_update_elem(fd, &tid, &th[i].jt, BPF_ANY);
+	}
+	learn_parker_off(t, th, n);
+	free(th);
+	/* the owner field, once j.u.c.'s AbstractOwnableSynchronizer is loaded
+	 * (a walk of every class: at most once a second) */
+	if (!t->aos_ik && now - t->last_aos >= 1000000000ull) {
+		t->last_aos = now;
+		if (!jobject_find_class(t->vs, "java/util/concurrent/locks/AbstractOwnableSynchronizer",
+					&t->aos_ik) &&
+		    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_cfg), &zero, &cfg) &&
+		    !javafield_offset(t->vs, &t->ol.jf, t->aos_ik, "exclusiveOwnerThread",
+				      &cfg.f_owner))
+			bpf_map_update_elem(bpf_map__fd(t->skel->maps.park_cfg), &zero, &cfg, BPF_ANY);
+	}
+	return 0;
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+	const struct parktrace_lock *a = pa, *b = pb;
+
+	if (a->v.total_ns != b->v.total_ns)
+		return a->v.total_ns < b->v.total_ns ? 1 : -1;
+	return a->v.count < b->v.count ? 1 : a->v.count > b->v.count ? -1 : 0;
+}
+
+int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
+{
+	int fd = bpf_map__fd(t->skel->maps.park_locks);
+	struct mt_park_key key, *prev = NULL;
+	struct parktrace_lock *a = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		struct parktrace_lock *l;
+
+		prev = &key;
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct parktrace_lock *b = realloc(a, ncap * sizeof(*a));
+
+			if (!b) {
+				free(a);
+				return -ENOMEM;
+			}
+			a = b;
+			cap = ncap;
+		}
+		l = &a[*n];
+		memset(l, 0, sizeof(*l));
+		l->key = key;
+		if (bpf_map_lookup_elem(fd, &key, &l->v))
+			continue;
+		if (key.klass &&
+		    klassname_read(t->vs, &t->kl, key.klass, true, l->cls, sizeof(l->cls)) < 0)
+			snprintf(l->cls, sizeof(l->cls), "?");
+		l->ownable = key.klass && t->aos_ik &&
+			     jobject_is_subclass(t->vs, &t->ol, key.klass, t->aos_ik) == 1;
+		if (!l->ownable) {
+			l->v.with_owner = 0;
+			l->v.owner_tid = 0;
+		}
+		(*n)++;
+	}
+	if (*n)
+		qsort(a, *n, sizeof(*a), by_time);
+	*out = a;
+	return 0;
+}
+
+void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS])
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(t->skel->maps.park_stats);
+	uint64_t vals[ncpu > 0 ? ncpu : 1];
+
+	for (uint32_t k = 0; k < MT_PARK_NSTATS; k++) {
+		out[k] = 0;
+		if (ncpu > 0 && !bpf_map_lookup_elem(fd, &k, vals))
+			for (int i = 0; i < ncpu; i++)
+				out[k] += vals[i];
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * parktrace.h - java.util.concurrent contention of one JVM from the
+ * hotspot:thread__park__begin/end and thread__unpark probes (no JVM flag, no
+ * agent): load bpf/park.bpf.c with the Java field offsets it needs, keep its
+ * map of the JVM's threads current, and read the per-blocker counters.
+ */
+#ifndef MEMTRACE_PARKTRACE_H
+#define MEMTRACE_PARKTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/park.h"
+
+struct mt_proc;
+struct mt_vmstructs;
+struct parktrace;
+
+/* One blocker (or "no blocker") with its parks. */
+struct parktrace_lock {
+	struct mt_park_key key;
+	struct mt_park_val v;
+	char cls[160];     /* Java name of the blocker's class; "" for no blocker */
+	bool ownable;      /* the class is an AbstractOwnableSynchronizer: owners are real */
+};
+
+/*
+ * parktrace_new - trace JVM @p (@vs its tables, which must outlive the
+ * result) from now on. Prints what failed (p_err) and returns NULL with errno
+ * set; free with parktrace_free().
+ */
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs);
+/* parktrace_free - detach and unload; NULL is a no-op. */
+void parktrace_free(struct parktrace *t);
+
+/*
+ * parktrace_refresh - give the BPF program the JVM's current threads (kernel
+ * tid -> JavaThread*) and, once java.util.concurrent's
+ * AbstractOwnableSynchronizer is loaded, the owner field's offset. Call it
+ * periodically (threads come and go). Returns 0 or -errno; nothing printed.
+ */
+int parktrace_refresh(struct parktrace *t);
+
+/*
+ * parktrace_read - the counters so far, one entry per blocker, sorted by
+ * time parked (descending), into *@out (malloc'd, the caller frees; *@n
+ * entries). Returns 0 or -errno.
+ */
+int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n);
+
+/* parktrace_stats - the per-CPU counters summed (enum mt_park_stat). */
+void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS]);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* parks.c - java.util.concurrent parks per blocker; see parks.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sink/parks.h"
+#include "lib/util.h"
+
+static const char *name_of(const struct jthread *th, size_t n, uint32_t tid, char *buf, size_t len)
+{
+	for (size_t i = 0; tid && i < n; i++)
+		if (th[i].tid == tid && th[i].name[0])
+			return th[i].name;
+	snprintf(buf, len, "tid %" PRIu32, tid);
+	return buf;
+}
+
+static bool contended(const struct parktrace_lock *l)
+{
+	return l->ownable && l->v.with_owner > 0;
+}
+
+static void json_lock(FILE *f, const struct parktrace_lock *l, const struct jthread *th,
+		      size_t nth)
+{
+	char b1[32], b2[32];
+
+	fprintf(f, "{\"event\":\"park_lock\",\"kind\":\"%s\",\"class\":",
+		contended(l) ? "contended" : "waiting");
+	json_str(f, l->key.klass ? l->cls : "");
+	fprintf(f, ",\"blocker\":\"0x%" PRIx64 "\",\"timed\":%s,\"parks\":%" PRIu64
+		   ",\"parked_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"parks_with_owner\":%" PRIu64
+		   ",\"owner\":",
+		(uint64_t)l->key.blocker, l->key.timed ? "true" : "false", (uint64_t)l->v.count, (uint64_t)l->v.total_ns,
+		(uint64_t)l->v.max_ns, (uint64_t)l->v.with_owner);
+	if (l->v.owner_tid)
+		json_str(f, name_of(th, nth, l->v.owner_tid, b1, sizeof(b1)));
+	else
+		fputs("null", f);
+	fputs(",\"last_waiter\":", f);
+	json_str(f, name_of(th, nth, l->v.waiter_tid, b2, sizeof(b2)));
+	fputs(",\"hist_log2_ns\":[", f);
+	for (int i = 0; i < MT_PARK_HIST; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", (uint64_t)l->v.hist[i]);
+	fputs("]}\n", f);
+}
+
+static void text_lock(FILE *f, const struct parktrace_lock *l, const struct jthread *th,
+		      size_t nth)
+{
+	char t[32], m[32], b[32];
+
+	fprintf(f, "  %9" PRIu64 " %10s %10s  %s%s @0x%" PRIx64, (uint64_t)l->v.count,
+		fmt_ns(l->v.total_ns, t, sizeof(t)), fmt_ns(l->v.max_ns, m, sizeof(m)),
+		l->key.klass ? l->cls : "(no blocker)", l->key.timed ? " (timed)" : "",
+		(uint64_t)l->key.blocker);
+	if (contended(l))
+		fprintf(f, "  owner \"%s\"", name_of(th, nth, l->v.owner_tid, b, sizeof(b)));
+	fputc('\n', f);
+}
+
+int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
+		const uint64_t stats[MT_PARK_NSTATS], const struct jthread *th, size_t nth,
+		size_t top, bool json)
+{
+	uint64_t parks[2] = { 0 }, ns[2] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		parks[contended(&locks[i])] += locks[i].v.count;
+		ns[contended(&locks[i])] += locks[i].v.total_ns;
+	}
+	if (json) {
+		for (size_t i = 0; i < n; i++)
+			json_lock(f, &locks[i], th, nth);
+		fprintf(f, "{\"event\":\"park_summary\",\"parks\":%" PRIu64 ",\"unparks\":%" PRIu64
+			   ",\"contended_parks\":%" PRIu64 ",\"contended_ns\":%" PRIu64
+			   ",\"waiting_parks\":%" PRIu64 ",\"waiting_ns\":%" PRIu64
+			   ",\"no_thread\":%" PRIu64 ",\"no_begin\":%" PRIu64 ",\"map_full\":%" PRIu64
+			   "}\n",
+			stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK], parks[1], ns[1], parks[0], ns[0],
+			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL]);
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "\njava.util.concurrent parks (hotspot:thread__park__* probes): %" PRIu64
+		   " parks, %" PRIu64 " unparks\n",
+		stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK]);
+	for (int k = 1; k >= 0; k--) {
+		char t[32];
+		size_t shown = 0;
+
+		fprintf(f, "%s: %" PRIu64 " parks, %s parked\n",
+			k ? "CONTENDED (an ownable lock that had an owner when the thread parked)"
+			  : "WAITING (conditions, queues, latches, futures, parkNanos: no owner)",
+			parks[k], fmt_ns(ns[k], t, sizeof(t)));
+		if (parks[k])
+			fprintf(f, "  %9s %10s %10s  %s\n", "PARKS", "TIME", "MAX", "BLOCKER");
+		for (size_t i = 0; i < n; i++) {
+			if (contended(&locks[i]) != k || (top && shown >= top))
+				continue;
+			text_lock(f, &locks[i], th, nth);
+			shown++;
+		}
+	}
+	if (stats[MT_PARK_NO_THREAD] || stats[MT_PARK_NO_BEGIN] || stats[MT_PARK_FULL])
+		fprintf(f, "  not attributed: %" PRIu64 " parks of threads not yet known (no blocker "
+			   "read), %" PRIu64 " ends of parks begun before memtrace, %" PRIu64
+			   " parks with the lock table full\n",
+			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL]);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * parks.h - `memtrace locks`' java.util.concurrent section: parks per blocker
+ * object (probe/parktrace.h), split into contention (the blocker is an
+ * ownable synchronizer that had an owner when the thread parked: a held
+ * ReentrantLock, a ReentrantReadWriteLock's write side, a pool Worker) and
+ * waiting (a condition, a queue, a latch, a future, or parkNanos without a
+ * blocker: nobody holds anything the thread could take), as text or JSON.
+ */
+#ifndef MEMTRACE_PARKS_H
+#define MEMTRACE_PARKS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jvm/jthreads.h"
+#include "probe/parktrace.h"
+
+/*
+ * parks_print - print @locks (@n, sorted as parktrace_read() sorts them) and
+ * the probe counters @stats to @f; @th/@nth (the JVM's threads now) name the
+ * owners and waiters, which are shown by tid when they are gone. @top bounds
+ * the rows per kind (0: all). Returns 0 or -EIO.
+ */
+int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
+		const uint64_t stats[MT_PARK_NSTATS], const struct jthread *th, size_t nth,
+		size_t top, bool json);
+
+#endif
