@@ -15,6 +15,7 @@
 #include "jvm/monflag.h"
 #include "jvm/proc.h"
 #include "monitor/sequencer.h"
+#include "sink/lockprint.h"
 #include "lib/util.h"
 
 static volatile sig_atomic_t exiting;
@@ -56,6 +57,7 @@ int do_locks(int argc, char **argv)
 	struct collector *c = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
+	struct locks_report *rep = NULL;
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false;
 	int opt, err = 0, rc = 1;
@@ -118,7 +120,12 @@ int do_locks(int argc, char **argv)
 			break;
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	locks_print(l, mono_ns(), mt_opts.json, collector_monitor_owner, c);
+	rep = locks_report_new(l, mono_ns(), collector_monitor_owner, c);
+	if (!rep) {
+		p_err("out of memory analysing monitors");
+		goto cleanup;
+	}
+	lockprint_report(stdout, rep, mt_opts.json);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
@@ -129,6 +136,7 @@ int do_locks(int argc, char **argv)
 		       (unsigned long long)collector_lost(c));
 	rc = 0;
 cleanup:
+	locks_report_free(rep);
 	collector_free(c);
 	monflag_restore(&mf);
 	sequencer_free(seq);

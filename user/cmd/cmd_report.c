@@ -18,6 +18,7 @@
 #include "lib/idmap.h"
 #include "analysis/locks.h"
 #include "monitor/objrec.h"
+#include "sink/lockprint.h"
 #include "sink/objreport.h"
 #include "monitor/recording.h"
 #include "lib/util.h"
@@ -415,9 +416,18 @@ int do_report(int argc, char **argv)
 	if (rp.nocls)
 		objects_print(&rp, mt_opts.json);
 	if (locks_sync_events(rp.locks)) {
+		struct locks_report *lr = locks_report_new(rp.locks, t->present ? t->ts : last_ts,
+							   NULL, NULL);
+
+		if (!lr) {
+			p_err("out of memory analysing monitors");
+			rc = -ENOMEM;
+			goto out;
+		}
 		if (!mt_opts.json)
 			printf("\n");
-		locks_print(rp.locks, t->present ? t->ts : last_ts, mt_opts.json, NULL, NULL);
+		lockprint_report(stdout, lr, mt_opts.json);
+		locks_report_free(lr);
 	}
 	if (rc >= 0 && rp.osession) {
 		rc = objects_report(argv[i], &h, t->present ? t->ts : last_ts, &ro);
