@@ -35,7 +35,7 @@ struct report {
 	struct idmap names;   /* id -> char* */
 	struct idmap stacks;  /* tid -> struct stack */
 	struct idmap types;   /* type key -> name id of the class it names now */
-	struct gc_replay *gc;
+	struct gcreplay *gc;
 	struct locks *locks;
 	struct alloc_table *alloc;
 	uint64_t unloads;
@@ -362,10 +362,11 @@ int do_report(int argc, char **argv)
 	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
 	if (rc)
 		return rc;
-	rp.gc = gcreplay_new(h.start_mono_ns, h.mono_to_real_ns);
+	rp.gc = gcreplay_new(stdout, mt_opts.json, h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
 	rp.alloc = alloc_table_new();
 	if (!rp.gc || !rp.locks || !rp.alloc) {
+		p_err("out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -401,7 +402,6 @@ int do_report(int argc, char **argv)
 	gcreplay_finish(rp.gc, t->lost,
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
 			 t->jvm_exited);
-	rp.gc = NULL;
 	if (alloc_table_samples(rp.alloc)) {
 		struct alloc_table_info ai = {
 			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
@@ -439,8 +439,7 @@ int do_report(int argc, char **argv)
 			"object,... to load memtrace's agent)");
 	}
 out:
-	if (rp.gc)
-		gcreplay_finish(rp.gc, 0, 0, false);
+	gcreplay_free(rp.gc);
 	locks_free(rp.locks);
 	alloc_table_free(rp.alloc);
 	idmap_free(&rp.types);
