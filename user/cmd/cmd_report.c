@@ -37,7 +37,7 @@ struct report {
 	struct idmap types;   /* type key -> name id of the class it names now */
 	struct gcreplay *gc;
 	struct locks *locks;
-	struct alloc_table *alloc;
+	struct alloctable *alloc;
 	uint64_t unloads;
 	/* sampled objects (the agent's), by class */
 	struct idmap objs;    /* object id -> class row + 1 */
@@ -141,7 +141,7 @@ static void alloc_event(struct report *rp, const struct mt_ev *e)
 		snprintf(buf, sizeof(buf), "(unknown class)");
 		name = buf;
 	}
-	alloc_table_add(rp->alloc, name, e->v[0]);
+	alloctable_add(rp->alloc, name, e->v[0]);
 }
 
 /* Sampled objects: creations (with a size: monitors have none) and reclamations. */
@@ -364,7 +364,7 @@ int do_report(int argc, char **argv)
 		return rc;
 	rp.gc = gcreplay_new(stdout, mt_opts.json, h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
-	rp.alloc = alloc_table_new();
+	rp.alloc = alloctable_new();
 	if (!rp.gc || !rp.locks || !rp.alloc) {
 		p_err("out of memory");
 		rc = -ENOMEM;
@@ -402,8 +402,8 @@ int do_report(int argc, char **argv)
 	gcreplay_finish(rp.gc, t->lost,
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
 			 t->jvm_exited);
-	if (alloc_table_samples(rp.alloc)) {
-		struct alloc_table_info ai = {
+	if (alloctable_samples(rp.alloc)) {
+		struct alloctable_info ai = {
 			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
 			.jvm_exited = t->jvm_exited, .top = 20,
 			.secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
@@ -411,7 +411,7 @@ int do_report(int argc, char **argv)
 
 		if (!mt_opts.json)
 			printf("\n");
-		alloc_table_print(rp.alloc, &ai, mt_opts.json);
+		alloctable_print(stdout, rp.alloc, &ai, mt_opts.json);
 	}
 	if (rp.nocls)
 		objects_print(&rp, mt_opts.json);
@@ -441,7 +441,7 @@ int do_report(int argc, char **argv)
 out:
 	gcreplay_free(rp.gc);
 	locks_free(rp.locks);
-	alloc_table_free(rp.alloc);
+	alloctable_free(rp.alloc);
 	idmap_free(&rp.types);
 	idmap_free(&rp.objs);
 	free(rp.ocls);
