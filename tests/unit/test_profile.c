@@ -1,5 +1,6 @@
-/* test_profile.c - the stack-sample aggregate and its sinks (collapsed, HTML
- * flame graph, pprof: decoded here with a minimal protobuf reader). */
+/* test_profile.c - the stack-sample aggregate, allocation stacks stitched
+ * together (profile_add_alloc), and its sinks (collapsed, HTML flame graph,
+ * pprof: decoded here with a minimal protobuf reader). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,6 +130,149 @@ static void test_many_stacks(void **state)
 		free(html);
 		free(col);
 	}
+	profile_free(p);
+}
+
+/* ---- profile_add_alloc: allocation stacks stitched together ---- */
+
+/* Stack @i of @p as "root;...;leaf". */
+static const char *stack_str(const struct profile *p, size_t i)
+{
+	static char buf[1024];
+	const struct profile_stack *s = profile_stack_at(p, i);
+	size_t len = 0;
+
+	assert_non_null(s);
+	buf[0] = '\0';
+	for (int k = 0; k < s->n; k++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", k ? ";" : "",
+					profile_name(p, s->frames[k]));
+	return buf;
+}
+
+/* The one stack a single profile_add_alloc() of @a makes. */
+static const char *stitch(const struct profile_alloc *a)
+{
+	static char out[1024];
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	assert_int_equal(profile_add_alloc(p, a), 0);
+	assert_int_equal(profile_nstacks(p), 1);
+	assert_int_equal(profile_stack_at(p, 0)->bytes, a->bytes);
+	assert_int_equal(profile_stack_at(p, 0)->count, a->count);
+	snprintf(out, sizeof(out), "%s", stack_str(p, 0));
+	profile_free(p);
+	return out;
+}
+
+#define MARKER "[callers: run with -XX:+PreserveFramePointer]"
+
+static void test_alloc_without_stack(void **state)
+{
+	struct profile_alloc a = { .java_leaf = "pkg.A.make", .class_name = "byte[]",
+				   .bytes = 64, .count = 2 };
+
+	assert_string_equal(stitch(&a), "pkg.A.make;byte[]");
+	a.java_leaf = NULL;
+	assert_string_equal(stitch(&a), "[no stack];byte[]");
+}
+
+/* Frame pointers all the way: the walk has the Java frames, nothing moves. */
+static void test_alloc_complete_walk(void **state)
+{
+	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_instance_C",
+			    "pkg.A.make", "pkg.A.run", "java.lang.Thread.run" };
+	struct profile_alloc a = { f, 5, "pkg.A.make", false, "pkg.Obj", 24, 1 };
+
+	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;"
+			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
+	/* no Java frame known: the walk as it is */
+	a.java_leaf = NULL;
+	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;"
+			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
+}
+
+/* The walk lost its way past the stub: the Java frame, then one marker. */
+static void test_alloc_walk_lost(void **state)
+{
+	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_array_C", "[unknown]",
+			    "[unknown]" };
+	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 1024, 1 };
+
+	assert_string_equal(stitch(&a), MARKER ";pkg.A.make;OptoRuntime::new_array_C;"
+			    "MemAllocator::allocate;byte[]");
+	/* nothing above the VM's path at all */
+	a.depth = 2;
+	assert_string_equal(stitch(&a), MARKER ";pkg.A.make;OptoRuntime::new_array_C;"
+			    "MemAllocator::allocate;byte[]");
+	/* no frame at all */
+	a.depth = 0;
+	assert_string_equal(stitch(&a), MARKER ";pkg.A.make;byte[]");
+	a.java_leaf = NULL;
+	assert_string_equal(stitch(&a), "byte[]");
+}
+
+/* Some callers resolved past an unresolved frame: they stay, the Java
+ * frame goes under them, above the VM's path. */
+static void test_alloc_walk_partial(void **state)
+{
+	const char *f[] = { "MemAllocator::allocate", "[unknown]", "pkg.A.run",
+			    "java.lang.Thread.run" };
+	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 8, 1 };
+
+	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;[unknown];pkg.A.make;"
+			    "MemAllocator::allocate;byte[]");
+}
+
+/* In the interpreter the innermost "[interpreted Java]" is the method. */
+static void test_alloc_interpreted(void **state)
+{
+	const char *f[] = { "MemAllocator::allocate", "InterpreterRuntime::_new",
+			    "[interpreted Java]", "[interpreted Java]", "start_thread" };
+	struct profile_alloc a = { f, 5, "pkg.A.make", true, "pkg.Obj", 16, 1 };
+
+	assert_string_equal(stitch(&a), "start_thread;[interpreted Java];pkg.A.make;"
+			    "InterpreterRuntime::_new;MemAllocator::allocate;pkg.Obj");
+	assert_string_equal(f[2], "[interpreted Java]"); /* the caller's names stay */
+	/* without a Method* the frame is not replaced: the Java frame goes above
+	 * the VM's path, and interpreted frames are not "lost" */
+	a.interpreted = false;
+	assert_string_equal(stitch(&a), "start_thread;[interpreted Java];[interpreted Java];"
+			    "pkg.A.make;InterpreterRuntime::_new;MemAllocator::allocate;pkg.Obj");
+}
+
+static void test_alloc_merges_and_rejects(void **state)
+{
+	const char *f[] = { "MemAllocator::allocate", "[unknown]" };
+	struct profile_alloc a = { f, 2, "pkg.A.make", false, "byte[]", 100, 1 };
+	struct profile *p = profile_new();
+	const char **deep = calloc(MT_PROFILE_MAX_DEPTH, sizeof(*deep));
+
+	assert_non_null(p);
+	assert_non_null(deep);
+	assert_int_equal(profile_add_alloc(p, &a), 0);
+	a.bytes = 50, a.count = 3;
+	assert_int_equal(profile_add_alloc(p, &a), 0);
+	a.class_name = "long[]";
+	assert_int_equal(profile_add_alloc(p, &a), 0);
+	assert_int_equal(profile_nstacks(p), 2);
+	assert_int_equal(profile_stack_at(p, 0)->bytes, 150);
+	assert_int_equal(profile_stack_at(p, 0)->count, 4);
+	assert_string_equal(stack_str(p, 1), MARKER ";pkg.A.make;MemAllocator::allocate;long[]");
+	/* bad depths change nothing */
+	a.depth = -1;
+	assert_int_equal(profile_add_alloc(p, &a), -EINVAL);
+	for (int i = 0; i < MT_PROFILE_MAX_DEPTH; i++)
+		deep[i] = "VM::alloc"; /* all the VM's path: marker, Java frame, path, class */
+	a.frames = deep;
+	a.depth = MT_PROFILE_MAX_DEPTH - 2;
+	assert_int_equal(profile_add_alloc(p, &a), -EINVAL);
+	a.depth = MT_PROFILE_MAX_DEPTH - 3; /* just fits */
+	assert_int_equal(profile_add_alloc(p, &a), 0);
+	assert_int_equal(profile_stack_at(p, 2)->n, MT_PROFILE_MAX_DEPTH);
+	assert_int_equal(profile_nstacks(p), 3);
+	free(deep);
 	profile_free(p);
 }
 
@@ -366,6 +510,12 @@ int main(void)
 		cmocka_unit_test(test_prefix_is_a_different_stack),
 		cmocka_unit_test(test_rejects_bad_depth_and_names_null),
 		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_alloc_without_stack),
+		cmocka_unit_test(test_alloc_complete_walk),
+		cmocka_unit_test(test_alloc_walk_lost),
+		cmocka_unit_test(test_alloc_walk_partial),
+		cmocka_unit_test(test_alloc_interpreted),
+		cmocka_unit_test(test_alloc_merges_and_rejects),
 		cmocka_unit_test(test_collapsed_format),
 		cmocka_unit_test(test_collapsed_empty),
 		cmocka_unit_test(test_flamegraph_escapes_and_is_self_contained),

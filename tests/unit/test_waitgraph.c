@@ -69,7 +69,7 @@ static void test_large_ring(void **state)
 	assert_non_null(g);
 	assert_non_null(c);
 	for (uint32_t i = 0; i < M; i++)
-		g[i] = (struct waitgraph_node){ i + 1, (i + 1) % M + 1 };
+		g[i] = (struct waitgraph_node){ i + 1, (uint64_t)((i + 1) % M + 1) };
 	assert_int_equal(waitgraph_cycles(g, M, c), 1);
 	for (uint32_t i = 0; i < M; i++)
 		assert_int_equal(c[i], 1);

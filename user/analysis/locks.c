@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* locks.c - contention per monitor and class, the wait graph, deadlocks. */
-#include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/idmap.h"
 #include "analysis/locks.h"
-#include "lib/util.h"
+#include "analysis/waitgraph.h"
 
 struct lk {
 	uint64_t key, type, owner;
@@ -178,44 +178,21 @@ static const char *thread_name(const struct locks *l, uint64_t tid)
 	return t ? name_of(l, t->name) : "";
 }
 
-struct cls {
-	const char *name;
-	uint64_t monitors, contended, wait_ns, wait_max, waits, notify_ns;
-};
-
-static int cls_cmp(const void *a, const void *b)
+static int class_cmp(const void *a, const void *b)
 {
-	const struct cls *x = a, *y = b;
+	const struct locks_class *x = a, *y = b;
 
 	return x->wait_ns < y->wait_ns ? 1 : x->wait_ns > y->wait_ns ? -1 : strcmp(x->name, y->name);
 }
 
-/* The owner of @k: from the stream, else from the JVM (*jvm set). */
-static uint64_t owner_of(const struct lk *k, locks_owner_fn fn, void *ctx, bool *jvm)
+/* Per class: the monitors with a contended entry or an Object.wait, summed. */
+static int report_classes(const struct locks *l, struct locks_report *r)
 {
-	*jvm = false;
-	if (k->owner)
-		return k->owner;
-	if (!fn)
-		return 0;
-	*jvm = true;
-	return fn(ctx, k->key);
-}
-
-int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, void *ctx)
-{
-	struct cls *cls = calloc(l->objs.n + 1, sizeof(*cls));
-	size_t ncls = 0, nthreads = l->threads.n;
-	struct th **blocked = calloc(nthreads + 1, sizeof(*blocked));
-	uint64_t *edge_to = calloc(nthreads + 1, sizeof(*edge_to));
-	size_t nb = 0;
-	int deadlocks = 0;
-	char a[32], b[32], c[32];
-
-	if (!cls || !blocked || !edge_to)
-		goto out;
-	/* per class */
+	r->classes = calloc(l->objs.n + 1, sizeof(*r->classes));
+	if (!r->classes)
+		return -ENOMEM;
 	for (size_t i = 0; i < idmap_slots(&l->objs); i++) {
+		struct locks_class *c;
 		struct lk *k;
 		const char *name;
 		size_t j;
@@ -226,150 +203,158 @@ int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn fn, voi
 		if (!k->contended && !k->waits)
 			continue;
 		name = class_of(l, k);
-		for (j = 0; j < ncls; j++)
-			if (!strcmp(cls[j].name, name))
+		for (j = 0; j < r->nclasses; j++)
+			if (!strcmp(r->classes[j].name, name))
 				break;
-		if (j == ncls)
-			cls[ncls++].name = name;
-		cls[j].monitors++;
-		cls[j].contended += k->contended;
-		cls[j].wait_ns += k->wait_ns;
-		if (k->wait_max > cls[j].wait_max)
-			cls[j].wait_max = k->wait_max;
-		cls[j].waits += k->waits;
-		cls[j].notify_ns += k->notify_ns;
+		if (j == r->nclasses)
+			r->classes[r->nclasses++].name = name;
+		c = &r->classes[j];
+		c->monitors++;
+		c->contended += k->contended;
+		c->wait_ns += k->wait_ns;
+		if (k->wait_max > c->wait_max)
+			c->wait_max = k->wait_max;
+		c->waits += k->waits;
+		c->notify_ns += k->notify_ns;
 	}
-	qsort(cls, ncls, sizeof(*cls), cls_cmp);
-	if (!json)
-		printf("contended monitors by class (blocked entering; Object.wait):\n");
-	for (size_t j = 0; j < ncls; j++) {
-		if (json) {
-			printf("{\"event\":\"lock_class\",\"class\":");
-			json_str(stdout, cls[j].name);
-			printf(",\"monitors\":%llu,\"contended\":%llu,\"wait_ns\":%llu,\"wait_max_ns\":%llu,"
-			       "\"object_waits\":%llu,\"object_wait_ns\":%llu}\n",
-			       (unsigned long long)cls[j].monitors, (unsigned long long)cls[j].contended,
-			       (unsigned long long)cls[j].wait_ns, (unsigned long long)cls[j].wait_max,
-			       (unsigned long long)cls[j].waits, (unsigned long long)cls[j].notify_ns);
-		} else {
-			printf("  %-40s %4llu monitors  %6llu contended  blocked %10s (max %s)  "
-			       "Object.wait %llu (%s)\n",
-			       cls[j].name, (unsigned long long)cls[j].monitors,
-			       (unsigned long long)cls[j].contended, fmt_ns(cls[j].wait_ns, a, sizeof(a)),
-			       fmt_ns(cls[j].wait_max, b, sizeof(b)), (unsigned long long)cls[j].waits,
-			       fmt_ns(cls[j].notify_ns, c, sizeof(c)));
-		}
-	}
-	if (!json && !ncls)
-		printf("  (none)\n");
+	qsort(r->classes, r->nclasses, sizeof(*r->classes), class_cmp);
+	return 0;
+}
 
-	/* the wait graph: threads blocked entering a monitor -> its owner */
+/* The wait graph: each thread blocked entering a monitor -> the monitor's owner. */
+static int report_edges(const struct locks *l, struct locks_report *r, uint64_t now,
+			locks_owner_fn fn, void *ctx)
+{
+	r->edges = calloc(l->threads.n + 1, sizeof(*r->edges));
+	if (!r->edges)
+		return -ENOMEM;
 	for (size_t i = 0; i < idmap_slots(&l->threads); i++) {
+		struct locks_edge *e;
 		struct th *t;
+		struct lk *k;
 
 		if (!idmap_used(&l->threads, i))
 			continue;
 		t = idmap_val_at(&l->threads, i);
-		if (t->waiting && t->kind == MT_WAIT_ENTER)
-			blocked[nb++] = t;
-	}
-	if (!json)
-		printf("wait graph (threads blocked now -> owner):\n");
-	for (size_t i = 0; i < nb; i++) {
-		struct th *t = blocked[i];
-		struct lk *k = idmap_get(&l->objs, t->lock);
-		bool jvm = false;
-		uint64_t owner = k ? owner_of(k, fn, ctx, &jvm) : 0;
-
-		edge_to[i] = owner;
-		if (json) {
-			printf("{\"event\":\"wait_edge\",\"tid\":%llu,\"thread\":",
-			       (unsigned long long)t->tid);
-			json_str(stdout, thread_name(l, t->tid));
-			printf(",\"monitor\":\"0x%llx\",\"class\":", (unsigned long long)t->lock);
-			json_str(stdout, k ? class_of(l, k) : "");
-			printf(",\"owner_tid\":%llu,\"owner\":", (unsigned long long)owner);
-			json_str(stdout, owner ? thread_name(l, owner) : "");
-			/* where the owner is known from: its (contended) entry, or the JVM */
-			printf(",\"owner_from\":\"%s\"", !owner ? "" : jvm ? "jvm" : "stream");
-			printf(",\"blocked_ns\":%llu}\n",
-			       (unsigned long long)(now > t->since ? now - t->since : 0));
-		} else {
-			printf("  \"%s\" (tid %llu) -> monitor 0x%llx (%s) owned by ",
-			       thread_name(l, t->tid), (unsigned long long)t->tid,
-			       (unsigned long long)t->lock, k ? class_of(l, k) : "?");
-			if (owner)
-				printf("\"%s\" (tid %llu%s)", thread_name(l, owner),
-				       (unsigned long long)owner,
-				       jvm ? ", entered uncontended: read from the JVM" : "");
-			else
-				printf("(owner unknown)");
-			printf(", blocked %s\n",
-			       fmt_ns(now > t->since ? now - t->since : 0, a, sizeof(a)));
+		if (!t->waiting || t->kind != MT_WAIT_ENTER)
+			continue;
+		k = idmap_get(&l->objs, t->lock);
+		e = &r->edges[r->nedges++];
+		e->tid = t->tid;
+		e->thread = thread_name(l, t->tid);
+		e->monitor = t->lock;
+		e->cls = k ? class_of(l, k) : NULL;
+		if (k && k->owner) {
+			e->owner = k->owner;
+			e->owner_from = LOCKS_OWNER_STREAM;
+		} else if (k && fn) {
+			e->owner = fn(ctx, k->key);
+			e->owner_from = e->owner ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN;
 		}
+		e->owner_name = e->owner ? thread_name(l, e->owner) : "";
+		e->blocked_ns = now > t->since ? now - t->since : 0;
 	}
-	if (!json && !nb)
-		printf("  (no thread is blocked on a monitor)\n");
+	return 0;
+}
 
-	/* cycles: each blocked thread has one edge; walk from each */
-	for (size_t i = 0; i < nb; i++) {
-		size_t cur = i, steps = 0, path[64];
-		bool cycle = false, smallest = true;
+int locks_find_cycles(const struct locks_edge *edges, size_t n, struct locks_cycle **out)
+{
+	struct locks_cycle *cycles = NULL;
+	struct waitgraph_node *g = NULL;
+	uint32_t *num = NULL;
+	size_t ncycles = 0, *start = NULL;
+	int k, err = 0;
 
-		while (steps < 64) {
-			size_t nxt = nb;
+	*out = NULL;
+	if (!n)
+		return 0;
+	g = malloc(n * sizeof(*g));
+	num = malloc(n * sizeof(*num));
+	if (!g || !num) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++)
+		g[i] = (struct waitgraph_node){ edges[i].tid, edges[i].owner };
+	k = waitgraph_cycles(g, n, num);
+	if (k <= 0) {
+		err = k;
+		goto cleanup;
+	}
+	/* each cycle from its member with the smallest tid, cycles in the order
+	 * of that member's edge */
+	start = malloc((size_t)k * sizeof(*start));
+	cycles = malloc((size_t)k * sizeof(*cycles));
+	if (!start || !cycles) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (int c = 0; c < k; c++)
+		start[c] = n;
+	for (size_t i = 0; i < n; i++)
+		if (num[i] && (start[num[i] - 1] == n || edges[i].tid < edges[start[num[i] - 1]].tid))
+			start[num[i] - 1] = i;
+	for (size_t i = 0; i < n; i++) {
+		struct locks_cycle *c;
+		size_t cur = i;
 
-			path[steps++] = cur;
-			for (size_t j = 0; j < nb; j++)
-				if (blocked[j]->tid == edge_to[cur])
+		if (!num[i] || start[num[i] - 1] != i)
+			continue;
+		c = &cycles[ncycles];
+		c->n = 0;
+		do {
+			size_t nxt = n;
+
+			if (c->n == LOCKS_MAX_CYCLE)
+				break;
+			c->edge[c->n++] = cur;
+			for (size_t j = 0; j < n && nxt == n; j++)
+				if (num[j] == num[i] && edges[j].tid == edges[cur].owner)
 					nxt = j;
-			if (nxt == nb)
-				break;
-			if (nxt == i) {
-				cycle = true;
-				break;
-			}
 			cur = nxt;
-		}
-		if (!cycle)
-			continue;
-		/* report each cycle once: from its member with the smallest tid */
-		for (size_t s = 0; s < steps; s++)
-			if (blocked[path[s]]->tid < blocked[i]->tid)
-				smallest = false;
-		if (!smallest)
-			continue;
-		deadlocks++;
-		if (json) {
-			printf("{\"event\":\"deadlock\",\"threads\":[");
-			for (size_t s = 0; s < steps; s++) {
-				struct th *t = blocked[path[s]];
-				struct lk *k = idmap_get(&l->objs, t->lock);
-
-				printf("%s{\"tid\":%llu,\"thread\":", s ? "," : "",
-				       (unsigned long long)t->tid);
-				json_str(stdout, thread_name(l, t->tid));
-				printf(",\"waits_for\":\"0x%llx\",\"class\":", (unsigned long long)t->lock);
-				json_str(stdout, k ? class_of(l, k) : "");
-				printf("}");
-			}
-			printf("]}\n");
-		} else {
-			printf("DEADLOCK: %zu threads wait for each other:\n", steps);
-			for (size_t s = 0; s < steps; s++) {
-				struct th *t = blocked[path[s]];
-				struct lk *k = idmap_get(&l->objs, t->lock);
-
-				printf("  \"%s\" (tid %llu) waits for monitor 0x%llx (%s) held by \"%s\"\n",
-				       thread_name(l, t->tid), (unsigned long long)t->tid,
-				       (unsigned long long)t->lock, k ? class_of(l, k) : "?",
-				       thread_name(l, edge_to[path[s]]));
-			}
-		}
+		} while (cur != i && cur != n);
+		if (cur == i) /* closed within LOCKS_MAX_CYCLE */
+			ncycles++;
 	}
-out:
-	free(cls);
-	free(blocked);
-	free(edge_to);
-	return deadlocks;
+cleanup:
+	free(g);
+	free(num);
+	free(start);
+	if (err || !ncycles) {
+		free(cycles);
+		cycles = NULL;
+	}
+	*out = cycles;
+	return err ? err : (int)ncycles;
+}
+
+struct locks_report *locks_report_new(const struct locks *l, uint64_t now, locks_owner_fn fn,
+				      void *ctx)
+{
+	struct locks_report *r = calloc(1, sizeof(*r));
+	int n;
+
+	if (!r)
+		goto err;
+	if (report_classes(l, r) || report_edges(l, r, now, fn, ctx))
+		goto err;
+	n = locks_find_cycles(r->edges, r->nedges, &r->cycles);
+	if (n < 0)
+		goto err;
+	r->ncycles = (size_t)n;
+	return r;
+err:
+	locks_report_free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void locks_report_free(struct locks_report *r)
+{
+	if (!r)
+		return;
+	free(r->cycles);
+	free(r->edges);
+	free(r->classes);
+	free(r);
 }

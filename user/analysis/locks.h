@@ -8,7 +8,10 @@
  * contended entry) and has not released it. Entries that were never
  * contended are invisible to the probes; for those, @owner_fn (live mode:
  * collector_monitor_owner(), ObjectMonitor::_owner through VMStructs) asks
- * the JVM; wait edges say which source named the owner ("owner_from").
+ * the JVM; wait edges say which source named the owner (owner_from).
+ *
+ * Analysis only: locks_report_new() returns the figures as data, and
+ * user/sink/lockprint.h prints them as `memtrace locks` does.
  */
 #ifndef MEMTRACE_LOCKS_H
 #define MEMTRACE_LOCKS_H
@@ -19,10 +22,61 @@
 
 #include "memtrace/events.h"
 
+/* Longest cycle of the wait graph found (threads in it). */
+#define LOCKS_MAX_CYCLE 64
+
 struct locks;
 
 /* Kernel tid of @lock's owner per the JVM itself, 0 if unknown. */
 typedef uint64_t (*locks_owner_fn)(void *ctx, uint64_t lock);
+
+/* Contention summed over the monitors of one class. */
+struct locks_class {
+	const char *name;     /* "(unknown class)" when its type is unknown */
+	uint64_t monitors;    /* monitors with a contended entry or an Object.wait */
+	uint64_t contended;   /* blocked entries */
+	uint64_t wait_ns;     /* time blocked entering, summed */
+	uint64_t wait_max;    /* longest one blocked entry */
+	uint64_t waits;       /* Object.wait() calls ended */
+	uint64_t notify_ns;   /* time in Object.wait(), summed */
+};
+
+/* Where the owner of a monitor was learnt from. */
+enum locks_owner_from {
+	LOCKS_OWNER_UNKNOWN,  /* nowhere: owner is 0 */
+	LOCKS_OWNER_STREAM,   /* its (contended) entry in the event stream */
+	LOCKS_OWNER_JVM,      /* the owner function (entered uncontended) */
+};
+
+/* One edge of the wait graph: a thread blocked entering a monitor -> its owner. */
+struct locks_edge {
+	uint64_t tid;            /* the blocked thread */
+	const char *thread;      /* its name, "" if unknown */
+	uint64_t monitor;        /* the monitor it waits for */
+	const char *cls;         /* the monitor's class; NULL when the monitor is unknown */
+	uint64_t owner;          /* the owner's tid, 0 if unknown */
+	const char *owner_name;  /* "" if unknown */
+	enum locks_owner_from owner_from;
+	uint64_t blocked_ns;     /* blocked for, at the report's time */
+};
+
+/* One cycle of the wait graph (a deadlock): edge[0] is the blocked thread
+ * with the smallest tid, edge[i + 1] the one owning what edge[i] waits for. */
+struct locks_cycle {
+	size_t n;
+	size_t edge[LOCKS_MAX_CYCLE];  /* indexes into the edges it was found in */
+};
+
+/* The analysis at one time. Names point into the struct locks it was made
+ * from: valid until that is fed or freed. */
+struct locks_report {
+	struct locks_class *classes;   /* by time blocked, most first, then name */
+	size_t nclasses;
+	struct locks_edge *edges;      /* threads blocked now */
+	size_t nedges;
+	struct locks_cycle *cycles;    /* deadlocks, in the order of their first edge */
+	size_t ncycles;
+};
 
 /* locks_new - empty; NULL on ENOMEM. */
 struct locks *locks_new(void);
@@ -30,10 +84,30 @@ struct locks *locks_new(void);
 void locks_free(struct locks *l);
 /* locks_feed - one reported event (@text: an MT_EV_NAME's name). */
 void locks_feed(struct locks *l, const struct mt_ev *e, const char *text);
-/* locks_print - the report at time @now (monotonic ns), text or JSON lines.
- * Returns the number of deadlocks found. */
-int locks_print(struct locks *l, uint64_t now, bool json, locks_owner_fn owner, void *ctx);
 /* locks_sync_events - synchronization events seen. */
 uint64_t locks_sync_events(const struct locks *l);
+
+/*
+ * locks_report_new - contention per class, the wait graph and its cycles at
+ * time @now (monotonic ns). Owners the stream does not know are asked of
+ * @owner (with @ctx) when it is not NULL, once per blocked thread. The
+ * caller owns the result (free with locks_report_free()); it borrows names
+ * from @l. Returns NULL with errno = ENOMEM.
+ */
+struct locks_report *locks_report_new(const struct locks *l, uint64_t now, locks_owner_fn owner,
+				      void *ctx);
+/* locks_report_free - NULL is a no-op. */
+void locks_report_free(struct locks_report *r);
+
+/*
+ * locks_find_cycles - the cycles of a wait graph of @n edges (each blocked
+ * thread has one: edges[i].tid waits for edges[i].owner; an owner that is
+ * not blocked itself ends the chain). Each cycle is returned once, from
+ * its member with the smallest tid, in the order of that member's edge;
+ * cycles longer than LOCKS_MAX_CYCLE are not found. Pure. On success
+ * *@out is an array the caller frees (NULL when there is none) and the
+ * return value its length; -ENOMEM otherwise.
+ */
+int locks_find_cycles(const struct locks_edge *edges, size_t n, struct locks_cycle **out);
 
 #endif

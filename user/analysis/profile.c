@@ -205,6 +205,63 @@ err:
 	return err;
 }
 
+/* A Java method frame (pkg.Class.method), as opposed to VM code and stubs. */
+static bool is_java(const char *f)
+{
+	return f[0] != '[' && strchr(f, '.') && !strstr(f, "::");
+}
+
+int profile_add_alloc(struct profile *p, const struct profile_alloc *a)
+{
+	const char *leaf = a->java_leaf, **f, **frames;
+	int depth = a->depth, k = 0, m = 0, err;
+
+	if (!a->frames) {
+		const char *two[] = { leaf ? leaf : "[no stack]", a->class_name };
+
+		return profile_add(p, two, 2, a->bytes, a->count);
+	}
+	if (depth < 0 || depth > MT_PROFILE_MAX_DEPTH - 3)
+		return -EINVAL;
+	/* f: the walk's names, leaf first; frames: the stack, root first, at most
+	 * depth + 3 names (marker, Java frame, class) */
+	f = malloc((size_t)(2 * depth + 3) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	frames = f + depth;
+	memcpy(f, a->frames, (size_t)depth * sizeof(*f));
+	/* the interpreter's innermost frame is the allocating method */
+	for (int d = 0; leaf && a->interpreted && d < depth; d++)
+		if (!strcmp(f[d], "[interpreted Java]")) {
+			f[d] = leaf;
+			break;
+		}
+	/* m: the first frame (from the leaf) above the VM's allocation path */
+	while (m < depth && !is_java(f[m]) && f[m][0] != '[')
+		m++;
+	if (leaf && (m == depth || strcmp(f[m], leaf))) {
+		bool lost = true; /* is everything above m unresolved? */
+
+		for (int d = m; d < depth; d++)
+			lost &= f[d][0] == '[' && strcmp(f[d], "[interpreted Java]");
+		if (lost)
+			frames[k++] = "[callers: run with -XX:+PreserveFramePointer]";
+		else
+			for (int d = depth - 1; d >= m; d--)
+				frames[k++] = f[d];
+		frames[k++] = leaf;
+		for (int d = m - 1; d >= 0; d--)
+			frames[k++] = f[d];
+	} else {
+		for (int d = depth - 1; d >= 0; d--)
+			frames[k++] = f[d];
+	}
+	frames[k++] = a->class_name;
+	err = profile_add(p, frames, k, a->bytes, a->count);
+	free(f);
+	return err;
+}
+
 void profile_set_window(struct profile *p, uint64_t start_epoch_ns, uint64_t duration_ns)
 {
 	p->start_ns = start_epoch_ns;

@@ -14,6 +14,7 @@
 #ifndef MEMTRACE_PROFILE_H
 #define MEMTRACE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,32 @@ void profile_free(struct profile *p);
  */
 int profile_add(struct profile *p, const char *const *frames, int n, uint64_t bytes,
 		uint64_t count);
+
+/* One group of allocation samples with the same stack, for profile_add_alloc(). */
+struct profile_alloc {
+	const char *const *frames; /* the native stack walk's frame names, LEAF FIRST
+				    * (as BPF gives them); NULL when there is no stack */
+	int depth;                 /* names in @frames */
+	const char *java_leaf;     /* the allocating Java frame, known from the thread's
+				    * frame anchor; NULL if unknown */
+	bool interpreted;          /* the sample carries a Method* (interpreted code): the
+				    * walk's innermost "[interpreted Java]" is @java_leaf */
+	const char *class_name;    /* the allocated class, the pseudo-frame at the leaf */
+	uint64_t bytes, count;
+};
+
+/*
+ * profile_add_alloc - stitch one allocation stack together and add it:
+ * root first, the allocated class as the leaf. Without
+ * -XX:+PreserveFramePointer the native walk stops at (or just past) the JIT
+ * runtime stub: the allocating Java frame is put where the walk lost it,
+ * between the VM's allocation path and whatever the walk found above it,
+ * and an unresolved rest becomes one marker frame ("[callers: run with
+ * -XX:+PreserveFramePointer]"). Without a stack the sample is
+ * java_leaf (or "[no stack]") -> class. Names are copied (profile_add()).
+ * Returns 0, -EINVAL (depth < 0, or too deep), -ENOMEM.
+ */
+int profile_add_alloc(struct profile *p, const struct profile_alloc *a);
 
 /* profile_set_window - the wall-clock window the samples cover (epoch ns and
  * length in ns); pprof records it as time_nanos/duration_nanos. Optional. */

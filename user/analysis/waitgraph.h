@@ -13,8 +13,8 @@
 
 /* One thread: its id and the id of the thread it waits for (0: none). */
 struct waitgraph_node {
-	uint32_t tid;
-	uint32_t waits_for;
+	uint64_t tid;
+	uint64_t waits_for;
 };
 
 /*

@@ -126,70 +126,32 @@ static const char *java_leaf(struct alloctrace *t, struct symres *sr, const stru
 	return NULL;
 }
 
-/* A Java method frame (pkg.Class.method), as opposed to VM code and stubs. */
-static bool is_java(const char *f)
-{
-	return f[0] != '[' && strchr(f, '.') && !strstr(f, "::");
-}
-
-/*
- * Build the profile: stacks root first, the allocated class as the leaf.
- * Without -XX:+PreserveFramePointer the user stack walk stops at (or just
- * past) the JIT runtime stub: the allocating Java frame, known from the
- * thread's frame anchor, is put where the walk lost it, between the VM's
- * allocation path and whatever the walk found above; an unresolved rest
- * becomes one marker frame.
- */
+/* The profile: each row's stack named (leaf first) and stitched together by
+ * profile_add_alloc() with its allocating Java frame and class. */
 static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
 				     const struct alloc_row *rows, size_t n)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *frames[68], *f[64];
+	const char *f[64];
 
 	if (!prof)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		int depth = sr ? alloctrace_stack(t, rows[i].stack_id, ips, 64) : -ENOENT;
-		const char *leaf = java_leaf(t, sr, &rows[i]);
-		int k = 0, m = 0;
+		struct profile_alloc a = {
+			.frames = depth < 0 ? NULL : f,
+			.depth = depth < 0 ? 0 : depth,
+			.java_leaf = java_leaf(t, sr, &rows[i]),
+			.interpreted = rows[i].method != 0,
+			.class_name = rows[i].class_name,
+			.bytes = rows[i].bytes,
+			.count = rows[i].samples,
+		};
 
-		if (depth < 0) {
-			frames[k++] = leaf ? leaf : "[no stack]";
-			frames[k++] = rows[i].class_name;
-			profile_add(prof, frames, k, rows[i].bytes, rows[i].samples);
-			continue;
-		}
 		for (int d = 0; d < depth; d++) /* leaf first, as BPF gives them */
 			f[d] = symres_name(sr, ips[d]);
-		/* the interpreter's innermost frame is the allocating method */
-		for (int d = 0; leaf && rows[i].method && d < depth; d++)
-			if (!strcmp(f[d], "[interpreted Java]")) {
-				f[d] = leaf;
-				break;
-			}
-		/* m: the first frame (from the leaf) above the VM's allocation path */
-		while (m < depth && !is_java(f[m]) && f[m][0] != '[')
-			m++;
-		if (leaf && (m == depth || strcmp(f[m], leaf))) {
-			bool lost = true; /* is everything above m unresolved? */
-
-			for (int d = m; d < depth; d++)
-				lost &= f[d][0] == '[' && strcmp(f[d], "[interpreted Java]");
-			if (lost)
-				frames[k++] = "[callers: run with -XX:+PreserveFramePointer]";
-			else
-				for (int d = depth - 1; d >= m; d--)
-					frames[k++] = f[d];
-			frames[k++] = leaf;
-			for (int d = m - 1; d >= 0; d--)
-				frames[k++] = f[d];
-		} else {
-			for (int d = depth - 1; d >= 0; d--)
-				frames[k++] = f[d];
-		}
-		frames[k++] = rows[i].class_name;
-		profile_add(prof, frames, k, rows[i].bytes, rows[i].samples);
+		profile_add_alloc(prof, &a);
 	}
 	return prof;
 }

@@ -23,6 +23,7 @@
 #include "sink/blocked.h"
 #include "sink/parks.h"
 #include "probe/parktrace.h"
+#include "sink/lockprint.h"
 #include "lib/util.h"
 
 static volatile sig_atomic_t exiting;
@@ -165,6 +166,7 @@ int do_locks(int argc, char **argv)
 	struct parktrace *pt = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
+	struct locks_report *rep = NULL;
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false;
 	int opt, err = 0, rc = 1;
@@ -238,7 +240,12 @@ int do_locks(int argc, char **argv)
 			parktrace_refresh(pt); /* threads come and go */
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	locks_print(l, mono_ns(), mt_opts.json, collector_monitor_owner, c);
+	rep = locks_report_new(l, mono_ns(), collector_monitor_owner, c);
+	if (!rep) {
+		p_err("out of memory analysing monitors");
+		goto cleanup;
+	}
+	lockprint_report(stdout, rep, mt_opts.json);
 	if (pt)
 		print_parks(pt, vs, &p, o.top);
 	if (mt_opts.json)
@@ -251,6 +258,7 @@ int do_locks(int argc, char **argv)
 		       (unsigned long long)collector_lost(c));
 	rc = 0;
 cleanup:
+	locks_report_free(rep);
 	parktrace_free(pt);
 	vmstructs_free(vs);
 	collector_free(c);

@@ -18,6 +18,7 @@
 #include "lib/idmap.h"
 #include "analysis/locks.h"
 #include "monitor/objrec.h"
+#include "sink/lockprint.h"
 #include "sink/objreport.h"
 #include "monitor/recording.h"
 #include "lib/util.h"
@@ -34,9 +35,9 @@ struct report {
 	struct idmap names;   /* id -> char* */
 	struct idmap stacks;  /* tid -> struct stack */
 	struct idmap types;   /* type key -> name id of the class it names now */
-	struct gc_replay *gc;
+	struct gcreplay *gc;
 	struct locks *locks;
-	struct alloc_table *alloc;
+	struct alloctable *alloc;
 	uint64_t unloads;
 	/* sampled objects (the agent's), by class */
 	struct idmap objs;    /* object id -> class row + 1 */
@@ -140,7 +141,7 @@ static void alloc_event(struct report *rp, const struct mt_ev *e)
 		snprintf(buf, sizeof(buf), "(unknown class)");
 		name = buf;
 	}
-	alloc_table_add(rp->alloc, name, e->v[0]);
+	alloctable_add(rp->alloc, name, e->v[0]);
 }
 
 /* Sampled objects: creations (with a size: monitors have none) and reclamations. */
@@ -361,10 +362,11 @@ int do_report(int argc, char **argv)
 	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
 	if (rc)
 		return rc;
-	rp.gc = gcreplay_new(h.start_mono_ns, h.mono_to_real_ns);
+	rp.gc = gcreplay_new(stdout, mt_opts.json, h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
-	rp.alloc = alloc_table_new();
+	rp.alloc = alloctable_new();
 	if (!rp.gc || !rp.locks || !rp.alloc) {
+		p_err("out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -400,9 +402,8 @@ int do_report(int argc, char **argv)
 	gcreplay_finish(rp.gc, t->lost,
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
 			 t->jvm_exited);
-	rp.gc = NULL;
-	if (alloc_table_samples(rp.alloc)) {
-		struct alloc_table_info ai = {
+	if (alloctable_samples(rp.alloc)) {
+		struct alloctable_info ai = {
 			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
 			.jvm_exited = t->jvm_exited, .top = 20,
 			.secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
@@ -410,14 +411,23 @@ int do_report(int argc, char **argv)
 
 		if (!mt_opts.json)
 			printf("\n");
-		alloc_table_print(rp.alloc, &ai, mt_opts.json);
+		alloctable_print(stdout, rp.alloc, &ai, mt_opts.json);
 	}
 	if (rp.nocls)
 		objects_print(&rp, mt_opts.json);
 	if (locks_sync_events(rp.locks)) {
+		struct locks_report *lr = locks_report_new(rp.locks, t->present ? t->ts : last_ts,
+							   NULL, NULL);
+
+		if (!lr) {
+			p_err("out of memory analysing monitors");
+			rc = -ENOMEM;
+			goto out;
+		}
 		if (!mt_opts.json)
 			printf("\n");
-		locks_print(rp.locks, t->present ? t->ts : last_ts, mt_opts.json, NULL, NULL);
+		lockprint_report(stdout, lr, mt_opts.json);
+		locks_report_free(lr);
 	}
 	if (rc >= 0 && rp.osession) {
 		rc = objects_report(argv[i], &h, t->present ? t->ts : last_ts, &ro);
@@ -429,10 +439,9 @@ int do_report(int argc, char **argv)
 			"object,... to load memtrace's agent)");
 	}
 out:
-	if (rp.gc)
-		gcreplay_finish(rp.gc, 0, 0, false);
+	gcreplay_free(rp.gc);
 	locks_free(rp.locks);
-	alloc_table_free(rp.alloc);
+	alloctable_free(rp.alloc);
 	idmap_free(&rp.types);
 	idmap_free(&rp.objs);
 	free(rp.ocls);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* alloctable.c - allocation by class, in `memtrace alloc`'s output format. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +13,19 @@ struct arow {
 	uint64_t bytes, samples;
 };
 
-struct alloc_table {
+struct alloctable {
 	struct arow *rows;
 	size_t n, cap;          /* rows; an index by name hash beside them */
 	size_t *index, icap;    /* open addressing, values row + 1 */
 	uint64_t samples;
 };
 
-struct alloc_table *alloc_table_new(void)
+struct alloctable *alloctable_new(void)
 {
-	return calloc(1, sizeof(struct alloc_table));
+	return calloc(1, sizeof(struct alloctable));
 }
 
-void alloc_table_free(struct alloc_table *t)
+void alloctable_free(struct alloctable *t)
 {
 	if (!t)
 		return;
@@ -44,13 +45,17 @@ static size_t hash(const char *s)
 	return h;
 }
 
-static int reindex(struct alloc_table *t)
+/* Rebuild the index for one more row, at most half full. */
+static int reindex(struct alloctable *t)
 {
 	size_t cap = t->icap ? t->icap * 2 : 256;
-	size_t *ix = calloc(cap, sizeof(*ix));
+	size_t *ix;
 
+	while (cap < (t->n + 1) * 2) /* after alloctable_print(): icap is 0, n is not */
+		cap *= 2;
+	ix = calloc(cap, sizeof(*ix));
 	if (!ix)
-		return -1;
+		return -ENOMEM;
 	for (size_t r = 0; r < t->n; r++) {
 		size_t j = hash(t->rows[r].name) & (cap - 1);
 
@@ -64,12 +69,12 @@ static int reindex(struct alloc_table *t)
 	return 0;
 }
 
-void alloc_table_add(struct alloc_table *t, const char *name, uint64_t bytes)
+int alloctable_add(struct alloctable *t, const char *name, uint64_t bytes)
 {
 	size_t j;
 
 	if ((t->n + 1) * 2 > t->icap && reindex(t))
-		return;
+		return -ENOMEM;
 	for (j = hash(name) & (t->icap - 1); t->index[j]; j = (j + 1) & (t->icap - 1)) {
 		struct arow *r = &t->rows[t->index[j] - 1];
 
@@ -77,7 +82,7 @@ void alloc_table_add(struct alloc_table *t, const char *name, uint64_t bytes)
 			r->bytes += bytes;
 			r->samples++;
 			t->samples++;
-			return;
+			return 0;
 		}
 	}
 	if (t->n == t->cap) {
@@ -85,20 +90,21 @@ void alloc_table_add(struct alloc_table *t, const char *name, uint64_t bytes)
 		struct arow *nr = realloc(t->rows, cap * sizeof(*nr));
 
 		if (!nr)
-			return;
+			return -ENOMEM;
 		t->rows = nr;
 		t->cap = cap;
 	}
 	t->rows[t->n].name = strdup(name);
 	if (!t->rows[t->n].name)
-		return;
+		return -ENOMEM;
 	t->rows[t->n].bytes = bytes;
 	t->rows[t->n].samples = 1;
 	t->index[j] = ++t->n;
 	t->samples++;
+	return 0;
 }
 
-uint64_t alloc_table_samples(const struct alloc_table *t)
+uint64_t alloctable_samples(const struct alloctable *t)
 {
 	return t->samples;
 }
@@ -111,7 +117,7 @@ static int by_bytes(const void *a, const void *b)
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->name, y->name);
 }
 
-void alloc_table_print(struct alloc_table *t, const struct alloc_table_info *i, bool json)
+void alloctable_print(FILE *f, struct alloctable *t, const struct alloctable_info *i, bool json)
 {
 	uint64_t total = 0;
 	double secs = i->secs;
@@ -125,40 +131,40 @@ void alloc_table_print(struct alloc_table *t, const struct alloc_table_info *i, 
 	t->index = NULL;
 	t->icap = 0;
 	if (json) {
-		printf("{\"event\":\"alloc\",\"pid\":%d,\"mode\":\"tlab\",\"duration_s\":%.3f,"
-		       "\"total_bytes\":%llu,\"total_samples\":%llu,\"lost_events\":%llu,"
-		       "\"lost_keys\":0,\"stacks_not_captured\":0,\"classes_unloaded\":%llu,"
-		       "\"frames_resolved\":0,\"frames_unresolved\":0,\"jvm_exited\":%s,"
-		       "\"bytes_known\":true,\"classes\":[",
-		       i->pid, secs, (unsigned long long)total, (unsigned long long)t->samples,
-		       (unsigned long long)i->lost, (unsigned long long)i->unloads,
-		       i->jvm_exited ? "true" : "false");
+		fprintf(f, "{\"event\":\"alloc\",\"pid\":%d,\"mode\":\"tlab\",\"duration_s\":%.3f,"
+			"\"total_bytes\":%llu,\"total_samples\":%llu,\"lost_events\":%llu,"
+			"\"lost_keys\":0,\"stacks_not_captured\":0,\"classes_unloaded\":%llu,"
+			"\"frames_resolved\":0,\"frames_unresolved\":0,\"jvm_exited\":%s,"
+			"\"bytes_known\":true,\"classes\":[",
+			i->pid, secs, (unsigned long long)total, (unsigned long long)t->samples,
+			(unsigned long long)i->lost, (unsigned long long)i->unloads,
+			i->jvm_exited ? "true" : "false");
 		for (size_t k = 0; k < t->n && (int)k < i->top; k++) {
-			printf("%s{\"class\":", k ? "," : "");
-			json_str(stdout, t->rows[k].name);
-			printf(",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f}",
-			       (unsigned long long)t->rows[k].bytes,
-			       (unsigned long long)t->rows[k].samples,
-			       total ? (double)t->rows[k].bytes / total : 0,
-			       secs > 0 ? t->rows[k].bytes / secs : 0);
+			fprintf(f, "%s{\"class\":", k ? "," : "");
+			json_str(f, t->rows[k].name);
+			fprintf(f, ",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f}",
+				(unsigned long long)t->rows[k].bytes,
+				(unsigned long long)t->rows[k].samples,
+				total ? (double)t->rows[k].bytes / total : 0,
+				secs > 0 ? t->rows[k].bytes / secs : 0);
 		}
-		printf("]}\n");
+		fprintf(f, "]}\n");
 		return;
 	}
-	printf("%s allocated by pid %d in %.1f s (%s/s), %llu samples (estimated from TLAB "
-	       "refills)\n",
-	       fmt_bytes(total, b, sizeof(b)), i->pid, secs,
-	       fmt_bytes(secs > 0 ? (uint64_t)(total / secs) : 0, r, sizeof(r)),
-	       (unsigned long long)t->samples);
-	printf("%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s", "SAMPLES");
+	fprintf(f, "%s allocated by pid %d in %.1f s (%s/s), %llu samples (estimated from TLAB "
+		"refills)\n",
+		fmt_bytes(total, b, sizeof(b)), i->pid, secs,
+		fmt_bytes(secs > 0 ? (uint64_t)(total / secs) : 0, r, sizeof(r)),
+		(unsigned long long)t->samples);
+	fprintf(f, "%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s", "SAMPLES");
 	for (size_t k = 0; k < t->n && (int)k < i->top; k++)
-		printf("%-50s %12s %6.1f%% %12s %9llu\n", t->rows[k].name,
-		       fmt_bytes(t->rows[k].bytes, b, sizeof(b)),
-		       total ? 100.0 * t->rows[k].bytes / total : 0,
-		       fmt_bytes(secs > 0 ? (uint64_t)(t->rows[k].bytes / secs) : 0, r, sizeof(r)),
-		       (unsigned long long)t->rows[k].samples);
-	printf("lost events: %llu", (unsigned long long)i->lost);
+		fprintf(f, "%-50s %12s %6.1f%% %12s %9llu\n", t->rows[k].name,
+			fmt_bytes(t->rows[k].bytes, b, sizeof(b)),
+			total ? 100.0 * t->rows[k].bytes / total : 0,
+			fmt_bytes(secs > 0 ? (uint64_t)(t->rows[k].bytes / secs) : 0, r, sizeof(r)),
+			(unsigned long long)t->rows[k].samples);
+	fprintf(f, "lost events: %llu", (unsigned long long)i->lost);
 	if (i->unloads)
-		printf(", classes unloaded meanwhile: %llu", (unsigned long long)i->unloads);
-	printf("\n");
+		fprintf(f, ", classes unloaded meanwhile: %llu", (unsigned long long)i->unloads);
+	fprintf(f, "\n");
 }

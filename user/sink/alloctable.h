@@ -9,11 +9,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-struct alloc_table;
+struct alloctable;
 
 /* What the table covers, for its header and summary. */
-struct alloc_table_info {
+struct alloctable_info {
 	int pid;
 	double secs;          /* the window */
 	uint64_t lost;        /* events lost in the window */
@@ -22,15 +23,17 @@ struct alloc_table_info {
 	int top;              /* rows printed (live default: 20) */
 };
 
-/* alloc_table_new - empty; NULL on ENOMEM. */
-struct alloc_table *alloc_table_new(void);
-/* alloc_table_free - NULL is a no-op. */
-void alloc_table_free(struct alloc_table *t);
-/* alloc_table_add - one sample of class @name (copied) weighing @bytes. */
-void alloc_table_add(struct alloc_table *t, const char *name, uint64_t bytes);
-/* alloc_table_samples - samples added so far. */
-uint64_t alloc_table_samples(const struct alloc_table *t);
-/* alloc_table_print - the table, as `memtrace alloc [--json]` prints it. */
-void alloc_table_print(struct alloc_table *t, const struct alloc_table_info *i, bool json);
+/* alloctable_new - empty; NULL on ENOMEM. */
+struct alloctable *alloctable_new(void);
+/* alloctable_free - NULL is a no-op. */
+void alloctable_free(struct alloctable *t);
+/* alloctable_add - one sample of class @name (copied) weighing @bytes.
+ * Returns 0 or -ENOMEM (the sample is not counted). */
+int alloctable_add(struct alloctable *t, const char *name, uint64_t bytes);
+/* alloctable_samples - samples added so far. */
+uint64_t alloctable_samples(const struct alloctable *t);
+/* alloctable_print - the table to @f, as `memtrace alloc [--json]` prints it
+ * (sorts @t's rows). */
+void alloctable_print(FILE *f, struct alloctable *t, const struct alloctable_info *i, bool json);
 
 #endif

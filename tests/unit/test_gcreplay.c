@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_gcreplay.c - `memtrace gc`'s records and summary (sink/gcreplay.c)
+ * from paired probe events: a young collection, a concurrent cycle, a pause
+ * without a memory manager, a full collection and an unpaired begin,
+ * printed as text and as JSON lines, byte for byte.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sink/gcreplay.h"
+
+#define MIB (1024ULL * 1024)
+#define T0 1000000000ULL                  /* tracing started at 1 s (monotonic) */
+#define M2R 1700000000000000000ULL        /* monotonic -> epoch */
+
+static void vmop(struct gcreplay *r, uint32_t kind, uint64_t ts, bool full)
+{
+	struct mt_gc_event e = { .kind = kind, .ts_ns = ts, .tid = 42, .is_full = full };
+
+	gcreplay_feed(r, &e);
+}
+
+static void pool(struct gcreplay *r, uint32_t kind, uint64_t ts, const char *mgr,
+		 const char *name, uint64_t used, uint64_t committed, uint64_t max)
+{
+	struct mt_gc_event e = { .kind = kind, .ts_ns = ts, .tid = 42, .used = used,
+				 .committed = committed, .max = max };
+
+	snprintf(e.manager, sizeof(e.manager), "%s", mgr);
+	snprintf(e.pool, sizeof(e.pool), "%s", name);
+	gcreplay_feed(r, &e);
+}
+
+/* The stream: four collections, then a pool that begins and never ends. */
+static char *replay(bool json)
+{
+	const char *young = "G1 Young Generation", *conc = "G1 Concurrent GC",
+		   *old = "G1 Old Generation";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct gcreplay *r;
+
+	assert_non_null(f);
+	r = gcreplay_new(f, json, T0, M2R);
+	assert_non_null(r);
+	/* #1 young, 2.5 ms: Eden 64 MiB -> 0, Old 10 -> 12 MiB, Metaspace (not heap) */
+	vmop(r, MT_GC_BEGIN, 2000000000ULL, false);
+	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "G1 Eden Space", 64 * MIB, 128 * MIB, UINT64_MAX);
+	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "G1 Old Gen", 10 * MIB, 256 * MIB, 1024 * MIB);
+	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "Metaspace", 5 * MIB, 6 * MIB, UINT64_MAX);
+	pool(r, MT_POOL_END, 2002600000ULL, young, "G1 Eden Space", 0, 120 * MIB, UINT64_MAX);
+	pool(r, MT_POOL_END, 2002600000ULL, young, "G1 Old Gen", 12 * MIB, 256 * MIB, 1024 * MIB);
+	pool(r, MT_POOL_END, 2002600000ULL, young, "Metaspace", 5 * MIB, 6 * MIB, UINT64_MAX);
+	vmop(r, MT_GC_END, 2002700000ULL, false);
+	/* #2 a concurrent cycle outside any VM operation: 1.2 s */
+	pool(r, MT_POOL_BEGIN, 3000000000ULL, conc, "G1 Old Gen", 100 * MIB, 256 * MIB, 1024 * MIB);
+	pool(r, MT_POOL_END, 4200000000ULL, conc, "G1 Old Gen", 40 * MIB, 256 * MIB, 1024 * MIB);
+	/* #3 a pause of no memory manager (G1 remark, JDK 17): 800 us */
+	vmop(r, MT_GC_BEGIN, 5000000000ULL, false);
+	vmop(r, MT_GC_END, 5000800000ULL, false);
+	/* #4 full, 150 ms */
+	vmop(r, MT_GC_BEGIN, 6000000000ULL, true);
+	pool(r, MT_POOL_BEGIN, 6000000000ULL, old, "G1 Old Gen", 200 * MIB, 256 * MIB, 1024 * MIB);
+	pool(r, MT_POOL_END, 6150000000ULL, old, "G1 Old Gen", 30 * MIB, 64 * MIB, 1024 * MIB);
+	vmop(r, MT_GC_END, 6150000000ULL, false);
+	/* never ends */
+	pool(r, MT_POOL_BEGIN, 7000000000ULL, young, "G1 Eden Space", 8 * MIB, 128 * MIB, UINT64_MAX);
+	gcreplay_finish(r, 3, 9.25, true);
+	gcreplay_free(r);
+	fclose(f);
+	return buf;
+}
+
+static void test_text(void **state)
+{
+	char *s = replay(false);
+
+	assert_string_equal(s,
+		"#1       1.000s  G1 Young Generation    young         2.50 ms  heap 74.0 "
+		"MiB -> 12.0 MiB (committed 376.0 MiB)\n"
+		"        G1 Eden Space                64.0 MiB -> 0 B        committed "
+		"120.0 MiB  max -\n"
+		"        G1 Old Gen                   10.0 MiB -> 12.0 MiB   committed "
+		"256.0 MiB  max 1.0 GiB\n"
+		"#2       2.000s  G1 Concurrent GC       concurrent    1.200 s  heap 100.0 "
+		"MiB -> 40.0 MiB (committed 256.0 MiB)\n"
+		"        G1 Old Gen                  100.0 MiB -> 40.0 MiB   committed "
+		"256.0 MiB  max 1.0 GiB\n"
+		"#3       4.000s  (no memory manager)    pause        800.0 us\n"
+		"#4       5.000s  G1 Old Generation      full        150.00 ms  heap 200.0 "
+		"MiB -> 30.0 MiB (committed 64.0 MiB)\n"
+		"        G1 Old Gen                  200.0 MiB -> 30.0 MiB   committed "
+		"64.0 MiB   max 1.0 GiB\n"
+		"\n"
+		"summary: 4 collections (1 young, 1 full, 1 pauses of concurrent cycles, 1 "
+		"concurrent) in 9.2 s (the JVM exited)\n"
+		"         pause total 153.30 ms, max 150.00 ms, mean 51.10 ms\n"
+		"         lost events: 3, unpaired: 1\n");
+	free(s);
+}
+
+static void test_json(void **state)
+{
+	char *s = replay(true);
+
+	assert_string_equal(s,
+		"{\"event\":\"gc\",\"seq\":1,\"start_ns\":1700000002000100000,"
+		"\"start_mono_ns\":2000100000,\"duration_ns\":2500000,\"full\":false,"
+		"\"kind\":\"young\",\"collector\":\"G1 Young Generation\","
+		"\"pools\":[{\"name\":\"G1 Eden Space\",\"heap\":true,"
+		"\"used_before\":67108864,\"used_after\":0,\"committed\":125829120,"
+		"\"max\":-1},{\"name\":\"G1 Old Gen\",\"heap\":true,"
+		"\"used_before\":10485760,\"used_after\":12582912,\"committed\":268435456,"
+		"\"max\":1073741824},{\"name\":\"Metaspace\",\"heap\":false,"
+		"\"used_before\":5242880,\"used_after\":5242880,\"committed\":6291456,"
+		"\"max\":-1}]}\n"
+		"{\"event\":\"gc\",\"seq\":2,\"start_ns\":1700000003000000000,"
+		"\"start_mono_ns\":3000000000,\"duration_ns\":1200000000,\"full\":false,"
+		"\"kind\":\"concurrent\",\"collector\":\"G1 Concurrent GC\","
+		"\"pools\":[{\"name\":\"G1 Old Gen\",\"heap\":true,"
+		"\"used_before\":104857600,\"used_after\":41943040,\"committed\":268435456,"
+		"\"max\":1073741824}]}\n"
+		"{\"event\":\"gc\",\"seq\":3,\"start_ns\":1700000005000000000,"
+		"\"start_mono_ns\":5000000000,\"duration_ns\":800000,\"full\":false,"
+		"\"kind\":\"pause\",\"collector\":\"\",\"pools\":[]}\n"
+		"{\"event\":\"gc\",\"seq\":4,\"start_ns\":1700000006000000000,"
+		"\"start_mono_ns\":6000000000,\"duration_ns\":150000000,\"full\":true,"
+		"\"kind\":\"full\",\"collector\":\"G1 Old Generation\","
+		"\"pools\":[{\"name\":\"G1 Old Gen\",\"heap\":true,"
+		"\"used_before\":209715200,\"used_after\":31457280,\"committed\":67108864,"
+		"\"max\":1073741824}]}\n"
+		"{\"event\":\"summary\",\"gc_count\":4,\"young\":1,\"full\":1,\"pauses\":1,"
+		"\"concurrent\":1,\"pause_total_ns\":153300000,\"pause_max_ns\":150000000,"
+		"\"pause_mean_ns\":51100000,\"lost_events\":3,\"unpaired_events\":1,"
+		"\"duration_s\":9.250,\"jvm_exited\":true}\n");
+	free(s);
+}
+
+/* `memtrace gc`'s way: records from a pairing of its own (gctrace's), the
+ * summary with that pairing's counts. */
+static void test_live_pairing(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct mt_gc_event e = { .kind = MT_GC_BEGIN, .ts_ns = 5000000000ULL, .tid = 7 };
+	struct gcreplay *r;
+	struct gcpair gp;
+
+	assert_non_null(f);
+	r = gcreplay_new(f, false, T0, M2R);
+	assert_non_null(r);
+	gcpair_init(&gp, gcreplay_record, r);
+	gcpair_feed(&gp, &e);
+	e.kind = MT_GC_END, e.ts_ns = 5000800000ULL;
+	gcpair_feed(&gp, &e);
+	e.kind = MT_GC_END; /* an end without its begin */
+	gcpair_feed(&gp, &e);
+	gcpair_finish(&gp);
+	gcreplay_summary(r, &gp, 0, 1.04, false);
+	gcreplay_free(r);
+	fclose(f);
+	assert_string_equal(buf,
+		"#1       4.000s  (no memory manager)    pause        800.0 us\n"
+		"\n"
+		"summary: 1 collections (0 young, 0 full, 1 pauses of concurrent cycles) "
+		"in 1.0 s\n"
+		"         pause total 800.0 us, max 800.0 us, mean 800.0 us\n"
+		"         lost events: 0, unpaired: 1\n");
+	free(buf);
+}
+
+/* Nothing collected: the summary alone. */
+static void test_empty(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct gcreplay *r;
+
+	assert_non_null(f);
+	r = gcreplay_new(f, false, T0, M2R);
+	assert_non_null(r);
+	gcreplay_finish(r, 0, 0.5, false);
+	gcreplay_free(r);
+	r = gcreplay_new(f, true, T0, M2R);
+	assert_non_null(r);
+	gcreplay_finish(r, 0, 0.5, false);
+	gcreplay_free(r);
+	gcreplay_free(NULL);
+	fclose(f);
+	assert_string_equal(buf,
+		"\n"
+		"summary: 0 collections (0 young, 0 full) in 0.5 s\n"
+		"         pause total 0.0 us, max 0.0 us, mean 0.0 us\n"
+		"         lost events: 0\n"
+		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
+		"\"concurrent\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,\"pause_mean_ns\":0,"
+		"\"lost_events\":0,\"unpaired_events\":0,\"duration_s\":0.500,"
+		"\"jvm_exited\":false}\n");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_live_pairing),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_lockprint.c - `memtrace locks`'s report printed from a hand-made
+ * struct locks_report: the text and the JSON lines, byte for byte.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sink/lockprint.h"
+
+static struct locks_class classes[] = {
+	{ "java.lang.Object", 2, 3, 7200, 4000, 1, 5000 },
+	{ "pkg.Lock", 1, 1, 2500000, 2500000, 0, 0 },
+};
+
+static struct locks_edge edges[] = {
+	{ 101, "T101", 0x1000, "java.lang.Object", 102, "T102", LOCKS_OWNER_STREAM, 1500000 },
+	{ 102, "T102", 0x2000, "pkg.Lock", 101, "T101", LOCKS_OWNER_JVM, 2000000000 },
+	{ 103, "say \"hi\"", 0x3000, NULL, 0, "", LOCKS_OWNER_UNKNOWN, 500 },
+};
+
+static struct locks_cycle cycles[] = { { 2, { 0, 1 } } };
+
+static const struct locks_report full = {
+	classes, 2, edges, 3, cycles, 1,
+};
+
+static char *print(const struct locks_report *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	lockprint_report(f, r, json);
+	fclose(f);
+	return buf;
+}
+
+static void test_text(void **state)
+{
+	char *s = print(&full, false);
+
+	assert_string_equal(s,
+		"contended monitors by class (blocked entering; Object.wait):\n"
+		"  java.lang.Object                            2 monitors       3 contended  "
+		"blocked     7.2 us (max 4.0 us)  Object.wait 1 (5.0 us)\n"
+		"  pkg.Lock                                    1 monitors       1 contended  "
+		"blocked    2.50 ms (max 2.50 ms)  Object.wait 0 (0.0 us)\n"
+		"wait graph (threads blocked now -> owner):\n"
+		"  \"T101\" (tid 101) -> monitor 0x1000 (java.lang.Object) owned by \"T102\" "
+		"(tid 102), blocked 1.50 ms\n"
+		"  \"T102\" (tid 102) -> monitor 0x2000 (pkg.Lock) owned by \"T101\" (tid 101, "
+		"entered uncontended: read from the JVM), blocked 2.000 s\n"
+		"  \"say \"hi\"\" (tid 103) -> monitor 0x3000 (?) owned by (owner unknown), "
+		"blocked 0.5 us\n"
+		"DEADLOCK: 2 threads wait for each other:\n"
+		"  \"T101\" (tid 101) waits for monitor 0x1000 (java.lang.Object) held by \"T102\"\n"
+		"  \"T102\" (tid 102) waits for monitor 0x2000 (pkg.Lock) held by \"T101\"\n");
+	free(s);
+}
+
+static void test_json(void **state)
+{
+	char *s = print(&full, true);
+
+	assert_string_equal(s,
+		"{\"event\":\"lock_class\",\"class\":\"java.lang.Object\",\"monitors\":2,"
+		"\"contended\":3,\"wait_ns\":7200,\"wait_max_ns\":4000,\"object_waits\":1,"
+		"\"object_wait_ns\":5000}\n"
+		"{\"event\":\"lock_class\",\"class\":\"pkg.Lock\",\"monitors\":1,"
+		"\"contended\":1,\"wait_ns\":2500000,\"wait_max_ns\":2500000,\"object_waits\":0,"
+		"\"object_wait_ns\":0}\n"
+		"{\"event\":\"wait_edge\",\"tid\":101,\"thread\":\"T101\",\"monitor\":\"0x1000\","
+		"\"class\":\"java.lang.Object\",\"owner_tid\":102,\"owner\":\"T102\","
+		"\"owner_from\":\"stream\",\"blocked_ns\":1500000}\n"
+		"{\"event\":\"wait_edge\",\"tid\":102,\"thread\":\"T102\",\"monitor\":\"0x2000\","
+		"\"class\":\"pkg.Lock\",\"owner_tid\":101,\"owner\":\"T101\","
+		"\"owner_from\":\"jvm\",\"blocked_ns\":2000000000}\n"
+		"{\"event\":\"wait_edge\",\"tid\":103,\"thread\":\"say \\\"hi\\\"\","
+		"\"monitor\":\"0x3000\",\"class\":\"\",\"owner_tid\":0,\"owner\":\"\","
+		"\"owner_from\":\"\",\"blocked_ns\":500}\n"
+		"{\"event\":\"deadlock\",\"threads\":[{\"tid\":101,\"thread\":\"T101\","
+		"\"waits_for\":\"0x1000\",\"class\":\"java.lang.Object\"},{\"tid\":102,"
+		"\"thread\":\"T102\",\"waits_for\":\"0x2000\",\"class\":\"pkg.Lock\"}]}\n");
+	free(s);
+}
+
+static void test_empty(void **state)
+{
+	const struct locks_report none = { 0 };
+	char *s = print(&none, false);
+
+	assert_string_equal(s,
+		"contended monitors by class (blocked entering; Object.wait):\n"
+		"  (none)\n"
+		"wait graph (threads blocked now -> owner):\n"
+		"  (no thread is blocked on a monitor)\n");
+	free(s);
+	s = print(&none, true);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

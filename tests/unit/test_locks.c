@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_locks.c - monitor contention from an event stream: counts per class,
+ * owners (from the stream, from the JVM), the wait graph and its cycles
+ * (deadlocks of 2 and 3 threads, chains that end, a cycle with a tail),
+ * and monitors reused after release or under a new object.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/locks.h"
+
+enum { T_A = 101, T_B = 102, T_C = 103, T_D = 104 };
+enum { L1 = 0x1000, L2 = 0x2000, L3 = 0x3000 };
+enum { TYPE_OBJ = 7, TYPE_STR = 8 };
+
+static void ev(struct locks *l, uint16_t kind, uint64_t ts, uint64_t thread, uint64_t id,
+	       uint32_t aux)
+{
+	struct mt_ev e = { .ts = ts, .kind = kind, .aux = aux, .thread = thread, .id = id };
+
+	locks_feed(l, &e, NULL);
+}
+
+static void name(struct locks *l, uint64_t id, const char *text)
+{
+	struct mt_ev e = { .kind = MT_EV_NAME, .id = id };
+
+	locks_feed(l, &e, text);
+}
+
+/* Thread @tid named "T<tid>" (name id = tid). */
+static void thread(struct locks *l, uint64_t tid)
+{
+	struct mt_ev e = { .kind = MT_EV_THREAD_CREATE, .thread = tid, .id = tid, .name = tid };
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "T%llu", (unsigned long long)tid);
+	name(l, tid, buf);
+	locks_feed(l, &e, NULL);
+}
+
+/* Object @obj of type @type. */
+static void object(struct locks *l, uint64_t obj, uint64_t type)
+{
+	struct mt_ev e = { .kind = MT_EV_OBJ_CREATE, .id = obj, .ref = type };
+
+	locks_feed(l, &e, NULL);
+}
+
+static void acquire(struct locks *l, uint64_t tid, uint64_t lock)
+{
+	ev(l, MT_EV_MON_ACQUIRE, 0, tid, lock, 0);
+}
+
+static void release(struct locks *l, uint64_t tid, uint64_t lock)
+{
+	ev(l, MT_EV_MON_RELEASE, 0, tid, lock, 0);
+}
+
+static void block(struct locks *l, uint64_t tid, uint64_t lock, uint64_t ts)
+{
+	ev(l, MT_EV_MON_WAIT_BEGIN, ts, tid, lock, MT_WAIT_ENTER);
+}
+
+/* A stream with two classes and threads A..D. */
+static struct locks *setup(void)
+{
+	struct locks *l = locks_new();
+	struct mt_ev t = { .kind = MT_EV_TYPE_CREATE };
+
+	assert_non_null(l);
+	name(l, 50, "java.lang.Object");
+	name(l, 51, "java.lang.String");
+	t.id = TYPE_OBJ, t.name = 50;
+	locks_feed(l, &t, NULL);
+	t.id = TYPE_STR, t.name = 51;
+	locks_feed(l, &t, NULL);
+	thread(l, T_A);
+	thread(l, T_B);
+	thread(l, T_C);
+	thread(l, T_D);
+	object(l, L1, TYPE_OBJ);
+	object(l, L2, TYPE_OBJ);
+	object(l, L3, TYPE_STR);
+	return l;
+}
+
+static const struct locks_edge *edge_of(const struct locks_report *r, uint64_t tid)
+{
+	for (size_t i = 0; i < r->nedges; i++)
+		if (r->edges[i].tid == tid)
+			return &r->edges[i];
+	fail_msg("no edge for tid %llu", (unsigned long long)tid);
+	return NULL;
+}
+
+static void test_contention_counts(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+
+	/* B blocks 2500 ns on L1 (A holds it), then 4000 ns; C 500 ns on L3 */
+	acquire(l, T_A, L1);
+	block(l, T_B, L1, 1000);
+	release(l, T_A, L1);
+	ev(l, MT_EV_MON_WAIT_END, 3500, T_B, L1, 0);
+	acquire(l, T_B, L1);
+	release(l, T_B, L1);
+	acquire(l, T_A, L1);
+	block(l, T_B, L1, 10000);
+	release(l, T_A, L1);
+	ev(l, MT_EV_MON_WAIT_END, 14000, T_B, L1, 0);
+	acquire(l, T_B, L1);
+	/* B's Object.wait() on L1: 5000 ns */
+	ev(l, MT_EV_MON_WAIT_BEGIN, 20000, T_B, L1, MT_WAIT_NOTIFY);
+	ev(l, MT_EV_MON_WAIT_END, 25000, T_B, L1, 0);
+	/* A blocked on L2 once: 700 ns (a second Object monitor) */
+	block(l, T_A, L2, 30000);
+	ev(l, MT_EV_MON_WAIT_END, 30700, T_A, L2, 0);
+	/* C on L3 (String): 500 ns */
+	block(l, T_C, L3, 40000);
+	ev(l, MT_EV_MON_WAIT_END, 40500, T_C, L3, 0);
+	/* a wait end without its begin counts nothing */
+	ev(l, MT_EV_MON_WAIT_END, 50000, T_D, L3, 0);
+
+	assert_int_equal(locks_sync_events(l), 18);
+	r = locks_report_new(l, 60000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 2);
+	assert_string_equal(r->classes[0].name, "java.lang.Object");
+	assert_int_equal(r->classes[0].monitors, 2);
+	assert_int_equal(r->classes[0].contended, 3);
+	assert_int_equal(r->classes[0].wait_ns, 2500 + 4000 + 700);
+	assert_int_equal(r->classes[0].wait_max, 4000);
+	assert_int_equal(r->classes[0].waits, 1);
+	assert_int_equal(r->classes[0].notify_ns, 5000);
+	assert_string_equal(r->classes[1].name, "java.lang.String");
+	assert_int_equal(r->classes[1].monitors, 1);
+	assert_int_equal(r->classes[1].contended, 1);
+	assert_int_equal(r->classes[1].wait_ns, 500);
+	assert_int_equal(r->classes[1].wait_max, 500);
+	assert_int_equal(r->classes[1].waits, 0);
+	assert_int_equal(r->nedges, 0);
+	assert_int_equal(r->ncycles, 0);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+/* Equal times: by name; a monitor of no known type is "(unknown class)". */
+static void test_class_order_and_unknown(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+
+	block(l, T_A, L3, 0);
+	ev(l, MT_EV_MON_WAIT_END, 100, T_A, L3, 0);
+	block(l, T_A, L1, 0);
+	ev(l, MT_EV_MON_WAIT_END, 100, T_A, L1, 0);
+	block(l, T_A, 0x9000, 0); /* never created */
+	ev(l, MT_EV_MON_WAIT_END, 100, T_A, 0x9000, 0);
+	r = locks_report_new(l, 0, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 3);
+	assert_string_equal(r->classes[0].name, "(unknown class)");
+	assert_string_equal(r->classes[1].name, "java.lang.Object");
+	assert_string_equal(r->classes[2].name, "java.lang.String");
+	locks_report_free(r);
+	locks_free(l);
+}
+
+struct jvm {
+	uint64_t lock, owner;
+	int calls;
+};
+
+static uint64_t jvm_owner(void *ctx, uint64_t lock)
+{
+	struct jvm *j = ctx;
+
+	j->calls++;
+	return lock == j->lock ? j->owner : 0;
+}
+
+static void test_wait_graph_owners(void **state)
+{
+	struct locks *l = setup();
+	struct jvm j = { .lock = L2, .owner = T_D };
+	struct locks_report *r;
+	const struct locks_edge *e;
+
+	acquire(l, T_A, L1);   /* contended entry seen: owner from the stream */
+	block(l, T_B, L1, 1000);
+	block(l, T_C, L2, 1500); /* L2's owner entered uncontended */
+	block(l, T_D, L3, 2000); /* nobody knows L3's owner */
+	/* Object.wait() is not an edge */
+	ev(l, MT_EV_MON_WAIT_BEGIN, 2000, T_A, L3, MT_WAIT_NOTIFY);
+
+	r = locks_report_new(l, 5000, jvm_owner, &j);
+	assert_non_null(r);
+	assert_int_equal(j.calls, 2); /* for L2 and L3, not for L1 */
+	assert_int_equal(r->nedges, 3);
+	e = edge_of(r, T_B);
+	assert_string_equal(e->thread, "T102");
+	assert_int_equal(e->monitor, L1);
+	assert_string_equal(e->cls, "java.lang.Object");
+	assert_int_equal(e->owner, T_A);
+	assert_string_equal(e->owner_name, "T101");
+	assert_int_equal(e->owner_from, LOCKS_OWNER_STREAM);
+	assert_int_equal(e->blocked_ns, 4000);
+	e = edge_of(r, T_C);
+	assert_int_equal(e->owner, T_D);
+	assert_string_equal(e->owner_name, "T104");
+	assert_int_equal(e->owner_from, LOCKS_OWNER_JVM);
+	assert_int_equal(e->blocked_ns, 3500);
+	e = edge_of(r, T_D);
+	assert_string_equal(e->cls, "java.lang.String");
+	assert_int_equal(e->owner, 0);
+	assert_string_equal(e->owner_name, "");
+	assert_int_equal(e->owner_from, LOCKS_OWNER_UNKNOWN);
+	/* C waits for D who waits for an unknown owner: no cycle */
+	assert_int_equal(r->ncycles, 0);
+	locks_report_free(r);
+
+	/* without an owner function: only the stream's owners */
+	r = locks_report_new(l, 500, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(edge_of(r, T_C)->owner, 0);
+	assert_int_equal(edge_of(r, T_C)->owner_from, LOCKS_OWNER_UNKNOWN);
+	assert_int_equal(edge_of(r, T_B)->owner, T_A);
+	assert_int_equal(edge_of(r, T_B)->blocked_ns, 0); /* now before the block */
+	locks_report_free(r);
+
+	/* the block ends: the edge goes */
+	release(l, T_A, L1);
+	ev(l, MT_EV_MON_WAIT_END, 6000, T_B, L1, 0);
+	r = locks_report_new(l, 7000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 2);
+	locks_report_free(r);
+	/* so does an exited thread's */
+	ev(l, MT_EV_THREAD_DESTROY, 7000, T_C, T_C, 0);
+	r = locks_report_new(l, 7000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 1);
+	assert_int_equal(r->edges[0].tid, T_D);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+static void test_deadlock_two(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+	const struct locks_cycle *c;
+
+	acquire(l, T_B, L2);
+	acquire(l, T_A, L1);
+	block(l, T_B, L1, 100);
+	block(l, T_A, L2, 200);
+	r = locks_report_new(l, 1000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 2);
+	assert_int_equal(r->ncycles, 1);
+	c = &r->cycles[0];
+	assert_int_equal(c->n, 2);
+	assert_int_equal(r->edges[c->edge[0]].tid, T_A); /* the smallest tid first */
+	assert_int_equal(r->edges[c->edge[0]].monitor, L2);
+	assert_int_equal(r->edges[c->edge[0]].owner, T_B);
+	assert_int_equal(r->edges[c->edge[1]].tid, T_B);
+	assert_int_equal(r->edges[c->edge[1]].monitor, L1);
+	assert_int_equal(r->edges[c->edge[1]].owner, T_A);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+/* Three threads in a ring, and a fourth blocked on one of them (a tail:
+ * not part of the deadlock, and not a second one). */
+static void test_deadlock_three_with_tail(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+	const struct locks_cycle *c;
+
+	acquire(l, T_C, L3);
+	acquire(l, T_B, L2);
+	acquire(l, T_A, L1);
+	block(l, T_C, L1, 100); /* C -> A */
+	block(l, T_A, L2, 100); /* A -> B */
+	block(l, T_B, L3, 100); /* B -> C */
+	block(l, T_D, L2, 100); /* D -> B, outside the ring */
+	r = locks_report_new(l, 1000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 4);
+	assert_int_equal(r->ncycles, 1);
+	c = &r->cycles[0];
+	assert_int_equal(c->n, 3);
+	assert_int_equal(r->edges[c->edge[0]].tid, T_A);
+	assert_int_equal(r->edges[c->edge[1]].tid, T_B);
+	assert_int_equal(r->edges[c->edge[2]].tid, T_C);
+	assert_int_equal(r->edges[c->edge[2]].owner, T_A);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+/* A -> B -> C with C running: a chain, no deadlock. */
+static void test_chain_is_no_deadlock(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+
+	acquire(l, T_B, L2);
+	acquire(l, T_C, L3);
+	block(l, T_A, L2, 100);
+	block(l, T_B, L3, 100);
+	r = locks_report_new(l, 1000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 2);
+	assert_int_equal(edge_of(r, T_A)->owner, T_B);
+	assert_int_equal(edge_of(r, T_B)->owner, T_C);
+	assert_int_equal(r->ncycles, 0);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+/* Owners change hands: release, re-acquire, Object.wait(), a new object. */
+static void test_lock_reuse(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+
+	acquire(l, T_A, L1);
+	release(l, T_A, L1);
+	acquire(l, T_B, L1);
+	release(l, T_A, L1); /* not A's any more: B keeps it */
+	block(l, T_C, L1, 100);
+	r = locks_report_new(l, 200, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(edge_of(r, T_C)->owner, T_B);
+	locks_report_free(r);
+
+	/* B lets go in Object.wait(): the owner is unknown again */
+	ev(l, MT_EV_MON_WAIT_BEGIN, 300, T_B, L1, MT_WAIT_NOTIFY);
+	r = locks_report_new(l, 400, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(edge_of(r, T_C)->owner, 0);
+	locks_report_free(r);
+	/* C gets it and lets go; B's Object.wait() ends: B holds L1 again */
+	ev(l, MT_EV_MON_WAIT_END, 500, T_C, L1, 0);
+	acquire(l, T_C, L1);
+	release(l, T_C, L1);
+	ev(l, MT_EV_MON_WAIT_END, 800, T_B, L1, 0);
+	block(l, T_D, L1, 850);
+	r = locks_report_new(l, 900, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nedges, 1);
+	assert_int_equal(edge_of(r, T_D)->owner, T_B);
+	assert_int_equal(r->nclasses, 1);
+	assert_int_equal(r->classes[0].contended, 1); /* C's 400 ns; D is still blocked */
+	assert_int_equal(r->classes[0].wait_ns, 400);
+	assert_int_equal(r->classes[0].waits, 1);     /* B's Object.wait(), 500 ns */
+	assert_int_equal(r->classes[0].notify_ns, 500);
+	locks_report_free(r);
+	ev(l, MT_EV_MON_WAIT_END, 900, T_D, L1, 0);
+
+	/* the address is reused by a String: L1's counts start over */
+	object(l, L1, TYPE_STR);
+	r = locks_report_new(l, 900, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 0);
+	locks_report_free(r);
+	/* the same object announced again keeps its state */
+	block(l, T_A, L1, 1000);
+	ev(l, MT_EV_MON_WAIT_END, 1100, T_A, L1, 0);
+	object(l, L1, TYPE_STR);
+	r = locks_report_new(l, 1200, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 1);
+	assert_string_equal(r->classes[0].name, "java.lang.String");
+	assert_int_equal(r->classes[0].contended, 1);
+	locks_report_free(r);
+	locks_free(l);
+}
+
+/* locks_find_cycles on hand-made graphs. */
+static void test_find_cycles_pure(void **state)
+{
+	struct locks_edge e[70];
+	struct locks_cycle *c;
+	int n;
+
+	/* 5 -> 3 -> 9 -> 5, 7 -> 9 (tail), 2 -> 2 (itself), 4 -> 0 (unknown) */
+	memset(e, 0, sizeof(e));
+	e[0].tid = 5, e[0].owner = 3;
+	e[1].tid = 7, e[1].owner = 9;
+	e[2].tid = 3, e[2].owner = 9;
+	e[3].tid = 9, e[3].owner = 5;
+	e[4].tid = 2, e[4].owner = 2;
+	e[5].tid = 4, e[5].owner = 0;
+	n = locks_find_cycles(e, 6, &c);
+	assert_int_equal(n, 2);
+	assert_int_equal(c[0].n, 3); /* from 3 (edge 2): 3 -> 9 -> 5 */
+	assert_int_equal(c[0].edge[0], 2);
+	assert_int_equal(c[0].edge[1], 3);
+	assert_int_equal(c[0].edge[2], 0);
+	assert_int_equal(c[1].n, 1);
+	assert_int_equal(c[1].edge[0], 4);
+	free(c);
+
+	/* none: the array stays NULL */
+	n = locks_find_cycles(e, 2, &c);
+	assert_int_equal(n, 0);
+	assert_null(c);
+	n = locks_find_cycles(e, 0, &c);
+	assert_int_equal(n, 0);
+	assert_null(c);
+
+	/* a ring of LOCKS_MAX_CYCLE threads is found, one longer is not */
+	for (int len = LOCKS_MAX_CYCLE; len <= LOCKS_MAX_CYCLE + 1; len++) {
+		for (int i = 0; i < len; i++) {
+			e[i].tid = 1000 + i;
+			e[i].owner = 1000 + (i + 1) % len;
+		}
+		n = locks_find_cycles(e, len, &c);
+		if (len == LOCKS_MAX_CYCLE) {
+			assert_int_equal(n, 1);
+			assert_int_equal(c[0].n, LOCKS_MAX_CYCLE);
+			assert_int_equal(c[0].edge[0], 0);
+			assert_int_equal(c[0].edge[LOCKS_MAX_CYCLE - 1], LOCKS_MAX_CYCLE - 1);
+		} else {
+			assert_int_equal(n, 0);
+		}
+		free(c);
+	}
+}
+
+static void test_free_null(void **state)
+{
+	locks_free(NULL);
+	locks_report_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_contention_counts),
+		cmocka_unit_test(test_class_order_and_unknown),
+		cmocka_unit_test(test_wait_graph_owners),
+		cmocka_unit_test(test_deadlock_two),
+		cmocka_unit_test(test_deadlock_three_with_tail),
+		cmocka_unit_test(test_chain_is_no_deadlock),
+		cmocka_unit_test(test_lock_reuse),
+		cmocka_unit_test(test_find_cycles_pure),
+		cmocka_unit_test(test_free_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gcreplay.c - `memtrace gc`'s records and summary; see gcreplay.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink/gcreplay.h"
+#include "lib/util.h"
+
+struct gcreplay {
+	FILE *f;
+	bool json;
+	uint64_t count, young, full, pauses, concurrent;
+	uint64_t pause_total, pause_max;
+	uint64_t mono_to_real; /* add to a monotonic ns to get epoch ns */
+	uint64_t t0;           /* monotonic ns when tracing started */
+	struct gcpair gp;      /* the pairing of gcreplay_feed() */
+};
+
+struct gcreplay *gcreplay_new(FILE *f, bool json, uint64_t t0, uint64_t mono_to_real)
+{
+	struct gcreplay *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->f = f;
+	r->json = json;
+	r->t0 = t0;
+	r->mono_to_real = mono_to_real;
+	gcpair_init(&r->gp, gcreplay_record, r);
+	return r;
+}
+
+void gcreplay_free(struct gcreplay *r)
+{
+	free(r);
+}
+
+static const char *kind_of(const struct gc_record *rec)
+{
+	/* pauses of a concurrent cycle (G1 remark/cleanup) */
+	if (!rec->manager[0] || (rec->in_vmop && strstr(rec->manager, "Concurrent")))
+		return "pause";
+	if (!rec->in_vmop)
+		return "concurrent";
+	return rec->full ? "full" : "young";
+}
+
+static void print_json(const struct gcreplay *r, const struct gc_record *rec)
+{
+	FILE *f = r->f;
+
+	fprintf(f, "{\"event\":\"gc\",\"seq\":%llu,\"start_ns\":%llu,\"start_mono_ns\":%llu,"
+		"\"duration_ns\":%llu,\"full\":%s,\"kind\":\"%s\",\"collector\":",
+		(unsigned long long)rec->seq, (unsigned long long)(rec->start_ns + r->mono_to_real),
+		(unsigned long long)rec->start_ns, (unsigned long long)(rec->end_ns - rec->start_ns),
+		rec->full ? "true" : "false", kind_of(rec));
+	json_str(f, rec->manager);
+	fprintf(f, ",\"pools\":[");
+	for (int i = 0; i < rec->npools; i++) {
+		const struct gc_pool *p = &rec->pools[i];
+
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, p->name);
+		fprintf(f, ",\"heap\":%s,\"used_before\":%llu,\"used_after\":%llu,"
+			"\"committed\":%llu,\"max\":%lld}",
+			p->heap ? "true" : "false", (unsigned long long)p->used_before,
+			(unsigned long long)p->used_after, (unsigned long long)p->committed,
+			p->max == UINT64_MAX ? -1LL : (long long)p->max);
+	}
+	fprintf(f, "]}\n");
+}
+
+static void print_text(const struct gcreplay *r, const struct gc_record *rec)
+{
+	uint64_t before = 0, after = 0, committed = 0;
+	char b1[32], b2[32], b3[32], d[32];
+	FILE *f = r->f;
+
+	for (int i = 0; i < rec->npools; i++)
+		if (rec->pools[i].heap) {
+			before += rec->pools[i].used_before;
+			after += rec->pools[i].used_after;
+			committed += rec->pools[i].committed;
+		}
+	fprintf(f, "#%-4llu %8.3fs  %-22s %-10s %10s",
+		(unsigned long long)rec->seq, (double)(rec->start_ns - r->t0) / 1e9,
+		rec->manager[0] ? rec->manager : "(no memory manager)", kind_of(rec),
+		fmt_ns(rec->end_ns - rec->start_ns, d, sizeof(d)));
+	if (rec->npools)
+		fprintf(f, "  heap %s -> %s (committed %s)", fmt_bytes(before, b1, sizeof(b1)),
+			fmt_bytes(after, b2, sizeof(b2)), fmt_bytes(committed, b3, sizeof(b3)));
+	fprintf(f, "\n");
+	for (int i = 0; i < rec->npools; i++) {
+		const struct gc_pool *p = &rec->pools[i];
+		char m[32];
+
+		if (!p->heap)
+			continue;
+		fprintf(f, "        %-26s %10s -> %-10s committed %-10s max %s\n", p->name,
+			fmt_bytes(p->used_before, b1, sizeof(b1)),
+			fmt_bytes(p->used_after, b2, sizeof(b2)),
+			fmt_bytes(p->committed, b3, sizeof(b3)),
+			p->max == UINT64_MAX ? "-" : fmt_bytes(p->max, m, sizeof(m)));
+	}
+}
+
+void gcreplay_record(const struct gc_record *rec, void *ctx)
+{
+	struct gcreplay *r = ctx;
+	uint64_t d = rec->end_ns - rec->start_ns;
+
+	r->count++;
+	if (!strcmp(kind_of(rec), "pause"))
+		r->pauses++;
+	else if (!rec->in_vmop)
+		r->concurrent++;
+	else if (rec->full)
+		r->full++;
+	else
+		r->young++;
+	if (rec->in_vmop) { /* stop-the-world: the whole record is a pause */
+		r->pause_total += d;
+		if (d > r->pause_max)
+			r->pause_max = d;
+	}
+	if (r->json)
+		print_json(r, rec);
+	else
+		print_text(r, rec);
+}
+
+void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost, double secs,
+		      bool jvm_exited)
+{
+	uint64_t stw = r->young + r->full + r->pauses;
+	uint64_t mean = stw ? r->pause_total / stw : 0;
+	uint64_t unpaired = gp->unpaired_begin + gp->unpaired_end + gp->overflow;
+	char a[32], b[32], c[32];
+	FILE *f = r->f;
+
+	if (r->json) {
+		fprintf(f, "{\"event\":\"summary\",\"gc_count\":%llu,\"young\":%llu,\"full\":%llu,"
+			"\"pauses\":%llu,\"concurrent\":%llu,\"pause_total_ns\":%llu,"
+			"\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,\"lost_events\":%llu,"
+			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s}\n",
+			(unsigned long long)r->count, (unsigned long long)r->young,
+			(unsigned long long)r->full, (unsigned long long)r->pauses,
+			(unsigned long long)r->concurrent, (unsigned long long)r->pause_total,
+			(unsigned long long)r->pause_max, (unsigned long long)mean,
+			(unsigned long long)lost, (unsigned long long)unpaired, secs,
+			jvm_exited ? "true" : "false");
+		return;
+	}
+	fprintf(f, "\nsummary: %llu collections (%llu young, %llu full",
+		(unsigned long long)r->count, (unsigned long long)r->young,
+		(unsigned long long)r->full);
+	if (r->pauses)
+		fprintf(f, ", %llu pauses of concurrent cycles", (unsigned long long)r->pauses);
+	if (r->concurrent)
+		fprintf(f, ", %llu concurrent", (unsigned long long)r->concurrent);
+	fprintf(f, ") in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");
+	fprintf(f, "         pause total %s, max %s, mean %s\n",
+		fmt_ns(r->pause_total, a, sizeof(a)), fmt_ns(r->pause_max, b, sizeof(b)),
+		fmt_ns(mean, c, sizeof(c)));
+	fprintf(f, "         lost events: %llu", (unsigned long long)lost);
+	if (unpaired)
+		fprintf(f, ", unpaired: %llu", (unsigned long long)unpaired);
+	fprintf(f, "\n");
+}
+
+void gcreplay_feed(struct gcreplay *r, const struct mt_gc_event *e)
+{
+	gcpair_feed(&r->gp, e);
+}
+
+void gcreplay_finish(struct gcreplay *r, uint64_t lost, double secs, bool jvm_exited)
+{
+	gcpair_finish(&r->gp);
+	gcreplay_summary(r, &r->gp, lost, secs, jvm_exited);
+}
