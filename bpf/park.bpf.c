@@ -21,6 +21,7 @@ const volatile __u32 targ_os_tid = 0;      /* OSThread::_thread_id */
 const volatile __u32 targ_klass_off = 8;   /* oopDesc::_metadata */
 const volatile __u32 targ_coops = 1;       /* references are narrow */
 const volatile __u32 targ_ccp = 1;         /* klass words are narrow */
+const volatile __u32 targ_same_pidns = 0; /* the JVM's tids are ours: the Parker scan can check them */
 const volatile __u64 targ_oop_base = 0;
 const volatile __u32 targ_oop_shift = 0;
 const volatile __u64 targ_klass_base = 0;
@@ -50,18 +51,11 @@ struct {
 	__type(value, __u64);
 } park_unknown SEC(".maps");
 
-struct inflight {
-	__u64 ts;
-	struct mt_park_key key;
-	__u32 owner_tid;
-	__u32 pad;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_PARK_MAX_THREADS);
 	__type(key, __u32);
-	__type(value, struct inflight);
+	__type(value, struct mt_park_inflight);
 } park_inflight SEC(".maps");
 
 struct {
@@ -115,6 +109,31 @@ static __always_inline __u64 klass_of(__u64 obj)
 	return targ_ccp ? targ_klass_base + (v << targ_klass_shift) : v;
 }
 
+#define SCAN_WORDS 512 /* Parker within the first 4 KiB of its JavaThread */
+
+/*
+ * Find Parker* - JavaThread* without a listed thread: the JavaThread is the
+ * address below @parker whose _osthread's _thread_id is @tid. Done once (the
+ * offset is the same for every thread); user space learns it too, from a
+ * thread that parked before it was listed, and the map check below catches a
+ * wrong one.
+ */
+static __always_inline void scan_parker_off(__u32 tid, __u64 parker, struct mt_park_cfg *cfg)
+{
+	for (int i = 1; i <= SCAN_WORDS; i++) {
+		__u64 jt = parker - (__u64)i * 8, os = 0;
+		__s32 id = 0;
+
+		if (bpf_probe_read_user(&os, 8, (void *)(jt + targ_osthread)) || !os ||
+		    (os & 7) || bpf_probe_read_user(&id, 4, (void *)(os + targ_os_tid)))
+			continue;
+		if ((__u32)id == tid) {
+			cfg->parker_off = (__u64)i * 8;
+			return;
+		}
+	}
+}
+
 /* The JavaThread of the parking thread @tid whose Parker is @parker. */
 static __always_inline __u64 jthread_of(__u32 tid, __u64 parker, struct mt_park_cfg *cfg)
 {
@@ -131,6 +150,8 @@ static __always_inline __u64 jthread_of(__u32 tid, __u64 parker, struct mt_park_
 		}
 		return *jt;
 	}
+	if (cfg && !cfg->parker_off && !cfg->parker_bad && targ_same_pidns && parker > 8 * SCAN_WORDS)
+		scan_parker_off(tid, parker, cfg);
 	if (cfg && cfg->parker_off && !cfg->parker_bad && parker > cfg->parker_off)
 		return parker - cfg->parker_off;
 	return 0;
@@ -140,7 +161,7 @@ SEC("uprobe")
 int handle_park_begin(struct pt_regs *ctx)
 {
 	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
-	struct inflight in = { 0 };
+	struct mt_park_inflight in = { 0 };
 	struct mt_park_cfg *cfg;
 	__u64 jt, parker, slot = 0, thread = 0, blocker, owner, owner_jt = 0, os = 0;
 	__u32 tid, zero = 0, otid = 0;
@@ -198,7 +219,7 @@ static __always_inline __u32 log2_bucket(__u64 v)
 SEC("uprobe")
 int handle_park_end(struct pt_regs *ctx)
 {
-	struct inflight *in;
+	struct mt_park_inflight *in;
 	struct mt_park_val *v, zero_val = { 0 };
 	__u64 ns;
 	__u32 tid, b;

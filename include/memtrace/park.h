@@ -40,6 +40,14 @@ struct mt_park_val {
 	__u64 hist[MT_PARK_HIST]; /* hist[i]: parks of 2^i <= ns < 2^(i+1) */
 };
 
+/* A park under way (map park_inflight, by kernel tid). */
+struct mt_park_inflight {
+	__u64 ts;            /* bpf_ktime_get_ns() at park__begin; 0: none */
+	struct mt_park_key key;
+	__u32 owner_tid;
+	__u32 pad;
+};
+
 /* Settings user space may change after load (array map park_cfg, slot 0). */
 struct mt_park_cfg {
 	__u32 f_owner;       /* AbstractOwnableSynchronizer.exclusiveOwnerThread; 0 until its class loads */

@@ -121,26 +121,20 @@ cleanup:
 	return rc;
 }
 
-/* The java.util.concurrent section, with the names of the threads alive now. */
-static void print_parks(struct parktrace *pt, const struct mt_vmstructs *vs,
-			const struct mt_proc *p, size_t top)
+/* The java.util.concurrent section. */
+static void print_parks(struct parktrace *pt, size_t top)
 {
 	struct parktrace_lock *locks = NULL;
-	struct jthread *th = NULL;
-	struct jthreads *jt = jthreads_new(p, vs);
 	uint64_t stats[MT_PARK_NSTATS];
-	size_t n = 0, nth = 0;
+	size_t n = 0;
 
-	if (jt)
-		jthreads_read(jt, &th, &nth);
+	parktrace_refresh(pt); /* names of threads started since the last walk */
 	parktrace_stats(pt, stats);
 	if (parktrace_read(pt, &locks, &n))
 		p_err("can't read the park counters");
 	else
-		parks_print(stdout, locks, n, stats, th, nth, top, mt_opts.json);
+		parks_print(stdout, locks, n, stats, top, mt_opts.json);
 	free(locks);
-	free(th);
-	jthreads_free(jt);
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
@@ -247,7 +241,7 @@ int do_locks(int argc, char **argv)
 	}
 	lockprint_report(stdout, rep, mt_opts.json);
 	if (pt)
-		print_parks(pt, vs, &p, o.top);
+		print_parks(pt, o.top);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),

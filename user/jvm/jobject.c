@@ -187,6 +187,27 @@ int jobject_find_class(const struct mt_vmstructs *vs, const char *internal, uint
 	return 0;
 }
 
+int jobject_super_named(const struct mt_vmstructs *vs, const struct jobject_layout *l, uint64_t k,
+			const char *internal, uint64_t *found)
+{
+	struct mt_klass_layout kl;
+	char name[512];
+	int err;
+
+	if ((err = klassname_layout(vs, &kl)))
+		return err;
+	for (int depth = 0; k && depth < 64; depth++) {
+		if (klassname_read(vs, &kl, k, false, name, sizeof(name)) >= 0 &&
+		    !strcmp(name, internal)) {
+			*found = k;
+			return 1;
+		}
+		if ((err = vmstructs_read_ptr(vs, k + l->jf.klass_super, &k)))
+			return err;
+	}
+	return 0;
+}
+
 int jobject_is_subclass(const struct mt_vmstructs *vs, const struct jobject_layout *l,
 			uint64_t k, uint64_t super)
 {

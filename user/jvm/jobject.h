@@ -76,6 +76,15 @@ int jobject_vm_class(const struct mt_vmstructs *vs, const char *name, uint64_t *
  */
 int jobject_find_class(const struct mt_vmstructs *vs, const char *internal, uint64_t *ik);
 
+/*
+ * jobject_super_named - walk the class @k and its superclasses for the one
+ * named @internal; 1 and its Klass* in *@found when there is one, 0 when not,
+ * or -errno. A few reads: cheaper than jobject_find_class() when a subclass
+ * is at hand.
+ */
+int jobject_super_named(const struct mt_vmstructs *vs, const struct jobject_layout *l, uint64_t k,
+			const char *internal, uint64_t *found);
+
 /* jobject_is_subclass - 1 when the class @k is @super or extends it, 0 if
  * not, or -errno. */
 int jobject_is_subclass(const struct mt_vmstructs *vs, const struct jobject_layout *l,

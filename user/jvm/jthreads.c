@@ -11,6 +11,7 @@
 #include "jvm/monowner.h"
 #include "jvm/vmstructs.h"
 
+#define AOS "java/util/concurrent/locks/AbstractOwnableSynchronizer"
 /* More Java threads than this in one list means we misread it. */
 #define MAX_THREADS 100000
 
@@ -111,18 +112,19 @@ static void class_of(struct jthreads *t, uint64_t obj, char *out, size_t len)
 		snprintf(out, len, "?");
 }
 
-/* AbstractOwnableSynchronizer is loaded with the first j.u.c. lock: look it up once seen. */
-static int aos(struct jthreads *t)
+/* AbstractOwnableSynchronizer, found from the first blocker that extends it. */
+static bool is_aos(struct jthreads *t, uint64_t k)
 {
-	if (t->aos_ik)
-		return 0;
-	if (jobject_find_class(t->vs, "java/util/concurrent/locks/AbstractOwnableSynchronizer",
-			       &t->aos_ik) ||
-	    javafield_offset(t->vs, &t->ol.jf, t->aos_ik, "exclusiveOwnerThread", &t->f_owner)) {
-		t->aos_ik = 0;
-		return -ENOENT;
+	uint64_t found;
+
+	if (!t->aos_ik) {
+		if (jobject_super_named(t->vs, &t->ol, k, AOS, &found) != 1 ||
+		    javafield_offset(t->vs, &t->ol.jf, found, "exclusiveOwnerThread", &t->f_owner))
+			return false;
+		t->aos_ik = found;
+		return true;
 	}
-	return 0;
+	return jobject_is_subclass(t->vs, &t->ol, k, t->aos_ik) == 1;
 }
 
 /* Fill the lock fields of @th (a blocked thread whose Thread object is @obj). */
@@ -148,8 +150,7 @@ static void blocked_on(struct jthreads *t, struct jthread *th, uint64_t obj)
 	th->wait = JTHREAD_PARKED;
 	th->lock = th->lock_obj = blocker;
 	class_of(t, blocker, th->lock_class, sizeof(th->lock_class));
-	if (jobject_klass(t->vs, &t->ol, blocker, &k) || aos(t) ||
-	    jobject_is_subclass(t->vs, &t->ol, k, t->aos_ik) != 1)
+	if (jobject_klass(t->vs, &t->ol, blocker, &k) || !is_aos(t, k))
 		return;
 	if (jobject_ref(t->vs, &t->ol, blocker, t->f_owner, &owner) || !owner ||
 	    vmstructs_read(t->vs, owner + t->f_eetop, &eetop, sizeof(eetop)))

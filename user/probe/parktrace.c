@@ -21,6 +21,8 @@
 #include "lib/idmap.h"
 #include "lib/util.h"
 
+#define AOS "java/util/concurrent/locks/AbstractOwnableSynchronizer"
+
 struct parktrace {
 	struct park_bpf *skel;
 	struct usdt_links links;
@@ -31,8 +33,11 @@ struct parktrace {
 	struct jthreads *jt;
 	uint64_t aos_ik;
 	struct idmap ns2host;    /* in-namespace tid -> host tid (JVMs in a pid namespace) */
-	uint64_t last_walk, last_aos; /* mono_ns of the last thread list walk, AOS lookup */
+	uint64_t last_walk;      /* mono_ns of the last thread list walk */
+	struct idmap names;      /* host tid -> thread name (malloc'd), every thread seen */
 };
+
+static void set_owner_field(struct parktrace *t);
 
 void parktrace_free(struct parktrace *t)
 {
@@ -42,6 +47,7 @@ void parktrace_free(struct parktrace *t)
 	park_bpf__destroy(t->skel);
 	jthreads_free(t->jt);
 	idmap_free(&t->ns2host);
+	idmap_free_vals(&t->names);
 	free(t);
 }
 
@@ -69,6 +75,7 @@ static int set_rodata(struct parktrace *t)
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "eetop", &f_eetop)))
 		return err;
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(&t->p);
+	t->skel->rodata->targ_same_pidns = !t->p.other_pidns;
 	t->skel->rodata->targ_threadobj = (uint32_t)threadobj;
 	t->skel->rodata->targ_f_blocker = f_blocker;
 	t->skel->rodata->targ_f_eetop = f_eetop;
@@ -135,6 +142,10 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 		bpfutil_load_failed("park", err);
 		goto fail;
 	}
+	/* AbstractOwnableSynchronizer is loaded early in most JVMs: one walk of
+	 * every class now, so that owners are read from the first park */
+	if (!jobject_find_class(vs, AOS, &t->aos_ik))
+		set_owner_field(t);
 	/* The threads before the first park. */
 	parktrace_refresh(t);
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
@@ -220,15 +231,99 @@ static void learn_parker_off(struct parktrace *t, const struct jthread *th, size
 		bpf_map_delete_elem(ufd, &next);
 }
 
+/* Hand AbstractOwnableSynchronizer.exclusiveOwnerThread's offset to the program. */
+static void set_owner_field(struct parktrace *t)
+{
+	int cfd = bpf_map__fd(t->skel->maps.park_cfg);
+	struct mt_park_cfg cfg;
+	uint32_t zero = 0;
+
+	if (!bpf_map_lookup_elem(cfd, &zero, &cfg) &&
+	    !javafield_offset(t->vs, &t->ol.jf, t->aos_ik, "exclusiveOwnerThread", &cfg.f_owner))
+		bpf_map_update_elem(cfd, &zero, &cfg, BPF_ANY);
+}
+
+/* ... among the blockers of threads parked now (a lock held for long). */
+static void find_aos_inflight(struct parktrace *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.park_inflight);
+	uint32_t key, *prev = NULL;
+	struct mt_park_inflight in;
+	uint64_t found;
+	int checked = 0;
+
+	while (!t->aos_ik && checked < 64 && !bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &in) || !in.ts || !in.key.klass)
+			continue;
+		checked++;
+		if (jobject_super_named(t->vs, &t->ol, in.key.klass, AOS, &found) == 1)
+			t->aos_ik = found;
+	}
+}
+
+/* Look for AbstractOwnableSynchronizer among the blockers' classes (ended
+ * parks, and threads parked now) and hand its owner field to the program. */
+static void find_aos(struct parktrace *t)
+{
+	int lfd = bpf_map__fd(t->skel->maps.park_locks);
+	struct mt_park_key key, *prev = NULL;
+	uint64_t found, last = 0;
+	int checked = 0;
+
+	while (!t->aos_ik && checked < 64 && !bpf_map_get_next_key(lfd, prev, &key)) {
+		prev = &key;
+		if (!key.klass || key.klass == last)
+			continue;
+		last = key.klass;
+		checked++;
+		if (jobject_super_named(t->vs, &t->ol, key.klass, AOS, &found) == 1)
+			t->aos_ik = found;
+	}
+	if (!t->aos_ik)
+		find_aos_inflight(t);
+	if (t->aos_ik)
+		set_owner_field(t);
+}
+
+/* Keep @name for @tid: owners and waiters may be gone when counters are read. */
+static void remember_name(struct parktrace *t, uint32_t tid, const char *name)
+{
+	char *old = idmap_get(&t->names, tid), *copy;
+
+	if (!name[0] || (old && !strcmp(old, name)))
+		return;
+	copy = strdup(name);
+	if (copy && !idmap_put(&t->names, tid, copy))
+		free(old);
+	else
+		free(copy);
+}
+
+static void name_of(struct parktrace *t, uint32_t tid, char *out, size_t len)
+{
+	const char *name = idmap_get(&t->names, tid);
+
+	if (!tid)
+		out[0] = '\0';
+	else if (name)
+		snprintf(out, len, "%s", name);
+	else
+		snprintf(out, len, "tid %u", tid);
+}
+
 int parktrace_refresh(struct parktrace *t)
 {
-	struct mt_park_cfg cfg;
 	struct jthread *th = NULL;
 	size_t n = 0;
-	uint32_t zero = 0, any;
+	uint32_t any;
 	uint64_t now = mono_ns();
 	int fd = bpf_map__fd(t->skel->maps.park_jthreads), err;
 
+	/* the owner field, from the first blocker class that extends
+	 * AbstractOwnableSynchronizer (until then, owners are not read) */
+	if (!t->aos_ik)
+		find_aos(t);
 	/* walk the thread list when a thread parked unknown, else once a second */
 	if (bpf_map_get_next_key(bpf_map__fd(t->skel->maps.park_unknown), NULL, &any) &&
 	    now - t->last_walk < 1000000000ull)
@@ -244,22 +339,13 @@ int parktrace_refresh(struct parktrace *t)
 
 		if (t->p.other_pidns)
 			tid = (uint32_t)(uintptr_t)idmap_get(&t->ns2host, tid);
-		if (tid)
-			bpf_map_update_elem(fd, &tid, &th[i].jt, BPF_ANY);
+		if (!tid)
+			continue;
+		bpf_map_update_elem(fd, &tid, &th[i].jt, BPF_ANY);
+		remember_name(t, tid, th[i].name);
 	}
 	learn_parker_off(t, th, n);
 	free(th);
-	/* the owner field, once j.u.c.'s AbstractOwnableSynchronizer is loaded
-	 * (a walk of every class: at most once a second) */
-	if (!t->aos_ik && now - t->last_aos >= 1000000000ull) {
-		t->last_aos = now;
-		if (!jobject_find_class(t->vs, "java/util/concurrent/locks/AbstractOwnableSynchronizer",
-					&t->aos_ik) &&
-		    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_cfg), &zero, &cfg) &&
-		    !javafield_offset(t->vs, &t->ol.jf, t->aos_ik, "exclusiveOwnerThread",
-				      &cfg.f_owner))
-			bpf_map_update_elem(bpf_map__fd(t->skel->maps.park_cfg), &zero, &cfg, BPF_ANY);
-	}
 	return 0;
 }
 
@@ -310,6 +396,8 @@ int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 			l->v.with_owner = 0;
 			l->v.owner_tid = 0;
 		}
+		name_of(t, l->v.owner_tid, l->owner, sizeof(l->owner));
+		name_of(t, l->v.waiter_tid, l->waiter, sizeof(l->waiter));
 		(*n)++;
 	}
 	if (*n)

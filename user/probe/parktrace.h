@@ -23,6 +23,8 @@ struct parktrace_lock {
 	struct mt_park_val v;
 	char cls[160];     /* Java name of the blocker's class; "" for no blocker */
 	bool ownable;      /* the class is an AbstractOwnableSynchronizer: owners are real */
+	char owner[64];    /* the last owner's thread name ("tid N" if never seen), "" none */
+	char waiter[64];   /* the last parking thread's name, likewise */
 };
 
 /*

@@ -8,25 +8,13 @@
 #include "sink/parks.h"
 #include "lib/util.h"
 
-static const char *name_of(const struct jthread *th, size_t n, uint32_t tid, char *buf, size_t len)
-{
-	for (size_t i = 0; tid && i < n; i++)
-		if (th[i].tid == tid && th[i].name[0])
-			return th[i].name;
-	snprintf(buf, len, "tid %" PRIu32, tid);
-	return buf;
-}
-
 static bool contended(const struct parktrace_lock *l)
 {
 	return l->ownable && l->v.with_owner > 0;
 }
 
-static void json_lock(FILE *f, const struct parktrace_lock *l, const struct jthread *th,
-		      size_t nth)
+static void json_lock(FILE *f, const struct parktrace_lock *l)
 {
-	char b1[32], b2[32];
-
 	fprintf(f, "{\"event\":\"park_lock\",\"kind\":\"%s\",\"class\":",
 		contended(l) ? "contended" : "waiting");
 	json_str(f, l->key.klass ? l->cls : "");
@@ -35,35 +23,33 @@ static void json_lock(FILE *f, const struct parktrace_lock *l, const struct jthr
 		   ",\"owner\":",
 		(uint64_t)l->key.blocker, l->key.timed ? "true" : "false", (uint64_t)l->v.count, (uint64_t)l->v.total_ns,
 		(uint64_t)l->v.max_ns, (uint64_t)l->v.with_owner);
-	if (l->v.owner_tid)
-		json_str(f, name_of(th, nth, l->v.owner_tid, b1, sizeof(b1)));
+	if (l->owner[0])
+		json_str(f, l->owner);
 	else
 		fputs("null", f);
 	fputs(",\"last_waiter\":", f);
-	json_str(f, name_of(th, nth, l->v.waiter_tid, b2, sizeof(b2)));
+	json_str(f, l->waiter);
 	fputs(",\"hist_log2_ns\":[", f);
 	for (int i = 0; i < MT_PARK_HIST; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", (uint64_t)l->v.hist[i]);
 	fputs("]}\n", f);
 }
 
-static void text_lock(FILE *f, const struct parktrace_lock *l, const struct jthread *th,
-		      size_t nth)
+static void text_lock(FILE *f, const struct parktrace_lock *l)
 {
-	char t[32], m[32], b[32];
+	char t[32], m[32];
 
 	fprintf(f, "  %9" PRIu64 " %10s %10s  %s%s @0x%" PRIx64, (uint64_t)l->v.count,
 		fmt_ns(l->v.total_ns, t, sizeof(t)), fmt_ns(l->v.max_ns, m, sizeof(m)),
 		l->key.klass ? l->cls : "(no blocker)", l->key.timed ? " (timed)" : "",
 		(uint64_t)l->key.blocker);
 	if (contended(l))
-		fprintf(f, "  owner \"%s\"", name_of(th, nth, l->v.owner_tid, b, sizeof(b)));
+		fprintf(f, "  owner \"%s\"", l->owner);
 	fputc('\n', f);
 }
 
 int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
-		const uint64_t stats[MT_PARK_NSTATS], const struct jthread *th, size_t nth,
-		size_t top, bool json)
+		const uint64_t stats[MT_PARK_NSTATS], size_t top, bool json)
 {
 	uint64_t parks[2] = { 0 }, ns[2] = { 0 };
 
@@ -73,7 +59,7 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 	}
 	if (json) {
 		for (size_t i = 0; i < n; i++)
-			json_lock(f, &locks[i], th, nth);
+			json_lock(f, &locks[i]);
 		fprintf(f, "{\"event\":\"park_summary\",\"parks\":%" PRIu64 ",\"unparks\":%" PRIu64
 			   ",\"contended_parks\":%" PRIu64 ",\"contended_ns\":%" PRIu64
 			   ",\"waiting_parks\":%" PRIu64 ",\"waiting_ns\":%" PRIu64
@@ -99,7 +85,7 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 		for (size_t i = 0; i < n; i++) {
 			if (contended(&locks[i]) != k || (top && shown >= top))
 				continue;
-			text_lock(f, &locks[i], th, nth);
+			text_lock(f, &locks[i]);
 			shown++;
 		}
 	}

@@ -12,17 +12,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "jvm/jthreads.h"
 #include "probe/parktrace.h"
 
 /*
  * parks_print - print @locks (@n, sorted as parktrace_read() sorts them) and
- * the probe counters @stats to @f; @th/@nth (the JVM's threads now) name the
- * owners and waiters, which are shown by tid when they are gone. @top bounds
- * the rows per kind (0: all). Returns 0 or -EIO.
+ * the probe counters @stats to @f. @top bounds the rows per kind (0: all).
+ * Returns 0 or -EIO.
  */
 int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
-		const uint64_t stats[MT_PARK_NSTATS], const struct jthread *th, size_t nth,
-		size_t top, bool json);
+		const uint64_t stats[MT_PARK_NSTATS], size_t top, bool json);
 
 #endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# locks_parks_jfr - java.util.concurrent contention from the hotspot:thread__park__*
+# probes (no JVM flag, no agent) against JFR's jdk.ThreadPark (threshold 0) on
+# the same run: 4 threads x 1500 takes of one fair ReentrantLock held 50 us
+# (tests/java/ParkContention.java) and a "sleeper" parking 150 times with
+# parkNanos and no blocker. The parks on ReentrantLock$FairSync and those
+# without a blocker must be equal in number, their time parked within 5 %; the
+# lock is contended (it had an owner), the sleeper's parks are waiting.
+# TIMEOUT: 120
+. "$ROOT/tests/e2e/lib.sh"
+
+sed '/name="jdk.ThreadPark"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#;s#<setting name="stackTrace">true#<setting name="stackTrace">false#}' \
+	"$JAVA_HOME/lib/jfr/default.jfc" >"$TMPD/park.jfc"
+grep -A3 'name="jdk.ThreadPark"' "$TMPD/park.jfc" | grep -q '>0 ms<' || fail "could not set jdk.ThreadPark's threshold"
+jvm_start p -Xmx128m "-XX:StartFlightRecording:filename=$TMPD/p.jfr,settings=$TMPD/park.jfc" \
+	ParkContention 4 1500 50 "$TMPD/go"
+pid=$JVM_PID
+"$MEMTRACE" locks -p "$pid" --duration 20 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
+m=$!
+wait_for_line "$TMPD/locks.json" '"start"' 30 || { cat "$TMPD/locks.err"; fail "locks did not start"; }
+sleep 0.5
+touch "$TMPD/go"
+wait_for_line "$TMPD/p.out" DONE 60 || fail "the workload did not finish"
+kill -INT "$m"
+wait "$m" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }
+jvm_stop "$pid" # the recording is written at exit
+"$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+python3 - "$TMPD/locks.json" "$TMPD/jfr.json" <<'PY' || fail "memtrace and JFR disagree"
+import json, re, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+ev = json.load(open(sys.argv[2]))["recording"]["events"]
+def dur(s):
+    m = re.match(r"PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S", s)
+    return ((int(m.group(1) or 0) * 60 + int(m.group(2) or 0)) * 60 + float(m.group(3))) * 1e9
+jfr = {}
+for e in ev:
+    v = e["values"]
+    cls = v["parkedClass"]["name"].replace("/", ".") if v["parkedClass"] else None
+    n, t = jfr.get(cls, (0, 0.0))
+    jfr[cls] = (n + 1, t + dur(v["duration"]))
+ours = {}
+kind = {}
+for r in recs:
+    if r["event"] != "park_lock":
+        continue
+    cls = r["class"] or None
+    n, t = ours.get(cls, (0, 0))
+    ours[cls] = (n + r["parks"], t + r["parked_ns"])
+    kind.setdefault(cls, set()).add(r["kind"])
+summ = [r for r in recs if r["event"] == "park_summary"][0]
+print("jfr:", jfr)
+print("memtrace:", ours, summ)
+fair = "java.util.concurrent.locks.ReentrantLock$FairSync"
+assert summ["no_thread"] == 0 and summ["map_full"] == 0, summ
+for cls in (fair, None):
+    (jn, jt), (mn, mt) = jfr[cls], ours.get(cls, (0, 0))
+    assert jn == mn, (cls, "count", jn, mn)
+    assert abs(mt - jt) <= 0.05 * jt, (cls, "time", jt, mt)
+assert jfr[None][0] == 150, jfr[None]
+assert kind[fair] == {"contended"}, kind
+assert kind[None] == {"waiting"}, kind
+own = [r for r in recs if r["event"] == "park_lock" and r["class"] == fair][0]
+assert own["owner"].startswith("contender-"), own
+PY
