@@ -21,9 +21,9 @@ static struct locks_class classes[] = {
 };
 
 static struct locks_edge edges[] = {
-	{ 101, "T101", 0x1000, "java.lang.Object", 102, "T102", LOCKS_OWNER_STREAM, 1500000 },
-	{ 102, "T102", 0x2000, "pkg.Lock", 101, "T101", LOCKS_OWNER_JVM, 2000000000 },
-	{ 103, "say \"hi\"", 0x3000, NULL, 0, "", LOCKS_OWNER_UNKNOWN, 500 },
+	{ 101, "T101", 0x1000, "java.lang.Object", 102, "T102", LOCKS_OWNER_STREAM, 1500000, LOCKS_MONITOR },
+	{ 102, "T102", 0x2000, "pkg.Lock", 101, "T101", LOCKS_OWNER_JVM, 2000000000, LOCKS_MONITOR },
+	{ 103, "say \"hi\"", 0x3000, NULL, 0, "", LOCKS_OWNER_UNKNOWN, 500, LOCKS_PARKED },
 };
 
 static struct locks_cycle cycles[] = { { 2, { 0, 1 } } };
@@ -59,7 +59,7 @@ static void test_text(void **state)
 		"(tid 102), blocked 1.50 ms\n"
 		"  \"T102\" (tid 102) -> monitor 0x2000 (pkg.Lock) owned by \"T101\" (tid 101, "
 		"entered uncontended: read from the JVM), blocked 2.000 s\n"
-		"  \"say \"hi\"\" (tid 103) -> monitor 0x3000 (?) owned by (owner unknown), "
+		"  \"say \"hi\"\" (tid 103) -> parked on 0x3000 (?) owned by (owner unknown), "
 		"blocked 0.5 us\n"
 		"DEADLOCK: 2 threads wait for each other:\n"
 		"  \"T101\" (tid 101) waits for monitor 0x1000 (java.lang.Object) held by \"T102\"\n"
@@ -78,18 +78,18 @@ static void test_json(void **state)
 		"{\"event\":\"lock_class\",\"class\":\"pkg.Lock\",\"monitors\":1,"
 		"\"contended\":1,\"wait_ns\":2500000,\"wait_max_ns\":2500000,\"object_waits\":0,"
 		"\"object_wait_ns\":0}\n"
-		"{\"event\":\"wait_edge\",\"tid\":101,\"thread\":\"T101\",\"monitor\":\"0x1000\","
+		"{\"event\":\"wait_edge\",\"tid\":101,\"thread\":\"T101\",\"lock_kind\":\"monitor\",\"monitor\":\"0x1000\","
 		"\"class\":\"java.lang.Object\",\"owner_tid\":102,\"owner\":\"T102\","
 		"\"owner_from\":\"stream\",\"blocked_ns\":1500000}\n"
-		"{\"event\":\"wait_edge\",\"tid\":102,\"thread\":\"T102\",\"monitor\":\"0x2000\","
+		"{\"event\":\"wait_edge\",\"tid\":102,\"thread\":\"T102\",\"lock_kind\":\"monitor\",\"monitor\":\"0x2000\","
 		"\"class\":\"pkg.Lock\",\"owner_tid\":101,\"owner\":\"T101\","
 		"\"owner_from\":\"jvm\",\"blocked_ns\":2000000000}\n"
 		"{\"event\":\"wait_edge\",\"tid\":103,\"thread\":\"say \\\"hi\\\"\","
-		"\"monitor\":\"0x3000\",\"class\":\"\",\"owner_tid\":0,\"owner\":\"\","
+		"\"lock_kind\":\"parked\",\"monitor\":\"0x3000\",\"class\":\"\",\"owner_tid\":0,\"owner\":\"\","
 		"\"owner_from\":\"\",\"blocked_ns\":500}\n"
 		"{\"event\":\"deadlock\",\"threads\":[{\"tid\":101,\"thread\":\"T101\","
-		"\"waits_for\":\"0x1000\",\"class\":\"java.lang.Object\"},{\"tid\":102,"
-		"\"thread\":\"T102\",\"waits_for\":\"0x2000\",\"class\":\"pkg.Lock\"}]}\n");
+		"\"lock_kind\":\"monitor\",\"waits_for\":\"0x1000\",\"class\":\"java.lang.Object\"},"
+		"{\"tid\":102,\"thread\":\"T102\",\"lock_kind\":\"monitor\",\"waits_for\":\"0x2000\",\"class\":\"pkg.Lock\"}]}\n");
 	free(s);
 }
 
@@ -102,7 +102,7 @@ static void test_empty(void **state)
 		"contended monitors by class (blocked entering; Object.wait):\n"
 		"  (none)\n"
 		"wait graph (threads blocked now -> owner):\n"
-		"  (no thread is blocked on a monitor)\n");
+		"  (no thread is blocked on a lock)\n");
 	free(s);
 	s = print(&none, true);
 	assert_string_equal(s, "");

@@ -448,6 +448,40 @@ static void test_free_null(void **state)
 	locks_report_free(NULL);
 }
 
+/* Edges read from the JVM join the stream's graph: a monitor edge and a
+ * parked edge close a mixed deadlock; a thread that has an edge keeps it. */
+static void test_report_add(void **state)
+{
+	struct locks_report *r = calloc(1, sizeof(*r));
+	struct locks_edge mon = { 11, "a", 0x100, "Mon", 12, "b", LOCKS_OWNER_STREAM, 5,
+				  LOCKS_MONITOR };
+	struct locks_edge add[] = {
+		{ 12, "b", 0x200, "java.util.concurrent.locks.ReentrantLock$NonfairSync", 11, "a",
+		  LOCKS_OWNER_JVM, 0, LOCKS_PARKED },
+		{ 11, "a", 0x300, "Other", 13, "c", LOCKS_OWNER_JVM, 0, LOCKS_PARKED },
+		{ 14, "d", 0x400, "Cond", 0, "", LOCKS_OWNER_UNKNOWN, 0, LOCKS_PARKED },
+	};
+
+	(void)state;
+	assert_non_null(r);
+	r->edges = malloc(sizeof(*r->edges));
+	assert_non_null(r->edges);
+	r->edges[0] = mon;
+	r->nedges = 1;
+	assert_int_equal(locks_report_add(r, add, 3), 0);
+	assert_int_equal(r->nedges, 3);              /* tid 11's second edge dropped */
+	assert_int_equal(r->edges[0].monitor, 0x100);
+	assert_int_equal(r->edges[1].kind, LOCKS_PARKED);
+	assert_int_equal(r->edges[2].tid, 14);
+	assert_int_equal(r->ncycles, 1);
+	assert_int_equal(r->cycles[0].n, 2);
+	assert_int_equal(r->cycles[0].edge[0], 0);   /* from tid 11, the smallest */
+	assert_int_equal(r->cycles[0].edge[1], 1);
+	assert_int_equal(locks_report_add(r, NULL, 0), 0);
+	assert_int_equal(r->ncycles, 1);
+	locks_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_lock_reuse),
 		cmocka_unit_test(test_find_cycles_pure),
 		cmocka_unit_test(test_free_null),
+		cmocka_unit_test(test_report_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,6 +349,39 @@ err:
 	return NULL;
 }
 
+int locks_report_add(struct locks_report *r, const struct locks_edge *e, size_t n)
+{
+	struct locks_edge *edges;
+	struct locks_cycle *cycles;
+	size_t m = r->nedges;
+	int k;
+
+	edges = malloc((r->nedges + n + 1) * sizeof(*edges));
+	if (!edges)
+		return -ENOMEM;
+	memcpy(edges, r->edges, r->nedges * sizeof(*edges));
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < r->nedges && !seen; j++)
+			seen = edges[j].tid == e[i].tid;
+		if (!seen)
+			edges[m++] = e[i];
+	}
+	k = locks_find_cycles(edges, m, &cycles);
+	if (k < 0) {
+		free(edges);
+		return k;
+	}
+	free(r->edges);
+	free(r->cycles);
+	r->edges = edges;
+	r->nedges = m;
+	r->cycles = cycles;
+	r->ncycles = (size_t)k;
+	return 0;
+}
+
 void locks_report_free(struct locks_report *r)
 {
 	if (!r)

@@ -48,16 +48,23 @@ enum locks_owner_from {
 	LOCKS_OWNER_JVM,      /* the owner function (entered uncontended) */
 };
 
-/* One edge of the wait graph: a thread blocked entering a monitor -> its owner. */
+/* What a blocked thread waits for. */
+enum locks_lock_kind {
+	LOCKS_MONITOR,        /* entering a monitor (synchronized) */
+	LOCKS_PARKED,         /* parked on a java.util.concurrent lock (its blocker object) */
+};
+
+/* One edge of the wait graph: a blocked thread -> the owner of its lock. */
 struct locks_edge {
 	uint64_t tid;            /* the blocked thread */
 	const char *thread;      /* its name, "" if unknown */
-	uint64_t monitor;        /* the monitor it waits for */
+	uint64_t monitor;        /* the monitor it waits for, or the blocker object */
 	const char *cls;         /* the monitor's class; NULL when the monitor is unknown */
 	uint64_t owner;          /* the owner's tid, 0 if unknown */
 	const char *owner_name;  /* "" if unknown */
 	enum locks_owner_from owner_from;
 	uint64_t blocked_ns;     /* blocked for, at the report's time */
+	enum locks_lock_kind kind;
 };
 
 /* One cycle of the wait graph (a deadlock): edge[0] is the blocked thread
@@ -96,6 +103,14 @@ uint64_t locks_sync_events(const struct locks *l);
  */
 struct locks_report *locks_report_new(const struct locks *l, uint64_t now, locks_owner_fn owner,
 				      void *ctx);
+/*
+ * locks_report_add - append to @r the @n edges of @e whose thread has none
+ * yet (threads the stream does not show blocked: parked on
+ * java.util.concurrent locks, or blocked before tracing began, read from the
+ * JVM), then find the cycles again over the whole graph. The edges' strings
+ * are borrowed: they must outlive @r. Returns 0 or -ENOMEM (@r unchanged).
+ */
+int locks_report_add(struct locks_report *r, const struct locks_edge *e, size_t n);
 /* locks_report_free - NULL is a no-op. */
 void locks_report_free(struct locks_report *r);
 

@@ -56,10 +56,10 @@ static int locks_now(const struct mt_proc *p, bool json)
 {
 	struct mt_vmstructs *vs = NULL;
 	struct jthreads *jt = NULL;
-	struct jthread *a = NULL, *b = NULL;
+	struct jthread *th = NULL;
 	struct waitgraph_node *g = NULL;
 	uint32_t *cycle = NULL;
-	size_t na = 0, nb = 0;
+	size_t n = 0;
 	int err, ncycles, rc = 1;
 
 	err = vmstructs_open(p, &vs);
@@ -73,52 +73,78 @@ static int locks_now(const struct mt_proc *p, bool json)
 		      errno == ENOTSUP ? " (compact object headers are not supported yet)" : "");
 		goto cleanup;
 	}
-	for (int tries = 0; tries < 5; tries++) {
-		free(a);
-		free(b);
-		a = b = NULL;
-		if (!(err = jthreads_read(jt, &a, &na))) {
-			usleep(100 * 1000);
-			err = jthreads_read(jt, &b, &nb);
-		}
-		if (err != -EAGAIN)
-			break;
-	}
+	err = jthreads_read_stable(jt, 100 * 1000, &th, &n);
 	if (err) {
 		p_err("can't read pid %d's threads: %s", p->pid, strerror(-err));
 		goto cleanup;
 	}
-	g = calloc(nb ? nb : 1, sizeof(*g));
-	cycle = calloc(nb ? nb : 1, sizeof(*cycle));
+	g = calloc(n ? n : 1, sizeof(*g));
+	cycle = calloc(n ? n : 1, sizeof(*cycle));
 	if (!g || !cycle) {
 		p_err("out of memory");
 		goto cleanup;
 	}
-	/* an edge counts when both readings saw it: the thread waited on the same
-	 * lock for the same owner */
-	for (size_t i = 0; i < nb; i++) {
-		g[i].tid = b[i].tid;
-		for (size_t j = 0; j < na; j++)
-			if (a[j].tid == b[i].tid && a[j].owner_tid == b[i].owner_tid &&
-			    a[j].lock == b[i].lock)
-				g[i].waits_for = b[i].owner_tid;
-	}
-	ncycles = waitgraph_cycles(g, nb, cycle);
+	for (size_t i = 0; i < n; i++)
+		g[i] = (struct waitgraph_node){ th[i].tid, th[i].owner_tid };
+	ncycles = waitgraph_cycles(g, n, cycle);
 	if (ncycles < 0) {
 		p_err("out of memory");
 		goto cleanup;
 	}
-	if (blocked_print(stdout, p->pid, b, nb, cycle, ncycles, json))
+	if (blocked_print(stdout, p->pid, th, n, cycle, ncycles, json))
 		goto cleanup;
 	rc = 0;
 cleanup:
 	free(cycle);
 	free(g);
-	free(b);
-	free(a);
+	free(th);
 	jthreads_free(jt);
 	vmstructs_free(vs);
 	return rc;
+}
+
+/*
+ * Threads blocked now as the JVM's memory shows them (stable over two
+ * readings), as wait-graph edges for the report: threads parked on
+ * java.util.concurrent locks, and monitors entered before tracing began.
+ * *@th holds the names the edges borrow. Returns the number of edges, or
+ * -errno.
+ */
+static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct jthread **th,
+		     struct locks_edge **edges)
+{
+	struct jthreads *jt = jthreads_new(p, vs);
+	size_t n = 0, m = 0;
+	int err;
+
+	*th = NULL;
+	*edges = NULL;
+	if (!jt)
+		return -errno;
+	err = jthreads_read_stable(jt, 50 * 1000, th, &n);
+	jthreads_free(jt);
+	if (err)
+		return err;
+	*edges = calloc(n ? n : 1, sizeof(**edges));
+	if (!*edges)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct jthread *t = &(*th)[i];
+		const char *owner = "";
+
+		if (t->wait == JTHREAD_RUNNING)
+			continue;
+		for (size_t j = 0; j < n && t->owner_tid; j++)
+			if ((*th)[j].tid == t->owner_tid)
+				owner = (*th)[j].name;
+		(*edges)[m++] = (struct locks_edge){
+			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
+			.owner = t->owner_tid, .owner_name = owner,
+			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
+			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
+		};
+	}
+	return (int)m;
 }
 
 /* The java.util.concurrent section. */
@@ -158,6 +184,8 @@ int do_locks(int argc, char **argv)
 	struct collector *c = NULL;
 	struct mt_vmstructs *vs = NULL;
 	struct parktrace *pt = NULL;
+	struct jthread *jth = NULL;
+	struct locks_edge *jedges = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct locks_report *rep = NULL;
@@ -239,6 +267,16 @@ int do_locks(int argc, char **argv)
 		p_err("out of memory analysing monitors");
 		goto cleanup;
 	}
+	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
+	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
+	if (vs && !p.other_pidns) {
+		int ne = jvm_edges(&p, vs, &jth, &jedges);
+
+		if (ne < 0)
+			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
+		else if (locks_report_add(rep, jedges, (size_t)ne))
+			p_err("out of memory adding the JVM's blocked threads");
+	}
 	lockprint_report(stdout, rep, mt_opts.json);
 	if (pt)
 		print_parks(pt, o.top);
@@ -253,6 +291,8 @@ int do_locks(int argc, char **argv)
 	rc = 0;
 cleanup:
 	locks_report_free(rep);
+	free(jedges);
+	free(jth);
 	parktrace_free(pt);
 	vmstructs_free(vs);
 	collector_free(c);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jvm/jobject.h"
 #include "jvm/jthreads.h"
@@ -213,5 +214,42 @@ int jthreads_read(struct jthreads *t, struct jthread **out, size_t *n)
 cleanup:
 	free(jts);
 	free(th);
+	return err;
+}
+
+int jthreads_read_stable(struct jthreads *t, unsigned gap_us, struct jthread **out, size_t *n)
+{
+	struct jthread *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int err = -EAGAIN;
+
+	*out = NULL;
+	*n = 0;
+	for (int tries = 0; tries < 5 && err == -EAGAIN; tries++) {
+		free(a);
+		free(b);
+		a = b = NULL;
+		if (!(err = jthreads_read(t, &a, &na))) {
+			usleep(gap_us);
+			err = jthreads_read(t, &b, &nb);
+		}
+	}
+	if (err)
+		goto cleanup;
+	for (size_t i = 0; i < nb; i++) {
+		bool same = false;
+
+		for (size_t j = 0; j < na && !same; j++)
+			same = a[j].tid == b[i].tid && a[j].owner_tid == b[i].owner_tid &&
+			       a[j].lock == b[i].lock;
+		if (!same)
+			b[i].owner_tid = 0, b[i].owner_jt = 0;
+	}
+	*out = b;
+	*n = nb;
+	b = NULL;
+cleanup:
+	free(a);
+	free(b);
 	return err;
 }

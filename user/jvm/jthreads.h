@@ -59,6 +59,15 @@ void jthreads_free(struct jthreads *t);
  */
 int jthreads_read(struct jthreads *t, struct jthread **out, size_t *n);
 
+/*
+ * jthreads_read_stable - jthreads_read() twice, @gap_us apart (retrying while
+ * the thread list changes), returning the second reading with the owner of
+ * every thread cleared (owner_tid, owner_jt = 0) unless both readings saw it
+ * wait on the same lock for the same owner: what a deadlock needs. Returns 0
+ * or -errno.
+ */
+int jthreads_read_stable(struct jthreads *t, unsigned gap_us, struct jthread **out, size_t *n);
+
 /* jthreads_wait_name - "monitor", "parked" or "running". */
 const char *jthreads_wait_name(int wait);
 

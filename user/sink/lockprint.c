@@ -49,7 +49,9 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 			fprintf(f, "{\"event\":\"wait_edge\",\"tid\":%llu,\"thread\":",
 				(unsigned long long)e->tid);
 			json_str(f, e->thread);
-			fprintf(f, ",\"monitor\":\"0x%llx\",\"class\":", (unsigned long long)e->monitor);
+			fprintf(f, ",\"lock_kind\":\"%s\",\"monitor\":\"0x%llx\",\"class\":",
+				e->kind == LOCKS_PARKED ? "parked" : "monitor",
+				(unsigned long long)e->monitor);
 			json_str(f, e->cls ? e->cls : "");
 			fprintf(f, ",\"owner_tid\":%llu,\"owner\":", (unsigned long long)e->owner);
 			json_str(f, e->owner_name);
@@ -57,9 +59,10 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 			fprintf(f, ",\"owner_from\":\"%s\"", from[e->owner_from]);
 			fprintf(f, ",\"blocked_ns\":%llu}\n", (unsigned long long)e->blocked_ns);
 		} else {
-			fprintf(f, "  \"%s\" (tid %llu) -> monitor 0x%llx (%s) owned by ", e->thread,
-				(unsigned long long)e->tid, (unsigned long long)e->monitor,
-				e->cls ? e->cls : "?");
+			fprintf(f, "  \"%s\" (tid %llu) -> %s 0x%llx (%s) owned by ", e->thread,
+				(unsigned long long)e->tid,
+				e->kind == LOCKS_PARKED ? "parked on" : "monitor",
+				(unsigned long long)e->monitor, e->cls ? e->cls : "?");
 			if (e->owner)
 				fprintf(f, "\"%s\" (tid %llu%s)", e->owner_name,
 					(unsigned long long)e->owner,
@@ -71,7 +74,7 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 		}
 	}
 	if (!json && !r->nedges)
-		fprintf(f, "  (no thread is blocked on a monitor)\n");
+		fprintf(f, "  (no thread is blocked on a lock)\n");
 }
 
 static void print_cycle(FILE *f, const struct locks_report *r, const struct locks_cycle *c,
@@ -88,13 +91,16 @@ static void print_cycle(FILE *f, const struct locks_report *r, const struct lock
 			fprintf(f, "%s{\"tid\":%llu,\"thread\":", s ? "," : "",
 				(unsigned long long)e->tid);
 			json_str(f, e->thread);
-			fprintf(f, ",\"waits_for\":\"0x%llx\",\"class\":", (unsigned long long)e->monitor);
+			fprintf(f, ",\"lock_kind\":\"%s\",\"waits_for\":\"0x%llx\",\"class\":",
+				e->kind == LOCKS_PARKED ? "parked" : "monitor",
+				(unsigned long long)e->monitor);
 			json_str(f, e->cls ? e->cls : "");
 			fprintf(f, "}");
 		} else {
-			fprintf(f, "  \"%s\" (tid %llu) waits for monitor 0x%llx (%s) held by \"%s\"\n",
-				e->thread, (unsigned long long)e->tid, (unsigned long long)e->monitor,
-				e->cls ? e->cls : "?", e->owner_name);
+			fprintf(f, "  \"%s\" (tid %llu) waits for %s 0x%llx (%s) held by \"%s\"\n",
+				e->thread, (unsigned long long)e->tid,
+				e->kind == LOCKS_PARKED ? "the j.u.c. lock" : "monitor",
+				(unsigned long long)e->monitor, e->cls ? e->cls : "?", e->owner_name);
 		}
 	}
 	if (json)

@@ -69,6 +69,26 @@ assert blocked["mix-2"]["wait"] == "monitor" and blocked["mix-1"]["wait"] == "pa
 print("blocked threads agree with jstack:", len(want))
 PY
 
+# the tracing mode's wait graph holds the same deadlocks (parked threads and
+# monitors entered before tracing began, read from the JVM at the end)
+"$MEMTRACE" locks -p "$pid" --duration 1 --json >"$TMPD/trace.json" 2>"$TMPD/trace.err" ||
+	{ cat "$TMPD/trace.err"; fail "memtrace locks (tracing) failed"; }
+python3 - "$TMPD/trace.json" <<'PY' || fail "the tracing mode's deadlocks differ"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+dl = sorted(sorted((t["thread"], t["lock_kind"], t["class"]) for t in r["threads"])
+            for r in recs if r["event"] == "deadlock")
+want = sorted([
+    sorted([("rw-1", "parked", "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync"),
+            ("rw-2", "parked", "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync")]),
+    sorted([("mix-1", "parked", "java.util.concurrent.locks.ReentrantLock$NonfairSync"),
+            ("mix-2", "monitor", "JucLocks$Mon")]),
+])
+assert dl == want, (dl, want)
+edges = {r["thread"]: r for r in recs if r["event"] == "wait_edge"}
+assert edges["waiter"]["owner"] == "holder" and edges["waiter"]["lock_kind"] == "parked", edges["waiter"]
+PY
+
 # a JVM without deadlocks: none reported
 jvm_start q -Xmx64m JucLocks blocked idle
 wait_for_line "$TMPD/q.out" LOCKED 30 || fail "second workload"
