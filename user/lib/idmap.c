@@ -3,14 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/hash.h"
 #include "lib/idmap.h"
 
 static inline size_t slot_of(uint64_t key, size_t cap)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
+	return (size_t)hash_mix64(key) & (cap - 1);
 }
 
 void idmap_init(struct idmap *m)
