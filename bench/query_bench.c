@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jvm/proc.h"
+#include "heap/heapview.h"
 #include "heap/snapshot.h"
+#include "heap/snaptake.h"
+#include "jvm/proc.h"
 #include "lib/util.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -61,16 +63,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < rounds; i++) {
-		if (snapshot_take(&p, MT_AP_HEAP_BARE, 0, NULL, 0, &s))
+		if (snaptake_once(&p, MT_AP_HEAP_BARE, 0, NULL, 0, &s))
 			return 1;
 		bare[i] = s.info.pause_ns;
 		snapshot_free(&s);
-		if (snapshot_take(&p, MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS, 0,
+		if (snaptake_once(&p, MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS, 0,
 				  NULL, 0, &s))
 			return 1;
 		full[i] = s.info.pause_ns;
 		snapshot_free(&s);
-		if (snapshot_take(&p, flags, 0, needs->fields, needs->nfields, &s))
+		if (snaptake_once(&p, flags, 0, needs->fields, needs->nfields, &s))
 			return 1;
 		proj[i] = s.info.pause_ns;
 		if (i < rounds - 1)
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
 	       median_ms(proj, rounds) / median_ms(bare, rounds), median_ms(full, rounds),
 	       median_ms(full, rounds) / median_ms(bare, rounds));
 	t0 = mono_ns();
-	if (snapshot_heap(&s, needs, &hv, why, sizeof(why))) {
+	if (heapview_build(&s, needs, &hv, why, sizeof(why))) {
 		fprintf(stderr, "%s\n", why);
 		return 1;
 	}

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fuzz_readers.c - libFuzzer entry for the heap readers, by the input's
  * magic: "JAVA PROFILE" goes to the HPROF importer (hprof_read_mem), the
- * snapshot magic to snapshot_read_mem (header, trailer, checksum, records),
- * anything else is parsed as a bare record stream (what the agent sends,
- * past the checksum a file would need; an untagged walk's keys resolved). What parses is built into a
- * dsl_heap, checked, and a reachability program runs on it. */
+ * snapshot magic to snapfile_read_mem (header, trailer, checksum, records),
+ * anything else is parsed as a bare record stream (snaprec_add: what the
+ * agent sends, past the checksum a file would need; an untagged walk's keys
+ * resolved). What parses is built into a dsl_heap (heapview_build), checked,
+ * and a reachability program runs on it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "heap/heapview.h"
 #include "heap/hprof.h"
+#include "heap/snapfile.h"
+#include "heap/snaprec.h"
 #include "heap/snapshot.h"
 #include "heap/walkids.h"
 
@@ -30,7 +34,7 @@ static int fuzz_run_heap(const struct mt_snapshot *s)
 		null_out = fopen("/dev/null", "w");
 	if (!d)
 		return 0;
-	if (!snapshot_heap(s, NULL, &hv, why, sizeof(why))) {
+	if (!heapview_build(s, NULL, &hv, why, sizeof(why))) {
 		if (dsl_heap_check(&hv.heap, d))
 			__builtin_trap(); /* the builder made an inconsistent heap */
 		if (!dsl_compile(prog, sizeof(prog) - 1, "f.mq", NULL, &p, d)) {
@@ -56,14 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (size >= 8 && !memcmp(data, MT_SNAP_MAGIC, 8)) {
-		if (!snapshot_read_mem(data, size, &s, why, sizeof(why))) {
+		if (!snapfile_read_mem(data, size, &s, why, sizeof(why))) {
 			fuzz_run_heap(&s);
 			snapshot_free(&s);
 		}
 		return 0;
 	}
 	snapshot_init(&s);
-	if (!snapshot_add_records(&s, data, size, false, why, sizeof(why)) &&
+	if (!snaprec_add(&s, data, size, false, why, sizeof(why)) &&
 	    !walkids_resolve(&s, NULL, 0, why, sizeof(why)))
 		fuzz_run_heap(&s);
 	snapshot_free(&s);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/snapfile.h"
+#include "heap/snaprec.h"
 #include "heap/snapshot.h"
 #include "snap_fixture.h"
 
@@ -31,10 +33,10 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	snapshot_init(&s);
-	if (snapshot_add_records(&s, recs, n, true, why, sizeof(why)))
+	if (snaprec_add(&s, recs, n, true, why, sizeof(why)))
 		return 1;
 	snprintf(path, sizeof(path), "%s/fixture.snap", argv[1]);
-	if (snapshot_write(&s, path) || put(argv[1], "fixture.records", recs, n) ||
+	if (snapfile_write(&s, path, why, sizeof(why)) || put(argv[1], "fixture.records", recs, n) ||
 	    put(argv[2], "fixture.hprof", h, hn))
 		return 1;
 	snapshot_free(&s);
@@ -59,10 +61,10 @@ int main(int argc, char **argv)
 		    mt_ap_rec_put(urecs, sizeof(urecs), &un, MT_AP_HREC_VISITS, 3, v, sizeof(v)) < 0)
 			return 1;
 		snapshot_init(&s);
-		if (snapshot_add_records(&s, urecs, un, true, why, sizeof(why)))
+		if (snaprec_add(&s, urecs, un, true, why, sizeof(why)))
 			return 1;
 		snprintf(path, sizeof(path), "%s/untagged.snap", argv[1]);
-		if (snapshot_write(&s, path) || put(argv[1], "untagged.records", urecs, un))
+		if (snapfile_write(&s, path, why, sizeof(why)) || put(argv[1], "untagged.records", urecs, un))
 			return 1;
 		snapshot_free(&s);
 	}

@@ -16,12 +16,15 @@ cd "$out"
 ./fuzz_dsl -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1 corpus
 
-# The snapshot and HPROF readers (user/heap/snapshot.c, user/heap/hprof.c): one
-# fuzzer dispatching on the input's magic, for half the time (at least 5 s),
-# seeded with the unit tests' fixture heap in both formats.
+# The snapshot and HPROF readers (user/heap/snapfile.c, snaprec.c, hprof.c,
+# walkids.c) and the heap built from what they read (heapview.c): one fuzzer
+# dispatching on the input's magic, for half the time (at least 5 s), seeded
+# with the unit tests' fixture heap in both formats.
 rsecs=$(( secs / 2 > 5 ? secs / 2 : 5 ))
-readers=("$root/user/heap/snapshot.c" "$root/user/heap/hprof.c" "$root/user/analysis/ageranges.c" "$root/user/lib/util.c"
-	"$root/user/heap/walkids.c" "$root/user/lib/offmap.c" "$root/user/lib/idmap.c" "$root"/dsl/*.c)
+readers=("$root/user/heap/snapshot.c" "$root/user/heap/snaprec.c" "$root/user/heap/snapfile.c"
+	"$root/user/heap/hprof.c" "$root/user/heap/walkids.c" "$root/user/heap/heapview.c"
+	"$root/user/analysis/ageranges.c" "$root/user/lib/util.c" "$root/user/lib/offmap.c"
+	"$root/user/lib/idmap.c" "$root"/dsl/*.c)
 mkdir -p "$out/corpus_readers"
 cc -O1 -g -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root" \
 	-I"$root/tests/unit" -o "$out/mkseeds" "$root/tests/fuzz/mkseeds.c" "${readers[@]}" -lz -lm

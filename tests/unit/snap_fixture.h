@@ -1,6 +1,7 @@
 /* snap_fixture.h - small synthetic heaps as the agent's records and as an
- * HPROF dump, shared by tests/unit/test_snapshot.c, test_hprof.c and the
- * fuzzers' seed writer (tests/fuzz/mkseeds.c).
+ * HPROF dump, shared by tests/unit/test_snaprec.c, test_snapfile.c,
+ * test_snapload.c, test_heapview.c, test_hprof.c and the fuzzers' seed
+ * writer (tests/fuzz/mkseeds.c).
  *
  * The heap: classes Object (id 1), Order (id 2: int field, String name,
  * Order next), String (id 3), Thread (id 4: String name). Objects: Order 10

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "heap/heapview.h"
 #include "heap/hprof.h"
 #include "snap_fixture.h"
 
@@ -54,7 +55,7 @@ static void run(const struct mt_snapshot *s, const char *src, char *out, size_t 
 	char why[128];
 	FILE *f = fmemopen(out, n, "w");
 
-	assert_int_equal(snapshot_heap(s, NULL, &hv, why, sizeof(why)), 0);
+	assert_int_equal(heapview_build(s, NULL, &hv, why, sizeof(why)), 0);
 	assert_int_equal(dsl_heap_check(&hv.heap, d), 0);
 	dsl_heap_schema(&hv.heap, &schema);
 	assert_int_equal(dsl_compile(src, strlen(src), "t.mq", &schema, &p, d), 0);
@@ -117,7 +118,7 @@ static void test_truncated_and_corrupt(void **state)
 				struct mt_heapview hv;
 				struct dsl_diags *d = dsl_diags_new();
 
-				if (!snapshot_heap(&s, NULL, &hv, why, sizeof(why))) {
+				if (!heapview_build(&s, NULL, &hv, why, sizeof(why))) {
 					assert_int_equal(dsl_heap_check(&hv.heap, d), 0);
 					heapview_free(&hv);
 				}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_idmap - the 64-bit key -> pointer map (user/lib/idmap.c), which the
- * sequencer, the snapshot reader and the agent's untagged heap walk share. */
+ * sequencer and the untagged walk's ids (walkids.c) use, and the id -> position
+ * index the query heap is built with (heapview.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,12 +78,64 @@ static void test_reserve_and_many(void **state)
 	idmap_free(&m);
 }
 
+/* Dense ids (up to 4 n + 4096) index an array; id 0 is no id; the first
+ * position put stays. */
+static void test_index_dense(void **state)
+{
+	struct idmap_index x;
+
+	assert_int_equal(idmap_index_init(&x, 10, 50), 0);
+	assert_non_null(x.direct);
+	assert_int_equal(idmap_index_get(&x, 7), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_put(&x, 7, 3), 0);
+	assert_int_equal(idmap_index_put(&x, 7, 4), 0); /* the first stays */
+	assert_int_equal(idmap_index_put(&x, 50, 0), 0);
+	assert_int_equal(idmap_index_put(&x, 0, 9), 0);  /* id 0: ignored */
+	assert_int_equal(idmap_index_put(&x, 51, 9), 0); /* above maxid: ignored */
+	assert_int_equal(idmap_index_get(&x, 7), 3);
+	assert_int_equal(idmap_index_get(&x, 50), 0);
+	assert_int_equal(idmap_index_get(&x, 0), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 51), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, UINT64_MAX), IDMAP_NOIDX);
+	idmap_index_free(&x);
+	idmap_index_free(&x); /* twice: no-op */
+	/* no ids at all */
+	assert_int_equal(idmap_index_init(&x, 0, 0), 0);
+	assert_int_equal(idmap_index_get(&x, 0), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 1), IDMAP_NOIDX);
+	idmap_index_free(&x);
+}
+
+/* Sparse ids (addresses, from a heap dump) go through the map, with the
+ * same answers: positions 0 and UINT32_MAX - 1 included. */
+static void test_index_sparse(void **state)
+{
+	const uint64_t n = 100000, base = 0x7f0000000ull;
+	struct idmap_index x;
+
+	assert_int_equal(idmap_index_init(&x, n, base + 8 * n), 0);
+	assert_null(x.direct);
+	for (uint64_t i = 0; i < n; i++)
+		assert_int_equal(idmap_index_put(&x, base + 8 * i, (uint32_t)i), 0);
+	assert_int_equal(idmap_index_put(&x, base, 77), 0); /* the first stays */
+	assert_int_equal(idmap_index_put(&x, 0, 5), 0);     /* id 0: ignored */
+	assert_int_equal(idmap_index_put(&x, 1ull << 62, UINT32_MAX - 1), 0);
+	for (uint64_t i = 0; i < n; i++)
+		assert_int_equal(idmap_index_get(&x, base + 8 * i), i);
+	assert_int_equal(idmap_index_get(&x, base + 4), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 0), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 1ull << 62), UINT32_MAX - 1);
+	idmap_index_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get_del),
 		cmocka_unit_test(test_put_new),
 		cmocka_unit_test(test_reserve_and_many),
+		cmocka_unit_test(test_index_dense),
+		cmocka_unit_test(test_index_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/leaks.h"
+#include "lib/hash.h"
 
 void leaks_init(struct mt_leaks *l, uint64_t min_age)
 {
@@ -27,12 +28,7 @@ double leaks_phi(double z)
 
 static uint64_t key_hash(uint32_t site, uint32_t cls)
 {
-	uint64_t x = (uint64_t)site << 32 | cls;
-
-	x ^= x >> 31;
-	x *= 0x9e3779b97f4a7c15ull;
-	x ^= x >> 29;
-	return x;
+	return hash_mix64((uint64_t)site << 32 | cls);
 }
 
 /* The group of (@site, @cls), created empty if new. NULL on ENOMEM. */

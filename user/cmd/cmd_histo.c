@@ -8,6 +8,7 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "heap/heapview.h"
 #include "heap/snapshot.h"
 #include "lib/util.h"
 
@@ -70,7 +71,7 @@ int do_histo(int argc, char **argv)
 	{
 		struct dsl_needs none = { 0 };
 
-		err = snapshot_heap(&snap, &none, &hv, why, sizeof(why));
+		err = heapview_build(&snap, &none, &hv, why, sizeof(why));
 	}
 	if (err) {
 		p_err("cannot build the heap: %s", why);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,10 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "heap/querylive.h"
+#include "heap/snapfile.h"
+#include "heap/snapload.h"
 #include "heap/snapshot.h"
+#include "heap/snaptake.h"
 #include "lib/util.h"
 
 #define QUERY_MAX_COUNT 4000 /* the agent keeps this many walks' age ranges */
@@ -125,7 +129,7 @@ int do_query(int argc, char **argv)
 	double every = 1.0;
 	bool has_every = false, has_count = false, json = mt_opts.json;
 	bool age_noted = false;
-	char *src = NULL, *end;
+	char *src = NULL, *end, why[PATH_MAX + 256];
 	size_t srclen = 0;
 	int ch, rc = 1, err;
 	uint32_t flags;
@@ -202,8 +206,10 @@ int do_query(int argc, char **argv)
 		goto out;
 	}
 	if (!o.pid) { /* 2. a file: read, 3. build the heap, compile again against it, run */
-		if (snapshot_load(input, &snap))
+		if (snapload_file(input, &snap, why, sizeof(why))) {
+			p_err("%s", why);
 			goto out;
+		}
 		snapshot_print_walk(&snap);
 		if (dsl_program_needs(prog)->age && snap.has_ages)
 			p_info("age counts the GCs since memtrace first saw the object (the first "
@@ -231,8 +237,7 @@ int do_query(int argc, char **argv)
 		if (count > 1 && (n->age || save))
 			flags |= MT_AP_HEAP_KEEPIDS;
 		snapshot_free(&snap);
-		if (snaptake_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields,
-					  &snap))
+		if (snaptake_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields, &snap))
 			goto out;
 		snapshot_print_walk(&snap);
 		if (n->age && !age_noted && snap.has_ages) {
@@ -248,8 +253,10 @@ int do_query(int argc, char **argv)
 			       has_count ? (int)i + 1 : 0))
 			goto out;
 	}
-	if (save && snapshot_write(&snap, save))
+	if (save && snapfile_write(&snap, save, why, sizeof(why))) {
+		p_err("%s", why);
 		goto out;
+	}
 	if (save)
 		p_info("saved the last walk's snapshot to %s", save);
 	rc = 0;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_snapshot.c - `memtrace snapshot -p PID -o FILE [--max-pause MS]`: save a
  * full heap snapshot (objects, references, roots, every field value,
- * strings) in the format of snapshot.h, for `memtrace query FILE`. */
+ * strings) in the format of snapfile.h, for `memtrace query FILE`. */
 #include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "heap/snapfile.h"
 #include "heap/snapshot.h"
 #include "lib/util.h"
 
@@ -30,6 +32,7 @@ int do_snapshot(int argc, char **argv)
 	struct cmdopt o = { .usage = usage, .terse = true };
 	struct mt_snapshot snap;
 	const char *path = NULL;
+	char why[PATH_MAX + 64];
 	int ch, err;
 
 	optind = 1;
@@ -48,8 +51,10 @@ int do_snapshot(int argc, char **argv)
 	}
 	if (cmdopt_snapshot(&o, flags, &snap))
 		return 1;
-	err = snapshot_write(&snap, path);
-	if (!err)
+	err = snapfile_write(&snap, path, why, sizeof(why));
+	if (err)
+		p_err("%s", why);
+	else
 		p_info("saved %llu objects, %llu references, %u classes to %s",
 		       (unsigned long long)snap.info.objects, (unsigned long long)snap.info.refs,
 		       snap.info.nclasses, path);

@@ -8,6 +8,7 @@
 #include "jvm/privs.h"
 #include "monitor/recording.h"
 #include "heap/snapshot.h"
+#include "heap/snaptake.h"
 #include "lib/util.h"
 
 #define MAX_PAUSE_MS 3600000 /* the longest --max-pause: one hour */
@@ -103,8 +104,9 @@ int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *
 		return err;
 	if (o->has_max_pause)
 		flags |= MT_AP_HEAP_MAXPAUSE;
-	if (snapshot_take(&p, flags, (uint32_t)o->max_pause, NULL, 0, s))
-		return 1;
+	err = snaptake_once(&p, flags, (uint32_t)o->max_pause, NULL, 0, s);
+	if (err)
+		return err;
 	snapshot_print_walk(s);
 	return 0;
 }

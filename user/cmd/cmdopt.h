@@ -81,7 +81,7 @@ int cmdopt_open_jvm(int pid, const char *bpf_for, struct mt_proc *p);
  * @flags (plus MT_AP_HEAP_MAXPAUSE and the limit when @o has --max-pause)
  * and print the walk's line (snapshot_print_walk()). *s is always
  * initialised: the caller frees it with snapshot_free() either way.
- * Returns 0, or nonzero after printing why not.
+ * Returns 0 or -errno (printed).
  */
 int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *s);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/heapview.h"
 #include "heap/querylive.h"
 #include "lib/util.h"
 
@@ -34,7 +35,7 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = snapshot_heap(s, needs, &hv, o->why, sizeof(o->why));
+	err = heapview_build(s, needs, &hv, o->why, sizeof(o->why));
 	if (err) {
 		if (err == -ENOMEM && !o->why[0])
 			snprintf(o->why, sizeof(o->why), "out of memory");

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptake.c - a heap snapshot from the agent: HEAP_REQUEST with the
- * projection, HEAP_DATA frames into a struct mt_snapshot, HEAP_DONE. Kept
- * apart from snapshot.c so the file readers build (and fuzz) without the
- * agent and attach code. */
+ * projection, HEAP_DATA frames into a struct mt_snapshot, HEAP_DONE (see
+ * snaptake.h). Kept apart from the file readers so they build (and fuzz)
+ * without the agent and attach code. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agentctl/agentsession.h"
-#include "jvm/perfdata.h"
-#include "heap/snapshot.h"
-#include "lib/util.h"
+#include "heap/snaprec.h"
+#include "heap/snaptake.h"
 #include "heap/walkids.h"
+#include "jvm/perfdata.h"
+#include "lib/util.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
 
@@ -56,18 +57,20 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 	struct mt_ap_hello_reply hello;
 	char why[256];
 	bool loaded;
+	int err;
 
 	memset(ss, 0, sizeof(*ss));
 	ss->so.fd = -1;
 	ss->buf = malloc(MT_AP_MAX_PAYLOAD);
 	if (!ss->buf) {
 		p_err("out of memory");
-		return 1;
+		return -ENOMEM;
 	}
-	if (agentsession_open(p, &ss->so, &hello, &loaded)) {
+	err = agentsession_open(p, &ss->so, &hello, &loaded);
+	if (err) {
 		free(ss->buf);
 		ss->buf = NULL;
-		return 1;
+		return err < 0 ? err : -EIO; /* agentsession_open() printed why */
 	}
 	ss->p = p;
 	/* the JVM's own safepoint counters give the walk's pause (none: the agent's timing) */
@@ -76,7 +79,7 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 }
 
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
-			  const char *const *fields, int nfields, struct mt_snapshot *s)
+		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
 	const struct mt_proc *p = ss->p;
 	struct mt_sp_window spw;
@@ -102,6 +105,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (err == 0) {
 			p_err("the agent in JVM %d sent no heap data within %d s", p->pid,
 			      WALK_TIMEOUT_MS / 1000);
+			err = -ETIMEDOUT;
 			goto fail;
 		}
 		if (err < 0) {
@@ -109,7 +113,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			goto fail;
 		}
 		if (h.type == MT_AP_ERROR) {
-			agentsession_explain(p, &ss->so, -EREMOTEIO);
+			err = -EREMOTEIO;
+			agentsession_explain(p, &ss->so, err);
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
@@ -131,7 +136,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				       p->pid, why, fmt_ns(s->info.pause_ns, f, sizeof(f)));
 				snapshot_free(s);
 				return snaptake_take(ss, flags | MT_AP_HEAP_NOUNTAGGED,
-							     max_pause_ms, fields, nfields, s);
+						     max_pause_ms, fields, nfields, s);
 			}
 			if (err) {
 				p_err("JVM %d's agent sent a bad heap snapshot: %s", p->pid, why);
@@ -141,7 +146,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		}
 		if (h.type != MT_AP_HEAP_DATA)
 			continue; /* e.g. sampling EVENTS of another user of the session: none here */
-		err = snapshot_add_records(s, ss->buf, h.len, true, why, sizeof(why));
+		err = snaprec_add(s, ss->buf, h.len, true, why, sizeof(why));
 		if (err) {
 			p_err("JVM %d's agent sent a bad heap snapshot: %s",
 			      p->pid, err == -ENOMEM ? "out of memory" : why);
@@ -151,7 +156,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 fail:
 	ss->broken = true;
 	snapshot_free(s);
-	return 1;
+	return err;
 }
 
 void snaptake_close(struct mt_snapsession *ss)
@@ -185,16 +190,17 @@ void snaptake_close(struct mt_snapsession *ss)
 	ss->so.fd = -1;
 }
 
-int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
+int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
 	struct mt_snapsession ss;
-	int rc;
+	int err;
 
 	snapshot_init(s);
-	if (snaptake_open(p, &ss))
-		return 1;
-	rc = snaptake_take(&ss, flags, max_pause_ms, fields, nfields, s);
+	err = snaptake_open(p, &ss);
+	if (err)
+		return err;
+	err = snaptake_take(&ss, flags, max_pause_ms, fields, nfields, s);
 	snaptake_close(&ss);
-	return rc;
+	return err;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jvm/klassname.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
@@ -229,10 +230,7 @@ struct mt_klassname_cache {
 static size_t slot_of(const struct mt_klassname_cache *c, uint64_t klass)
 {
 	/* Klass* values are 8-aligned and close together: mix the bits. */
-	klass ^= klass >> 33;
-	klass *= 0xff51afd7ed558ccdULL;
-	klass ^= klass >> 33;
-	return klass & (c->cap - 1);
+	return hash_mix64(klass) & (c->cap - 1);
 }
 
 struct mt_klassname_cache *klassname_cache_new(const struct mt_vmstructs *vs)

@@ -11,6 +11,7 @@
 #include "jvm/jframes.h"
 #include "jvm/symres.h"
 #include "jvm/vmstructs.h"
+#include "lib/hash.h"
 
 struct mapping {
 	uint64_t start, end, off;
@@ -277,7 +278,7 @@ static int resolve(struct symres *s, uint64_t ip, char *out, size_t len)
 
 const char *symres_name(struct symres *s, uint64_t ip)
 {
-	size_t k = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 52) & (NAME_CACHE - 1);
+	size_t k = (size_t)(hash_fib64(ip) >> 52) & (NAME_CACHE - 1);
 	char buf[1024];
 	int err;
 

@@ -71,4 +71,40 @@ static inline void *idmap_val_at(const struct idmap *m, size_t i)
 	return i < m->cap ? m->slots[i].val : m->zero_val;
 }
 
+/*
+ * An index of 64-bit ids to 32-bit positions, built once and then looked up
+ * often (the heap a query runs on: each reference looks up two ids). When
+ * the largest id is close to their number - the agent numbers objects
+ * densely from 1 - the ids index an array directly; otherwise (addresses,
+ * from a heap dump) an idmap holds position + 1. Id 0 is no id: never
+ * stored, never found. The first position put for an id stays.
+ */
+#define IDMAP_NOIDX UINT32_MAX /* "no position" */
+
+struct idmap_index {
+	uint32_t *direct; /* [id] -> position or IDMAP_NOIDX for ids <= max; NULL: map */
+	uint64_t max;
+	struct idmap map;
+};
+
+/* idmap_index_init - an empty index for about @n ids, none above @maxid.
+ * Returns 0 or -ENOMEM; *@x can be freed either way. */
+int idmap_index_init(struct idmap_index *x, size_t n, uint64_t maxid);
+/* idmap_index_put - give @id position @pos unless it has one (or is 0, or
+ * above the direct array's @maxid). Returns 0 or -ENOMEM. */
+int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos);
+/* idmap_index_free - release the index; a zeroed or freed one is a no-op. */
+void idmap_index_free(struct idmap_index *x);
+
+/* idmap_index_get - the position of @id, IDMAP_NOIDX if it has none. */
+static inline uint32_t idmap_index_get(const struct idmap_index *x, uint64_t id)
+{
+	void *v;
+
+	if (x->direct)
+		return id <= x->max ? x->direct[id] : IDMAP_NOIDX;
+	v = idmap_get(&x->map, id);
+	return v ? (uint32_t)((uintptr_t)v - 1) : IDMAP_NOIDX;
+}
+
 #endif

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "lib/offmap.h"
 
 static inline size_t slot_of(uint32_t key, unsigned bits)
 {
-	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return (size_t)(hash_fib64(key) >> (64 - bits));
 }
 
 /* The key of addr (non-zero), or 0 if it is outside the range or unaligned. */

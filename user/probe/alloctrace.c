@@ -17,6 +17,7 @@
 #include "memtrace/alloc.h"
 #include "jvm/pidns.h"
 #include "probe/usdtspec.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
@@ -49,9 +50,7 @@ struct alloctrace {
 /* Open addressing on (klass, gen); cap is a power of two, at most half full. */
 static size_t slot(const struct alloctrace *t, uint64_t klass, uint32_t gen)
 {
-	uint64_t h = (klass ^ ((uint64_t)gen << 48)) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 20) & (t->cap - 1);
+	return (size_t)(hash_fib64(klass ^ ((uint64_t)gen << 48)) >> 20) & (t->cap - 1);
 }
 
 static struct name_ent *find_ent(struct alloctrace *t, uint64_t klass, uint32_t gen)
@@ -373,7 +372,7 @@ int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)
 
 const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
 {
-	size_t k = (size_t)((method * 0x9e3779b97f4a7c15ull) >> 54) & 1023;
+	size_t k = (size_t)(hash_fib64(method) >> 54) & 1023;
 	char buf[768];
 
 	if (!method || !t->vs)

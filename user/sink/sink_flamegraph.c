@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sink/sinks.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 
 #define ROOT_NAME UINT32_MAX /* the synthetic "all" frame */
@@ -37,9 +38,7 @@ struct ftree {
 
 static size_t slot_of(const struct ftree *t, uint32_t parent, uint32_t name)
 {
-	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 17) & (t->slot_cap - 1);
+	return (size_t)(hash_fib64((uint64_t)parent << 32 | name) >> 17) & (t->slot_cap - 1);
 }
 
 static int ftree_grow(struct ftree *t)

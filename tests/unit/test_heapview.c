@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_heapview - the dsl_heap built from a snapshot (user/heap/heapview.c)
+ * and the seed's programs run on it: values, strings, references, threads,
+ * the projection, ages, and the same heap from dense ids and from sparse
+ * ones (addresses, as in a heap dump). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "heap/heapview.h"
+#include "heap/snapfile.h"
+#include "heap/snaprec.h"
+#include "heap/snapshot.h"
+#include "lib/util.h"
+#include "snap_fixture.h"
+
+static char recs[8192];
+
+static void load_fixture(struct mt_snapshot *s, bool keep_raw)
+{
+	char why[128];
+	size_t n = fx_records(recs, sizeof(recs));
+
+	snapshot_init(s);
+	assert_int_equal(snaprec_add(s, recs, n, keep_raw, why, sizeof(why)), 0);
+}
+
+/* Run program src on the fixture; the JSON result into out. */
+static void run(const struct mt_snapshot *s, const char *src, char *out, size_t n)
+{
+	struct mt_heapview hv;
+	struct dsl_schema schema;
+	struct dsl_program *p = NULL;
+	struct dsl_diags *d = dsl_diags_new();
+	char why[128];
+	FILE *f = fmemopen(out, n, "w");
+	int err;
+
+	assert_int_equal(heapview_build(s, NULL, &hv, why, sizeof(why)), 0);
+	assert_int_equal(dsl_heap_check(&hv.heap, d), 0);
+	dsl_heap_schema(&hv.heap, &schema);
+	err = dsl_compile(src, strlen(src), "t.mq", &schema, &p, d);
+	if (err)
+		dsl_diags_render(d, stderr);
+	assert_int_equal(err, 0);
+	assert_int_equal(dsl_run(p, &hv.heap, f, d), 0);
+	fclose(f);
+	dsl_program_free(p);
+	dsl_diags_free(d);
+	heapview_free(&hv);
+}
+
+static void test_heap_programs(void **state)
+{
+	struct mt_snapshot s;
+	char out[512];
+
+	load_fixture(&s, false);
+	run(&s, "set_type all:\n roots <- objects.filter([it | it is Order])\n"
+		" membership <- false\n on_inclusion <- [ fault <- fault or THIS.field = 4242 ]\n"
+		" fault : bool <- false\ninstances_for all have_names = \"all-jvm\"\n",
+	    out, sizeof(out));
+	assert_string_equal(out, "{\"all\":{\"all-jvm\":{\"fault\":true}}}\n");
+	/* strings, and a reference field's value */
+	run(&s, "set_type s:\n roots <- objects.filter([it | it is Order and it.name = \"order-7\""
+		" and it.next.field = 7])\n membership <- false\n on_inclusion <- [ n <- n + 1 ]\n"
+		" n : int <- 0\ninstances_for s have_names = \"x\"\n", out, sizeof(out));
+	assert_string_equal(out, "{\"s\":{\"x\":{\"n\":1}}}\n");
+	/* reachability from the threads: thread 14 and its name 15 */
+	run(&s, "set_type all:\n roots <- threads\n membership <- THIS in Unassigned and "
+		"REFERRER in ENTITY\n on_inclusion <- [ n <- n + 1 ]\n n : int <- 0\n"
+		"instances_for all have_names = \"all\"\n", out, sizeof(out));
+	assert_string_equal(out, "{\"all\":{\"all\":{\"n\":2}}}\n");
+	snapshot_free(&s);
+}
+
+/* The fixture's ids moved far apart (ids of a heap dump are addresses): the
+ * index goes through the hash map, not the dense array, and the programs
+ * see the same heap. */
+static void test_sparse_ids(void **state)
+{
+	const uint64_t k = 0x7f0000000ull;
+	struct mt_snapshot s;
+	struct mt_heapview hv;
+	char out[512], why[128];
+
+#define FAR(x) ((x) ? (x) * 8 + k : 0)
+	load_fixture(&s, false);
+	for (size_t i = 0; i < s.nobjs; i++) {
+		s.objs[i].id = FAR(s.objs[i].id);
+		s.objs[i].cls = FAR(s.objs[i].cls);
+	}
+	for (size_t i = 0; i < s.nclasses; i++) {
+		s.classes[i].id = FAR(s.classes[i].id);
+		s.classes[i].super = FAR(s.classes[i].super);
+		s.classes[i].loader = FAR(s.classes[i].loader);
+	}
+	for (size_t i = 0; i < s.nrefs; i++) {
+		s.refs[i].from = FAR(s.refs[i].from);
+		s.refs[i].to = FAR(s.refs[i].to);
+	}
+	for (size_t i = 0; i < s.nroots; i++)
+		s.roots[i].to = FAR(s.roots[i].to);
+	for (size_t i = 0; i < s.nprims; i++)
+		s.prims[i].obj = FAR(s.prims[i].obj);
+	for (size_t i = 0; i < s.nstrings; i++)
+		s.strings[i].obj = FAR(s.strings[i].obj);
+	for (size_t i = 0; i < s.nthreads; i++)
+		s.threads[i].id = FAR(s.threads[i].id);
+#undef FAR
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	assert_int_equal(hv.heap.nobjects, 10);
+	assert_int_equal(hv.heap.nroots, 2);
+	assert_int_equal(hv.heap.nthreads, 1);
+	heapview_free(&hv);
+	run(&s, "set_type s:\n roots <- objects.filter([it | it is Order and it.name = \"order-7\""
+		" and it.next.field = 7])\n membership <- false\n on_inclusion <- [ n <- n + 1 ]\n"
+		" n : int <- 0\ninstances_for s have_names = \"x\"\n", out, sizeof(out));
+	assert_string_equal(out, "{\"s\":{\"x\":{\"n\":1}}}\n");
+	run(&s, "set_type all:\n roots <- threads\n membership <- THIS in Unassigned and "
+		"REFERRER in ENTITY\n on_inclusion <- [ n <- n + 1 ]\n n : int <- 0\n"
+		"instances_for all have_names = \"all\"\n", out, sizeof(out));
+	assert_string_equal(out, "{\"all\":{\"all\":{\"n\":2}}}\n");
+	snapshot_free(&s);
+}
+
+static void test_projection(void **state)
+{
+	struct mt_snapshot s;
+	struct mt_heapview hv;
+	const char *fields[] = { "field" };
+	struct dsl_needs needs = { .fields = fields, .nfields = 1 };
+	char why[128];
+
+	load_fixture(&s, false);
+	assert_int_equal(heapview_build(&s, &needs, &hv, why, sizeof(why)), 0);
+	/* Orders carry values, Strings and Threads (no field named `field`) do not */
+	assert_non_null(hv.heap.objects[4].values);
+	assert_null(hv.heap.objects[8].values);
+	assert_int_equal(hv.value_objects, 2);
+	assert_int_equal(hv.heap.objects[4].values[0].kind, DSL_HV_INT);
+	assert_int_equal(hv.heap.objects[4].values[0].u.i, 4242);
+	heapview_free(&hv);
+	snapshot_free(&s);
+}
+
+/* An AGES body: header (gcs, n) and n (first_id, gcs) pairs. */
+static size_t ages_body(char *buf, uint64_t gcs, uint32_t n, const uint64_t (*w)[2])
+{
+	struct mt_ap_hages h = { .gcs = gcs, .nwalks = n };
+
+	memcpy(buf, &h, sizeof(h));
+	for (uint32_t i = 0; i < n; i++) {
+		struct mt_ap_hwalk x = { .first_id = w[i][0], .gcs = w[i][1] };
+
+		memcpy(buf + sizeof(h) + i * sizeof(x), &x, sizeof(x));
+	}
+	return sizeof(h) + n * sizeof(struct mt_ap_hwalk);
+}
+
+/* The fixture with an AGES record (objects 1..4 and 10..11 first seen at 0
+ * GCs, 12.. at 2; now 3): `age` in programs, through a file, and an error
+ * that says why when the snapshot has none. */
+static void test_heap_ages(void **state)
+{
+	static const uint64_t w[][2] = { { 1, 0 }, { 12, 2 } };
+	char body[128], why[256], path[64], out[512], *buf;
+	struct mt_snapshot s, t;
+	struct mt_heapview hv;
+	struct dsl_schema schema;
+	struct dsl_program *p = NULL;
+	struct dsl_diags *d;
+	size_t off, n, len;
+	const char *prog = "set_type a:\n roots <- objects.filter([it | it is Order or it is String])\n"
+			   " membership <- false\n on_inclusion <- [ n <- n + 1  sum <- sum + THIS.age ]\n"
+			   " n : int <- 0\n sum : int <- 0\n"
+			   " old : int <- objects.filter([it | it.age = 3]).size\n"
+			   "instances_for a have_names = \"x\"\n";
+
+	n = fx_records(recs, sizeof(recs));
+	off = n;
+	mt_ap_rec_put(recs, sizeof(recs), &off, MT_AP_HREC_AGES, 2, body, ages_body(body, 3, 2, w));
+	snapshot_init(&s);
+	assert_int_equal(snaprec_add(&s, recs, off, true, why, sizeof(why)), 0);
+	assert_true(s.has_ages);
+	/* Order 10, 11 (age 3), String 12, 13, 15 (age 1) */
+	run(&s, prog, out, sizeof(out));
+	assert_string_equal(out, "{\"a\":{\"x\":{\"n\":5,\"sum\":9,\"old\":6}}}\n");
+	/* through a file */
+	snprintf(path, sizeof(path), "/tmp/test_heapview_ages.%d", (int)getpid());
+	assert_int_equal(snapfile_write(&s, path, why, sizeof(why)), 0);
+	buf = read_file(path, &len);
+	unlink(path);
+	assert_non_null(buf);
+	assert_int_equal(snapfile_read_mem(buf, len, &t, why, sizeof(why)), 0);
+	free(buf);
+	run(&t, prog, out, sizeof(out));
+	assert_string_equal(out, "{\"a\":{\"x\":{\"n\":5,\"sum\":9,\"old\":6}}}\n");
+	snapshot_free(&t);
+	snapshot_free(&s);
+	/* no AGES record: `age` does not compile, and says why */
+	load_fixture(&s, false);
+	s.source = "hprof";
+	d = dsl_diags_new();
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	dsl_heap_schema(&hv.heap, &schema);
+	assert_int_equal(dsl_compile(prog, strlen(prog), "t.mq", &schema, &p, d), -EINVAL);
+	{
+		char *msg = NULL;
+		size_t ml = 0;
+		FILE *f = open_memstream(&msg, &ml);
+
+		dsl_diags_render(d, f);
+		fclose(f);
+		assert_non_null(strstr(msg, "t.mq:4:50: error: objects have no 'age' here: a heap dump "
+					    "(.hprof) carries no GC history"));
+		free(msg);
+	}
+	dsl_diags_free(d);
+	heapview_free(&hv);
+	snapshot_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heap_programs),
+		cmocka_unit_test(test_sparse_ids),
+		cmocka_unit_test(test_projection),
+		cmocka_unit_test(test_heap_ages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/* heapview.c - the struct dsl_heap a query runs on, built from a snapshot
+ * (see heapview.h): ids become indexes (lib/idmap.h's idmap_index), each
+ * object's references one run of the reference array. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/heapview.h"
+#include "lib/idmap.h"
+#include "lib/util.h"
+
+/* DSL_NOOBJ is the index's "no position": a miss is "no object". */
+_Static_assert(DSL_NOOBJ == IDMAP_NOIDX, "DSL_NOOBJ is IDMAP_NOIDX");
+
+/* A zeroed array of @n (at least 1) entries of @esz bytes, owned by @hv
+ * (freed by heapview_free()); NULL on ENOMEM. */
+static void *own(struct mt_heapview *hv, size_t n, size_t esz)
+{
+	void *p;
+
+	if (snapshot_grow(&hv->owned, &hv->cap_owned, hv->nowned, 1, sizeof(void *)))
+		return NULL;
+	p = calloc(n ? n : 1, esz);
+	if (p)
+		hv->owned[hv->nowned++] = p;
+	return p;
+}
+
+void heapview_free(struct mt_heapview *hv)
+{
+	for (size_t i = 0; i < hv->nowned; i++)
+		free(hv->owned[i]);
+	free(hv->owned);
+	memset(hv, 0, sizeof(*hv));
+}
+
+static enum dsl_field_kind field_kind(char t)
+{
+	switch (t) {
+	case 'B': case 'C': case 'S': case 'I': case 'J': return DSL_FK_INT;
+	case 'F': case 'D': return DSL_FK_FLOAT;
+	case 'Z': return DSL_FK_BOOL;
+	case 'T': return DSL_FK_STRING;
+	default: return DSL_FK_REF;
+	}
+}
+
+static int ref_kind(uint32_t k)
+{
+	static const int8_t map[] = {
+		[1] = DSL_REF_CLASS, [2] = DSL_REF_FIELD, [3] = DSL_REF_ARRAY_ELEMENT,
+		[4] = DSL_REF_CLASS_LOADER, [5] = DSL_REF_SIGNERS, [6] = DSL_REF_PROTECTION_DOMAIN,
+		[7] = DSL_REF_INTERFACE, [8] = DSL_REF_STATIC_FIELD, [9] = DSL_REF_CONSTANT_POOL,
+		[10] = DSL_REF_SUPERCLASS, [21] = DSL_ROOT_JNI_GLOBAL, [22] = DSL_ROOT_SYSTEM_CLASS,
+		[23] = DSL_ROOT_MONITOR, [24] = DSL_ROOT_STACK_LOCAL, [25] = DSL_ROOT_JNI_LOCAL,
+		[26] = DSL_ROOT_THREAD, [27] = DSL_ROOT_OTHER,
+	};
+
+	if (k >= MT_ARRAY_SIZE(map) || (k > 10 && k < 21) || k == 0)
+		return -1;
+	return map[k];
+}
+
+static bool name_needed(const struct dsl_needs *needs, const char *name)
+{
+	if (!needs)
+		return true;
+	for (int i = 0; i < needs->nfields; i++)
+		if (!strcmp(needs->fields[i], name))
+			return true;
+	return false;
+}
+
+struct cls_aux {
+	int32_t *slot;  /* [JVMTI index] -> field slot, -1 */
+	int32_t nslot;
+	bool values;    /* objects of this class carry values */
+};
+
+int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
+		   struct mt_heapview *hv, char *why, size_t wn)
+{
+	struct idmap_index objmap = { 0 }, clsmap = { 0 }, loadmap = { 0 }, strmap = { 0 };
+	struct dsl_hobject *objs;
+	struct dsl_hclass *cls;
+	struct dsl_hloader *loaders;
+	struct dsl_hthread *threads;
+	struct dsl_hroot *roots;
+	struct dsl_href *refs;
+	struct cls_aux *aux = NULL;
+	uint32_t *rcount = NULL, nroots = 0, nloaders = 0, unknown, ncls;
+	size_t nrefs = 0;
+	uint64_t maxid = 0;
+	int err = -ENOMEM;
+
+	memset(hv, 0, sizeof(*hv));
+	if (s->nobjs >= DSL_NOOBJ || s->nclasses >= DSL_NOOBJ - 1 || s->nrefs >= DSL_NOOBJ ||
+	    s->nroots >= DSL_NOOBJ) {
+		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
+		return -EINVAL;
+	}
+	ncls = (uint32_t)s->nclasses + 1; /* + "<unknown class>" */
+	unknown = ncls - 1;
+	for (size_t i = 0; i < s->nobjs; i++)
+		maxid = s->objs[i].id > maxid ? s->objs[i].id : maxid;
+	for (size_t i = 0; i < s->nclasses; i++) {
+		maxid = s->classes[i].id > maxid ? s->classes[i].id : maxid;
+		maxid = s->classes[i].loader > maxid ? s->classes[i].loader : maxid;
+	}
+	for (size_t i = 0; i < s->nstrings; i++)
+		maxid = s->strings[i].obj > maxid ? s->strings[i].obj : maxid;
+	if (idmap_index_init(&objmap, s->nobjs, maxid) || idmap_index_init(&clsmap, ncls, maxid) ||
+	    idmap_index_init(&loadmap, s->nclasses, maxid) ||
+	    idmap_index_init(&strmap, s->nstrings, maxid))
+		goto cleanup;
+	objs = own(hv, s->nobjs, sizeof(*objs));
+	cls = own(hv, ncls, sizeof(*cls));
+	loaders = own(hv, s->nclasses + 1, sizeof(*loaders));
+	threads = own(hv, s->nthreads, sizeof(*threads));
+	roots = own(hv, s->nroots, sizeof(*roots));
+	aux = calloc(ncls, sizeof(*aux));
+	rcount = calloc(s->nobjs + 1, sizeof(*rcount));
+	if (!objs || !cls || !loaders || !threads || !roots || !aux || !rcount)
+		goto cleanup;
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (idmap_index_put(&objmap, s->objs[i].id, (uint32_t)i))
+			goto cleanup;
+	for (size_t i = 0; i < s->nclasses; i++)
+		if (idmap_index_put(&clsmap, s->classes[i].id, (uint32_t)i))
+			goto cleanup;
+	for (size_t i = 0; i < s->nstrings; i++)
+		if (idmap_index_put(&strmap, s->strings[i].obj, (uint32_t)i))
+			goto cleanup;
+	/* classes, loaders */
+	for (size_t i = 0; i < s->nclasses; i++) {
+		const struct mt_snap_class *c = &s->classes[i];
+		struct dsl_hfield *f = own(hv, c->nfields, sizeof(*f));
+		char nb[1024];
+		char *name;
+		int32_t maxi = -1;
+
+		if (!f)
+			goto cleanup;
+		if (c->name) {
+			name = (char *)c->name;
+		} else {
+			snapshot_java_name(c->sig, nb, sizeof(nb));
+			name = own(hv, strlen(nb) + 1, 1);
+			if (!name)
+				goto cleanup;
+			memcpy(name, nb, strlen(nb) + 1);
+		}
+		cls[i].name = name;
+		cls[i].obj = idmap_index_get(&objmap, c->id);
+		cls[i].super = c->super ? idmap_index_get(&clsmap, c->super) : DSL_NOOBJ;
+		cls[i].loader = DSL_NOOBJ;
+		if (c->loader) {
+			uint32_t li = idmap_index_get(&loadmap, c->loader);
+
+			if (li == DSL_NOOBJ) {
+				li = nloaders++;
+				if (idmap_index_put(&loadmap, c->loader, li))
+					goto cleanup;
+				loaders[li].obj = idmap_index_get(&objmap, c->loader);
+				loaders[li].id = c->loader;
+			}
+			cls[i].loader = li;
+		}
+		for (uint32_t k = 0; k < c->nfields; k++) {
+			f[k].name = c->fields[k].name;
+			f[k].kind = field_kind(c->fields[k].type);
+			if (c->fields[k].index > maxi)
+				maxi = c->fields[k].index;
+			if (name_needed(needs, f[k].name))
+				aux[i].values = true;
+		}
+		cls[i].fields = f;
+		cls[i].nfields = c->nfields;
+		if (maxi >= 0 && maxi < (1 << 20)) {
+			aux[i].slot = malloc(((size_t)maxi + 1) * sizeof(int32_t));
+			if (!aux[i].slot)
+				goto cleanup;
+			aux[i].nslot = maxi + 1;
+			memset(aux[i].slot, 0xff, ((size_t)maxi + 1) * sizeof(int32_t));
+			for (uint32_t k = 0; k < c->nfields; k++)
+				aux[i].slot[c->fields[k].index] = (int32_t)k;
+		}
+	}
+	cls[unknown].name = "<unknown class>";
+	cls[unknown].obj = cls[unknown].super = cls[unknown].loader = DSL_NOOBJ;
+	/* objects */
+	for (size_t i = 0; i < s->nobjs; i++) {
+		const struct mt_ap_hobj *o = &s->objs[i];
+		uint32_t ci = idmap_index_get(&clsmap, o->cls);
+
+		objs[i].id = o->id;
+		objs[i].cls = ci == DSL_NOOBJ ? unknown : ci;
+		objs[i].size = o->size;
+		objs[i].length = o->length < 0 ? -1 : o->length;
+		if (s->has_ages) {
+			uint64_t age = snapshot_age(s, o->id);
+
+			objs[i].age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		}
+		if (aux[objs[i].cls].values && cls[objs[i].cls].nfields) {
+			const struct dsl_hclass *c = &cls[objs[i].cls];
+			struct dsl_hval *v = own(hv, c->nfields, sizeof(*v));
+
+			if (!v)
+				goto cleanup;
+			for (uint32_t k = 0; k < c->nfields; k++) {
+				switch (c->fields[k].kind) {
+				case DSL_FK_INT: v[k].kind = DSL_HV_INT; break;
+				case DSL_FK_FLOAT: v[k].kind = DSL_HV_FLOAT; break;
+				case DSL_FK_BOOL: v[k].kind = DSL_HV_BOOL; break;
+				default: break;
+				}
+			}
+			objs[i].values = v;
+			hv->value_objects++;
+		}
+	}
+	/* primitive values */
+	for (size_t i = 0; i < s->nprims; i++) {
+		const struct mt_ap_hprim *p = &s->prims[i];
+		uint32_t oi = idmap_index_get(&objmap, p->obj);
+		struct dsl_hval *v;
+		int32_t slot;
+
+		if (oi == DSL_NOOBJ || !objs[oi].values)
+			continue;
+		if (p->index < 0 || p->index >= aux[objs[oi].cls].nslot)
+			continue;
+		slot = aux[objs[oi].cls].slot[p->index];
+		if (slot < 0)
+			continue;
+		v = (struct dsl_hval *)&objs[oi].values[slot];
+		switch (cls[objs[oi].cls].fields[slot].kind) {
+		case DSL_FK_INT: v->u.i = (int64_t)p->bits; break;
+		case DSL_FK_FLOAT: memcpy(&v->u.f, &p->bits, 8); break;
+		case DSL_FK_BOOL: v->u.b = p->bits != 0; break;
+		default: break;
+		}
+	}
+	/* references: counted per referrer, then placed (a stable counting sort) */
+	for (size_t i = 0; i < s->nrefs; i++) {
+		uint32_t from = idmap_index_get(&objmap, s->refs[i].from);
+		uint32_t to = idmap_index_get(&objmap, s->refs[i].to);
+		int k = ref_kind(s->refs[i].kind);
+
+		if (from == DSL_NOOBJ || to == DSL_NOOBJ || k < 0 || DSL_REF_IS_ROOT(k))
+			continue;
+		rcount[from]++;
+		nrefs++;
+	}
+	refs = own(hv, nrefs, sizeof(*refs));
+	if (!refs)
+		goto cleanup;
+	{
+		uint32_t acc = 0;
+
+		for (size_t i = 0; i < s->nobjs; i++) {
+			objs[i].ref_first = acc;
+			acc += rcount[i];
+			rcount[i] = objs[i].ref_first;
+		}
+	}
+	for (size_t i = 0; i < s->nrefs; i++) {
+		const struct mt_ap_href *r = &s->refs[i];
+		uint32_t from = idmap_index_get(&objmap, r->from);
+		uint32_t to = idmap_index_get(&objmap, r->to);
+		int k = ref_kind(r->kind);
+		struct dsl_href *d;
+		const struct cls_aux *a;
+		int32_t slot = -1;
+
+		if (from == DSL_NOOBJ || to == DSL_NOOBJ || k < 0 || DSL_REF_IS_ROOT(k))
+			continue;
+		d = &refs[rcount[from]++];
+		objs[from].nrefs++;
+		d->to = to;
+		d->kind = (uint8_t)k;
+		a = &aux[objs[from].cls];
+		if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
+			slot = a->slot[r->index];
+		if (slot < 0)
+			continue;
+		d->field = cls[objs[from].cls].fields[slot].name;
+		if (objs[from].values) {
+			struct dsl_hval *v = (struct dsl_hval *)&objs[from].values[slot];
+
+			if (cls[objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
+				uint32_t si = idmap_index_get(&strmap, r->to);
+
+				if (si != DSL_NOOBJ) {
+					v->kind = DSL_HV_STR;
+					v->u.s = s->strings[si].s;
+				}
+			} else {
+				v->kind = DSL_HV_REF;
+				v->u.ref = to;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->nroots; i++) {
+		uint32_t to = idmap_index_get(&objmap, s->roots[i].to);
+		int k = ref_kind(s->roots[i].kind);
+
+		if (to == DSL_NOOBJ || k < 0 || !DSL_REF_IS_ROOT(k))
+			continue;
+		roots[nroots].obj = to;
+		roots[nroots].kind = (uint8_t)k;
+		nroots++;
+	}
+	{
+		uint32_t nt = 0;
+
+		for (size_t i = 0; i < s->nthreads; i++) {
+			uint32_t o = idmap_index_get(&objmap, s->threads[i].id);
+
+			if (o == DSL_NOOBJ)
+				continue;
+			threads[nt].obj = o;
+			threads[nt].name = s->threads[i].name;
+			nt++;
+		}
+		hv->heap.nthreads = nt;
+	}
+	hv->heap.objects = objs;
+	hv->heap.nobjects = (uint32_t)s->nobjs;
+	hv->heap.classes = cls;
+	hv->heap.nclasses = ncls;
+	hv->heap.refs = refs;
+	hv->heap.nrefs = (uint32_t)nrefs;
+	hv->heap.roots = roots;
+	hv->heap.nroots = nroots;
+	hv->heap.loaders = loaders;
+	hv->heap.nloaders = nloaders;
+	hv->heap.threads = threads;
+	if (!s->has_ages)
+		hv->heap.no_age = s->source && !strcmp(s->source, "hprof") ?
+			"a heap dump (.hprof) carries no GC history" :
+			s->source && !strcmp(s->source, "live") ?
+			"the agent in this JVM sends no GC history (an older memtrace agent)" :
+			"this snapshot carries no GC history (saved by an older memtrace)";
+	err = 0;
+cleanup:
+	if (err == -ENOMEM)
+		snprintf(why, wn, "out of memory building the heap");
+	if (aux)
+		for (uint32_t i = 0; i < ncls; i++)
+			free(aux[i].slot);
+	free(aux);
+	free(rcount);
+	idmap_index_free(&objmap);
+	idmap_index_free(&clsmap);
+	idmap_index_free(&loadmap);
+	idmap_index_free(&strmap);
+	if (err)
+		heapview_free(hv);
+	return err;
+}

@@ -1,0 +1,33 @@
+/* heapview.h - the bridge from a heap snapshot (snapshot.h) to the query
+ * language: the struct dsl_heap (dsl/dsl.h) built from a struct mt_snapshot,
+ * with the field values a program needs, and what it owns. */
+#ifndef MEMTRACE_HEAPVIEW_H
+#define MEMTRACE_HEAPVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsl/dsl.h"
+#include "heap/snapshot.h"
+
+/* The dsl_heap built from a snapshot, and what it owns. */
+struct mt_heapview {
+	struct dsl_heap heap;
+	void **owned;
+	size_t nowned, cap_owned;
+	uint64_t value_objects; /* objects that carry field values */
+};
+
+/*
+ * heapview_build - build a dsl_heap from @s into *@hv; values only for
+ * classes with a field named in @needs (all fields if @needs is NULL). The
+ * heap points into @s (names, strings): @s must outlive it. Returns 0, or
+ * -ENOMEM / -EINVAL (too large) with the reason in @why; *@hv is then empty.
+ * The caller frees *@hv with heapview_free() either way.
+ */
+int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
+		   struct mt_heapview *hv, char *why, size_t wn);
+/* heapview_free - free what *@hv owns. No operation on a zeroed view. */
+void heapview_free(struct mt_heapview *hv);
+
+#endif

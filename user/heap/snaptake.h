@@ -1,0 +1,66 @@
+/* snaptake.h - heap snapshots taken from memtrace's agent in a live JVM:
+ * HEAP_REQUEST with the projection, the HEAP_DATA records (snaprec.h) into a
+ * struct mt_snapshot, HEAP_DONE. One request (snaptake_once) or a session
+ * of several whose object ids and ages last between walks.
+ *
+ * These functions return 0 or -errno after printing the reason: the
+ * reasons are the agent session's (agentctl/agentsession.h explains every
+ * socket failure), and `memtrace serve` captures them (p_err_capture).
+ */
+#ifndef MEMTRACE_SNAPTAKE_H
+#define MEMTRACE_SNAPTAKE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agentctl/agentsock.h"
+#include "heap/snapshot.h"
+#include "jvm/proc.h"
+
+struct mt_perfdata;
+
+/* One agent session for several snapshots (`query --every/--count`): the
+ * walk's tags, so object ids and ages, persist between its snapshots. */
+struct mt_snapsession {
+	const struct mt_proc *p;
+	struct mt_agentsock so;
+	char *buf;                   /* MT_AP_MAX_PAYLOAD bytes */
+	struct mt_perfdata *pd;      /* the JVM's hsperfdata, NULL without one */
+	unsigned walks;              /* takes so far */
+	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
+				      * DONE): the agent clears them at the end */
+	bool broken;                 /* a take failed: close without DETACH */
+};
+
+/* snaptake_open - connect to (load if needed) the agent in JVM @p, which
+ * must outlive the session. Returns 0 or -errno (printed); *@ss can be
+ * closed either way. */
+int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
+/*
+ * snaptake_take - one snapshot in the session into @s (initialised here;
+ * the caller frees it with snapshot_free()): MT_AP_HEAP_* @flags, values of
+ * the @nfields fields named in @fields, a walk limit @max_pause_ms (with
+ * MT_AP_HEAP_MAXPAUSE). An untagged walk that does not check out is taken
+ * again with tags (a warning says so). Returns 0 or -errno (printed; the
+ * session is then unusable: close it).
+ */
+int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
+		  const char *const *fields, int nfields, struct mt_snapshot *s);
+/* snaptake_close - detach (the agent releases the session's tags) and
+ * close. No operation on a zeroed or closed session. */
+void snaptake_close(struct mt_snapsession *ss);
+
+/* snaptake_once - one snapshot of JVM @p in a session of its own, as
+ * snaptake_take(). Returns 0 or -errno (printed). */
+int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
+		  const char *const *fields, int nfields, struct mt_snapshot *s);
+
+/* The old name of snaptake_once(), for user/cmd/cmd_serve.c until it calls
+ * snaptake_once() (and includes this header rather than querylive.h's). */
+static inline int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
+				const char *const *fields, int nfields, struct mt_snapshot *s)
+{
+	return snaptake_once(p, flags, max_pause_ms, fields, nfields, s);
+}
+
+#endif
