@@ -172,7 +172,15 @@ def layers(g):
         memo[v] = r
         return r
     top = max(g, key=h)
-    print(f'layers: longest chain of module dependencies: {h(top)} modules, from {top}')
+    chain, v = [top], top
+    while True:
+        nxt = [w for w in g.get(v, ()) if comp[w] != comp[v] and memo.get(w) == memo[v] - 1]
+        if not nxt:
+            break
+        v = sorted(nxt)[0]
+        chain.append(v)
+    print(f'layers: longest chain of module dependencies: {h(top)} modules: ' +
+          ' -> '.join(c.split('/', 1)[1] if c.startswith('user/') else c for c in chain))
 
 
 def sccs(g):

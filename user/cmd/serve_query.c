@@ -8,6 +8,7 @@
 
 #include "cmd/serve_query.h"
 #include "heap/querylive.h"
+#include "heap/snaptake.h"
 #include "lib/util.h"
 
 static const char *const state_name[] = { "running", "done", "failed" };
@@ -186,7 +187,7 @@ void serve_query_live(struct serve_query *q)
 	if (q->has_max)
 		flags |= MT_AP_HEAP_MAXPAUSE;
 	p_info("pid %d: query %u: taking a heap snapshot", q->pid, q->id);
-	if (snapshot_take(&q->p, flags, q->max_pause_ms, n->fields, n->nfields, &snap)) {
+	if (snaptake_once(&q->p, flags, q->max_pause_ms, n->fields, n->nfields, &snap)) {
 		snprintf(msg, sizeof(msg), "the heap snapshot failed: %s",
 			 why[0] ? why : "see serve's log");
 		serve_query_fail(q, msg, NULL);

@@ -12,10 +12,6 @@
 
 #include "dsl/dsl.h"
 #include "heap/snapshot.h"
-/* the live snapshot querylive_heap_flags() is for: user/cmd/cmd_serve.c takes
- * it with snapshot_take() through this include (drop it once serve includes
- * heap/snaptake.h itself) */
-#include "heap/snaptake.h"
 
 /* querylive_heap_flags - the MT_AP_HEAP_* flags a program with needs @n asks
  * for (snaptake_take()). */

@@ -55,12 +55,4 @@ void snaptake_close(struct mt_snapsession *ss);
 int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s);
 
-/* The old name of snaptake_once(), for user/cmd/cmd_serve.c until it calls
- * snaptake_once() (and includes this header rather than querylive.h's). */
-static inline int snapshot_take(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
-				const char *const *fields, int nfields, struct mt_snapshot *s)
-{
-	return snaptake_once(p, flags, max_pause_ms, fields, nfields, s);
-}
-
 #endif
