@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_parks - `memtrace locks`' java.util.concurrent section: contended vs
+ * waiting, rows, counters, text and JSON, exactly. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sink/parks.h"
+
+static char *print(const struct parktrace_lock *l, size_t n, const uint64_t *stats, size_t top,
+		   bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(parks_print(f, l, n, stats, top, json), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct parktrace_lock locks[3];
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(locks, 0, sizeof(locks));
+	/* a held fair lock: ownable, parks began while it had an owner */
+	locks[0].key = (struct mt_park_key){ .klass = 0x800, .blocker = 0x1000 };
+	locks[0].v.count = 3;
+	locks[0].v.total_ns = 3000000;
+	locks[0].v.max_ns = 2000000;
+	locks[0].v.with_owner = 3;
+	locks[0].v.hist[20] = 2;
+	locks[0].v.hist[21] = 1;
+	locks[0].ownable = true;
+	snprintf(locks[0].cls, sizeof(locks[0].cls), "java.util.concurrent.locks.ReentrantLock$FairSync");
+	snprintf(locks[0].owner, sizeof(locks[0].owner), "holder");
+	snprintf(locks[0].waiter, sizeof(locks[0].waiter), "w");
+	/* a latch: ownable class, never an owner: waiting */
+	locks[1].key = (struct mt_park_key){ .klass = 0x900, .blocker = 0x2000 };
+	locks[1].v.count = 1;
+	locks[1].v.total_ns = 500;
+	locks[1].v.max_ns = 500;
+	locks[1].ownable = true;
+	snprintf(locks[1].cls, sizeof(locks[1].cls), "java.util.concurrent.CountDownLatch$Sync");
+	snprintf(locks[1].waiter, sizeof(locks[1].waiter), "tid 7");
+	/* parkNanos without a blocker */
+	locks[2].key = (struct mt_park_key){ .timed = 1 };
+	locks[2].v.count = 2;
+	locks[2].v.total_ns = 400000;
+	locks[2].v.max_ns = 300000;
+	snprintf(locks[2].waiter, sizeof(locks[2].waiter), "sleeper");
+	return 0;
+}
+
+static void test_text(void **state)
+{
+	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0 };
+	char *s = print(locks, 3, stats, 0, false);
+
+	(void)state;
+	assert_string_equal(s,
+		"\njava.util.concurrent parks (hotspot:thread__park__* probes): 6 parks, 5 unparks\n"
+		"CONTENDED (an ownable lock that had an owner when the thread parked): 3 parks, 3.00 ms parked\n"
+		"      PARKS       TIME        MAX  BLOCKER\n"
+		"          3    3.00 ms    2.00 ms  java.util.concurrent.locks.ReentrantLock$FairSync @0x1000  owner \"holder\"\n"
+		"WAITING (conditions, queues, latches, futures, parkNanos: no owner): 3 parks, 400.5 us parked\n"
+		"      PARKS       TIME        MAX  BLOCKER\n"
+		"          1     0.5 us     0.5 us  java.util.concurrent.CountDownLatch$Sync @0x2000\n"
+		"          2   400.0 us   300.0 us  (no blocker) (timed) @0x0\n"
+		"  not attributed: 0 parks of threads not yet known (no blocker read), 1 ends of parks begun before memtrace, 0 parks with the lock table full\n");
+	free(s);
+	/* --top 1: one row per kind */
+	s = print(locks, 3, stats, 1, false);
+	assert_null(strstr(s, "(no blocker)"));
+	assert_non_null(strstr(s, "CountDownLatch"));
+	free(s);
+}
+
+static void test_json(void **state)
+{
+	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0 };
+	char *s = print(locks, 1, stats, 0, true), want[2048];
+	size_t w;
+
+	(void)state;
+	w = (size_t)snprintf(want, sizeof(want),
+		"{\"event\":\"park_lock\",\"kind\":\"contended\",\"class\":"
+		"\"java.util.concurrent.locks.ReentrantLock$FairSync\",\"blocker\":\"0x1000\",\"timed\":false,"
+		"\"parks\":3,\"parked_ns\":3000000,\"max_ns\":2000000,\"parks_with_owner\":3,"
+		"\"owner\":\"holder\",\"last_waiter\":\"w\",\"hist_log2_ns\":[");
+	for (int i = 0; i < MT_PARK_HIST; i++)
+		w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%d", i ? "," : "",
+				      i == 20 ? 2 : i == 21 ? 1 : 0);
+	snprintf(want + w, sizeof(want) - w,
+		 "]}\n{\"event\":\"park_summary\",\"parks\":6,\"unparks\":5,\"contended_parks\":3,"
+		 "\"contended_ns\":3000000,\"waiting_parks\":0,\"waiting_ns\":0,\"no_thread\":0,"
+		 "\"no_begin\":1,\"map_full\":0}\n");
+	assert_string_equal(s, want);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_text, setup),
+		cmocka_unit_test_setup(test_json, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
