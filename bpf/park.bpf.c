@@ -65,6 +65,15 @@ struct {
 	__type(value, struct mt_park_cfg);
 } park_cfg SEC(".maps");
 
+/* names of the threads started while tracing (owners and waiters may be gone
+ * when the counters are read); LRU: long runs start many threads */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MT_PARK_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct mt_park_name);
+} park_names SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MT_PARK_NSTATS);
@@ -174,7 +183,7 @@ int handle_park_begin(struct pt_regs *ctx)
 	cfg = bpf_map_lookup_elem(&park_cfg, &zero);
 	/* park__begin(Parker* this, int isAbsolute, jlong time) */
 	in.ts = bpf_ktime_get_ns();
-	in.key.timed = mt_usdt_arg(&g, s, 1) || mt_usdt_arg(&g, s, 2);
+	in.key.timed = mt_usdt_arg(&g, s, 1) || mt_usdt_arg(&g, s, 2) ? MT_PARK_TIMED : MT_PARK_UNTIMED;
 	parker = mt_usdt_arg(&g, s, 0);
 	jt = jthread_of(tid, parker, cfg);
 	if (!jt) {
@@ -216,8 +225,7 @@ static __always_inline __u32 log2_bucket(__u64 v)
 	return r;
 }
 
-SEC("uprobe")
-int handle_park_end(struct pt_regs *ctx)
+static __always_inline int end_park(void)
 {
 	struct mt_park_inflight *in;
 	struct mt_park_val *v, zero_val = { 0 };
@@ -257,6 +265,58 @@ int handle_park_end(struct pt_regs *ctx)
 		__sync_fetch_and_add(&v->hist[b], 1);
 done:
 	in->ts = 0;
+	return 0;
+}
+
+SEC("uprobe")
+int handle_park_end(struct pt_regs *ctx)
+{
+	return end_park();
+}
+
+/* Thread.sleep of a platform thread: thread__sleep__begin(millis), counted
+ * with the parks under its own key (MT_PARK_SLEEP), never as contention */
+SEC("uprobe")
+int handle_sleep_begin(struct pt_regs *ctx)
+{
+	struct mt_park_inflight in = { 0 };
+	__u32 tid;
+
+	if (!ours(&tid))
+		return 0;
+	stat(MT_PARK_SLEEPS);
+	in.ts = bpf_ktime_get_ns();
+	in.key.timed = MT_PARK_SLEEP;
+	bpf_map_update_elem(&park_inflight, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+SEC("uprobe")
+int handle_sleep_end(struct pt_regs *ctx)
+{
+	return end_park();
+}
+
+/* thread__start(name, len, java_tid, native_tid, daemon) */
+SEC("uprobe")
+int handle_thread_start(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_park_name n = { 0 };
+	struct mt_regs g;
+	__u64 len;
+	__u32 tid;
+
+	if (!s || !ours(&tid))
+		return 0;
+	mt_regs_load(ctx, &g);
+	len = mt_usdt_arg(&g, s, 1);
+	if (len > MT_PARK_NAME_LEN - 1)
+		len = MT_PARK_NAME_LEN - 1;
+	if (bpf_probe_read_user(n.name, len & (MT_PARK_NAME_LEN - 1), (void *)mt_usdt_arg(&g, s, 0)))
+		return 0;
+	tid = (__u32)mt_usdt_arg(&g, s, 3);
+	bpf_map_update_elem(&park_names, &tid, &n, BPF_ANY);
 	return 0;
 }
 

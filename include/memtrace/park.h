@@ -22,11 +22,18 @@
 #define MT_PARK_MAX_LOCKS 16384  /* distinct (class, blocker, timed) keys */
 #define MT_PARK_MAX_THREADS 65536
 
+/* How a thread waited (mt_park_key.timed). */
+enum mt_park_how {
+	MT_PARK_UNTIMED = 0, /* LockSupport.park: until unparked */
+	MT_PARK_TIMED = 1,   /* parkNanos / parkUntil */
+	MT_PARK_SLEEP = 2,   /* Thread.sleep (thread__sleep__begin/end): no blocker */
+};
+
 /* One lock as parks see it. klass 0: parked without a blocker (LockSupport.park()). */
 struct mt_park_key {
 	__u64 klass;     /* Klass* of the blocker */
 	__u64 blocker;   /* the blocker's address (moves with a moving collector) */
-	__u32 timed;     /* parkNanos/parkUntil (1) or an indefinite park (0) */
+	__u32 timed;     /* enum mt_park_how */
 	__u32 pad;
 };
 
@@ -48,6 +55,13 @@ struct mt_park_inflight {
 	__u32 pad;
 };
 
+#define MT_PARK_NAME_LEN 64
+
+/* A Java thread's name from hotspot:thread__start (map park_names, by its tid). */
+struct mt_park_name {
+	char name[MT_PARK_NAME_LEN];
+};
+
 /* Settings user space may change after load (array map park_cfg, slot 0). */
 struct mt_park_cfg {
 	__u32 f_owner;       /* AbstractOwnableSynchronizer.exclusiveOwnerThread; 0 until its class loads */
@@ -63,6 +77,7 @@ enum mt_park_stat {
 	MT_PARK_NO_THREAD,   /* JavaThread of the parking thread unknown: no blocker read */
 	MT_PARK_NO_BEGIN,    /* park__end without a begin seen (attached mid-park) */
 	MT_PARK_FULL,        /* the lock map was full: park not counted */
+	MT_PARK_SLEEPS,      /* thread__sleep__begin hits */
 	MT_PARK_NSTATS,
 };
 

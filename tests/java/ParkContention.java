@@ -12,11 +12,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * Prints READY, waits for GOFILE, runs, prints DONE and idles until killed.
  * The lock is fair (ReentrantLock$FairSync) so that no other code of the JVM
  * parks on a blocker of that class; a "sleeper" thread parks with
- * LockSupport.parkNanos (no blocker: waiting, not contention) ITERS/10 times.
+ * LockSupport.parkNanos (no blocker: waiting, not contention) ITERS/10 times
+ * and a "napper" calls Thread.sleep(1) ITERS/10 times. The main thread waits
+ * with Object.wait (neither a park nor a sleep).
  */
 public class ParkContention {
     static final ReentrantLock LOCK = new ReentrantLock(true);
     static volatile long sink;
+    static final Object IDLE = new Object();
+
+    static void idle(long ms) throws InterruptedException {
+        synchronized (IDLE) { IDLE.wait(ms); }
+    }
 
     static void spin(long us) {
         long end = System.nanoTime() + us * 1000;
@@ -30,8 +37,8 @@ public class ParkContention {
         Path go = Path.of(args[3]);
         System.out.println("READY");
         System.out.flush();
-        while (!Files.exists(go)) Thread.sleep(20);
-        Thread[] ts = new Thread[threads + 1];
+        while (!Files.exists(go)) idle(20);
+        Thread[] ts = new Thread[threads + 2];
         for (int i = 0; i < threads; i++) {
             ts[i] = new Thread(() -> {
                 for (int k = 0; k < iters; k++) {
@@ -44,10 +51,15 @@ public class ParkContention {
             for (int k = 0; k < iters / 10; k++)
                 java.util.concurrent.locks.LockSupport.parkNanos(200_000);
         }, "sleeper");
+        ts[threads + 1] = new Thread(() -> {
+            try {
+                for (int k = 0; k < iters / 10; k++) Thread.sleep(1);
+            } catch (InterruptedException e) { }
+        }, "napper");
         for (Thread t : ts) t.start();
         for (Thread t : ts) t.join();
         System.out.println("DONE");
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        idle(0);
     }
 }

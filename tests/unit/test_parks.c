@@ -26,7 +26,7 @@ static char *print(const struct parktrace_lock *l, size_t n, const uint64_t *sta
 	return buf;
 }
 
-static struct parktrace_lock locks[3];
+static struct parktrace_lock locks[4];
 
 static int setup(void **state)
 {
@@ -58,28 +58,34 @@ static int setup(void **state)
 	locks[2].v.total_ns = 400000;
 	locks[2].v.max_ns = 300000;
 	snprintf(locks[2].waiter, sizeof(locks[2].waiter), "sleeper");
+	/* Thread.sleep: its own row, waiting */
+	locks[3].key = (struct mt_park_key){ .timed = MT_PARK_SLEEP };
+	locks[3].v.count = 4;
+	locks[3].v.total_ns = 4000000;
+	locks[3].v.max_ns = 1000000;
 	return 0;
 }
 
 static void test_text(void **state)
 {
-	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0 };
-	char *s = print(locks, 3, stats, 0, false);
+	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0, 4 };
+	char *s = print(locks, 4, stats, 0, false);
 
 	(void)state;
 	assert_string_equal(s,
-		"\njava.util.concurrent parks (hotspot:thread__park__* probes): 6 parks, 5 unparks\n"
+		"\njava.util.concurrent parks (hotspot:thread__park__* probes): 6 parks, 5 unparks, 4 Thread.sleep calls\n"
 		"CONTENDED (an ownable lock that had an owner when the thread parked): 3 parks, 3.00 ms parked\n"
 		"      PARKS       TIME        MAX  BLOCKER\n"
 		"          3    3.00 ms    2.00 ms  java.util.concurrent.locks.ReentrantLock$FairSync @0x1000  owner \"holder\"\n"
-		"WAITING (conditions, queues, latches, futures, parkNanos: no owner): 3 parks, 400.5 us parked\n"
+		"WAITING (conditions, queues, latches, futures, parkNanos, Thread.sleep: no owner): 7 parks, 4.40 ms parked\n"
 		"      PARKS       TIME        MAX  BLOCKER\n"
 		"          1     0.5 us     0.5 us  java.util.concurrent.CountDownLatch$Sync @0x2000\n"
 		"          2   400.0 us   300.0 us  (no blocker) (timed) @0x0\n"
+		"          4    4.00 ms    1.00 ms  Thread.sleep @0x0\n"
 		"  not attributed: 0 parks of threads not yet known (no blocker read), 1 ends of parks begun before memtrace, 0 parks with the lock table full\n");
 	free(s);
 	/* --top 1: one row per kind */
-	s = print(locks, 3, stats, 1, false);
+	s = print(locks, 4, stats, 1, false);
 	assert_null(strstr(s, "(no blocker)"));
 	assert_non_null(strstr(s, "CountDownLatch"));
 	free(s);
@@ -87,14 +93,14 @@ static void test_text(void **state)
 
 static void test_json(void **state)
 {
-	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0 };
+	uint64_t stats[MT_PARK_NSTATS] = { 6, 5, 0, 1, 0, 4 };
 	char *s = print(locks, 1, stats, 0, true), want[2048];
 	size_t w;
 
 	(void)state;
 	w = (size_t)snprintf(want, sizeof(want),
 		"{\"event\":\"park_lock\",\"kind\":\"contended\",\"class\":"
-		"\"java.util.concurrent.locks.ReentrantLock$FairSync\",\"blocker\":\"0x1000\",\"timed\":false,"
+		"\"java.util.concurrent.locks.ReentrantLock$FairSync\",\"blocker\":\"0x1000\",\"how\":\"park\",\"timed\":false,"
 		"\"parks\":3,\"parked_ns\":3000000,\"max_ns\":2000000,\"parks_with_owner\":3,"
 		"\"owner\":\"holder\",\"last_waiter\":\"w\",\"hist_log2_ns\":[");
 	for (int i = 0; i < MT_PARK_HIST; i++)
@@ -103,7 +109,7 @@ static void test_json(void **state)
 	snprintf(want + w, sizeof(want) - w,
 		 "]}\n{\"event\":\"park_summary\",\"parks\":6,\"unparks\":5,\"contended_parks\":3,"
 		 "\"contended_ns\":3000000,\"waiting_parks\":0,\"waiting_ns\":0,\"no_thread\":0,"
-		 "\"no_begin\":1,\"map_full\":0}\n");
+		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4}\n");
 	assert_string_equal(s, want);
 	free(s);
 }

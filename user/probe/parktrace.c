@@ -93,9 +93,12 @@ static int set_rodata(struct parktrace *t)
 
 struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
 {
-	struct usdt_probe probes[3] = { { .name = "thread__park__begin" },
+	struct usdt_probe probes[6] = { { .name = "thread__park__begin" },
 					{ .name = "thread__park__end" },
-					{ .name = "thread__unpark", .optional = true } };
+					{ .name = "thread__unpark", .optional = true },
+					{ .name = "thread__sleep__begin", .optional = true },
+					{ .name = "thread__sleep__end", .optional = true },
+					{ .name = "thread__start", .optional = true } };
 	struct parktrace *t;
 	int err;
 
@@ -153,6 +156,9 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	probes[0].prog = t->skel->progs.handle_park_begin;
 	probes[1].prog = t->skel->progs.handle_park_end;
 	probes[2].prog = t->skel->progs.handle_unpark;
+	probes[3].prog = t->skel->progs.handle_sleep_begin;
+	probes[4].prog = t->skel->progs.handle_sleep_end;
+	probes[5].prog = t->skel->progs.handle_thread_start;
 	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto fail;
@@ -300,14 +306,21 @@ static void remember_name(struct parktrace *t, uint32_t tid, const char *name)
 		free(copy);
 }
 
+/* @tid's name: from the thread list walks, else from thread__start (threads
+ * started and gone between walks), else "tid N". */
 static void name_of(struct parktrace *t, uint32_t tid, char *out, size_t len)
 {
 	const char *name = idmap_get(&t->names, tid);
+	struct mt_park_name n;
+	uint32_t key = tid;
 
 	if (!tid)
 		out[0] = '\0';
 	else if (name)
 		snprintf(out, len, "%s", name);
+	else if (!t->p.other_pidns &&
+		 !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_names), &key, &n) && n.name[0])
+		snprintf(out, len, "%.*s", (int)sizeof(n.name), n.name);
 	else
 		snprintf(out, len, "tid %u", tid);
 }

@@ -13,15 +13,20 @@ static bool contended(const struct parktrace_lock *l)
 	return l->ownable && l->v.with_owner > 0;
 }
 
+static const char *how(const struct parktrace_lock *l)
+{
+	return l->key.timed == MT_PARK_SLEEP ? "sleep" : l->key.timed == MT_PARK_TIMED ? "timed" : "park";
+}
+
 static void json_lock(FILE *f, const struct parktrace_lock *l)
 {
 	fprintf(f, "{\"event\":\"park_lock\",\"kind\":\"%s\",\"class\":",
 		contended(l) ? "contended" : "waiting");
 	json_str(f, l->key.klass ? l->cls : "");
-	fprintf(f, ",\"blocker\":\"0x%" PRIx64 "\",\"timed\":%s,\"parks\":%" PRIu64
+	fprintf(f, ",\"blocker\":\"0x%" PRIx64 "\",\"how\":\"%s\",\"timed\":%s,\"parks\":%" PRIu64
 		   ",\"parked_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"parks_with_owner\":%" PRIu64
 		   ",\"owner\":",
-		(uint64_t)l->key.blocker, l->key.timed ? "true" : "false", (uint64_t)l->v.count, (uint64_t)l->v.total_ns,
+		(uint64_t)l->key.blocker, how(l), l->key.timed ? "true" : "false", (uint64_t)l->v.count, (uint64_t)l->v.total_ns,
 		(uint64_t)l->v.max_ns, (uint64_t)l->v.with_owner);
 	if (l->owner[0])
 		json_str(f, l->owner);
@@ -41,7 +46,8 @@ static void text_lock(FILE *f, const struct parktrace_lock *l)
 
 	fprintf(f, "  %9" PRIu64 " %10s %10s  %s%s @0x%" PRIx64, (uint64_t)l->v.count,
 		fmt_ns(l->v.total_ns, t, sizeof(t)), fmt_ns(l->v.max_ns, m, sizeof(m)),
-		l->key.klass ? l->cls : "(no blocker)", l->key.timed ? " (timed)" : "",
+		l->key.klass ? l->cls : l->key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)",
+		l->key.timed == MT_PARK_TIMED ? " (timed)" : "",
 		(uint64_t)l->key.blocker);
 	if (contended(l))
 		fprintf(f, "  owner \"%s\"", l->owner);
@@ -64,21 +70,22 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 			   ",\"contended_parks\":%" PRIu64 ",\"contended_ns\":%" PRIu64
 			   ",\"waiting_parks\":%" PRIu64 ",\"waiting_ns\":%" PRIu64
 			   ",\"no_thread\":%" PRIu64 ",\"no_begin\":%" PRIu64 ",\"map_full\":%" PRIu64
-			   "}\n",
+			   ",\"sleeps\":%" PRIu64 "}\n",
 			stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK], parks[1], ns[1], parks[0], ns[0],
-			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL]);
+			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL],
+			stats[MT_PARK_SLEEPS]);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\njava.util.concurrent parks (hotspot:thread__park__* probes): %" PRIu64
-		   " parks, %" PRIu64 " unparks\n",
-		stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK]);
+		   " parks, %" PRIu64 " unparks, %" PRIu64 " Thread.sleep calls\n",
+		stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK], stats[MT_PARK_SLEEPS]);
 	for (int k = 1; k >= 0; k--) {
 		char t[32];
 		size_t shown = 0;
 
 		fprintf(f, "%s: %" PRIu64 " parks, %s parked\n",
 			k ? "CONTENDED (an ownable lock that had an owner when the thread parked)"
-			  : "WAITING (conditions, queues, latches, futures, parkNanos: no owner)",
+			  : "WAITING (conditions, queues, latches, futures, parkNanos, Thread.sleep: no owner)",
 			parks[k], fmt_ns(ns[k], t, sizeof(t)));
 		if (parks[k])
 			fprintf(f, "  %9s %10s %10s  %s\n", "PARKS", "TIME", "MAX", "BLOCKER");

@@ -2,14 +2,16 @@
 # locks_parks_jfr - java.util.concurrent contention from the hotspot:thread__park__*
 # probes (no JVM flag, no agent) against JFR's jdk.ThreadPark (threshold 0) on
 # the same run: 4 threads x 1500 takes of one fair ReentrantLock held 50 us
-# (tests/java/ParkContention.java) and a "sleeper" parking 150 times with
-# parkNanos and no blocker. The parks on ReentrantLock$FairSync and those
-# without a blocker must be equal in number, their time parked within 5 %; the
-# lock is contended (it had an owner), the sleeper's parks are waiting.
+# (tests/java/ParkContention.java), a "sleeper" parking 150 times with
+# parkNanos and no blocker, a "napper" calling Thread.sleep(1) 150 times. The
+# parks on ReentrantLock$FairSync and those without a blocker must be equal in
+# number, their time parked within 5 %; the lock is contended (it had an
+# owner), the sleeper's parks are waiting; Thread.sleep is counted apart
+# (thread__sleep__* probes vs JFR's jdk.ThreadSleep).
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
-sed '/name="jdk.ThreadPark"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#;s#<setting name="stackTrace">true#<setting name="stackTrace">false#}' \
+sed '/name="jdk.Thread\(Park\|Sleep\)"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#;s#<setting name="stackTrace">true#<setting name="stackTrace">false#}' \
 	"$JAVA_HOME/lib/jfr/default.jfc" >"$TMPD/park.jfc"
 grep -A3 'name="jdk.ThreadPark"' "$TMPD/park.jfc" | grep -q '>0 ms<' || fail "could not set jdk.ThreadPark's threshold"
 jvm_start p -Xmx128m "-XX:StartFlightRecording:filename=$TMPD/p.jfr,settings=$TMPD/park.jfc" \
@@ -24,7 +26,7 @@ wait_for_line "$TMPD/p.out" DONE 60 || fail "the workload did not finish"
 kill -INT "$m"
 wait "$m" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }
 jvm_stop "$pid" # the recording is written at exit
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+"$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
 python3 - "$TMPD/locks.json" "$TMPD/jfr.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -33,6 +35,8 @@ def dur(s):
     m = re.match(r"PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S", s)
     return ((int(m.group(1) or 0) * 60 + int(m.group(2) or 0)) * 60 + float(m.group(3))) * 1e9
 jfr = {}
+sleeps = [e for e in ev if e["type"] == "jdk.ThreadSleep"]
+ev = [e for e in ev if e["type"] == "jdk.ThreadPark"]
 for e in ev:
     v = e["values"]
     cls = v["parkedClass"]["name"].replace("/", ".") if v["parkedClass"] else None
@@ -40,8 +44,12 @@ for e in ev:
     jfr[cls] = (n + 1, t + dur(v["duration"]))
 ours = {}
 kind = {}
+our_sleeps = 0
 for r in recs:
     if r["event"] != "park_lock":
+        continue
+    if r["how"] == "sleep":
+        our_sleeps += r["parks"]
         continue
     cls = r["class"] or None
     n, t = ours.get(cls, (0, 0))
@@ -59,6 +67,9 @@ for cls in (fair, None):
 assert jfr[None][0] == 150, jfr[None]
 assert kind[fair] == {"contended"}, kind
 assert kind[None] == {"waiting"}, kind
+napper = sum(1 for e in sleeps if e["values"]["eventThread"]["javaName"] == "napper")
+assert napper == 150, napper
+assert napper <= our_sleeps <= len(sleeps), (napper, our_sleeps, len(sleeps))
 own = [r for r in recs if r["event"] == "park_lock" and r["class"] == fair][0]
 assert own["owner"].startswith("contender-"), own
 PY
