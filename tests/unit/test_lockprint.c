@@ -59,7 +59,7 @@ static void test_text(void **state)
 		"(tid 102), blocked 1.50 ms\n"
 		"  \"T102\" (tid 102) -> monitor 0x2000 (pkg.Lock) owned by \"T101\" (tid 101, "
 		"entered uncontended: read from the JVM), blocked 2.000 s\n"
-		"  \"say \"hi\"\" (tid 103) -> parked on 0x3000 (?) owned by (owner unknown), "
+		"  \"say \"hi\"\" (tid 103) -> parked on 0x3000 (?) owned by nobody (waiting, not contending), "
 		"blocked 0.5 us\n"
 		"DEADLOCK: 2 threads wait for each other:\n"
 		"  \"T101\" (tid 101) waits for monitor 0x1000 (java.lang.Object) held by \"T102\"\n"

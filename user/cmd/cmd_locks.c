@@ -110,8 +110,8 @@ cleanup:
  * *@th holds the names the edges borrow. Returns the number of edges, or
  * -errno.
  */
-static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct jthread **th,
-		     struct locks_edge **edges)
+static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
+		     struct jthread **th, struct locks_edge **edges)
 {
 	struct jthreads *jt = jthreads_new(p, vs);
 	size_t n = 0, m = 0;
@@ -142,6 +142,9 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 			.owner = t->owner_tid, .owner_name = owner,
 			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
 			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
+			/* parked since: the park probe's start, when it saw it */
+			.blocked_ns = pt && t->wait == JTHREAD_PARKED ?
+					      parktrace_parked_ns(pt, t->tid, mono_ns()) : 0,
 		};
 	}
 	return (int)m;
@@ -270,7 +273,7 @@ int do_locks(int argc, char **argv)
 	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
 	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
 	if (vs && !p.other_pidns) {
-		int ne = jvm_edges(&p, vs, &jth, &jedges);
+		int ne = jvm_edges(&p, vs, pt, &jth, &jedges);
 
 		if (ne < 0)
 			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));

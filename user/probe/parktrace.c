@@ -419,6 +419,16 @@ int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 	return 0;
 }
 
+uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now)
+{
+	struct mt_park_inflight in;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_inflight), &host_tid, &in) ||
+	    !in.ts || in.ts > now)
+		return 0;
+	return now - in.ts;
+}
+
 void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS])
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(t->skel->maps.park_stats);

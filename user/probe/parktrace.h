@@ -51,6 +51,10 @@ int parktrace_refresh(struct parktrace *t);
  */
 int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n);
 
+/* parktrace_parked_ns - how long the thread @host_tid has been parked (or
+ * sleeping) at monotonic time @now, 0 when it is not or since before tracing. */
+uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now);
+
 /* parktrace_stats - the per-CPU counters summed (enum mt_park_stat). */
 void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS]);
 

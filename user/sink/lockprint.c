@@ -68,6 +68,8 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 					(unsigned long long)e->owner,
 					e->owner_from == LOCKS_OWNER_JVM ?
 						", entered uncontended: read from the JVM" : "");
+			else if (e->kind == LOCKS_PARKED)
+				fprintf(f, "nobody (waiting, not contending)");
 			else
 				fprintf(f, "(owner unknown)");
 			fprintf(f, ", blocked %s\n", fmt_ns(e->blocked_ns, a, sizeof(a)));
