@@ -58,6 +58,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace serve (-p PID | --all) [--listen ADDR:PORT] [--token-file FILE]\n"
 		   "                      [--rescan S] [--duration S] [--allow-remote]\n"
 		   "                      [--alloc] [--alloc-top N] [--age] [--age-interval BYTES]\n"
+		   "                      [--locks]\n"
 		   "  Watches the collections of one JVM, or of every JVM it can see (picking\n"
 		   "  up JVMs that start later, dropping those that exit), and serves them:\n"
 		   "    /metrics          OpenMetrics text for Prometheus (no token)\n"
@@ -88,6 +89,7 @@ int do_serve(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "alloc", no_argument, NULL, 'A' },
+		{ "locks", no_argument, NULL, 'L' },
 		{ "alloc-top", required_argument, NULL, 'T' },
 		{ "age", no_argument, NULL, 'G' },
 		{ "age-interval", required_argument, NULL, 'I' },
@@ -143,6 +145,9 @@ int do_serve(int argc, char **argv)
 			break;
 		case 'A':
 			sv.alloc_all = true;
+			break;
+		case 'L':
+			sv.locks_all = true;
 			break;
 		case 'T':
 			if (parse_u64(optarg, &top) || !top || top > 1000) {

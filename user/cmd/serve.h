@@ -67,6 +67,9 @@ struct serve_jvm {
 	struct agentlive *al;  /* never read by the HTTP thread */
 	uint32_t age_on_interval;   /* the agent's interval while on, guarded by serve.lock */
 	struct agentlive_ages ages; /* last read, guarded by serve.lock */
+	/* java.util.concurrent parks (--locks): the main thread's */
+	struct mt_vmstructs *vs;
+	struct parktrace *pk;
 };
 
 struct serve {
@@ -78,6 +81,7 @@ struct serve {
 	int nfailed;
 	int only_pid;          /* -p PID, 0 with --all */
 	bool alloc_all, age_all; /* --alloc, --age: switched on for every JVM watched */
+	bool locks_all;          /* --locks: park counters for every JVM watched */
 	uint32_t age_interval;   /* --age-interval */
 	int alloc_top;           /* classes exported per JVM (--alloc-top) */
 	uint64_t next_work_ns;   /* next refresh of the allocation and age series */

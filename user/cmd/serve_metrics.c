@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "probe/alloctrace.h"
 #include "probe/gctrace.h"
+#include "probe/parktrace.h"
 
 /* Pause buckets (seconds): 100 us .. 10 s. */
 static const double pause_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -33,6 +34,8 @@ static const double pause_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0
 #define M_AGE_GCS "memtrace_age_gcs"
 #define M_ALLOC_LOST "memtrace_alloc_lost_events"
 #define M_AGE_LOST "memtrace_age_lost_samples"
+#define M_PARKS "memtrace_lock_parks"
+#define M_PARKED "memtrace_lock_parked_seconds"
 
 int serve_metrics_register(struct metrics *m)
 {
@@ -74,6 +77,12 @@ int serve_metrics_register(struct metrics *m)
 				"Collections the agent reported since agent sampling came on.");
 	err |= metrics_register(m, M_ALLOC_LOST, METRIC_COUNTER, NULL,
 				"Allocation-sampling events the kernel could not queue (ring full).");
+	err |= metrics_register(m, M_PARKS, METRIC_COUNTER, NULL,
+				"Parks of java.util.concurrent threads (hotspot:thread__park__*) by the blocker's "
+				"class; kind contended: the lock had an owner, waiting: conditions, queues, "
+				"sleeps.");
+	err |= metrics_register(m, M_PARKED, METRIC_COUNTER, "seconds",
+				"Time parked, by the blocker's class and kind.");
 	err |= metrics_register(m, M_AGE_LOST, METRIC_COUNTER, NULL,
 				"Agent samples, deaths or GC records lost or evicted (ages and bytes "
 				"are then estimates with a wider error).");
@@ -259,3 +268,44 @@ void serve_metrics_age_drop(struct serve_jvm *j)
 	pthread_mutex_unlock(&sv->lock);
 }
 
+
+void serve_metrics_parks_update(struct serve_jvm *j)
+{
+	struct parktrace_lock *l = NULL;
+	size_t n = 0;
+
+	if (parktrace_read(j->pk, &l, &n))
+		return;
+	/* one series per (class, kind): sum the blockers, set the totals */
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = l[i].ownable && l[i].v.with_owner ? "contended" : "waiting";
+		const char *cls = l[i].key.klass ? l[i].cls
+				  : l[i].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+		uint64_t parks = 0, ns = 0;
+		bool first = true;
+
+		for (size_t k = 0; k < n; k++) {
+			const char *kk = l[k].ownable && l[k].v.with_owner ? "contended" : "waiting";
+			const char *ck = l[k].key.klass ? l[k].cls
+					 : l[k].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+
+			if (strcmp(kk, kind) || strcmp(ck, cls))
+				continue;
+			if (k < i)
+				first = false;
+			parks += l[k].v.count;
+			ns += l[k].v.total_ns;
+		}
+		if (!first)
+			continue;
+		{
+			const char *labels[] = { "pid", j->pid_s, "main_class", j->p.main_class,
+						 "container_id", j->p.container_id, "class", cls,
+						 "kind", kind, NULL };
+
+			metrics_counter_set(j->sv->m, M_PARKS, labels, (double)parks);
+			metrics_counter_set(j->sv->m, M_PARKED, labels, (double)ns / 1e9);
+		}
+	}
+	free(l);
+}

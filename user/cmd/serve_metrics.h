@@ -24,6 +24,10 @@ void serve_metrics_info(struct serve_jvm *j);
  * serve.lock (the JVM's collection count). */
 void serve_metrics_gc_record(const struct gc_record *r, void *ctx);
 
+/* serve_metrics_parks_update - JVM @j's park counters (j->pk) into its series:
+ * parks and seconds parked per blocker class and kind (contended, waiting). */
+void serve_metrics_parks_update(struct serve_jvm *j);
+
 /* serve_metrics_drop - drop every series of @j (serve stops watching it). */
 void serve_metrics_drop(struct serve_jvm *j);
 

@@ -11,6 +11,8 @@
 #include "cmd/serve_watch.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
+#include "probe/parktrace.h"
+#include "jvm/vmstructs.h"
 #include "probe/alloctrace.h"
 #include "probe/gctrace.h"
 
@@ -141,6 +143,23 @@ static void mark_failed(struct serve *sv, int pid)
 	sv->failed[sv->nfailed++] = pid;
 }
 
+/* locks_start - park counters for @j (--locks); a JVM where they cannot run
+ * is still watched, with a warning saying what is missing. */
+static void locks_start(struct serve_jvm *j)
+{
+	int err = vmstructs_open(&j->p, &j->vs);
+
+	if (!err) {
+		j->pk = parktrace_new(&j->p, j->vs);
+		err = j->pk ? 0 : -errno;
+	}
+	if (err) {
+		p_warn("pid %d: no java.util.concurrent park counters: %s", j->p.pid, strerror(-err));
+		vmstructs_free(j->vs);
+		j->vs = NULL;
+	}
+}
+
 /* watch - start watching host pid @pid. Returns 0 or -errno (printed). */
 static int watch(struct serve *sv, int pid)
 {
@@ -165,6 +184,8 @@ static int watch(struct serve *sv, int pid)
 		return err ? err : -EINVAL;
 	}
 	j->since_ns = real_ns();
+	if (sv->locks_all)
+		locks_start(j);
 	j->alloc.want = sv->alloc_all;
 	j->age.want = sv->age_all;
 	j->age_interval = sv->age_interval;
@@ -206,6 +227,8 @@ static void unwatch(struct serve *sv, int i, bool exited)
 		age_stop(j);
 	gctrace_finish(j->t);
 	gctrace_free(j->t);
+	parktrace_free(j->pk);
+	vmstructs_free(j->vs);
 	serve_metrics_drop(j);
 	if (exited)
 		p_info("pid %d exited: no longer watched", j->p.pid);
@@ -262,6 +285,11 @@ void serve_watch_poll(struct serve *sv, uint64_t now)
 			       strerror(-err));
 		serve_metrics_counters(sv->jvms[i]);
 		apply_work(sv->jvms[i], refresh);
+		if (sv->jvms[i]->pk) {
+			parktrace_refresh(sv->jvms[i]->pk); /* threads come and go */
+			if (refresh)
+				serve_metrics_parks_update(sv->jvms[i]);
+		}
 	}
 }
 
