@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""phases.py WORKLOAD_OUT PHASES - mean throughput per phase label.
+"""phases.py WORKLOAD_OUT PHASES [UNIT] - mean throughput per phase label.
 
 WORKLOAD_OUT holds "tput <epoch_ms> <count>" lines (250 ms intervals);
 PHASES holds "<label> <start_ms> <end_ms>" lines. The first 500 ms of each
@@ -9,6 +9,7 @@ the phases' mean throughputs (allocations/s), and ratios against "baseline".
 import statistics
 import sys
 
+unit = sys.argv[3] if len(sys.argv) > 3 else "allocs"
 samples = []
 for line in open(sys.argv[1]):
     p = line.split()
@@ -22,7 +23,7 @@ for line in open(sys.argv[2]):
     if len(xs) >= 2:
         per.setdefault(label, []).append(sum(xs) / (len(xs) * 0.25))
 for label, v in per.items():
-    print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M allocs/s (median of {len(v)} phases; "
+    print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M {unit}/s (median of {len(v)} phases; "
           f"min {min(v)/1e6:.2f}, max {max(v)/1e6:.2f})")
 base = statistics.median(per["baseline"]) if "baseline" in per else None
 if base:

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bench/locks_overhead.sh - throughput of a heavily contended java.util.concurrent
+# lock (tests/java/LockBench.java: 4 threads, one fair ReentrantLock: every hand-over parks) with and
+# without `memtrace locks` attached (park probes, no JVM flag), phases
+# alternating on the same JVM; and the parks per second memtrace counted while
+# attached (what the probes sustain). Needs root.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
+ROUNDS=${ROUNDS:-4}
+PHASE=${PHASE:-3}
+tmp=$(mktemp -d /tmp/mt-bench.XXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$ROOT/tests/java/build.sh"
+now_ms() { date +%s%3N; }
+
+"$JAVA" -Xmx128m -cp "$ROOT/build/java" LockBench 4 50 200 fair >"$tmp/w.out" 2>&1 &
+pid=$!
+until grep -q READY "$tmp/w.out"; do sleep 0.1; done
+sleep 3 # JIT warm-up
+for ((r = 0; r < ROUNDS; r++)); do
+	a=$(now_ms); sleep "$PHASE"; echo "baseline $a $(now_ms)" >>"$tmp/phases"
+	s0=$(now_ms)
+	"$ROOT/build/memtrace" locks -p "$pid" --json >"$tmp/locks.$r.json" 2>/dev/null &
+	mt=$!
+	sleep 1 # attach
+	a=$(now_ms); sleep "$PHASE"; b=$(now_ms); echo "memtrace-locks $a $b" >>"$tmp/phases"
+	kill -INT $mt; s1=$(now_ms); wait $mt || true
+	echo "$r $s0 $s1" >>"$tmp/windows"
+done
+kill $pid; wait $pid 2>/dev/null || true
+python3 "$ROOT/bench/phases.py" "$tmp/w.out" "$tmp/phases" "lock acquisitions"
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+for line in open(f"{tmp}/windows"):
+    r, s0, s1 = line.split()
+    recs = [json.loads(l) for l in open(f"{tmp}/locks.{r}.json") if l.startswith("{")]
+    s = [x for x in recs if x.get("event") == "park_summary"][0]
+    secs = (int(s1) - int(s0)) / 1000  # from starting memtrace to stopping it (attach included)
+    print(f"  round {r}: {s['parks']} parks in {secs:.1f} s ({s['parks'] / secs / 1e3:.1f} k parks/s, "
+          f"lower bound: attach time counted), not attributed {s['no_thread']}, lost {s['map_full']}")
+PY
