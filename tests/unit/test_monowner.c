@@ -135,7 +135,10 @@ static void test_jdk25_layout(void **state)
 		{ "LockStack", "_base[0]", "oop", 0, 16, 0 },
 		{ "OSThread", "_thread_id", "pid_t", 0, 12, 0 },
 	};
-	const struct ttype types[] = { { "ObjectMonitor", NULL, 0, 0, 0, 200 } };
+	/* as JDK 25's table: _osthread is Thread's, found through JavaThread's supertype */
+	const struct ttype types[] = { { "ObjectMonitor", NULL, 0, 0, 0, 200 },
+				       { "JavaThread", "Thread", 0, 0, 0, 2400 },
+				       { "Thread", NULL, 0, 0, 0, 1100 } };
 	const struct tconst ints[] = { { "oopSize", 8 } };
 	const struct tconst longs[] = { { "ObjectMonitor::ANONYMOUS_OWNER", 1 },
 					{ "ObjectMonitor::NO_OWNER", 0 } };

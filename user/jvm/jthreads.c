@@ -29,14 +29,6 @@ struct jthreads {
 	int32_t blocked;                              /* _thread_blocked */
 };
 
-/* A JavaThread field that JDK 21+ moved up to Thread. */
-static int thread_field(const struct mt_vmstructs *vs, const char *field, uint64_t *off)
-{
-	if (!vmstructs_field_offset(vs, "JavaThread", field, off))
-		return 0;
-	return vmstructs_field_offset(vs, "Thread", field, off);
-}
-
 struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
 {
 	struct jthreads *t = calloc(1, sizeof(*t));
@@ -53,7 +45,7 @@ struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs
 	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &t->list_addr) ||
 	    vmstructs_field_offset(vs, "ThreadsList", "_length", &t->tl_length) ||
 	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &t->tl_threads) ||
-	    thread_field(vs, "_osthread", &t->jt_osthread) ||
+	    vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &t->jt_osthread) ||
 	    vmstructs_field_offset(vs, "OSThread", "_thread_id", &t->os_tid) ||
 	    vmstructs_field_offset(vs, "JavaThread", "_thread_state", &t->jt_state) ||
 	    vmstructs_field_offset(vs, "JavaThread", "_threadObj", &t->jt_threadobj) ||

@@ -15,22 +15,6 @@
 /* Longest line table we read: ConstMethod's size bounds it, this bounds that. */
 #define LINE_TABLE_MAX (64u << 10)
 
-/* Offset and byte size of non-static Type::field (size from the field's type
- * in the type table, @dflt when the type is not listed). 0 or -ENOENT. */
-static int field_sized(const struct mt_vmstructs *vs, const char *type, const char *field,
-		       uint64_t *off, unsigned *size, unsigned dflt)
-{
-	const struct mt_vmfield *f = vmstructs_field(vs, type, field);
-	const struct mt_vmtype *t;
-
-	if (!f || f->is_static)
-		return -ENOENT;
-	*off = f->offset;
-	t = f->type_string ? vmstructs_type(vs, f->type_string) : NULL;
-	*size = t && t->size && t->size <= 8 ? (unsigned)t->size : dflt;
-	return 0;
-}
-
 int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *l)
 {
 	int32_t bit = 0, major = 0;
@@ -54,9 +38,9 @@ int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *
 	l->cp_has_source = !vmstructs_field_offset(vs, "ConstantPool", "_source_file_name_index",
 						   &l->cp_source_file);
 	/* the flags moved into a ConstMethodFlags member in JDK 21 */
-	if ((!field_sized(vs, "ConstMethod", "_flags._flags", &l->cm_flags, &l->cm_flags_size, 4) &&
+	if ((!vmstructs_field_sized(vs, "ConstMethod", "_flags._flags", &l->cm_flags, &l->cm_flags_size, 4) &&
 	     !vmstructs_int_constant(vs, "ConstMethodFlags::_misc_has_linenumber_table", &bit)) ||
-	    (!field_sized(vs, "ConstMethod", "_flags", &l->cm_flags, &l->cm_flags_size, 2) &&
+	    (!vmstructs_field_sized(vs, "ConstMethod", "_flags", &l->cm_flags, &l->cm_flags_size, 2) &&
 	     !vmstructs_int_constant(vs, "ConstMethod::_has_linenumber_table", &bit)))
 		l->has_linenumbers = (uint32_t)bit;
 	if (!vmstructs_static_addr(vs, "Abstract_VM_Version", "_vm_major_version", &addr) &&

@@ -28,14 +28,6 @@ struct monowner {
 	uint64_t jt_lock_stack, ls_top, ls_base;
 };
 
-/* The offset of @field in JavaThread, or in Thread (where older JDKs keep it). */
-static int thread_field(const struct mt_vmstructs *vs, const char *field, uint64_t *off)
-{
-	if (!vmstructs_field_offset(vs, "JavaThread", field, off))
-		return 0;
-	return vmstructs_field_offset(vs, "Thread", field, off);
-}
-
 struct monowner *monowner_new(const struct mt_vmstructs *vs)
 {
 	struct monowner *m = calloc(1, sizeof(*m));
@@ -48,14 +40,16 @@ struct monowner *monowner_new(const struct mt_vmstructs *vs)
 	    vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &m->list_addr) ||
 	    vmstructs_field_offset(vs, "ThreadsList", "_length", &m->tl_length) ||
 	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &m->tl_threads) ||
-	    thread_field(vs, "_osthread", &m->jt_osthread) ||
+	    vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &m->jt_osthread) ||
 	    vmstructs_field_offset(vs, "OSThread", "_thread_id", &m->os_tid)) {
 		free(m);
 		errno = ENOENT;
 		return NULL;
 	}
-	m->have_stack = !thread_field(vs, "_stack_base", &m->jt_stack_base) &&
-			!thread_field(vs, "_stack_size", &m->jt_stack_size);
+	m->have_stack = !vmstructs_field_offset_inherited(vs, "JavaThread", "_stack_base",
+							   &m->jt_stack_base) &&
+			!vmstructs_field_offset_inherited(vs, "JavaThread", "_stack_size",
+							   &m->jt_stack_size);
 	m->owner_id = !vmstructs_field_offset(vs, "JavaThread", "_monitor_owner_id",
 					      &m->jt_owner_id);
 	m->have_anon = !vmstructs_long_constant(vs, "ObjectMonitor::ANONYMOUS_OWNER", &m->anon);

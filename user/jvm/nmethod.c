@@ -16,22 +16,6 @@
 #define U5_TRIPLE 15            /* three UNSIGNED5 numbers take at most this */
 #define SEG_FREE 0xff           /* segment map: a free segment */
 
-/* Offset and byte size of non-static Type::field (size from its type, else
- * @dflt). 0 or -ENOENT. */
-static int field_sized(const struct mt_vmstructs *vs, const char *type, const char *field,
-		       uint64_t *off, unsigned *size, unsigned dflt)
-{
-	const struct mt_vmfield *f = vmstructs_field(vs, type, field);
-	const struct mt_vmtype *t;
-
-	if (!f || f->is_static)
-		return -ENOENT;
-	*off = f->offset;
-	t = f->type_string ? vmstructs_type(vs, f->type_string) : NULL;
-	*size = t && t->size && t->size <= 8 ? (unsigned)t->size : dflt;
-	return 0;
-}
-
 static bool has_field(const struct mt_vmstructs *vs, const char *type, const char *field,
 		      uint64_t *off)
 {
@@ -105,20 +89,20 @@ static int data_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *
 
 	/* JDK 17-22: everything after the header, offsets from it */
 	if (has_field(vs, "CompiledMethod", "_scopes_data_begin", &l->f_scopes_begin) &&
-	    !field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) &&
-	    !field_sized(vs, "nmethod", "_dependencies_offset", &l->f_deps_off, &sz, 4) && sz == l->f_pcs_off_size &&
-	    !field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 4)) {
+	    !vmstructs_field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) &&
+	    !vmstructs_field_sized(vs, "nmethod", "_dependencies_offset", &l->f_deps_off, &sz, 4) && sz == l->f_pcs_off_size &&
+	    !vmstructs_field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 4)) {
 		l->style = 1;
 		return 0;
 	}
 	/* JDK 23+: PcDescs and scopes in a separate immutable block */
 	if (!has_field(vs, "nmethod", "_immutable_data", &l->f_imm) ||
 	    !has_field(vs, "nmethod", "_immutable_data_size", &l->f_imm_size) ||
-	    field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) ||
-	    field_sized(vs, "nmethod", "_scopes_data_offset", &l->f_scopes_off, &l->f_scopes_off_size, 4))
+	    vmstructs_field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) ||
+	    vmstructs_field_sized(vs, "nmethod", "_scopes_data_offset", &l->f_scopes_off, &l->f_scopes_off_size, 4))
 		return -ENOENT;
 	/* metadata: after the oops in the data section (23, 24) */
-	if (!field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 2) &&
+	if (!vmstructs_field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 2) &&
 	    has_field(vs, "CodeBlob", "_data_offset", &l->f_data_off)) {
 		l->style = 3;
 		return 0;
@@ -146,7 +130,7 @@ int nmethod_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
 		return err;
 	has_field(vs, "HeapBlock", "_header", &hdr);
 	if (vmstructs_type_size(vs, "HeapBlock", &l->hb_sizeof) ||
-	    field_sized(vs, "HeapBlock::Header", "_length", &l->hb_length, &l->hb_length_size, 8) ||
+	    vmstructs_field_sized(vs, "HeapBlock::Header", "_length", &l->hb_length, &l->hb_length_size, 8) ||
 	    vmstructs_field_offset(vs, "HeapBlock::Header", "_used", &l->hb_used) ||
 	    l->hb_sizeof > HDR_MAX)
 		return -ENOENT;
@@ -156,7 +140,7 @@ int nmethod_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
 	if (vmstructs_field_offset(vs, "CodeBlob", "_name", &l->cb_name) ||
 	    vmstructs_field_offset(vs, "CodeBlob", "_size", &l->cb_size))
 		return -ENOENT;
-	if (!field_sized(vs, "CodeBlob", "_kind", &l->cb_kind, &sz, 1) && sz == 1 &&
+	if (!vmstructs_field_sized(vs, "CodeBlob", "_kind", &l->cb_kind, &sz, 1) && sz == 1 &&
 	    !vmstructs_int_constant(vs, "CodeBlobKind::Nmethod", &l->kind_nmethod))
 		l->has_kind = 1;
 	if (has_field(vs, "CodeBlob", "_code_begin", &l->cb_code_begin) &&
@@ -172,7 +156,7 @@ int nmethod_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
 	    vmstructs_field_offset(vs, "nmethod", "_compile_id", &l->nm_compile_id) ||
 	    vmstructs_field_offset(vs, "nmethod", "_entry_bci", &l->nm_entry_bci) ||
 	    vmstructs_field_offset(vs, "nmethod", "_state", &l->nm_state) ||
-	    field_sized(vs, "nmethod", "_comp_level", &l->nm_comp_level, &l->comp_level_size, 4))
+	    vmstructs_field_sized(vs, "nmethod", "_comp_level", &l->nm_comp_level, &l->comp_level_size, 4))
 		return -ENOENT;
 	if ((err = data_layout(vs, l)))
 		return err;

@@ -477,6 +477,34 @@ int vmstructs_field_offset(const struct mt_vmstructs *vs, const char *type, cons
 	return 0;
 }
 
+int vmstructs_field_offset_inherited(const struct mt_vmstructs *vs, const char *type,
+				     const char *field, uint64_t *off)
+{
+	for (int depth = 0; type && type[0] && depth < 16; depth++) {
+		const struct mt_vmtype *t;
+
+		if (!vmstructs_field_offset(vs, type, field, off))
+			return 0;
+		t = vmstructs_type(vs, type);
+		type = t ? t->super : NULL;
+	}
+	return -ENOENT;
+}
+
+int vmstructs_field_sized(const struct mt_vmstructs *vs, const char *type, const char *field,
+			  uint64_t *off, unsigned *size, unsigned dflt)
+{
+	const struct mt_vmfield *f = vmstructs_field(vs, type, field);
+	const struct mt_vmtype *t;
+
+	if (!f || f->is_static)
+		return -ENOENT;
+	*off = f->offset;
+	t = f->type_string ? vmstructs_type(vs, f->type_string) : NULL;
+	*size = t && t->size && t->size <= 8 ? (unsigned)t->size : dflt;
+	return 0;
+}
+
 int vmstructs_static_addr(const struct mt_vmstructs *vs, const char *type, const char *field,
 			  uint64_t *addr)
 {

@@ -89,6 +89,16 @@ const struct mt_vmfield *vmstructs_field(const struct mt_vmstructs *vs, const ch
  * Returns 0, -ENOENT when absent, -EINVAL when the field is static. */
 int vmstructs_field_offset(const struct mt_vmstructs *vs, const char *type, const char *field,
 			   uint64_t *off);
+/* vmstructs_field_offset_inherited - offset of non-static Type::field, or of
+ * the field as one of Type's supertypes declares it (JDK 21+ moved
+ * JavaThread::_osthread up to Thread). Returns 0 or -ENOENT. */
+int vmstructs_field_offset_inherited(const struct mt_vmstructs *vs, const char *type,
+				     const char *field, uint64_t *off);
+/* vmstructs_field_sized - offset and byte size of non-static Type::field (the
+ * size from the field's type in the type table, @dflt when it is not listed).
+ * Returns 0 or -ENOENT. */
+int vmstructs_field_sized(const struct mt_vmstructs *vs, const char *type, const char *field,
+			  uint64_t *off, unsigned *size, unsigned dflt);
 /* vmstructs_static_addr - target address of static Type::field.
  * Returns 0, -ENOENT when absent, -EINVAL when the field is not static. */
 int vmstructs_static_addr(const struct mt_vmstructs *vs, const char *type, const char *field,

@@ -51,14 +51,6 @@ void parktrace_free(struct parktrace *t)
 	free(t);
 }
 
-/* A JavaThread field that JDK 21+ moved up to Thread. */
-static int thread_field(const struct mt_vmstructs *vs, const char *field, uint64_t *off)
-{
-	if (!vmstructs_field_offset(vs, "JavaThread", field, off))
-		return 0;
-	return vmstructs_field_offset(vs, "Thread", field, off);
-}
-
 /* Fill the skeleton's read-only settings from VMStructs and the field tables. */
 static int set_rodata(struct parktrace *t)
 {
@@ -68,7 +60,7 @@ static int set_rodata(struct parktrace *t)
 	int err;
 
 	if ((err = vmstructs_field_offset(vs, "JavaThread", "_threadObj", &threadobj)) ||
-	    (err = thread_field(vs, "_osthread", &osthread)) ||
+	    (err = vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &osthread)) ||
 	    (err = vmstructs_field_offset(vs, "OSThread", "_thread_id", &os_tid)) ||
 	    (err = jobject_vm_class(vs, "Thread", &thread_ik)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "parkBlocker", &f_blocker)) ||
