@@ -21,6 +21,7 @@ const volatile __u32 targ_os_tid = 0;      /* OSThread::_thread_id */
 const volatile __u32 targ_klass_off = 8;   /* oopDesc::_metadata */
 const volatile __u32 targ_coops = 1;       /* references are narrow */
 const volatile __u32 targ_ccp = 1;         /* klass words are narrow */
+const volatile __u32 targ_mark_klass_shift = 0; /* compact headers: the klass is mark >> this */
 const volatile __u32 targ_same_pidns = 0; /* the JVM's tids are ours: the Parker scan can check them */
 const volatile __u64 targ_oop_base = 0;
 const volatile __u32 targ_oop_shift = 0;
@@ -113,8 +114,13 @@ static __always_inline __u64 klass_of(__u64 obj)
 {
 	__u64 v = 0;
 
-	if (!obj || bpf_probe_read_user(&v, targ_ccp ? 4 : 8, (void *)(obj + targ_klass_off)))
+	if (targ_mark_klass_shift) {
+		if (!obj || bpf_probe_read_user(&v, 8, (void *)obj))
+			return 0;
+		v >>= targ_mark_klass_shift;
+	} else if (!obj || bpf_probe_read_user(&v, targ_ccp ? 4 : 8, (void *)(obj + targ_klass_off))) {
 		return 0;
+	}
 	return targ_ccp ? targ_klass_base + (v << targ_klass_shift) : v;
 }
 

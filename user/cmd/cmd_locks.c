@@ -69,8 +69,7 @@ static int locks_now(const struct mt_proc *p, bool json)
 	}
 	jt = jthreads_new(p, vs);
 	if (!jt) {
-		p_err("can't read pid %d's threads from its memory: %s%s", p->pid, strerror(errno),
-		      errno == ENOTSUP ? " (compact object headers are not supported yet)" : "");
+		p_err("can't read pid %d's threads from its memory: %s", p->pid, strerror(errno));
 		goto cleanup;
 	}
 	err = jthreads_read_stable(jt, 100 * 1000, &th, &n);

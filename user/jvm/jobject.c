@@ -28,12 +28,15 @@ static int static_either(const struct mt_vmstructs *vs, const char *type, const 
 int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		   struct jobject_layout *l)
 {
-	bool compact = false;
+	uint64_t shift;
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	if (!jvmflags_get_bool(p, vs, "UseCompactObjectHeaders", &compact) && compact)
-		return -ENOTSUP;
+	if (!jvmflags_get_bool(p, vs, "UseCompactObjectHeaders", &l->compact) && l->compact) {
+		if (vmstructs_long_constant(vs, "markWord::klass_shift", &shift) || shift >= 64)
+			return -ENOENT;
+		l->mark_klass_shift = (uint32_t)shift;
+	}
 	if ((err = jvmflags_get_bool(p, vs, "UseCompressedOops", &l->coops)))
 		return err;
 	/* JDK 25 still has the flag (deprecated); absent means compressed */
@@ -55,7 +58,10 @@ int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		return -EINVAL;
 	if ((err = vmstructs_field_offset(vs, "oopDesc", "_metadata._klass", &l->klass_off)))
 		return err;
-	l->arr_len_off = l->klass_off + (l->ccp ? 4 : 8);
+	/* the array length follows the klass word; with compact headers, the mark */
+	l->arr_len_off = l->compact ? 8 : l->klass_off + (l->ccp ? 4 : 8);
+	if (l->compact)
+		l->ccp = true;
 	if ((err = javafield_layout(vs, &l->jf)) ||
 	    (err = jobject_vm_class(vs, "String", &l->string_ik)) ||
 	    (err = javafield_offset(vs, &l->jf, l->string_ik, "value", &l->str_value)) ||
@@ -94,8 +100,13 @@ int jobject_klass(const struct mt_vmstructs *vs, const struct jobject_layout *l,
 
 	if (!obj)
 		return -EFAULT;
-	if ((err = vmstructs_read(vs, obj + l->klass_off, &v, l->ccp ? 4 : 8)))
+	if (l->compact) {
+		if ((err = vmstructs_read(vs, obj, &v, 8)))
+			return err;
+		v >>= l->mark_klass_shift;
+	} else if ((err = vmstructs_read(vs, obj + l->klass_off, &v, l->ccp ? 4 : 8))) {
 		return err;
+	}
 	*klass = l->ccp ? l->klass_base + (v << l->klass_shift) : v;
 	return *klass ? 0 : -EFAULT;
 }

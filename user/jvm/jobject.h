@@ -25,6 +25,8 @@ struct jobject_layout {
 	uint64_t klass_base;   /* CompressedKlassPointers base and shift */
 	int32_t klass_shift;
 	uint64_t klass_off;    /* oopDesc::_metadata */
+	bool compact;          /* UseCompactObjectHeaders: the narrow klass is in the mark word */
+	uint32_t mark_klass_shift; /* markWord::klass_shift (compact headers) */
 	uint64_t string_ik;    /* java.lang.String's InstanceKlass */
 	uint32_t str_value, str_coder; /* String.value (byte[]), String.coder (byte) */
 	uint64_t arr_len_off;  /* arrayOopDesc length: after the klass word */
@@ -32,10 +34,11 @@ struct jobject_layout {
 };
 
 /*
- * jobject_layout - fill @l for JVM @p (@vs its tables). Returns 0; -ENOTSUP
- * for a JVM with compact object headers (UseCompactObjectHeaders: the class
- * is in the mark word, not read here); -ENOENT when an entry is missing; or
- * -errno. Prints nothing.
+ * jobject_layout - fill @l for JVM @p (@vs its tables). Returns 0, -ENOENT
+ * when an entry is missing, or -errno. Prints nothing. With compact object
+ * headers (JDK 24+, UseCompactObjectHeaders) the class is read from the mark
+ * word's upper bits (markWord::klass_shift): with those headers HotSpot keeps
+ * monitors in a side table, so the mark word is not displaced by locking.
  */
 int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		   struct jobject_layout *l);

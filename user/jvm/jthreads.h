@@ -44,8 +44,8 @@ struct jthread {
 
 /*
  * jthreads_new - the layout for JVM @p (@vs its tables, which must outlive the
- * result). NULL with errno: ENOENT when a table entry is missing, ENOTSUP for
- * compact object headers, ENOMEM, or another errno from reading the target.
+ * result). NULL with errno: ENOENT when a table entry is missing, ENOMEM,
+ * or another errno from reading the target.
  * Prints nothing.
  */
 struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs *vs);

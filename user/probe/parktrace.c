@@ -76,6 +76,7 @@ static int set_rodata(struct parktrace *t)
 	t->skel->rodata->targ_klass_off = (uint32_t)t->ol.klass_off;
 	t->skel->rodata->targ_coops = t->ol.coops;
 	t->skel->rodata->targ_ccp = t->ol.ccp;
+	t->skel->rodata->targ_mark_klass_shift = t->ol.compact ? t->ol.mark_klass_shift : 0;
 	t->skel->rodata->targ_oop_base = t->ol.oop_base;
 	t->skel->rodata->targ_oop_shift = (uint32_t)t->ol.oop_shift;
 	t->skel->rodata->targ_klass_base = t->ol.klass_base;
@@ -107,8 +108,7 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	if (!err)
 		err = klassname_layout(vs, &t->kl);
 	if (err) {
-		p_err("can't read pid %d's object layout from VMStructs: %s%s", p->pid, strerror(-err),
-		      err == -ENOTSUP ? " (compact object headers are not supported yet)" : "");
+		p_err("can't read pid %d's object layout from VMStructs: %s", p->pid, strerror(-err));
 		goto fail;
 	}
 	t->jt = jthreads_new(p, vs);

@@ -6,7 +6,7 @@
 # ReentrantLock) and idle pool workers (parked on a condition, no owner).
 # Oracle: jstack on the same JVM - its deadlock report and its thread dump's
 # "parking to wait for" / "waiting to lock" lines (object address and class).
-# TIMEOUT: 90
+# TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start j -Xmx128m JucLocks rwdeadlock mixed blocked idle
@@ -94,3 +94,12 @@ jvm_start q -Xmx64m JucLocks blocked idle
 wait_for_line "$TMPD/q.out" LOCKED 30 || fail "second workload"
 "$MEMTRACE" locks -p "$JVM_PID" --now >"$TMPD/q.txt" 2>&1 || fail "locks --now on the second JVM"
 assert_contains "$TMPD/q.txt" "no deadlock"
+
+# compact object headers (JDK 24+): the class is read from the mark word
+if [ "$JDK" = 25 ]; then
+	jvm_start c -Xmx64m -XX:+UseCompactObjectHeaders JucLocks rwdeadlock
+	wait_for_line "$TMPD/c.out" LOCKED 30 || fail "compact-headers workload"
+	"$MEMTRACE" locks -p "$JVM_PID" --now >"$TMPD/c.txt" 2>&1 || { cat "$TMPD/c.txt"; fail "locks --now with compact headers"; }
+	assert_contains "$TMPD/c.txt" 'deadlock 1:'
+	assert_contains "$TMPD/c.txt" '"rw-1" (tid [0-9]*) parked on java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync'
+fi
