@@ -21,6 +21,8 @@
 #include "probe/alloctrace.h"
 #include "cmd/cmds.h"
 #include "probe/gctrace.h"
+#include "probe/parktrace.h"
+#include "jvm/vmstructs.h"
 #include "jvm/privs.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
@@ -39,6 +41,8 @@ static void sig_handler(int sig)
 enum panel { PANEL_OVERVIEW, PANEL_GC, PANEL_ALLOC, PANEL_AGE, NPANELS };
 
 static const char *const panel_name[] = { "overview", "collections", "allocation", "age" };
+
+#define MAX_LOCKS 32
 
 struct cls {
 	const char *name;
@@ -62,6 +66,16 @@ struct top {
 	int nclasses;
 	uint64_t alloc_interval, alloc_total;
 	uint64_t t0;
+	/* locks (--locks): java.util.concurrent parks per blocker class */
+	struct mt_vmstructs *vs;
+	struct parktrace *pk;
+	struct lockrate {
+		char name[160];
+		bool contended;
+		uint64_t parks, ns;      /* totals at the last update */
+		double parks_s, parked_s; /* per second over the last interval */
+	} locks[MAX_LOCKS];
+	int nlocks;
 	/* age (--age): agent sampling */
 	struct agentlive *al;
 	struct agentlive_ages ages;
@@ -70,9 +84,10 @@ struct top {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--age] [--plain] [--json]\n"
+	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--age] [--locks] [--plain] [--json]\n"
 		   "  The live view: recent collections and pools, pause times, allocation rate\n"
 		   "  and the top allocating classes; with --age also live sampled bytes by age\n"
+		   "  (and with --locks java.util.concurrent parks per second by blocker class)\n"
 		   "  in GCs survived (loads memtrace's JVMTI agent into the JVM). Full screen on\n"
 		   "  a terminal: panels 0 overview, 1 collections, 2 allocation, 3 age (tab\n"
 		   "  cycles), q quits, p pauses the display, space refreshes; plain lines otherwise.\n");
@@ -157,6 +172,62 @@ static void update_alloc(struct top *t, struct alloctrace *at)
 	qsort(t->classes, t->nclasses, sizeof(t->classes[0]), cls_cmp);
 }
 
+static int lock_cmp(const void *a, const void *b)
+{
+	const struct lockrate *x = a, *y = b;
+
+	if (x->contended != y->contended)
+		return x->contended ? -1 : 1;
+	return x->parked_s < y->parked_s ? 1 : x->parked_s > y->parked_s ? -1 : 0;
+}
+
+/* update_locks - parks and time parked per second, per blocker class and kind,
+ * over the last interval (the counters are totals since attach). */
+static void update_locks(struct top *t)
+{
+	struct parktrace_lock *l = NULL;
+	size_t n = 0;
+
+	parktrace_refresh(t->pk);
+	if (parktrace_read(t->pk, &l, &n))
+		return;
+	for (int k = 0; k < t->nlocks; k++)
+		t->locks[k].parks_s = t->locks[k].parked_s = 0;
+	/* this round's totals per (class, kind), in parks_s/parked_s for now */
+	for (size_t i = 0; i < n; i++) {
+		const char *name = l[i].key.klass ? l[i].cls
+				   : l[i].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+		bool contended = l[i].ownable && l[i].v.with_owner;
+		struct lockrate *r = NULL;
+
+		for (int k = 0; k < t->nlocks && !r; k++)
+			if (t->locks[k].contended == contended && !strcmp(t->locks[k].name, name))
+				r = &t->locks[k];
+		if (!r) {
+			if (t->nlocks == MAX_LOCKS)
+				continue;
+			r = &t->locks[t->nlocks++];
+			memset(r, 0, sizeof(*r));
+			snprintf(r->name, sizeof(r->name), "%s", name);
+			r->contended = contended;
+		}
+		r->parks_s += (double)l[i].v.count;
+		r->parked_s += (double)l[i].v.total_ns;
+	}
+	/* totals -> rates since the last round */
+	for (int k = 0; k < t->nlocks; k++) {
+		struct lockrate *r = &t->locks[k];
+		uint64_t parks = (uint64_t)r->parks_s, ns = (uint64_t)r->parked_s;
+
+		r->parks_s = parks >= r->parks ? (double)(parks - r->parks) / t->interval : 0;
+		r->parked_s = ns >= r->ns ? (double)(ns - r->ns) / 1e9 / t->interval : 0;
+		r->parks = parks;
+		r->ns = ns;
+	}
+	qsort(t->locks, (size_t)t->nlocks, sizeof(t->locks[0]), lock_cmp);
+	free(l);
+}
+
 static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -179,6 +250,19 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			printf(",\"bytes_per_s\":%.0f}", t->classes[i].interval / t->interval);
 		}
 		printf("]");
+		if (t->pk) {
+			printf(",\"locks\":[");
+			for (int i = 0, k = 0; i < t->nlocks && k < 5; i++) {
+				if (!t->locks[i].parks_s)
+					continue;
+				printf("%s{\"class\":", k++ ? "," : "");
+				json_str(stdout, t->locks[i].name);
+				printf(",\"kind\":\"%s\",\"parks_per_s\":%.1f,\"parked_s_per_s\":%.4f}",
+				       t->locks[i].contended ? "contended" : "waiting",
+				       t->locks[i].parks_s, t->locks[i].parked_s);
+			}
+			printf("]");
+		}
 		if (t->al) {
 			printf(",\"age_live_bytes\":{");
 			for (int k = 0; k < MT_AGE_BUCKETS; k++)
@@ -202,6 +286,13 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 		for (int i = 0; i < t->nclasses && i < 4 && t->classes[i].interval; i++)
 			printf(" %s %.0f%%%s", t->classes[i].name,
 			       100.0 * t->classes[i].interval / t->alloc_interval, i < 3 ? "," : "");
+		printf("\n");
+	}
+	if (t->pk && t->nlocks && t->locks[0].contended && t->locks[0].parks_s) {
+		printf("         contended:");
+		for (int i = 0; i < t->nlocks && i < 3 && t->locks[i].contended && t->locks[i].parks_s; i++)
+			printf(" %s %.0f parks/s (%.0f ms/s parked)%s", t->locks[i].name,
+			       t->locks[i].parks_s, t->locks[i].parked_s * 1e3, i < 2 ? "," : "");
 		printf("\n");
 	}
 	if (t->al) {
@@ -342,6 +433,20 @@ static int draw_age(struct top *t, int row)
 	return row;
 }
 
+/* draw_locks - java.util.concurrent parks per second (--locks). */
+static int draw_locks(struct top *t, int row)
+{
+	mvprintw(row++, 0, "LOCKS  java.util.concurrent parks per second (thread__park probes)");
+	for (int i = 0; i < t->nlocks && i < 5 && row < LINES - 1; i++) {
+		if (!t->locks[i].parks_s)
+			continue;
+		mvprintw(row++, 2, "%-9s %9.0f parks/s %8.1f ms/s parked  %s",
+			 t->locks[i].contended ? "contended" : "waiting", t->locks[i].parks_s,
+			 t->locks[i].parked_s * 1e3, t->locks[i].name);
+	}
+	return row;
+}
+
 static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at, bool paused)
 {
 	int row;
@@ -352,6 +457,8 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 	case PANEL_OVERVIEW:
 		row = draw_gc(t, row, LINES / 2, false);
 		row = draw_alloc(t, at, row + 1, false);
+		if (t->pk && row + 4 < LINES)
+			row = draw_locks(t, row + 1);
 		if (t->al && row + 9 < LINES)
 			draw_age(t, row + 1);
 		break;
@@ -384,11 +491,12 @@ int do_top(int argc, char **argv)
 		{ "plain", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "age", no_argument, NULL, 'A' },
+		{ "locks", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct alloctrace_opts ao = { 0 };
-	bool age = false;
+	bool age = false, locks = false;
 	struct alloctrace *at = NULL;
 	struct gctrace *gt = NULL;
 	struct top *t;
@@ -431,6 +539,9 @@ int do_top(int argc, char **argv)
 		case 'A':
 			age = true;
 			break;
+		case 'L':
+			locks = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(t);
@@ -457,6 +568,16 @@ int do_top(int argc, char **argv)
 	if (!at)
 		p_warn("allocation sampling is unavailable for pid %d; showing collections only",
 		       pid);
+	if (locks) {
+		err = vmstructs_open(&t->p, &t->vs);
+		if (err) {
+			p_err("can't read VMStructs of pid %d: %s", pid, strerror(-err));
+			goto out;
+		}
+		t->pk = parktrace_new(&t->p, t->vs);
+		if (!t->pk)
+			goto out;
+	}
 	if (age) {
 		t->al = agentlive_start(&t->p, 0);
 		if (!t->al)
@@ -512,6 +633,8 @@ int do_top(int argc, char **argv)
 				update_alloc(t, at);
 			if (t->al)
 				agentlive_ages(t->al, &t->ages);
+			if (t->pk)
+				update_locks(t);
 			if (!t->curses)
 				print_plain(t, gt, at);
 			redraw = true;
@@ -536,6 +659,8 @@ out:
 	if (t->curses)
 		endwin();
 	agentlive_stop(t->al);
+	parktrace_free(t->pk);
+	vmstructs_free(t->vs);
 	alloctrace_free(at);
 	gctrace_free(gt);
 	free(t);

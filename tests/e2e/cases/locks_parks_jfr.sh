@@ -20,14 +20,22 @@ pid=$JVM_PID
 "$MEMTRACE" locks -p "$pid" --duration 20 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 m=$!
 wait_for_line "$TMPD/locks.json" '"start"' 30 || { cat "$TMPD/locks.err"; fail "locks did not start"; }
+# the live view's lock rows, on the same run: per-second rates whose sum over
+# the intervals is the total
+"$MEMTRACE" top -p "$pid" --locks --json --interval 1 >"$TMPD/top.json" 2>"$TMPD/top.err" &
+tp=$!
+wait_for_line "$TMPD/top.json" '"top"' 30 || { cat "$TMPD/top.err"; fail "top did not start"; }
 sleep 0.5
 touch "$TMPD/go"
 wait_for_line "$TMPD/p.out" DONE 60 || fail "the workload did not finish"
 kill -INT "$m"
 wait "$m" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }
+n0=$(wc -l <"$TMPD/top.json")
+for _ in $(seq 50); do [ "$(wc -l <"$TMPD/top.json")" -ge $((n0 + 2)) ] && break; sleep 0.1; done
+kill -INT "$tp"; wait "$tp" || { cat "$TMPD/top.err"; fail "memtrace top failed"; }
 jvm_stop "$pid" # the recording is written at exit
 "$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
-python3 - "$TMPD/locks.json" "$TMPD/jfr.json" <<'PY' || fail "memtrace and JFR disagree"
+python3 - "$TMPD/locks.json" "$TMPD/jfr.json" "$TMPD/top.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ev = json.load(open(sys.argv[2]))["recording"]["events"]
@@ -71,5 +79,9 @@ napper = sum(1 for e in sleeps if e["values"]["eventThread"]["javaName"] == "nap
 assert napper == 150, napper
 assert napper <= our_sleeps <= len(sleeps), (napper, our_sleeps, len(sleeps))
 own = [r for r in recs if r["event"] == "park_lock" and r["class"] == fair][0]
+top = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")]
+top_parks = sum(x["parks_per_s"] for t in top for x in t.get("locks", []) if x["class"] == fair)
+print("top: FairSync parks summed over the intervals:", top_parks)
+assert round(top_parks) == jfr[fair][0], (top_parks, jfr[fair][0])
 assert own["owner"].startswith("contender-"), own
 PY
