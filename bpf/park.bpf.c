@@ -326,14 +326,4 @@ int handle_thread_start(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("uprobe")
-int handle_unpark(struct pt_regs *ctx)
-{
-	__u32 tid;
-
-	if (ours(&tid))
-		stat(MT_PARK_UNPARK);
-	return 0;
-}
-
 char LICENSE[] SEC("license") = "GPL";

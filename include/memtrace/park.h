@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * park.h - java.util.concurrent parking as bpf/park.bpf.c aggregates it for
- * user/probe/parktrace.c, from the hotspot:thread__park__begin/end and
- * thread__unpark USDT probes (no JVM flag needed).
+ * user/probe/parktrace.c, from the hotspot:thread__park__begin/end USDT
+ * probes (no JVM flag needed). thread__unpark is not traced: it fires on the
+ * releasing thread, on the lock hand-over's critical path, and cost a fair
+ * lock's throughput more than both park probes together (bench/locks_overhead.sh).
  *
  * At park__begin the program reads, from the parking thread's
  * java.lang.Thread, the object it parks on (Thread.parkBlocker, set by
@@ -73,7 +75,6 @@ struct mt_park_cfg {
 /* Per-CPU counters (array park_stats, slot = enum). */
 enum mt_park_stat {
 	MT_PARK_BEGIN,       /* park__begin hits of the target */
-	MT_PARK_UNPARK,      /* thread__unpark hits */
 	MT_PARK_NO_THREAD,   /* JavaThread of the parking thread unknown: no blocker read */
 	MT_PARK_NO_BEGIN,    /* park__end without a begin seen (attached mid-park) */
 	MT_PARK_FULL,        /* the lock map was full: park not counted */

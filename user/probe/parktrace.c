@@ -86,9 +86,8 @@ static int set_rodata(struct parktrace *t)
 
 struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
 {
-	struct usdt_probe probes[6] = { { .name = "thread__park__begin" },
+	struct usdt_probe probes[5] = { { .name = "thread__park__begin" },
 					{ .name = "thread__park__end" },
-					{ .name = "thread__unpark", .optional = true },
 					{ .name = "thread__sleep__begin", .optional = true },
 					{ .name = "thread__sleep__end", .optional = true },
 					{ .name = "thread__start", .optional = true } };
@@ -147,10 +146,9 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
 	probes[0].prog = t->skel->progs.handle_park_begin;
 	probes[1].prog = t->skel->progs.handle_park_end;
-	probes[2].prog = t->skel->progs.handle_unpark;
-	probes[3].prog = t->skel->progs.handle_sleep_begin;
-	probes[4].prog = t->skel->progs.handle_sleep_end;
-	probes[5].prog = t->skel->progs.handle_thread_start;
+	probes[2].prog = t->skel->progs.handle_sleep_begin;
+	probes[3].prog = t->skel->progs.handle_sleep_end;
+	probes[4].prog = t->skel->progs.handle_thread_start;
 	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto fail;

@@ -1,6 +1,6 @@
 /*
  * parktrace.h - java.util.concurrent contention of one JVM from the
- * hotspot:thread__park__begin/end and thread__unpark probes (no JVM flag, no
+ * hotspot:thread__park__begin/end and thread__sleep__* probes (no JVM flag, no
  * agent): load bpf/park.bpf.c with the Java field offsets it needs, keep its
  * map of the JVM's threads current, and read the per-blocker counters.
  */

@@ -66,19 +66,19 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 	if (json) {
 		for (size_t i = 0; i < n; i++)
 			json_lock(f, &locks[i]);
-		fprintf(f, "{\"event\":\"park_summary\",\"parks\":%" PRIu64 ",\"unparks\":%" PRIu64
+		fprintf(f, "{\"event\":\"park_summary\",\"parks\":%" PRIu64
 			   ",\"contended_parks\":%" PRIu64 ",\"contended_ns\":%" PRIu64
 			   ",\"waiting_parks\":%" PRIu64 ",\"waiting_ns\":%" PRIu64
 			   ",\"no_thread\":%" PRIu64 ",\"no_begin\":%" PRIu64 ",\"map_full\":%" PRIu64
 			   ",\"sleeps\":%" PRIu64 "}\n",
-			stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK], parks[1], ns[1], parks[0], ns[0],
+			stats[MT_PARK_BEGIN], parks[1], ns[1], parks[0], ns[0],
 			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL],
 			stats[MT_PARK_SLEEPS]);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\njava.util.concurrent parks (hotspot:thread__park__* probes): %" PRIu64
-		   " parks, %" PRIu64 " unparks, %" PRIu64 " Thread.sleep calls\n",
-		stats[MT_PARK_BEGIN], stats[MT_PARK_UNPARK], stats[MT_PARK_SLEEPS]);
+		   " parks, %" PRIu64 " Thread.sleep calls\n",
+		stats[MT_PARK_BEGIN], stats[MT_PARK_SLEEPS]);
 	for (int k = 1; k >= 0; k--) {
 		char t[32];
 		size_t shown = 0;
