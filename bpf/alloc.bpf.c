@@ -10,9 +10,11 @@
 #include "maps.bpf.h"
 #include "usdt_args.bpf.h"
 #include "javaframe.bpf.h"
+#include "jstack.bpf.h"
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
+const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stack */
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 
@@ -71,7 +73,9 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 		java_frame(thread, &key.java_pc, &key.method);
 	key.gen = unload_gen;
 	key.stack_id = -1;
-	if (targ_stacks) {
+	if (targ_stacks)
+		key.jstack = jstack_walk(thread);
+	if (targ_stacks && targ_native) {
 		key.stack_id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
 		if (key.stack_id < 0)
 			mt_count_drop(&alloc_stack_drops);

@@ -35,6 +35,7 @@ struct mt_alloc_key {
 	__u64 java_pc;   /* pc of the allocating Java frame (the thread's last Java
 			  * frame anchor), 0 if unknown */
 	__u64 method;    /* Method* when that frame is interpreted, else 0 */
+	__u64 jstack;    /* key of the whole Java stack in `jstacks` (jstack.h), 0 if none */
 	__s32 stack_id;  /* user stack id in alloc_stacks, < 0 if not captured */
 	__u32 gen;       /* class-unload generation when the sample was taken */
 };
