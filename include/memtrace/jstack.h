@@ -34,8 +34,8 @@
 #define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept */
 #define MT_JSTACK_MAX_HEAPS 4     /* CodeHeaps (non-nmethods, profiled, non-profiled) */
 
-/* mt_jframe.b of a compiled frame carries this bit (CodeBlobs are aligned). */
-#define MT_JFRAME_COMPILED 1ull
+/* mt_jframe.b of a compiled frame carries this bit (no user address has it). */
+#define MT_JFRAME_COMPILED (1ull << 63)
 
 struct mt_jframe {
 	__u64 a;   /* interpreted: Method*; compiled: the pc (a return address) */

@@ -572,7 +572,8 @@ int do_alloc(int argc, char **argv)
 			       (unsigned long long)resolved, (unsigned long long)unresolved,
 			       100.0 * unresolved / (resolved + unresolved));
 	}
-	if (to.stacks && resolved + unresolved && unresolved * 5 > resolved + unresolved)
+	if (to.stacks && resolved + unresolved && unresolved * 5 > resolved + unresolved &&
+	    alloctrace_walks(t, (uint64_t[MT_JSTOP_NSTOPS]){ 0 }))
 		p_warn("%.0f%% of frames are unresolved: JIT-compiled Java code keeps no frame "
 		       "pointer, so stacks stop there. Run the JVM with -XX:+PreserveFramePointer "
 		       "for complete Java stacks", 100.0 * unresolved / (resolved + unresolved));

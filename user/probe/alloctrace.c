@@ -476,8 +476,8 @@ static size_t mfind(const struct alloctrace *t, uint64_t key)
 	return i;
 }
 
-/* Keep @name (copied; NULL: unnameable) under @key: a Method*, or an odd key
- * for a stub. Returns the kept copy. */
+/* Keep @name (copied; NULL: unnameable) under @key: a Method*, or the frame's b
+ * for a stub (bit 63 set). Returns the kept copy. */
 static const char *mkeep(struct alloctrace *t, uint64_t key, const char *name)
 {
 	size_t i;
@@ -527,7 +527,7 @@ static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t
 	if (k == JWALK_STUB) {
 		if (!stubs)
 			return 0;
-		/* kept with the methods under the blob's odd key (no Method* is odd) */
+		/* kept with the methods under the blob's key (bit 63 set: no Method* has it) */
 		size_t i;
 
 		if (t->mcap && t->mnames[i = mfind(t, f->b)].method)
@@ -537,6 +537,10 @@ static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t
 		return 1;
 	}
 	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
+	if (!out[0] && getenv("MT_DEBUG_JW"))
+		fprintf(stderr, "unknown frame a=%#llx b=%#llx kind=%d method=%#llx gen=%u seen=%u\n",
+			(unsigned long long)f->a, (unsigned long long)f->b, k,
+			(unsigned long long)method, gen, t->seen_gen);
 	return 1;
 }
 
