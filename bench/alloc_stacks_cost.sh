@@ -71,10 +71,10 @@ for line in open(f"{tmp}/stats"):
 frames = samples = 0
 for f in glob.glob(f"{tmp}/walk.*.collapsed"):
     for line in open(f):
-        stack, _, _ = line.rstrip("\n").rpartition(" ")
-        # frames per stack (the class leaf and cut markers are not frames)
+        stack, _, b = line.rstrip("\n").rpartition(" ")
+        # frames per stack (the class leaf and cut markers are not frames), by bytes
         fr = [x for x in stack.split(";")[:-1] if not x.startswith("[stack cut")]
-        frames += len(fr); samples += 1
+        frames += len(fr) * int(b); samples += int(b)
 depth = None
 for f in glob.glob(f"{tmp}/walk.*.out"):
     for line in open(f):
@@ -90,6 +90,8 @@ for mode, v in per.items():
 if "trap" in per and "walk" in per and samples:
     d = frames / samples
     w = statistics.median(x for x, _ in per["walk"]) - statistics.median(x for x, _ in per["trap"])
-    print(f"  walk: {w:.0f} ns per sample over a mean of {d:.1f} frames per distinct stack "
+    print(f"  walk: {w:.0f} ns per sample over a mean of {d:.1f} frames "
           f"= {w / d:.1f} ns per frame")
+    print("  (frames: Java frames named in the profile, mean weighted by bytes; a")
+    print("   runtime stub below them is walked too and not counted)")
 PY

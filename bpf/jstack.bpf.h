@@ -7,10 +7,19 @@
  * constants, see user/jvm/jwalk.c) before load. targ_jw.nheaps == 0 turns the
  * walker off.
  *
- * Cost: one bpf_loop step per frame; an interpreted frame is one read of 11
- * words; a compiled frame is 1-2 segment-map reads (more for huge blobs), one
- * read of the block header, one of the frame size and one of the two words
- * below the caller's sp.
+ * Cost: every bpf_probe_read_user is about 100 ns here (bench/alloc_stacks_cost.sh),
+ * so reads are few: the anchor is one read; an interpreted frame is one read
+ * of 11 words; a compiled frame is one read of the two words below the
+ * caller's sp once its pc is in the per-CPU pc cache (CodeBlob and frame
+ * size), else also 1-2 segment-map reads (more for huge blobs), one of the
+ * block header and one of the frame size.
+ *
+ * The pc cache is valid while no code is freed: user space attaches
+ * handle_code_unload() to hotspot:compiled__method__unload, which the JVM
+ * fires before an nmethod's memory can be freed; each hit bumps code_gen and
+ * so empties the cache. Entries are used only once user space has attached
+ * it (cache_on). Other blobs (runtime stubs, adapters, vtable stubs) are
+ * never freed in a running JVM.
  */
 #ifndef MEMTRACE_JSTACK_BPF_H
 #define MEMTRACE_JSTACK_BPF_H
@@ -22,6 +31,24 @@ const volatile struct mt_jwalk_layout targ_jw = {};
 #define JW_MAX_HOPS 64      /* segment map hops per lookup: blobs up to ~1 MiB at 64 B segments */
 #define JW_MAX_STEPS (MT_JSTACK_MAX_DEPTH + 16) /* frames + entry frames */
 #define JW_MAX_FRAME_WORDS (1 << 16)
+#define JW_CACHE_SIZE 4096  /* pc cache entries per CPU (power of two) */
+
+__u32 code_gen = 0;  /* bumped on every compiled__method__unload */
+__u8 cache_on = 0;   /* set by user space once that probe is attached */
+
+struct jw_cent {
+	__u64 pc;
+	__u64 blob;
+	__s32 fs;
+	__u32 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JW_CACHE_SIZE);
+	__type(key, __u32);
+	__type(value, struct jw_cent);
+} jw_cache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -54,6 +81,7 @@ struct jw_state {
 	__u64 hash;
 	__u32 depth;
 	__u32 stop;
+	__u32 gen;      /* code_gen when the walk began; ~0: cache not used */
 	struct mt_jstack *st;
 };
 
@@ -75,14 +103,16 @@ static __always_inline __u64 jw_mix(__u64 h, __u64 v)
 /* Start from the anchor at @fa (a JavaFrameAnchor). 0, or a stop reason. */
 static __always_inline __u32 jw_anchor(struct jw_state *s, __u64 fa)
 {
-	__u64 sp = 0, pc = 0, fp = 0;
+	__u64 w[4] = {}, sp, pc, fp;
 
-	if (bpf_probe_read_user(&sp, sizeof(sp), (void *)(fa + targ_jw.fa_sp)))
+	/* the three fields are the anchor's three words (checked by user space) */
+	if (bpf_probe_read_user(w, 3 * sizeof(w[0]), (void *)fa))
 		return MT_JSTOP_READ;
+	sp = w[(targ_jw.fa_sp >> 3) & 3];
+	pc = w[(targ_jw.fa_pc >> 3) & 3];
+	fp = w[(targ_jw.fa_fp >> 3) & 3];
 	if (!sp)
 		return MT_JSTOP_NO_ANCHOR;
-	bpf_probe_read_user(&pc, sizeof(pc), (void *)(fa + targ_jw.fa_pc));
-	bpf_probe_read_user(&fp, sizeof(fp), (void *)(fa + targ_jw.fa_fp));
 	if (!pc && bpf_probe_read_user(&pc, sizeof(pc), (void *)(sp - 8)))
 		return MT_JSTOP_READ; /* not recorded: the return address below the sp */
 	s->sp = sp;
@@ -209,22 +239,36 @@ static long jw_step(__u32 i, void *ctx)
 		return 0;
 	}
 	{
+		__u32 slot = (__u32)(pc ^ (pc >> 13)) & (JW_CACHE_SIZE - 1);
+		struct jw_cent *e = bpf_map_lookup_elem(&jw_cache, &slot);
 		__u64 blob, ret[2];
 		__s32 fs = 0;
 
-		why = 0;
-		blob = jw_find_blob(pc, &why);
-		if (!blob) {
-			s->stop = why;
-			return 1;
-		}
-		if (bpf_probe_read_user(&fs, sizeof(fs), (void *)(blob + targ_jw.blob_frame_size))) {
-			s->stop = MT_JSTOP_READ;
-			return 1;
-		}
-		if (fs < 2 || fs > JW_MAX_FRAME_WORDS) {
-			s->stop = MT_JSTOP_FRAME_SIZE;
-			return 1;
+		if (e && e->pc == pc && e->gen == s->gen) {
+			blob = e->blob;
+			fs = e->fs;
+		} else {
+			why = 0;
+			blob = jw_find_blob(pc, &why);
+			if (!blob) {
+				s->stop = why;
+				return 1;
+			}
+			if (bpf_probe_read_user(&fs, sizeof(fs),
+						(void *)(blob + targ_jw.blob_frame_size))) {
+				s->stop = MT_JSTOP_READ;
+				return 1;
+			}
+			if (fs < 2 || fs > JW_MAX_FRAME_WORDS) {
+				s->stop = MT_JSTOP_FRAME_SIZE;
+				return 1;
+			}
+			if (e && s->gen != ~0u) {
+				e->pc = pc;
+				e->blob = blob;
+				e->fs = fs;
+				e->gen = s->gen;
+			}
 		}
 		if (jw_emit(s, pc, blob | MT_JFRAME_COMPILED))
 			return 1;
@@ -256,6 +300,7 @@ static __always_inline __u64 jstack_walk(__u64 thread)
 	if (!s.st)
 		return 0;
 	s.hash = 0xcbf29ce484222325ull;
+	s.gen = cache_on ? *(volatile __u32 *)&code_gen : ~0u;
 	why = jw_anchor(&s, thread + targ_jw.thread_anchor);
 	if (why) {
 		jw_count_stop(why);

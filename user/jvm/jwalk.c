@@ -128,7 +128,13 @@ int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l)
 	b->interp_lo = buf;
 	b->interp_hi = buf + (uint64_t)lim;
 	b->call_stub_ret = ret;
-	/* the walker reads fp + if_bcp .. fp + 1 word in one go (11 words) */
+	/* the walker reads the anchor as three words in one go */
+	if (sp > 16 || pc > 16 || fp > 16 || sp % 8 || pc % 8 || fp % 8 || sp == pc || sp == fp ||
+	    pc == fp) {
+		err = -EINVAL;
+		goto fail;
+	}
+	/* and fp + if_bcp .. fp + 1 word in one go (11 words) */
 	if (b->if_bcp < -9 * 8 || b->if_sender_sp <= b->if_bcp || b->if_sender_sp >= 0) {
 		err = -EINVAL;
 		goto fail;
@@ -227,6 +233,25 @@ enum jwalk_kind jwalk_frame_method(const struct mt_vmstructs *vs, const struct j
 	if (vmstructs_read_ptr(vs, blob + l->nm_method, method) || !*method)
 		return JWALK_UNKNOWN;
 	return JWALK_COMPILED;
+}
+
+void jwalk_leaf(const struct mt_vmstructs *vs, const struct jwalk_layout *l,
+		const struct mt_jstack *st, uint64_t *pc, uint64_t *method)
+{
+	*pc = *method = 0;
+	for (uint32_t d = 0; d < st->depth && d < MT_JSTACK_MAX_DEPTH; d++) {
+		const struct mt_jframe *f = &st->f[d];
+		uint64_t m;
+
+		if (!(f->b & MT_JFRAME_COMPILED)) {
+			*method = f->a;
+			return;
+		}
+		if (jwalk_frame_method(vs, l, f, &m, NULL, 0) != JWALK_STUB) {
+			*pc = f->a;
+			return;
+		}
+	}
 }
 
 const char *jwalk_stop_name(uint32_t stop)

@@ -40,6 +40,14 @@ struct jwalk_layout {
 int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l);
 
 /*
+ * jwalk_leaf - the allocating Java frame of stack @st: the first frame that
+ * is not a stub. Interpreted: *method = its Method*, *pc = 0; compiled:
+ * *pc = its pc, *method = 0. Both 0 when none.
+ */
+void jwalk_leaf(const struct mt_vmstructs *vs, const struct jwalk_layout *l,
+		const struct mt_jstack *st, uint64_t *pc, uint64_t *method);
+
+/*
  * jwalk_frame_method - the Method* of frame @f (interpreted: its own;
  * compiled: the nmethod's, read now from the live code cache) and what the
  * frame is. A compiled frame whose blob no longer holds its pc, or is no

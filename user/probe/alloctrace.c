@@ -288,6 +288,15 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		if (err)
 			goto err_links;
 	}
+	/* the walker's pc cache needs to hear of code being freed */
+	if (t->walker) {
+		if (usdt_attach(&t->usdt, t->skel->progs.handle_code_unload, e, p->libjvm_host,
+				p->pid, "hotspot", "compiled__method__unload") >= 0)
+			t->skel->bss->cache_on = 1;
+		else
+			p_warn("cannot attach to hotspot:compiled__method__unload: the stack "
+			       "walker runs without its pc cache (slower)");
+	}
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.alloc_events), handle_event, t, NULL);
 	if (!t->rb) {
 		err = -errno;
@@ -374,6 +383,15 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		rows[*n] = (struct alloc_row){ e ? e->name : "(unknown class)", key.stack_id,
 					       key.gen, key.java_pc, key.method, key.jstack,
 					       v.bytes, v.samples };
+		/* the walker's keys leave the allocating frame to its stack (key is
+		 * the iteration's cursor: not changed) */
+		if (key.jstack && !key.java_pc && !key.method && t->walker) {
+			struct mt_jstack st;
+
+			if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &key.jstack,
+						 &st))
+				jwalk_leaf(t->vs, &t->jw, &st, &rows[*n].java_pc, &rows[*n].method);
+		}
 		(*n)++;
 	}
 	return rows;
