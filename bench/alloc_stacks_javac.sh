@@ -3,14 +3,14 @@
 # compiling java.xml's sources from the JDK's lib/src.zip, with `memtrace alloc`
 # and JFR (jdk.ObjectAllocationSample, settings=profile) on the same run.
 # Prints both weighted median Java depths (bytes as weights) and both shares
-# of bytes with a com.sun.tools.javac frame. Needs root.
+# of bytes with a com.sun.tools.javac frame. SRC= another src.zip. Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JDK=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 tmp=$(mktemp -d /tmp/mt-javac.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
-(cd "$tmp" && unzip -q "$JDK/lib/src.zip" 'java.xml/*')
+(cd "$tmp" && unzip -q "${SRC:-$JDK/lib/src.zip}" 'java.xml/*')
 find "$tmp/java.xml" -name '*.java' >"$tmp/files"
 mkdir "$tmp/out"
 "$JDK/bin/java" -Xmx1g -XX:StartFlightRecording=name=mt,settings=profile -cp "$ROOT/build/java" \
