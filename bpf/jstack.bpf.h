@@ -12,7 +12,7 @@
  * of 11 words; a compiled frame is one read of the two words below the
  * caller's sp once its pc is in the per-CPU pc cache (CodeBlob and frame
  * size), else also 1-2 segment-map reads (more for huge blobs), one of the
- * block header and one of the frame size.
+ * block header, one of the frame size and one of the nmethod's Method*.
  *
  * The pc cache is valid while no code is freed: user space attaches
  * handle_code_unload() to hotspot:compiled__method__unload, which the JVM
@@ -39,6 +39,7 @@ __u8 cache_on = 0;   /* set by user space once that probe is attached */
 struct jw_cent {
 	__u64 pc;
 	__u64 blob;
+	__u64 method;  /* the word at blob + nm_method */
 	__s32 fs;
 	__u32 gen;
 };
@@ -121,7 +122,7 @@ static __always_inline __u32 jw_anchor(struct jw_state *s, __u64 fa)
 	return 0;
 }
 
-static __always_inline int jw_emit(struct jw_state *s, __u64 a, __u64 b)
+static __always_inline int jw_emit(struct jw_state *s, __u64 a, __u64 b, __u64 m)
 {
 	__u32 d = s->depth;
 
@@ -131,8 +132,9 @@ static __always_inline int jw_emit(struct jw_state *s, __u64 a, __u64 b)
 	}
 	s->st->f[d & (MT_JSTACK_MAX_DEPTH - 1)].a = a;
 	s->st->f[d & (MT_JSTACK_MAX_DEPTH - 1)].b = b;
+	s->st->f[d & (MT_JSTACK_MAX_DEPTH - 1)].m = m;
 	s->depth = d + 1;
-	s->hash = jw_mix(jw_mix(s->hash, a), b);
+	s->hash = jw_mix(jw_mix(jw_mix(s->hash, a), b), m);
 	return 0;
 }
 
@@ -226,7 +228,7 @@ static long jw_step(__u32 i, void *ctx)
 			s->stop = MT_JSTOP_READ;
 			return 1;
 		}
-		if (jw_emit(s, w[im], w[0]))
+		if (jw_emit(s, w[im], w[0], 0))
 			return 1;
 		nsp = w[is];           /* the caller's unextended sp */
 		s->fp = w[il];         /* saved rbp */
@@ -241,12 +243,13 @@ static long jw_step(__u32 i, void *ctx)
 	{
 		__u32 slot = (__u32)(pc ^ (pc >> 13)) & (JW_CACHE_SIZE - 1);
 		struct jw_cent *e = bpf_map_lookup_elem(&jw_cache, &slot);
-		__u64 blob, ret[2];
+		__u64 blob, ret[2], method = 0;
 		__s32 fs = 0;
 
 		if (e && e->pc == pc && e->gen == s->gen) {
 			blob = e->blob;
 			fs = e->fs;
+			method = e->method;
 		} else {
 			why = 0;
 			blob = jw_find_blob(pc, &why);
@@ -263,14 +266,18 @@ static long jw_step(__u32 i, void *ctx)
 				s->stop = MT_JSTOP_FRAME_SIZE;
 				return 1;
 			}
+			/* meaningful for nmethods only; user space tells them apart */
+			bpf_probe_read_user(&method, sizeof(method),
+					    (void *)(blob + targ_jw.nm_method));
 			if (e && s->gen != ~0u) {
 				e->pc = pc;
 				e->blob = blob;
+				e->method = method;
 				e->fs = fs;
 				e->gen = s->gen;
 			}
 		}
-		if (jw_emit(s, pc, blob | MT_JFRAME_COMPILED))
+		if (jw_emit(s, pc, blob | MT_JFRAME_COMPILED, method))
 			return 1;
 		nsp = sp + (__u64)fs * 8;
 		if (bpf_probe_read_user(ret, sizeof(ret), (void *)(nsp - 16))) {

@@ -40,6 +40,9 @@
 struct mt_jframe {
 	__u64 a;   /* interpreted: Method*; compiled: the pc (a return address) */
 	__u64 b;   /* interpreted: bcp; compiled: CodeBlob* holding a | MT_JFRAME_COMPILED */
+	__u64 m;   /* compiled: the word at CodeBlob + nmethod::_method when the blob
+		    * was first seen (its Method* if it is an nmethod: user space
+		    * names the frame only if the blob still says so); interpreted: 0 */
 };
 
 struct mt_jstack {
@@ -72,12 +75,12 @@ struct mt_jwalk_layout {
 	__s32 if_method;           /* ..._method_offset, bytes */
 	__s32 if_bcp;              /* ..._bcp_offset, bytes */
 	__u32 blob_frame_size;     /* CodeBlob::_frame_size */
+	__u32 nm_method;           /* nmethod::_method (CompiledMethod:: before JDK 21) */
 	__u32 block_used;          /* HeapBlock::_header + HeapBlock::Header::_used */
 	__u32 block_size;          /* sizeof(HeapBlock): the CodeBlob follows it */
 	__u64 interp_lo, interp_hi;
 	__u64 call_stub_ret;       /* StubRoutines::_call_stub_return_address */
 	__u32 nheaps;
-	__u32 pad;
 	__u64 heap_lo[MT_JSTACK_MAX_HEAPS];     /* CodeHeap::_memory._low_boundary */
 	__u64 heap_hi[MT_JSTACK_MAX_HEAPS];     /* CodeHeap::_memory._high_boundary */
 	__u64 heap_segmap[MT_JSTACK_MAX_HEAPS]; /* CodeHeap::_segmap._low_boundary */

@@ -156,10 +156,11 @@ static struct mt_vmstructs *open_jvm(struct fake *f, struct jvm *j, bool jdk25, 
 static void check_frames(const struct mt_vmstructs *vs, const struct jwalk_layout *l,
 			 const struct jvm *j)
 {
-	struct mt_jframe interp = { 0x7f00aa000010ull, 0x7f00bb000123ull };
-	struct mt_jframe comp = { j->nm + 100, j->nm | MT_JFRAME_COMPILED };
-	struct mt_jframe stub = { j->stub + 20, j->stub | MT_JFRAME_COMPILED };
-	struct mt_jframe gone = { j->nm + 4096, j->nm | MT_JFRAME_COMPILED };
+	struct mt_jframe interp = { 0x7f00aa000010ull, 0x7f00bb000123ull, 0 };
+	struct mt_jframe comp = { j->nm + 100, j->nm | MT_JFRAME_COMPILED, j->method };
+	struct mt_jframe stub = { j->stub + 20, j->stub | MT_JFRAME_COMPILED, 0x1234 };
+	struct mt_jframe gone = { j->nm + 4096, j->nm | MT_JFRAME_COMPILED, j->method };
+	struct mt_jframe reused = { j->nm + 100, j->nm | MT_JFRAME_COMPILED, j->method + 88 };
 	struct mt_jstack st = { 0 };
 	uint64_t m, pc;
 	char name[64];
@@ -171,8 +172,10 @@ static void check_frames(const struct mt_vmstructs *vs, const struct jwalk_layou
 	assert_int_equal(jwalk_frame_method(vs, l, &stub, &m, name, sizeof(name)), JWALK_STUB);
 	assert_int_equal(m, 0);
 	assert_string_equal(name, "[_new_instance_Java]");
-	/* the blob no longer holds the pc: never named */
+	/* the blob no longer holds the pc, or is another method's now: never named */
 	assert_int_equal(jwalk_frame_method(vs, l, &gone, &m, NULL, 0), JWALK_UNKNOWN);
+	assert_int_equal(jwalk_frame_method(vs, l, &reused, &m, NULL, 0), JWALK_UNKNOWN);
+	assert_int_equal(m, 0);
 	/* the allocating frame: the first one that is not a stub */
 	st.depth = 3;
 	st.f[0] = stub;
@@ -201,6 +204,7 @@ static void check_layout(const struct jwalk_layout *l, const struct jvm *j, uint
 	assert_int_equal(b->if_method, -24);
 	assert_int_equal(b->if_bcp, -64);
 	assert_int_equal(b->blob_frame_size, 28);
+	assert_int_equal(b->nm_method, 112);
 	assert_int_equal(b->block_size, hb);
 	assert_int_equal(b->interp_lo, j->interp_lo);
 	assert_int_equal(b->interp_hi, j->interp_lo + 0x20000);
@@ -234,7 +238,7 @@ static void test_jdk17(void **state)
 	struct jwalk_layout l;
 	struct jvm j;
 	struct mt_vmstructs *vs = open_jvm(f, &j, false, true);
-	struct mt_jframe native = { j.nm + 8, j.nm | MT_JFRAME_COMPILED };
+	struct mt_jframe native = { j.nm + 8, j.nm | MT_JFRAME_COMPILED, j.method };
 	uint64_t m;
 
 	assert_int_equal(jwalk_layout(vs, &l), 0);

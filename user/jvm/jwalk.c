@@ -123,6 +123,7 @@ int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l)
 	b->if_method = (last_sp - IF_METHOD_BELOW_LAST_SP) * 8;
 	b->if_bcp = b->if_method - IF_BCP_BELOW_METHOD * 8;
 	b->blob_frame_size = (uint32_t)fs;
+	b->nm_method = (uint32_t)l->nm_method;
 	b->block_used = (uint32_t)(hdr + used);
 	b->block_size = (uint32_t)hbsize;
 	b->interp_lo = buf;
@@ -230,8 +231,11 @@ enum jwalk_kind jwalk_frame_method(const struct mt_vmstructs *vs, const struct j
 		}
 		return JWALK_STUB;
 	}
-	if (vmstructs_read_ptr(vs, blob + l->nm_method, method) || !*method)
+	/* an nmethod of another method at the same place: the frame's is gone */
+	if (vmstructs_read_ptr(vs, blob + l->nm_method, method) || !*method || *method != f->m) {
+		*method = 0;
 		return JWALK_UNKNOWN;
+	}
 	return JWALK_COMPILED;
 }
 

@@ -50,8 +50,9 @@ void jwalk_leaf(const struct mt_vmstructs *vs, const struct jwalk_layout *l,
 /*
  * jwalk_frame_method - the Method* of frame @f (interpreted: its own;
  * compiled: the nmethod's, read now from the live code cache) and what the
- * frame is. A compiled frame whose blob no longer holds its pc, or is no
- * longer an nmethod, is JWALK_UNKNOWN. Returns the kind; *method is 0
+ * frame is. A compiled frame whose blob no longer holds its pc, is no longer
+ * an nmethod, or is an nmethod of another method than when the frame was
+ * walked (@f->m: the blob was freed and its memory reused), is JWALK_UNKNOWN. Returns the kind; *method is 0
  * unless the kind is JWALK_INTERP or JWALK_COMPILED. For JWALK_STUB, @stub
  * (@len bytes, may be NULL) gets the blob's name, sanitised.
  */
