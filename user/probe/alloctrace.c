@@ -47,9 +47,6 @@ struct alloctrace {
 	size_t nmnames, mcap;
 	uint64_t unknown_frames;
 	char stop_frames[MT_JSTOP_NSTOPS][48];
-	/* Method* -> name, small direct-mapped cache */
-	uint64_t mcache_key[1024];
-	char *mcache_name[1024];
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
@@ -333,8 +330,6 @@ void alloctrace_free(struct alloctrace *t)
 	alloc_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->ents[i].name);
-	for (size_t i = 0; i < 1024; i++)
-		free(t->mcache_name[i]);
 	for (size_t i = 0; i < t->mcap; i++)
 		free(t->mnames[i].name);
 	free(t->mnames);
@@ -409,25 +404,6 @@ int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)
 		n++;
 	}
 	return n;
-}
-
-const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
-{
-	size_t k = (size_t)((method * 0x9e3779b97f4a7c15ull) >> 54) & 1023;
-	char buf[768];
-
-	if (!method || !t->vs)
-		return NULL;
-	if (t->mcache_name[k] && t->mcache_key[k] == method)
-		return t->mcache_name[k];
-	if (gen < t->seen_gen)
-		return NULL; /* its class may be gone, the memory reused */
-	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)))
-		return NULL;
-	free(t->mcache_name[k]);
-	t->mcache_name[k] = strdup(buf);
-	t->mcache_key[k] = method;
-	return t->mcache_name[k];
 }
 
 uint64_t alloctrace_lost_events(struct alloctrace *t)
@@ -526,6 +502,13 @@ static const char *method_name(struct alloctrace *t, uint64_t method, uint32_t g
 	return mkeep(t, method, buf);
 }
 
+const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
+{
+	if (!t->vs)
+		return NULL;
+	return method_name(t, method, gen);
+}
+
 /*
  * The names of one raw frame, innermost first: one today (the frame's own
  * method: for compiled code the nmethod's, inlined callees not expanded);
@@ -555,10 +538,6 @@ static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t
 		return 1;
 	}
 	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
-	if (!out[0] && getenv("MT_DEBUG_JW"))
-		fprintf(stderr, "unknown frame a=%#llx b=%#llx kind=%d method=%#llx gen=%u seen=%u\n",
-			(unsigned long long)f->a, (unsigned long long)f->b, k,
-			(unsigned long long)method, gen, t->seen_gen);
 	return 1;
 }
 
