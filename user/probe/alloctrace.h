@@ -54,9 +54,10 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
  * Returns the depth, or -ENOENT. */
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
-/* alloctrace_method_name - "pkg.Class.method" (valid UTF-8, printable) of an interpreted frame's
- * Method* (@gen: the row's unload generation; names of methods whose class
- * may have been unloaded since are not read). Pointer owned by @t, or NULL. */
+/* alloctrace_method_name - "pkg.Class.method" (printable UTF-8) of an
+ * interpreted frame's Method* (@gen: the row's unload generation; names of
+ * methods whose class may have been unloaded since are not read). Pointer
+ * owned by @t, or NULL. */
 const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen);
 
 /*
