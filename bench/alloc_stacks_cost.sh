@@ -8,7 +8,9 @@
 # (kernel.bpf_stats_enabled, switched on for the run and restored) the time
 # in the probe per sample, the mean walk depth and the cost per frame. The
 # trap itself (uprobe entry/exit) is not in the BPF figure: it shows as the
-# throughput lost by the class-only phase. Needs root.
+# throughput lost by the class-only phase, and is measured apart by
+# build/bench/probe_cost (bare trap: a no-op program on a USDT site), run
+# here when built, to give the whole cost per sample. Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
@@ -59,9 +61,14 @@ done
 kill $pid; wait $pid 2>/dev/null || true
 echo "== JDK $("$JAVA" -version 2>&1 | head -1), Java depth $DEPTH, byte[$SIZE]"
 python3 "$ROOT/bench/phases.py" "$tmp/w.out" "$tmp/phases"
-python3 - "$tmp" <<'PY'
+trap_ns=0
+if [ -x "$ROOT/build/bench/probe_cost" ]; then
+	trap_ns=$("$ROOT/build/bench/probe_cost" 2>/dev/null | sed -n 's/^ *bare trap (no-op program) *\([0-9.]*\) ns.*/\1/p')
+fi
+python3 - "$tmp" "${trap_ns:-0}" <<'PY'
 import glob, json, statistics, sys
 tmp = sys.argv[1]
+trap_ns = float(sys.argv[2] or 0)
 per = {}
 for line in open(f"{tmp}/stats"):
     mode, t0, c0, t1, c1, ms = line.split()
@@ -94,4 +101,9 @@ if "trap" in per and "walk" in per and samples:
           f"= {w / d:.1f} ns per frame")
     print("  (frames: Java frames named in the profile, mean weighted by bytes; a")
     print("   runtime stub below them is walked too and not counted)")
+if trap_ns and "walk" in per:
+    tot = trap_ns + statistics.median(x for x, _ in per["walk"])
+    rate = statistics.median(r for _, r in per["walk"])
+    print(f"  trap (uprobe, build/bench/probe_cost) {trap_ns:.0f} ns: trap + walk {tot:.0f} ns per "
+          f"sample; at {rate:.0f} samples/s {tot * rate / 1e7:.2f} % of one CPU")
 PY

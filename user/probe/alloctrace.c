@@ -122,7 +122,7 @@ static void resolve(struct alloctrace *t, uint64_t klass, uint32_t gen, uint32_t
 	} else if (klassname_cache_get(t->names, klass, name, sizeof(name)) < 0) {
 		name[0] = '\0';
 	}
-	if (!name[0]) {
+	if (!name[0] || !jwalk_name_ok(name)) { /* nothing unprintable reaches an output */
 		snprintf(name, sizeof(name), "(unknown class 0x%llx)", (unsigned long long)klass);
 		t->unnamed++;
 	}
