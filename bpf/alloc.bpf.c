@@ -10,9 +10,11 @@
 #include "maps.bpf.h"
 #include "usdt_args.bpf.h"
 #include "javaframe.bpf.h"
+#include "jstack.bpf.h"
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
+const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stack */
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 
@@ -67,11 +69,15 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 	struct mt_alloc_val *v, init = { bytes, 1 };
 
 	key.klass = klass;
-	if (targ_stacks) /* by class only: skip the frame reads, keep the cost at the trap */
+	/* by class only: skip the frame reads, keep the cost at the trap; with the
+	 * walker, user space finds the allocating frame in the stack */
+	if (targ_stacks && !targ_jw.nheaps)
 		java_frame(thread, &key.java_pc, &key.method);
 	key.gen = unload_gen;
 	key.stack_id = -1;
-	if (targ_stacks) {
+	if (targ_stacks)
+		key.jstack = jstack_walk(thread);
+	if (targ_stacks && targ_native) {
 		key.stack_id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
 		if (key.stack_id < 0)
 			mt_count_drop(&alloc_stack_drops);
@@ -129,6 +135,15 @@ int handle_object_alloc(struct pt_regs *ctx)
 	mt_regs_load(ctx, &g);
 	account(ctx, mt_usdt_arg(&g, s, 1), mt_usdt_arg(&g, s, 3),
 		(__u32)mt_usdt_arg(&g, s, 2), 0);
+	return 0;
+}
+
+/* hotspot:compiled__method__unload(...): code may be freed from now on */
+SEC("uprobe")
+int handle_code_unload(struct pt_regs *ctx)
+{
+	if (mine())
+		__sync_fetch_and_add(&code_gen, 1);
 	return 0;
 }
 

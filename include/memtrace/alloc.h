@@ -8,11 +8,14 @@
  * hotspot:object__alloc USDT probe (needs -XX:+DTraceAllocProbes), weight =
  * the object's size, one count per object.
  *
- * The allocating Java frame comes from the JavaThread's frame anchor
- * (_last_Java_sp/pc/fp, set whenever Java code calls into the VM): its pc,
- * and for an interpreted frame its Method* (at fp - 3 words on x86-64). This
- * names the allocation site even when JIT code keeps no frame pointer and
- * the user stack walk stops at the runtime stub.
+ * With stacks, the whole Java stack is walked in the kernel from the
+ * JavaThread's frame anchor (bpf/jstack.bpf.h, include/memtrace/jstack.h) and
+ * kept once per distinct stack in `jstacks`; the key holds its 64-bit hash.
+ * The allocating Java frame is then the stack's first non-stub frame (user
+ * space finds it). Without the walker (a JVM whose tables lack what it needs)
+ * the allocating frame comes from the anchor alone (javaframe.bpf.h): its pc,
+ * and for an interpreted frame its Method* (at fp - 3 words on x86-64). The
+ * native user stack (libjvm frames) is captured only on request (--vm-frames).
  *
  * Aggregation is in the kernel: a hash map from (class, stack, generation) to
  * bytes and samples. The generation counts hotspot:class__unloaded hits, so a
@@ -33,8 +36,9 @@
 struct mt_alloc_key {
 	__u64 klass;     /* Klass* (sampling) or address of the class name bytes (exact) */
 	__u64 java_pc;   /* pc of the allocating Java frame (the thread's last Java
-			  * frame anchor), 0 if unknown */
+			  * frame anchor), 0 if unknown or left to jstack */
 	__u64 method;    /* Method* when that frame is interpreted, else 0 */
+	__u64 jstack;    /* key of the whole Java stack in `jstacks` (jstack.h), 0 if none */
 	__s32 stack_id;  /* user stack id in alloc_stacks, < 0 if not captured */
 	__u32 gen;       /* class-unload generation when the sample was taken */
 };

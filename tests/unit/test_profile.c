@@ -183,7 +183,7 @@ static void test_alloc_complete_walk(void **state)
 {
 	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_instance_C",
 			    "pkg.A.make", "pkg.A.run", "java.lang.Thread.run" };
-	struct profile_alloc a = { f, 5, "pkg.A.make", false, "pkg.Obj", 24, 1 };
+	struct profile_alloc a = { f, 5, "pkg.A.make", false, "pkg.Obj", 24, 1, NULL, 0 };
 
 	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;"
 			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
@@ -193,12 +193,40 @@ static void test_alloc_complete_walk(void **state)
 			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
 }
 
+/* The kernel's walker gave the whole Java stack: it, then (with --vm-frames)
+ * the VM's allocation path from the native walk, then the class. */
+static void test_alloc_walked(void **state)
+{
+	const char *java[] = { "java.lang.Thread.run", "pkg.A.run", "pkg.A.make" };
+	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_instance_C", "[unknown]" };
+	struct profile_alloc a = { NULL, 0, "pkg.A.make", false, "pkg.Obj", 24, 1, java, 3 };
+
+	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;pkg.Obj");
+	a.frames = f;
+	a.depth = 3;
+	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;"
+			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
+	/* a walk cut short keeps its marker frame at the root */
+	java[0] = "[stack cut: depth]";
+	a.frames = NULL;
+	a.depth = 0;
+	assert_string_equal(stitch(&a), "[stack cut: depth];pkg.A.run;pkg.A.make;pkg.Obj");
+	a.java_depth = -1;
+	{
+		struct profile *p = profile_new();
+
+		assert_non_null(p);
+		assert_int_equal(profile_add_alloc(p, &a), -EINVAL);
+		profile_free(p);
+	}
+}
+
 /* The walk lost its way past the stub: the Java frame, then one marker. */
 static void test_alloc_walk_lost(void **state)
 {
 	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_array_C", "[unknown]",
 			    "[unknown]" };
-	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 1024, 1 };
+	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 1024, 1, NULL, 0 };
 
 	assert_string_equal(stitch(&a), MARKER ";pkg.A.make;OptoRuntime::new_array_C;"
 			    "MemAllocator::allocate;byte[]");
@@ -219,7 +247,7 @@ static void test_alloc_walk_partial(void **state)
 {
 	const char *f[] = { "MemAllocator::allocate", "[unknown]", "pkg.A.run",
 			    "java.lang.Thread.run" };
-	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 8, 1 };
+	struct profile_alloc a = { f, 4, "pkg.A.make", false, "byte[]", 8, 1, NULL, 0 };
 
 	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;[unknown];pkg.A.make;"
 			    "MemAllocator::allocate;byte[]");
@@ -230,7 +258,7 @@ static void test_alloc_interpreted(void **state)
 {
 	const char *f[] = { "MemAllocator::allocate", "InterpreterRuntime::_new",
 			    "[interpreted Java]", "[interpreted Java]", "start_thread" };
-	struct profile_alloc a = { f, 5, "pkg.A.make", true, "pkg.Obj", 16, 1 };
+	struct profile_alloc a = { f, 5, "pkg.A.make", true, "pkg.Obj", 16, 1, NULL, 0 };
 
 	assert_string_equal(stitch(&a), "start_thread;[interpreted Java];pkg.A.make;"
 			    "InterpreterRuntime::_new;MemAllocator::allocate;pkg.Obj");
@@ -245,7 +273,7 @@ static void test_alloc_interpreted(void **state)
 static void test_alloc_merges_and_rejects(void **state)
 {
 	const char *f[] = { "MemAllocator::allocate", "[unknown]" };
-	struct profile_alloc a = { f, 2, "pkg.A.make", false, "byte[]", 100, 1 };
+	struct profile_alloc a = { f, 2, "pkg.A.make", false, "byte[]", 100, 1, NULL, 0 };
 	struct profile *p = profile_new();
 	const char **deep = calloc(MT_PROFILE_MAX_DEPTH, sizeof(*deep));
 
@@ -513,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_without_stack),
 		cmocka_unit_test(test_alloc_complete_walk),
 		cmocka_unit_test(test_alloc_walk_lost),
+		cmocka_unit_test(test_alloc_walked),
 		cmocka_unit_test(test_alloc_walk_partial),
 		cmocka_unit_test(test_alloc_interpreted),
 		cmocka_unit_test(test_alloc_merges_and_rejects),

@@ -211,11 +211,39 @@ static bool is_java(const char *f)
 	return f[0] != '[' && strchr(f, '.') && !strstr(f, "::");
 }
 
+/* A sample with the walker's Java stack: that stack, the VM frames below it,
+ * the class. */
+static int add_walked(struct profile *p, const struct profile_alloc *a)
+{
+	const char **frames;
+	int k = 0, m = 0, err;
+
+	if (a->java_depth < 0 || a->depth < 0 ||
+	    a->java_depth + a->depth + 1 > MT_PROFILE_MAX_DEPTH)
+		return -EINVAL;
+	frames = malloc((size_t)(a->java_depth + a->depth + 1) * sizeof(*frames));
+	if (!frames)
+		return -ENOMEM;
+	memcpy(frames, a->java, (size_t)a->java_depth * sizeof(*frames));
+	k = a->java_depth;
+	/* m: the VM's allocation path, leaf first, up to the first Java frame */
+	while (a->frames && m < a->depth && !is_java(a->frames[m]) && a->frames[m][0] != '[')
+		m++;
+	for (int d = m - 1; d >= 0; d--)
+		frames[k++] = a->frames[d];
+	frames[k++] = a->class_name;
+	err = profile_add(p, frames, k, a->bytes, a->count);
+	free(frames);
+	return err;
+}
+
 int profile_add_alloc(struct profile *p, const struct profile_alloc *a)
 {
 	const char *leaf = a->java_leaf, **f, **frames;
 	int depth = a->depth, k = 0, m = 0, err;
 
+	if (a->java)
+		return add_walked(p, a);
 	if (!a->frames) {
 		const char *two[] = { leaf ? leaf : "[no stack]", a->class_name };
 

@@ -57,6 +57,9 @@ struct profile_alloc {
 				    * walk's innermost "[interpreted Java]" is @java_leaf */
 	const char *class_name;    /* the allocated class, the pseudo-frame at the leaf */
 	uint64_t bytes, count;
+	const char *const *java;   /* the whole Java stack from the kernel's walker, ROOT
+				    * FIRST; NULL when the sample has none */
+	int java_depth;            /* names in @java */
 };
 
 /*
@@ -67,7 +70,10 @@ struct profile_alloc {
  * between the VM's allocation path and whatever the walk found above it,
  * and an unresolved rest becomes one marker frame ("[callers: run with
  * -XX:+PreserveFramePointer]"). Without a stack the sample is
- * java_leaf (or "[no stack]") -> class. Names are copied (profile_add()).
+ * java_leaf (or "[no stack]") -> class. With the walker's Java stack (@java),
+ * that is the stack, then - when @frames is given - the VM's frames below
+ * the allocating Java frame (the native walk's frames up to its first Java
+ * or unresolved one), then the class. Names are copied (profile_add()).
  * Returns 0, -EINVAL (depth < 0, or too deep), -ENOMEM.
  */
 int profile_add_alloc(struct profile *p, const struct profile_alloc *a);

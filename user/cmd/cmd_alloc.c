@@ -18,6 +18,7 @@
 #include "jvm/proc.h"
 #include "analysis/profile.h"
 #include "sink/sinks.h"
+#include "jvm/jwalk.h"
 #include "jvm/symres.h"
 #include "lib/util.h"
 
@@ -35,6 +36,7 @@ struct alloc_opts {
 	int top;
 	bool exact;
 	bool perfmap;
+	bool vm_frames;
 	const char *collapsed, *flamegraph, *pprof;
 };
 
@@ -48,14 +50,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
-		"                      [--exact] [--no-perfmap]\n"
+		"                      [--exact] [--no-perfmap] [--vm-frames]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
 		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
 		"  samples grow). --exact counts every object through hotspot:object__alloc\n"
 		"  and needs -XX:+DTraceAllocProbes (which costs throughput).\n"
 		"  Java frames are named from the JVM's perf map, which memtrace asks for\n"
-		"  (jcmd Compiler.perfmap) unless --no-perfmap.\n");
+		"  (jcmd Compiler.perfmap) unless --no-perfmap.\n"
+		"  Stacks are whole Java stacks walked in the kernel (no JVM flags), from\n"
+		"  the thread's first Java frame to the allocating one, then the class;\n"
+		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n");
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -129,11 +134,11 @@ static const char *java_leaf(struct alloctrace *t, struct symres *sr, const stru
 /* The profile: each row's stack named (leaf first) and stitched together by
  * profile_add_alloc() with its allocating Java frame and class. */
 static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
-				     const struct alloc_row *rows, size_t n)
+				     const struct alloc_row *rows, size_t n, bool vm_frames)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *f[64];
+	const char *f[64], *java[136];
 
 	if (!prof)
 		return NULL;
@@ -149,7 +154,14 @@ static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
 			.count = rows[i].samples,
 		};
 
-		for (int d = 0; d < depth; d++) /* leaf first, as BPF gives them */
+		/* the whole Java stack from the kernel's walker, libjvm frames on request */
+		a.java_depth = alloctrace_java_frames(t, &rows[i], java, 136, vm_frames);
+		if (a.java_depth >= 0) {
+			a.java = java;
+			if (!vm_frames)
+				a.frames = NULL, a.depth = 0;
+		}
+		for (int d = 0; d < a.depth; d++) /* leaf first, as BPF gives them */
 			f[d] = symres_name(sr, ips[d]);
 		profile_add_alloc(prof, &a);
 	}
@@ -249,6 +261,38 @@ static void print_sites(struct alloctrace *t, struct symres *sr, const struct al
 	free(s);
 }
 
+/* How the kernel's Java stack walks ended, and frames left unnamed:
+ * a JSON member (,"java_stacks":{...}) or a text line. */
+static void print_walks(struct alloctrace *t, bool json)
+{
+	uint64_t by[MT_JSTOP_NSTOPS], all = 0;
+
+	if (alloctrace_walks(t, by))
+		return;
+	for (int i = 0; i < MT_JSTOP_NSTOPS; i++)
+		all += by[i];
+	if (json) {
+		printf(",\"java_stacks\":{\"walks\":%llu,\"unknown_frames\":%llu,"
+		       "\"lost_stacks\":%llu,\"stops\":{", (unsigned long long)all,
+		       (unsigned long long)alloctrace_unknown_frames(t),
+		       (unsigned long long)alloctrace_lost_jstacks(t));
+		for (int i = 0; i < MT_JSTOP_NSTOPS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", jwalk_stop_name(i),
+			       (unsigned long long)by[i]);
+		printf("}}");
+		return;
+	}
+	printf("java stacks: %llu walks, %.1f%% complete", (unsigned long long)all,
+	       all ? 100.0 * by[MT_JSTOP_END] / all : 0);
+	for (int i = 1; i < MT_JSTOP_NSTOPS; i++)
+		if (by[i])
+			printf(", %s %llu", jwalk_stop_name(i), (unsigned long long)by[i]);
+	printf("; unknown frames %llu", (unsigned long long)alloctrace_unknown_frames(t));
+	if (alloctrace_lost_jstacks(t))
+		printf(", stacks not kept %llu", (unsigned long long)alloctrace_lost_jstacks(t));
+	printf("\n");
+}
+
 int do_alloc(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -262,6 +306,7 @@ int do_alloc(int argc, char **argv)
 		{ "pprof", required_argument, NULL, 'P' },
 		{ "exact", no_argument, NULL, 'x' },
 		{ "no-perfmap", no_argument, NULL, 'N' },
+		{ "vm-frames", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -316,6 +361,9 @@ int do_alloc(int argc, char **argv)
 		case 'N':
 			o.perfmap = false;
 			break;
+		case 'V':
+			o.vm_frames = true;
+			break;
 		default:
 			err = cmdopt_common(opt, optarg, &co);
 			if (err != MT_CMDOPT_MORE)
@@ -331,6 +379,7 @@ int do_alloc(int argc, char **argv)
 	to.exact = o.exact;
 	bytes_known = !(o.exact && p.jdk_major && p.jdk_major < 21);
 	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;
+	to.native = o.vm_frames;
 	t = alloctrace_new(&p, &to);
 	if (!t)
 		return 1;
@@ -386,7 +435,7 @@ int do_alloc(int argc, char **argv)
 		sr = symres_new(&p);
 	}
 	if (to.stacks) {
-		prof = build_profile(t, sr, rows, n);
+		prof = build_profile(t, sr, rows, n, o.vm_frames);
 		if (sr)
 			symres_stats(sr, &resolved, &unresolved);
 	}
@@ -418,6 +467,8 @@ int do_alloc(int argc, char **argv)
 			       secs > 0 ? classes[i].bytes / secs : 0);
 		}
 		printf("]");
+		if (to.stacks)
+			print_walks(t, true);
 		if (o.by_stack) {
 			size_t ns;
 			struct site_row *st = group_sites(t, sr, rows, n, &ns);
@@ -468,12 +519,15 @@ int do_alloc(int argc, char **argv)
 			printf(", classes unloaded meanwhile: %llu",
 			       (unsigned long long)alloctrace_unloads(t));
 		printf("\n");
+		if (to.stacks)
+			print_walks(t, false);
 		if (to.stacks && resolved + unresolved)
 			printf("frames: %llu resolved, %llu unresolved (%.1f%%)\n",
 			       (unsigned long long)resolved, (unsigned long long)unresolved,
 			       100.0 * unresolved / (resolved + unresolved));
 	}
-	if (to.stacks && resolved + unresolved && unresolved * 5 > resolved + unresolved)
+	if (to.stacks && resolved + unresolved && unresolved * 5 > resolved + unresolved &&
+	    alloctrace_walks(t, (uint64_t[MT_JSTOP_NSTOPS]){ 0 }))
 		p_warn("%.0f%% of frames are unresolved: JIT-compiled Java code keeps no frame "
 		       "pointer, so stacks stop there. Run the JVM with -XX:+PreserveFramePointer "
 		       "for complete Java stacks", 100.0 * unresolved / (resolved + unresolved));

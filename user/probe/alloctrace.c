@@ -6,12 +6,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "memtrace/jstack.h"
 #include "alloc.skel.h"
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
 #include "probe/tlabprobe.h"
 #include "probe/bpfutil.h"
 #include "jvm/jframes.h"
+#include "jvm/jwalk.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "memtrace/alloc.h"
@@ -39,9 +41,13 @@ struct alloctrace {
 	int pid;
 	uint32_t seen_gen;      /* highest unload generation heard of */
 	struct jframes_layout jl;
-	/* Method* -> name, small direct-mapped cache */
-	uint64_t mcache_key[1024];
-	char *mcache_name[1024];
+	struct jwalk_layout jw;
+	bool walker;            /* the Java stack walker is on */
+	/* Method* -> name (or NULL: unnameable), kept until alloctrace_free */
+	struct { uint64_t method; char *name; } *mnames;
+	size_t nmnames, mcap;
+	uint64_t unknown_frames;
+	char stop_frames[MT_JSTOP_NSTOPS][48];
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
@@ -115,7 +121,7 @@ static void resolve(struct alloctrace *t, uint64_t klass, uint32_t gen, uint32_t
 	} else if (klassname_cache_get(t->names, klass, name, sizeof(name)) < 0) {
 		name[0] = '\0';
 	}
-	if (!name[0]) {
+	if (!name[0] || !jwalk_name_ok(name)) { /* nothing unprintable reaches an output */
 		snprintf(name, sizeof(name), "(unknown class 0x%llx)", (unsigned long long)klass);
 		t->unnamed++;
 	}
@@ -231,6 +237,16 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	}
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 	t->skel->rodata->targ_stacks = o->stacks;
+	t->skel->rodata->targ_native = o->stacks && o->native;
+	if (o->stacks && t->vs && !o->exact) {
+		err = jwalk_layout(t->vs, &t->jw);
+		if (err)
+			p_warn("the Java stack walker is off (%s): this JVM's tables lack what it "
+			       "needs; stacks stop at the allocating frame", strerror(-err));
+		else
+			t->skel->rodata->targ_jw = t->jw.bpf;
+		t->walker = !err;
+	}
 	if (t->vs && !jframes_layout(t->vs, &t->jl)) {
 		t->skel->rodata->targ_anchor_sp = t->jl.anchor_sp;
 		t->skel->rodata->targ_anchor_pc = t->jl.anchor_pc;
@@ -268,6 +284,15 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		if (err)
 			goto err_links;
 	}
+	/* the walker's pc cache needs to hear of code being freed */
+	if (t->walker) {
+		if (usdt_attach(&t->usdt, t->skel->progs.handle_code_unload, e, p->libjvm_host,
+				p->pid, "hotspot", "compiled__method__unload") >= 0)
+			t->skel->bss->cache_on = 1;
+		else
+			p_warn("cannot attach to hotspot:compiled__method__unload: the stack "
+			       "walker runs without its pc cache (slower)");
+	}
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.alloc_events), handle_event, t, NULL);
 	if (!t->rb) {
 		err = -errno;
@@ -304,8 +329,9 @@ void alloctrace_free(struct alloctrace *t)
 	alloc_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->ents[i].name);
-	for (size_t i = 0; i < 1024; i++)
-		free(t->mcache_name[i]);
+	for (size_t i = 0; i < t->mcap; i++)
+		free(t->mnames[i].name);
+	free(t->mnames);
 	free(t->ents);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
@@ -349,8 +375,17 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 			e = find_ent(t, key.klass, key.gen);
 		}
 		rows[*n] = (struct alloc_row){ e ? e->name : "(unknown class)", key.stack_id,
-					       key.gen, key.java_pc, key.method, v.bytes,
-					       v.samples };
+					       key.gen, key.java_pc, key.method, key.jstack,
+					       v.bytes, v.samples };
+		/* the walker's keys leave the allocating frame to its stack (key is
+		 * the iteration's cursor: not changed) */
+		if (key.jstack && !key.java_pc && !key.method && t->walker) {
+			struct mt_jstack st;
+
+			if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &key.jstack,
+						 &st))
+				jwalk_leaf(t->vs, &t->jw, &st, &rows[*n].java_pc, &rows[*n].method);
+		}
 		(*n)++;
 	}
 	return rows;
@@ -368,25 +403,6 @@ int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)
 		n++;
 	}
 	return n;
-}
-
-const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
-{
-	size_t k = (size_t)(hash_fib64(method) >> 54) & 1023;
-	char buf[768];
-
-	if (!method || !t->vs)
-		return NULL;
-	if (t->mcache_name[k] && t->mcache_key[k] == method)
-		return t->mcache_name[k];
-	if (gen < t->seen_gen)
-		return NULL; /* its class may be gone, the memory reused */
-	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)))
-		return NULL;
-	free(t->mcache_name[k]);
-	t->mcache_name[k] = strdup(buf);
-	t->mcache_key[k] = method;
-	return t->mcache_name[k];
 }
 
 uint64_t alloctrace_lost_events(struct alloctrace *t)
@@ -412,4 +428,175 @@ uint64_t alloctrace_unloads(struct alloctrace *t)
 uint64_t alloctrace_unnamed(struct alloctrace *t)
 {
 	return t->unnamed;
+}
+
+/* Open addressing on Method*; mcap is a power of two, at most half full. */
+static size_t mslot(const struct alloctrace *t, uint64_t method)
+{
+	return (size_t)(hash_fib64(method) >> 24) & (t->mcap - 1);
+}
+
+static int mgrow(struct alloctrace *t)
+{
+	size_t cap = t->mcap ? 2 * t->mcap : 1024, old = t->mcap;
+	__typeof__(t->mnames) nm = calloc(cap, sizeof(*nm)), prev = t->mnames;
+
+	if (!nm)
+		return -ENOMEM;
+	t->mnames = nm;
+	t->mcap = cap;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!prev[i].method)
+			continue;
+		for (j = mslot(t, prev[i].method); nm[j].method; j = (j + 1) & (cap - 1))
+			;
+		nm[j] = prev[i];
+	}
+	free(prev);
+	return 0;
+}
+
+/* The slot of @key in the name table, or of the empty slot where it goes. */
+static size_t mfind(const struct alloctrace *t, uint64_t key)
+{
+	size_t i;
+
+	for (i = mslot(t, key); t->mnames[i].method; i = (i + 1) & (t->mcap - 1))
+		if (t->mnames[i].method == key)
+			break;
+	return i;
+}
+
+/* Keep @name (copied; NULL: unnameable) under @key: a Method*, or the frame's b
+ * for a stub (bit 63 set). Returns the kept copy. */
+static const char *mkeep(struct alloctrace *t, uint64_t key, const char *name)
+{
+	size_t i;
+
+	if ((t->nmnames + 1) * 2 > t->mcap && mgrow(t))
+		return NULL;
+	i = mfind(t, key);
+	t->mnames[i].method = key;
+	t->mnames[i].name = name ? strdup(name) : NULL;
+	t->nmnames++;
+	return t->mnames[i].name;
+}
+
+/* "pkg.Class.method" of @method, printable, or NULL; read once, kept. */
+static const char *method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
+{
+	char buf[768];
+	size_t i;
+
+	if (!method)
+		return NULL;
+	if (t->mcap && t->mnames[i = mfind(t, method)].method)
+		return t->mnames[i].name;
+	if (gen < t->seen_gen)
+		return NULL; /* its class may be gone, the memory reused: not kept */
+	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)) || !jwalk_name_ok(buf))
+		return mkeep(t, method, NULL);
+	return mkeep(t, method, buf);
+}
+
+const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
+{
+	if (!t->vs)
+		return NULL;
+	return method_name(t, method, gen);
+}
+
+/*
+ * The names of one raw frame, innermost first: one today (the frame's own
+ * method: for compiled code the nmethod's, inlined callees not expanded);
+ * nmethod scope expansion plugs in here. Returns how many were written
+ * (0: a stub left out), each a name or NULL for unknown.
+ */
+static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t gen,
+		       bool stubs, const char **out, int max)
+{
+	uint64_t method = 0;
+	char stub[80];
+	enum jwalk_kind k;
+
+	if (max < 1)
+		return 0;
+	k = jwalk_frame_method(t->vs, &t->jw, f, &method, stub, sizeof(stub));
+	if (k == JWALK_STUB) {
+		if (!stubs)
+			return 0;
+		/* kept with the methods under the blob's key (bit 63 set: no Method* has it) */
+		size_t i;
+
+		if (t->mcap && t->mnames[i = mfind(t, f->b)].method)
+			out[0] = t->mnames[i].name;
+		else
+			out[0] = mkeep(t, f->b, stub);
+		return 1;
+	}
+	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
+	return 1;
+}
+
+int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
+			   int max, bool stubs)
+{
+	struct mt_jstack st;
+	const char *inner[MT_JSTACK_MAX_DEPTH];
+	int n = 0, k = 0;
+
+	if (!t->walker || !r->jstack ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
+		return -ENOENT;
+	if (st.depth > MT_JSTACK_MAX_DEPTH)
+		st.depth = MT_JSTACK_MAX_DEPTH;
+	for (uint32_t d = 0; d < st.depth && n < MT_JSTACK_MAX_DEPTH; d++)
+		n += frame_names(t, &st.f[d], r->gen, stubs, inner + n, MT_JSTACK_MAX_DEPTH - n);
+	if (st.stop != MT_JSTOP_END && k < max && st.stop < MT_JSTOP_NSTOPS) {
+		char *s = t->stop_frames[st.stop];
+
+		if (!s[0])
+			snprintf(s, sizeof(t->stop_frames[0]), "[stack cut: %s]",
+				 jwalk_stop_name(st.stop));
+		names[k++] = s;
+	}
+	for (int i = n - 1; i >= 0 && k < max; i--) {
+		if (!inner[i])
+			t->unknown_frames++;
+		names[k++] = inner[i] ? inner[i] : "[unknown]";
+	}
+	return k;
+}
+
+uint64_t alloctrace_unknown_frames(struct alloctrace *t)
+{
+	return t->unknown_frames;
+}
+
+int alloctrace_walks(struct alloctrace *t, uint64_t *by_stop)
+{
+	int fd = bpf_map__fd(t->skel->maps.jstack_stops), ncpu = libbpf_num_possible_cpus();
+	uint64_t *v;
+
+	memset(by_stop, 0, MT_JSTOP_NSTOPS * sizeof(*by_stop));
+	if (!t->walker)
+		return -ENOENT;
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < MT_JSTOP_NSTOPS; i++)
+		if (!bpf_map_lookup_elem(fd, &i, v))
+			for (int c = 0; c < ncpu; c++)
+				by_stop[i] += v[c];
+	free(v);
+	return 0;
+}
+
+uint64_t alloctrace_lost_jstacks(struct alloctrace *t)
+{
+	return bpfutil_percpu_sum(bpf_map__fd(t->skel->maps.jstack_drops));
 }

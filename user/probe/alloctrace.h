@@ -15,7 +15,8 @@ struct alloctrace;
 
 struct alloctrace_opts {
 	bool exact;   /* hotspot:object__alloc (needs -XX:+DTraceAllocProbes) */
-	bool stacks;  /* capture user stacks */
+	bool stacks;  /* walk the Java stacks (bpf/jstack.bpf.h) */
+	bool native;  /* with stacks: also capture the native user stack (libjvm frames) */
 };
 
 /* One aggregated row: a class (and stack) with its bytes and samples. */
@@ -25,6 +26,7 @@ struct alloc_row {
 	uint32_t gen;
 	uint64_t java_pc;        /* pc of the allocating Java frame, 0 if unknown */
 	uint64_t method;         /* its Method* when interpreted, else 0 */
+	uint64_t jstack;         /* key of its whole Java stack, 0 if none */
 	uint64_t bytes;
 	uint64_t samples;
 };
@@ -47,10 +49,31 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
  * Returns the depth, or -ENOENT. */
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
-/* alloctrace_method_name - "pkg.Class.method" of an interpreted frame's
- * Method* (@gen: the row's unload generation; names of methods whose class
- * may have been unloaded since are not read). Pointer owned by @t, or NULL. */
+/* alloctrace_method_name - "pkg.Class.method" (printable UTF-8) of an
+ * interpreted frame's Method* (@gen: the row's unload generation; names of
+ * methods whose class may have been unloaded since are not read). Pointer
+ * owned by @t, or NULL. */
 const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen);
+
+/*
+ * alloctrace_java_frames - the Java stack of row @r as frame names, ROOT
+ * FIRST (the thread's first Java frame ... the allocating frame), at most
+ * @max. Runtime stubs between the frames are left out unless @stubs. A frame
+ * that cannot be named (its class unloaded, its nmethod freed, an unreadable
+ * or unprintable name) is "[unknown]" and counted (alloctrace_unknown_frames).
+ * A walk that stopped early starts with a "[stack cut: REASON]" frame. Names
+ * are owned by @t. Returns the count, or -ENOENT when the row has no Java
+ * stack.
+ */
+int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
+			   int max, bool stubs);
+/* Java frames named "[unknown]" so far. */
+uint64_t alloctrace_unknown_frames(struct alloctrace *t);
+/* alloctrace_walks - walks by how they ended (enum mt_jstack_stop, MT_JSTOP_NSTOPS
+ * slots, summed over CPUs). Returns 0, or -ENOENT when the walker is off. */
+int alloctrace_walks(struct alloctrace *t, uint64_t *by_stop);
+/* Samples whose Java stack found no room in the stack map. */
+uint64_t alloctrace_lost_jstacks(struct alloctrace *t);
 
 /* Losses, all shown to the user: ring events, keys the map could not hold
  * (bytes not counted), stacks not captured (bytes counted without a stack). */

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/alloc_stacks_javac.sh - a real program: javac (javax.tools, one JVM)
+# compiling java.xml's sources from the JDK's lib/src.zip, with `memtrace alloc`
+# and JFR (jdk.ObjectAllocationSample, settings=profile) on the same run.
+# Prints both weighted median Java depths (bytes as weights) and both shares
+# of bytes with a com.sun.tools.javac frame. SRC= another src.zip. Needs root.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JDK=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+tmp=$(mktemp -d /tmp/mt-javac.XXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$ROOT/tests/java/build.sh"
+(cd "$tmp" && unzip -q "${SRC:-$JDK/lib/src.zip}" 'java.xml/*')
+find "$tmp/java.xml" -name '*.java' >"$tmp/files"
+mkdir "$tmp/out"
+"$JDK/bin/java" -Xmx1g -XX:StartFlightRecording=name=mt,settings=profile -cp "$ROOT/build/java" \
+	JavacRun --go "$tmp/go" -d "$tmp/out" --module-source-path "$tmp" -proc:none -nowarn \
+	-XDignore.symbol.file --module java.xml -implicit:none >"$tmp/w.out" 2>&1 &
+pid=$!
+until grep -q READY "$tmp/w.out"; do sleep 0.1; done
+"$ROOT/build/memtrace" alloc -p "$pid" --json --collapsed "$tmp/c" >"$tmp/m.json" 2>"$tmp/m.err" &
+mt=$!
+sleep 1
+touch "$tmp/go"
+until grep -q DONE "$tmp/w.out"; do sleep 0.2; done
+kill -INT $mt; wait $mt
+"$JDK/bin/jcmd" "$pid" JFR.dump name=mt filename="$tmp/r.jfr" >/dev/null
+"$JDK/bin/jfr" print --json --stack-depth 256 --events jdk.ObjectAllocationSample "$tmp/r.jfr" >"$tmp/r.json"
+echo "== javac on java.xml ($(grep -c . "$tmp/files") files), JDK $("$JDK/bin/java" -version 2>&1 | head -1); $(grep DONE "$tmp/w.out")"
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+
+def wmedian(pairs):
+    pairs = sorted(pairs)
+    half, acc = sum(w for _, w in pairs) / 2, 0
+    for d, w in pairs:
+        acc += w
+        if acc >= half:
+            return d
+    return 0
+
+mt, mj, tot, jav = [], 0, 0, 0
+for line in open(f"{tmp}/c"):
+    stack, _, b = line.rstrip("\n").rpartition(" ")
+    fr = [f for f in stack.split(";")[:-1] if not f.startswith("[")]
+    b = int(b)
+    mt.append((len(fr), b))
+    tot += b
+    jav += b if any(f.startswith("com.sun.tools.javac") for f in fr) else 0
+jd, jt, jj = [], 0, 0
+for e in json.load(open(f"{tmp}/r.json"))["recording"]["events"]:
+    v = e["values"]
+    if not v.get("stackTrace"):
+        continue
+    fr = [f["method"]["type"]["name"].replace("/", ".") for f in v["stackTrace"]["frames"]]
+    jd.append((len(fr), v["weight"]))
+    jt += v["weight"]
+    jj += v["weight"] if any(f.startswith("com.sun.tools.javac") for f in fr) else 0
+final = [json.loads(l) for l in open(f"{tmp}/m.json") if l.startswith('{"event":"alloc"')][-1]
+print("  memtrace walks:", final["java_stacks"]["walks"], "stops:",
+      {k: v for k, v in final["java_stacks"]["stops"].items() if v},
+      "unknown frames:", final["java_stacks"]["unknown_frames"])
+print(f"  weighted median Java depth: memtrace {wmedian(mt)}, JFR {wmedian(jd)}")
+print(f"  bytes with a com.sun.tools.javac frame: memtrace {100 * jav / tot:.1f} %, "
+      f"JFR {100 * jj / jt:.1f} %")
+PY

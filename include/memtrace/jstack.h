@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jstack.h - whole Java stacks walked in BPF on a stock JVM (no
+ * -XX:+PreserveFramePointer), shared by bpf/jstack.bpf.h and user space
+ * (user/jvm/jwalk.c sets the layout, user/probe/alloctrace.c reads stacks).
+ *
+ * The walk starts at the thread's frame anchor (JavaThread::_anchor: last
+ * Java sp, fp, pc; the thread is in the VM at the allocation probes) and
+ * goes frame by frame towards the thread's entry:
+ *  - a pc in the interpreter: an interpreted frame; Method* and bcp are read
+ *    at fp + frame::interpreter_frame_method_offset / _bcp_offset words, the
+ *    caller's pc at fp + 1 word, its fp at fp, its (unextended) sp at
+ *    fp + frame::interpreter_frame_sender_sp_offset words;
+ *  - a pc in the code cache: the CodeBlob holding it is found through its
+ *    CodeHeap's segment map; its frame size (CodeBlob::_frame_size, words,
+ *    return address and saved rbp included) gives the caller's sp, the
+ *    return address is the word below it and the saved rbp the one below
+ *    that (x86_64 compiled frames, runtime stubs and adapters alike);
+ *  - the call stub's return address (StubRoutines::_call_stub_return_address):
+ *    an entry frame; its JavaCallWrapper (at fp +
+ *    frame::entry_frame_call_wrapper_offset words) holds the anchor of the
+ *    Java frames below the VM call, if any; none means the walk is complete.
+ *
+ * Frames are delivered raw; user space names them.
+ */
+#ifndef MEMTRACE_JSTACK_H
+#define MEMTRACE_JSTACK_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define MT_JSTACK_MAX_DEPTH 128   /* frames kept per stack (power of two) */
+#define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept */
+#define MT_JSTACK_MAX_HEAPS 4     /* CodeHeaps (non-nmethods, profiled, non-profiled) */
+
+/* mt_jframe.b of a compiled frame carries this bit (no user address has it). */
+#define MT_JFRAME_COMPILED (1ull << 63)
+
+struct mt_jframe {
+	__u64 a;   /* interpreted: Method*; compiled: the pc (a return address) */
+	__u64 b;   /* interpreted: bcp; compiled: CodeBlob* holding a | MT_JFRAME_COMPILED */
+	__u64 m;   /* compiled: the word at CodeBlob + nmethod::_method when the blob
+		    * was first seen (its Method* if it is an nmethod: user space
+		    * names the frame only if the blob still says so); interpreted: 0 */
+};
+
+struct mt_jstack {
+	__u32 depth;   /* frames in f[], the innermost (allocating) first */
+	__u32 stop;    /* enum mt_jstack_stop */
+	struct mt_jframe f[MT_JSTACK_MAX_DEPTH];
+};
+
+/* Why a walk ended; slots of the per-CPU array `jstack_stops`. */
+enum mt_jstack_stop {
+	MT_JSTOP_END = 0,        /* reached the thread's entry: the stack is complete */
+	MT_JSTOP_NO_ANCHOR = 1,  /* the thread has no last Java frame (not called from Java) */
+	MT_JSTOP_DEPTH = 2,      /* deeper than MT_JSTACK_MAX_DEPTH: cut */
+	MT_JSTOP_READ = 3,       /* a read of the stack or of the code cache failed */
+	MT_JSTOP_PC = 4,         /* a pc neither in the interpreter nor in the code cache */
+	MT_JSTOP_NO_BLOB = 5,    /* the segment map names no live CodeBlob for the pc */
+	MT_JSTOP_FRAME_SIZE = 6, /* a CodeBlob without a plausible frame size */
+	MT_JSTOP_SP = 7,         /* the caller's sp is not above the frame's: broken frame */
+	MT_JSTOP_LOOP = 8,       /* more steps than the loop bound (entry frames) */
+	MT_JSTOP_NSTOPS = 9,
+};
+
+/* Layout of the JVM, set by user space from VMStructs before load. */
+struct mt_jwalk_layout {
+	__u32 thread_anchor;       /* JavaThread::_anchor */
+	__u32 wrapper_anchor;      /* JavaCallWrapper::_anchor */
+	__u32 fa_sp, fa_pc, fa_fp; /* JavaFrameAnchor::_last_Java_sp/_pc/_fp */
+	__s32 entry_wrapper;       /* frame::entry_frame_call_wrapper_offset, bytes */
+	__s32 if_sender_sp;        /* frame::interpreter_frame_sender_sp_offset, bytes */
+	__s32 if_method;           /* ..._method_offset, bytes */
+	__s32 if_bcp;              /* ..._bcp_offset, bytes */
+	__u32 blob_frame_size;     /* CodeBlob::_frame_size */
+	__u32 nm_method;           /* nmethod::_method (CompiledMethod:: before JDK 21) */
+	__u32 block_used;          /* HeapBlock::_header + HeapBlock::Header::_used */
+	__u32 block_size;          /* sizeof(HeapBlock): the CodeBlob follows it */
+	__u64 interp_lo, interp_hi;
+	__u64 call_stub_ret;       /* StubRoutines::_call_stub_return_address */
+	__u32 nheaps;
+	__u64 heap_lo[MT_JSTACK_MAX_HEAPS];     /* CodeHeap::_memory._low_boundary */
+	__u64 heap_hi[MT_JSTACK_MAX_HEAPS];     /* CodeHeap::_memory._high_boundary */
+	__u64 heap_segmap[MT_JSTACK_MAX_HEAPS]; /* CodeHeap::_segmap._low_boundary */
+	__u32 heap_log2seg[MT_JSTACK_MAX_HEAPS]; /* CodeHeap::_log2_segment_size */
+};
+
+#endif

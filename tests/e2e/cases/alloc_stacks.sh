@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# alloc_stacks - whole Java stacks from the kernel's walker (bpf/jstack.bpf.h)
+# on a stock JVM (no -XX:+PreserveFramePointer), against stacks known by
+# construction (tests/java/AllocStacks.java: a 40-method chain through an
+# interface, a 31-deep recursion, interpreted-only methods, compiled and
+# interpreted frames alternating) and against JFR's jdk.ObjectAllocationSample
+# on the same run. Three JVMs: tiered (C2 frames), -XX:TieredStopAtLevel=1
+# (C1 frames), -Xint. Each run: >= 99 % of the workload's bytes with exactly
+# the expected stack, and the weighted median Java depth within 1 of JFR's
+# (over the four classes and for each).
+# The workload's methods are kept out of line (dontinline): compiled frames are
+# named by their nmethod's own method until inlined scopes are expanded.
+# TIMEOUT: 300
+. "$ROOT/tests/e2e/lib.sh"
+
+for mode in c2 c1 int; do
+	rm -f "$TMPD/go"
+	flags=(-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,AllocStacks*::*'
+	       '-XX:CompileCommand=exclude,AllocStacks$Interp::interp*'
+	       '-XX:CompileCommand=exclude,AllocStacks$Mixed::interp*')
+	mb=768
+	case $mode in
+	c1) flags+=(-XX:TieredStopAtLevel=1) ;;
+	int) flags+=(-Xint); mb=96 ;;
+	esac
+	jvm_start "w$mode" -Xmx256m "${flags[@]}" -XX:StartFlightRecording=name=mt,settings=profile \
+		AllocStacks --go "$TMPD/go" --mb $mb
+	pid=$JVM_PID
+	"$MEMTRACE" alloc -p "$pid" --json --collapsed "$TMPD/$mode.collapsed" \
+		>"$TMPD/$mode.json" 2>"$TMPD/$mode.err" &
+	mt=$!
+	wait_for_line "$TMPD/$mode.json" '"start"' 20 || { cat "$TMPD/$mode.err"; fail "alloc did not start ($mode)"; }
+	touch "$TMPD/go"
+	wait_for_line "$TMPD/w$mode.out" DONE 150 || fail "workload did not finish ($mode)"
+	kill -INT $mt; wait $mt || { cat "$TMPD/$mode.err"; fail "alloc exited non-zero ($mode)"; }
+	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.dump"
+	"$JAVA_HOME/bin/jfr" print --json --stack-depth 128 --events jdk.ObjectAllocationSample "$TMPD/$mode.jfr" \
+		>"$TMPD/$mode.jfr.json" || fail "jfr print"
+	echo "== $mode (JDK $JDK)"
+	python3 "$ROOT/tests/e2e/stacks_check.py" "$TMPD/$mode.json" "$TMPD/$mode.collapsed" \
+		"$TMPD/w$mode.out" "$TMPD/$mode.jfr.json" || fail "stacks wrong ($mode)"
+	jvm_stop "$pid"
+done
