@@ -14,12 +14,14 @@
 #include "probe/bpfutil.h"
 #include "jvm/jframes.h"
 #include "jvm/jwalk.h"
+#include "jvm/nmethod.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "memtrace/alloc.h"
 #include "jvm/pidns.h"
 #include "probe/usdtspec.h"
 #include "lib/hash.h"
+#include "lib/idmap.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
@@ -43,6 +45,10 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	bool walker;            /* the Java stack walker is on */
+	struct mt_nmethod_layout nl;
+	bool inlining;          /* compiled frames expanded into their inlined methods */
+	struct idmap scopes;    /* pc -> struct scope_names: a compiled frame's names, innermost first */
+	uint64_t stale_frames;  /* compiled frames whose nmethod changed before they were named */
 	/* Method* -> name (or NULL: unnameable), kept until alloctrace_free */
 	struct { uint64_t method; char *name; } *mnames;
 	size_t nmnames, mcap;
@@ -246,6 +252,11 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		else
 			t->skel->rodata->targ_jw = t->jw.bpf;
 		t->walker = !err;
+		/* inlined frames from the nmethods' debug info (PcDesc, scopes) */
+		t->inlining = t->walker && !nmethod_layout(t->vs, &t->nl);
+		if (t->walker && !t->inlining)
+			p_warn("inlined frames are not expanded: this JVM's nmethod layout is not "
+			       "known; a compiled frame is named by its outermost method");
 	}
 	if (t->vs && !jframes_layout(t->vs, &t->jl)) {
 		t->skel->rodata->targ_anchor_sp = t->jl.anchor_sp;
@@ -333,6 +344,7 @@ void alloctrace_free(struct alloctrace *t)
 		free(t->mnames[i].name);
 	free(t->mnames);
 	free(t->ents);
+	idmap_free_vals(&t->scopes);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
 	free(t);
@@ -508,11 +520,67 @@ const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32
 	return method_name(t, method, gen);
 }
 
+/* A compiled frame's Java frames, named, innermost first (kept by pc). */
+struct scope_names {
+	int n;                  /* -1: the frame could not be expanded */
+	const char *name[MT_NMETHOD_MAX_SCOPES];
+};
+
 /*
- * The names of one raw frame, innermost first: one today (the frame's own
- * method: for compiled code the nmethod's, inlined callees not expanded);
- * nmethod scope expansion plugs in here. Returns how many were written
- * (0: a stub left out), each a name or NULL for unknown.
+ * The Java frames of compiled frame @f (pc f->a in the nmethod f->b), innermost
+ * first, from the nmethod's debug info: the method that allocated, then the
+ * methods it was inlined into, then the nmethod's own. A frame whose nmethod
+ * was freed or replaced since the sample (other start or Method*) is unknown
+ * (NULL) and counted, never named after the new code. Cached by pc: a pc's
+ * scopes do not change while its nmethod lives, and a changed nmethod is caught
+ * by the check against f->m first.
+ */
+static int compiled_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t gen,
+			  const char **out, int max)
+{
+	struct mt_nmethod_scope sc[MT_NMETHOD_MAX_SCOPES];
+	struct scope_names *c = idmap_get(&t->scopes, f->a);
+	struct mt_nmethod nm;
+	int n;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return 0;
+		c->n = -1;
+		if (!nmethod_find(t->vs, &t->nl, f->a, &nm) &&
+		    nm.start == (f->b & ~MT_JFRAME_COMPILED) && nm.method == f->m) {
+			n = nmethod_scopes(t->vs, &t->nl, &nm, f->a, 0, sc, MT_NMETHOD_MAX_SCOPES);
+			if (n == -E2BIG)
+				n = MT_NMETHOD_MAX_SCOPES;
+			if (n == -ENOENT) { /* no PcDesc (a deoptimization handler): the nmethod's own */
+				sc[0].method = nm.method;
+				n = 1;
+			}
+			for (int i = 0; i < n; i++)
+				c->name[i] = method_name(t, sc[i].method, gen);
+			c->n = n > 0 ? n : -1;
+		}
+		if (idmap_put(&t->scopes, f->a, c)) {
+			free(c);
+			return 0;
+		}
+	}
+	if (c->n < 0) {
+		t->stale_frames++;
+		out[0] = NULL;
+		return 1;
+	}
+	n = c->n < max ? c->n : max;
+	memcpy(out, c->name, (size_t)n * sizeof(*out));
+	return n;
+}
+
+/*
+ * The names of one raw frame, innermost first: an interpreted frame's method;
+ * a compiled frame's inlined methods and its own (compiled_names); a stub's
+ * name when @stubs. Returns how many were written (0: a stub left out), each
+ * a name or NULL for unknown.
  */
 static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t gen,
 		       bool stubs, const char **out, int max)
@@ -536,6 +604,8 @@ static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t
 			out[0] = mkeep(t, f->b, stub);
 		return 1;
 	}
+	if (k == JWALK_COMPILED && t->inlining)
+		return compiled_names(t, f, gen, out, max);
 	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
 	return 1;
 }

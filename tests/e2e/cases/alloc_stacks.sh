@@ -8,16 +8,17 @@
 # (C1 frames), -Xint. Each run: >= 99 % of the workload's bytes with exactly
 # the expected stack, and the weighted median Java depth within 1 of JFR's
 # (over the four classes and for each).
-# The workload's methods are kept out of line (dontinline): compiled frames are
-# named by their nmethod's own method until inlined scopes are expanded.
-# TIMEOUT: 300
+# A fourth JVM, tiered with the JIT free to inline ("inl"), checks the
+# expansion of compiled frames into their inlined methods (the nmethods' debug
+# info: PcDesc and scopes); the other three keep the workload out of line.
+# TIMEOUT: 400
 . "$ROOT/tests/e2e/lib.sh"
 
-for mode in c2 c1 int; do
+for mode in c2 c1 int inl; do
 	rm -f "$TMPD/go"
-	flags=(-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,AllocStacks*::*'
-	       '-XX:CompileCommand=exclude,AllocStacks$Interp::interp*'
+	flags=(-XX:CompileCommand=quiet '-XX:CompileCommand=exclude,AllocStacks$Interp::interp*'
 	       '-XX:CompileCommand=exclude,AllocStacks$Mixed::interp*')
+	[ $mode = inl ] || flags+=('-XX:CompileCommand=dontinline,AllocStacks*::*')
 	mb=768
 	case $mode in
 	c1) flags+=(-XX:TieredStopAtLevel=1) ;;
