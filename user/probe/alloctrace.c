@@ -48,7 +48,6 @@ struct alloctrace {
 	struct mt_nmethod_layout nl;
 	bool inlining;          /* compiled frames expanded into their inlined methods */
 	struct idmap scopes;    /* pc -> struct scope_names: a compiled frame's names, innermost first */
-	uint64_t stale_frames;  /* compiled frames whose nmethod changed before they were named */
 	/* Method* -> name (or NULL: unnameable), kept until alloctrace_free */
 	struct { uint64_t method; char *name; } *mnames;
 	size_t nmnames, mcap;
@@ -566,8 +565,7 @@ static int compiled_names(struct alloctrace *t, const struct mt_jframe *f, uint3
 			return 0;
 		}
 	}
-	if (c->n < 0) {
-		t->stale_frames++;
+	if (c->n < 0) { /* counted as an unknown frame by the caller */
 		out[0] = NULL;
 		return 1;
 	}
