@@ -101,10 +101,23 @@ if not jd:
     sys.exit(1)
 md, jm = wmedian(depths), wmedian(jd)
 print(f"weighted median depth: memtrace {md}, JFR {jm} ({len(jd)} JFR samples)")
-if abs(md - jm) > 1:
-    print("  DEPTHS DIFFER BY MORE THAN 1")
-    ok = False
 jw_all = sum(w for _, w in jd)
+if abs(md - jm) > 1:
+    # JFR's throttled sampler gives the classes shares that vary by run; when
+    # two classes of different depths hold about half the bytes each, that
+    # alone moves the overall median. Reweigh our samples by JFR's class
+    # shares: if the medians then agree, only the mix differed (the per-class
+    # depths below are still checked).
+    mine = sum(total.values())
+    re_pairs = [(d, w * (sum(x for _, x in jcd[c]) / jw_all) / (total[c] / mine))
+                for c in expect if jcd[c] and total[c] for d, w in cdepths[c]]
+    rm = wmedian(re_pairs) if re_pairs else None
+    if rm is not None and abs(rm - jm) <= 1:
+        print(f"  the overall medians differ by JFR's class shares only: memtrace's "
+              f"samples weighted by JFR's shares give {rm}")
+    else:
+        print("  DEPTHS DIFFER BY MORE THAN 1")
+        ok = False
 for cls in expect:
     if not jcd[cls] or not cdepths[cls]:
         print(f"  {cls}: no samples (memtrace {len(cdepths[cls])}, JFR {len(jcd[cls])})")
