@@ -13,8 +13,8 @@
 #include "probe/tlabprobe.h"
 #include "probe/bpfutil.h"
 #include "jvm/jframes.h"
+#include "jvm/jstackname.h"
 #include "jvm/jwalk.h"
-#include "jvm/nmethod.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "memtrace/alloc.h"
@@ -45,14 +45,7 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	bool walker;            /* the Java stack walker is on */
-	struct mt_nmethod_layout nl;
-	bool inlining;          /* compiled frames expanded into their inlined methods */
-	struct idmap scopes;    /* pc -> struct scope_names: a compiled frame's names, innermost first */
-	/* Method* -> name (or NULL: unnameable), kept until alloctrace_free */
-	struct { uint64_t method; char *name; } *mnames;
-	size_t nmnames, mcap;
-	uint64_t unknown_frames;
-	char stop_frames[MT_JSTOP_NSTOPS][48];
+	struct jstackname *jn;  /* names for the walker's stacks */
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
@@ -251,12 +244,22 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		else
 			t->skel->rodata->targ_jw = t->jw.bpf;
 		t->walker = !err;
-		/* inlined frames from the nmethods' debug info (PcDesc, scopes) */
-		t->inlining = t->walker && !nmethod_layout(t->vs, &t->nl);
-		if (t->walker && !t->inlining)
-			p_warn("inlined frames are not expanded: this JVM's nmethod layout is not "
-			       "known; a compiled frame is named by its outermost method");
+		/* names, with inlined frames from the nmethods' debug info (PcDesc, scopes) */
+		if (t->walker) {
+			t->jn = jstackname_new(t->vs, &t->jw);
+			if (!t->jn) {
+				p_warn("the Java stack walker is off: Method* names cannot be read (%s)",
+				       strerror(errno));
+				t->walker = false;
+			} else if (!jstackname_inlining(t->jn)) {
+				p_warn("inlined frames are not expanded: this JVM's nmethod layout is "
+				       "not known; a compiled frame is named by its outermost method");
+			}
+		}
 	}
+	/* Method* names for the allocating frame (kept), also without the walker */
+	if (t->vs && !t->jn)
+		t->jn = jstackname_new(t->vs, &t->jw);
 	if (t->vs && !jframes_layout(t->vs, &t->jl)) {
 		t->skel->rodata->targ_anchor_sp = t->jl.anchor_sp;
 		t->skel->rodata->targ_anchor_pc = t->jl.anchor_pc;
@@ -339,11 +342,8 @@ void alloctrace_free(struct alloctrace *t)
 	alloc_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->ents[i].name);
-	for (size_t i = 0; i < t->mcap; i++)
-		free(t->mnames[i].name);
-	free(t->mnames);
 	free(t->ents);
-	idmap_free_vals(&t->scopes);
+	jstackname_free(t->jn);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
 	free(t);
@@ -441,206 +441,29 @@ uint64_t alloctrace_unnamed(struct alloctrace *t)
 	return t->unnamed;
 }
 
-/* Open addressing on Method*; mcap is a power of two, at most half full. */
-static size_t mslot(const struct alloctrace *t, uint64_t method)
-{
-	return (size_t)(hash_fib64(method) >> 24) & (t->mcap - 1);
-}
-
-static int mgrow(struct alloctrace *t)
-{
-	size_t cap = t->mcap ? 2 * t->mcap : 1024, old = t->mcap;
-	__typeof__(t->mnames) nm = calloc(cap, sizeof(*nm)), prev = t->mnames;
-
-	if (!nm)
-		return -ENOMEM;
-	t->mnames = nm;
-	t->mcap = cap;
-	for (size_t i = 0; i < old; i++) {
-		size_t j;
-
-		if (!prev[i].method)
-			continue;
-		for (j = mslot(t, prev[i].method); nm[j].method; j = (j + 1) & (cap - 1))
-			;
-		nm[j] = prev[i];
-	}
-	free(prev);
-	return 0;
-}
-
-/* The slot of @key in the name table, or of the empty slot where it goes. */
-static size_t mfind(const struct alloctrace *t, uint64_t key)
-{
-	size_t i;
-
-	for (i = mslot(t, key); t->mnames[i].method; i = (i + 1) & (t->mcap - 1))
-		if (t->mnames[i].method == key)
-			break;
-	return i;
-}
-
-/* Keep @name (copied; NULL: unnameable) under @key: a Method*, or the frame's b
- * for a stub (bit 63 set). Returns the kept copy. */
-static const char *mkeep(struct alloctrace *t, uint64_t key, const char *name)
-{
-	size_t i;
-
-	if ((t->nmnames + 1) * 2 > t->mcap && mgrow(t))
-		return NULL;
-	i = mfind(t, key);
-	t->mnames[i].method = key;
-	t->mnames[i].name = name ? strdup(name) : NULL;
-	t->nmnames++;
-	return t->mnames[i].name;
-}
-
-/* "pkg.Class.method" of @method, printable, or NULL; read once, kept. */
-static const char *method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
-{
-	char buf[768];
-	size_t i;
-
-	if (!method)
-		return NULL;
-	if (t->mcap && t->mnames[i = mfind(t, method)].method)
-		return t->mnames[i].name;
-	if (gen < t->seen_gen)
-		return NULL; /* its class may be gone, the memory reused: not kept */
-	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)) || !jwalk_name_ok(buf))
-		return mkeep(t, method, NULL);
-	return mkeep(t, method, buf);
-}
-
 const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32_t gen)
 {
-	if (!t->vs)
+	if (!t->jn)
 		return NULL;
-	return method_name(t, method, gen);
-}
-
-/* A compiled frame's Java frames, named, innermost first (kept by pc). */
-struct scope_names {
-	int n;                  /* -1: the frame could not be expanded */
-	const char *name[MT_NMETHOD_MAX_SCOPES];
-};
-
-/*
- * The Java frames of compiled frame @f (pc f->a in the nmethod f->b), innermost
- * first, from the nmethod's debug info: the method that allocated, then the
- * methods it was inlined into, then the nmethod's own. A frame whose nmethod
- * was freed or replaced since the sample (other start or Method*) is unknown
- * (NULL) and counted, never named after the new code. Cached by pc: a pc's
- * scopes do not change while its nmethod lives, and a changed nmethod is caught
- * by the check against f->m first.
- */
-static int compiled_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t gen,
-			  const char **out, int max)
-{
-	struct mt_nmethod_scope sc[MT_NMETHOD_MAX_SCOPES];
-	struct scope_names *c = idmap_get(&t->scopes, f->a);
-	struct mt_nmethod nm;
-	int n;
-
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return 0;
-		c->n = -1;
-		if (!nmethod_find(t->vs, &t->nl, f->a, &nm) &&
-		    nm.start == (f->b & ~MT_JFRAME_COMPILED) && nm.method == f->m) {
-			n = nmethod_scopes(t->vs, &t->nl, &nm, f->a, 0, sc, MT_NMETHOD_MAX_SCOPES);
-			if (n == -E2BIG)
-				n = MT_NMETHOD_MAX_SCOPES;
-			if (n == -ENOENT) { /* no PcDesc (a deoptimization handler): the nmethod's own */
-				sc[0].method = nm.method;
-				n = 1;
-			}
-			for (int i = 0; i < n; i++)
-				c->name[i] = method_name(t, sc[i].method, gen);
-			c->n = n > 0 ? n : -1;
-		}
-		if (idmap_put(&t->scopes, f->a, c)) {
-			free(c);
-			return 0;
-		}
-	}
-	if (c->n < 0) { /* counted as an unknown frame by the caller */
-		out[0] = NULL;
-		return 1;
-	}
-	n = c->n < max ? c->n : max;
-	memcpy(out, c->name, (size_t)n * sizeof(*out));
-	return n;
-}
-
-/*
- * The names of one raw frame, innermost first: an interpreted frame's method;
- * a compiled frame's inlined methods and its own (compiled_names); a stub's
- * name when @stubs. Returns how many were written (0: a stub left out), each
- * a name or NULL for unknown.
- */
-static int frame_names(struct alloctrace *t, const struct mt_jframe *f, uint32_t gen,
-		       bool stubs, const char **out, int max)
-{
-	uint64_t method = 0;
-	char stub[80];
-	enum jwalk_kind k;
-
-	if (max < 1)
-		return 0;
-	k = jwalk_frame_method(t->vs, &t->jw, f, &method, stub, sizeof(stub));
-	if (k == JWALK_STUB) {
-		if (!stubs)
-			return 0;
-		/* kept with the methods under the blob's key (bit 63 set: no Method* has it) */
-		size_t i;
-
-		if (t->mcap && t->mnames[i = mfind(t, f->b)].method)
-			out[0] = t->mnames[i].name;
-		else
-			out[0] = mkeep(t, f->b, stub);
-		return 1;
-	}
-	if (k == JWALK_COMPILED && t->inlining)
-		return compiled_names(t, f, gen, out, max);
-	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
-	return 1;
+	jstackname_seen_gen(t->jn, t->seen_gen);
+	return jstackname_method(t->jn, method, gen);
 }
 
 int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
 			   int max, bool stubs)
 {
 	struct mt_jstack st;
-	const char *inner[MT_JSTACK_MAX_DEPTH];
-	int n = 0, k = 0;
 
 	if (!t->walker || !r->jstack ||
 	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
 		return -ENOENT;
-	if (st.depth > MT_JSTACK_MAX_DEPTH)
-		st.depth = MT_JSTACK_MAX_DEPTH;
-	for (uint32_t d = 0; d < st.depth && n < MT_JSTACK_MAX_DEPTH; d++)
-		n += frame_names(t, &st.f[d], r->gen, stubs, inner + n, MT_JSTACK_MAX_DEPTH - n);
-	if (st.stop != MT_JSTOP_END && k < max && st.stop < MT_JSTOP_NSTOPS) {
-		char *s = t->stop_frames[st.stop];
-
-		if (!s[0])
-			snprintf(s, sizeof(t->stop_frames[0]), "[stack cut: %s]",
-				 jwalk_stop_name(st.stop));
-		names[k++] = s;
-	}
-	for (int i = n - 1; i >= 0 && k < max; i--) {
-		if (!inner[i])
-			t->unknown_frames++;
-		names[k++] = inner[i] ? inner[i] : "[unknown]";
-	}
-	return k;
+	jstackname_seen_gen(t->jn, t->seen_gen);
+	return jstackname_frames(t->jn, &st, r->gen, names, max, stubs);
 }
 
 uint64_t alloctrace_unknown_frames(struct alloctrace *t)
 {
-	return t->unknown_frames;
+	return t->jn ? jstackname_unknown(t->jn) : 0;
 }
 
 int alloctrace_walks(struct alloctrace *t, uint64_t *by_stop)

@@ -1,0 +1,51 @@
+/*
+ * jstackname.h - names for the raw Java stacks the BPF walker delivers
+ * (include/memtrace/jstack.h, bpf/jstack.bpf.h): interpreted frames by their
+ * Method*, compiled frames expanded into their inlined methods from the
+ * nmethods' debug info (nmethod.h), stubs by their blob's name. Names are read
+ * from the live JVM once and kept (printable UTF-8 only); what cannot be named
+ * is "[unknown]" and counted. Shared by `alloc` (probe/alloctrace) and the
+ * waiters' stacks of `locks` (probe/parktrace).
+ */
+#ifndef MEMTRACE_JSTACKNAME_H
+#define MEMTRACE_JSTACKNAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memtrace/jstack.h"
+
+struct mt_vmstructs;
+struct jwalk_layout;
+struct jstackname;
+
+/*
+ * jstackname_new - a namer for JVM @vs (which must outlive it) whose walker
+ * uses @jw. Inlined frames are expanded when the JVM's nmethod layout is known
+ * (jstackname_inlining()). NULL with errno ENOMEM, or ENOENT when @vs lacks
+ * what Method* names need.
+ */
+struct jstackname *jstackname_new(const struct mt_vmstructs *vs, const struct jwalk_layout *jw);
+/* jstackname_free - NULL is a no-op. */
+void jstackname_free(struct jstackname *t);
+/* jstackname_inlining - compiled frames are expanded into their inlined methods. */
+bool jstackname_inlining(const struct jstackname *t);
+/* jstackname_seen_gen - class unloads: Method*s of samples of an older
+ * unload generation than @gen are not read any more (their class may be gone). */
+void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
+
+/*
+ * jstackname_frames - the names of @stack (a walk, innermost frame first) ROOT
+ * FIRST, at most @max: a "[stack cut: REASON]" frame first for a walk that
+ * stopped early, then the thread's first Java frame ... the innermost one.
+ * Stubs are left out unless @stubs. @gen: the sample's unload generation.
+ * Names are owned by @t. Returns the count.
+ */
+int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
+		      const char **names, int max, bool stubs);
+/* jstackname_method - "pkg.Class.method" (printable) of Method* @method, or NULL. */
+const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t gen);
+/* jstackname_unknown - frames named "[unknown]" so far. */
+uint64_t jstackname_unknown(const struct jstackname *t);
+
+#endif
