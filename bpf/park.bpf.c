@@ -9,7 +9,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "memtrace/park.h"
+#include "maps.bpf.h"
 #include "usdt_args.bpf.h"
+#include "jstack.bpf.h" /* the waiters' stacks (targ_jw.nheaps 0: not walked) */
 
 /* Filled by user space before load (VMStructs and the Java field tables). */
 const volatile __u32 targ_tgid = 0;        /* host tgid of the JVM; 0 = any */
@@ -201,6 +203,8 @@ int handle_park_begin(struct pt_regs *ctx)
 	if (bpf_probe_read_user(&slot, 8, (void *)(jt + targ_threadobj)) || !slot ||
 	    bpf_probe_read_user(&thread, 8, (void *)slot))
 		goto out;
+	/* the waiter's Java stack, blocker or not (a parkNanos sleeper's too) */
+	in.key.jstack = jstack_walk(jt);
 	blocker = ref_at(thread, targ_f_blocker);
 	if (!blocker)
 		goto out;
@@ -301,6 +305,17 @@ SEC("uprobe")
 int handle_sleep_end(struct pt_regs *ctx)
 {
 	return end_park();
+}
+
+/* hotspot:compiled__method__unload(...): code may be freed from now on */
+SEC("uprobe")
+int handle_code_unload(struct pt_regs *ctx)
+{
+	__u32 tid;
+
+	if (ours(&tid))
+		__sync_fetch_and_add(&code_gen, 1);
+	return 0;
 }
 
 /* thread__start(name, len, java_tid, native_tid, daemon) */

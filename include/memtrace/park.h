@@ -37,6 +37,7 @@ struct mt_park_key {
 	__u64 blocker;   /* the blocker's address (moves with a moving collector) */
 	__u32 timed;     /* enum mt_park_how */
 	__u32 pad;
+	__u64 jstack;    /* the parking thread's Java stack (key in `jstacks`), 0: not walked */
 };
 
 struct mt_park_val {

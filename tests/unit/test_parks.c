@@ -44,6 +44,20 @@ static int setup(void **state)
 	snprintf(locks[0].cls, sizeof(locks[0].cls), "java.util.concurrent.locks.ReentrantLock$FairSync");
 	snprintf(locks[0].owner, sizeof(locks[0].owner), "holder");
 	snprintf(locks[0].waiter, sizeof(locks[0].waiter), "w");
+	/* two waiter stacks that show the same callers: one text line, two in JSON */
+	for (int i = 0; i < 2; i++) {
+		static const char *const fr[] = { "java.lang.Thread.run", "pkg.Worker.run",
+						  "java.util.concurrent.locks.ReentrantLock.lock",
+						  "java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire",
+						  "jdk.internal.misc.Unsafe.park" };
+
+		locks[0].stacks[i].parks = i ? 1 : 2;
+		locks[0].stacks[i].ns = i ? 1000000 : 2000000;
+		locks[0].stacks[i].n = i ? 4 : 5;
+		for (int k = 0; k < 5; k++)
+			locks[0].stacks[i].frames[k] = fr[k == 3 && i ? 4 : k];
+	}
+	locks[0].nstacks = 2;
 	/* a latch: ownable class, never an owner: waiting */
 	locks[1].key = (struct mt_park_key){ .klass = 0x900, .blocker = 0x2000 };
 	locks[1].v.count = 1;
@@ -77,6 +91,7 @@ static void test_text(void **state)
 		"CONTENDED (an ownable lock that had an owner when the thread parked): 3 parks, 3.00 ms parked\n"
 		"      PARKS       TIME        MAX  BLOCKER\n"
 		"          3    3.00 ms    2.00 ms  java.util.concurrent.locks.ReentrantLock$FairSync @0x1000  owner \"holder\"\n"
+		"             3 parks, 3.00 ms: at pkg.Worker.run <- java.lang.Thread.run\n"
 		"WAITING (conditions, queues, latches, futures, parkNanos, Thread.sleep: no owner): 7 parks, 4.40 ms parked\n"
 		"      PARKS       TIME        MAX  BLOCKER\n"
 		"          1     0.5 us     0.5 us  java.util.concurrent.CountDownLatch$Sync @0x2000\n"
@@ -94,7 +109,7 @@ static void test_text(void **state)
 static void test_json(void **state)
 {
 	uint64_t stats[MT_PARK_NSTATS] = { 6, 0, 1, 0, 4 };
-	char *s = print(locks, 1, stats, 0, true), want[2048];
+	char *s = print(locks, 1, stats, 0, true), want[4096];
 	size_t w;
 
 	(void)state;
@@ -107,7 +122,12 @@ static void test_json(void **state)
 		w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%d", i ? "," : "",
 				      i == 20 ? 2 : i == 21 ? 1 : 0);
 	snprintf(want + w, sizeof(want) - w,
-		 "]}\n{\"event\":\"park_summary\",\"parks\":6,\"contended_parks\":3,"
+		 "],\"stacks\":[{\"parks\":2,\"parked_ns\":2000000,\"frames\":[\"java.lang.Thread.run\","
+		 "\"pkg.Worker.run\",\"java.util.concurrent.locks.ReentrantLock.lock\","
+		 "\"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire\","
+		 "\"jdk.internal.misc.Unsafe.park\"]},{\"parks\":1,\"parked_ns\":1000000,\"frames\":"
+		 "[\"java.lang.Thread.run\",\"pkg.Worker.run\",\"java.util.concurrent.locks.ReentrantLock.lock\","
+		 "\"jdk.internal.misc.Unsafe.park\"]}]}\n{\"event\":\"park_summary\",\"parks\":6,\"contended_parks\":3,"
 		 "\"contended_ns\":3000000,\"waiting_parks\":0,\"waiting_ns\":0,\"no_thread\":0,"
 		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4}\n");
 	assert_string_equal(s, want);

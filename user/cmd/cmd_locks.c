@@ -36,7 +36,7 @@ static void on_stop(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes]\n"
+		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes] [--stacks]\n"
 		"       memtrace locks -p PID --now [--json]\n"
 		"  Contended monitors by class (blocked-entry and Object.wait times), the\n"
 		"  wait graph (blocked thread -> owning thread) and deadlocks (its cycles),\n"
@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		"  The hotspot:monitor__* probes fire only with -XX:+DTraceMonitorProbes.\n"
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
 		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
+		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
+		"  locks (walked in the kernel at each park: a few microseconds per park).\n"
 		"  --now: the threads blocked on a lock at this moment - monitors and\n"
 		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
 		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
@@ -178,6 +180,7 @@ int do_locks(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
 		{ "now", no_argument, NULL, 'N' },
+		{ "stacks", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -192,15 +195,15 @@ int do_locks(int argc, char **argv)
 	struct locks *l = NULL;
 	struct locks_report *rep = NULL;
 	struct mt_seq *seq = NULL;
-	bool enable = false, on = false, now = false;
+	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, rc = 1;
 	uint64_t t0, deadline;
 	struct mt_proc p;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
-		if (opt == 'M' || opt == 'N') {
-			*(opt == 'M' ? &enable : &now) = true;
+		if (opt == 'M' || opt == 'N' || opt == 'S') {
+			*(opt == 'M' ? &enable : opt == 'N' ? &now : &stacks) = true;
 			continue;
 		}
 		err = cmdopt_common(opt, optarg, &o);
@@ -235,7 +238,7 @@ int do_locks(int argc, char **argv)
 	/* java.util.concurrent parks: no flag needed; without them, say what is lost */
 	err = vmstructs_open(&p, &vs);
 	if (!err)
-		pt = parktrace_new(&p, vs);
+		pt = parktrace_new(&p, vs, stacks);
 	if (err || !pt)
 		p_warn("java.util.concurrent parks are not traced: %s",
 		       err ? "VMStructs unreadable" : strerror(errno));

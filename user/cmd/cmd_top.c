@@ -574,7 +574,7 @@ int do_top(int argc, char **argv)
 			p_err("can't read VMStructs of pid %d: %s", pid, strerror(-err));
 			goto out;
 		}
-		t->pk = parktrace_new(&t->p, t->vs);
+		t->pk = parktrace_new(&t->p, t->vs, false);
 		if (!t->pk)
 			goto out;
 	}

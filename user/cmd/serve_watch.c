@@ -150,7 +150,7 @@ static void locks_start(struct serve_jvm *j)
 	int err = vmstructs_open(&j->p, &j->vs);
 
 	if (!err) {
-		j->pk = parktrace_new(&j->p, j->vs);
+		j->pk = parktrace_new(&j->p, j->vs, false);
 		err = j->pk ? 0 : -errno;
 	}
 	if (err) {

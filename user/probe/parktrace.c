@@ -8,12 +8,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "memtrace/jstack.h"
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
 #include "probe/usdtspec.h"
 #include "jvm/jobject.h"
+#include "jvm/jstackname.h"
 #include "jvm/jthreads.h"
+#include "jvm/jwalk.h"
 #include "jvm/klassname.h"
 #include "jvm/pidns.h"
 #include "jvm/proc.h"
@@ -35,6 +38,7 @@ struct parktrace {
 	struct idmap ns2host;    /* in-namespace tid -> host tid (JVMs in a pid namespace) */
 	uint64_t last_walk;      /* mono_ns of the last thread list walk */
 	struct idmap names;      /* host tid -> thread name (malloc'd), every thread seen */
+	struct jstackname *jn;   /* --stacks: names for the waiters' stacks */
 };
 
 static void set_owner_field(struct parktrace *t);
@@ -48,6 +52,7 @@ void parktrace_free(struct parktrace *t)
 	jthreads_free(t->jt);
 	idmap_free(&t->ns2host);
 	idmap_free_vals(&t->names);
+	jstackname_free(t->jn);
 	free(t);
 }
 
@@ -84,13 +89,16 @@ static int set_rodata(struct parktrace *t)
 	return 0;
 }
 
-struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				bool stacks)
 {
-	struct usdt_probe probes[5] = { { .name = "thread__park__begin" },
+	struct usdt_probe probes[6] = { { .name = "thread__park__begin" },
 					{ .name = "thread__park__end" },
 					{ .name = "thread__sleep__begin", .optional = true },
 					{ .name = "thread__sleep__end", .optional = true },
-					{ .name = "thread__start", .optional = true } };
+					{ .name = "thread__start", .optional = true },
+					{ .name = "compiled__method__unload", .optional = true } };
+	struct jwalk_layout jw;
 	struct parktrace *t;
 	int err;
 
@@ -130,6 +138,17 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 		      strerror(-err));
 		goto fail;
 	}
+	/* The waiters' stacks: the walker's layout, and names for what it finds. */
+	if (stacks) {
+		err = jwalk_layout(vs, &jw);
+		if (!err && !(t->jn = jstackname_new(vs, &jw)))
+			err = -errno;
+		if (err) {
+			p_err("the Java stack walker cannot run on pid %d: %s", p->pid, strerror(-err));
+			goto fail;
+		}
+		t->skel->rodata->targ_jw = jw.bpf;
+	}
 	/* Load and verify. */
 	err = park_bpf__load(t->skel);
 	if (err) {
@@ -149,9 +168,13 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	probes[2].prog = t->skel->progs.handle_sleep_begin;
 	probes[3].prog = t->skel->progs.handle_sleep_end;
 	probes[4].prog = t->skel->progs.handle_thread_start;
-	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
+	probes[5].prog = t->skel->progs.handle_code_unload;
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes) - !stacks, p);
 	if (err)
 		goto fail;
+	/* the walker's pc cache needs to hear of code being freed */
+	if (stacks && probes[5].sites > 0)
+		t->skel->bss->cache_on = 1;
 	return t;
 fail:
 	parktrace_free(t);
@@ -361,51 +384,116 @@ static int by_time(const void *pa, const void *pb)
 	return a->v.count < b->v.count ? 1 : a->v.count > b->v.count ? -1 : 0;
 }
 
+/* Raw entries: by blocker, then most time parked first. */
+static int by_blocker(const void *pa, const void *pb)
+{
+	const struct parktrace_lock *a = pa, *b = pb;
+
+	if (a->key.klass != b->key.klass)
+		return a->key.klass < b->key.klass ? -1 : 1;
+	if (a->key.blocker != b->key.blocker)
+		return a->key.blocker < b->key.blocker ? -1 : 1;
+	if (a->key.timed != b->key.timed)
+		return a->key.timed < b->key.timed ? -1 : 1;
+	return a->v.total_ns < b->v.total_ns ? 1 : a->v.total_ns > b->v.total_ns ? -1 : 0;
+}
+
+static bool same_lock(const struct mt_park_key *a, const struct mt_park_key *b)
+{
+	return a->klass == b->klass && a->blocker == b->blocker && a->timed == b->timed;
+}
+
+/* Add raw entry @r (one waiter stack of a blocker) into merged row @l. */
+static void merge_into(struct parktrace *t, struct parktrace_lock *l, const struct parktrace_lock *r)
+{
+	struct mt_jstack st;
+
+	l->v.count += r->v.count;
+	l->v.total_ns += r->v.total_ns;
+	l->v.with_owner += r->v.with_owner;
+	if (r->v.max_ns > l->v.max_ns)
+		l->v.max_ns = r->v.max_ns;
+	for (int i = 0; i < MT_PARK_HIST; i++)
+		l->v.hist[i] += r->v.hist[i];
+	if (!l->v.owner_tid)
+		l->v.owner_tid = r->v.owner_tid;
+	if (!t->jn || !r->key.jstack || l->nstacks == PARKTRACE_STACKS ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->key.jstack, &st))
+		return;
+	l->stacks[l->nstacks].parks = r->v.count;
+	l->stacks[l->nstacks].ns = r->v.total_ns;
+	l->stacks[l->nstacks].n = jstackname_frames(t->jn, &st, 0, l->stacks[l->nstacks].frames,
+						    PARKTRACE_FRAMES, false);
+	l->nstacks++;
+}
+
 int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 {
 	int fd = bpf_map__fd(t->skel->maps.park_locks);
 	struct mt_park_key key, *prev = NULL;
-	struct parktrace_lock *a = NULL;
-	size_t cap = 0;
+	struct parktrace_lock *raw = NULL, *rows = NULL;
+	size_t nraw = 0, cap = 0, m = 0;
 
 	*out = NULL;
 	*n = 0;
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		struct parktrace_lock *l;
-
 		prev = &key;
-		if (*n == cap) {
+		if (nraw == cap) {
 			size_t ncap = cap ? 2 * cap : 64;
-			struct parktrace_lock *b = realloc(a, ncap * sizeof(*a));
+			struct parktrace_lock *b = realloc(raw, ncap * sizeof(*raw));
 
 			if (!b) {
-				free(a);
+				free(raw);
 				return -ENOMEM;
 			}
-			a = b;
+			raw = b;
 			cap = ncap;
 		}
-		l = &a[*n];
-		memset(l, 0, sizeof(*l));
-		l->key = key;
-		if (bpf_map_lookup_elem(fd, &key, &l->v))
-			continue;
-		if (key.klass &&
-		    klassname_read(t->vs, &t->kl, key.klass, true, l->cls, sizeof(l->cls)) < 0)
+		memset(&raw[nraw], 0, sizeof(raw[nraw]));
+		raw[nraw].key = key;
+		if (!bpf_map_lookup_elem(fd, &key, &raw[nraw].v))
+			nraw++;
+	}
+	if (nraw)
+		qsort(raw, nraw, sizeof(*raw), by_blocker);
+	rows = calloc(nraw ? nraw : 1, sizeof(*rows));
+	if (!rows) {
+		free(raw);
+		return -ENOMEM;
+	}
+	/* one row per blocker; its raw entries (one per waiter stack) merged, the
+	 * stacks with the most time parked kept */
+	for (size_t i = 0; i < nraw; i++) {
+		struct parktrace_lock *l;
+
+		if (!m || !same_lock(&rows[m - 1].key, &raw[i].key)) {
+			l = &rows[m++];
+			l->key = raw[i].key;
+			l->key.jstack = 0;
+			l->v.waiter_tid = raw[i].v.waiter_tid;
+		}
+		merge_into(t, &rows[m - 1], &raw[i]);
+	}
+	free(raw);
+	for (size_t i = 0; i < m; i++) {
+		struct parktrace_lock *l = &rows[i];
+
+		if (l->key.klass &&
+		    klassname_read(t->vs, &t->kl, l->key.klass, true, l->cls, sizeof(l->cls)) < 0)
 			snprintf(l->cls, sizeof(l->cls), "?");
-		l->ownable = key.klass && t->aos_ik &&
-			     jobject_is_subclass(t->vs, &t->ol, key.klass, t->aos_ik) == 1;
+		l->ownable = l->key.klass && t->aos_ik &&
+			     jobject_is_subclass(t->vs, &t->ol, l->key.klass, t->aos_ik) == 1;
 		if (!l->ownable) {
 			l->v.with_owner = 0;
 			l->v.owner_tid = 0;
 		}
 		name_of(t, l->v.owner_tid, l->owner, sizeof(l->owner));
 		name_of(t, l->v.waiter_tid, l->waiter, sizeof(l->waiter));
-		(*n)++;
 	}
-	if (*n)
-		qsort(a, *n, sizeof(*a), by_time);
-	*out = a;
+	if (m)
+		qsort(rows, m, sizeof(*rows), by_time);
+	*out = rows;
+	*n = m;
 	return 0;
 }
 

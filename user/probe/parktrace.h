@@ -17,6 +17,18 @@ struct mt_proc;
 struct mt_vmstructs;
 struct parktrace;
 
+/* Waiters' stacks kept per blocker (the ones with the most time parked). */
+#define PARKTRACE_STACKS 3
+/* Names per stack: the walker's depth plus inlined frames and a cut marker. */
+#define PARKTRACE_FRAMES 192
+
+/* One waiter stack of a blocker. */
+struct parktrace_stack {
+	uint64_t parks, ns;
+	int n;                                  /* names in frames */
+	const char *frames[PARKTRACE_FRAMES];   /* ROOT FIRST; owned by the tracer */
+};
+
 /* One blocker (or "no blocker") with its parks. */
 struct parktrace_lock {
 	struct mt_park_key key;
@@ -25,14 +37,18 @@ struct parktrace_lock {
 	bool ownable;      /* the class is an AbstractOwnableSynchronizer: owners are real */
 	char owner[64];    /* the last owner's thread name ("tid N" if never seen), "" none */
 	char waiter[64];   /* the last parking thread's name, likewise */
+	struct parktrace_stack stacks[PARKTRACE_STACKS]; /* with --stacks: by time parked */
+	int nstacks;
 };
 
 /*
  * parktrace_new - trace JVM @p (@vs its tables, which must outlive the
- * result) from now on. Prints what failed (p_err) and returns NULL with errno
- * set; free with parktrace_free().
+ * result) from now on; with @stacks, walk each parking thread's Java stack
+ * (bpf/jstack.bpf.h: a few microseconds per park). Prints what failed (p_err)
+ * and returns NULL with errno set; free with parktrace_free().
  */
-struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs);
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				bool stacks);
 /* parktrace_free - detach and unload; NULL is a no-op. */
 void parktrace_free(struct parktrace *t);
 
@@ -45,9 +61,9 @@ void parktrace_free(struct parktrace *t);
 int parktrace_refresh(struct parktrace *t);
 
 /*
- * parktrace_read - the counters so far, one entry per blocker, sorted by
- * time parked (descending), into *@out (malloc'd, the caller frees; *@n
- * entries). Returns 0 or -errno.
+ * parktrace_read - the counters so far, one entry per blocker (its waiters'
+ * stacks, with --stacks, inside it), sorted by time parked (descending),
+ * into *@out (malloc'd, the caller frees; *@n entries). Returns 0 or -errno.
  */
 int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n);
 

@@ -37,7 +37,79 @@ static void json_lock(FILE *f, const struct parktrace_lock *l)
 	fputs(",\"hist_log2_ns\":[", f);
 	for (int i = 0; i < MT_PARK_HIST; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", (uint64_t)l->v.hist[i]);
-	fputs("]}\n", f);
+	fputs("]", f);
+	if (l->nstacks) {
+		fputs(",\"stacks\":[", f);
+		for (int i = 0; i < l->nstacks; i++) {
+			fprintf(f, "%s{\"parks\":%" PRIu64 ",\"parked_ns\":%" PRIu64 ",\"frames\":[",
+				i ? "," : "", l->stacks[i].parks, l->stacks[i].ns);
+			for (int k = 0; k < l->stacks[i].n; k++) {
+				fputs(k ? "," : "", f);
+				json_str(f, l->stacks[i].frames[k]);
+			}
+			fputs("]}", f);
+		}
+		fputs("]", f);
+	}
+	fputs("}\n", f);
+}
+
+/* The waiter's own code: the innermost frame outside the lock's and the
+ * JDK's parking machinery. Index into @st's frames (root first). */
+static int first_caller(const struct parktrace_stack *st)
+{
+	static const char *const machinery[] = { "java.util.concurrent.", "jdk.internal.misc.Unsafe.",
+						 "java.lang.Thread.sleep" };
+
+	for (int i = st->n - 1; i >= 0; i--) {
+		bool ours = false;
+
+		for (size_t k = 0; k < sizeof(machinery) / sizeof(machinery[0]); k++)
+			ours |= !strncmp(st->frames[i], machinery[k], strlen(machinery[k]));
+		if (!ours)
+			return i;
+	}
+	return st->n - 1;
+}
+
+/* Do stacks @a and @b show the same caller and its two callers? */
+static bool same_shown(const struct parktrace_stack *a, const struct parktrace_stack *b)
+{
+	int ca = first_caller(a), cb = first_caller(b);
+
+	for (int k = 0; k < 3; k++) {
+		if ((ca - k >= 0) != (cb - k >= 0))
+			return false;
+		if (ca - k >= 0 && strcmp(a->frames[ca - k], b->frames[cb - k]))
+			return false;
+	}
+	return true;
+}
+
+/* The waiters' callers, the stacks that show the same three frames summed
+ * (JSON keeps each whole stack). */
+static void text_stacks(FILE *f, const struct parktrace_lock *l)
+{
+	char t[32];
+
+	for (int i = 0; i < l->nstacks; i++) {
+		const struct parktrace_stack *st = &l->stacks[i];
+		uint64_t parks = st->parks, ns = st->ns;
+		int c = first_caller(st);
+		bool shown = false;
+
+		for (int j = 0; j < i && !shown; j++)
+			shown = same_shown(&l->stacks[j], st);
+		if (shown)
+			continue;
+		for (int j = i + 1; j < l->nstacks; j++)
+			if (same_shown(&l->stacks[j], st))
+				parks += l->stacks[j].parks, ns += l->stacks[j].ns;
+		fprintf(f, "             %" PRIu64 " parks, %s:", parks, fmt_ns(ns, t, sizeof(t)));
+		for (int k = c; k >= 0 && k > c - 3; k--)
+			fprintf(f, " %s%s", k < c ? "<- " : "at ", st->frames[k]);
+		fputc('\n', f);
+	}
 }
 
 static void text_lock(FILE *f, const struct parktrace_lock *l)
@@ -52,6 +124,7 @@ static void text_lock(FILE *f, const struct parktrace_lock *l)
 	if (contended(l))
 		fprintf(f, "  owner \"%s\"", l->owner);
 	fputc('\n', f);
+	text_stacks(f, l);
 }
 
 int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,

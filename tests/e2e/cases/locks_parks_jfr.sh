@@ -11,13 +11,13 @@
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
-sed '/name="jdk.Thread\(Park\|Sleep\)"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#;s#<setting name="stackTrace">true#<setting name="stackTrace">false#}' \
+sed '/name="jdk.Thread\(Park\|Sleep\)"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#}' \
 	"$JAVA_HOME/lib/jfr/default.jfc" >"$TMPD/park.jfc"
 grep -A3 'name="jdk.ThreadPark"' "$TMPD/park.jfc" | grep -q '>0 ms<' || fail "could not set jdk.ThreadPark's threshold"
 jvm_start p -Xmx128m "-XX:StartFlightRecording:filename=$TMPD/p.jfr,settings=$TMPD/park.jfc" \
 	ParkContention 4 1500 50 "$TMPD/go"
 pid=$JVM_PID
-"$MEMTRACE" locks -p "$pid" --duration 20 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
+"$MEMTRACE" locks -p "$pid" --stacks --duration 20 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 m=$!
 wait_for_line "$TMPD/locks.json" '"start"' 30 || { cat "$TMPD/locks.err"; fail "locks did not start"; }
 # the live view's lock rows, on the same run: per-second rates whose sum over
@@ -34,7 +34,7 @@ n0=$(wc -l <"$TMPD/top.json")
 for _ in $(seq 50); do [ "$(wc -l <"$TMPD/top.json")" -ge $((n0 + 2)) ] && break; sleep 0.1; done
 kill -INT "$tp"; wait "$tp" || { cat "$TMPD/top.err"; fail "memtrace top failed"; }
 jvm_stop "$pid" # the recording is written at exit
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+"$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
 python3 - "$TMPD/locks.json" "$TMPD/jfr.json" "$TMPD/top.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -79,6 +79,26 @@ napper = sum(1 for e in sleeps if e["values"]["eventThread"]["javaName"] == "nap
 assert napper == 150, napper
 assert napper <= our_sleeps <= len(sleeps), (napper, our_sleeps, len(sleeps))
 own = [r for r in recs if r["event"] == "park_lock" and r["class"] == fair][0]
+# the waiters' stacks (--stacks): every one kept goes through the contender's
+# lambda into ReentrantLock.lock; from there to the leaf it is JFR's most
+# frequent stack of the same parks, frame for frame
+want = ["ParkContention.lambda$main$0", "java.util.concurrent.locks.ReentrantLock.lock"]
+for st in own["stacks"]:
+    f = st["frames"]
+    assert all(w in f for w in want) and f.index(want[0]) < f.index(want[1]), f
+    assert f[-1] == "jdk.internal.misc.Unsafe.park", f
+jst = {}
+for e in ev:
+    v = e["values"]
+    if v["parkedClass"] and v["parkedClass"]["name"].replace("/", ".") == fair and v.get("stackTrace"):
+        names = tuple(fr["method"]["type"]["name"].replace("/", ".") + "." + fr["method"]["name"]
+                      for fr in reversed(v["stackTrace"]["frames"]))
+        jst[names] = jst.get(names, 0) + 1
+jtop = max(jst.items(), key=lambda x: x[1])[0]
+ours = own["stacks"][0]["frames"]
+tail = lambda fr: list(fr[fr.index(want[0]):])
+print("JFR's top stack from the lambda:", tail(jtop))
+assert tail(ours) == tail(jtop), (tail(ours), tail(jtop))
 top = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")]
 top_parks = sum(x["parks_per_s"] for t in top for x in t.get("locks", []) if x["class"] == fair)
 print("top: FairSync parks summed over the intervals:", top_parks)
