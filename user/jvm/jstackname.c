@@ -68,6 +68,20 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen)
 		t->seen_gen = gen;
 }
 
+static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t gen,
+		       bool stubs, const char **out, int max);
+
+void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen)
+{
+	const char *names[MT_JSTACK_MAX_DEPTH];
+	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
+	uint64_t unknown = t->unknown_frames;
+
+	for (uint32_t d = 0; d < depth; d++)
+		frame_names(t, &stack->f[d], gen, false, names, MT_JSTACK_MAX_DEPTH);
+	t->unknown_frames = unknown; /* counted when the stack is named for output */
+}
+
 uint64_t jstackname_unknown(const struct jstackname *t)
 {
 	return t->unknown_frames;
@@ -164,11 +178,18 @@ struct scope_names {
  * scopes do not change while its nmethod lives, and a changed nmethod is caught
  * by the check against f->m first.
  */
+/* The cache key of a compiled frame: its pc in that nmethod (blob, Method*),
+ * so that code reused by another nmethod at the same pc is another key. */
+static uint64_t frame_key(const struct mt_jframe *f)
+{
+	return f->a ^ hash_mix64(f->b) ^ hash_fib64(f->m);
+}
+
 static int compiled_names(struct jstackname *t, const struct mt_jframe *f, uint32_t gen,
 			  const char **out, int max)
 {
 	struct mt_nmethod_scope sc[MT_NMETHOD_MAX_SCOPES];
-	struct scope_names *c = idmap_get(&t->scopes, f->a);
+	struct scope_names *c = idmap_get(&t->scopes, frame_key(f));
 	struct mt_nmethod nm;
 	int n;
 
@@ -190,7 +211,7 @@ static int compiled_names(struct jstackname *t, const struct mt_jframe *f, uint3
 				c->name[i] = method_name(t, sc[i].method, gen);
 			c->n = n > 0 ? n : -1;
 		}
-		if (idmap_put(&t->scopes, f->a, c)) {
+		if (idmap_put(&t->scopes, frame_key(f), c)) {
 			free(c);
 			return 0;
 		}
@@ -219,6 +240,9 @@ static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t
 
 	if (max < 1)
 		return 0;
+	/* a compiled frame named while its nmethod lived (jstackname_warm) */
+	if ((f->b & MT_JFRAME_COMPILED) && t->inlining && idmap_get(&t->scopes, frame_key(f)))
+		return compiled_names(t, f, gen, out, max);
 	k = jwalk_frame_method(t->vs, &t->jw, f, &method, stub, sizeof(stub));
 	if (k == JWALK_STUB) {
 		if (!stubs)

@@ -43,6 +43,13 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
  */
 int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 		      const char **names, int max, bool stubs);
+/*
+ * jstackname_warm - name the frames of @stack now, without output: compiled
+ * code is freed and reused as the JIT recompiles (a short program's nmethods
+ * may be gone within a second), so callers name each new stack soon after
+ * the walker stored it; jstackname_frames() then finds the names kept.
+ */
+void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen);
 /* jstackname_method - "pkg.Class.method" (printable) of Method* @method, or NULL. */
 const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t gen);
 /* jstackname_unknown - frames named "[unknown]" so far. */

@@ -46,6 +46,8 @@ struct alloctrace {
 	struct jwalk_layout jw;
 	bool walker;            /* the Java stack walker is on */
 	struct jstackname *jn;  /* names for the walker's stacks */
+	struct idmap warmed;    /* stack keys named while their code lived */
+	uint64_t last_warm;     /* mono_ns of the last pass over new stacks */
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
@@ -344,15 +346,39 @@ void alloctrace_free(struct alloctrace *t)
 		free(t->ents[i].name);
 	free(t->ents);
 	jstackname_free(t->jn);
+	idmap_free(&t->warmed);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
 	free(t);
+}
+
+/* Name the stacks the walker stored since the last pass, while their compiled
+ * code still lives (five times a second at most). */
+static void warm_stacks(struct alloctrace *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.jstacks);
+	uint64_t key, next, *prev = NULL, now = mono_ns();
+	struct mt_jstack st;
+
+	if (!t->walker || now - t->last_warm < 200000000ull)
+		return;
+	t->last_warm = now;
+	jstackname_seen_gen(t->jn, t->seen_gen);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (idmap_get(&t->warmed, key) || bpf_map_lookup_elem(fd, &key, &st))
+			continue;
+		jstackname_warm(t->jn, &st, t->seen_gen);
+		idmap_put(&t->warmed, key, (void *)1);
+	}
 }
 
 int alloctrace_poll(struct alloctrace *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->rb, timeout_ms);
 
+	warm_stacks(t);
 	return n == -EINTR ? 0 : n;
 }
 
