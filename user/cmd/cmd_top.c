@@ -195,9 +195,8 @@ static void update_locks(struct top *t)
 		t->locks[k].parks_s = t->locks[k].parked_s = 0;
 	/* this round's totals per (class, kind), in parks_s/parked_s for now */
 	for (size_t i = 0; i < n; i++) {
-		const char *name = l[i].key.klass ? l[i].cls
-				   : l[i].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
-		bool contended = l[i].ownable && l[i].v.with_owner;
+		const char *name = parktrace_lock_name(&l[i]);
+		bool contended = parktrace_lock_contended(&l[i]);
 		struct lockrate *r = NULL;
 
 		for (int k = 0; k < t->nlocks && !r; k++)

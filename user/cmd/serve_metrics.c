@@ -278,16 +278,14 @@ void serve_metrics_parks_update(struct serve_jvm *j)
 		return;
 	/* one series per (class, kind): sum the blockers, set the totals */
 	for (size_t i = 0; i < n; i++) {
-		const char *kind = l[i].ownable && l[i].v.with_owner ? "contended" : "waiting";
-		const char *cls = l[i].key.klass ? l[i].cls
-				  : l[i].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+		const char *kind = parktrace_lock_contended(&l[i]) ? "contended" : "waiting";
+		const char *cls = parktrace_lock_name(&l[i]);
 		uint64_t parks = 0, ns = 0;
 		bool first = true;
 
 		for (size_t k = 0; k < n; k++) {
-			const char *kk = l[k].ownable && l[k].v.with_owner ? "contended" : "waiting";
-			const char *ck = l[k].key.klass ? l[k].cls
-					 : l[k].key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+			const char *kk = parktrace_lock_contended(&l[k]) ? "contended" : "waiting";
+			const char *ck = parktrace_lock_name(&l[k]);
 
 			if (strcmp(kk, kind) || strcmp(ck, cls))
 				continue;

@@ -497,6 +497,18 @@ int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 	return 0;
 }
 
+const char *parktrace_lock_name(const struct parktrace_lock *l)
+{
+	if (l->key.klass)
+		return l->cls;
+	return l->key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+}
+
+bool parktrace_lock_contended(const struct parktrace_lock *l)
+{
+	return l->ownable && l->v.with_owner > 0;
+}
+
 uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now)
 {
 	struct mt_park_inflight in;

@@ -67,6 +67,13 @@ int parktrace_refresh(struct parktrace *t);
  */
 int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n);
 
+/* parktrace_lock_name - the blocker's class, "Thread.sleep" or "(no blocker)". */
+const char *parktrace_lock_name(const struct parktrace_lock *l);
+/* parktrace_lock_contended - an ownable lock that had an owner when a thread
+ * parked on it (contention), as opposed to waiting (conditions, queues,
+ * latches, futures, parkNanos, sleeps: nothing anyone holds). */
+bool parktrace_lock_contended(const struct parktrace_lock *l);
+
 /* parktrace_parked_ns - how long the thread @host_tid has been parked (or
  * sleeping) at monotonic time @now, 0 when it is not or since before tracing. */
 uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now);

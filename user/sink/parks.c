@@ -8,11 +8,6 @@
 #include "sink/parks.h"
 #include "lib/util.h"
 
-static bool contended(const struct parktrace_lock *l)
-{
-	return l->ownable && l->v.with_owner > 0;
-}
-
 static const char *how(const struct parktrace_lock *l)
 {
 	return l->key.timed == MT_PARK_SLEEP ? "sleep" : l->key.timed == MT_PARK_TIMED ? "timed" : "park";
@@ -21,7 +16,7 @@ static const char *how(const struct parktrace_lock *l)
 static void json_lock(FILE *f, const struct parktrace_lock *l)
 {
 	fprintf(f, "{\"event\":\"park_lock\",\"kind\":\"%s\",\"class\":",
-		contended(l) ? "contended" : "waiting");
+		parktrace_lock_contended(l) ? "contended" : "waiting");
 	json_str(f, l->key.klass ? l->cls : "");
 	fprintf(f, ",\"blocker\":\"0x%" PRIx64 "\",\"how\":\"%s\",\"timed\":%s,\"parks\":%" PRIu64
 		   ",\"parked_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"parks_with_owner\":%" PRIu64
@@ -118,10 +113,10 @@ static void text_lock(FILE *f, const struct parktrace_lock *l)
 
 	fprintf(f, "  %9" PRIu64 " %10s %10s  %s%s @0x%" PRIx64, (uint64_t)l->v.count,
 		fmt_ns(l->v.total_ns, t, sizeof(t)), fmt_ns(l->v.max_ns, m, sizeof(m)),
-		l->key.klass ? l->cls : l->key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)",
+		parktrace_lock_name(l),
 		l->key.timed == MT_PARK_TIMED ? " (timed)" : "",
 		(uint64_t)l->key.blocker);
-	if (contended(l))
+	if (parktrace_lock_contended(l))
 		fprintf(f, "  owner \"%s\"", l->owner);
 	fputc('\n', f);
 	text_stacks(f, l);
@@ -133,8 +128,8 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 	uint64_t parks[2] = { 0 }, ns[2] = { 0 };
 
 	for (size_t i = 0; i < n; i++) {
-		parks[contended(&locks[i])] += locks[i].v.count;
-		ns[contended(&locks[i])] += locks[i].v.total_ns;
+		parks[parktrace_lock_contended(&locks[i])] += locks[i].v.count;
+		ns[parktrace_lock_contended(&locks[i])] += locks[i].v.total_ns;
 	}
 	if (json) {
 		for (size_t i = 0; i < n; i++)
@@ -163,7 +158,7 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 		if (parks[k])
 			fprintf(f, "  %9s %10s %10s  %s\n", "PARKS", "TIME", "MAX", "BLOCKER");
 		for (size_t i = 0; i < n; i++) {
-			if (contended(&locks[i]) != k || (top && shown >= top))
+			if (parktrace_lock_contended(&locks[i]) != k || (top && shown >= top))
 				continue;
 			text_lock(f, &locks[i]);
 			shown++;
