@@ -269,6 +269,15 @@ void serve_metrics_age_drop(struct serve_jvm *j)
 }
 
 
+/* Blockers by kind, then class name: the rows of one series side by side. */
+static int by_series(const void *pa, const void *pb)
+{
+	const struct parktrace_lock *a = pa, *b = pb;
+	int ka = parktrace_lock_contended(a), kb = parktrace_lock_contended(b);
+
+	return ka != kb ? kb - ka : strcmp(parktrace_lock_name(a), parktrace_lock_name(b));
+}
+
 void serve_metrics_parks_update(struct serve_jvm *j)
 {
 	struct parktrace_lock *l = NULL;
@@ -276,26 +285,20 @@ void serve_metrics_parks_update(struct serve_jvm *j)
 
 	if (parktrace_read(j->pk, &l, &n))
 		return;
-	/* one series per (class, kind): sum the blockers, set the totals */
-	for (size_t i = 0; i < n; i++) {
+	/* one series per (class, kind): the blockers sorted so that each series'
+	 * rows are adjacent, summed, and the totals set */
+	if (n)
+		qsort(l, n, sizeof(*l), by_series);
+	for (size_t i = 0; i < n;) {
 		const char *kind = parktrace_lock_contended(&l[i]) ? "contended" : "waiting";
 		const char *cls = parktrace_lock_name(&l[i]);
 		uint64_t parks = 0, ns = 0;
-		bool first = true;
+		size_t k = i;
 
-		for (size_t k = 0; k < n; k++) {
-			const char *kk = parktrace_lock_contended(&l[k]) ? "contended" : "waiting";
-			const char *ck = parktrace_lock_name(&l[k]);
-
-			if (strcmp(kk, kind) || strcmp(ck, cls))
-				continue;
-			if (k < i)
-				first = false;
+		for (; k < n && !by_series(&l[i], &l[k]); k++) {
 			parks += l[k].v.count;
 			ns += l[k].v.total_ns;
 		}
-		if (!first)
-			continue;
 		{
 			const char *labels[] = { "pid", j->pid_s, "main_class", j->p.main_class,
 						 "container_id", j->p.container_id, "class", cls,
@@ -304,6 +307,7 @@ void serve_metrics_parks_update(struct serve_jvm *j)
 			metrics_counter_set(j->sv->m, M_PARKS, labels, (double)parks);
 			metrics_counter_set(j->sv->m, M_PARKED, labels, (double)ns / 1e9);
 		}
+		i = k;
 	}
 	free(l);
 }
