@@ -27,7 +27,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace gc -p PID [--duration S] [--json]\n"
 		   "  One record per collection from hotspot:gc__begin/end and\n"
 		   "  mem__pool__gc__begin/end: sequence, start, duration, full or not,\n"
-		   "  and each memory pool's used before/after, committed and max.\n"
+		   "  and each memory pool's used before/after, committed and max; the\n"
+		   "  cause (GCCause, as JFR and GarbageCollectorMXBean name it) and action\n"
+		   "  from a uprobe on GCMemoryManager::gc_end (no JVM flags).\n"
 		   "  Ends on Ctrl-C, after --duration seconds, or when the JVM exits,\n"
 		   "  with a summary (count, pause total/max/mean, lost events).\n");
 }
@@ -123,7 +125,13 @@ int do_gc(int argc, char **argv)
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
 	if (mt_opts.json) {
 		json_str(stdout, p.libjvm);
+		if (gctrace_no_cause(t)) {
+			printf(",\"no_cause\":");
+			json_str(stdout, gctrace_no_cause(t));
+		}
 		printf("}\n");
+	} else if (gctrace_no_cause(t)) {
+		p_info("collections will have no cause: %s", gctrace_no_cause(t));
 	}
 
 	while (!exiting) {
