@@ -102,6 +102,11 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 	case MT_EV_THREAD_DESTROY:
 		free(idmap_del(&rp->stacks, e->id));
 		return;
+	case MT_EV_GC_CAUSE:
+		g.kind = MT_GC_CAUSE;
+		snprintf(g.cause, sizeof(g.cause), "%s", name_of(rp, e->name));
+		snprintf(g.action, sizeof(g.action), "%s", name_of(rp, e->name2));
+		break;
 	case MT_EV_POOL_USAGE:
 		g.kind = e->aux == MT_POOL_PHASE_BEFORE ? MT_POOL_BEGIN : MT_POOL_END;
 		g.init = e->v[0];
