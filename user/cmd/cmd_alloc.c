@@ -17,6 +17,7 @@
 #include "cmd/cmds.h"
 #include "jvm/proc.h"
 #include "analysis/profile.h"
+#include "sink/allocprofile.h"
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
 #include "jvm/symres.h"
@@ -115,59 +116,6 @@ static void request_perfmap(const struct mt_proc *p)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
-/* The allocating Java frame of a row: an interpreted method by its Method*,
- * or compiled code by its pc (perf map). NULL when unknown. */
-static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
-{
-	const char *name;
-
-	if (r->method && (name = alloctrace_method_name(t, r->method, r->gen)))
-		return name;
-	if (r->java_pc && sr) {
-		name = symres_name(sr, r->java_pc);
-		if (name[0] != '[')
-			return name;
-	}
-	return NULL;
-}
-
-/* The profile: each row's stack named (leaf first) and stitched together by
- * profile_add_alloc() with its allocating Java frame and class. */
-static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
-				     const struct alloc_row *rows, size_t n, bool vm_frames)
-{
-	struct profile *prof = profile_new();
-	uint64_t ips[64];
-	const char *f[64], *java[136];
-
-	if (!prof)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		int depth = sr ? alloctrace_stack(t, rows[i].stack_id, ips, 64) : -ENOENT;
-		struct profile_alloc a = {
-			.frames = depth < 0 ? NULL : f,
-			.depth = depth < 0 ? 0 : depth,
-			.java_leaf = java_leaf(t, sr, &rows[i]),
-			.interpreted = rows[i].method != 0,
-			.class_name = rows[i].class_name,
-			.bytes = rows[i].bytes,
-			.count = rows[i].samples,
-		};
-
-		/* the whole Java stack from the kernel's walker, libjvm frames on request */
-		a.java_depth = alloctrace_java_frames(t, &rows[i], java, 136, vm_frames);
-		if (a.java_depth >= 0) {
-			a.java = java;
-			if (!vm_frames)
-				a.frames = NULL, a.depth = 0;
-		}
-		for (int d = 0; d < a.depth; d++) /* leaf first, as BPF gives them */
-			f[d] = symres_name(sr, ips[d]);
-		profile_add_alloc(prof, &a);
-	}
-	return prof;
-}
-
 static int write_outputs(const struct alloc_opts *o, struct profile *prof)
 {
 	int err = 0;
@@ -222,7 +170,7 @@ static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *site = java_leaf(t, sr, &rows[i]);
+		const char *site = allocprofile_java_leaf(t, sr, &rows[i]);
 		size_t j;
 
 		if (!site)
@@ -435,7 +383,7 @@ int do_alloc(int argc, char **argv)
 		sr = symres_new(&p);
 	}
 	if (to.stacks) {
-		prof = build_profile(t, sr, rows, n, o.vm_frames);
+		prof = allocprofile_build(t, sr, rows, n, o.vm_frames);
 		if (sr)
 			symres_stats(sr, &resolved, &unresolved);
 	}

@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "agentctl/sampling.h"
@@ -58,7 +59,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace serve (-p PID | --all) [--listen ADDR:PORT] [--token-file FILE]\n"
 		   "                      [--rescan S] [--duration S] [--allow-remote]\n"
 		   "                      [--alloc] [--alloc-top N] [--age] [--age-interval BYTES]\n"
-		   "                      [--locks]\n"
+		   "                      [--locks] [--names micrometer|otel]\n"
 		   "  Watches the collections of one JVM, or of every JVM it can see (picking\n"
 		   "  up JVMs that start later, dropping those that exit), and serves them:\n"
 		   "    /metrics          OpenMetrics text for Prometheus (no token)\n"
@@ -74,7 +75,12 @@ static void usage(FILE *f)
 		   "  --alloc, --age: switch those on for every JVM watched (--age loads\n"
 		   "  memtrace's agent into each). --alloc-top: classes per JVM (default 10).\n"
 		   "  --listen defaults to %s; a non-loopback address needs --allow-remote.\n"
-		   "  --rescan: seconds between looks for new and exited JVMs (default 2).\n",
+		   "  --rescan: seconds between looks for new and exited JVMs (default 2).\n"
+		   "  --names: the JVM series under Micrometer's names (default:\n"
+		   "  jvm_gc_pause_seconds{gc,action,cause}, jvm_memory_used_bytes{area,id},\n"
+		   "  jvm_gc_memory_allocated_bytes_total, ...) or OpenTelemetry's semantic\n"
+		   "  conventions (jvm_gc_duration_seconds{jvm_gc_name,jvm_gc_action,...});\n"
+		   "  memtrace_* are what only memtrace has.\n",
 		   MT_SERVE_DEFAULT_LISTEN);
 }
 
@@ -93,6 +99,7 @@ int do_serve(int argc, char **argv)
 		{ "alloc-top", required_argument, NULL, 'T' },
 		{ "age", no_argument, NULL, 'G' },
 		{ "age-interval", required_argument, NULL, 'I' },
+		{ "names", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -165,6 +172,16 @@ int do_serve(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'N':
+			if (!strcmp(optarg, "micrometer")) {
+				sv.names = SERVE_NAMES_MICROMETER;
+			} else if (!strcmp(optarg, "otel")) {
+				sv.names = SERVE_NAMES_OTEL;
+			} else {
+				p_err("invalid --names '%s': micrometer or otel", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -186,7 +203,7 @@ int do_serve(int argc, char **argv)
 			return 1;
 	}
 	sv.m = metrics_new();
-	if (!sv.m || serve_metrics_register(sv.m)) {
+	if (!sv.m || serve_metrics_register(sv.m, sv.names)) {
 		p_err("cannot set up the metrics registry");
 		goto cleanup;
 	}

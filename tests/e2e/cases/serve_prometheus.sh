@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # serve_prometheus - a real Prometheus (127.0.0.1, 1 s scrapes) scrapes
-# `memtrace serve --all` watching two JVMs (one JDK 17, one JDK 25): the
-# collection counters it stores equal memtrace's own JSON (/api/v1/metrics);
-# a JVM started after serve appears; one that exits is dropped; the API
-# refuses requests without (or with a wrong) token.
+# `memtrace serve --all --alloc --age` watching two JVMs (one JDK 17, one
+# JDK 25): the collection counters it stores (jvm_gc_pause_seconds_count per
+# collector and cause) equal memtrace's own JSON (/api/v1/metrics); every
+# panel of the Grafana dashboard (dashboards/memtrace-jvm.json) returns
+# series of both JVMs with the labels its legend names
+# (tests/e2e/dashboard_check.py); a JVM started after serve appears; one
+# that exits is dropped; the API refuses requests without (or with a wrong)
+# token.
 # JDKS: none
 # TIMEOUT: 200
 . "$ROOT/tests/e2e/lib.sh"
@@ -55,16 +59,16 @@ elif kind == "compare":       # compare PORT PPORT TOKEN PIDS: memtrace JSON vs 
     st, body = get("http://127.0.0.1:%s/api/v1/metrics" % port, sys.argv[4])
     ours = {}
     for fam in json.loads(body)["metrics"]:
-        if fam["name"] != "memtrace_gc_collections":
+        if fam["name"] != "jvm_gc_pause_seconds":
             continue
         for s in fam["series"]:
             if s["labels"].get("pid") in pids:
-                ours[(s["labels"]["pid"], s["labels"]["collector"])] = float(s["value"])
-    q = 'memtrace_gc_collections_total{pid=~"%s"}' % "|".join(pids)
+                ours[(s["labels"]["pid"], s["labels"]["gc"], s["labels"]["cause"])] = float(s["count"])
+    q = 'jvm_gc_pause_seconds_count{pid=~"%s"}' % "|".join(pids)
     st, body = get("http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[3], urllib.parse.urlencode({"query": q})))
     theirs = {}
     for r in json.loads(body)["data"]["result"]:
-        theirs[(r["metric"]["pid"], r["metric"]["collector"])] = float(r["value"][1])
+        theirs[(r["metric"]["pid"], r["metric"]["gc"], r["metric"]["cause"])] = float(r["value"][1])
     ok = ours and ours == theirs and all(any(k[0] == p and v > 0 for k, v in ours.items()) for p in pids)
     print("memtrace:  ", sorted(ours.items()), file=sys.stderr)
     print("prometheus:", sorted(theirs.items()), file=sys.stderr)
@@ -99,7 +103,7 @@ JAVA=$JAVA25 jvm_start b -Xmx64m -XX:TieredStopAtLevel=1 GcWorkload --go "$TMPD/
 B=$JVM_PID
 
 "$MEMTRACE" serve --all --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1 \
-	>"$TMPD/serve.log" 2>&1 &
+	--alloc --age >"$TMPD/serve.log" 2>&1 &
 SERVE_PID=$!
 has_jvm() { q metrics "$PORT" 2>/dev/null | grep -q "^memtrace_jvm_info{.*pid=\"$1\"}"; }
 wait_until 20 has_jvm "$A" && wait_until 5 has_jvm "$B" || { cat "$TMPD/serve.log" >&2; fail "serve did not pick up both JVMs"; }
@@ -118,9 +122,13 @@ wait_for_line "$TMPD/a.out" DONE 60 && wait_for_line "$TMPD/b.out" DONE 60 || fa
 prom_up() { [ "$(q prom "$PPORT" 'up{job="memtrace"}' 2>/dev/null | awk '{ print $NF }')" = 1 ]; }
 wait_until 40 prom_up || { tail "$TMPD/prom.log" >&2; fail "Prometheus does not scrape memtrace (up != 1)"; }
 wait_until 20 q compare "$PORT" "$PPORT" "$TOKEN" "$A,$B" ||
-	fail "Prometheus's memtrace_gc_collections_total differs from memtrace's JSON"
+	fail "Prometheus's jvm_gc_pause_seconds_count differs from memtrace's JSON"
 q prom "$PPORT" "memtrace_gc_pause_seconds_count{pid=\"$A\"}" | grep -q . || fail "no pause histogram in Prometheus"
 q prom "$PPORT" "memtrace_lost_events_total{pid=\"$B\"}" | grep -q . || fail "no lost-events counter in Prometheus"
+# The dashboard: every panel's query answers with both JVMs' series.
+dash() { python3 "$ROOT/tests/e2e/dashboard_check.py" "$ROOT/dashboards/memtrace-jvm.json" "$PPORT" "$A|$B" >"$TMPD/dash.out" 2>&1; }
+wait_until 40 dash || { cat "$TMPD/dash.out" >&2; fail "a dashboard panel has no answer"; }
+note "dashboard: $(grep -c '^ok' "$TMPD/dash.out") panel queries answered for both JVMs"
 
 # A JVM started after serve appears.
 jvm_start c -Xmx32m -XX:TieredStopAtLevel=1 Idle
