@@ -56,7 +56,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct attach_opts
 			break;
 		case 'H':
 			if (!allow_load || parse_seconds(optarg, &o->hold_s)) {
-				p_err("invalid --hold '%s' (seconds)", optarg);
+				p_err("invalid --hold '%s': expected %s", optarg, MT_DURATION_HELP);
 				return 2;
 			}
 			break;

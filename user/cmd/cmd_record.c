@@ -67,7 +67,7 @@ static void usage(FILE *f)
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
 		"  --sample N          report one object creation in N\n"
-		"  --pause A-B         no reporting from A to B seconds after start (repeatable)\n"
+		"  --pause A-B         no reporting from A to B after start (durations: 0.5-1, 500ms-2s; repeatable)\n"
 		"  --pause-thread TID:A-B   the same for one thread\n"
 		"  --enable-monitor-probes  switch -XX:+DTraceMonitorProbes on while recording\n"
 		"                      (written into the JVM's memory, restored at exit)\n"
@@ -126,16 +126,17 @@ static bool objects_asked(const struct mt_seq_filter *f, char **argv, int argc)
 	return false;
 }
 
+/* FROM-TO, two durations ("0.5-1.0", "500ms-2s"). */
 static int parse_window(const char *s, struct window *w)
 {
-	char *end;
+	const char *dash = strchr(s, '-');
+	char from[64];
 
-	w->from = strtod(s, &end);
-	if (end == s || *end != '-' || w->from < 0)
+	if (!dash || (size_t)(dash - s) >= sizeof(from))
 		return -EINVAL;
-	s = end + 1;
-	w->to = strtod(s, &end);
-	if (end == s || *end || w->to < w->from)
+	memcpy(from, s, (size_t)(dash - s));
+	from[dash - s] = '\0';
+	if (parse_seconds(from, &w->from) || parse_seconds(dash + 1, &w->to) || w->to < w->from)
 		return -EINVAL;
 	return 0;
 }

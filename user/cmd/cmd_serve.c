@@ -39,6 +39,7 @@
 #include "cmd/serve.h"
 #include "cmd/serve_api.h"
 #include "cmd/serve_metrics.h"
+#include "cmd/serve_pprof.h"
 #include "cmd/serve_query.h"
 #include "cmd/serve_watch.h"
 #include "jvm/privs.h"
@@ -72,6 +73,11 @@ static void usage(FILE *f)
 		   "                      program); 202, then GET /api/v1/queries/ID\n"
 		   "      POST /api/v1/jvms/PID/record/pause|resume  pause/resume the reporting\n"
 		   "                      of the `memtrace record -p PID` processes\n"
+		   "    /debug/pprof/allocs?pid=PID&seconds=N  an allocation profile (gzip'd\n"
+		   "                      profile.proto, Java stacks) sampled for N seconds\n"
+		   "                      (default 30): what `go tool pprof`, Pyroscope and\n"
+		   "                      Parca fetch; the same token (Bearer, or basic auth\n"
+		   "                      with the token as password)\n"
 		   "  --alloc, --age: switch those on for every JVM watched (--age loads\n"
 		   "  memtrace's agent into each). --alloc-top: classes per JVM (default 10).\n"
 		   "  --listen defaults to %s; a non-loopback address needs --allow-remote.\n"
@@ -137,13 +143,14 @@ int do_serve(int argc, char **argv)
 			break;
 		case 'r':
 			if (parse_seconds(optarg, &rescan_s) || rescan_s < 0.1) {
-				p_err("invalid --rescan '%s': expected seconds >= 0.1", optarg);
+				p_err("invalid --rescan '%s': expected %s, at least 100ms", optarg,
+				      MT_DURATION_HELP);
 				return 2;
 			}
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &duration)) {
-				p_err("invalid --duration '%s': expected seconds", optarg);
+				p_err("invalid --duration '%s': expected %s", optarg, MT_DURATION_HELP);
 				return 2;
 			}
 			break;
@@ -211,6 +218,7 @@ int do_serve(int argc, char **argv)
 	ho.metrics = sv.m;
 	ho.jvms = serve_api_jvms;
 	ho.api = serve_api_handle;
+	ho.pprof = serve_pprof_start;
 	ho.ctx = &api;
 	/* Serve first: a scraper sees memtrace up even before the first JVM. */
 	http = serve_http_start(&ho);
@@ -232,12 +240,14 @@ int do_serve(int argc, char **argv)
 		}
 		serve_watch_poll(&sv, now);
 		serve_query_reap(&sv.queries, false);
+		serve_pprof_reap(&sv, false);
 		if (deadline && mono_ns() >= deadline)
 			break;
 		nanosleep(&tick, NULL);
 	}
 	ret = 0;
 cleanup:
+	serve_pprof_reap(&sv, true); /* no suspended connection may outlive the server */
 	serve_http_stop(http);
 	serve_query_reap(&sv.queries, true); /* a running walk is waited for */
 	serve_watch_stop(&sv);

@@ -561,7 +561,8 @@ int do_top(int argc, char **argv)
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &t->interval) || t->interval < 0.1) {
-				p_err("invalid --interval '%s': expected seconds >= 0.1", optarg);
+				p_err("invalid --interval '%s': expected %s, at least 100ms", optarg,
+				      MT_DURATION_HELP);
 				goto usage_err;
 			}
 			break;

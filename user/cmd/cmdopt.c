@@ -27,7 +27,7 @@ int cmdopt_common(int c, const char *arg, struct cmdopt *o)
 		return MT_CMDOPT_MORE;
 	case 'd':
 		if (parse_seconds(arg, &o->duration)) {
-			p_err("invalid --duration '%s': expected seconds, e.g. 20", arg);
+			p_err("invalid --duration '%s': expected %s", arg, MT_DURATION_HELP);
 			return 2;
 		}
 		return MT_CMDOPT_MORE;

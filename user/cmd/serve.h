@@ -107,6 +107,13 @@ struct serve_jvm {
 	struct parktrace *pk;
 };
 
+/* The profile jobs of one serve (serve_pprof.h), guarded by serve.lock. */
+struct serve_pprof_job;
+struct serve_pprofs {
+	struct serve_pprof_job *list;
+	int running;
+};
+
 struct serve {
 	struct metrics *m;
 	pthread_mutex_t lock;  /* guards jvms[] and their counters for the HTTP thread */
@@ -122,6 +129,7 @@ struct serve {
 	enum serve_names names;  /* --names */
 	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
 	struct serve_queries queries; /* its lock is &lock */
+	struct serve_pprofs pprofs;   /* guarded by lock */
 };
 
 #endif
