@@ -45,7 +45,25 @@ static void test_common(void **state)
 	assert_int_equal(cmdopt_common('d', "2.5", &o), MT_CMDOPT_MORE);
 	assert_true(o.duration == 2.5);
 	assert_int_equal(cmdopt_common('d', "soon", &o), 2);
-	assert_string_equal(msg, "invalid --duration 'soon': expected seconds, e.g. 20");
+	assert_string_equal(msg, "invalid --duration 'soon': expected a duration: 20 (seconds), "
+				 "500ms, 5s, 2m, 1h");
+	/* units: ns us ms s m h; a bare number is seconds */
+	{
+		static const struct { const char *s; double v; } ok[] = {
+			{ "5s", 5 }, { "500ms", 0.5 }, { "2m", 120 }, { "1.5h", 5400 },
+			{ "250us", 0.00025 }, { "0", 0 }, { "0.25", 0.25 }, { "7", 7 },
+		};
+		static const char *const bad[] = { "5 s", "-1s", "1y", "s", "", "5sec", "1e30",
+						   "+3", " 3", "2m30s" };
+		double v;
+
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+			assert_int_equal(parse_seconds(ok[i].s, &v), 0);
+			assert_true(v > ok[i].v - 1e-12 && v < ok[i].v + 1e-12);
+		}
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			assert_int_equal(parse_seconds(bad[i], &v), -EINVAL);
+	}
 
 	assert_int_equal(o.top, 20);
 	assert_int_equal(cmdopt_common('t', "5", &o), MT_CMDOPT_MORE);
