@@ -274,7 +274,7 @@ int do_alloc(int argc, char **argv)
 	int opt, err, rc = 1;
 	uint64_t top;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:b:t:jxh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -318,6 +318,8 @@ int do_alloc(int argc, char **argv)
 				return err;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "alloc", usage))
+		return 2;
 	if (cmdopt_need_pid(&co, "alloc"))
 		return 2;
 	o.pid = co.pid;

@@ -291,12 +291,14 @@ int do_doctor(int argc, char **argv)
 	struct report r;
 	int opt, rc;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:jh", longopts, NULL)) != -1) {
 		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	if (cmdopt_no_args(argc, argv, "doctor", usage))
+		return 2;
 	if (cmdopt_need_pid(&o, "doctor"))
 		return 2;
 	memset(&r, 0, sizeof(r));

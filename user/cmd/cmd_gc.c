@@ -87,12 +87,14 @@ int do_gc(int argc, char **argv)
 	int opt, rc, err = 0;
 	uint64_t t0, mono_to_real, deadline;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	if (cmdopt_no_args(argc, argv, "gc", usage))
+		return 2;
 	if (cmdopt_need_pid(&o, "gc")) {
 		usage(stderr);
 		return 2;

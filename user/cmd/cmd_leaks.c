@@ -112,7 +112,7 @@ int do_leaks(int argc, char **argv)
 	double elapsed;
 	int ch, rc, suspects;
 
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = sampling_common_opt(ch, optarg, &o);
 		if (rc == 2)

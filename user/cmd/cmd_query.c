@@ -135,7 +135,7 @@ int do_query(int argc, char **argv)
 	uint32_t flags;
 
 	snapshot_init(&snap);
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:e:f:jh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e': expr = optarg; break;

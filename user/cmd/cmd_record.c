@@ -179,7 +179,7 @@ int do_record(int argc, char **argv)
 	int pid, opt, rc, err = 0;
 	uint64_t deadline;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:o:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -266,6 +266,8 @@ int do_record(int argc, char **argv)
 				return rc;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "record", usage))
+		return 2;
 	/* the filter options, as typed, for the file's header */
 	for (int i = 1; i < argc && flen + 1 < sizeof(h.filter); i++) {
 		if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--pid") ||

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "agentctl/sampling.h"
+#include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "cmd/serve.h"
 #include "cmd/serve_api.h"
@@ -123,7 +124,7 @@ int do_serve(int argc, char **argv)
 	int opt, ret = 1;
 
 	sv.queries.lock = &sv.lock;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:al:t:r:d:Rh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -197,6 +198,8 @@ int do_serve(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "serve", usage))
+		return 2;
 	if (!!sv.only_pid == all) {
 		p_err("serve needs exactly one of -p PID and --all");
 		usage(stderr);

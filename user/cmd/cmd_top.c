@@ -19,6 +19,7 @@
 
 #include "agentctl/agentlive.h"
 #include "probe/alloctrace.h"
+#include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "probe/gctrace.h"
 #include "probe/parktrace.h"
@@ -550,7 +551,7 @@ int do_top(int argc, char **argv)
 	if (!t)
 		return 1;
 	t->interval = 2;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:i:d:jh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -592,6 +593,8 @@ int do_top(int argc, char **argv)
 			goto usage_err;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "top", usage))
+		return 2;
 	if (!pid) {
 		p_err("the live view needs -p PID (`memtrace ps` lists the JVMs)");
 		goto usage_err;
