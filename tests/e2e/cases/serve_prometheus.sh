@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # serve_prometheus - a real Prometheus (127.0.0.1, 1 s scrapes) scrapes
-# `memtrace serve --all --alloc --age` watching two JVMs (one JDK 17, one
-# JDK 25): the collection counters it stores (jvm_gc_pause_seconds_count per
+# `memtrace serve --all` watching two JVMs (one JDK 17, one JDK 25; their
+# allocation and agent sampling switched on through the API): the collection counters it stores (jvm_gc_pause_seconds_count per
 # collector and cause) equal memtrace's own JSON (/api/v1/metrics); every
 # panel of the Grafana dashboard (dashboards/memtrace-jvm.json) returns
 # series of both JVMs with the labels its legend names
@@ -9,7 +9,7 @@
 # that exits is dropped; the API refuses requests without (or with a wrong)
 # token.
 # JDKS: none
-# TIMEOUT: 200
+# TIMEOUT: 300
 . "$ROOT/tests/e2e/lib.sh"
 
 command -v prometheus >/dev/null || skip "prometheus is not installed (apt-get install prometheus; make deps does it)"
@@ -50,6 +50,17 @@ if kind == "status":          # status PORT PATH [TOKEN]
     print(get("http://127.0.0.1:%s%s" % (port, sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)[0])
 elif kind == "metrics":       # metrics PORT: the OpenMetrics text
     print(get("http://127.0.0.1:%s/metrics" % port)[1], end="")
+elif kind == "post":          # post PORT PATH TOKEN: the HTTP status
+    req = urllib.request.Request("http://127.0.0.1:%s%s" % (port, sys.argv[3]), data=b"", method="POST")
+    req.add_header("Authorization", "Bearer " + sys.argv[4])
+    try:
+        print(urllib.request.urlopen(req, timeout=5).status)
+    except urllib.error.HTTPError as e:
+        print(e.code)
+elif kind == "on":            # on PORT PID TOKEN: allocation and agent sampling both on
+    st, body = get("http://127.0.0.1:%s/api/v1/jvms/%s" % (port, sys.argv[3]), sys.argv[4])
+    j = json.loads(body) if st == 200 else {}
+    sys.exit(0 if j.get("alloc", {}).get("state") == "on" and j.get("age", {}).get("state") == "on" else 1)
 elif kind == "prom":          # prom PPORT QUERY: "labels-json value" lines
     st, body = get("http://127.0.0.1:%s/api/v1/query?%s" % (port, urllib.parse.urlencode({"query": sys.argv[3]})))
     for r in json.loads(body)["data"]["result"]:
@@ -103,7 +114,7 @@ JAVA=$JAVA25 jvm_start b -Xmx64m -XX:TieredStopAtLevel=1 GcWorkload --go "$TMPD/
 B=$JVM_PID
 
 "$MEMTRACE" serve --all --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1 \
-	--alloc --age >"$TMPD/serve.log" 2>&1 &
+	>"$TMPD/serve.log" 2>&1 &
 SERVE_PID=$!
 has_jvm() { q metrics "$PORT" 2>/dev/null | grep -q "^memtrace_jvm_info{.*pid=\"$1\"}"; }
 wait_until 20 has_jvm "$A" && wait_until 5 has_jvm "$B" || { cat "$TMPD/serve.log" >&2; fail "serve did not pick up both JVMs"; }
@@ -116,7 +127,16 @@ assert_eq "$(q status "$PORT" /api/v1/jvms "$TOKEN")" 200 "API with the token"
 assert_eq "$(q status "$PORT" /metrics)" 200 "/metrics needs no token"
 q metrics "$PORT" | tail -1 | grep -qx '# EOF' || fail "/metrics does not end with # EOF"
 
-# Collections, then both JVMs idle (no further collection).
+# Allocation and agent sampling on for both (the dashboard's class and age
+# panels), then collections, then both JVMs idle (no further collection).
+for p in "$A" "$B"; do
+	for w in alloc age; do
+		st=$(q post "$PORT" "/api/v1/jvms/$p/$w" "$TOKEN")
+		[ "$st" = 202 ] || [ "$st" = 200 ] || fail "POST /api/v1/jvms/$p/$w answered $st"
+	done
+done
+wait_until 60 q on "$PORT" "$A" "$TOKEN" && wait_until 60 q on "$PORT" "$B" "$TOKEN" ||
+	{ cat "$TMPD/serve.log" >&2; fail "allocation and agent sampling did not come on"; }
 touch "$TMPD/go"
 wait_for_line "$TMPD/a.out" DONE 60 && wait_for_line "$TMPD/b.out" DONE 60 || fail "the workloads did not finish"
 prom_up() { [ "$(q prom "$PPORT" 'up{job="memtrace"}' 2>/dev/null | awk '{ print $NF }')" = 1 ]; }
