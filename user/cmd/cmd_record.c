@@ -370,6 +370,7 @@ int do_record(int argc, char **argv)
 			break;
 		}
 		err = 0;
+		sitecount_warm(sc); /* new sites named while their code lives */
 		if (deadline && mono_ns() >= deadline)
 			break;
 		if (!proc_exists(pid)) {
