@@ -241,6 +241,21 @@ static void test_slow_calls_idle_tail(void **state)
 	assert_true(s.d.pstart + 2 * DUTYCYCLE_PERIOD_NS > 12000 * MS);
 }
 
+/* Thinning only (serve, top): always attached whatever the rate, the
+ * kernel's sums are the estimates (factor 1), and they hold. */
+static void test_no_windows(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	s.d.no_windows = true;
+	run(&s, 0, 10000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	assert_true(s.attached && s.detaches == 0);
+	assert_true(s.d.keep < 0.01);
+	assert_true(dutycycle_factor(&s.d, 10000 * MS, s.w.raw_bytes) == 1);
+	assert_true(fabs(s.scaled / s.truth - 1) < 0.01);
+}
+
 /* Windows start at different offsets of their periods. */
 static void test_random_offsets(void **state)
 {
@@ -294,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_late_ticks),
 		cmocka_unit_test(test_slow_attach),
 		cmocka_unit_test(test_slow_calls_idle_tail),
+		cmocka_unit_test(test_no_windows),
 		cmocka_unit_test(test_random_offsets),
 		cmocka_unit_test(test_floor_and_empty),
 	};

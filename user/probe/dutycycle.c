@@ -73,14 +73,15 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 	if (r * d->cost_ns * 1e-9 <= d->budget)
 		return; /* everything, always */
 	base = r * (d->trap_ns + d->gate_ns) * 1e-9; /* the busiest thread, all attached */
-	if (base > DUTYCYCLE_TRAP_SHARE * d->budget) {
+	if (base > DUTYCYCLE_TRAP_SHARE * d->budget && !d->no_windows) {
 		d->duty = DUTYCYCLE_TRAP_SHARE * d->budget / base;
 		if (d->duty < DUTYCYCLE_MIN_DUTY)
 			d->duty = DUTYCYCLE_MIN_DUTY;
 	}
 	/* what is left of the budget in the windows pays for the kept samples */
 	room = d->budget / d->duty - base;
-	d->keep = d->work_ns > 0 ? room / (r * d->work_ns * 1e-9) : 1;
+	d->keep = d->work_ns > 0 && room > 0 ? room / (r * d->work_ns * 1e-9) :
+		  d->work_ns > 0 ? 0 : 1;
 	if (d->keep > 1)
 		d->keep = 1;
 	if (d->keep < DUTYCYCLE_MIN_KEEP)
@@ -121,11 +122,14 @@ static enum dutycycle_action close_window(struct dutycycle *d, uint64_t now,
 			      (wlen > 0 ? (double)DUTYCYCLE_PERIOD_NS / wlen : 1) + 0.5);
 	d->on = false;
 	if (d->wstart <= now) { /* the next window begins at once: no detach */
-		if (dutycycle_tick(d, now, m) != DUTYCYCLE_ATTACH)
+		if (dutycycle_tick(d, now, m) != DUTYCYCLE_ATTACH) {
+			d->windowed = true;
 			return DUTYCYCLE_DETACH;
+		}
 		d->wlive = true; /* the probes are in place already */
 		return DUTYCYCLE_RESCALE;
 	}
+	d->windowed = true;
 	return DUTYCYCLE_DETACH;
 }
 
@@ -177,6 +181,9 @@ void dutycycle_started(struct dutycycle *d, uint64_t now)
 double dutycycle_factor(const struct dutycycle *d, uint64_t now, uint64_t raw_open)
 {
 	double est = d->est, scaled = d->scaled, span = now > d->pstart ? (double)(now - d->pstart) : 0;
+
+	if (!d->windowed)
+		return 1;
 
 	if (d->on && !d->wclosed && !d->wlive) { /* its probes are being attached */
 		est += d->last_rate * span;

@@ -60,6 +60,9 @@ struct dutycycle {
 	double budget;               /* share of one allocating thread's time */
 	double force_keep, force_duty; /* > 0: fixed choices instead of the budget's
 					* (tests of the estimates on a real JVM) */
+	bool no_windows;             /* thinning only: always attached (counters that
+				      * must only grow: serve, top) */
+	bool windowed;               /* a window ever ended with a detach */
 	double trap_ns;              /* the uprobe trap, per sample */
 	uint64_t t0;                 /* session start */
 	uint64_t rng;
@@ -125,7 +128,9 @@ void dutycycle_started(struct dutycycle *d, uint64_t now);
 /*
  * dutycycle_factor - what to multiply the scaled sums by to estimate all
  * that happened from the start to @now; @raw_open: raw bytes of the window
- * open now (0 if none). 1 when nothing was observed yet.
+ * open now (0 if none). 1 when nothing was observed yet, and while no time
+ * window was used (thinning's 1/keep weights need no correction, so the
+ * kernel's sums are the estimates and only grow).
  */
 double dutycycle_factor(const struct dutycycle *d, uint64_t now, uint64_t raw_open);
 
