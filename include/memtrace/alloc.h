@@ -61,4 +61,29 @@ struct mt_alloc_event {
 	__u32 pad;
 };
 
+/*
+ * Duty cycle (targ_duty): when sampling every refill would cost more than a
+ * budget, user space attaches the TLAB uprobes only in windows (probe/dutycycle.h)
+ * and sets weight_scale so each window's bytes stand for its whole period;
+ * the program measures what it needs for that: its own time, the raw bytes,
+ * and samples per thread in the current window. Within a window each sample
+ * is kept with probability keep / 2^32 (bpf_get_prandom_u32), the rest
+ * costing only that gate.
+ */
+#define MT_ALLOC_SCALE_ONE 256   /* weight_scale meaning 1.0 */
+#define MT_ALLOC_MAX_TIDS 4096
+
+struct mt_alloc_cost {           /* per-CPU, summed by user space */
+	__u64 ns;                /* time in the program for kept samples (bpf_ktime_get_ns) */
+	__u64 samples;           /* kept samples */
+	__u64 raw_bytes;         /* their weights before scaling */
+	__u64 skipped;           /* samples the gate let go (keep < 1) */
+	__u64 skipped_ns;        /* their time in the program */
+};
+
+struct mt_alloc_tid {            /* samples of one thread in window `window` */
+	__u32 window;
+	__u32 samples;
+};
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "jvm/proc.h"
 
 struct alloctrace;
@@ -17,6 +18,29 @@ struct alloctrace_opts {
 	bool exact;   /* hotspot:object__alloc (needs -XX:+DTraceAllocProbes) */
 	bool stacks;  /* walk the Java stacks (bpf/jstack.bpf.h) */
 	bool native;  /* with stacks: also capture the native user stack (libjvm frames) */
+	double budget;/* sampling: the share of an allocating thread's time the probe
+		       * may cost (duty cycle, probe/dutycycle.h); 0: observe all the time */
+	bool thin_only; /* with a budget: keep samples at random, never detach (the
+			 * counters only grow; the trap's cost stays) */
+};
+
+/* Default budget: 1 % of the busiest allocating thread's time. */
+#define ALLOCTRACE_BUDGET 0.01
+
+/* The duty cycle, as alloctrace_duty() reports it. */
+struct alloctrace_duty {
+	bool on;          /* a budget is set (sampling mode) */
+	double budget;    /* as asked */
+	double observed;  /* share of the time the probes were attached so far */
+	double duty;      /* the current period's share */
+	double keep;      /* a sample's chance to be kept in the current window */
+	double kept_share;/* samples kept / samples seen, closed windows */
+	double max_cost_share; /* the most every sample would have cost the busiest
+			   * thread, over the closed windows */
+	double rate;      /* the busiest thread's samples per second (last window) */
+	double cost_ns;   /* per sample, trap included (last window) */
+	double trap_ns;   /* the trap alone, as measured at start */
+	uint64_t windows; /* windows so far */
 };
 
 /* One aggregated row: a class (and stack) with its bytes and samples. */
@@ -39,13 +63,20 @@ struct alloc_row {
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o);
 /* alloctrace_free - detach and unload; NULL is a no-op. */
 void alloctrace_free(struct alloctrace *t);
-/* alloctrace_poll - handle new-key and unload events for up to @timeout_ms. */
+/* alloctrace_poll - handle new-key and unload events for up to @timeout_ms
+ * (less when the duty cycle opens or closes a window sooner: call it in a
+ * loop); attach and detach the probes as the duty cycle says. */
 int alloctrace_poll(struct alloctrace *t, int timeout_ms);
 /*
  * alloctrace_rows - snapshot of the aggregate: a malloc'd array of *n rows
  * (caller frees the array, not the names). Returns NULL with *n = 0 when empty.
+ * Under a duty cycle the bytes are estimates of everything allocated since
+ * the start (the windows' scaled weights, corrected to now); samples are the
+ * samples taken.
  */
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
+/* alloctrace_duty - the duty cycle so far into *@d (d->on false: none). */
+void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
  * Returns the depth, or -ENOENT. */
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
@@ -67,6 +98,10 @@ const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32
  */
 int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
 			   int max, bool stubs);
+/* alloctrace_java_frames_full - the same with each frame's kind, file and line
+ * (jstackname_frames_full). */
+int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
+				struct profile_frame *frames, int max, bool stubs);
 /* Java frames named "[unknown]" so far. */
 uint64_t alloctrace_unknown_frames(struct alloctrace *t);
 /* alloctrace_walks - walks by how they ended (enum mt_jstack_stop, MT_JSTOP_NSTOPS

@@ -6,10 +6,10 @@
 #include "jvm/symres.h"
 #include "sink/allocprofile.h"
 
-/* The allocating Java frame of a row: an interpreted method by its Method*,
- * or compiled code by its pc (perf map). NULL when unknown. */
-const char *allocprofile_java_leaf(struct alloctrace *t, struct symres *sr,
-				   const struct alloc_row *r)
+/* The allocating Java frame of a row without a walked stack: an interpreted
+ * method by its Method*, or compiled code by its pc (perf map). NULL when
+ * unknown. */
+static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
 {
 	const char *name;
 
@@ -24,13 +24,18 @@ const char *allocprofile_java_leaf(struct alloctrace *t, struct symres *sr,
 }
 
 /* The profile: each row's stack named (leaf first) and stitched together by
- * profile_add_alloc() with its allocating Java frame and class. */
+ * profile_add_alloc() with its allocating Java frame and class. @leaf[i]
+ * (unless @leaf is NULL) gets row i's allocating Java frame: the innermost frame of its walked stack
+ * (compiled frames expanded, so the method that allocated even when it was
+ * inlined), else java_leaf(); NULL when unknown. Names are owned by @t/@sr. */
 struct profile *allocprofile_build(struct alloctrace *t, struct symres *sr,
-				   const struct alloc_row *rows, size_t n, bool vm_frames)
+				   const struct alloc_row *rows, size_t n, bool vm_frames,
+				   const char **leaf)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *f[64], *java[136];
+	const char *f[64];
+	struct profile_frame java[136];
 
 	if (!prof)
 		return NULL;
@@ -39,7 +44,7 @@ struct profile *allocprofile_build(struct alloctrace *t, struct symres *sr,
 		struct profile_alloc a = {
 			.frames = depth < 0 ? NULL : f,
 			.depth = depth < 0 ? 0 : depth,
-			.java_leaf = allocprofile_java_leaf(t, sr, &rows[i]),
+			.java_leaf = java_leaf(t, sr, &rows[i]),
 			.interpreted = rows[i].method != 0,
 			.class_name = rows[i].class_name,
 			.bytes = rows[i].bytes,
@@ -47,7 +52,15 @@ struct profile *allocprofile_build(struct alloctrace *t, struct symres *sr,
 		};
 
 		/* the whole Java stack from the kernel's walker, libjvm frames on request */
-		a.java_depth = alloctrace_java_frames(t, &rows[i], java, 136, vm_frames);
+		a.java_depth = alloctrace_java_frames_full(t, &rows[i], java, 136, vm_frames);
+		if (leaf) {
+			leaf[i] = a.java_leaf;
+			for (int d = a.java_depth - 1; d >= 0; d--)
+				if (java[d].kind != PROFILE_OTHER) { /* the innermost Java frame */
+					leaf[i] = java[d].name;
+					break;
+				}
+		}
 		if (a.java_depth >= 0) {
 			a.java = java;
 			if (!vm_frames)

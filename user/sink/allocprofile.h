@@ -16,16 +16,14 @@
 
 struct symres;
 
-/* allocprofile_java_leaf - the allocating Java frame of row @r: an
- * interpreted method by its Method*, or compiled code by its pc (@sr's perf
- * map; @sr may be NULL). NULL when unknown; the name is owned by @t or @sr. */
-const char *allocprofile_java_leaf(struct alloctrace *t, struct symres *sr,
-				   const struct alloc_row *r);
-
 /* allocprofile_build - the profile of @rows[0..n-1] of @t, libjvm frames
- * too when @vm_frames (they need @sr). The caller frees it with
+ * too when @vm_frames (they need @sr; @sr may be NULL). When @leaf is not
+ * NULL, @leaf[i] gets row i's allocating Java frame (the innermost frame of
+ * its walked stack, else its interpreted Method* or compiled pc's name; NULL
+ * when unknown; names owned by @t or @sr). The caller frees the profile with
  * profile_free(); NULL with errno = ENOMEM. */
 struct profile *allocprofile_build(struct alloctrace *t, struct symres *sr,
-				   const struct alloc_row *rows, size_t n, bool vm_frames);
+				   const struct alloc_row *rows, size_t n, bool vm_frames,
+				   const char **leaf);
 
 #endif
