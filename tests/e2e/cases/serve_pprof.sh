@@ -60,13 +60,14 @@ grep -q "DONE" "$TMPD/w.out" && note "the workload finished inside the window (s
 python3 - "$TMPD/raw.txt" <<'PY' || { head -40 "$TMPD/raw.txt" >&2; fail "the profile's shares or stacks are wrong"; }
 import re, sys
 # go tool pprof -raw: "Samples:" header with the sample types, then per sample
-# "  v1 v2: loc loc ...", then "Locations": "  id: 0xaddr M=1 function ..."
+# "  v1 v2: loc loc ...", then "Locations": "  id: 0xaddr M=1 function file:line
+# s=0(system name)", inlined callers on the lines below it
 text = open(sys.argv[1]).read()
 types = [t.replace("[dflt]", "") for t in re.search(r"Samples:\n(.*)\n", text).group(1).split()]
 assert "alloc_space/bytes" in types and "alloc_objects/count" in types, types
 space_idx = types.index("alloc_space/bytes")
 locs = {}
-for m in re.finditer(r"^\s+(\d+): 0x[0-9a-f]+ M=\d+ (.+?) \S*:\d+ s=\d+$", text, re.M):
+for m in re.finditer(r"^\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+) \S*:\d+ s=\d+", text, re.M):
     locs[m.group(1)] = m.group(2).strip()
 total, by_leaf, parents = 0, {}, {}
 for m in re.finditer(r"^\s+(\d+(?:\s+\d+)*):((?: \d+)+)\s*$", text.split("Locations")[0], re.M):
