@@ -12,6 +12,10 @@
 #include "javaframe.bpf.h"
 #include "jstack.bpf.h"
 
+static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len);
+#define tc_announce(klass, gen) announce(klass, gen, 0)
+#include "tlabcontent.bpf.h"
+
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
 const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stack */
@@ -107,16 +111,24 @@ static __always_inline void measure(__u64 t0, __u64 raw)
 	}
 }
 
-/* A TLAB sample: scaled by the duty cycle's window, measured. */
-static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 thread)
+/* A TLAB sample (@tlab: a refill that opened the TLAB at @obj; else an
+ * object outside a TLAB): scaled by the duty cycle's window, measured, and
+ * with class shares from contents (targ_tl.on), its TLAB kept for parsing. */
+static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 thread,
+				   __u64 obj, bool tlab)
 {
-	__u64 t0;
+	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w;
 
+	/* a refill: this thread's previous kept TLAB is full, read it now */
+	if (targ_tl.on && tlab && thread)
+		tc_refill(thread);
 	if (!targ_duty) {
 		account(ctx, klass, bytes, 0, thread);
+		if (targ_tl.on)
+			tlab && thread ? tc_open(thread, obj, bytes, bytes, klass, unload_gen) :
+					 tc_add(klass, unload_gen, bytes, 0);
 		return;
 	}
-	t0 = bpf_ktime_get_ns();
 	if (keep != 0xffffffff && bpf_get_prandom_u32() >= keep) {
 		__u32 zero = 0;
 		struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
@@ -127,7 +139,11 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 		}
 		return;
 	}
-	account(ctx, klass, bytes * weight_scale / MT_ALLOC_SCALE_ONE, 0, thread);
+	w = bytes * weight_scale / MT_ALLOC_SCALE_ONE;
+	account(ctx, klass, w, 0, thread);
+	if (targ_tl.on)
+		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
+				 tc_add(klass, unload_gen, w, 0);
 	measure(t0, bytes);
 }
 
@@ -178,7 +194,7 @@ int BPF_KPROBE(handle_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 a
 	       void *thread)
 {
 	if (mine())
-		sample(ctx, (__u64)klass, tlab_size, (__u64)thread);
+		sample(ctx, (__u64)klass, tlab_size, (__u64)thread, (__u64)obj, true);
 	return 0;
 }
 
@@ -188,7 +204,7 @@ SEC("uprobe")
 int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size, void *thread)
 {
 	if (mine())
-		sample(ctx, (__u64)klass, alloc_size, (__u64)thread);
+		sample(ctx, (__u64)klass, alloc_size, (__u64)thread, (__u64)obj, false);
 	return 0;
 }
 

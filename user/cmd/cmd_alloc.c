@@ -307,6 +307,9 @@ int do_alloc(int argc, char **argv)
 	struct alloc_row *rows = NULL;
 	struct class_row *classes = NULL;
 	const char **leaf = NULL;
+	struct alloc_class *content = NULL;
+	size_t ncontent = 0;
+	uint64_t cstats[MT_CONTENT_NSTATS] = { 0 };
 	struct mt_proc p;
 	uint64_t t0, deadline, total = 0, samples = 0, resolved = 0, unresolved = 0, lost;
 	size_t n = 0, nc = 0;
@@ -422,6 +425,21 @@ int do_alloc(int argc, char **argv)
 		samples += rows[i].samples;
 	}
 	classes = by_class(rows, n, &nc);
+	/* the class table from the TLABs' contents when the JVM's layout is known */
+	content = alloctrace_classes(t, &ncontent, cstats);
+	if (content && ncontent) {
+		free(classes);
+		classes = calloc(ncontent, sizeof(*classes));
+		nc = 0;
+		total = 0;
+		for (size_t i = 0; classes && i < ncontent; i++) {
+			classes[nc++] = (struct class_row){ content[i].class_name, content[i].bytes,
+							    content[i].tlabs };
+			total += content[i].bytes;
+		}
+		if (classes)
+			qsort(classes, nc, sizeof(*classes), by_bytes);
+	}
 	if (!bytes_known) {
 		/* JDK 17's object__alloc passes garbage as the size on some paths
 		 * (the interpreter and C1 call SharedRuntime::dtrace_object_alloc
@@ -471,7 +489,12 @@ int do_alloc(int argc, char **argv)
 			       (unsigned long long)classes[i].samples, share,
 			       secs > 0 ? classes[i].bytes / secs : 0);
 		}
-		printf("]");
+		printf("],\"class_shares_from\":\"%s\"", content ? "tlab_contents" : "refills");
+		if (content)
+			printf(",\"tlab_contents\":{\"parsed\":%llu,\"retired_by_gc\":%llu,"
+			       "\"unparsable\":%llu}", (unsigned long long)cstats[MT_CONTENT_PARSED],
+			       (unsigned long long)cstats[MT_CONTENT_GC],
+			       (unsigned long long)cstats[MT_CONTENT_BAD]);
 		if (to.stacks)
 			print_walks(t, true);
 		print_duty(t, true);
@@ -510,7 +533,7 @@ int do_alloc(int argc, char **argv)
 			       "unreliable size; object counts are exact; shares are of objects)\n",
 			       p.jdk_major);
 		printf("%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s",
-		       o.exact ? "OBJECTS" : "SAMPLES");
+		       o.exact ? "OBJECTS" : content ? "TLABS" : "SAMPLES");
 		for (size_t i = 0; i < nc && (int)i < o.top; i++)
 			printf("%-50s %12s %6.1f%% %12s %9llu\n", classes[i].name,
 			       bytes_known ? fmt_bytes(classes[i].bytes, b, sizeof(b)) : "n/a",
@@ -519,6 +542,14 @@ int do_alloc(int argc, char **argv)
 			       fmt_bytes(secs > 0 ? (uint64_t)(classes[i].bytes / secs) : 0, r,
 					 sizeof(r)),
 			       (unsigned long long)classes[i].samples);
+		if (content)
+			printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
+			       "kept TLABs parsed; %llu retired by a collection before they could be, "
+			       "%llu with an object that could not be sized), not from the class that "
+			       "opened each\n", MT_TLAB_SLICE / 1024,
+			       (unsigned long long)cstats[MT_CONTENT_PARSED],
+			       (unsigned long long)cstats[MT_CONTENT_GC],
+			       (unsigned long long)cstats[MT_CONTENT_BAD]);
 		if (o.by_stack && leaf)
 			print_sites(leaf, rows, n, total, o.top);
 		printf("lost events: %llu", (unsigned long long)lost);
@@ -547,6 +578,7 @@ int do_alloc(int argc, char **argv)
 	rc = 0;
 cleanup:
 	profile_free(prof);
+	free(content);
 	free(leaf);
 	symres_free(sr);
 	free(classes);

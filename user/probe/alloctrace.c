@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "memtrace/jstack.h"
+#include "memtrace/alloc.h"
 #include "alloc.skel.h"
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
@@ -18,6 +19,7 @@
 #include "probe/dutycycle.h"
 #include "probe/uprobecost.h"
 #include "jvm/jframes.h"
+#include "jvm/jobject.h"
 #include "jvm/jstackname.h"
 #include "jvm/jwalk.h"
 #include "jvm/jvmflags.h"
@@ -50,6 +52,7 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	bool walker;            /* the Java stack walker is on */
+	bool content;           /* class shares from the TLABs' contents */
 	struct jstackname *jn;  /* names for the walker's stacks */
 	struct idmap warmed;    /* stack keys named while their code lived */
 	uint64_t last_warm;     /* mono_ns of the last pass over new stacks */
@@ -292,6 +295,16 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		t->skel->rodata->targ_interp_hi = t->jl.interp_hi;
 		t->skel->rodata->targ_cc_lo = t->jl.cc_lo;
 		t->skel->rodata->targ_cc_hi = t->jl.cc_hi;
+	}
+	/* class shares from the TLABs' contents (the object layout from VMStructs) */
+	if (!o->exact && t->vs) {
+		struct jobject_layout ol;
+		struct mt_tlab_layout tl;
+
+		if (!jobject_layout(p, t->vs, &ol) && !jobject_tlab_layout(t->vs, &ol, &tl)) {
+			t->skel->rodata->targ_tl = tl;
+			t->content = true;
+		}
 	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
@@ -635,6 +648,95 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		(*n)++;
 	}
 	return rows;
+}
+
+/* The name of (@klass, @gen), read now if its announcement was lost. */
+static const char *class_name(struct alloctrace *t, uint64_t klass, uint32_t gen)
+{
+	struct name_ent *e = find_ent(t, klass, gen);
+
+	if (!e) {
+		resolve(t, klass, gen, 0);
+		e = find_ent(t, klass, gen);
+	}
+	return e ? e->name : "(unknown class)";
+}
+
+/* Add @bytes and @tlabs to @name's row in @c (*n rows, room for one more). */
+static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
+		      uint64_t tlabs)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
+			break;
+	if (i == *n)
+		c[(*n)++] = (struct alloc_class){ name, 0, 0 };
+	c[i].bytes += bytes;
+	c[i].tlabs += tlabs;
+}
+
+struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
+				       uint64_t stats[MT_CONTENT_NSTATS])
+{
+	int fd = bpf_map__fd(t->skel->maps.content), sfd = bpf_map__fd(t->skel->maps.tlab_state);
+	struct mt_content_key key, next, *prev = NULL;
+	uint64_t tkey, tnext, *tprev = NULL;
+	struct alloc_class *c = NULL, *tmp;
+	size_t cap = 0;
+	double factor = 1;
+
+	*n = 0;
+	if (stats)
+		for (uint32_t i = 0; i < MT_CONTENT_NSTATS; i++)
+			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats), i);
+	if (!t->content)
+		return NULL;
+	ring_buffer__consume(t->rb); /* names of the newest keys first */
+	if (t->duty) {
+		struct dutycycle_measure m = { 0 };
+
+		pthread_mutex_lock(&t->mu);
+		if (t->dc.on && !t->dc.wclosed)
+			window_measure(t, &m);
+		factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+		pthread_mutex_unlock(&t->mu);
+	}
+	/* parsed TLABs and objects outside TLABs, then kept TLABs not parsed yet */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct mt_content_val v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		class_add(c, n, class_name(t, key.klass, key.gen),
+			  (uint64_t)((double)v.bytes * factor + 0.5), v.parsed);
+	}
+	while (!bpf_map_get_next_key(sfd, tprev, &tnext)) {
+		struct mt_tlab_state st;
+
+		tkey = tnext;
+		tprev = &tkey;
+		if (bpf_map_lookup_elem(sfd, &tkey, &st) || !st.weight)
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		class_add(c, n, class_name(t, st.klass, st.gen),
+			  (uint64_t)((double)st.weight * factor + 0.5), 0);
+	}
+	return c;
 }
 
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)

@@ -11,6 +11,7 @@
 
 #include "analysis/profile.h"
 #include "jvm/proc.h"
+#include "memtrace/alloc.h"
 
 struct alloctrace;
 
@@ -75,6 +76,25 @@ int alloctrace_poll(struct alloctrace *t, int timeout_ms);
  * samples taken.
  */
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
+/* One class of the by-class view from the TLABs' contents. */
+struct alloc_class {
+	const char *class_name;  /* owned by the tracer */
+	uint64_t bytes;          /* estimated, like alloc_row's */
+	uint64_t tlabs;          /* TLABs it was found in by parsing */
+};
+
+/*
+ * alloctrace_classes - allocation by class from the TLABs' contents
+ * (include/memtrace/alloc.h: the weight of each kept TLAB split among the
+ * classes of its objects; immune to a periodic allocation pattern that
+ * aliases with the refills). Kept TLABs not parsed yet count for the class
+ * that opened them. A malloc'd array of *n (caller frees it, not the names);
+ * NULL with *n = 0 when empty or when contents are not read (exact mode, a
+ * JVM whose tables lack the layout: then use the rows' classes).
+ * @stats, if not NULL, gets the parser's counters (enum mt_content_stat).
+ */
+struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
+				       uint64_t stats[MT_CONTENT_NSTATS]);
 /* alloctrace_duty - the duty cycle so far into *@d (d->on false: none). */
 void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
