@@ -337,7 +337,24 @@ struct mt_ap_hclass {
 	uint64_t super;   /* superclass's id, 0 none */
 	uint64_t loader;  /* the loader object's id, 0 for the bootstrap loader */
 	uint32_t nfields; /* instance fields, inherited ones included */
-	uint32_t reserved;
+	uint32_t flags;   /* MT_AP_HCLASS_* (an older agent sends 0) */
+};
+
+/*
+ * CLASS records with MT_AP_HCLASS_EXT carry, after the fields, a struct
+ * mt_ap_hclass_ext, then nifaces × uint64_t class ids of the direct
+ * superinterfaces (GetImplementedInterfaces), then nstatics × (int32 JVMTI
+ * index, char type, name NUL): the class's own static fields that hold
+ * references (the index FollowReferences gives their STATIC_FIELD
+ * references). Added without a version bump: an older reader stops after
+ * the fields; a record without the flag says nothing of interfaces.
+ */
+#define MT_AP_HCLASS_EXT   (1u << 0) /* the extension above follows the fields */
+#define MT_AP_HCLASS_IFACE (1u << 1) /* the class is an interface */
+
+struct mt_ap_hclass_ext {
+	uint32_t nifaces;
+	uint32_t nstatics;
 };
 
 /* AGES: the session's walks so far, this one last; first_id ascending. */
@@ -362,6 +379,7 @@ _Static_assert(sizeof(struct mt_ap_href) == 24, "href layout");
 _Static_assert(sizeof(struct mt_ap_hroot) == 16, "hroot layout");
 _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
+_Static_assert(sizeof(struct mt_ap_hclass_ext) == 8, "hclass ext layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 

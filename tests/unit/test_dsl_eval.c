@@ -189,8 +189,8 @@ static void test_k3(void **state)
 	b->obj[k1].id = 100;
 	b->obj[k2].id = 200;
 	hb_field_ref(b, m, 0, t);
-	hb_ref(b, t, e1, DSL_REF_ARRAY_ELEMENT, NULL);
-	hb_ref(b, t, e2, DSL_REF_ARRAY_ELEMENT, NULL);
+	hb_ref(b, t, e1, DSL_REF_ARRAY_ELEMENT, 0);
+	hb_ref(b, t, e2, DSL_REF_ARRAY_ELEMENT, 1);
 	hb_field_ref(b, k1, 0, d1);
 	hb_field_ref(b, k2, 0, d2);
 	hb_field_ref(b, e1, 0, k1);

@@ -83,7 +83,8 @@
 #include "agent.h"
 #include "heapwalk.h"
 
-#define ACC_STATIC 0x0008
+#define ACC_STATIC    0x0008
+#define ACC_INTERFACE 0x0200
 
 struct hw_field {
 	int32_t index;
@@ -98,6 +99,12 @@ struct hw_class {
 	char *sig;
 	struct hw_field *fields;  /* instance fields, inherited ones included */
 	uint32_t nfields;
+	struct hw_field *statics; /* the class's own reference statics (names, indices) */
+	uint32_t nstatics;
+	uint64_t *ifaces;         /* direct superinterfaces' ids */
+	uint32_t nifaces;
+	bool ext;                 /* ifaces and statics are known (MT_AP_HCLASS_EXT) */
+	bool iface;               /* an interface */
 	int8_t *proj;             /* [JVMTI index] -> type char if projected, else 0 */
 	int32_t nproj;            /* entries in proj */
 	bool any_proj;
@@ -773,9 +780,36 @@ static int iface_fields(JNIEnv *jni, jclass k, uint8_t *iseen)
 	return total;
 }
 
-/* Append class k's own fields (static ones only counted) to c, from index *next. */
+/* Append a static reference field to c->statics (names of STATIC_FIELD references). */
+static void add_static(struct hw_class *c, uint32_t *cap, const char *name, char type,
+		       int32_t idx)
+{
+	struct hw_field *f;
+
+	if (c->nstatics == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 4;
+		struct hw_field *nfs = realloc(c->statics, nc * sizeof(*nfs));
+
+		if (!nfs)
+			return;
+		c->statics = nfs;
+		*cap = nc;
+	}
+	f = &c->statics[c->nstatics];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	if (!f->name)
+		return;
+	f->index = idx;
+	f->type = type;
+	c->nstatics++;
+}
+
+/* Append class k's own fields to c, from index *next; static ones are only
+ * counted, or, with @scap (k is c's own class), their reference ones kept in
+ * c->statics. */
 static int add_own_fields(jclass k, struct hw_class *c, int32_t *next, uint32_t *cap,
-			  const char *names, uint32_t nnames, const char *end)
+			  uint32_t *scap, const char *names, uint32_t nnames, const char *end)
 {
 	jint nf = 0;
 	jfieldID *fs = NULL;
@@ -787,10 +821,17 @@ static int add_own_fields(jclass k, struct hw_class *c, int32_t *next, uint32_t 
 		jint mods = 0;
 		int32_t idx = (*next)++;
 
-		if ((*hw.env)->GetFieldModifiers(hw.env, k, fs[i], &mods) || (mods & ACC_STATIC))
+		if ((*hw.env)->GetFieldModifiers(hw.env, k, fs[i], &mods))
+			continue;
+		if ((mods & ACC_STATIC) && !scap)
 			continue;
 		if ((*hw.env)->GetFieldName(hw.env, k, fs[i], &name, &sig, NULL))
 			continue;
+		if (mods & ACC_STATIC) {
+			if (sig[0] == 'L' || sig[0] == '[')
+				add_static(c, scap, name, sig[0], idx);
+			goto next;
+		}
 		if (c->nfields == *cap) {
 			uint32_t nc = *cap ? *cap * 2 : 8;
 			struct hw_field *nfs = realloc(c->fields, nc * sizeof(*nfs));
@@ -828,7 +869,7 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	jclass chain[256];
 	int depth = 0, base = 0;
 	int32_t next;
-	uint32_t cap = 0;
+	uint32_t cap = 0, scap = 0;
 	jint st = 0;
 
 	if ((*hw.env)->GetClassStatus(hw.env, k, &st) || (st & (JVMTI_CLASS_STATUS_ARRAY |
@@ -847,7 +888,7 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 		base += iface_fields(jni, chain[i], iseen);
 	next = base;
 	for (int i = depth - 1; i >= 0; i--)
-		add_own_fields(chain[i], c, &next, &cap, names, nnames, end);
+		add_own_fields(chain[i], c, &next, &cap, i ? NULL : &scap, names, nnames, end);
 	for (int i = 0; i < depth; i++)
 		(*jni)->DeleteLocalRef(jni, chain[i]);
 	for (uint32_t i = 0; i < c->nfields; i++) {
@@ -867,6 +908,31 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 			if (c->fields[i].projected)
 				c->proj[c->fields[i].index] = c->fields[i].type;
 	}
+}
+
+/* Whether class k is an interface, and its direct superinterfaces' ids (for
+ * `x is Interface` in memtrace): c->ext if both are known. */
+static void class_kind(JNIEnv *jni, jclass k, struct hw_class *c)
+{
+	jint mods = 0, n = 0;
+	jclass *ifs = NULL;
+
+	if ((*hw.env)->GetClassModifiers(hw.env, k, &mods) ||
+	    (*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs))
+		return;
+	c->iface = mods & ACC_INTERFACE;
+	c->ifaces = calloc((size_t)n + 1, sizeof(*c->ifaces));
+	for (jint i = 0; i < n; i++) {
+		if (c->ifaces) {
+			uint64_t id = tag_of(ifs[i]);
+
+			if (id)
+				c->ifaces[c->nifaces++] = id;
+		}
+		(*jni)->DeleteLocalRef(jni, ifs[i]);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)ifs);
+	c->ext = c->ifaces && c->nifaces == (uint32_t)n;
 }
 
 /* Clear the tags an untagged walk gave (classes, loaders, threads): no
@@ -902,7 +968,11 @@ static void free_state(void)
 
 		for (uint32_t j = 0; j < c->nfields; j++)
 			free(c->fields[j].name);
+		for (uint32_t j = 0; j < c->nstatics; j++)
+			free(c->statics[j].name);
 		free(c->fields);
+		free(c->statics);
+		free(c->ifaces);
 		free(c->proj);
 		if (c->sig)
 			free(c->sig);
@@ -1085,6 +1155,7 @@ static int prepare(JNIEnv *jni, const char *names, uint32_t nnames, const char *
 			c->sig = strdup(sig);
 			(*hw.env)->Deallocate(hw.env, (unsigned char *)sig);
 		}
+		class_kind(jni, ks[i], c);
 		build_fields(jni, ks[i], c, iseen, names, nnames, end);
 	}
 	if (!(*hw.env)->GetAllThreads(hw.env, &nt, &ts)) {
@@ -1359,6 +1430,31 @@ static long put_class(char *buf, size_t cap, size_t *off, const struct hw_class 
 		memcpy(body + b + 5, f->name, nl + 1);
 		b += 5 + nl + 1;
 		h.nfields++;
+	}
+	/* the extension: interfaces, reference statics (whole, or not at all) */
+	if (c->ext && h.nfields == c->nfields) {
+		struct mt_ap_hclass_ext x = { .nifaces = c->nifaces };
+		size_t need = sizeof(x) + (size_t)c->nifaces * 8, x_at = b;
+
+		for (uint32_t i = 0; i < c->nstatics; i++)
+			need += 5 + strlen(c->statics[i].name) + 1;
+		if (b + need + 8 <= sizeof(body) - 16) {
+			b += sizeof(x);
+			memcpy(body + b, c->ifaces, (size_t)c->nifaces * 8);
+			b += (size_t)c->nifaces * 8;
+			for (uint32_t i = 0; i < c->nstatics; i++) {
+				const struct hw_field *f = &c->statics[i];
+				size_t nl = strlen(f->name);
+
+				memcpy(body + b, &f->index, 4);
+				body[b + 4] = f->type;
+				memcpy(body + b + 5, f->name, nl + 1);
+				b += 5 + nl + 1;
+				x.nstatics++;
+			}
+			memcpy(body + x_at, &x, sizeof(x));
+			h.flags = MT_AP_HCLASS_EXT | (c->iface ? MT_AP_HCLASS_IFACE : 0);
+		}
 	}
 	memcpy(body, &h, sizeof(h));
 	r = mt_ap_rec_put(buf, cap, off, MT_AP_HREC_CLASS, h.nfields, body, b);
