@@ -640,16 +640,28 @@ static const struct dsl_type *check_is(struct tc *tc, struct dsl_node *n)
 		error_at(tc, &at, "no class of the heap is named '%s'", n->name);
 		return NULL;
 	}
-	if (tc->schema && tc->schema->no_ifaces && tc->schema->class_kinds &&
-	    (tc->schema->class_kinds(tc->schema->ctx, n->name) &
-	     (1u << DSL_CK_UNKNOWN | 1u << DSL_CK_INTERFACE))) {
-		struct dsl_node at = *n;
+	if (tc->schema && tc->schema->no_ifaces && tc->schema->class_kinds) {
+		/* the name, and for an array name its element type (E[] is an F[] when E is
+		 * an F, interfaces included) */
+		size_t len = strlen(n->name);
+		char base[512];
+		unsigned kinds = tc->schema->class_kinds(tc->schema->ctx, n->name);
 
-		at.tok = n->tok + 1;
-		error_at(tc, &at, "'%s' may be an interface, and %s: 'is' would miss the classes "
-			 "that implement it (query a live JVM or a memtrace snapshot)", n->name,
-			 tc->schema->no_ifaces);
-		return NULL;
+		while (len > 2 && !strcmp(n->name + len - 2, "[]") && len < sizeof(base))
+			len -= 2;
+		if (len < strlen(n->name) && len < sizeof(base)) {
+			memcpy(base, n->name, len);
+			base[len] = '\0';
+			kinds |= tc->schema->class_kinds(tc->schema->ctx, base);
+		}
+		if (kinds & (1u << DSL_CK_UNKNOWN | 1u << DSL_CK_INTERFACE)) {
+			struct dsl_node at = *n;
+
+			at.tok = n->tok + 1;
+			error_at(tc, &at, "'%s' may be or hold an interface, and %s: 'is' would miss "
+				 "the classes that implement it", n->name, tc->schema->no_ifaces);
+			return NULL;
+		}
 	}
 	n->slot = intern_class(tc, n->name);
 	return n->slot < 0 ? NULL : &T_BOOL;

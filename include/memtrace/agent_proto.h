@@ -351,6 +351,8 @@ struct mt_ap_hclass {
  */
 #define MT_AP_HCLASS_EXT   (1u << 0) /* the extension above follows the fields */
 #define MT_AP_HCLASS_IFACE (1u << 1) /* the class is an interface */
+#define MT_AP_HCLASS_NOIFACES (1u << 2) /* its interfaces are unknown: JVMTI lists them
+					 * only once the class is prepared (linked) */
 
 struct mt_ap_hclass_ext {
 	uint32_t nifaces;

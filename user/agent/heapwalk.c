@@ -105,6 +105,7 @@ struct hw_class {
 	uint32_t nifaces;
 	bool ext;                 /* ifaces and statics are known (MT_AP_HCLASS_EXT) */
 	bool iface;               /* an interface */
+	bool noifaces;            /* not prepared yet: its interfaces are unknown */
 	int8_t *proj;             /* [JVMTI index] -> type char if projected, else 0 */
 	int32_t nproj;            /* entries in proj */
 	bool any_proj;
@@ -910,17 +911,69 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	}
 }
 
+/*
+ * The direct superinterfaces of a class JVMTI will not list: it lists those
+ * of prepared classes only, and a class loaded but not linked yet (no
+ * instance, no linked subclass) can still have arrays with instances, whose
+ * `is` needs them. Class.getInterfaces() reads what loading recorded,
+ * without linking (the JVM's own answer): called through JNI, here, with
+ * the JVM running. Returns the count into c->ifaces, or -1.
+ */
+static int interfaces_by_jni(JNIEnv *jni, jclass k, struct hw_class *c)
+{
+	static jmethodID get_ifaces;
+	jobjectArray a;
+	jsize n;
+
+	if (!get_ifaces) {
+		jclass cc = (*jni)->FindClass(jni, "java/lang/Class");
+
+		if (cc) {
+			get_ifaces = (*jni)->GetMethodID(jni, cc, "getInterfaces",
+							 "()[Ljava/lang/Class;");
+			(*jni)->DeleteLocalRef(jni, cc);
+		}
+		if (!get_ifaces) {
+			(*jni)->ExceptionClear(jni);
+			return -1;
+		}
+	}
+	a = (*jni)->CallObjectMethod(jni, k, get_ifaces);
+	if ((*jni)->ExceptionCheck(jni) || !a) {
+		(*jni)->ExceptionClear(jni);
+		return -1;
+	}
+	n = (*jni)->GetArrayLength(jni, a);
+	c->ifaces = calloc((size_t)n + 1, sizeof(*c->ifaces));
+	for (jsize i = 0; i < n && c->ifaces; i++) {
+		jobject f = (*jni)->GetObjectArrayElement(jni, a, i);
+		uint64_t id = f ? tag_of(f) : 0;
+
+		if (id)
+			c->ifaces[c->nifaces++] = id;
+		if (f)
+			(*jni)->DeleteLocalRef(jni, f);
+	}
+	(*jni)->DeleteLocalRef(jni, a);
+	return c->ifaces && c->nifaces == (uint32_t)n ? (int)n : -1;
+}
+
 /* Whether class k is an interface, and its direct superinterfaces' ids (for
- * `x is Interface` in memtrace): c->ext if both are known. */
+ * `x is Interface` in memtrace): c->ext if known (c->noifaces: all but the
+ * interfaces). */
 static void class_kind(JNIEnv *jni, jclass k, struct hw_class *c)
 {
 	jint mods = 0, n = 0;
 	jclass *ifs = NULL;
 
-	if ((*hw.env)->GetClassModifiers(hw.env, k, &mods) ||
-	    (*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs))
+	if ((*hw.env)->GetClassModifiers(hw.env, k, &mods))
 		return;
 	c->iface = mods & ACC_INTERFACE;
+	c->ext = true;
+	if ((*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs)) {
+		c->noifaces = interfaces_by_jni(jni, k, c) < 0;
+		return;
+	}
 	c->ifaces = calloc((size_t)n + 1, sizeof(*c->ifaces));
 	for (jint i = 0; i < n; i++) {
 		if (c->ifaces) {
@@ -932,7 +985,7 @@ static void class_kind(JNIEnv *jni, jclass k, struct hw_class *c)
 		(*jni)->DeleteLocalRef(jni, ifs[i]);
 	}
 	(*hw.env)->Deallocate(hw.env, (unsigned char *)ifs);
-	c->ext = c->ifaces && c->nifaces == (uint32_t)n;
+	c->noifaces = !c->ifaces || c->nifaces != (uint32_t)n;
 }
 
 /* Clear the tags an untagged walk gave (classes, loaders, threads): no
@@ -1433,15 +1486,16 @@ static long put_class(char *buf, size_t cap, size_t *off, const struct hw_class 
 	}
 	/* the extension: interfaces, reference statics (whole, or not at all) */
 	if (c->ext && h.nfields == c->nfields) {
-		struct mt_ap_hclass_ext x = { .nifaces = c->nifaces };
-		size_t need = sizeof(x) + (size_t)c->nifaces * 8, x_at = b;
+		struct mt_ap_hclass_ext x = { .nifaces = c->noifaces ? 0 : c->nifaces };
+		size_t need = sizeof(x) + (size_t)x.nifaces * 8, x_at = b;
 
 		for (uint32_t i = 0; i < c->nstatics; i++)
 			need += 5 + strlen(c->statics[i].name) + 1;
 		if (b + need + 8 <= sizeof(body) - 16) {
 			b += sizeof(x);
-			memcpy(body + b, c->ifaces, (size_t)c->nifaces * 8);
-			b += (size_t)c->nifaces * 8;
+			if (x.nifaces)
+				memcpy(body + b, c->ifaces, (size_t)x.nifaces * 8);
+			b += (size_t)x.nifaces * 8;
 			for (uint32_t i = 0; i < c->nstatics; i++) {
 				const struct hw_field *f = &c->statics[i];
 				size_t nl = strlen(f->name);
@@ -1453,7 +1507,8 @@ static long put_class(char *buf, size_t cap, size_t *off, const struct hw_class 
 				x.nstatics++;
 			}
 			memcpy(body + x_at, &x, sizeof(x));
-			h.flags = MT_AP_HCLASS_EXT | (c->iface ? MT_AP_HCLASS_IFACE : 0);
+			h.flags = MT_AP_HCLASS_EXT | (c->iface ? MT_AP_HCLASS_IFACE : 0) |
+				  (c->noifaces ? MT_AP_HCLASS_NOIFACES : 0);
 		}
 	}
 	memcpy(body, &h, sizeof(h));

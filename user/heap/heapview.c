@@ -123,6 +123,7 @@ struct cls_aux {
 	int32_t nsslot;
 	bool values;    /* objects of this class carry values */
 	bool known;     /* a class: instances, subclasses or fields say so (no kind given) */
+	bool inst;      /* has instances */
 };
 
 /* Why a heap has no interfaces (NULL: every class says what it is). */
@@ -132,10 +133,41 @@ static const char *why_no_ifaces(const struct mt_snapshot *s)
 		if (s->classes[i].kind != MT_SNAP_UNKNOWN)
 			continue;
 		if (s->source && !strcmp(s->source, "hprof"))
-			return "a heap dump (.hprof) records no interfaces";
+			return "a heap dump (.hprof) records no interfaces (query the live JVM, "
+			       "or a `memtrace snapshot` of it)";
 		if (s->source && !strcmp(s->source, "live"))
-			return "the agent in this JVM sends no interfaces (an older memtrace agent)";
-		return "this snapshot records no interfaces (saved by an older memtrace)";
+			return "the agent in this JVM is older and sends no interfaces (it cannot "
+			       "be unloaded: restart the JVM for a newer one)";
+		return "this snapshot records no interfaces (saved by an older memtrace: save "
+		       "it again)";
+	}
+	return NULL;
+}
+
+/*
+ * A class whose kind is known but not its interfaces (the agent saw it loaded,
+ * not linked) cannot change what `is` answers - it has no instance and no
+ * class with instances extends it - unless arrays of it have instances (E[]
+ * is an F[] when E is an F). Then the reason, in @buf; else NULL.
+ */
+static const char *unknown_ifaces_matter(const struct mt_snapshot *s, const struct dsl_hclass *cls,
+					 const struct cls_aux *aux, char *buf, size_t n)
+{
+	for (size_t i = 0; i < s->nclasses; i++) {
+		const char *a = cls[i].name;
+		size_t len = strlen(a);
+
+		if (!aux[i].inst || len < 3 || strcmp(a + len - 2, "[]"))
+			continue;
+		while (len > 2 && !strcmp(a + len - 2, "[]"))
+			len -= 2;
+		for (size_t j = 0; j < s->nclasses; j++)
+			if (s->classes[j].ifaces_unknown && !strncmp(cls[j].name, a, len) &&
+			    !cls[j].name[len]) {
+				snprintf(buf, n, "the interfaces of %s are unknown (loaded, not linked "
+					 "yet) and arrays of it exist", cls[j].name);
+				return buf;
+			}
 	}
 	return NULL;
 }
@@ -309,7 +341,7 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 
 		objs[i].id = o->id;
 		objs[i].cls = ci == DSL_NOOBJ ? unknown : ci;
-		aux[objs[i].cls].known = true; /* has an instance: a class */
+		aux[objs[i].cls].known = aux[objs[i].cls].inst = true; /* an instance: a class */
 		objs[i].size = o->size;
 		objs[i].length = o->length < 0 ? -1 : o->length;
 		if (s->has_ages) {
@@ -464,6 +496,18 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	/* a source that does not say which classes are interfaces: a class with
 	 * instances, instance fields or a subclass, or an array class, is none */
 	hv->heap.no_ifaces = why_no_ifaces(s);
+	if (!hv->heap.no_ifaces) {
+		char b[512], *w;
+		const char *r = unknown_ifaces_matter(s, cls, aux, b, sizeof(b));
+
+		if (r) {
+			w = own(hv, strlen(r) + 1, 1);
+			if (!w)
+				goto cleanup;
+			memcpy(w, r, strlen(r) + 1);
+			hv->heap.no_ifaces = w;
+		}
+	}
 	for (uint32_t i = 0; i + 1 < ncls; i++)
 		if (cls[i].super != DSL_NOOBJ)
 			aux[cls[i].super].known = true;

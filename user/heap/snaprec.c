@@ -146,6 +146,7 @@ static int parse_class(struct mt_snapshot *s, const struct mt_ap_rec *r, const c
 			c->nstatics++;
 		}
 		c->kind = (h.flags & MT_AP_HCLASS_IFACE) ? MT_SNAP_INTERFACE : MT_SNAP_CLASS;
+		c->ifaces_unknown = h.flags & MT_AP_HCLASS_NOIFACES;
 	}
 	return 0;
 bad:

@@ -39,6 +39,7 @@ struct mt_snap_class {
 	uint8_t kind;      /* enum mt_snap_class_kind */
 	uint64_t *ifaces;  /* class ids of the direct superinterfaces (kind known) */
 	uint32_t nifaces;
+	bool ifaces_unknown; /* kind known, interfaces not (a class not linked yet) */
 	/* the class's own static fields (JVMTI STATIC_FIELD indices, or the
 	 * dump's order), for naming references; may be none */
 	struct mt_snap_field *statics;
