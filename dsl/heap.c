@@ -212,11 +212,20 @@ size_t dsl_root_path(const struct dsl_heap *h, uint32_t o, struct dsl_pathstep *
 		struct dsl_pathstep s = { .obj = x, .from = DSL_NOOBJ };
 
 		if (h->root_via[x] == DSL_VIA_ROOT) {
-			for (uint32_t i = 0; i < h->nroots; i++)
-				if (h->roots[i].obj == x) {
+			/* its first root entry, one that is no local reference if any is */
+			s.ref = DSL_NOOBJ;
+			for (uint32_t i = 0; i < h->nroots; i++) {
+				int kd = h->roots[i].kind;
+
+				if (h->roots[i].obj != x)
+					continue;
+				if (s.ref == DSL_NOOBJ)
+					s.ref = i;
+				if (kd != DSL_ROOT_STACK_LOCAL && kd != DSL_ROOT_JNI_LOCAL) {
 					s.ref = i;
 					break;
 				}
+			}
 		} else {
 			s.ref = h->root_via[x];
 			s.from = dsl_ref_owner(h, s.ref);

@@ -82,6 +82,7 @@
 
 #include "agent.h"
 #include "heapwalk.h"
+#include "sampler.h"
 
 #define ACC_STATIC    0x0008
 #define ACC_INTERFACE 0x0200
@@ -200,11 +201,15 @@ static struct {
 	bool untagged;
 	jvmtiEnv *tenv;          /* the env that tags classes, loaders, threads */
 	struct hw_vec visits, given, named;
+	/* MT_AP_HEAP_SAMPLES: the sampled objects found (struct mt_ap_hsampled),
+	 * and the tags they got in an untagged walk's env (cleared after it) */
+	struct hw_vec sampled, stags;
 	bool resolved;           /* named objects' addresses read (first callback) */
 	uint64_t named_next;     /* the first id memtrace gives the other objects */
 	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
 	int32_t nprojidx;
 	uint64_t layout_bad;
+	jlong own_tid;           /* the agent thread's Java thread id, -1 unknown */
 	struct mt_ap_heap_done done;
 	/* sending cursor: section, index within it */
 	bool pending;
@@ -427,6 +432,15 @@ static bool walk_goes_on(void)
 	return true;
 }
 
+/* Is this root one of the agent's own JNI local references (those that keep
+ * the named classes, loaders and threads over an untagged walk's pause)?
+ * Not a root of the application: left out of the roots sent. */
+static bool own_local(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
+{
+	return kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && hw.own_tid >= 0 &&
+	       info->jni_local.thread_id == hw.own_tid;
+}
+
 /* The index JVMTI gives a reference: field index, array slot, else -1. */
 static int32_t ref_index(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
 {
@@ -448,7 +462,7 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 		return JVMTI_VISIT_ABORT;
 	to = seen(tag_ptr, class_tag, size, length);
 	if (!referrer_tag_ptr) { /* a heap root */
-		if (hw.flags & MT_AP_HEAP_REFS) {
+		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info)) {
 			struct mt_ap_hroot *r = vec_push(&hw.roots);
 
 			if (r) {
@@ -525,6 +539,8 @@ static void resolve_named(void)
 		struct hw_named *nm = &((struct hw_named *)hw.named.p)[i];
 		uintptr_t r = (uintptr_t)nm->ref;
 
+		if (!r)
+			continue; /* a sampled object: known by its tag */
 		if (r & 3) {
 			hw.layout_bad++;
 			continue;
@@ -561,7 +577,7 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
 	}
 	if (!referrer_tag_ptr) {
-		if (hw.flags & MT_AP_HEAP_REFS)
+		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
 			flags = MT_AP_HV_KEEP;
 	} else {
 		index = ref_index(kind, info);
@@ -1046,6 +1062,8 @@ static void free_state(void)
 	vec_free(&hw.visits);
 	vec_free(&hw.given);
 	vec_free(&hw.named);
+	vec_free(&hw.sampled);
+	vec_free(&hw.stags);
 	free(hw.projidx);
 	memset(&hw, 0, sizeof(hw));
 }
@@ -1291,8 +1309,109 @@ static int build_projidx(char *why, size_t n)
 	return 0;
 }
 
+/* The Java thread id of the calling thread (the agent's), -1 if unknown. */
+static jlong own_thread_id(JNIEnv *jni)
+{
+	jthread t = NULL;
+	jclass tc;
+	jfieldID f;
+	jlong tid = -1;
+
+	if ((*hw.env)->GetCurrentThread(hw.env, &t) || !t)
+		return -1;
+	tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	f = tc ? (*jni)->GetFieldID(jni, tc, "tid", "J") : NULL;
+	if (f)
+		tid = (*jni)->GetLongField(jni, t, f);
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni);
+		tid = -1;
+	}
+	if (tc)
+		(*jni)->DeleteLocalRef(jni, tc);
+	(*jni)->DeleteLocalRef(jni, t);
+	return tid;
+}
+
+/*
+ * The sampled objects memtrace asks for (MT_AP_HEAP_SAMPLES), found by the
+ * sampling session's tags (GetObjectsWithTags in its env) and tagged in the
+ * walking env with an id of the NAMED range, so the walk reports each by
+ * its id. No reference to them is kept over the pause: a JNI local
+ * reference would make each a heap root, with a path one step long.
+ * Untagged walks clear these tags after the pause (untag_samples()).
+ */
+static void find_samples(JNIEnv *jni, const void *ids, uint32_t n)
+{
+	jint count = 0;
+	jobject *objs = NULL;
+	jlong *tags, *found = NULL;
+
+	if (!n || !sampler_active() || !smp.env)
+		return;
+	tags = malloc((size_t)n * sizeof(*tags));
+	if (!tags)
+		return;
+	memcpy(tags, ids, (size_t)n * sizeof(*tags));
+	if ((*smp.env)->GetObjectsWithTags(smp.env, (jint)n, tags, &count, &objs, &found)) {
+		free(tags);
+		return;
+	}
+	for (jint i = 0; i < count; i++) {
+		struct mt_ap_hsampled *sm;
+		jlong t = 0;
+
+		if (hw.untagged || (*hw.env)->GetTag(hw.env, objs[i], &t) || !t) {
+			t = (jlong)((hs.next_id++) << 1);
+			if ((*hw.env)->SetTag(hw.env, objs[i], t))
+				goto next;
+			if (hw.untagged) {
+				uint64_t *g = vec_push(&hw.stags);
+				struct hw_named *nm = vec_push(&hw.named);
+
+				if (g)
+					*g = (uint64_t)t;
+				if (nm) /* counted among the named ids memtrace checks */
+					*nm = (struct hw_named){ .ref = NULL, .id = (uint64_t)t >> 1 };
+			}
+		}
+		sm = vec_push(&hw.sampled);
+		if (sm)
+			*sm = (struct mt_ap_hsampled){ .id = (uint64_t)t >> 1, .sample = (uint64_t)found[i] };
+next:
+		(*jni)->DeleteLocalRef(jni, objs[i]);
+	}
+	(*smp.env)->Deallocate(smp.env, (unsigned char *)objs);
+	(*smp.env)->Deallocate(smp.env, (unsigned char *)found);
+	free(tags);
+}
+
+/* An untagged walk's env holds no tag after it: clear the sampled objects'. */
+static void untag_samples(void)
+{
+	jint n = 0;
+	jobject *objs = NULL;
+	JNIEnv *jni = agent.jni;
+
+	if (!hw.stags.n)
+		return;
+	if ((*hw.env)->GetObjectsWithTags(hw.env, (jint)hw.stags.n, (const jlong *)hw.stags.p, &n,
+					  &objs, NULL)) {
+		agent_log("could not clear the tags of %zu sampled objects: later walks use tags",
+			  hw.stags.n);
+		untagged_broken = true;
+		return;
+	}
+	for (jint i = 0; i < n; i++) {
+		(*hw.env)->SetTag(hw.env, objs[i], 0);
+		(*jni)->DeleteLocalRef(jni, objs[i]);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)objs);
+	hw.stags.n = 0;
+}
+
 int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
-	      struct mt_ap_heap_done *done, char *why, size_t n)
+	      const void *samples, struct mt_ap_heap_done *done, char *why, size_t n)
 {
 	jvmtiHeapCallbacks cb = { 0 };
 	JNIEnv *jni = agent.jni;
@@ -1333,6 +1452,8 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	vec_init(&hw.visits, sizeof(struct mt_ap_hvisit));
 	vec_init(&hw.given, sizeof(uint64_t));
 	vec_init(&hw.named, sizeof(struct hw_named));
+	vec_init(&hw.sampled, sizeof(struct mt_ap_hsampled));
+	vec_init(&hw.stags, sizeof(uint64_t));
 	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
 	vec_init(&hw.refs, sizeof(struct mt_ap_href));
 	vec_init(&hw.roots, sizeof(struct mt_ap_hroot));
@@ -1374,6 +1495,9 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		if (!any)
 			hw.flags &= ~MT_AP_HEAP_STRINGS;
 	}
+	if (req->flags & MT_AP_HEAP_SAMPLES)
+		find_samples(jni, samples, req->nsamples);
+	hw.own_tid = own_thread_id(jni);
 	if (hw.untagged)
 		vec_reserve(&hw.visits, last_visits + last_visits / 4);
 	cb.heap_reference_callback = hw.untagged ? on_ref_untagged : on_ref;
@@ -1393,6 +1517,7 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		if (!hw.aborted && !hw.layout_bad)
 			last_visits = hw.visits.n;
 		untag_given();
+		untag_samples();
 		/* memtrace numbers the other objects from named_next; later walks of
 		 * the session number theirs past every id this one could use */
 		hw.named_next = hs.next_id;
@@ -1409,7 +1534,7 @@ walked:
 				  (unsigned long long)hw.layout_bad);
 			untagged_broken = true;
 			free_state();
-			err = heap_walk(req, names, names_len, done, why, n);
+			err = heap_walk(req, names, names_len, samples, done, why, n);
 			if (!err) {
 				hw.done.pause_ns += first;
 				done->pause_ns = hw.done.pause_ns;
@@ -1657,6 +1782,10 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			if (hw.pos < hw.visits.n)
 				r = put_batch(buf, cap, &off, MT_AP_HREC_VISITS, &hw.visits);
 			break;
+		case 10:
+			if (hw.pos < hw.sampled.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_SAMPLED, &hw.sampled);
+			break;
 		default:
 			return (long)off; /* everything is out: the caller sends DONE */
 		}
@@ -1677,6 +1806,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 7: len = 1; break;
 			case 8: len = hw.named.n; break;
 			case 9: len = hw.visits.n; break;
+			case 10: len = hw.sampled.n; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1691,7 +1821,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 9;
+	return hw.pending && hw.sec > 10;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

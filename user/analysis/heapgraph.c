@@ -59,23 +59,29 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 	}
 	for (uint32_t o = 0; o < n; o++)
 		v[o] = DSL_VIA_NONE;
-	for (uint32_t i = 0; i < h->nroots; i++) {
-		uint32_t o = h->roots[i].obj;
+	/* phase 0: the roots that outlive a method call; phase 1: stack and JNI
+	 * local references, for what the others do not reach */
+	for (int phase = 0; phase < 2; phase++) {
+		for (uint32_t i = 0; i < h->nroots; i++) {
+			uint32_t o = h->roots[i].obj;
+			int k = h->roots[i].kind;
+			bool local = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL;
 
-		if (v[o] == DSL_VIA_NONE) {
-			v[o] = DSL_VIA_ROOT;
-			queue[tail++] = o;
+			if (local == (phase == 1) && v[o] == DSL_VIA_NONE) {
+				v[o] = DSL_VIA_ROOT;
+				queue[tail++] = o;
+			}
 		}
-	}
-	while (head < tail) {
-		const struct dsl_hobject *obj = &h->objects[queue[head++]];
+		while (head < tail) {
+			const struct dsl_hobject *obj = &h->objects[queue[head++]];
 
-		for (uint32_t k = 0; k < obj->nrefs; k++) {
-			uint32_t ri = obj->ref_first + k, to = h->refs[ri].to;
+			for (uint32_t k = 0; k < obj->nrefs; k++) {
+				uint32_t ri = obj->ref_first + k, to = h->refs[ri].to;
 
-			if (v[to] == DSL_VIA_NONE) {
-				v[to] = ri;
-				queue[tail++] = to;
+				if (v[to] == DSL_VIA_NONE) {
+					v[to] = ri;
+					queue[tail++] = to;
+				}
 			}
 		}
 	}

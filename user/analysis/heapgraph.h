@@ -34,9 +34,13 @@ void referrers_free(struct mt_referrers *r);
  * rootpaths_build - the shortest paths from the heap roots: *@via (nobjects
  * entries, malloc'd, the caller frees) gets for each object the index in
  * h->refs of the reference that reaches it on a shortest chain from a root,
- * DSL_VIA_ROOT for a root itself, DSL_VIA_NONE if no root reaches it. Roots
- * are taken in the heap's order and references in each object's order, so
- * among equally short chains the first found is kept. Returns 0 or -ENOMEM.
+ * DSL_VIA_ROOT for a root itself, DSL_VIA_NONE if no root reaches it. The
+ * roots that outlive a method call (class objects, JNI globals, threads, the
+ * VM's own) come first: a stack or JNI local reference starts a path only
+ * to what they do not reach (a local variable, or compiled code's constant,
+ * holding a static's value is not who keeps it). Roots are taken in the
+ * heap's order and references in each object's order, so among equally
+ * short chains the first found is kept. Returns 0 or -ENOMEM.
  */
 int rootpaths_build(const struct dsl_heap *h, uint32_t **via);
 

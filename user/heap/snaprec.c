@@ -238,6 +238,11 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 		case MT_AP_HREC_AGES:
 			err = snaprec_ages(s, b, bl, r.arg, why, wn);
 			break;
+		case MT_AP_HREC_SAMPLED:
+			if (bl / sizeof(struct mt_ap_hsampled) < r.arg)
+				goto bad;
+			err = APPEND(s, sampled, b, r.arg);
+			break;
 		case MT_AP_HREC_VISITS:
 			if (bl / sizeof(struct mt_ap_hvisit) < r.arg)
 				goto bad;

@@ -28,6 +28,7 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->classes);
 	free(s->threads);
 	free(s->strings);
+	free(s->sampled);
 	free(s->visits);
 	free(s->named);
 	free(s->raw);

@@ -68,6 +68,8 @@ struct mt_snapshot {
 	struct mt_snap_class *classes; size_t nclasses, cap_classes;
 	struct mt_snap_thread *threads; size_t nthreads, cap_threads;
 	struct mt_snap_string *strings; size_t nstrings, cap_strings;
+	/* MT_AP_HEAP_SAMPLES: which object (id) each sampled object found is */
+	struct mt_ap_hsampled *sampled; size_t nsampled, cap_sampled;
 	/* an untagged walk's records until walkids_resolve() turns them into
 	 * the arrays above (live: at DONE; files: after reading) */
 	struct mt_ap_hvisit *visits; size_t nvisits, cap_visits;
