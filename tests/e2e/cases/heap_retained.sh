@@ -20,7 +20,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start r -Xmx64m RetainWorkload
-"$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain.mq" >"$TMPD/q.live" 2>"$TMPD/e" ||
+"$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "query live"; }
 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 30 >"$TMPD/h.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --retained live"; }
@@ -30,7 +30,7 @@ jvm_start r -Xmx64m RetainWorkload
 	{ cat "$TMPD/e"; fail "heap --paths text"; }
 "$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >"$TMPD/histo" || fail "jmap -histo:live"
 "$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/r.hprof" >/dev/null || fail "jcmd GC.heap_dump"
-"$MEMTRACE" query "$TMPD/r.hprof" -f "$ROOT/tests/query/retain.mq" >"$TMPD/q.hprof" 2>"$TMPD/e" ||
+"$MEMTRACE" query "$TMPD/r.hprof" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.hprof" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "query dump"; }
 "$MEMTRACE" --json heap "$TMPD/r.hprof" --retained --top 30 >"$TMPD/h.hprof" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --retained dump"; }
