@@ -122,6 +122,13 @@ int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
 	}
 	free(dfs);
 	dfs = NULL;
+	{
+		uint64_t kept = ((uint64_t)n + 1) * 12, walk = ((uint64_t)n + 1) * 4 + 2 *
+				((uint64_t)n + 2) * 4 + (uint64_t)n / 8 + 1;
+		uint64_t dfs_b = ((uint64_t)n + 1) * sizeof(*dfs), semi_b = (uint64_t)N * 16;
+
+		d->peak_bytes = kept + walk + (dfs_b > semi_b ? dfs_b : semi_b);
+	}
 	semi = malloc((size_t)N * sizeof(*semi));
 	label = malloc((size_t)N * sizeof(*label));
 	idom = malloc((size_t)N * sizeof(*idom));

@@ -36,6 +36,8 @@ struct mt_domtree {
 	uint64_t *retained;    /* [n] bytes; DSL_NORETAINED for unreached objects */
 	uint32_t reached;      /* objects some root reaches */
 	uint64_t reached_bytes, unreached_bytes;
+	uint64_t peak_bytes;   /* the most memory the computation held at once (the
+				* result included, the referrers index not) */
 };
 
 /*
