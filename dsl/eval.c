@@ -307,7 +307,9 @@ static int root_path(struct dsl_eval *ev, uint32_t o, struct dsl_value *out)
 	for (size_t i = 0; i < n; i++) {
 		dsl_path_step_text(ev->h, &steps[i], buf, sizeof(buf));
 		v[i].kind = DSL_V_STR;
-		v[i].u.s = dsl_arena_strndup(ev->cur, buf, strlen(buf));
+		/* strings are not copied when a value is kept (dsl_value_persist):
+		 * they live as long as the run */
+		v[i].u.s = dsl_arena_strndup(ev->persist, buf, strlen(buf));
 		if (!v[i].u.s)
 			return -ENOMEM;
 	}

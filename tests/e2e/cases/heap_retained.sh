@@ -13,16 +13,17 @@
 # - `memtrace heap --retained` (live and dump) ranks class RetainWorkload
 #   (BIG's 4 MiB, OWNERS) first, and by class gives Owner the sum of its
 #   10 owners and Shared 5 times its size;
-# - `memtrace heap --paths`: the shortest path from a GC root to a Shared
-#   names the static OWNERS, ArrayList.elementData, an array index and
-#   Owner.shared; `--id` on the dump gives an owner's path and its referrer.
+# - `memtrace heap --paths` (live and dump): the shortest path from a GC
+#   root to a Shared names the static OWNERS, ArrayList.elementData, an array
+#   index and Owner.shared; `--id` on the dump gives an owner's path and its
+#   referrer.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start r -Xmx64m RetainWorkload
 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "query live"; }
-"$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 30 >"$TMPD/h.live" 2>"$TMPD/e" ||
+"$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --retained live"; }
 "$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
@@ -32,8 +33,10 @@ jvm_start r -Xmx64m RetainWorkload
 "$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/r.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 "$MEMTRACE" query "$TMPD/r.hprof" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.hprof" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "query dump"; }
-"$MEMTRACE" --json heap "$TMPD/r.hprof" --retained --top 30 >"$TMPD/h.hprof" 2>"$TMPD/e" ||
+"$MEMTRACE" --json heap "$TMPD/r.hprof" --retained --top 2000 >"$TMPD/h.hprof" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --retained dump"; }
+"$MEMTRACE" --json heap "$TMPD/r.hprof" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.hprof" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --paths dump"; }
 "$MEMTRACE" query "$TMPD/r.hprof" -e 'R : struct id : int  r : int end
 set_type a:
     all : table_of R <- objects.map([it | struct R it.id, it.retained end])
@@ -84,18 +87,19 @@ keys = oracle["keys"]["RetainWorkload$Owner"]
 assert sorted((k, orc[o]) for o, k in keys.items()) == list(enumerate(owner))
 print("  dump: %d reachable objects agree with the oracle" % len(orc), file=sys.stderr)
 PY
-python3 - "$TMPD/p.live" <<'PY' || fail "paths"
+python3 - "$TMPD/p.live" "$TMPD/p.hprof" <<'PY' || fail "paths"
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-assert len(recs) == 5, recs
-for r in recs:
+for f in sys.argv[1:]:
+  recs = [json.loads(l) for l in open(f) if l.startswith("{")]
+  assert len(recs) == 5, recs
+  for r in recs:
     p = r["path"]
     assert "root" in p[0] and p[-1]["class"] == "RetainWorkload$Shared" and p[-1]["id"] == r["id"]
     steps = [(s.get("ref"), s.get("field", s.get("index"))) for s in p[1:]]
-    assert steps[0] == ("static_field", "OWNERS"), steps
-    assert steps[1] == ("field", "elementData") and steps[2][0] == "array_element", steps
-    assert 0 <= steps[2][1] < 10 and steps[3] == ("field", "shared"), steps
-    assert p[0]["class"] == "class RetainWorkload", p[0]
+    i = steps.index(("static_field", "OWNERS"))
+    assert p[i]["class"] == "class RetainWorkload", (f, p)
+    assert steps[i + 1] == ("field", "elementData") and steps[i + 2][0] == "array_element", steps
+    assert 0 <= steps[i + 2][1] < 10 and steps[i + 3:] == [("field", "shared")], steps
 PY
 grep -q "static RetainWorkload.OWNERS -> java.util.ArrayList" "$TMPD/p.txt" || { cat "$TMPD/p.txt"; fail "text path"; }
 # --id on the dump: an owner's referrer is the list's array; --id needs a file
