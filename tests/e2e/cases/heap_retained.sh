@@ -16,7 +16,7 @@
 # - `memtrace heap --paths` (live and dump): the shortest path from a GC
 #   root to a Shared names the static OWNERS, ArrayList.elementData, an array
 #   index and Owner.shared; `--id` on the dump gives an owner's path and its
-#   referrer.
+#   referrer; bad input gets a message and a non-zero exit.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -109,5 +109,18 @@ assert_eq "$(json_get "$TMPD/id.json" '[r["class"] for r in recs[0]["referrers"]
 	"(['java.lang.Object[]'], 'java.lang.Object[]')" "--id referrers and path"
 "$MEMTRACE" heap -p "$JVM_PID" --id 5 >/dev/null 2>"$TMPD/e" && fail "--id on a live JVM"
 grep -q "needs a heap file" "$TMPD/e" || { cat "$TMPD/e"; fail "--id live: no reason"; }
+# bad input: a clear message and a non-zero exit
+bad() { # CODE PATTERN ARGS...
+	local code=$1 pat=$2; shift 2
+	"$MEMTRACE" heap "$@" >/dev/null 2>"$TMPD/e"; local rc=$?
+	[ $rc -eq "$code" ] || { cat "$TMPD/e"; fail "heap $*: exit $rc, expected $code"; }
+	grep -q -- "$pat" "$TMPD/e" || { cat "$TMPD/e"; fail "heap $*: no '$pat'"; }
+}
+bad 2 "usage: memtrace heap" --retained
+bad 2 "usage: memtrace heap" "$TMPD/r.hprof" --retained --paths X
+bad 1 "no class of the heap is named 'NoSuchClass'" "$TMPD/r.hprof" --paths NoSuchClass
+bad 1 "no object of the heap has id 12345" "$TMPD/r.hprof" --id 12345
+bad 1 "cannot open" "$TMPD/nonexistent" --retained
+bad 2 "invalid --id" "$TMPD/r.hprof" --id abc
 kill -0 "$JVM_PID" || fail "JVM died"
 exit 0
