@@ -33,8 +33,8 @@ public class LeakPaths {
         System.out.flush();
         long start = System.nanoTime();
         for (long tick = 1; ; tick++) {
-            for (int i = 0; i < 300; i++)
-                sink += new int[32 + (i & 63)].length;       // churn, ~50 MB/s
+            for (int i = 0; i < 600; i++)
+                sink += new int[32 + (i & 63)].length;       // churn, ~100 MB/s
             leakMap(tick);
             leakListener();
             BUS.fire((int) tick);
