@@ -250,7 +250,7 @@ int sampling_common_opt(int c, const char *arg, struct mt_sampling_opts *o)
 		return 0;
 	case 'd':
 		if (parse_seconds(arg, &o->duration) || o->duration <= 0) {
-			p_err("invalid --duration '%s' (seconds > 0)", arg);
+			p_err("invalid --duration '%s': expected %s, above 0", arg, MT_DURATION_HELP);
 			return 2;
 		}
 		return 0;

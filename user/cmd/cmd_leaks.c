@@ -254,6 +254,7 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 {
 	struct leaks_ctx *c = ctx;
 
+	sitecount_warm(c->sc); /* new sites named while their code lives */
 	if (c->l.have_mid || t < c->t_mid)
 		return 0;
 	c->err = leaks_mark_mid(&c->l, m, t);
@@ -299,7 +300,7 @@ int do_leaks(int argc, char **argv)
 	double elapsed;
 	int ch, rc, suspects;
 
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = sampling_common_opt(ch, optarg, &o);
 		if (rc == 2)

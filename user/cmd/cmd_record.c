@@ -63,11 +63,14 @@ static void usage(FILE *f)
 		"                      BPF per-site allocation volume are recorded too, for\n"
 		"                      `memtrace report`'s age and leaks analyses)\n"
 		"  --no-site-counters  with objects: no BPF per-site allocation volume\n"
+		"  --alloc-stacks      each allocation sample with its whole Java stack (the\n"
+		"                      kernel's walker, 3-5 us a sample) for report's\n"
+		"                      --by stack, --collapsed, --flamegraph and --pprof\n"
 		"  --class GLOB        only classes matching GLOB (e.g. 'java.util.*')\n"
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
 		"  --sample N          report one object creation in N\n"
-		"  --pause A-B         no reporting from A to B seconds after start (repeatable)\n"
+		"  --pause A-B         no reporting from A to B after start (durations: 0.5-1, 500ms-2s; repeatable)\n"
 		"  --pause-thread TID:A-B   the same for one thread\n"
 		"  --enable-monitor-probes  switch -XX:+DTraceMonitorProbes on while recording\n"
 		"                      (written into the JVM's memory, restored at exit)\n"
@@ -126,16 +129,17 @@ static bool objects_asked(const struct mt_seq_filter *f, char **argv, int argc)
 	return false;
 }
 
+/* FROM-TO, two durations ("0.5-1.0", "500ms-2s"). */
 static int parse_window(const char *s, struct window *w)
 {
-	char *end;
+	const char *dash = strchr(s, '-');
+	char from[64];
 
-	w->from = strtod(s, &end);
-	if (end == s || *end != '-' || w->from < 0)
+	if (!dash || (size_t)(dash - s) >= sizeof(from))
 		return -EINVAL;
-	s = end + 1;
-	w->to = strtod(s, &end);
-	if (end == s || *end || w->to < w->from)
+	memcpy(from, s, (size_t)(dash - s));
+	from[dash - s] = '\0';
+	if (parse_seconds(from, &w->from) || parse_seconds(dash + 1, &w->to) || w->to < w->from)
 		return -EINVAL;
 	return 0;
 }
@@ -156,6 +160,7 @@ int do_record(int argc, char **argv)
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
 		{ "object-interval", required_argument, NULL, 'I' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
+		{ "alloc-stacks", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -169,6 +174,7 @@ int do_record(int argc, char **argv)
 	struct collector *c = NULL;
 	const char *out = NULL, *bad;
 	bool monitors = false, jvm_exited = false, alloc_asked = false, counters = true;
+	bool alloc_stacks = false;
 	struct objrec_writer *ow = NULL;
 	struct sitecount *sc = NULL;
 	uint32_t obj_interval = MT_AP_DEFAULT_INTERVAL;
@@ -178,7 +184,7 @@ int do_record(int argc, char **argv)
 	int pid, opt, rc, err = 0;
 	uint64_t deadline;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:o:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -259,12 +265,17 @@ int do_record(int argc, char **argv)
 		case 'S':
 			counters = false;
 			break;
+		case 'A':
+			alloc_stacks = true;
+			break;
 		default:
 			rc = cmdopt_common(opt, optarg, &o);
 			if (rc != MT_CMDOPT_MORE)
 				return rc;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "record", usage))
+		return 2;
 	/* the filter options, as typed, for the file's header */
 	for (int i = 1; i < argc && flen + 1 < sizeof(h.filter); i++) {
 		if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--pid") ||
@@ -320,10 +331,12 @@ int do_record(int argc, char **argv)
 	alloc_asked = alloc_asked && (f.cats & MT_CAT_ALLOC);
 	if (!f.cats || (f.cats & MT_CAT_ALLOC)) {
 		err = collector_enable_alloc(c, &p);
-		if (err && alloc_asked)
+		if (err && (alloc_asked || alloc_stacks))
 			goto cleanup;
 		if (err)
 			p_warn("the recording has no allocation samples (see above)");
+		if (!err && alloc_stacks && (err = collector_enable_alloc_stacks(c, &p)))
+			goto cleanup;
 		err = 0;
 	}
 	/* Sampled objects: only when asked for by name (the agent is loaded). */
@@ -370,6 +383,7 @@ int do_record(int argc, char **argv)
 			break;
 		}
 		err = 0;
+		sitecount_warm(sc); /* new sites named while their code lives */
 		if (deadline && mono_ns() >= deadline)
 			break;
 		if (!proc_exists(pid)) {

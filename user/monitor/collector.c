@@ -7,8 +7,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "memtrace/jstack.h"
 #include "jvm/pidns.h"
+#include "analysis/stacktext.h"
+#include "jvm/jstackname.h"
+#include "jvm/jwalk.h"
 #include "probe/alloctrace.h"
+#include "probe/gcendprobe.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
@@ -46,11 +51,19 @@ struct collector {
 	bool have_kl;
 	struct monowner *owners;      /* NULL: monitor owners cannot be read */
 	struct bpf_link *alloc_links[2];
+	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
+	struct gccause_table causes;
 	uint64_t resyncs, resync_classes;
 	struct idmap name_keys;   /* class name id -> type key (the latest with that name) */
 	struct idmap synth;       /* types made up for agent classes: key -> name id */
 	uint64_t nsynth;
 	struct objstream *objs;   /* the agent's sampled objects, NULL: not asked for */
+	/* allocation stacks (collector_enable_alloc_stacks) */
+	struct jwalk_layout jw;
+	bool have_jw;
+	struct jstackname *jn;
+	struct idmap stack_names; /* stack key -> name id of its text */
+	char *stack_buf;
 };
 
 static void feed(struct collector *c, struct mt_ev *e)
@@ -177,6 +190,28 @@ static void alloc_type(struct collector *c, const struct mt_jvmev_raw *r)
 	idmap_put(&c->types, r->a1, (void *)1);
 }
 
+/* The name id of the text of the Java stack stored under @key (0: none),
+ * named now (the events arrive within a poll of the sample). */
+static uint64_t stack_name(struct collector *c, uint64_t key)
+{
+	struct profile_frame f[MT_JSTACK_MAX_DEPTH + 1];
+	uintptr_t id = key ? (uintptr_t)idmap_get(&c->stack_names, key) : 0;
+	struct mt_jstack st;
+	int n, len;
+
+	if (id || !key || !c->jn)
+		return id;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.jstacks), &key, &st))
+		return 0;
+	n = jstackname_frames_full(c->jn, &st, 0, f, MT_JSTACK_MAX_DEPTH + 1, false);
+	len = n > 0 ? stacktext_encode(f, n, c->stack_buf, STACKTEXT_MAX) : -1;
+	if (len <= 0)
+		return 0;
+	id = sequencer_name(c->seq, c->stack_buf, (size_t)len);
+	idmap_put(&c->stack_names, key, (void *)id);
+	return id;
+}
+
 static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
 {
 	struct mt_ev e = { .ts = r->ts_ns, .kind = MT_EV_ALLOC_SAMPLE, .thread = r->tid,
@@ -185,6 +220,7 @@ static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
 	known_thread(c, r->tid, r->ts_ns);
 	if (r->a1)
 		alloc_type(c, r);
+	e.name2 = stack_name(c, r->v[2]);
 	e.v[0] = r->a2;
 	e.v[1] = r->v[0];
 	e.v[2] = r->v[1];
@@ -308,6 +344,16 @@ static int handle_event(void *ctx, void *data, size_t len)
 	case MT_J_GC_END:
 		e.kind = MT_EV_INV_LEAVE;
 		break;
+	case MT_J_GC_CAUSE: {
+		char buf[32];
+		const char *cause = gccause_name(&c->causes, (uint32_t)r->a0, buf, sizeof(buf));
+
+		e.kind = MT_EV_GC_CAUSE;
+		e.name = sequencer_name(c->seq, cause, strlen(cause));
+		e.name2 = r->a1 ? jvm_str(c, r->a1) : 0;
+		e.v[0] = r->a0;
+		break;
+	}
 	case MT_J_POOL_BEGIN:
 	case MT_J_POOL_END:
 		e.kind = MT_EV_POOL_USAGE;
@@ -463,6 +509,28 @@ int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
 	return err;
 }
 
+int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p)
+{
+	struct usdt_probe unload = { "compiled__method__unload",
+				     c->skel->progs.handle_code_unload, true, 0 };
+
+	if (!c->have_jw || !(c->jn = jstackname_new(c->vs, &c->jw))) {
+		p_err("the Java stack walker cannot run in pid %d: this JVM's VMStructs lack "
+		      "what it needs; record allocation samples without --alloc-stacks", p->pid);
+		return -ENOENT;
+	}
+	c->stack_buf = malloc(STACKTEXT_MAX);
+	if (!c->stack_buf) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	/* the walker's pc cache needs to hear of code being freed */
+	if (!usdt_attach_hotspot(&c->links, &unload, 1, p) && unload.sites > 0)
+		c->skel->bss->cache_on = 1;
+	c->skel->bss->alloc_stacks = 1;
+	return 0;
+}
+
 static void obj_feed(void *ctx, struct mt_ev *e)
 {
 	feed(ctx, e);
@@ -585,6 +653,11 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		c->skel->rodata->targ_klass_name = (uint32_t)c->kl.klass_name;
 		c->skel->rodata->targ_sym_body = (uint32_t)c->kl.sym_body;
 	}
+	/* the stack walker's layout, used once allocation stacks are asked for */
+	if (c->vs && !jwalk_layout(c->vs, &c->jw)) {
+		c->have_jw = true;
+		c->skel->rodata->targ_jw = c->jw.bpf;
+	}
 
 	/* Load and verify. */
 	err = jvmev_bpf__load(c->skel);
@@ -619,6 +692,17 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
+	/* The causes of collections: without the symbols, recordings have none. */
+	{
+		const char *why;
+
+		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, &c->cause_link,
+					&c->causes, &why);
+		if (err == -ENOENT || err == -ENOTSUP)
+			err = 0;
+		else if (err)
+			goto err_links;
+	}
 
 	/* Open the ring buffer. */
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.jvm_events), handle_event, c, NULL);
@@ -632,6 +716,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	return c;
 
 err_links:
+	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 err_destroy:
 	jvmev_bpf__destroy(c->skel);
@@ -651,10 +736,14 @@ void collector_free(struct collector *c)
 	ring_buffer__free(c->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(c->alloc_links[i]);
+	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);
 	monowner_free(c->owners);
+	jstackname_free(c->jn);
 	vmstructs_free(c->vs);
+	free(c->stack_buf);
+	idmap_free(&c->stack_names);
 	idmap_free(&c->strs);
 	idmap_free(&c->tids);
 	idmap_free(&c->types);
