@@ -33,6 +33,7 @@ static const struct cmd cmds[] = {
 	{ "query", do_query, "run a memory-analysis program on a live heap, snapshot or .hprof" },
 	{ "snapshot", do_snapshot, "save a JVM's heap snapshot to a file (agent)" },
 	{ "histo", do_histo, "live instances and bytes per class (agent heap walk)" },
+	{ "heap", do_heap, "who holds the memory: retained sizes, dominators, paths to GC roots" },
 	{ 0 },
 };
 
