@@ -39,6 +39,7 @@ struct alloc_opts {
 	bool perfmap;
 	bool vm_frames;
 	double budget;
+	bool windows;
 	const char *collapsed, *flamegraph, *pprof;
 };
 
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
 		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
+		"                      [--budget-windows]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
 		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
@@ -65,7 +67,10 @@ static void usage(FILE *f)
 		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
 		"  --budget PCT: what sampling may cost the busiest allocating thread, in %%\n"
 		"  of its time (default 1): above it memtrace observes only part of the time\n"
-		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n");
+		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n"
+		"  Samples are kept at random (weights 1/keep); the uprobe trap itself stays,\n"
+		"  unless --budget-windows: then, when the trap alone exceeds the budget, the\n"
+		"  probes are attached one window a second (coarse: see README).\n");
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -295,6 +300,7 @@ int do_alloc(int argc, char **argv)
 		{ "no-perfmap", no_argument, NULL, 'N' },
 		{ "vm-frames", no_argument, NULL, 'V' },
 		{ "budget", required_argument, NULL, 'B' },
+		{ "budget-windows", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -356,6 +362,9 @@ int do_alloc(int argc, char **argv)
 		case 'V':
 			o.vm_frames = true;
 			break;
+		case 'W':
+			o.windows = true;
+			break;
 		case 'B': {
 			char *end;
 			double pct = strtod(optarg, &end);
@@ -387,6 +396,7 @@ int do_alloc(int argc, char **argv)
 	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;
 	to.native = o.vm_frames;
 	to.budget = o.budget;
+	to.windows = o.windows;
 	t = alloctrace_new(&p, &to);
 	if (!t)
 		return 1;

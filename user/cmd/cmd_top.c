@@ -537,7 +537,7 @@ int do_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .thin_only = true };
+	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET };
 	bool age = false, locks = false;
 	struct alloctrace *at = NULL;
 	struct gctrace *gt = NULL;

@@ -74,7 +74,7 @@ static char *profile_bytes(struct serve_pprof_job *j, struct alloctrace *t, uint
 static void *pprof_thread(void *arg)
 {
 	struct serve_pprof_job *j = arg;
-	struct alloctrace_opts o = { .stacks = true };
+	struct alloctrace_opts o = { .stacks = true, .budget = ALLOCTRACE_BUDGET };
 	struct alloctrace *t;
 	uint64_t m0, start, deadline;
 	char msg[200], lost[32];
