@@ -315,6 +315,7 @@ int do_alloc(int argc, char **argv)
 	const char **leaf = NULL;
 	struct alloc_class *content = NULL;
 	size_t ncontent = 0;
+	uint64_t refill_total = 0;
 	uint64_t cstats[MT_CONTENT_NSTATS] = { 0 };
 	struct mt_proc p;
 	uint64_t t0, deadline, total = 0, samples = 0, resolved = 0, unresolved = 0, lost;
@@ -437,6 +438,7 @@ int do_alloc(int argc, char **argv)
 	classes = by_class(rows, n, &nc);
 	/* the class table from the TLABs' contents when the JVM's layout is known */
 	content = alloctrace_classes(t, &ncontent, cstats);
+	refill_total = total;
 	if (content && ncontent) {
 		free(classes);
 		classes = calloc(ncontent, sizeof(*classes));
@@ -499,7 +501,8 @@ int do_alloc(int argc, char **argv)
 			       (unsigned long long)classes[i].samples, share,
 			       secs > 0 ? classes[i].bytes / secs : 0);
 		}
-		printf("],\"class_shares_from\":\"%s\"", content ? "tlab_contents" : "refills");
+		printf("],\"class_shares_from\":\"%s\",\"total_bytes_by_refills\":%llu",
+		       content ? "tlab_contents" : "refills", (unsigned long long)refill_total);
 		if (content)
 			printf(",\"tlab_contents\":{\"parsed\":%llu,\"retired_by_gc\":%llu,"
 			       "\"unparsable\":%llu}", (unsigned long long)cstats[MT_CONTENT_PARSED],
