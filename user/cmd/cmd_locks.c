@@ -112,7 +112,7 @@ cleanup:
  * -errno.
  */
 static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
-		     struct jthread **th, struct locks_edge **edges)
+		     uint64_t now, struct jthread **th, struct locks_edge **edges)
 {
 	struct jthreads *jt = jthreads_new(p, vs);
 	size_t n = 0, m = 0;
@@ -132,20 +132,22 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 	for (size_t i = 0; i < n; i++) {
 		const struct jthread *t = &(*th)[i];
 		const char *owner = "";
+		uint64_t parked;
 
 		if (t->wait == JTHREAD_RUNNING)
 			continue;
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)
 				owner = (*th)[j].name;
+		/* parked since: the park probe's start, when it saw it; a monitor
+		 * entered while tracing is in the stream's edges already */
+		parked = pt && t->wait == JTHREAD_PARKED ? parktrace_parked_ns(pt, t->tid, now) : 0;
 		(*edges)[m++] = (struct locks_edge){
 			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
 			.owner = t->owner_tid, .owner_name = owner,
 			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
 			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
-			/* parked since: the park probe's start, when it saw it */
-			.blocked_ns = pt && t->wait == JTHREAD_PARKED ?
-					      parktrace_parked_ns(pt, t->tid, mono_ns()) : 0,
+			.blocked_ns = parked, .since_before = !parked,
 		};
 	}
 	return (int)m;
@@ -197,7 +199,7 @@ int do_locks(int argc, char **argv)
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, rc = 1;
-	uint64_t t0, deadline;
+	uint64_t t0, deadline, at;
 	struct mt_proc p;
 
 	optind = 1;
@@ -267,7 +269,8 @@ int do_locks(int argc, char **argv)
 			parktrace_refresh(pt); /* threads come and go */
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	rep = locks_report_new(l, mono_ns(), collector_monitor_owner, c);
+	at = mono_ns(); /* the wait graph's time: "blocked for" is up to it */
+	rep = locks_report_new(l, at, collector_monitor_owner, c);
 	if (!rep) {
 		p_err("out of memory analysing monitors");
 		goto cleanup;
@@ -275,7 +278,7 @@ int do_locks(int argc, char **argv)
 	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
 	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
 	if (vs && !p.other_pidns) {
-		int ne = jvm_edges(&p, vs, pt, &jth, &jedges);
+		int ne = jvm_edges(&p, vs, pt, at, &jth, &jedges);
 
 		if (ne < 0)
 			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
@@ -286,9 +289,10 @@ int do_locks(int argc, char **argv)
 	if (pt)
 		print_parks(pt, o.top);
 	if (mt_opts.json)
-		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
+		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
+		       "\"graph_mono_ns\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
-		       (unsigned long long)collector_lost(c));
+		       (unsigned long long)collector_lost(c), (unsigned long long)at);
 	else
 		printf("%llu monitor events, %llu lost\n",
 		       (unsigned long long)locks_sync_events(l),

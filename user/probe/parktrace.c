@@ -39,6 +39,7 @@ struct parktrace {
 	uint64_t last_walk;      /* mono_ns of the last thread list walk */
 	struct idmap names;      /* host tid -> thread name (malloc'd), every thread seen */
 	struct jstackname *jn;   /* --stacks: names for the waiters' stacks */
+	struct idmap ownable;    /* Klass* -> 1 + (extends AbstractOwnableSynchronizer) */
 };
 
 static void set_owner_field(struct parktrace *t);
@@ -52,6 +53,7 @@ void parktrace_free(struct parktrace *t)
 	jthreads_free(t->jt);
 	idmap_free(&t->ns2host);
 	idmap_free_vals(&t->names);
+	idmap_free(&t->ownable);
 	jstackname_free(t->jn);
 	free(t);
 }
@@ -89,8 +91,13 @@ static int set_rodata(struct parktrace *t)
 	return 0;
 }
 
-struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
-				bool stacks)
+/*
+ * The tracer: aggregating per blocker (@events_fd < 0), or streaming each
+ * park and sleep into the ring buffer @events_fd with drops counted in
+ * @drops_fd (the collector's; nothing aggregated, no stacks).
+ */
+static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				    bool stacks, int events_fd, int drops_fd)
 {
 	struct usdt_probe probes[6] = { { .name = "thread__park__begin" },
 					{ .name = "thread__park__end" },
@@ -149,6 +156,26 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
 	}
+	/* Streaming: into the collector's ring buffer, in order with the
+	 * thread's other events; the per-blocker tables shrink to nothing. */
+	if (events_fd >= 0) {
+		t->skel->rodata->targ_stream = 1;
+		t->skel->rodata->targ_aggregate = 0;
+		t->skel->rodata->targ_klass_name = (uint32_t)t->kl.klass_name;
+		t->skel->rodata->targ_sym_body = (uint32_t)t->kl.sym_body;
+		err = bpf_map__reuse_fd(t->skel->maps.jvm_events, events_fd);
+		if (!err)
+			err = bpf_map__reuse_fd(t->skel->maps.jvm_drops, drops_fd);
+		if (!err)
+			err = bpf_map__set_max_entries(t->skel->maps.park_locks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(t->skel->maps.park_names, 256);
+		if (err) {
+			p_err("cannot share the collector's ring buffer with the park probes: %s",
+			      strerror(-err));
+			goto fail;
+		}
+	}
 	/* Load and verify. */
 	err = park_bpf__load(t->skel);
 	if (err) {
@@ -169,7 +196,9 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	probes[3].prog = t->skel->progs.handle_sleep_end;
 	probes[4].prog = t->skel->progs.handle_thread_start;
 	probes[5].prog = t->skel->progs.handle_code_unload;
-	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes) - !stacks, p);
+	/* thread names come with the stream's own thread events */
+	err = usdt_attach_hotspot(&t->links, probes,
+				  events_fd >= 0 ? 4 : MT_ARRAY_SIZE(probes) - !stacks, p);
 	if (err)
 		goto fail;
 	/* the walker's pc cache needs to hear of code being freed */
@@ -180,6 +209,18 @@ fail:
 	parktrace_free(t);
 	errno = -err;
 	return NULL;
+}
+
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				bool stacks)
+{
+	return tracer_new(p, vs, stacks, -1, -1);
+}
+
+struct parktrace *parktrace_new_stream(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				       int events_fd, int drops_fd)
+{
+	return tracer_new(p, vs, false, events_fd, drops_fd);
 }
 
 /* In-namespace tid -> host tid for a JVM in another pid namespace, from
@@ -502,6 +543,44 @@ const char *parktrace_lock_name(const struct parktrace_lock *l)
 	if (l->key.klass)
 		return l->cls;
 	return l->key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+}
+
+int parktrace_ownable(struct parktrace *t, uint64_t klass)
+{
+	uintptr_t have = (uintptr_t)idmap_get(&t->ownable, klass);
+	uint64_t found;
+	int r;
+
+	if (have)
+		return (int)have - 1;
+	if (!klass)
+		return 0;
+	if (t->aos_ik) {
+		r = jobject_is_subclass(t->vs, &t->ol, klass, t->aos_ik);
+	} else {
+		/* loaded after we looked: found among this class's supers */
+		r = jobject_super_named(t->vs, &t->ol, klass, AOS, &found);
+		if (r == 1) {
+			t->aos_ik = found;
+			set_owner_field(t);
+		}
+	}
+	if (r < 0)
+		return 0;
+	idmap_put(&t->ownable, klass, (void *)(uintptr_t)(r + 1));
+	return r;
+}
+
+uint32_t parktrace_host_tid(struct parktrace *t, uint32_t tid)
+{
+	if (!t->p.other_pidns)
+		return tid;
+	return (uint32_t)(uintptr_t)idmap_get(&t->ns2host, tid);
+}
+
+void parktrace_forget_classes(struct parktrace *t)
+{
+	idmap_free(&t->ownable);
 }
 
 bool parktrace_lock_contended(const struct parktrace_lock *l)

@@ -49,6 +49,17 @@ struct parktrace_lock {
  */
 struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
 				bool stacks);
+/*
+ * parktrace_new_stream - trace JVM @p's parks and sleeps as events
+ * (include/memtrace/jvmev.h: MT_J_PARK_*, MT_J_SLEEP_*) into the ring buffer
+ * @events_fd, counting the ones it cannot take in the per-CPU array
+ * @drops_fd (the collector's jvm_events and jvm_drops: one buffer keeps
+ * each thread's events in order). Nothing is aggregated: parktrace_read()
+ * finds no blocker. Call parktrace_refresh() periodically as with
+ * parktrace_new(). Prints what failed; NULL with errno set.
+ */
+struct parktrace *parktrace_new_stream(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				       int events_fd, int drops_fd);
 /* parktrace_free - detach and unload; NULL is a no-op. */
 void parktrace_free(struct parktrace *t);
 
@@ -73,6 +84,18 @@ const char *parktrace_lock_name(const struct parktrace_lock *l);
  * parked on it (contention), as opposed to waiting (conditions, queues,
  * latches, futures, parkNanos, sleeps: nothing anyone holds). */
 bool parktrace_lock_contended(const struct parktrace_lock *l);
+
+/*
+ * parktrace_ownable - 1 when class @klass (a Klass*) extends
+ * AbstractOwnableSynchronizer (its owner slot names a real owner), else 0
+ * (also while that class is not found yet). Cached per Klass*;
+ * parktrace_forget_classes() empties the cache (classes were unloaded).
+ */
+int parktrace_ownable(struct parktrace *t, uint64_t klass);
+void parktrace_forget_classes(struct parktrace *t);
+/* parktrace_host_tid - the host tid of the JVM's thread @tid (an owner as the
+ * JVM names it: in its own pid namespace), 0 when not mapped yet. */
+uint32_t parktrace_host_tid(struct parktrace *t, uint32_t tid);
 
 /* parktrace_parked_ns - how long the thread @host_tid has been parked (or
  * sleeping) at monotonic time @now, 0 when it is not or since before tracing. */
