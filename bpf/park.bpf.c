@@ -94,6 +94,21 @@ struct {
 	__type(value, struct mt_park_name);
 } park_names SEC(".maps");
 
+/* --stacks: contended monitor entries per (monitor, contending stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_LOCKS);
+	__type(key, struct mt_mon_key);
+	__type(value, struct mt_mon_val);
+} mon_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct mt_mon_inflight);
+} mon_inflight SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MT_PARK_NSTATS);
@@ -398,6 +413,89 @@ SEC("uprobe")
 int handle_sleep_end(struct pt_regs *ctx)
 {
 	return end_park();
+}
+
+/*
+ * monitor__contended__enter(java_tid, ObjectMonitor*, class, len): the
+ * contending thread is in the VM (it came from a runtime call: its frame
+ * anchor is set), so its Java stack can be walked, as at a park.
+ */
+SEC("uprobe")
+int handle_mon_enter(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_mon_inflight in = { 0 };
+	__u64 jt, none = 0;
+	struct mt_regs g;
+	__u32 tid;
+
+	if (!s || !ours(&tid))
+		return 0;
+	stat(MT_PARK_MON_ENTER);
+	mt_regs_load(ctx, &g);
+	in.ts = bpf_ktime_get_ns();
+	in.key.monitor = mt_usdt_arg(&g, s, 1);
+	jt = jthread_of(tid, 0, NULL);
+	if (jt) {
+		in.key.jstack = jstack_walk(jt);
+	} else {
+		/* not listed yet: user space walks the thread list at its next poll */
+		stat(MT_PARK_MON_NO_THREAD);
+		bpf_map_update_elem(&park_unknown, &tid, &none, BPF_NOEXIST);
+	}
+	bpf_map_update_elem(&mon_inflight, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+/* monitor__contended__entered(same): the entry's time, under its stack. */
+SEC("uprobe")
+int handle_mon_entered(struct pt_regs *ctx)
+{
+	struct mt_mon_val *v, zero_val = { 0 };
+	struct mt_mon_inflight *in;
+	__u64 ns;
+	__u32 tid;
+
+	if (!ours(&tid))
+		return 0;
+	in = bpf_map_lookup_elem(&mon_inflight, &tid);
+	if (!in || !in->ts)
+		return 0;
+	ns = bpf_ktime_get_ns() - in->ts;
+	v = bpf_map_lookup_elem(&mon_stacks, &in->key);
+	if (!v) {
+		if (bpf_map_update_elem(&mon_stacks, &in->key, &zero_val, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&mon_stacks, &in->key)) {
+			stat(MT_PARK_MON_FULL);
+			goto done;
+		}
+		v = bpf_map_lookup_elem(&mon_stacks, &in->key);
+		if (!v)
+			goto done;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->total_ns, ns);
+	if (ns > v->max_ns)
+		v->max_ns = ns;
+done:
+	in->ts = 0;
+	return 0;
+}
+
+/*
+ * uprobe JavaThread::run(this): a Java thread begins, on itself. Its
+ * JavaThread is known from its first instruction on, not only from user
+ * space's next walk of the thread list (a thread may contend at once).
+ */
+SEC("uprobe")
+int BPF_KPROBE(handle_jthread_run, void *thread)
+{
+	__u64 jt = (__u64)thread;
+	__u32 tid;
+
+	if (ours(&tid) && jt)
+		bpf_map_update_elem(&park_jthreads, &tid, &jt, BPF_ANY);
+	return 0;
 }
 
 /* hotspot:compiled__method__unload(...): code may be freed from now on */

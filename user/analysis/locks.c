@@ -250,6 +250,13 @@ static const char *class_of(const struct locks *l, const struct lk *k)
 	return c[0] ? c : "(unknown class)";
 }
 
+const char *locks_lock_class(const struct locks *l, uint64_t lock)
+{
+	const struct lk *k = idmap_get(&l->objs, lock);
+
+	return k ? class_of(l, k) : NULL;
+}
+
 static const char *thread_name(const struct locks *l, uint64_t tid)
 {
 	const struct th *t = idmap_get(&l->threads, tid);

@@ -121,6 +121,10 @@ struct locks *locks_new(void);
 void locks_free(struct locks *l);
 /* locks_feed - one reported event (@text: an MT_EV_NAME's name). */
 void locks_feed(struct locks *l, const struct mt_ev *e, const char *text);
+/* locks_lock_class - the class of lock object @lock (a monitor), "(unknown
+ * class)" when its type is unknown, NULL when the stream never named it.
+ * Borrowed from @l. */
+const char *locks_lock_class(const struct locks *l, uint64_t lock);
 /* locks_sync_events - synchronization events seen. */
 uint64_t locks_sync_events(const struct locks *l);
 

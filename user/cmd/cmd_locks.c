@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
 		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
 		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
-		"  locks (walked in the kernel at each park: a few microseconds per park).\n"
+		"  locks and of those blocked entering a monitor (walked in the kernel at\n"
+		"  each park and contended entry: a few microseconds each).\n"
 		"  --now: the threads blocked on a lock at this moment - monitors and\n"
 		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
 		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
@@ -153,10 +154,12 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 	return (int)m;
 }
 
-/* The java.util.concurrent section. */
-static void print_parks(struct parktrace *pt, size_t top)
+/* The java.util.concurrent section; with --stacks, the monitors' contenders
+ * (their classes from the stream @l). */
+static void print_parks(struct parktrace *pt, const struct locks *l, bool stacks, size_t top)
 {
 	struct parktrace_lock *locks = NULL;
+	struct parktrace_monitor *mons = NULL;
 	uint64_t stats[MT_PARK_NSTATS];
 	size_t n = 0;
 
@@ -167,6 +170,16 @@ static void print_parks(struct parktrace *pt, size_t top)
 	else
 		parks_print(stdout, locks, n, stats, top, mt_opts.json);
 	free(locks);
+	if (!stacks)
+		return;
+	if (parktrace_read_monitors(pt, &mons, &n)) {
+		p_err("can't read the contended monitors' stacks");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		mons[i].cls = locks_lock_class(l, mons[i].monitor);
+	parks_print_monitors(stdout, mons, n, stats, top, mt_opts.json);
+	free(mons);
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
@@ -287,7 +300,7 @@ int do_locks(int argc, char **argv)
 	}
 	lockprint_report(stdout, rep, mt_opts.json);
 	if (pt)
-		print_parks(pt, o.top);
+		print_parks(pt, l, stacks, o.top);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
 		       "\"graph_mono_ns\":%llu}\n",

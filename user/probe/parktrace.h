@@ -41,10 +41,26 @@ struct parktrace_lock {
 	int nstacks;
 };
 
+/* One monitor's contended entries with the contending threads' stacks
+ * (--stacks; the hotspot:monitor__contended__* probes). */
+struct parktrace_monitor {
+	uint64_t monitor;          /* the ObjectMonitor* (the event stream's lock id) */
+	const char *cls;           /* its object's class: unset here, for the caller */
+	uint64_t entries;          /* contended entries that ended */
+	uint64_t ns, max_ns;       /* time blocked entering, summed; the longest */
+	uint64_t unwalked;         /* entries of threads not listed yet: no stack */
+	/* the stacks with the most time blocked (stacks[i].parks: entries), the
+	 * raw stacks that name the same frames merged */
+	struct parktrace_stack stacks[PARKTRACE_STACKS];
+	int nstacks;
+};
+
 /*
  * parktrace_new - trace JVM @p (@vs its tables, which must outlive the
  * result) from now on; with @stacks, walk each parking thread's Java stack
- * (bpf/jstack.bpf.h: a few microseconds per park). Prints what failed (p_err)
+ * (bpf/jstack.bpf.h: a few microseconds per park), and each thread's that
+ * contends for a monitor (hotspot:monitor__contended__enter: they fire while
+ * -XX:+DTraceMonitorProbes is on). Prints what failed (p_err)
  * and returns NULL with errno set; free with parktrace_free().
  */
 struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
@@ -77,6 +93,13 @@ int parktrace_refresh(struct parktrace *t);
  * into *@out (malloc'd, the caller frees; *@n entries). Returns 0 or -errno.
  */
 int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n);
+
+/*
+ * parktrace_read_monitors - with stacks: the contended monitor entries so
+ * far, one row per monitor, by time blocked (descending), into *@out
+ * (malloc'd, the caller frees; *@n rows). Returns 0 or -errno.
+ */
+int parktrace_read_monitors(struct parktrace *t, struct parktrace_monitor **out, size_t *n);
 
 /* parktrace_lock_name - the blocker's class, "Thread.sleep" or "(no blocker)". */
 const char *parktrace_lock_name(const struct parktrace_lock *l);
