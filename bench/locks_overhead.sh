@@ -3,11 +3,15 @@
 # lock (tests/java/LockBench.java: 4 threads, one fair ReentrantLock: every hand-over parks) with and
 # without `memtrace locks` attached (park probes, no JVM flag), phases
 # alternating on the same JVM; and the parks per second memtrace counted while
-# attached (what the probes sustain). Needs root.
+# attached (what the probes sustain). With RECORD=1 a third phase per round
+# runs `memtrace record` (every park and unpark-ended park an event through
+# the ring buffer, the sequencer and the gzip'd file) and prints its events
+# per second and losses. Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 ROUNDS=${ROUNDS:-4}
+RECORD=${RECORD:-0}
 PHASE=${PHASE:-3}
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -27,6 +31,13 @@ for ((r = 0; r < ROUNDS; r++)); do
 	a=$(now_ms); sleep "$PHASE"; b=$(now_ms); echo "memtrace-locks $a $b" >>"$tmp/phases"
 	kill -INT $mt; s1=$(now_ms); wait $mt || true
 	echo "$r $s0 $s1" >>"$tmp/windows"
+	[ "$RECORD" = 1 ] || continue
+	"$ROOT/build/memtrace" record -p "$pid" -o "$tmp/r.$r.mtr" 2>"$tmp/rec.$r.err" &
+	mt=$!
+	sleep 1 # attach
+	a=$(now_ms); sleep "$PHASE"; b=$(now_ms); echo "memtrace-record $a $b" >>"$tmp/phases"
+	kill -INT $mt; wait $mt || true
+	sed -n 's/^memtrace: recorded/  round '"$r"' record: recorded/p' "$tmp/rec.$r.err"
 done
 kill $pid; wait $pid 2>/dev/null || true
 python3 "$ROOT/bench/phases.py" "$tmp/w.out" "$tmp/phases" "lock acquisitions"

@@ -212,7 +212,7 @@ int do_locks(int argc, char **argv)
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, rc = 1;
-	uint64_t t0, deadline, at;
+	uint64_t t0, deadline, at, read_at;
 	struct mt_proc p;
 
 	optind = 1;
@@ -264,7 +264,8 @@ int do_locks(int argc, char **argv)
 	t0 = mono_ns();
 	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
 	if (mt_opts.json)
-		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\"}\n", p.pid, p.jdk_version);
+		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu}\n", p.pid,
+		       p.jdk_version, (unsigned long long)real_ns()); /* every probe attached */
 	else
 		p_info("tracing contended monitors of pid %d (JDK %s); Ctrl-C to stop", p.pid,
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
@@ -299,13 +300,15 @@ int do_locks(int argc, char **argv)
 			p_err("out of memory adding the JVM's blocked threads");
 	}
 	lockprint_report(stdout, rep, mt_opts.json);
+	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
 		print_parks(pt, l, stacks, o.top);
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
-		       "\"graph_mono_ns\":%llu}\n",
+		       "\"graph_mono_ns\":%llu,\"parks_read_real_ns\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
-		       (unsigned long long)collector_lost(c), (unsigned long long)at);
+		       (unsigned long long)collector_lost(c), (unsigned long long)at,
+		       (unsigned long long)read_at);
 	else
 		printf("%llu monitor events, %llu lost\n",
 		       (unsigned long long)locks_sync_events(l),
