@@ -115,8 +115,9 @@ static void request_perfmap(const struct mt_proc *p)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
-/* The allocating Java frame of a row: an interpreted method by its Method*,
- * or compiled code by its pc (perf map). NULL when unknown. */
+/* The allocating Java frame of a row without a walked stack: an interpreted
+ * method by its Method*, or compiled code by its pc (perf map). NULL when
+ * unknown. */
 static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
 {
 	const char *name;
@@ -132,13 +133,18 @@ static const char *java_leaf(struct alloctrace *t, struct symres *sr, const stru
 }
 
 /* The profile: each row's stack named (leaf first) and stitched together by
- * profile_add_alloc() with its allocating Java frame and class. */
+ * profile_add_alloc() with its allocating Java frame and class. @leaf[i]
+ * gets row i's allocating Java frame: the innermost frame of its walked stack
+ * (compiled frames expanded, so the method that allocated even when it was
+ * inlined), else java_leaf(); NULL when unknown. Names are owned by @t/@sr. */
 static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
-				     const struct alloc_row *rows, size_t n, bool vm_frames)
+				     const struct alloc_row *rows, size_t n, bool vm_frames,
+				     const char **leaf)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *f[64], *java[136];
+	const char *f[64];
+	struct profile_frame java[136];
 
 	if (!prof)
 		return NULL;
@@ -155,7 +161,13 @@ static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
 		};
 
 		/* the whole Java stack from the kernel's walker, libjvm frames on request */
-		a.java_depth = alloctrace_java_frames(t, &rows[i], java, 136, vm_frames);
+		a.java_depth = alloctrace_java_frames_full(t, &rows[i], java, 136, vm_frames);
+		leaf[i] = a.java_leaf;
+		for (int d = a.java_depth - 1; d >= 0; d--)
+			if (java[d].kind != PROFILE_OTHER) { /* the innermost Java frame */
+				leaf[i] = java[d].name;
+				break;
+			}
 		if (a.java_depth >= 0) {
 			a.java = java;
 			if (!vm_frames)
@@ -212,8 +224,8 @@ static int site_cmp(const void *a, const void *b)
 }
 
 /* Group rows by (class, allocating Java frame), largest first. Caller frees. */
-static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
-				    const struct alloc_row *rows, size_t n, size_t *nsites)
+static struct site_row *group_sites(const char *const *leaf, const struct alloc_row *rows,
+				    size_t n, size_t *nsites)
 {
 	struct site_row *s = calloc(n ? n : 1, sizeof(*s));
 	size_t ns = 0;
@@ -222,7 +234,7 @@ static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *site = java_leaf(t, sr, &rows[i]);
+		const char *site = leaf[i];
 		size_t j;
 
 		if (!site)
@@ -243,11 +255,11 @@ static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
 }
 
 /* --by stack: allocation sites (class + allocating Java frame), largest first. */
-static void print_sites(struct alloctrace *t, struct symres *sr, const struct alloc_row *rows,
-			size_t n, uint64_t total, int top)
+static void print_sites(const char *const *leaf, const struct alloc_row *rows, size_t n,
+			uint64_t total, int top)
 {
 	size_t ns;
-	struct site_row *s = group_sites(t, sr, rows, n, &ns);
+	struct site_row *s = group_sites(leaf, rows, n, &ns);
 
 	if (!s)
 		return;
@@ -318,6 +330,7 @@ int do_alloc(int argc, char **argv)
 	struct profile *prof = NULL;
 	struct alloc_row *rows = NULL;
 	struct class_row *classes = NULL;
+	const char **leaf = NULL;
 	struct mt_proc p;
 	uint64_t t0, deadline, total = 0, samples = 0, resolved = 0, unresolved = 0, lost;
 	size_t n = 0, nc = 0;
@@ -435,7 +448,8 @@ int do_alloc(int argc, char **argv)
 		sr = symres_new(&p);
 	}
 	if (to.stacks) {
-		prof = build_profile(t, sr, rows, n, o.vm_frames);
+		leaf = calloc(n ? n : 1, sizeof(*leaf));
+		prof = leaf ? build_profile(t, sr, rows, n, o.vm_frames, leaf) : NULL;
 		if (sr)
 			symres_stats(sr, &resolved, &unresolved);
 	}
@@ -469,9 +483,9 @@ int do_alloc(int argc, char **argv)
 		printf("]");
 		if (to.stacks)
 			print_walks(t, true);
-		if (o.by_stack) {
+		if (o.by_stack && leaf) {
 			size_t ns;
-			struct site_row *st = group_sites(t, sr, rows, n, &ns);
+			struct site_row *st = group_sites(leaf, rows, n, &ns);
 
 			printf(",\"sites\":[");
 			for (size_t i = 0; st && i < ns && (int)i < o.top; i++) {
@@ -485,6 +499,10 @@ int do_alloc(int argc, char **argv)
 			}
 			printf("]");
 			free(st);
+		}
+		if (o.by_stack && prof) {
+			printf(",\"stacks\":");
+			sink_stacks_json(prof, stdout, (size_t)o.top);
 		}
 		printf("}\n");
 	} else {
@@ -509,8 +527,8 @@ int do_alloc(int argc, char **argv)
 			       fmt_bytes(secs > 0 ? (uint64_t)(classes[i].bytes / secs) : 0, r,
 					 sizeof(r)),
 			       (unsigned long long)classes[i].samples);
-		if (o.by_stack && sr)
-			print_sites(t, sr, rows, n, total, o.top);
+		if (o.by_stack && leaf)
+			print_sites(leaf, rows, n, total, o.top);
 		printf("lost events: %llu", (unsigned long long)lost);
 		if (alloctrace_lost_stacks(t))
 			printf(", samples without a stack: %llu",
@@ -536,6 +554,7 @@ int do_alloc(int argc, char **argv)
 	rc = 0;
 cleanup:
 	profile_free(prof);
+	free(leaf);
 	symres_free(sr);
 	free(classes);
 	free(rows);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "memtrace/jstack.h"
 
 struct mt_vmstructs;
@@ -43,6 +44,16 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
  */
 int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 		      const char **names, int max, bool stubs);
+/*
+ * jstackname_frames_full - jstackname_frames() with each frame's kind
+ * (interpreted, C1, C2, inlined into the frame towards the root, native),
+ * source file and line (from the method's line number table at the frame's
+ * bytecode index: an interpreted frame's bcp, a compiled frame's scope).
+ * Markers, stubs and unknown frames are PROFILE_OTHER without file or line.
+ * Strings are owned by @t.
+ */
+int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
+			   struct profile_frame *frames, int max, bool stubs);
 /*
  * jstackname_warm - name the frames of @stack now, without output: compiled
  * code is freed and reused as the JIT recompiles (a short program's nmethods

@@ -487,6 +487,18 @@ int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, cons
 	return jstackname_frames(t->jn, &st, r->gen, names, max, stubs);
 }
 
+int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
+				struct profile_frame *frames, int max, bool stubs)
+{
+	struct mt_jstack st;
+
+	if (!t->walker || !r->jstack ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
+		return -ENOENT;
+	jstackname_seen_gen(t->jn, t->seen_gen);
+	return jstackname_frames_full(t->jn, &st, r->gen, frames, max, stubs);
+}
+
 uint64_t alloctrace_unknown_frames(struct alloctrace *t)
 {
 	return t->jn ? jstackname_unknown(t->jn) : 0;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "jvm/proc.h"
 
 struct alloctrace;
@@ -67,6 +68,10 @@ const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32
  */
 int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
 			   int max, bool stubs);
+/* alloctrace_java_frames_full - the same with each frame's kind, file and line
+ * (jstackname_frames_full). */
+int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
+				struct profile_frame *frames, int max, bool stubs);
 /* Java frames named "[unknown]" so far. */
 uint64_t alloctrace_unknown_frames(struct alloctrace *t);
 /* alloctrace_walks - walks by how they ended (enum mt_jstack_stop, MT_JSTOP_NSTOPS
