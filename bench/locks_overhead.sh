@@ -6,12 +6,14 @@
 # attached (what the probes sustain). With RECORD=1 a third phase per round
 # runs `memtrace record` (every park and unpark-ended park an event through
 # the ring buffer, the sequencer and the gzip'd file) and prints its events
-# per second and losses. Needs root.
+# per second and losses. With STACKS=1 another phase runs `memtrace locks
+# --stacks` (the Java stack walked at every park). Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 ROUNDS=${ROUNDS:-4}
 RECORD=${RECORD:-0}
+STACKS=${STACKS:-0}
 PHASE=${PHASE:-3}
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -31,6 +33,13 @@ for ((r = 0; r < ROUNDS; r++)); do
 	a=$(now_ms); sleep "$PHASE"; b=$(now_ms); echo "memtrace-locks $a $b" >>"$tmp/phases"
 	kill -INT $mt; s1=$(now_ms); wait $mt || true
 	echo "$r $s0 $s1" >>"$tmp/windows"
+	if [ "$STACKS" = 1 ]; then
+		"$ROOT/build/memtrace" locks -p "$pid" --stacks --json >"$tmp/stacks.$r.json" 2>/dev/null &
+		mt=$!
+		sleep 1 # attach
+		a=$(now_ms); sleep "$PHASE"; b=$(now_ms); echo "memtrace-locks-stacks $a $b" >>"$tmp/phases"
+		kill -INT $mt; wait $mt || true
+	fi
 	[ "$RECORD" = 1 ] || continue
 	"$ROOT/build/memtrace" record -p "$pid" -o "$tmp/r.$r.mtr" 2>"$tmp/rec.$r.err" &
 	mt=$!
