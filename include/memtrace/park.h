@@ -11,7 +11,13 @@
  * LockSupport.park(blocker)), that object's class, and - at the offset of
  * AbstractOwnableSynchronizer.exclusiveOwnerThread - the thread holding it
  * (meaningful only when the blocker's class is an AOS: user space checks).
- * At park__end it adds the park to the blocker's counters.
+ * At park__end it adds the park to the blocker's counters - or, for the
+ * collector (targ_stream), sends begin and end as events into its ring
+ * buffer instead (include/memtrace/jvmev.h: MT_J_PARK_*, MT_J_SLEEP_*).
+ * With stacks, monitor__contended__enter/entered count contended monitor
+ * entries per (monitor, contending thread's stack) too (mon_stacks).
+ * A uprobe on JavaThread::run maps each new Java thread's tid to its
+ * JavaThread* before it can park or contend.
  */
 #ifndef MEMTRACE_PARK_H
 #define MEMTRACE_PARK_H
