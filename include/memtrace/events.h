@@ -80,7 +80,9 @@ enum mt_wait_kind {
 			     * v[0]=the park's time (relative ns; epoch ms when v[1]=1;
 			     * 0 and 0: untimed), v[2]=kernel tid of the blocker's owner
 			     * when the thread parked (an AbstractOwnableSynchronizer
-			     * that had an owner: contention), 0 none (waiting) */
+			     * that had an owner: contention), 0 none (waiting);
+			     * v[3]=1: the blocker could not be read (the thread was
+			     * not known yet), the wait is on MT_WAIT_SELF(tid) */
 	MT_WAIT_SLEEP = 3,  /* Thread.sleep: id=MT_WAIT_SELF(tid), v[0]=millis */
 };
 

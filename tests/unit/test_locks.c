@@ -485,6 +485,14 @@ static void test_parks(void **state)
 	ev(l, MT_EV_MON_WAIT_END, 700, T_C, MT_WAIT_SELF(T_C), 0);
 	park(l, T_C, MT_WAIT_SELF(T_C), 1000, MT_WAIT_PARK, 0, 0);
 	ev(l, MT_EV_MON_WAIT_END, 1100, T_C, MT_WAIT_SELF(T_C), 0);
+	/* a park of C whose blocker could not be read (C not known yet): its own row */
+	{
+		struct mt_ev u = { .ts = 1200, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK,
+				   .thread = T_C, .id = MT_WAIT_SELF(T_C), .v = { 0, 0, 0, 1 } };
+
+		locks_feed(l, &u, NULL);
+		ev(l, MT_EV_MON_WAIT_END, 1240, T_C, MT_WAIT_SELF(T_C), 0);
+	}
 	/* D parks on L1 owned by A and stays; C parks without a blocker and stays */
 	park(l, T_D, L1, 3000, MT_WAIT_PARK, 0, T_A);
 	park(l, T_C, MT_WAIT_SELF(T_C), 3500, MT_WAIT_PARK, 0, 0);
@@ -492,8 +500,11 @@ static void test_parks(void **state)
 	r = locks_report_new(l, 10000, NULL, NULL);
 	assert_non_null(r);
 	assert_int_equal(r->nclasses, 0); /* parks are not monitor contention */
-	assert_int_equal(r->nparks, 4);
+	assert_int_equal(r->nparks, 5);
 	assert_string_equal(r->parks[0].name, "java.lang.Object"); /* most time first */
+	p = park_row(r, "(blocker not read)", LOCKS_PARK);
+	assert_int_equal(p->parks, 1);
+	assert_int_equal(p->ns, 40);
 	p = park_row(r, "java.lang.Object", LOCKS_PARK);
 	assert_int_equal(p->blockers, 1);
 	assert_int_equal(p->parks, 2);

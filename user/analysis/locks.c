@@ -8,6 +8,10 @@
 #include "analysis/locks.h"
 #include "analysis/waitgraph.h"
 
+/* The row of parks whose blocker could not be read: its name id, its lock's key. */
+#define UNREAD_NAME UINT64_MAX
+#define UNREAD_KEY 1
+
 struct lk {
 	uint64_t key, type, owner;
 	uint64_t contended, wait_ns, wait_max;   /* blocked entering */
@@ -24,6 +28,7 @@ struct th {
 	uint64_t lock, since;
 	uint64_t park_owner;                     /* a park's blocker's owner at its begin */
 	enum locks_park_how how;
+	bool unread;                             /* a park whose blocker could not be read */
 };
 
 struct locks {
@@ -32,6 +37,7 @@ struct locks {
 	struct idmap objs;     /* lock -> struct lk */
 	struct idmap threads;  /* tid -> struct th */
 	struct idmap parks;    /* park_key() -> struct park_row: parks on objects replaced since */
+	struct lk unread;      /* parks whose blocker could not be read (key UNREAD) */
 	uint64_t nsync;
 };
 
@@ -43,7 +49,11 @@ struct park_row {
 
 struct locks *locks_new(void)
 {
-	return calloc(1, sizeof(struct locks));
+	struct locks *l = calloc(1, sizeof(struct locks));
+
+	if (l)
+		l->unread.key = UNREAD_KEY;
+	return l;
 }
 
 void locks_free(struct locks *l)
@@ -128,7 +138,8 @@ static void park_end(const struct th *t, struct lk *k, uint64_t d)
  */
 static int rows_add(const struct locks *l, struct idmap *rows, const struct lk *k)
 {
-	uint64_t name = self_obj(k->key) ? 0 : (uintptr_t)idmap_get(&l->types, k->type);
+	uint64_t name = k == &l->unread ? UNREAD_NAME :
+			self_obj(k->key) ? 0 : (uintptr_t)idmap_get(&l->types, k->type);
 
 	for (int h = 0; h < LOCKS_NHOW; h++) {
 		struct park_row *p;
@@ -216,6 +227,7 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 		t->lock = e->id;
 		t->since = e->ts;
 		t->park_owner = e->aux == MT_WAIT_PARK ? e->v[2] : 0;
+		t->unread = e->aux == MT_WAIT_PARK && e->v[3];
 		t->how = e->aux == MT_WAIT_SLEEP ? LOCKS_SLEEP :
 			 e->v[0] || e->v[1] ? LOCKS_PARK_TIMED : LOCKS_PARK;
 		if (e->aux == MT_WAIT_NOTIFY && k->owner == t->tid)
@@ -226,7 +238,7 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 			uint64_t d = e->ts > t->since ? e->ts - t->since : 0;
 
 			if (t->kind == MT_WAIT_PARK || t->kind == MT_WAIT_SLEEP) {
-				park_end(t, k, d);
+				park_end(t, t->unread ? &l->unread : k, d);
 			} else if (t->kind == MT_WAIT_ENTER) {
 				k->contended++;
 				k->wait_ns += d;
@@ -341,6 +353,8 @@ static int report_parks(const struct locks *l, struct locks_report *r)
 	for (size_t i = 0; !err && i < idmap_slots(&l->objs); i++)
 		if (idmap_used(&l->objs, i))
 			err = rows_add(l, &rows, idmap_val_at(&l->objs, i));
+	if (!err)
+		err = rows_add(l, &rows, &l->unread);
 	r->parks = err ? NULL : calloc(rows.n + 1, sizeof(*r->parks));
 	if (!r->parks) {
 		idmap_free_vals(&rows);
@@ -352,8 +366,9 @@ static int report_parks(const struct locks *l, struct locks_report *r)
 		struct locks_park *o = &r->parks[r->nparks++];
 
 		*o = p->p;
-		o->name = p->name ? name_of(l, p->name) : p->p.how == LOCKS_SLEEP ? "Thread.sleep" :
-										    "(no blocker)";
+		o->name = p->name == UNREAD_NAME ? "(blocker not read)" :
+			  p->name ? name_of(l, p->name) : p->p.how == LOCKS_SLEEP ? "Thread.sleep" :
+										     "(no blocker)";
 		if (!o->name[0])
 			o->name = "(unknown class)";
 	}

@@ -58,7 +58,7 @@ enum locks_park_how {
  * holds) - the rule `memtrace locks` applies per blocker. */
 struct locks_park {
 	const char *name;      /* the blocker's class, "(no blocker)", "Thread.sleep",
-				* "(unknown class)" */
+				* "(unknown class)", "(blocker not read)" */
 	enum locks_park_how how;
 	uint64_t blockers;     /* distinct blocker objects (per thread for the other two) */
 	uint64_t parks;        /* parks ended */

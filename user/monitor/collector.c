@@ -295,6 +295,7 @@ static void park_event(struct collector *c, const struct mt_jvmev_raw *r)
 	} else {
 		e.aux = MT_WAIT_PARK;
 		e.v[1] = r->v[1];
+		e.v[3] = !!(r->v[3] & MT_J_PARK_NO_THREAD); /* not "no blocker": unread */
 		/* an owner only where the class has one (AbstractOwnableSynchronizer) */
 		if (r->v[2] && r->a0 && parktrace_ownable(c->parks, r->a1))
 			e.v[2] = parktrace_host_tid(c->parks, (uint32_t)r->v[2]);

@@ -31,7 +31,8 @@
  *   A wait_begin of kind 2 is a java.util.concurrent park: "id" the blocker
  *   object (an obj_create typed by its class precedes it), "v" [time: ns, or
  *   epoch ms when v1=1 (0,0: untimed), v1, the owner's tid when the blocker
- *   is an owned lock (0: none), 0]; kind 3 a Thread.sleep, "v" [millis,0,0,0].
+ *   is an owned lock (0: none), 1 when the blocker could not be read];
+ *   kind 3 a Thread.sleep, "v" [millis,0,0,0].
  *   A park without a blocker and a sleep wait on the thread's own untyped
  *   object, id 2^63 + tid (include/memtrace/events.h: MT_WAIT_SELF).
  * Object-sampling lines (`record --categories object`: what `report` needs
