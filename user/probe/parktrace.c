@@ -218,13 +218,14 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 	parktrace_refresh(t);
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
-	probes[np++] = (struct usdt_probe){ "thread__park__begin", t->skel->progs.handle_park_begin,
-					    .optional = false };
+	/* each end before its begin: a begin seen always has its end seen */
 	probes[np++] = (struct usdt_probe){ "thread__park__end", t->skel->progs.handle_park_end,
 					    .optional = false };
-	probes[np++] = (struct usdt_probe){ "thread__sleep__begin", t->skel->progs.handle_sleep_begin,
-					    .optional = true };
+	probes[np++] = (struct usdt_probe){ "thread__park__begin", t->skel->progs.handle_park_begin,
+					    .optional = false };
 	probes[np++] = (struct usdt_probe){ "thread__sleep__end", t->skel->progs.handle_sleep_end,
+					    .optional = true };
+	probes[np++] = (struct usdt_probe){ "thread__sleep__begin", t->skel->progs.handle_sleep_begin,
 					    .optional = true };
 	/* thread names come with the stream's own thread events */
 	if (events_fd < 0)
@@ -232,10 +233,10 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 						    .optional = true };
 	/* the contending threads' stacks (the probes fire with DTraceMonitorProbes) */
 	if (stacks) {
-		probes[np++] = (struct usdt_probe){ "monitor__contended__enter",
-						    t->skel->progs.handle_mon_enter, .optional = true };
 		probes[np++] = (struct usdt_probe){ "monitor__contended__entered",
 						    t->skel->progs.handle_mon_entered, .optional = true };
+		probes[np++] = (struct usdt_probe){ "monitor__contended__enter",
+						    t->skel->progs.handle_mon_enter, .optional = true };
 		probes[np++] = (struct usdt_probe){ "compiled__method__unload",
 						    t->skel->progs.handle_code_unload, .optional = true };
 	}
