@@ -112,6 +112,8 @@ enum mt_park_stat {
 	MT_PARK_MON_ENTER,   /* monitor__contended__enter hits (with --stacks) */
 	MT_PARK_MON_NO_THREAD, /* ... whose JavaThread was unknown: no stack */
 	MT_PARK_MON_FULL,    /* the monitor map was full: entry not counted */
+	MT_PARK_MISSED,      /* filled by user space, not BPF: probe hits the kernel ran
+			      * none of these programs for (recursion_misses) */
 	MT_PARK_NSTATS,
 };
 

@@ -130,7 +130,7 @@ static void test_json(void **state)
 		 "[\"java.lang.Thread.run\",\"pkg.Worker.run\",\"java.util.concurrent.locks.ReentrantLock.lock\","
 		 "\"jdk.internal.misc.Unsafe.park\"]}]}\n{\"event\":\"park_summary\",\"parks\":6,\"contended_parks\":3,"
 		 "\"contended_ns\":3000000,\"waiting_parks\":0,\"waiting_ns\":0,\"no_thread\":0,"
-		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4}\n");
+		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4,\"missed\":0}\n");
 	assert_string_equal(s, want);
 	free(s);
 }

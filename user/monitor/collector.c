@@ -796,7 +796,9 @@ int collector_poll(struct collector *c, int timeout_ms)
 
 uint64_t collector_lost(const struct collector *c)
 {
-	return bpfutil_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops));
+	/* the ring buffer's drops, and probe hits the kernel ran no program for */
+	return bpfutil_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops)) +
+	       bpfutil_obj_misses(c->skel->obj) + (c->parks ? parktrace_misses(c->parks) : 0);
 }
 
 int collector_monitor_sites(const struct collector *c)

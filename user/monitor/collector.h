@@ -55,7 +55,8 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 void collector_free(struct collector *c);
 /* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed, or -errno. */
 int collector_poll(struct collector *c, int timeout_ms);
-/* collector_lost - events the kernel dropped so far. */
+/* collector_lost - events the kernel dropped so far (ring buffer full, or a
+ * probe hit the kernel ran no program for: BPF recursion misses). */
 uint64_t collector_lost(const struct collector *c);
 /* collector_monitor_sites - monitor probe sites attached (0: none in this JVM). */
 int collector_monitor_sites(const struct collector *c);

@@ -18,4 +18,10 @@ int bpfutil_load_failed(const char *obj, int err);
  * the possible CPUs; 0 when the map cannot be read. */
 uint64_t bpfutil_percpu_sum(int map_fd);
 
+struct bpf_object;
+/* bpfutil_obj_misses - probe hits the kernel did not run @obj's programs for
+ * (each program's recursion_misses: another BPF program was running on that
+ * CPU): events lost that no ring buffer counted. */
+uint64_t bpfutil_obj_misses(struct bpf_object *obj);
+
 #endif

@@ -826,4 +826,10 @@ void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS])
 			for (int i = 0; i < ncpu; i++)
 				out[k] += vals[i];
 	}
+	out[MT_PARK_MISSED] = parktrace_misses(t);
+}
+
+uint64_t parktrace_misses(struct parktrace *t)
+{
+	return bpfutil_obj_misses(t->skel->obj);
 }

@@ -124,7 +124,12 @@ uint32_t parktrace_host_tid(struct parktrace *t, uint32_t tid);
  * sleeping) at monotonic time @now, 0 when it is not or since before tracing. */
 uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now);
 
-/* parktrace_stats - the per-CPU counters summed (enum mt_park_stat). */
+/* parktrace_stats - the per-CPU counters summed (enum mt_park_stat), and
+ * MT_PARK_MISSED. */
 void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS]);
+/* parktrace_misses - probe hits the kernel skipped these programs for
+ * (another BPF program was running on that CPU): parks, sleeps or entries
+ * neither counted nor streamed. */
+uint64_t parktrace_misses(struct parktrace *t);
 
 #endif

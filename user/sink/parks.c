@@ -154,10 +154,10 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 			   ",\"contended_parks\":%" PRIu64 ",\"contended_ns\":%" PRIu64
 			   ",\"waiting_parks\":%" PRIu64 ",\"waiting_ns\":%" PRIu64
 			   ",\"no_thread\":%" PRIu64 ",\"no_begin\":%" PRIu64 ",\"map_full\":%" PRIu64
-			   ",\"sleeps\":%" PRIu64 "}\n",
+			   ",\"sleeps\":%" PRIu64 ",\"missed\":%" PRIu64 "}\n",
 			stats[MT_PARK_BEGIN], parks[1], ns[1], parks[0], ns[0],
 			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL],
-			stats[MT_PARK_SLEEPS]);
+			stats[MT_PARK_SLEEPS], stats[MT_PARK_MISSED]);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\njava.util.concurrent parks (hotspot:thread__park__* probes): %" PRIu64
@@ -185,6 +185,9 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 			   "read), %" PRIu64 " ends of parks begun before memtrace, %" PRIu64
 			   " parks with the lock table full\n",
 			stats[MT_PARK_NO_THREAD], stats[MT_PARK_NO_BEGIN], stats[MT_PARK_FULL]);
+	if (stats[MT_PARK_MISSED])
+		fprintf(f, "  lost: %" PRIu64 " probe hits the kernel ran no program for (another "
+			   "BPF program was running on that CPU)\n", stats[MT_PARK_MISSED]);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -88,7 +88,7 @@ summ = [r for r in recs if r["event"] == "park_summary"][0]
 print("jfr:", jfr)
 print("memtrace:", ours, summ)
 fair = "java.util.concurrent.locks.ReentrantLock$FairSync"
-assert summ["no_thread"] == 0 and summ["map_full"] == 0, summ
+assert summ["no_thread"] == 0 and summ["map_full"] == 0 and summ["missed"] == 0, summ
 for cls in (fair, None):
     (jn, jt), (mn, mt) = jfr[cls], ours.get(cls, (0, 0))
     assert jn == mn, (cls, "count", jn, mn)
