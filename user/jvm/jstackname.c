@@ -357,6 +357,15 @@ static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t
 	return 1;
 }
 
+const char *jstackname_innermost(struct jstackname *t, const struct mt_jframe *f, uint32_t gen)
+{
+	struct profile_frame out[MT_NMETHOD_MAX_SCOPES];
+
+	if (frame_names(t, f, gen, false, out, MT_NMETHOD_MAX_SCOPES) < 1)
+		return NULL;
+	return out[0].name;
+}
+
 int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 			   struct profile_frame *names, int max, bool stubs)
 {

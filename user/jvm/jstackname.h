@@ -61,6 +61,14 @@ int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, 
  * the walker stored it; jstackname_frames() then finds the names kept.
  */
 void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen);
+/*
+ * jstackname_innermost - the innermost Java method of raw frame @f (an
+ * interpreted frame's method; the method at the frame's pc in a compiled
+ * frame, inlined or not), "pkg.Class.method", or NULL for a stub or a frame
+ * that cannot be named (not counted as unknown). Owned by @t; compiled frames
+ * are kept by pc, so name them while their code lives.
+ */
+const char *jstackname_innermost(struct jstackname *t, const struct mt_jframe *f, uint32_t gen);
 /* jstackname_method - "pkg.Class.method" (printable) of Method* @method, or NULL. */
 const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t gen);
 /* jstackname_unknown - frames named "[unknown]" so far. */
