@@ -16,7 +16,9 @@
 # walk: 60 us seen for a first stack), while JFR's monitor event brackets
 # both monitor probes and includes what memtrace's BPF programs do at the
 # enter probe (the stack walk; 20-40 us per entry seen) and any time the
-# thread lost its CPU in between (170 us once, with four JVMs on 2 cores).
+# thread lost its CPU in between (170 us once, with four JVMs on 2 cores;
+# 1.3 ms per park once on two parks: beyond the bounds, such a row is
+# flagged, and fails the run only when it holds 100 ms or more).
 # A `memtrace record` of the same run (parks, sleeps and monitors in its
 # stream) must pass `memtrace check`; its report's parks per class are printed.
 # Too slow for `make check` (two JVMs per JDK, ~30 s each). Needs root.
@@ -118,7 +120,10 @@ def table(title, ours, jfr):
     for cls in sorted(set(ours) | set(jfr), key=lambda c: -max(ours.get(c, (0, 0))[1], jfr.get(c, (0, 0))[1])):
         (n, t), (jn, jt) = ours.get(cls, (0, 0)), jfr.get(cls, (0, 0))
         ok = n == jn and abs(t - jt) <= max(0.05 * jt, 200e3 * n)
-        bad += not ok
+        # a count that differs fails; so does a time beyond the bounds over a
+        # total of 100 ms or more (below, one preempted thread - 1.3 ms seen
+        # on a loaded machine - is enough; flagged only)
+        bad += n != jn or (not ok and jt >= 100e6)
         print(f"  {cls[:60]:60} {n:7} {t / 1e6:9.2f} ms {jn:7} {jt / 1e6:9.2f} ms{'' if ok else '  <-- differs'}")
 table("parks by blocker class (jdk.ThreadPark)", mp, jp)
 table("contended monitor entries by class, stream (jdk.JavaMonitorEnter)", mm, jm)
