@@ -16,6 +16,8 @@ echo "== allocation estimates under the budget's levers (bench/alloc_budget.sh)"
 "$ROOT/bench/alloc_budget.sh"
 echo "== java.util.concurrent lock tracing overhead (bench/locks_overhead.sh)"
 bench/locks_overhead.sh
+echo "== locks on a real server: H2 under a JDBC load vs JFR on the same run (bench/locks_h2.sh)"
+bench/locks_h2.sh
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"
 bench/sequencer.sh
 

@@ -8,6 +8,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "memtrace/jvmev.h"
 #include "memtrace/park.h"
 #include "maps.bpf.h"
 #include "usdt_args.bpf.h"
@@ -29,6 +30,22 @@ const volatile __u64 targ_oop_base = 0;
 const volatile __u32 targ_oop_shift = 0;
 const volatile __u64 targ_klass_base = 0;
 const volatile __u32 targ_klass_shift = 0;
+const volatile __u32 targ_aggregate = 1;   /* count parks per blocker in park_locks */
+const volatile __u32 targ_stream = 0;      /* send each park and sleep to jvm_events */
+const volatile __u32 targ_klass_name = 0;  /* Klass::_name (the blocker's type key) */
+const volatile __u32 targ_sym_body = 0;    /* Symbol::_body */
+
+/*
+ * With targ_stream: the collector's ring buffer and drop counter (user space
+ * makes them bpf/jvmev.bpf.c's maps with bpf_map__reuse_fd before load), so
+ * that a thread's parks stay in order with its other events.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} jvm_events SEC(".maps");
+
+MT_DEFINE_DROPS(jvm_drops);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -76,6 +93,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mt_park_name);
 } park_names SEC(".maps");
+
+/* --stacks: contended monitor entries per (monitor, contending stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_LOCKS);
+	__type(key, struct mt_mon_key);
+	__type(value, struct mt_mon_val);
+} mon_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_PARK_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct mt_mon_inflight);
+} mon_inflight SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -174,6 +206,53 @@ static __always_inline __u64 jthread_of(__u32 tid, __u64 parker, struct mt_park_
 	return 0;
 }
 
+/* A park or sleep event for the collector (no name: MT_JVMEV_HEAD_LEN bytes). */
+static __always_inline struct mt_jvmev_raw *ev_reserve(__u32 tid, __u32 kind, __u64 ts)
+{
+	struct mt_jvmev_raw *e = bpf_ringbuf_reserve(&jvm_events, MT_JVMEV_HEAD_LEN, 0);
+
+	if (!e) {
+		mt_count_drop(&jvm_drops);
+		return NULL;
+	}
+	e->ts_ns = ts;
+	e->tid = tid;
+	e->kind = kind;
+	e->a0 = e->a1 = e->a2 = 0;
+	e->v[0] = e->v[1] = e->v[2] = e->v[3] = 0;
+	e->name_len = 0;
+	e->pad = 0;
+	return e;
+}
+
+/* The type key of class @klass: its name Symbol's bytes, as class__loaded passes them. */
+static __always_inline __u64 type_key(__u64 klass)
+{
+	__u64 sym = 0;
+
+	if (!targ_klass_name || !klass ||
+	    bpf_probe_read_user(&sym, sizeof(sym), (void *)(klass + targ_klass_name)) || !sym)
+		return 0;
+	return sym + targ_sym_body;
+}
+
+static __always_inline void stream_park_begin(__u32 tid, const struct mt_park_inflight *in,
+					      __u64 time, __u64 absolute, __u64 flags)
+{
+	struct mt_jvmev_raw *e = ev_reserve(tid, MT_J_PARK_BEGIN, in->ts);
+
+	if (!e)
+		return;
+	e->a0 = in->key.blocker;
+	e->a1 = in->key.klass;
+	e->a2 = type_key(in->key.klass);
+	e->v[0] = time;
+	e->v[1] = absolute;
+	e->v[2] = in->owner_tid;
+	e->v[3] = flags;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 SEC("uprobe")
 int handle_park_begin(struct pt_regs *ctx)
 {
@@ -181,6 +260,7 @@ int handle_park_begin(struct pt_regs *ctx)
 	struct mt_park_inflight in = { 0 };
 	struct mt_park_cfg *cfg;
 	__u64 jt, parker, slot = 0, thread = 0, blocker, owner, owner_jt = 0, os = 0;
+	__u64 absolute, time, flags = 0;
 	__u32 tid, zero = 0, otid = 0;
 	struct mt_regs g;
 
@@ -191,12 +271,15 @@ int handle_park_begin(struct pt_regs *ctx)
 	cfg = bpf_map_lookup_elem(&park_cfg, &zero);
 	/* park__begin(Parker* this, int isAbsolute, jlong time) */
 	in.ts = bpf_ktime_get_ns();
-	in.key.timed = mt_usdt_arg(&g, s, 1) || mt_usdt_arg(&g, s, 2) ? MT_PARK_TIMED : MT_PARK_UNTIMED;
+	absolute = mt_usdt_arg(&g, s, 1) & 0xffffffff;
+	time = mt_usdt_arg(&g, s, 2);
+	in.key.timed = absolute || time ? MT_PARK_TIMED : MT_PARK_UNTIMED;
 	parker = mt_usdt_arg(&g, s, 0);
 	jt = jthread_of(tid, parker, cfg);
 	if (!jt) {
 		stat(MT_PARK_NO_THREAD);
 		bpf_map_update_elem(&park_unknown, &tid, &parker, BPF_NOEXIST);
+		flags = MT_J_PARK_NO_THREAD;
 		goto out;
 	}
 	/* JavaThread::_threadObj is an OopHandle: the address of a slot */
@@ -219,6 +302,8 @@ int handle_park_begin(struct pt_regs *ctx)
 	}
 out:
 	bpf_map_update_elem(&park_inflight, &tid, &in, BPF_ANY);
+	if (targ_stream)
+		stream_park_begin(tid, &in, time, absolute, flags);
 	return 0;
 }
 
@@ -239,7 +324,7 @@ static __always_inline int end_park(void)
 {
 	struct mt_park_inflight *in;
 	struct mt_park_val *v, zero_val = { 0 };
-	__u64 ns;
+	__u64 ns, now;
 	__u32 tid, b;
 
 	if (!ours(&tid))
@@ -249,7 +334,20 @@ static __always_inline int end_park(void)
 		stat(MT_PARK_NO_BEGIN);
 		return 0;
 	}
-	ns = bpf_ktime_get_ns() - in->ts;
+	now = bpf_ktime_get_ns();
+	ns = now - in->ts;
+	if (targ_stream) {
+		struct mt_jvmev_raw *e = ev_reserve(tid, in->key.timed == MT_PARK_SLEEP ?
+							 MT_J_SLEEP_END : MT_J_PARK_END, now);
+
+		if (e) {
+			e->a0 = in->key.blocker;
+			e->a1 = in->key.klass;
+			bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		}
+	}
+	if (!targ_aggregate)
+		goto done;
 	v = bpf_map_lookup_elem(&park_locks, &in->key);
 	if (!v) {
 		if (bpf_map_update_elem(&park_locks, &in->key, &zero_val, BPF_NOEXIST) &&
@@ -289,7 +387,10 @@ int handle_park_end(struct pt_regs *ctx)
 SEC("uprobe")
 int handle_sleep_begin(struct pt_regs *ctx)
 {
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
 	struct mt_park_inflight in = { 0 };
+	struct mt_jvmev_raw *e;
+	struct mt_regs g;
 	__u32 tid;
 
 	if (!ours(&tid))
@@ -298,6 +399,13 @@ int handle_sleep_begin(struct pt_regs *ctx)
 	in.ts = bpf_ktime_get_ns();
 	in.key.timed = MT_PARK_SLEEP;
 	bpf_map_update_elem(&park_inflight, &tid, &in, BPF_ANY);
+	if (targ_stream && (e = ev_reserve(tid, MT_J_SLEEP_BEGIN, in.ts))) {
+		if (s) {
+			mt_regs_load(ctx, &g);
+			e->v[0] = mt_usdt_arg(&g, s, 0); /* millis */
+		}
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	}
 	return 0;
 }
 
@@ -305,6 +413,89 @@ SEC("uprobe")
 int handle_sleep_end(struct pt_regs *ctx)
 {
 	return end_park();
+}
+
+/*
+ * monitor__contended__enter(java_tid, ObjectMonitor*, class, len): the
+ * contending thread is in the VM (it came from a runtime call: its frame
+ * anchor is set), so its Java stack can be walked, as at a park.
+ */
+SEC("uprobe")
+int handle_mon_enter(struct pt_regs *ctx)
+{
+	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
+	struct mt_mon_inflight in = { 0 };
+	__u64 jt, none = 0;
+	struct mt_regs g;
+	__u32 tid;
+
+	if (!s || !ours(&tid))
+		return 0;
+	stat(MT_PARK_MON_ENTER);
+	mt_regs_load(ctx, &g);
+	in.ts = bpf_ktime_get_ns();
+	in.key.monitor = mt_usdt_arg(&g, s, 1);
+	jt = jthread_of(tid, 0, NULL);
+	if (jt) {
+		in.key.jstack = jstack_walk(jt);
+	} else {
+		/* not listed yet: user space walks the thread list at its next poll */
+		stat(MT_PARK_MON_NO_THREAD);
+		bpf_map_update_elem(&park_unknown, &tid, &none, BPF_NOEXIST);
+	}
+	bpf_map_update_elem(&mon_inflight, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+/* monitor__contended__entered(same): the entry's time, under its stack. */
+SEC("uprobe")
+int handle_mon_entered(struct pt_regs *ctx)
+{
+	struct mt_mon_val *v, zero_val = { 0 };
+	struct mt_mon_inflight *in;
+	__u64 ns;
+	__u32 tid;
+
+	if (!ours(&tid))
+		return 0;
+	in = bpf_map_lookup_elem(&mon_inflight, &tid);
+	if (!in || !in->ts)
+		return 0;
+	ns = bpf_ktime_get_ns() - in->ts;
+	v = bpf_map_lookup_elem(&mon_stacks, &in->key);
+	if (!v) {
+		if (bpf_map_update_elem(&mon_stacks, &in->key, &zero_val, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&mon_stacks, &in->key)) {
+			stat(MT_PARK_MON_FULL);
+			goto done;
+		}
+		v = bpf_map_lookup_elem(&mon_stacks, &in->key);
+		if (!v)
+			goto done;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->total_ns, ns);
+	if (ns > v->max_ns)
+		v->max_ns = ns;
+done:
+	in->ts = 0;
+	return 0;
+}
+
+/*
+ * uprobe JavaThread::run(this): a Java thread begins, on itself. Its
+ * JavaThread is known from its first instruction on, not only from user
+ * space's next walk of the thread list (a thread may contend at once).
+ */
+SEC("uprobe")
+int BPF_KPROBE(handle_jthread_run, void *thread)
+{
+	__u64 jt = (__u64)thread;
+	__u32 tid;
+
+	if (ours(&tid) && jt)
+		bpf_map_update_elem(&park_jthreads, &tid, &jt, BPF_ANY);
+	return 0;
 }
 
 /* hotspot:compiled__method__unload(...): code may be freed from now on */

@@ -43,7 +43,8 @@ enum mt_ev_kind {
 				   * the text is analysis/stacktext.h's form) */
 	MT_EV_MON_ACQUIRE = 13,   /* thread, id=lock object */
 	MT_EV_MON_RELEASE = 14,   /* thread, id=lock object */
-	MT_EV_MON_WAIT_BEGIN = 15,/* thread, id=lock object, aux=enum mt_wait_kind, v[0]=timeout ms */
+	MT_EV_MON_WAIT_BEGIN = 15,/* thread, id=lock object, aux=enum mt_wait_kind, v[0]=timeout ms
+				   * (parks and sleeps: see enum mt_wait_kind) */
 	MT_EV_MON_WAIT_END = 16,  /* thread, id=lock object */
 	MT_EV_REF = 17,           /* id=from object, ref=to object, name=field */
 	MT_EV_LOST = 18,          /* v[0]=events lost, aux=enum mt_lost_source: a gap */
@@ -80,7 +81,24 @@ enum mt_pool_phase {
 enum mt_wait_kind {
 	MT_WAIT_ENTER = 0,  /* blocked entering a contended monitor */
 	MT_WAIT_NOTIFY = 1, /* Object.wait() */
+	MT_WAIT_PARK = 2,   /* LockSupport.park (java.util.concurrent): id=the blocker object
+			     * (Thread.parkBlocker), or MT_WAIT_SELF(tid) without one;
+			     * v[0]=the park's time (relative ns; epoch ms when v[1]=1;
+			     * 0 and 0: untimed), v[2]=kernel tid of the blocker's owner
+			     * when the thread parked (an AbstractOwnableSynchronizer
+			     * that had an owner: contention), 0 none (waiting);
+			     * v[3]=1: the blocker could not be read (the thread was
+			     * not known yet), the wait is on MT_WAIT_SELF(tid) */
+	MT_WAIT_SLEEP = 3,  /* Thread.sleep: id=MT_WAIT_SELF(tid), v[0]=millis */
 };
+
+/*
+ * The object a thread waits on when it waits on none of its program's
+ * objects (a park without a blocker, a sleep): one per thread, created
+ * untyped before its first such wait and reclaimed before the thread's
+ * destruction. Bit 63 is set in no user-space address.
+ */
+#define MT_WAIT_SELF(tid) ((1ull << 63) | (__u64)(tid))
 
 /* Where events were lost (MT_EV_LOST aux). */
 enum mt_lost_source {

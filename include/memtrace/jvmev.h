@@ -50,8 +50,24 @@ enum mt_jvmev_kind {
 				 * its Java stack in `jstacks` (jstack.h; 0: none) */
 	MT_J_GC_CAUSE,          /* uprobe GCMemoryManager::gc_end (memtrace/gc.h): a0=GCCause::Cause,
 				 * a1=&end message ("end of minor GC") */
+	/* From bpf/park.bpf.c (user/probe/parktrace.c streams them here when the
+	 * collector asks: collector_enable_parks). Sent without name[]
+	 * (MT_JVMEV_HEAD_LEN bytes). */
+	MT_J_PARK_BEGIN,        /* thread__park__begin(Parker*, isAbsolute, time): a0=blocker (0: none,
+				 * or not read), a1=its Klass*, a2=type key (its Klass::_name's
+				 * Symbol body, 0 if unread), v[0]=time (ns, or epoch ms when
+				 * absolute; 0 and relative: untimed), v[1]=isAbsolute,
+				 * v[2]=owner's kernel tid (the blocker's
+				 * AbstractOwnableSynchronizer.exclusiveOwnerThread, read for any
+				 * class: user space checks the class), v[3]=MT_J_PARK_* flags */
+	MT_J_PARK_END,          /* thread__park__end: a0=the blocker of the begin */
+	MT_J_SLEEP_BEGIN,       /* thread__sleep__begin(millis): v[0]=millis */
+	MT_J_SLEEP_END,         /* thread__sleep__end */
 	MT_J_KIND_COUNT,
 };
+
+/* MT_J_PARK_BEGIN v[3] */
+#define MT_J_PARK_NO_THREAD 0x1 /* the parking thread's JavaThread was unknown: no blocker read */
 
 struct mt_jvmev_raw {
 	__u64 ts_ns;    /* bpf_ktime_get_ns() */
@@ -63,5 +79,8 @@ struct mt_jvmev_raw {
 	__u32 pad;
 	char name[MT_JVMEV_NAME_LEN];
 };
+
+/* A record without its name (park and sleep events): the bytes before name[]. */
+#define MT_JVMEV_HEAD_LEN __builtin_offsetof(struct mt_jvmev_raw, name)
 
 #endif /* MEMTRACE_JVMEV_H */

@@ -11,7 +11,13 @@
  * LockSupport.park(blocker)), that object's class, and - at the offset of
  * AbstractOwnableSynchronizer.exclusiveOwnerThread - the thread holding it
  * (meaningful only when the blocker's class is an AOS: user space checks).
- * At park__end it adds the park to the blocker's counters.
+ * At park__end it adds the park to the blocker's counters - or, for the
+ * collector (targ_stream), sends begin and end as events into its ring
+ * buffer instead (include/memtrace/jvmev.h: MT_J_PARK_*, MT_J_SLEEP_*).
+ * With stacks, monitor__contended__enter/entered count contended monitor
+ * entries per (monitor, contending thread's stack) too (mon_stacks).
+ * A uprobe on JavaThread::run maps each new Java thread's tid to its
+ * JavaThread* before it can park or contend.
  */
 #ifndef MEMTRACE_PARK_H
 #define MEMTRACE_PARK_H
@@ -73,6 +79,29 @@ struct mt_park_cfg {
 	__u64 parker_bad;    /* set when two threads disagreed on parker_off: not used then */
 };
 
+/*
+ * With --stacks, the thread that contends for a monitor (the
+ * hotspot:monitor__contended__enter/entered probes, which fire while
+ * -XX:+DTraceMonitorProbes is on): its Java stack at the enter, per
+ * (ObjectMonitor, stack) in map mon_stacks.
+ */
+struct mt_mon_key {
+	__u64 monitor;   /* the ObjectMonitor* (the probes' monitor argument) */
+	__u64 jstack;    /* the contending thread's Java stack (key in `jstacks`), 0: not walked */
+};
+
+struct mt_mon_val {
+	__u64 count;     /* contended entries that ended (entered) */
+	__u64 total_ns;  /* time blocked entering, summed */
+	__u64 max_ns;
+};
+
+/* An entry under way (map mon_inflight, by kernel tid). */
+struct mt_mon_inflight {
+	__u64 ts;        /* 0: none */
+	struct mt_mon_key key;
+};
+
 /* Per-CPU counters (array park_stats, slot = enum). */
 enum mt_park_stat {
 	MT_PARK_BEGIN,       /* park__begin hits of the target */
@@ -80,6 +109,11 @@ enum mt_park_stat {
 	MT_PARK_NO_BEGIN,    /* park__end without a begin seen (attached mid-park) */
 	MT_PARK_FULL,        /* the lock map was full: park not counted */
 	MT_PARK_SLEEPS,      /* thread__sleep__begin hits */
+	MT_PARK_MON_ENTER,   /* monitor__contended__enter hits (with --stacks) */
+	MT_PARK_MON_NO_THREAD, /* ... whose JavaThread was unknown: no stack */
+	MT_PARK_MON_FULL,    /* the monitor map was full: entry not counted */
+	MT_PARK_MISSED,      /* filled by user space, not BPF: probe hits the kernel ran
+			      * none of these programs for (recursion_misses) */
 	MT_PARK_NSTATS,
 };
 

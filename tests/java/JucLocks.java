@@ -1,3 +1,8 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +25,25 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *               contention, no deadlock.
  *   idle        a fixed pool of 2 threads with nothing to do: idle parking on
  *               the pool's queue, not contention.
- * Prints READY at start and LOCKED once every mode's threads are where they
- * should be, then idles until killed.
+ *   latch       "latch-waiter" awaits a CountDownLatch nobody counts down:
+ *               waiting (parked on CountDownLatch$Sync, no owner).
+ *   monitor     "mon-holder" holds monitor M2 (a JucLocks$Mon2) forever,
+ *               "mon-waiter" blocks entering it.
+ *   --go FILE   not a mode: prints GO? and waits for FILE before the modes
+ *               after it (so that a tracer attached meanwhile sees them begin).
+ * Every thread that blocks for good records System.nanoTime() (CLOCK_MONOTONIC)
+ * right before it blocks; once every mode's threads are where they should be
+ * it prints "START name ns" for each, then LOCKED, and idles until killed.
  */
 public class JucLocks {
     static final class Mon {}
+    static final class Mon2 {}
+    /* thread name -> System.nanoTime() right before it blocked */
+    static final Map<String, Long> STARTS = new ConcurrentHashMap<>();
+
+    static void started(String name) {
+        STARTS.put(name, System.nanoTime());
+    }
 
     static void sleep(long ms) {
         try { Thread.sleep(ms); } catch (InterruptedException e) { }
@@ -47,12 +66,24 @@ public class JucLocks {
         System.out.println("READY");
         System.out.flush();
         ExecutorService pool = null;
-        for (String mode : args) {
+        for (int i = 0; i < args.length; i++) {
+            String mode = args[i];
             switch (mode) {
+            case "--go": {
+                Path go = Path.of(args[++i]);
+                System.out.println("GO?");
+                System.out.flush();
+                while (!Files.exists(go)) sleep(10);
+                break;
+            }
             case "rwdeadlock": {
                 ReentrantReadWriteLock w1 = new ReentrantReadWriteLock(), w2 = new ReentrantReadWriteLock();
-                Thread a = start("rw-1", () -> { w1.writeLock().lock(); sleep(300); w2.writeLock().lock(); });
-                Thread b = start("rw-2", () -> { w2.writeLock().lock(); sleep(300); w1.writeLock().lock(); });
+                Thread a = start("rw-1", () -> {
+                    w1.writeLock().lock(); sleep(300); started("rw-1"); w2.writeLock().lock();
+                });
+                Thread b = start("rw-2", () -> {
+                    w2.writeLock().lock(); sleep(300); started("rw-2"); w1.writeLock().lock();
+                });
                 sleep(350);
                 waitBlocked(a, b);
                 break;
@@ -60,8 +91,10 @@ public class JucLocks {
             case "mixed": {
                 Mon m = new Mon();
                 ReentrantLock r = new ReentrantLock();
-                Thread a = start("mix-1", () -> { synchronized (m) { sleep(300); r.lock(); } });
-                Thread b = start("mix-2", () -> { r.lock(); sleep(300); synchronized (m) { r.unlock(); } });
+                Thread a = start("mix-1", () -> { synchronized (m) { sleep(300); started("mix-1"); r.lock(); } });
+                Thread b = start("mix-2", () -> {
+                    r.lock(); sleep(300); started("mix-2"); synchronized (m) { r.unlock(); }
+                });
                 sleep(350);
                 waitBlocked(a, b);
                 break;
@@ -70,7 +103,24 @@ public class JucLocks {
                 ReentrantLock h = new ReentrantLock();
                 start("holder", () -> { h.lock(); sleep(Long.MAX_VALUE); });
                 sleep(100);
-                Thread w = start("waiter", h::lock);
+                Thread w = start("waiter", () -> { started("waiter"); h.lock(); });
+                waitBlocked(w);
+                break;
+            }
+            case "latch": {
+                CountDownLatch never = new CountDownLatch(1);
+                Thread w = start("latch-waiter", () -> {
+                    started("latch-waiter");
+                    try { never.await(); } catch (InterruptedException e) { }
+                });
+                waitBlocked(w);
+                break;
+            }
+            case "monitor": {
+                Mon2 m2 = new Mon2();
+                start("mon-holder", () -> { synchronized (m2) { sleep(Long.MAX_VALUE); } });
+                sleep(100);
+                Thread w = start("mon-waiter", () -> { started("mon-waiter"); synchronized (m2) { } });
                 waitBlocked(w);
                 break;
             }
@@ -85,6 +135,8 @@ public class JucLocks {
                 throw new IllegalArgumentException(mode);
             }
         }
+        for (Map.Entry<String, Long> e : STARTS.entrySet())
+            System.out.println("START " + e.getKey() + " " + e.getValue());
         System.out.println("LOCKED");
         System.out.flush();
         sleep(Long.MAX_VALUE);

@@ -12,7 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * Prints READY, waits for GOFILE, runs, prints DONE and idles until killed.
  * The lock is fair (ReentrantLock$FairSync) so that no other code of the JVM
  * parks on a blocker of that class; a "sleeper" thread parks with
- * LockSupport.parkNanos (no blocker: waiting, not contention) ITERS/10 times
+ * LockSupport.parkNanos(1 ms) (no blocker: waiting, not contention) ITERS/10
+ * times (1 ms: JFR commits its event, stack walk included, inside the
+ * probes' window, some 5-25 us per park on this machine)
  * and a "napper" calls Thread.sleep(1) ITERS/10 times. The main thread waits
  * with Object.wait (neither a park nor a sleep).
  */
@@ -49,7 +51,7 @@ public class ParkContention {
         }
         ts[threads] = new Thread(() -> {
             for (int k = 0; k < iters / 10; k++)
-                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }, "sleeper");
         ts[threads + 1] = new Thread(() -> {
             try {

@@ -21,15 +21,22 @@ static struct locks_class classes[] = {
 };
 
 static struct locks_edge edges[] = {
-	{ 101, "T101", 0x1000, "java.lang.Object", 102, "T102", LOCKS_OWNER_STREAM, 1500000, LOCKS_MONITOR },
-	{ 102, "T102", 0x2000, "pkg.Lock", 101, "T101", LOCKS_OWNER_JVM, 2000000000, LOCKS_MONITOR },
-	{ 103, "say \"hi\"", 0x3000, NULL, 0, "", LOCKS_OWNER_UNKNOWN, 500, LOCKS_PARKED },
+	{ 101, "T101", 0x1000, "java.lang.Object", 102, "T102", LOCKS_OWNER_STREAM, 1500000, LOCKS_MONITOR, false },
+	{ 102, "T102", 0x2000, "pkg.Lock", 101, "T101", LOCKS_OWNER_JVM, 2000000000, LOCKS_MONITOR, false },
+	{ 103, "say \"hi\"", 0x3000, NULL, 0, "", LOCKS_OWNER_UNKNOWN, 500, LOCKS_PARKED, false },
+	{ 104, "T104", 0x4000, "pkg.Lock", 0, "", LOCKS_OWNER_UNKNOWN, 0, LOCKS_MONITOR, true },
 };
 
 static struct locks_cycle cycles[] = { { 2, { 0, 1 } } };
 
+static struct locks_park parks[] = {
+	{ "java.util.concurrent.locks.ReentrantLock$FairSync", LOCKS_PARK, 1, 5817, 938936260, 4007518, 5817, 938936260 },
+	{ "Thread.sleep", LOCKS_SLEEP, 1, 150, 205926486, 23858368, 0, 0 },
+	{ "(no blocker)", LOCKS_PARK_TIMED, 1, 150, 64151358, 2448022, 0, 0 },
+};
+
 static const struct locks_report full = {
-	classes, 2, edges, 3, cycles, 1,
+	classes, 2, edges, 4, cycles, 1, parks, 3,
 };
 
 static char *print(const struct locks_report *r, bool json)
@@ -54,6 +61,13 @@ static void test_text(void **state)
 		"blocked     7.2 us (max 4.0 us)  Object.wait 1 (5.0 us)\n"
 		"  pkg.Lock                                    1 monitors       1 contended  "
 		"blocked    2.50 ms (max 2.50 ms)  Object.wait 0 (0.0 us)\n"
+		"java.util.concurrent parks and Thread.sleep by blocker class (contended: on a lock "
+		"that had an owner when one of its parks began):\n"
+		"      PARKS       TIME        MAX CONTENDED  CONT.TIME BLOCKERS  BLOCKER CLASS\n"
+		"       5817  938.94 ms    4.01 ms      5817  938.94 ms        1  "
+		"java.util.concurrent.locks.ReentrantLock$FairSync\n"
+		"        150  205.93 ms   23.86 ms         0     0.0 us        1  Thread.sleep\n"
+		"        150   64.15 ms    2.45 ms         0     0.0 us        1  (no blocker) (timed)\n"
 		"wait graph (threads blocked now -> owner):\n"
 		"  \"T101\" (tid 101) -> monitor 0x1000 (java.lang.Object) owned by \"T102\" "
 		"(tid 102), blocked 1.50 ms\n"
@@ -61,6 +75,8 @@ static void test_text(void **state)
 		"entered uncontended: read from the JVM), blocked 2.000 s\n"
 		"  \"say \"hi\"\" (tid 103) -> parked on 0x3000 (?) owned by nobody (waiting, not contending), "
 		"blocked 0.5 us\n"
+		"  \"T104\" (tid 104) -> monitor 0x4000 (pkg.Lock) owned by (owner unknown), blocked since "
+		"before tracing began\n"
 		"DEADLOCK: 2 threads wait for each other:\n"
 		"  \"T101\" (tid 101) waits for monitor 0x1000 (java.lang.Object) held by \"T102\"\n"
 		"  \"T102\" (tid 102) waits for monitor 0x2000 (pkg.Lock) held by \"T101\"\n");
@@ -78,6 +94,15 @@ static void test_json(void **state)
 		"{\"event\":\"lock_class\",\"class\":\"pkg.Lock\",\"monitors\":1,"
 		"\"contended\":1,\"wait_ns\":2500000,\"wait_max_ns\":2500000,\"object_waits\":0,"
 		"\"object_wait_ns\":0}\n"
+		"{\"event\":\"park_class\",\"class\":\"java.util.concurrent.locks.ReentrantLock$FairSync\","
+		"\"how\":\"park\",\"blockers\":1,\"parks\":5817,\"parked_ns\":938936260,\"max_ns\":4007518,"
+		"\"contended_parks\":5817,\"contended_ns\":938936260,\"waiting_parks\":0,\"waiting_ns\":0}\n"
+		"{\"event\":\"park_class\",\"class\":\"Thread.sleep\",\"how\":\"sleep\",\"blockers\":1,"
+		"\"parks\":150,\"parked_ns\":205926486,\"max_ns\":23858368,\"contended_parks\":0,"
+		"\"contended_ns\":0,\"waiting_parks\":150,\"waiting_ns\":205926486}\n"
+		"{\"event\":\"park_class\",\"class\":\"(no blocker)\",\"how\":\"timed\",\"blockers\":1,"
+		"\"parks\":150,\"parked_ns\":64151358,\"max_ns\":2448022,\"contended_parks\":0,"
+		"\"contended_ns\":0,\"waiting_parks\":150,\"waiting_ns\":64151358}\n"
 		"{\"event\":\"wait_edge\",\"tid\":101,\"thread\":\"T101\",\"lock_kind\":\"monitor\",\"monitor\":\"0x1000\","
 		"\"class\":\"java.lang.Object\",\"owner_tid\":102,\"owner\":\"T102\","
 		"\"owner_from\":\"stream\",\"blocked_ns\":1500000}\n"
@@ -87,6 +112,9 @@ static void test_json(void **state)
 		"{\"event\":\"wait_edge\",\"tid\":103,\"thread\":\"say \\\"hi\\\"\","
 		"\"lock_kind\":\"parked\",\"monitor\":\"0x3000\",\"class\":\"\",\"owner_tid\":0,\"owner\":\"\","
 		"\"owner_from\":\"\",\"blocked_ns\":500}\n"
+		"{\"event\":\"wait_edge\",\"tid\":104,\"thread\":\"T104\",\"lock_kind\":\"monitor\","
+		"\"monitor\":\"0x4000\",\"class\":\"pkg.Lock\",\"owner_tid\":0,\"owner\":\"\","
+		"\"owner_from\":\"\",\"blocked_ns\":null}\n"
 		"{\"event\":\"deadlock\",\"threads\":[{\"tid\":101,\"thread\":\"T101\","
 		"\"lock_kind\":\"monitor\",\"waits_for\":\"0x1000\",\"class\":\"java.lang.Object\"},"
 		"{\"tid\":102,\"thread\":\"T102\",\"lock_kind\":\"monitor\",\"waits_for\":\"0x2000\",\"class\":\"pkg.Lock\"}]}\n");

@@ -3,7 +3,9 @@
  * test_locks.c - monitor contention from an event stream: counts per class,
  * owners (from the stream, from the JVM), the wait graph and its cycles
  * (deadlocks of 2 and 3 threads, chains that end, a cycle with a tail),
- * and monitors reused after release or under a new object.
+ * monitors reused after release or under a new object, and
+ * java.util.concurrent parks and sleeps (waits of kind MT_WAIT_PARK /
+ * MT_WAIT_SLEEP) per blocker class, contended or waiting, in the graph.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -442,6 +444,130 @@ static void test_find_cycles_pure(void **state)
 	}
 }
 
+/* A park (MT_WAIT_PARK) or sleep (MT_WAIT_SLEEP) of @tid on @obj from @ts. */
+static void park(struct locks *l, uint64_t tid, uint64_t obj, uint64_t ts, uint32_t aux,
+		 uint64_t timeout, uint64_t owner)
+{
+	struct mt_ev e = { .ts = ts, .kind = MT_EV_MON_WAIT_BEGIN, .aux = aux, .thread = tid,
+			   .id = obj, .v = { timeout, 0, owner } };
+
+	locks_feed(l, &e, NULL);
+}
+
+static const struct locks_park *park_row(const struct locks_report *r, const char *name,
+					 enum locks_park_how how)
+{
+	for (size_t i = 0; i < r->nparks; i++)
+		if (!strcmp(r->parks[i].name, name) && r->parks[i].how == how)
+			return &r->parks[i];
+	fail_msg("no park row %s/%d", name, how);
+	return NULL;
+}
+
+static void test_parks(void **state)
+{
+	struct locks *l = setup();
+	struct locks_report *r;
+	const struct locks_park *p;
+	const struct locks_edge *e;
+
+	/* L1 (an ownable lock): A parks with B owning it (1000 ns), then in a
+	 * hand-over with no owner (500 ns): both contended */
+	park(l, T_A, L1, 0, MT_WAIT_PARK, 0, T_B);
+	ev(l, MT_EV_MON_WAIT_END, 1000, T_A, L1, 0);
+	park(l, T_A, L1, 2000, MT_WAIT_PARK, 0, 0);
+	ev(l, MT_EV_MON_WAIT_END, 2500, T_A, L1, 0);
+	/* L3 (a condition, a String here): B's timed parks, never owned: waiting */
+	park(l, T_B, L3, 0, MT_WAIT_PARK, 5000, 0);
+	ev(l, MT_EV_MON_WAIT_END, 300, T_B, L3, 0);
+	/* C sleeps 700 ns and parks without a blocker 100 ns, on its own object */
+	park(l, T_C, MT_WAIT_SELF(T_C), 0, MT_WAIT_SLEEP, 1, 0);
+	ev(l, MT_EV_MON_WAIT_END, 700, T_C, MT_WAIT_SELF(T_C), 0);
+	park(l, T_C, MT_WAIT_SELF(T_C), 1000, MT_WAIT_PARK, 0, 0);
+	ev(l, MT_EV_MON_WAIT_END, 1100, T_C, MT_WAIT_SELF(T_C), 0);
+	/* a park of C whose blocker could not be read (C not known yet): its own row */
+	{
+		struct mt_ev u = { .ts = 1200, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK,
+				   .thread = T_C, .id = MT_WAIT_SELF(T_C), .v = { 0, 0, 0, 1 } };
+
+		locks_feed(l, &u, NULL);
+		ev(l, MT_EV_MON_WAIT_END, 1240, T_C, MT_WAIT_SELF(T_C), 0);
+	}
+	/* D parks on L1 owned by A and stays; C parks without a blocker and stays */
+	park(l, T_D, L1, 3000, MT_WAIT_PARK, 0, T_A);
+	park(l, T_C, MT_WAIT_SELF(T_C), 3500, MT_WAIT_PARK, 0, 0);
+
+	r = locks_report_new(l, 10000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 0); /* parks are not monitor contention */
+	assert_int_equal(r->nparks, 5);
+	assert_string_equal(r->parks[0].name, "java.lang.Object"); /* most time first */
+	p = park_row(r, "(blocker not read)", LOCKS_PARK);
+	assert_int_equal(p->parks, 1);
+	assert_int_equal(p->ns, 40);
+	p = park_row(r, "java.lang.Object", LOCKS_PARK);
+	assert_int_equal(p->blockers, 1);
+	assert_int_equal(p->parks, 2);
+	assert_int_equal(p->ns, 1500);
+	assert_int_equal(p->max_ns, 1000);
+	assert_int_equal(p->contended, 2);
+	assert_int_equal(p->contended_ns, 1500);
+	p = park_row(r, "java.lang.String", LOCKS_PARK_TIMED);
+	assert_int_equal(p->parks, 1);
+	assert_int_equal(p->ns, 300);
+	assert_int_equal(p->contended, 0);
+	p = park_row(r, "Thread.sleep", LOCKS_SLEEP);
+	assert_int_equal(p->parks, 1);
+	assert_int_equal(p->ns, 700);
+	assert_int_equal(p->contended, 0);
+	p = park_row(r, "(no blocker)", LOCKS_PARK);
+	assert_int_equal(p->parks, 1);
+	assert_int_equal(p->ns, 100);
+	/* the graph: D parked on L1 -> A (the owner when it parked); C's park
+	 * without a blocker is no edge */
+	assert_int_equal(r->nedges, 1);
+	e = edge_of(r, T_D);
+	assert_int_equal(e->kind, LOCKS_PARKED);
+	assert_int_equal(e->monitor, L1);
+	assert_string_equal(e->cls, "java.lang.Object");
+	assert_int_equal(e->owner, T_A);
+	assert_string_equal(e->owner_name, "T101");
+	assert_int_equal(e->owner_from, LOCKS_OWNER_STREAM);
+	assert_int_equal(e->blocked_ns, 7000);
+	assert_false(e->since_before);
+	locks_report_free(r);
+
+	/* a park and a monitor close a deadlock: A holds L2 and parks on L1
+	 * (owned by D); D blocks entering L2 */
+	acquire(l, T_A, L2);
+	park(l, T_A, L1, 4000, MT_WAIT_PARK, 0, T_D);
+	ev(l, MT_EV_MON_WAIT_END, 4000, T_D, L1, 0); /* D got L1 */
+	block(l, T_D, L2, 4100);
+	r = locks_report_new(l, 5000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->ncycles, 1);
+	assert_int_equal(r->cycles[0].n, 2);
+	assert_int_equal(r->edges[r->cycles[0].edge[0]].tid, T_A);
+	assert_int_equal(r->edges[r->cycles[0].edge[0]].kind, LOCKS_PARKED);
+	assert_int_equal(r->edges[r->cycles[0].edge[1]].kind, LOCKS_MONITOR);
+	locks_report_free(r);
+
+	/* L3's address now holds another object: its parks stay under String */
+	object(l, L3, TYPE_OBJ);
+	park(l, T_B, L3, 6000, MT_WAIT_PARK, 0, 0);
+	ev(l, MT_EV_MON_WAIT_END, 6050, T_B, L3, 0);
+	r = locks_report_new(l, 7000, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(park_row(r, "java.lang.String", LOCKS_PARK_TIMED)->ns, 300);
+	p = park_row(r, "java.lang.Object", LOCKS_PARK);
+	assert_int_equal(p->blockers, 2);
+	assert_int_equal(p->parks, 4);          /* L1's 2 + D's 1000 ns + the new L3's */
+	assert_int_equal(p->contended, 3);      /* the new L3 was never owned */
+	assert_int_equal(p->ns, 1500 + 1000 + 50);
+	locks_report_free(r);
+	locks_free(l);
+}
+
 static void test_free_null(void **state)
 {
 	locks_free(NULL);
@@ -454,12 +580,12 @@ static void test_report_add(void **state)
 {
 	struct locks_report *r = calloc(1, sizeof(*r));
 	struct locks_edge mon = { 11, "a", 0x100, "Mon", 12, "b", LOCKS_OWNER_STREAM, 5,
-				  LOCKS_MONITOR };
+				  LOCKS_MONITOR, false };
 	struct locks_edge add[] = {
 		{ 12, "b", 0x200, "java.util.concurrent.locks.ReentrantLock$NonfairSync", 11, "a",
-		  LOCKS_OWNER_JVM, 0, LOCKS_PARKED },
-		{ 11, "a", 0x300, "Other", 13, "c", LOCKS_OWNER_JVM, 0, LOCKS_PARKED },
-		{ 14, "d", 0x400, "Cond", 0, "", LOCKS_OWNER_UNKNOWN, 0, LOCKS_PARKED },
+		  LOCKS_OWNER_JVM, 0, LOCKS_PARKED, true },
+		{ 11, "a", 0x300, "Other", 13, "c", LOCKS_OWNER_JVM, 0, LOCKS_PARKED, true },
+		{ 14, "d", 0x400, "Cond", 0, "", LOCKS_OWNER_UNKNOWN, 0, LOCKS_PARKED, true },
 	};
 
 	(void)state;
@@ -495,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_find_cycles_pure),
 		cmocka_unit_test(test_free_null),
 		cmocka_unit_test(test_report_add),
+		cmocka_unit_test(test_parks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

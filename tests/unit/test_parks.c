@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_parks - `memtrace locks`' java.util.concurrent section: contended vs
- * waiting, rows, counters, text and JSON, exactly. */
+ * waiting, rows, counters, text and JSON, exactly; and --stacks' contending
+ * threads per monitor. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -129,9 +130,65 @@ static void test_json(void **state)
 		 "[\"java.lang.Thread.run\",\"pkg.Worker.run\",\"java.util.concurrent.locks.ReentrantLock.lock\","
 		 "\"jdk.internal.misc.Unsafe.park\"]}]}\n{\"event\":\"park_summary\",\"parks\":6,\"contended_parks\":3,"
 		 "\"contended_ns\":3000000,\"waiting_parks\":0,\"waiting_ns\":0,\"no_thread\":0,"
-		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4}\n");
+		 "\"no_begin\":1,\"map_full\":0,\"sleeps\":4,\"missed\":0}\n");
 	assert_string_equal(s, want);
 	free(s);
+}
+
+/* Two monitors: one with two stacks that show the same leaf and callers
+ * (one text line), one whose threads were not listed yet (no stack). */
+static void test_monitors(void **state)
+{
+	static const char *const fr[] = { "java.lang.Thread.run", "pkg.A.lambda$main$0", "pkg.A.path",
+					  "pkg.A.hold" };
+	struct parktrace_monitor m[2];
+	uint64_t stats[MT_PARK_NSTATS] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	m[0] = (struct parktrace_monitor){ .monitor = 0x7f00, .cls = "pkg.A$Lock", .entries = 5,
+					   .ns = 5000000, .max_ns = 2000000, .nstacks = 2 };
+	for (int i = 0; i < 2; i++) {
+		m[0].stacks[i].parks = i ? 1 : 4;
+		m[0].stacks[i].ns = i ? 1000000 : 4000000;
+		m[0].stacks[i].n = 4;
+		for (int k = 0; k < 4; k++)
+			m[0].stacks[i].frames[k] = i && !k ? "pkg.B.run" : fr[k]; /* another root */
+	}
+	m[1] = (struct parktrace_monitor){ .monitor = 0x7f80, .entries = 2, .ns = 300, .max_ns = 200,
+					   .unwalked = 2 };
+	stats[MT_PARK_MON_ENTER] = 8;
+	stats[MT_PARK_MON_NO_THREAD] = 2;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(parks_print_monitors(f, m, 2, stats, 0, false), 0);
+	fclose(f);
+	assert_string_equal(buf,
+		"\ncontending threads' stacks per monitor (hotspot:monitor__contended__enter): 8 contended entries\n"
+		"    ENTRIES       TIME        MAX  MONITOR\n"
+		"          5    5.00 ms    2.00 ms  pkg.A$Lock @0x7f00\n"
+		"             5 entries, 5.00 ms: at pkg.A.hold <- pkg.A.path <- pkg.A.lambda$main$0\n"
+		"          2     0.3 us     0.2 us  (unknown class) @0x7f80\n"
+		"  without a stack: 2 entries of threads not yet known; 0 not counted (the monitor table was full)\n");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(parks_print_monitors(f, m, 2, stats, 0, true), 0);
+	fclose(f);
+	assert_string_equal(buf,
+		"{\"event\":\"monitor_stacks\",\"monitor\":\"0x7f00\",\"class\":\"pkg.A$Lock\",\"entries\":5,"
+		"\"blocked_ns\":5000000,\"max_ns\":2000000,\"unwalked\":0,\"stacks\":[{\"entries\":4,"
+		"\"blocked_ns\":4000000,\"frames\":[\"java.lang.Thread.run\",\"pkg.A.lambda$main$0\","
+		"\"pkg.A.path\",\"pkg.A.hold\"]},{\"entries\":1,\"blocked_ns\":1000000,\"frames\":"
+		"[\"pkg.B.run\",\"pkg.A.lambda$main$0\",\"pkg.A.path\",\"pkg.A.hold\"]}]}\n"
+		"{\"event\":\"monitor_stacks\",\"monitor\":\"0x7f80\",\"class\":\"\",\"entries\":2,"
+		"\"blocked_ns\":300,\"max_ns\":200,\"unwalked\":2}\n"
+		"{\"event\":\"monitor_stacks_summary\",\"contended_enters\":8,\"no_thread\":2,\"map_full\":0}\n");
+	free(buf);
 }
 
 int main(void)
@@ -139,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_text, setup),
 		cmocka_unit_test_setup(test_json, setup),
+		cmocka_unit_test(test_monitors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

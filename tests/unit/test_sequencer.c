@@ -338,6 +338,80 @@ static void test_lazy_then_reclaim_while_paused(void **state)
 	out_free(&o);
 }
 
+/*
+ * Parks and sleeps as the collector feeds them (events.h: MT_WAIT_PARK on a
+ * blocker object, MT_WAIT_SLEEP and blockerless parks on the thread's own
+ * untyped MT_WAIT_SELF object, reclaimed before the thread's destruction),
+ * under a class filter and a thread pause; and a blocker's address taken by
+ * an object of another class while a thread still parks on the first (a
+ * moving collector): the wait is ended before the old object is reclaimed,
+ * and the park's own end, now impossible, is dropped. Full reporting and the
+ * filtered one both pass the checker.
+ */
+static void test_park_waits(void **state)
+{
+	enum { T1 = 11, T2 = 12, LOCK = 0x1000, COND = 0x2000 };
+	const uint64_t self = MT_WAIT_SELF(T2);
+
+	for (int filtered = 0; filtered < 2; filtered++) {
+		struct mt_seq_filter f = { .class_glob = "java.util.concurrent.*" };
+		struct out o = { 0 };
+		struct mt_seq *s;
+		size_t waits = 0, ends = 0;
+
+		o.chk = check_new(on_viol, &o);
+		s = sequencer_new(filtered ? &f : NULL, emit, &o);
+		assert_non_null(s);
+		struct mt_ev in[] = {
+			{ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = T1, .id = T1 },
+			{ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = T2, .id = T2 },
+			{ .ts = 2, .kind = MT_EV_TYPE_CREATE, .id = 100,
+			  .name = sequencer_name(s, "java.util.concurrent.locks.ReentrantLock$NonfairSync", 52) },
+			{ .ts = 2, .kind = MT_EV_TYPE_LOAD, .id = 100 },
+			{ .ts = 2, .kind = MT_EV_TYPE_CREATE, .id = 101, .name = sequencer_name(s, "pkg.Other", 9) },
+			{ .ts = 2, .kind = MT_EV_TYPE_LOAD, .id = 101 },
+			{ .ts = 3, .kind = MT_EV_OBJ_CREATE, .id = LOCK, .ref = 100 },
+			{ .ts = 4, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK, .thread = T1, .id = LOCK,
+			  .v = { 0, 0, T2 } },
+			{ .ts = 5, .kind = MT_EV_MON_WAIT_END, .thread = T1, .id = LOCK },
+			{ .ts = 6, .kind = MT_EV_OBJ_CREATE, .id = self },
+			{ .ts = 6, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_SLEEP, .thread = T2, .id = self,
+			  .v = { 1 } },
+			{ .ts = 7, .kind = MT_EV_MON_WAIT_END, .thread = T2, .id = self },
+			{ .ts = 8, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK, .thread = T2, .id = self,
+			  .v = { 1000 } },
+			{ .ts = 9, .kind = MT_EV_MON_WAIT_END, .thread = T2, .id = self },
+			/* T1 parks on LOCK; a GC moves it away and another class's object lands there */
+			{ .ts = 10, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK, .thread = T1, .id = LOCK },
+			{ .ts = 11, .kind = MT_EV_OBJ_CREATE, .id = LOCK, .ref = 101 },
+			{ .ts = 12, .kind = MT_EV_MON_WAIT_END, .thread = T1, .id = LOCK },
+			{ .ts = 13, .kind = MT_EV_OBJ_CREATE, .id = COND, .ref = 100 },
+			{ .ts = 14, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_PARK, .thread = T1, .id = COND },
+			{ .ts = 15, .kind = MT_EV_MON_WAIT_END, .thread = T1, .id = COND },
+			{ .ts = 16, .kind = MT_EV_OBJ_RECLAIM, .id = self },
+			{ .ts = 16, .kind = MT_EV_THREAD_DESTROY, .thread = T2, .id = T2 },
+		};
+
+		for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+			if (in[i].ts == 13)
+				sequencer_pause_thread(s, T1, filtered); /* T1's last park unreported */
+			sequencer_feed(s, &in[i]);
+		}
+		for (size_t i = 0; i < o.n; i++) {
+			waits += o.ev[i].kind == MT_EV_MON_WAIT_BEGIN;
+			ends += o.ev[i].kind == MT_EV_MON_WAIT_END;
+		}
+		assert_int_equal(check_count(o.chk, 0), 0);
+		assert_int_equal(sequencer_stats(s)->dropped, 1); /* the displaced park's end */
+		assert_int_equal(waits, ends);
+		/* all: 5 waits; filtered: T1's first two parks only (the thread's own
+		 * object has no class; T1 was paused for the last) */
+		assert_int_equal(waits, filtered ? 2 : 5);
+		sequencer_free(s);
+		out_free(&o);
+	}
+}
+
 /* ---- the gap path: classes resynchronised after lost events ---- */
 
 static const char *const gap_names[] = { "A", "B", "C", "D", "E", "F", "G", "H", "I", "J" };
@@ -721,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_gap_resync_types_directed),
 		cmocka_unit_test(test_gap_resync_types_property),
 		cmocka_unit_test(test_cats_parse),
+		cmocka_unit_test(test_park_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

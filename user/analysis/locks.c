@@ -8,10 +8,17 @@
 #include "analysis/locks.h"
 #include "analysis/waitgraph.h"
 
+/* The row of parks whose blocker could not be read: its name id, its lock's key. */
+#define UNREAD_NAME UINT64_MAX
+#define UNREAD_KEY 1
+
 struct lk {
 	uint64_t key, type, owner;
 	uint64_t contended, wait_ns, wait_max;   /* blocked entering */
 	uint64_t waits, notify_ns;               /* Object.wait */
+	/* parks and sleeps on it that ended, per enum locks_park_how */
+	uint64_t parks[LOCKS_NHOW], park_ns[LOCKS_NHOW], park_max[LOCKS_NHOW];
+	bool park_owned;                         /* one began with an owner: a contended lock */
 };
 
 struct th {
@@ -19,6 +26,9 @@ struct th {
 	bool waiting;
 	uint32_t kind;
 	uint64_t lock, since;
+	uint64_t park_owner;                     /* a park's blocker's owner at its begin */
+	enum locks_park_how how;
+	bool unread;                             /* a park whose blocker could not be read */
 };
 
 struct locks {
@@ -26,12 +36,24 @@ struct locks {
 	struct idmap types;    /* type key -> name id */
 	struct idmap objs;     /* lock -> struct lk */
 	struct idmap threads;  /* tid -> struct th */
+	struct idmap parks;    /* park_key() -> struct park_row: parks on objects replaced since */
+	struct lk unread;      /* parks whose blocker could not be read (key UNREAD) */
 	uint64_t nsync;
+};
+
+/* Parks and sleeps of one (class, how), summed over objects. */
+struct park_row {
+	uint64_t name;         /* the class's name id; 0: no blocker or a sleep */
+	struct locks_park p;   /* p.name unset */
 };
 
 struct locks *locks_new(void)
 {
-	return calloc(1, sizeof(struct locks));
+	struct locks *l = calloc(1, sizeof(struct locks));
+
+	if (l)
+		l->unread.key = UNREAD_KEY;
+	return l;
 }
 
 void locks_free(struct locks *l)
@@ -41,6 +63,7 @@ void locks_free(struct locks *l)
 	idmap_free_vals(&l->names);
 	idmap_free_vals(&l->objs);
 	idmap_free_vals(&l->threads);
+	idmap_free_vals(&l->parks);
 	idmap_free(&l->types);
 	free(l);
 }
@@ -85,6 +108,67 @@ static struct lk *lk_get(struct locks *l, uint64_t key)
 	return k;
 }
 
+/* The object a thread waits on when it waits on none of its program's (events.h). */
+static bool self_obj(uint64_t key)
+{
+	return key >> 63;
+}
+
+static uint64_t park_key(uint64_t name, enum locks_park_how how)
+{
+	return name * 4 + how;
+}
+
+/* A park or sleep of @d ns by @t on @k ended. */
+static void park_end(const struct th *t, struct lk *k, uint64_t d)
+{
+	k->parks[t->how]++;
+	k->park_ns[t->how] += d;
+	if (d > k->park_max[t->how])
+		k->park_max[t->how] = d;
+	if (t->park_owner)
+		k->park_owned = true;
+}
+
+/*
+ * Add @k's parks to @rows (park_key() -> struct park_row), under its class
+ * and how. A lock that had an owner when one of its parks began is a
+ * contended lock: all its parks count as contended (a fair lock's
+ * hand-over parks its next waiters while nobody owns it).
+ */
+static int rows_add(const struct locks *l, struct idmap *rows, const struct lk *k)
+{
+	uint64_t name = k == &l->unread ? UNREAD_NAME :
+			self_obj(k->key) ? 0 : (uintptr_t)idmap_get(&l->types, k->type);
+
+	for (int h = 0; h < LOCKS_NHOW; h++) {
+		struct park_row *p;
+
+		if (!k->parks[h])
+			continue;
+		p = idmap_get(rows, park_key(name, h));
+		if (!p) {
+			p = calloc(1, sizeof(*p));
+			if (!p || idmap_put(rows, park_key(name, h), p)) {
+				free(p);
+				return -ENOMEM;
+			}
+			p->name = name;
+			p->p.how = h;
+		}
+		p->p.blockers++;
+		p->p.parks += k->parks[h];
+		p->p.ns += k->park_ns[h];
+		if (k->park_max[h] > p->p.max_ns)
+			p->p.max_ns = k->park_max[h];
+		if (k->park_owned) {
+			p->p.contended += k->parks[h];
+			p->p.contended_ns += k->park_ns[h];
+		}
+	}
+	return 0;
+}
+
 void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 {
 	struct th *t;
@@ -110,6 +194,7 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 	case MT_EV_OBJ_CREATE:
 		k = lk_get(l, e->id);
 		if (k && k->type != e->ref) { /* another object under this identity */
+			rows_add(l, &l->parks, k); /* its parks stay, under its class */
 			memset(k, 0, sizeof(*k));
 			k->key = e->id;
 			k->type = e->ref;
@@ -141,6 +226,10 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 		t->kind = e->aux;
 		t->lock = e->id;
 		t->since = e->ts;
+		t->park_owner = e->aux == MT_WAIT_PARK ? e->v[2] : 0;
+		t->unread = e->aux == MT_WAIT_PARK && e->v[3];
+		t->how = e->aux == MT_WAIT_SLEEP ? LOCKS_SLEEP :
+			 e->v[0] || e->v[1] ? LOCKS_PARK_TIMED : LOCKS_PARK;
 		if (e->aux == MT_WAIT_NOTIFY && k->owner == t->tid)
 			k->owner = 0; /* Object.wait() lets go of the monitor */
 		break;
@@ -148,7 +237,9 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text)
 		if (t->waiting && t->lock == e->id) {
 			uint64_t d = e->ts > t->since ? e->ts - t->since : 0;
 
-			if (t->kind == MT_WAIT_ENTER) {
+			if (t->kind == MT_WAIT_PARK || t->kind == MT_WAIT_SLEEP) {
+				park_end(t, t->unread ? &l->unread : k, d);
+			} else if (t->kind == MT_WAIT_ENTER) {
 				k->contended++;
 				k->wait_ns += d;
 				if (d > k->wait_max)
@@ -169,6 +260,13 @@ static const char *class_of(const struct locks *l, const struct lk *k)
 	const char *c = name_of(l, (uintptr_t)idmap_get(&l->types, k->type));
 
 	return c[0] ? c : "(unknown class)";
+}
+
+const char *locks_lock_class(const struct locks *l, uint64_t lock)
+{
+	const struct lk *k = idmap_get(&l->objs, lock);
+
+	return k ? class_of(l, k) : NULL;
 }
 
 static const char *thread_name(const struct locks *l, uint64_t tid)
@@ -221,6 +319,64 @@ static int report_classes(const struct locks *l, struct locks_report *r)
 	return 0;
 }
 
+static int park_cmp(const void *a, const void *b)
+{
+	const struct locks_park *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->how != y->how)
+		return x->how < y->how ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Parks and sleeps per (blocker class, how), most time first. */
+static int report_parks(const struct locks *l, struct locks_report *r)
+{
+	struct idmap rows = { 0 };
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
+	int err = 0;
+
+	/* the objects replaced since, then the live ones */
+	while (!err && idmap_next(&l->parks, &pos, &key, &val)) {
+		struct park_row *p = malloc(sizeof(*p));
+
+		if (p)
+			memcpy(p, val, sizeof(*p));
+		if (!p || idmap_put(&rows, key, p)) {
+			free(p);
+			err = -ENOMEM;
+		}
+	}
+	for (size_t i = 0; !err && i < idmap_slots(&l->objs); i++)
+		if (idmap_used(&l->objs, i))
+			err = rows_add(l, &rows, idmap_val_at(&l->objs, i));
+	if (!err)
+		err = rows_add(l, &rows, &l->unread);
+	r->parks = err ? NULL : calloc(rows.n + 1, sizeof(*r->parks));
+	if (!r->parks) {
+		idmap_free_vals(&rows);
+		return -ENOMEM;
+	}
+	pos = 0;
+	while (idmap_next(&rows, &pos, &key, &val)) {
+		const struct park_row *p = val;
+		struct locks_park *o = &r->parks[r->nparks++];
+
+		*o = p->p;
+		o->name = p->name == UNREAD_NAME ? "(blocker not read)" :
+			  p->name ? name_of(l, p->name) : p->p.how == LOCKS_SLEEP ? "Thread.sleep" :
+										     "(no blocker)";
+		if (!o->name[0])
+			o->name = "(unknown class)";
+	}
+	idmap_free_vals(&rows);
+	qsort(r->parks, r->nparks, sizeof(*r->parks), park_cmp);
+	return 0;
+}
+
 /* The wait graph: each thread blocked entering a monitor -> the monitor's owner. */
 static int report_edges(const struct locks *l, struct locks_report *r, uint64_t now,
 			locks_owner_fn fn, void *ctx)
@@ -236,7 +392,9 @@ static int report_edges(const struct locks *l, struct locks_report *r, uint64_t 
 		if (!idmap_used(&l->threads, i))
 			continue;
 		t = idmap_val_at(&l->threads, i);
-		if (!t->waiting || t->kind != MT_WAIT_ENTER)
+		/* blocked entering a monitor, or parked on a blocker */
+		if (!t->waiting || (t->kind != MT_WAIT_ENTER &&
+				    (t->kind != MT_WAIT_PARK || self_obj(t->lock))))
 			continue;
 		k = idmap_get(&l->objs, t->lock);
 		e = &r->edges[r->nedges++];
@@ -244,7 +402,12 @@ static int report_edges(const struct locks *l, struct locks_report *r, uint64_t 
 		e->thread = thread_name(l, t->tid);
 		e->monitor = t->lock;
 		e->cls = k ? class_of(l, k) : NULL;
-		if (k && k->owner) {
+		if (t->kind == MT_WAIT_PARK) {
+			/* the blocker's owner when it parked (the stream's only word on it) */
+			e->kind = LOCKS_PARKED;
+			e->owner = t->park_owner;
+			e->owner_from = e->owner ? LOCKS_OWNER_STREAM : LOCKS_OWNER_UNKNOWN;
+		} else if (k && k->owner) {
 			e->owner = k->owner;
 			e->owner_from = LOCKS_OWNER_STREAM;
 		} else if (k && fn) {
@@ -336,7 +499,7 @@ struct locks_report *locks_report_new(const struct locks *l, uint64_t now, locks
 
 	if (!r)
 		goto err;
-	if (report_classes(l, r) || report_edges(l, r, now, fn, ctx))
+	if (report_classes(l, r) || report_parks(l, r) || report_edges(l, r, now, fn, ctx))
 		goto err;
 	n = locks_find_cycles(r->edges, r->nedges, &r->cycles);
 	if (n < 0)
@@ -389,5 +552,6 @@ void locks_report_free(struct locks_report *r)
 	free(r->cycles);
 	free(r->edges);
 	free(r->classes);
+	free(r->parks);
 	free(r);
 }

@@ -1,8 +1,10 @@
 /*
  * locks.h - monitor contention from a reported event stream (live or from a
  * recording): contended entries and wait times per monitor and per class,
- * the wait graph (thread blocked entering a monitor -> the thread owning
- * it) and the deadlocks its cycles are.
+ * java.util.concurrent parks and Thread.sleep per blocker class (waits of
+ * kind MT_WAIT_PARK / MT_WAIT_SLEEP), the wait graph (thread blocked
+ * entering a monitor or parked on a blocker -> the thread owning it) and
+ * the deadlocks its cycles are.
  *
  * The owner of a monitor is the thread that last acquired it (after a
  * contended entry) and has not released it. Entries that were never
@@ -41,6 +43,30 @@ struct locks_class {
 	uint64_t notify_ns;   /* time in Object.wait(), summed */
 };
 
+/* How a thread waited without a monitor. */
+enum locks_park_how {
+	LOCKS_PARK = 0,        /* LockSupport.park: until unparked */
+	LOCKS_PARK_TIMED = 1,  /* parkNanos / parkUntil */
+	LOCKS_SLEEP = 2,       /* Thread.sleep */
+	LOCKS_NHOW,
+};
+
+/* Parks (or sleeps) of one blocker class and one way of waiting. The parks
+ * on a blocker are contended when it is a lock that had an owner (an
+ * AbstractOwnableSynchronizer's) when one of them began; the others are
+ * waiting (conditions, queues, latches, parkNanos, sleeps: nothing anyone
+ * holds) - the rule `memtrace locks` applies per blocker. */
+struct locks_park {
+	const char *name;      /* the blocker's class, "(no blocker)", "Thread.sleep",
+				* "(unknown class)", "(blocker not read)" */
+	enum locks_park_how how;
+	uint64_t blockers;     /* distinct blocker objects (per thread for the other two) */
+	uint64_t parks;        /* parks ended */
+	uint64_t ns, max_ns;   /* time parked, summed; the longest */
+	uint64_t contended;    /* parks on blockers that were contended locks */
+	uint64_t contended_ns;
+};
+
 /* Where the owner of a monitor was learnt from. */
 enum locks_owner_from {
 	LOCKS_OWNER_UNKNOWN,  /* nowhere: owner is 0 */
@@ -63,8 +89,10 @@ struct locks_edge {
 	uint64_t owner;          /* the owner's tid, 0 if unknown */
 	const char *owner_name;  /* "" if unknown */
 	enum locks_owner_from owner_from;
-	uint64_t blocked_ns;     /* blocked for, at the report's time */
+	uint64_t blocked_ns;     /* blocked for, at the report's time (parks: the current
+				  * park's, from its begin) */
 	enum locks_lock_kind kind;
+	bool since_before;       /* blocked since before tracing began: blocked_ns unknown (0) */
 };
 
 /* One cycle of the wait graph (a deadlock): edge[0] is the blocked thread
@@ -83,6 +111,8 @@ struct locks_report {
 	size_t nedges;
 	struct locks_cycle *cycles;    /* deadlocks, in the order of their first edge */
 	size_t ncycles;
+	struct locks_park *parks;      /* parks and sleeps by (class, how), most time first */
+	size_t nparks;
 };
 
 /* locks_new - empty; NULL on ENOMEM. */
@@ -91,6 +121,10 @@ struct locks *locks_new(void);
 void locks_free(struct locks *l);
 /* locks_feed - one reported event (@text: an MT_EV_NAME's name). */
 void locks_feed(struct locks *l, const struct mt_ev *e, const char *text);
+/* locks_lock_class - the class of lock object @lock (a monitor), "(unknown
+ * class)" when its type is unknown, NULL when the stream never named it.
+ * Borrowed from @l. */
+const char *locks_lock_class(const struct locks *l, uint64_t lock);
 /* locks_sync_events - synchronization events seen. */
 uint64_t locks_sync_events(const struct locks *l);
 

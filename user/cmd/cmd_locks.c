@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
 		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
 		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
-		"  locks (walked in the kernel at each park: a few microseconds per park).\n"
+		"  locks and of those blocked entering a monitor (walked in the kernel at\n"
+		"  each park and contended entry: a few microseconds each).\n"
 		"  --now: the threads blocked on a lock at this moment - monitors and\n"
 		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
 		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
@@ -112,7 +113,7 @@ cleanup:
  * -errno.
  */
 static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
-		     struct jthread **th, struct locks_edge **edges)
+		     uint64_t now, struct jthread **th, struct locks_edge **edges)
 {
 	struct jthreads *jt = jthreads_new(p, vs);
 	size_t n = 0, m = 0;
@@ -132,29 +133,33 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 	for (size_t i = 0; i < n; i++) {
 		const struct jthread *t = &(*th)[i];
 		const char *owner = "";
+		uint64_t parked;
 
 		if (t->wait == JTHREAD_RUNNING)
 			continue;
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)
 				owner = (*th)[j].name;
+		/* parked since: the park probe's start, when it saw it; a monitor
+		 * entered while tracing is in the stream's edges already */
+		parked = pt && t->wait == JTHREAD_PARKED ? parktrace_parked_ns(pt, t->tid, now) : 0;
 		(*edges)[m++] = (struct locks_edge){
 			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
 			.owner = t->owner_tid, .owner_name = owner,
 			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
 			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
-			/* parked since: the park probe's start, when it saw it */
-			.blocked_ns = pt && t->wait == JTHREAD_PARKED ?
-					      parktrace_parked_ns(pt, t->tid, mono_ns()) : 0,
+			.blocked_ns = parked, .since_before = !parked,
 		};
 	}
 	return (int)m;
 }
 
-/* The java.util.concurrent section. */
-static void print_parks(struct parktrace *pt, size_t top)
+/* The java.util.concurrent section; with --stacks, the monitors' contenders
+ * (their classes from the stream @l). */
+static void print_parks(struct parktrace *pt, const struct locks *l, bool stacks, size_t top)
 {
 	struct parktrace_lock *locks = NULL;
+	struct parktrace_monitor *mons = NULL;
 	uint64_t stats[MT_PARK_NSTATS];
 	size_t n = 0;
 
@@ -165,6 +170,16 @@ static void print_parks(struct parktrace *pt, size_t top)
 	else
 		parks_print(stdout, locks, n, stats, top, mt_opts.json);
 	free(locks);
+	if (!stacks)
+		return;
+	if (parktrace_read_monitors(pt, &mons, &n)) {
+		p_err("can't read the contended monitors' stacks");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		mons[i].cls = locks_lock_class(l, mons[i].monitor);
+	parks_print_monitors(stdout, mons, n, stats, top, mt_opts.json);
+	free(mons);
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
@@ -197,7 +212,7 @@ int do_locks(int argc, char **argv)
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, rc = 1;
-	uint64_t t0, deadline;
+	uint64_t t0, deadline, at, read_at;
 	struct mt_proc p;
 
 	optind = 0;
@@ -251,7 +266,8 @@ int do_locks(int argc, char **argv)
 	t0 = mono_ns();
 	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
 	if (mt_opts.json)
-		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\"}\n", p.pid, p.jdk_version);
+		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu}\n", p.pid,
+		       p.jdk_version, (unsigned long long)real_ns()); /* every probe attached */
 	else
 		p_info("tracing contended monitors of pid %d (JDK %s); Ctrl-C to stop", p.pid,
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
@@ -269,7 +285,8 @@ int do_locks(int argc, char **argv)
 			parktrace_refresh(pt); /* threads come and go */
 	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	rep = locks_report_new(l, mono_ns(), collector_monitor_owner, c);
+	at = mono_ns(); /* the wait graph's time: "blocked for" is up to it */
+	rep = locks_report_new(l, at, collector_monitor_owner, c);
 	if (!rep) {
 		p_err("out of memory analysing monitors");
 		goto cleanup;
@@ -277,7 +294,7 @@ int do_locks(int argc, char **argv)
 	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
 	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
 	if (vs && !p.other_pidns) {
-		int ne = jvm_edges(&p, vs, pt, &jth, &jedges);
+		int ne = jvm_edges(&p, vs, pt, at, &jth, &jedges);
 
 		if (ne < 0)
 			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
@@ -285,12 +302,15 @@ int do_locks(int argc, char **argv)
 			p_err("out of memory adding the JVM's blocked threads");
 	}
 	lockprint_report(stdout, rep, mt_opts.json);
+	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
-		print_parks(pt, o.top);
+		print_parks(pt, l, stacks, o.top);
 	if (mt_opts.json)
-		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu}\n",
+		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
+		       "\"graph_mono_ns\":%llu,\"parks_read_real_ns\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
-		       (unsigned long long)collector_lost(c));
+		       (unsigned long long)collector_lost(c), (unsigned long long)at,
+		       (unsigned long long)read_at);
 	else
 		printf("%llu monitor events, %llu lost\n",
 		       (unsigned long long)locks_sync_events(l),

@@ -52,7 +52,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memtrace record -p PID -o FILE [--duration S] [filters]\n"
 		"  Writes the JVM's events (threads, classes, VM operations, collections,\n"
-		"  pools, allocation samples from TLAB refills, contended monitors) as a\n"
+		"  pools, allocation samples from TLAB refills, contended monitors,\n"
+		"  java.util.concurrent parks and Thread.sleep as waits) as a\n"
 		"  consistent stream (rules 1-5) to FILE:\n"
 		"  gzip'd JSON lines, see `memtrace report` and `memtrace check`.\n"
 		"  --categories LIST   report only these: type,object,thread,inv,pool,alloc,sync,ref\n"
@@ -339,6 +340,10 @@ int do_record(int argc, char **argv)
 			goto cleanup;
 		err = 0;
 	}
+	/* Parks and sleeps: no JVM flag needed; wanted unless filtered out. */
+	if ((!f.cats || (f.cats & MT_CAT_SYNC)) && collector_enable_parks(c, &p))
+		p_warn("the recording has no java.util.concurrent parks or Thread.sleep "
+		       "(see above)");
 	/* Sampled objects: only when asked for by name (the agent is loaded). */
 	if (objects_asked(&f, argv, argc)) {
 		struct objstream_tap tap;

@@ -14,6 +14,7 @@
 #include "jvm/jwalk.h"
 #include "probe/alloctrace.h"
 #include "probe/gcendprobe.h"
+#include "probe/parktrace.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
@@ -44,7 +45,8 @@ struct collector {
 	struct idmap strs;    /* address in the JVM -> name id (pool/manager names) */
 	struct idmap tids;    /* threads the sequencer has been told about */
 	struct idmap types;   /* type keys the sequencer has been told about */
-	struct idmap monitors;/* ObjectMonitor address -> type key of its object */
+	struct idmap monitors;/* lock objects told of: ObjectMonitor or park blocker address ->
+			       * its type key (1: untyped, MT_WAIT_SELF's) */
 	struct idmap jtids;   /* Java thread id -> kernel tid */
 	struct mt_vmstructs *vs;      /* NULL: this JVM's tables are unreadable */
 	struct mt_klass_layout kl;
@@ -58,6 +60,7 @@ struct collector {
 	struct idmap synth;       /* types made up for agent classes: key -> name id */
 	uint64_t nsynth;
 	struct objstream *objs;   /* the agent's sampled objects, NULL: not asked for */
+	struct parktrace *parks;  /* parks and sleeps into jvm_events, NULL: not asked for */
 	/* allocation stacks (collector_enable_alloc_stacks) */
 	struct jwalk_layout jw;
 	bool have_jw;
@@ -166,28 +169,28 @@ static void known_type(struct collector *c, uint64_t key, const struct mt_jvmev_
 	idmap_put(&c->types, key, (void *)1);
 }
 
-/* Make sure the sequencer knows the type of an allocation sample: a class
- * loaded before we looked is created (and loaded) now, named through its
- * Klass* (rule 2: the type exists before the sample refers to it). */
-static void alloc_type(struct collector *c, const struct mt_jvmev_raw *r)
+/* Make sure the sequencer knows type @key of class @klass (a Klass*) at
+ * @ts: a class loaded before we looked is created (and loaded) now, named
+ * through its Klass* (rule 2: the type exists before an event refers to it). */
+static void klass_type(struct collector *c, uint64_t key, uint64_t klass, uint64_t ts)
 {
-	struct mt_ev e = { .ts = r->ts_ns, .kind = MT_EV_TYPE_CREATE, .id = r->a1 };
+	struct mt_ev e = { .ts = ts, .kind = MT_EV_TYPE_CREATE, .id = key };
 	char buf[512];
 	int n = -ENOENT;
 
-	if (idmap_get(&c->types, r->a1))
+	if (idmap_get(&c->types, key))
 		return;
 	if (c->have_kl)
-		n = klassname_read(c->vs, &c->kl, r->a0, true, buf, sizeof(buf));
+		n = klassname_read(c->vs, &c->kl, klass, true, buf, sizeof(buf));
 	if (n <= 0)
-		n = snprintf(buf, sizeof(buf), "(unknown class 0x%llx)", (unsigned long long)r->a0);
+		n = snprintf(buf, sizeof(buf), "(unknown class 0x%llx)", (unsigned long long)klass);
 	e.name = sequencer_name(c->seq, buf, (size_t)n);
-	idmap_put(&c->name_keys, e.name, (void *)(uintptr_t)r->a1);
+	idmap_put(&c->name_keys, e.name, (void *)(uintptr_t)key);
 	feed(c, &e);
 	e.kind = MT_EV_TYPE_LOAD;
 	e.name = 0;
 	feed(c, &e);
-	idmap_put(&c->types, r->a1, (void *)1);
+	idmap_put(&c->types, key, (void *)1);
 }
 
 /* The name id of the text of the Java stack stored under @key (0: none),
@@ -219,7 +222,7 @@ static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
 
 	known_thread(c, r->tid, r->ts_ns);
 	if (r->a1)
-		alloc_type(c, r);
+		klass_type(c, r->a1, r->a0, r->ts_ns);
 	e.name2 = stack_name(c, r->v[2]);
 	e.v[0] = r->a2;
 	e.v[1] = r->v[0];
@@ -275,12 +278,84 @@ static void monitor_event(struct collector *c, const struct mt_jvmev_raw *r)
 	}
 }
 
+/*
+ * The object a park or sleep of @r waits on, told to the sequencer before
+ * the wait begins: the blocker (typed by its class; a new object when the
+ * address now holds another class's), or the thread's own MT_WAIT_SELF
+ * (untyped). 0 at a wait's end whose object was not told (its begin
+ * was not seen, or was before a gap).
+ */
+static uint64_t wait_obj(struct collector *c, const struct mt_jvmev_raw *r, bool begin)
+{
+	uint64_t id = r->a0 ? r->a0 : MT_WAIT_SELF(r->tid), key = r->a0 ? r->a2 : 0;
+	uintptr_t have = (uintptr_t)idmap_get(&c->monitors, id), want = key ? key : 1;
+	struct mt_ev o = { .ts = r->ts_ns, .kind = MT_EV_OBJ_CREATE, .id = id, .ref = key };
+
+	if (!begin)
+		return have ? id : 0;
+	if (have == want)
+		return id;
+	if (key)
+		klass_type(c, key, r->a1, r->ts_ns);
+	feed(c, &o);
+	idmap_put(&c->monitors, id, (void *)want);
+	return id;
+}
+
+/* A park or sleep (bpf/park.bpf.c) as a wait on its object (events.h). */
+static void park_event(struct collector *c, const struct mt_jvmev_raw *r)
+{
+	bool begin = r->kind == MT_J_PARK_BEGIN || r->kind == MT_J_SLEEP_BEGIN;
+	struct mt_ev e = { .ts = r->ts_ns, .thread = r->tid };
+
+	known_thread(c, r->tid, r->ts_ns);
+	if (r->kind == MT_J_SLEEP_BEGIN || r->kind == MT_J_SLEEP_END) {
+		struct mt_jvmev_raw self = *r;
+
+		self.a0 = 0; /* a sleep waits on the thread's own object */
+		e.id = wait_obj(c, &self, begin);
+	} else {
+		e.id = wait_obj(c, r, begin);
+	}
+	if (!e.id)
+		return;
+	if (!begin) {
+		e.kind = MT_EV_MON_WAIT_END;
+		feed(c, &e);
+		return;
+	}
+	e.kind = MT_EV_MON_WAIT_BEGIN;
+	e.v[0] = r->v[0];
+	if (r->kind == MT_J_SLEEP_BEGIN) {
+		e.aux = MT_WAIT_SLEEP;
+	} else {
+		e.aux = MT_WAIT_PARK;
+		e.v[1] = r->v[1];
+		e.v[3] = !!(r->v[3] & MT_J_PARK_NO_THREAD); /* not "no blocker": unread */
+		/* an owner only where the class has one (AbstractOwnableSynchronizer) */
+		if (r->v[2] && r->a0 && parktrace_ownable(c->parks, r->a1))
+			e.v[2] = parktrace_host_tid(c->parks, (uint32_t)r->v[2]);
+	}
+	feed(c, &e);
+}
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	const struct mt_jvmev_raw *r = data;
 	struct collector *c = ctx;
 	struct mt_ev e;
 
+	if (len < MT_JVMEV_HEAD_LEN)
+		return 0;
+	switch (r->kind) { /* records without a name */
+	case MT_J_PARK_BEGIN:
+	case MT_J_PARK_END:
+	case MT_J_SLEEP_BEGIN:
+	case MT_J_SLEEP_END:
+		if (c->parks)
+			park_event(c, r);
+		return 0;
+	}
 	if (len < sizeof(*r))
 		return 0;
 	memset(&e, 0, sizeof(e));
@@ -298,6 +373,12 @@ static int handle_event(void *ctx, void *data, size_t len)
 		feed(c, &e);
 		return 0;
 	case MT_J_THREAD_STOP:
+		if (idmap_del(&c->monitors, MT_WAIT_SELF(r->tid))) {
+			struct mt_ev o = { .ts = r->ts_ns, .kind = MT_EV_OBJ_RECLAIM,
+					   .id = MT_WAIT_SELF(r->tid) };
+
+			feed(c, &o);
+		}
 		e.kind = MT_EV_THREAD_DESTROY;
 		e.id = r->tid;
 		idmap_del(&c->tids, r->tid);
@@ -309,6 +390,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		known_type(c, r->a0, r);
 		return 0;
 	case MT_J_CLASS_UNLOAD:
+		if (c->parks)
+			parktrace_forget_classes(c->parks); /* a Klass* may be reused */
 		e.kind = MT_EV_TYPE_RECLAIM;
 		e.thread = 0;
 		e.id = r->a0;
@@ -507,6 +590,18 @@ int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
 		      p->pid, p->libjvm, missing);
 	elfsym_free(elf);
 	return err;
+}
+
+int collector_enable_parks(struct collector *c, const struct mt_proc *p)
+{
+	if (!c->vs) {
+		p_err("cannot read the VMStructs of pid %d: parks cannot be tied to their "
+		      "blockers", p->pid);
+		return -ENOENT;
+	}
+	c->parks = parktrace_new_stream(p, c->vs, bpf_map__fd(c->skel->maps.jvm_events),
+					bpf_map__fd(c->skel->maps.jvm_drops));
+	return c->parks ? 0 : -errno;
 }
 
 int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p)
@@ -733,6 +828,7 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	objstream_free(c->objs, NULL);
+	parktrace_free(c->parks);
 	ring_buffer__free(c->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(c->alloc_links[i]);
@@ -765,6 +861,8 @@ int collector_poll(struct collector *c, int timeout_ms)
 		return n;
 	/* The BPF side submits without wakeups: drain what is there. */
 	n = ring_buffer__consume(c->rb);
+	if (c->parks)
+		parktrace_refresh(c->parks); /* the threads whose blockers it reads */
 	if (n >= 0 && c->objs) {
 		int k = objstream_poll(c->objs, 0);
 
@@ -787,7 +885,9 @@ int collector_poll(struct collector *c, int timeout_ms)
 
 uint64_t collector_lost(const struct collector *c)
 {
-	return bpfutil_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops));
+	/* the ring buffer's drops, and probe hits the kernel ran no program for */
+	return bpfutil_percpu_sum(bpf_map__fd(c->skel->maps.jvm_drops)) +
+	       bpfutil_obj_misses(c->skel->obj) + (c->parks ? parktrace_misses(c->parks) : 0);
 }
 
 int collector_monitor_sites(const struct collector *c)

@@ -15,6 +15,9 @@
  *   monitor__contended__exit    -> release                  by the ObjectMonitor
  *   monitor__wait / waited      -> wait begin (Object.wait) / wait end
  *                                  address, typed by the probe's class name)
+ *   thread__park__begin/end     -> wait begin (park) / end on the blocker object
+ *   thread__sleep__begin/end    -> wait begin (sleep) / end on the thread's own
+ *                                  object (collector_enable_parks; events.h)
  *   AllocTracer uprobes         -> allocation samples (collector_enable_alloc),
  *     (TLAB refills)               after the creation of their type when the
  *                                  class was loaded before we looked
@@ -52,7 +55,8 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 void collector_free(struct collector *c);
 /* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed, or -errno. */
 int collector_poll(struct collector *c, int timeout_ms);
-/* collector_lost - events the kernel dropped so far. */
+/* collector_lost - events the kernel dropped so far (ring buffer full, or a
+ * probe hit the kernel ran no program for: BPF recursion misses). */
 uint64_t collector_lost(const struct collector *c);
 /* collector_monitor_sites - monitor probe sites attached (0: none in this JVM). */
 int collector_monitor_sites(const struct collector *c);
@@ -65,6 +69,14 @@ void collector_resync_threads(struct collector *c, uint64_t ts);
  * (printed: no .symtab, no VMStructs).
  */
 int collector_enable_alloc(struct collector *c, const struct mt_proc *p);
+/*
+ * collector_enable_parks - attach the park and sleep probes
+ * (user/probe/parktrace.h, streaming into this collector's ring buffer):
+ * java.util.concurrent parks and Thread.sleep join the stream as waits
+ * (MT_WAIT_PARK on the blocker, MT_WAIT_SLEEP), in order with the rest of
+ * each thread's events. Returns 0 or -errno (printed).
+ */
+int collector_enable_parks(struct collector *c, const struct mt_proc *p);
 /*
  * collector_enable_alloc_stacks - with collector_enable_alloc(): each sample
  * carries its whole Java stack (the kernel's walker, bpf/jstack.bpf.h), named

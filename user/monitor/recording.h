@@ -19,7 +19,7 @@
  *                                      wait_end, ref, lost, gc_cause
  *   with these members, each omitted when 0: "f" flags (1 lazy, 2 inferred,
  *   4 resync), "a" aux (depth, pool phase 0 before/1 after, wait kind 0
- *   enter/1 Object.wait, lost source), "th" thread tid, "id" scoped id,
+ *   enter/1 Object.wait/2 park/3 sleep, lost source), "th" thread tid, "id" scoped id,
  *   "ref" second entity, "n" and "n2" name ids, "v" [v0,v1,v2,v3] values,
  *   "u" monitoring identity (uid) of a created entity.
  *   An "alloc" line is one TLAB refill or allocation outside a TLAB
@@ -33,6 +33,13 @@
  *   Evacuation Pause"), "n2" the action ("end of minor GC"), "v"
  *   [GCCause::Cause number, 0, 0, 0]. A memtrace before it stops at the
  *   first such line with "unknown event kind".
+ *   A wait_begin of kind 2 is a java.util.concurrent park: "id" the blocker
+ *   object (an obj_create typed by its class precedes it), "v" [time: ns, or
+ *   epoch ms when v1=1 (0,0: untimed), v1, the owner's tid when the blocker
+ *   is an owned lock (0: none), 1 when the blocker could not be read];
+ *   kind 3 a Thread.sleep, "v" [millis,0,0,0].
+ *   A park without a blocker and a sleep wait on the thread's own untyped
+ *   object, id 2^63 + tid (include/memtrace/events.h: MT_WAIT_SELF).
  * Object-sampling lines (`record --categories object`: what `report` needs
  * for the age and leaks analyses). They are not events: `check` skips them,
  * and the obj_create/obj_reclaim events of the agent's samples stay the

@@ -51,3 +51,20 @@ uint64_t bpfutil_percpu_sum_at(int map_fd, uint32_t slot)
 	free(vals);
 	return sum;
 }
+
+uint64_t bpfutil_obj_misses(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}

@@ -20,4 +20,10 @@ uint64_t bpfutil_percpu_sum(int map_fd);
 /* bpfutil_percpu_sum_at - the same for slot @slot. */
 uint64_t bpfutil_percpu_sum_at(int map_fd, uint32_t slot);
 
+struct bpf_object;
+/* bpfutil_obj_misses - probe hits the kernel did not run @obj's programs for
+ * (each program's recursion_misses: another BPF program was running on that
+ * CPU): events lost that no ring buffer counted. */
+uint64_t bpfutil_obj_misses(struct bpf_object *obj);
+
 #endif

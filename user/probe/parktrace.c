@@ -13,6 +13,7 @@
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
 #include "probe/usdtspec.h"
+#include "jvm/elfsym.h"
 #include "jvm/jobject.h"
 #include "jvm/jstackname.h"
 #include "jvm/jthreads.h"
@@ -25,10 +26,12 @@
 #include "lib/util.h"
 
 #define AOS "java/util/concurrent/locks/AbstractOwnableSynchronizer"
+#define SYM_JTHREAD_RUN "_ZN10JavaThread3runEv" /* JavaThread::run() */
 
 struct parktrace {
 	struct park_bpf *skel;
 	struct usdt_links links;
+	struct bpf_link *run_link;   /* JavaThread::run: new threads' JavaThread*, NULL: none */
 	const struct mt_vmstructs *vs;
 	struct mt_proc p;
 	struct jobject_layout ol;
@@ -39,6 +42,9 @@ struct parktrace {
 	uint64_t last_walk;      /* mono_ns of the last thread list walk */
 	struct idmap names;      /* host tid -> thread name (malloc'd), every thread seen */
 	struct jstackname *jn;   /* --stacks: names for the waiters' stacks */
+	struct idmap ownable;    /* Klass* -> 1 + (extends AbstractOwnableSynchronizer) */
+	struct idmap warmed;     /* stack keys named while their compiled code lived */
+	uint64_t last_warm;      /* mono_ns of the last pass over new stacks */
 };
 
 static void set_owner_field(struct parktrace *t);
@@ -48,12 +54,32 @@ void parktrace_free(struct parktrace *t)
 	if (!t)
 		return;
 	usdt_detach_all(&t->links);
+	bpf_link__destroy(t->run_link);
 	park_bpf__destroy(t->skel);
 	jthreads_free(t->jt);
 	idmap_free(&t->ns2host);
 	idmap_free_vals(&t->names);
+	idmap_free(&t->ownable);
+	idmap_free(&t->warmed);
 	jstackname_free(t->jn);
 	free(t);
+}
+
+/* A uprobe at JavaThread::run, where each new Java thread tells its
+ * JavaThread* before it can park or contend. Without .symtab the thread list
+ * walks alone find them (parks of a thread younger than a walk then lack
+ * their blocker until the Parker offset is learnt; monitor entries their
+ * stack): nothing printed, it only narrows a window. */
+static void attach_run(struct parktrace *t)
+{
+	struct mt_elf *e = elfsym_open(t->p.libjvm_host);
+	uint64_t addr, off;
+
+	if (e && !elfsym_lookup(e, SYM_JTHREAD_RUN, &addr, NULL) &&
+	    !elfsym_vaddr_to_offset(e, addr, &off))
+		t->run_link = bpf_program__attach_uprobe(t->skel->progs.handle_jthread_run, false,
+							 t->p.pid, t->p.libjvm_host, off);
+	elfsym_free(e);
 }
 
 /* Fill the skeleton's read-only settings from VMStructs and the field tables. */
@@ -89,15 +115,16 @@ static int set_rodata(struct parktrace *t)
 	return 0;
 }
 
-struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
-				bool stacks)
+/*
+ * The tracer: aggregating per blocker (@events_fd < 0), or streaming each
+ * park and sleep into the ring buffer @events_fd with drops counted in
+ * @drops_fd (the collector's; nothing aggregated, no stacks).
+ */
+static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				    bool stacks, int events_fd, int drops_fd)
 {
-	struct usdt_probe probes[6] = { { .name = "thread__park__begin" },
-					{ .name = "thread__park__end" },
-					{ .name = "thread__sleep__begin", .optional = true },
-					{ .name = "thread__sleep__end", .optional = true },
-					{ .name = "thread__start", .optional = true },
-					{ .name = "compiled__method__unload", .optional = true } };
+	struct usdt_probe probes[8];
+	size_t np = 0;
 	struct jwalk_layout jw;
 	struct parktrace *t;
 	int err;
@@ -149,6 +176,33 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
 	}
+	/* Streaming: into the collector's ring buffer, in order with the
+	 * thread's other events; the per-blocker tables shrink to nothing. */
+	if (events_fd >= 0) {
+		t->skel->rodata->targ_stream = 1;
+		t->skel->rodata->targ_aggregate = 0;
+		t->skel->rodata->targ_klass_name = (uint32_t)t->kl.klass_name;
+		t->skel->rodata->targ_sym_body = (uint32_t)t->kl.sym_body;
+		err = bpf_map__reuse_fd(t->skel->maps.jvm_events, events_fd);
+		if (!err)
+			err = bpf_map__reuse_fd(t->skel->maps.jvm_drops, drops_fd);
+		if (!err)
+			err = bpf_map__set_max_entries(t->skel->maps.park_locks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(t->skel->maps.park_names, 256);
+		if (err) {
+			p_err("cannot share the collector's ring buffer with the park probes: %s",
+			      strerror(-err));
+			goto fail;
+		}
+	}
+	/* Without stacks, no monitor entries are traced: no room for them. */
+	if (!stacks &&
+	    ((err = bpf_map__set_max_entries(t->skel->maps.mon_stacks, 1)) ||
+	     (err = bpf_map__set_max_entries(t->skel->maps.mon_inflight, 1)))) {
+		p_err("cannot size the park BPF maps: %s", strerror(-err));
+		goto fail;
+	}
 	/* Load and verify. */
 	err = park_bpf__load(t->skel);
 	if (err) {
@@ -159,27 +213,56 @@ struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstruc
 	 * every class now, so that owners are read from the first park */
 	if (!jobject_find_class(vs, AOS, &t->aos_ik))
 		set_owner_field(t);
-	/* The threads before the first park. */
+	/* The threads from now on, then those before the first park. */
+	attach_run(t);
 	parktrace_refresh(t);
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
-	probes[0].prog = t->skel->progs.handle_park_begin;
-	probes[1].prog = t->skel->progs.handle_park_end;
-	probes[2].prog = t->skel->progs.handle_sleep_begin;
-	probes[3].prog = t->skel->progs.handle_sleep_end;
-	probes[4].prog = t->skel->progs.handle_thread_start;
-	probes[5].prog = t->skel->progs.handle_code_unload;
-	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes) - !stacks, p);
+	/* each end before its begin: a begin seen always has its end seen */
+	probes[np++] = (struct usdt_probe){ "thread__park__end", t->skel->progs.handle_park_end,
+					    .optional = false };
+	probes[np++] = (struct usdt_probe){ "thread__park__begin", t->skel->progs.handle_park_begin,
+					    .optional = false };
+	probes[np++] = (struct usdt_probe){ "thread__sleep__end", t->skel->progs.handle_sleep_end,
+					    .optional = true };
+	probes[np++] = (struct usdt_probe){ "thread__sleep__begin", t->skel->progs.handle_sleep_begin,
+					    .optional = true };
+	/* thread names come with the stream's own thread events */
+	if (events_fd < 0)
+		probes[np++] = (struct usdt_probe){ "thread__start", t->skel->progs.handle_thread_start,
+						    .optional = true };
+	/* the contending threads' stacks (the probes fire with DTraceMonitorProbes) */
+	if (stacks) {
+		probes[np++] = (struct usdt_probe){ "monitor__contended__entered",
+						    t->skel->progs.handle_mon_entered, .optional = true };
+		probes[np++] = (struct usdt_probe){ "monitor__contended__enter",
+						    t->skel->progs.handle_mon_enter, .optional = true };
+		probes[np++] = (struct usdt_probe){ "compiled__method__unload",
+						    t->skel->progs.handle_code_unload, .optional = true };
+	}
+	err = usdt_attach_hotspot(&t->links, probes, np, p);
 	if (err)
 		goto fail;
 	/* the walker's pc cache needs to hear of code being freed */
-	if (stacks && probes[5].sites > 0)
+	if (stacks && probes[np - 1].sites > 0)
 		t->skel->bss->cache_on = 1;
 	return t;
 fail:
 	parktrace_free(t);
 	errno = -err;
 	return NULL;
+}
+
+struct parktrace *parktrace_new(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				bool stacks)
+{
+	return tracer_new(p, vs, stacks, -1, -1);
+}
+
+struct parktrace *parktrace_new_stream(const struct mt_proc *p, const struct mt_vmstructs *vs,
+				       int events_fd, int drops_fd)
+{
+	return tracer_new(p, vs, false, events_fd, drops_fd);
 }
 
 /* In-namespace tid -> host tid for a JVM in another pid namespace, from
@@ -338,6 +421,27 @@ static void name_of(struct parktrace *t, uint32_t tid, char *out, size_t len)
 		snprintf(out, len, "tid %u", tid);
 }
 
+/* Name the stacks the walker stored since the last pass while their compiled
+ * code still lives (five times a second at most), as alloctrace does. */
+static void warm_stacks(struct parktrace *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.jstacks);
+	uint64_t key, next, *prev = NULL, now = mono_ns();
+	struct mt_jstack st;
+
+	if (!t->jn || now - t->last_warm < 200000000ull)
+		return;
+	t->last_warm = now;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (idmap_get(&t->warmed, key) || bpf_map_lookup_elem(fd, &key, &st))
+			continue;
+		jstackname_warm(t->jn, &st, 0);
+		idmap_put(&t->warmed, key, (void *)1);
+	}
+}
+
 int parktrace_refresh(struct parktrace *t)
 {
 	struct jthread *th = NULL;
@@ -350,6 +454,7 @@ int parktrace_refresh(struct parktrace *t)
 	 * AbstractOwnableSynchronizer (until then, owners are not read) */
 	if (!t->aos_ik)
 		find_aos(t);
+	warm_stacks(t);
 	/* walk the thread list when a thread parked unknown, else once a second */
 	if (bpf_map_get_next_key(bpf_map__fd(t->skel->maps.park_unknown), NULL, &any) &&
 	    now - t->last_walk < 1000000000ull)
@@ -497,11 +602,202 @@ int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 	return 0;
 }
 
+struct mon_raw {
+	struct mt_mon_key key;
+	struct mt_mon_val v;
+};
+
+/* Raw monitor entries: by monitor, then most time blocked first. */
+static int mon_by_monitor(const void *pa, const void *pb)
+{
+	const struct mon_raw *a = pa, *b = pb;
+
+	if (a->key.monitor != b->key.monitor)
+		return a->key.monitor < b->key.monitor ? -1 : 1;
+	return a->v.total_ns < b->v.total_ns ? 1 : a->v.total_ns > b->v.total_ns ? -1 : 0;
+}
+
+static bool same_frames(const struct parktrace_stack *a, const struct parktrace_stack *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (a->frames[i] != b->frames[i] && strcmp(a->frames[i], b->frames[i]))
+			return false;
+	return true;
+}
+
+/* The stacks of one monitor's entries, merged by the frames they name (the
+ * JIT gives one Java stack several raw ones: interpreted, compiled). */
+struct mon_stacks {
+	struct parktrace_stack *st;
+	size_t n, cap;
+};
+
+/* Add raw entry @r to monitor row @m, its stack to @ms. 0 or -ENOMEM. */
+static int mon_add(struct parktrace *t, struct parktrace_monitor *m, struct mon_stacks *ms,
+		   const struct mon_raw *r)
+{
+	struct parktrace_stack *st;
+	struct mt_jstack js;
+
+	m->entries += r->v.count;
+	m->ns += r->v.total_ns;
+	if (r->v.max_ns > m->max_ns)
+		m->max_ns = r->v.max_ns;
+	if (!r->key.jstack || !t->jn ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->key.jstack, &js)) {
+		m->unwalked += r->v.count;
+		return 0;
+	}
+	if (ms->n == ms->cap) {
+		size_t cap = ms->cap ? 2 * ms->cap : 8;
+		struct parktrace_stack *b = realloc(ms->st, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		ms->st = b;
+		ms->cap = cap;
+	}
+	st = &ms->st[ms->n];
+	st->parks = r->v.count;
+	st->ns = r->v.total_ns;
+	st->n = jstackname_frames(t->jn, &js, 0, st->frames, PARKTRACE_FRAMES, false);
+	for (size_t i = 0; i < ms->n; i++) {
+		if (same_frames(&ms->st[i], st)) {
+			ms->st[i].parks += st->parks;
+			ms->st[i].ns += st->ns;
+			return 0;
+		}
+	}
+	ms->n++;
+	return 0;
+}
+
+static int stack_by_time(const void *pa, const void *pb)
+{
+	const struct parktrace_stack *a = pa, *b = pb;
+
+	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : 0;
+}
+
+static int mon_by_time(const void *pa, const void *pb)
+{
+	const struct parktrace_monitor *a = pa, *b = pb;
+
+	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : 0;
+}
+
+int parktrace_read_monitors(struct parktrace *t, struct parktrace_monitor **out, size_t *n)
+{
+	int fd = bpf_map__fd(t->skel->maps.mon_stacks);
+	struct mt_mon_key key, *prev = NULL;
+	struct mon_raw *raw = NULL;
+	struct parktrace_monitor *rows = NULL;
+	struct mon_stacks ms = { 0 };
+	size_t nraw = 0, cap = 0, m = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	warm_stacks(t);
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (nraw == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct mon_raw *b = realloc(raw, ncap * sizeof(*raw));
+
+			if (!b) {
+				free(raw);
+				return -ENOMEM;
+			}
+			raw = b;
+			cap = ncap;
+		}
+		raw[nraw].key = key;
+		if (!bpf_map_lookup_elem(fd, &key, &raw[nraw].v))
+			nraw++;
+	}
+	if (nraw)
+		qsort(raw, nraw, sizeof(*raw), mon_by_monitor);
+	rows = calloc(nraw ? nraw : 1, sizeof(*rows));
+	if (!rows) {
+		free(raw);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nraw && !err; i++) {
+		struct parktrace_monitor *r;
+
+		if (!m || rows[m - 1].monitor != raw[i].key.monitor) {
+			rows[m++].monitor = raw[i].key.monitor;
+			ms.n = 0;
+		}
+		r = &rows[m - 1];
+		err = mon_add(t, r, &ms, &raw[i]);
+		/* the monitor's last entry: keep its stacks with the most time */
+		if (!err && (i + 1 == nraw || raw[i + 1].key.monitor != r->monitor)) {
+			if (ms.n)
+				qsort(ms.st, ms.n, sizeof(*ms.st), stack_by_time);
+			r->nstacks = ms.n < PARKTRACE_STACKS ? (int)ms.n : PARKTRACE_STACKS;
+			memcpy(r->stacks, ms.st, (size_t)r->nstacks * sizeof(*ms.st));
+		}
+	}
+	free(raw);
+	free(ms.st);
+	if (err) {
+		free(rows);
+		return err;
+	}
+	if (m)
+		qsort(rows, m, sizeof(*rows), mon_by_time);
+	*out = rows;
+	*n = m;
+	return 0;
+}
+
 const char *parktrace_lock_name(const struct parktrace_lock *l)
 {
 	if (l->key.klass)
 		return l->cls;
 	return l->key.timed == MT_PARK_SLEEP ? "Thread.sleep" : "(no blocker)";
+}
+
+int parktrace_ownable(struct parktrace *t, uint64_t klass)
+{
+	uintptr_t have = (uintptr_t)idmap_get(&t->ownable, klass);
+	uint64_t found;
+	int r;
+
+	if (have)
+		return (int)have - 1;
+	if (!klass)
+		return 0;
+	if (t->aos_ik) {
+		r = jobject_is_subclass(t->vs, &t->ol, klass, t->aos_ik);
+	} else {
+		/* loaded after we looked: found among this class's supers */
+		r = jobject_super_named(t->vs, &t->ol, klass, AOS, &found);
+		if (r == 1) {
+			t->aos_ik = found;
+			set_owner_field(t);
+		}
+	}
+	if (r < 0)
+		return 0;
+	idmap_put(&t->ownable, klass, (void *)(uintptr_t)(r + 1));
+	return r;
+}
+
+uint32_t parktrace_host_tid(struct parktrace *t, uint32_t tid)
+{
+	if (!t->p.other_pidns)
+		return tid;
+	return (uint32_t)(uintptr_t)idmap_get(&t->ns2host, tid);
+}
+
+void parktrace_forget_classes(struct parktrace *t)
+{
+	idmap_free(&t->ownable);
 }
 
 bool parktrace_lock_contended(const struct parktrace_lock *l)
@@ -530,4 +826,10 @@ void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS])
 			for (int i = 0; i < ncpu; i++)
 				out[k] += vals[i];
 	}
+	out[MT_PARK_MISSED] = parktrace_misses(t);
+}
+
+uint64_t parktrace_misses(struct parktrace *t)
+{
+	return bpfutil_obj_misses(t->skel->obj);
 }

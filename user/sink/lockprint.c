@@ -33,6 +33,45 @@ static void print_classes(FILE *f, const struct locks_report *r, bool json)
 		fprintf(f, "  (none)\n");
 }
 
+static const char *const park_how[] = {
+	[LOCKS_PARK] = "park", [LOCKS_PARK_TIMED] = "timed", [LOCKS_SLEEP] = "sleep",
+};
+
+/* Parks and sleeps per (blocker class, how): only a recording's stream has them. */
+static void print_parks(FILE *f, const struct locks_report *r, bool json)
+{
+	char a[32], b[32], c[32];
+
+	if (!json && r->nparks)
+		fprintf(f, "java.util.concurrent parks and Thread.sleep by blocker class (contended: "
+			"on a lock that had an owner when one of its parks began):\n"
+			"  %9s %10s %10s %9s %10s %8s  %s\n", "PARKS", "TIME", "MAX", "CONTENDED",
+			"CONT.TIME", "BLOCKERS", "BLOCKER CLASS");
+	for (size_t i = 0; i < r->nparks; i++) {
+		const struct locks_park *p = &r->parks[i];
+
+		if (json) {
+			fprintf(f, "{\"event\":\"park_class\",\"class\":");
+			json_str(f, p->name);
+			fprintf(f, ",\"how\":\"%s\",\"blockers\":%llu,\"parks\":%llu,\"parked_ns\":%llu,"
+				"\"max_ns\":%llu,\"contended_parks\":%llu,\"contended_ns\":%llu,"
+				"\"waiting_parks\":%llu,\"waiting_ns\":%llu}\n",
+				park_how[p->how], (unsigned long long)p->blockers,
+				(unsigned long long)p->parks, (unsigned long long)p->ns,
+				(unsigned long long)p->max_ns, (unsigned long long)p->contended,
+				(unsigned long long)p->contended_ns,
+				(unsigned long long)(p->parks - p->contended),
+				(unsigned long long)(p->ns - p->contended_ns));
+		} else {
+			fprintf(f, "  %9llu %10s %10s %9llu %10s %8llu  %s%s\n",
+				(unsigned long long)p->parks, fmt_ns(p->ns, a, sizeof(a)),
+				fmt_ns(p->max_ns, b, sizeof(b)), (unsigned long long)p->contended,
+				fmt_ns(p->contended_ns, c, sizeof(c)), (unsigned long long)p->blockers,
+				p->name, p->how == LOCKS_PARK_TIMED ? " (timed)" : "");
+		}
+	}
+}
+
 static void print_edges(FILE *f, const struct locks_report *r, bool json)
 {
 	static const char *const from[] = {
@@ -57,7 +96,10 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 			json_str(f, e->owner_name);
 			/* where the owner is known from: its (contended) entry, or the JVM */
 			fprintf(f, ",\"owner_from\":\"%s\"", from[e->owner_from]);
-			fprintf(f, ",\"blocked_ns\":%llu}\n", (unsigned long long)e->blocked_ns);
+			if (e->since_before)
+				fprintf(f, ",\"blocked_ns\":null}\n");
+			else
+				fprintf(f, ",\"blocked_ns\":%llu}\n", (unsigned long long)e->blocked_ns);
 		} else {
 			fprintf(f, "  \"%s\" (tid %llu) -> %s 0x%llx (%s) owned by ", e->thread,
 				(unsigned long long)e->tid,
@@ -72,7 +114,10 @@ static void print_edges(FILE *f, const struct locks_report *r, bool json)
 				fprintf(f, "nobody (waiting, not contending)");
 			else
 				fprintf(f, "(owner unknown)");
-			fprintf(f, ", blocked %s\n", fmt_ns(e->blocked_ns, a, sizeof(a)));
+			if (e->since_before)
+				fprintf(f, ", blocked since before tracing began\n");
+			else
+				fprintf(f, ", blocked %s\n", fmt_ns(e->blocked_ns, a, sizeof(a)));
 		}
 	}
 	if (!json && !r->nedges)
@@ -112,6 +157,7 @@ static void print_cycle(FILE *f, const struct locks_report *r, const struct lock
 void lockprint_report(FILE *f, const struct locks_report *r, bool json)
 {
 	print_classes(f, r, json);
+	print_parks(f, r, json);
 	print_edges(f, r, json);
 	for (size_t i = 0; i < r->ncycles; i++)
 		print_cycle(f, r, &r->cycles[i], json);

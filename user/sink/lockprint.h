@@ -11,7 +11,8 @@
 #include "analysis/locks.h"
 
 /*
- * lockprint_report - write @r to @f: contended monitors by class, the wait
+ * lockprint_report - write @r to @f: contended monitors by class, parks and
+ * sleeps by blocker class (a recording's; none live), the wait
  * graph, then one block (text) or line (JSON) per deadlock.
  */
 void lockprint_report(FILE *f, const struct locks_report *r, bool json);

@@ -22,4 +22,13 @@
 int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 		const uint64_t stats[MT_PARK_NSTATS], size_t top, bool json);
 
+/*
+ * parks_print_monitors - with --stacks: the contended monitors @m (@n, as
+ * parktrace_read_monitors() sorts them; their cls set by the caller) with
+ * the stacks of the threads that contended, and the probe counters @stats.
+ * @top bounds the monitors shown in text (0: all). Returns 0 or -EIO.
+ */
+int parks_print_monitors(FILE *f, const struct parktrace_monitor *m, size_t n,
+			 const uint64_t stats[MT_PARK_NSTATS], size_t top, bool json);
+
 #endif

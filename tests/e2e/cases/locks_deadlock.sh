@@ -11,15 +11,17 @@ jvm_start d -Xmx64m -XX:+UseSerialGC Deadlock --go "$TMPD/go"
 pid=$JVM_PID
 flag() { "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DTraceMonitorProbes | grep -o 'DTraceMonitorProbes *= *[a-z]*' | awk '{print $NF}'; }
 assert_eq "$(flag)" false "DTraceMonitorProbes before"
-"$MEMTRACE" locks -p "$pid" --enable-monitor-probes --duration 5 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
+"$MEMTRACE" locks -p "$pid" --enable-monitor-probes --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 l=$!
-"$MEMTRACE" record -p "$pid" -o "$TMPD/d.rec.gz" --duration 5 2>"$TMPD/rec.err" &
+"$MEMTRACE" record -p "$pid" -o "$TMPD/d.rec.gz" 2>"$TMPD/rec.err" &
 r=$!
 wait_for_line "$TMPD/locks.json" '"start"' 20 || { cat "$TMPD/locks.err"; fail "locks did not start"; }
 wait_for_line "$TMPD/rec.err" 'recording pid' 20 || { cat "$TMPD/rec.err"; fail "record did not start"; }
 assert_eq "$(flag)" true "DTraceMonitorProbes while tracing"
 touch "$TMPD/go"
 wait_for_line "$TMPD/d.out" DEADLOCKED 20 || fail "no deadlock"
+sleep 0.5
+kill -INT "$l" "$r" # on a signal, not a duration: attaching may take seconds under load
 wait "$l" || { cat "$TMPD/locks.err"; fail "locks failed"; }
 wait "$r" || { cat "$TMPD/rec.err"; fail "record failed"; }
 assert_contains "$TMPD/locks.err" "writing 1 (true) into -XX:DTraceMonitorProbes"

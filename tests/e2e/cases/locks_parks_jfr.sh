@@ -6,9 +6,13 @@
 # parkNanos and no blocker, a "napper" calling Thread.sleep(1) 150 times. The
 # parks on ReentrantLock$FairSync and those without a blocker must be equal in
 # number, their time parked within 5 %; the lock is contended (it had an
-# owner), the sleeper's parks are waiting; Thread.sleep is counted apart
+# owner), the sleeper's (1 ms each) parks are waiting; Thread.sleep is counted apart
 # (thread__sleep__* probes vs JFR's jdk.ThreadSleep).
-# TIMEOUT: 120
+# On the same run, `memtrace record` has the parks and sleeps in its stream:
+# `check` finds rules 1-5 hold (also on a second recording filtered to two
+# threads and paused for a while), and `report` sums them per blocker class
+# equal to JFR in number, within 5 % in time, contended vs waiting as above.
+# TIMEOUT: 150
 . "$ROOT/tests/e2e/lib.sh"
 
 sed '/name="jdk.Thread\(Park\|Sleep\)"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#}' \
@@ -25,17 +29,34 @@ wait_for_line "$TMPD/locks.json" '"start"' 30 || { cat "$TMPD/locks.err"; fail "
 "$MEMTRACE" top -p "$pid" --locks --json --interval 1 >"$TMPD/top.json" 2>"$TMPD/top.err" &
 tp=$!
 wait_for_line "$TMPD/top.json" '"top"' 30 || { cat "$TMPD/top.err"; fail "top did not start"; }
+# the stream, whole and partial
+"$MEMTRACE" record -p "$pid" -o "$TMPD/r.mtr" 2>"$TMPD/rec.err" &
+rp=$!
+"$MEMTRACE" record -p "$pid" -o "$TMPD/r2.mtr" --thread 'contender-[01]' --pause 0.3-0.8 \
+	2>"$TMPD/rec2.err" &
+rp2=$!
+wait_for_line "$TMPD/rec.err" 'recording pid' 30 || { cat "$TMPD/rec.err"; fail "record did not start"; }
+wait_for_line "$TMPD/rec2.err" 'recording pid' 30 || { cat "$TMPD/rec2.err"; fail "record did not start"; }
 sleep 0.5
 touch "$TMPD/go"
 wait_for_line "$TMPD/p.out" DONE 60 || fail "the workload did not finish"
-kill -INT "$m"
+kill -INT "$m" "$rp" "$rp2"
 wait "$m" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }
+wait "$rp" || { cat "$TMPD/rec.err"; fail "memtrace record failed"; }
+wait "$rp2" || { cat "$TMPD/rec2.err"; fail "memtrace record (filtered) failed"; }
+for r in r r2; do
+	"$MEMTRACE" check "$TMPD/$r.mtr" >"$TMPD/$r.check" || { cat "$TMPD/$r.check"; fail "check: $r.mtr breaks rules 1-5"; }
+	grep -q ' 0 violations' "$TMPD/$r.check" || fail "check: $(cat "$TMPD/$r.check")"
+	cat "$TMPD/$r.check"
+done
+"$MEMTRACE" report --json "$TMPD/r.mtr" >"$TMPD/report.json" || fail "report failed"
+"$MEMTRACE" report --json "$TMPD/r2.mtr" >"$TMPD/report2.json" || fail "report (filtered) failed"
 n0=$(wc -l <"$TMPD/top.json")
 for _ in $(seq 50); do [ "$(wc -l <"$TMPD/top.json")" -ge $((n0 + 2)) ] && break; sleep 0.1; done
 kill -INT "$tp"; wait "$tp" || { cat "$TMPD/top.err"; fail "memtrace top failed"; }
 jvm_stop "$pid" # the recording is written at exit
 "$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
-python3 - "$TMPD/locks.json" "$TMPD/jfr.json" "$TMPD/top.json" <<'PY' || fail "memtrace and JFR disagree"
+python3 - "$TMPD/locks.json" "$TMPD/jfr.json" "$TMPD/top.json" "$TMPD/report.json" "$TMPD/report2.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ev = json.load(open(sys.argv[2]))["recording"]["events"]
@@ -67,7 +88,7 @@ summ = [r for r in recs if r["event"] == "park_summary"][0]
 print("jfr:", jfr)
 print("memtrace:", ours, summ)
 fair = "java.util.concurrent.locks.ReentrantLock$FairSync"
-assert summ["no_thread"] == 0 and summ["map_full"] == 0, summ
+assert summ["no_thread"] == 0 and summ["map_full"] == 0 and summ["missed"] == 0, summ
 for cls in (fair, None):
     (jn, jt), (mn, mt) = jfr[cls], ours.get(cls, (0, 0))
     assert jn == mn, (cls, "count", jn, mn)
@@ -104,4 +125,23 @@ top_parks = sum(x["parks_per_s"] for t in top for x in t.get("locks", []) if x["
 print("top: FairSync parks summed over the intervals:", top_parks)
 assert round(top_parks) == jfr[fair][0], (top_parks, jfr[fair][0])
 assert own["owner"].startswith("contender-"), own
+# the recording: parks and sleeps per blocker class, from the stream
+rep = [json.loads(l) for l in open(sys.argv[4]) if l.startswith("{")]
+pc = {(r["class"], r["how"]): r for r in rep if r["event"] == "park_class"}
+print("report:", pc)
+assert all(r["event"] != "wait_edge" for r in rep), "threads blocked at the end?"
+for (cls, how), name in (((fair, "park"), fair), (("(no blocker)", "timed"), None)):
+    r, (jn, jt) = pc[(cls, how)], jfr[name]
+    assert r["parks"] == jn, (cls, "count", r["parks"], jn)
+    assert abs(r["parked_ns"] - jt) <= 0.05 * jt, (cls, "time", r["parked_ns"], jt)
+assert pc[(fair, "park")]["contended_parks"] == pc[(fair, "park")]["parks"], pc
+assert pc[(fair, "park")]["blockers"] == 1, pc
+assert pc[("(no blocker)", "timed")]["waiting_parks"] == 150, pc
+assert napper <= pc[("Thread.sleep", "sleep")]["parks"] <= len(sleeps), (pc, len(sleeps))
+# two contenders of four, part of the time: fewer, never more
+rep2 = [json.loads(l) for l in open(sys.argv[5]) if l.startswith("{")]
+pc2 = {(r["class"], r["how"]): r for r in rep2 if r["event"] == "park_class"}
+print("filtered report:", pc2)
+assert set(pc2) == {(fair, "park")}, pc2
+assert 0 < pc2[(fair, "park")]["parks"] < pc[(fair, "park")]["parks"], pc2
 PY

@@ -12,14 +12,16 @@
 
 jvm_start d -Xmx64m -XX:+UseSerialGC Deadlock --go "$TMPD/go" --uncontended
 pid=$JVM_PID
-"$MEMTRACE" locks -p "$pid" --enable-monitor-probes --duration 4 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
+"$MEMTRACE" locks -p "$pid" --enable-monitor-probes --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 l=$!
-"$MEMTRACE" record -p "$pid" -o "$TMPD/d.rec.gz" --duration 4 --categories thread,type,sync 2>"$TMPD/rec.err" &
+"$MEMTRACE" record -p "$pid" -o "$TMPD/d.rec.gz" --categories thread,type,sync 2>"$TMPD/rec.err" &
 r=$!
 wait_for_line "$TMPD/locks.json" '"start"' 20 || { cat "$TMPD/locks.err"; fail "locks did not start"; }
 wait_for_line "$TMPD/rec.err" 'recording pid' 20 || { cat "$TMPD/rec.err"; fail "record did not start"; }
 touch "$TMPD/go"
 wait_for_line "$TMPD/d.out" DEADLOCKED 20 || fail "no deadlock"
+sleep 0.5
+kill -INT "$l" "$r" # on a signal, not a duration: attaching may take seconds under load
 wait "$l" || { cat "$TMPD/locks.err"; fail "locks failed"; }
 wait "$r" || { cat "$TMPD/rec.err"; fail "record failed"; }
 cat "$TMPD/locks.json" >&2
