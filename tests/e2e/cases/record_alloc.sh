@@ -8,7 +8,7 @@
 # background allocations in the stretch one of them covers and the other
 # does not (they start and stop a few hundred ms apart), and by lost events
 # (reported by both). The report's by-class table (by the refills' classes)
-# agrees with the live one's (from the TLABs' contents) within 2 points; the
+# agrees with the live one's (from the TLABs' contents) within 4 points; the
 # recording passes `check` (the classes, loaded before recording began, are
 # created before the samples that refer to them: rule 2).
 # TIMEOUT: 60
@@ -46,7 +46,9 @@ ls = {c["class"]: c for c in live["classes"]}
 rs = {c["class"]: c for c in rep["classes"]}
 for n, want in (("AllocShares$Big", 0.5), ("AllocShares$Mid", 0.3), ("AllocShares$Small", 0.2)):
     a, b = ls[n]["share"], rs[n]["share"]
-    assert abs(a - b) < 0.02, (n, a, b)
+    # two estimators: ~1500 refills give the recording's share a standard
+    # deviation of ~1.3 points; the live one reads the TLABs' contents
+    assert abs(a - b) < 0.04, (n, a, b)
     # a sanity check that the names are the right ones: ~1500 TLAB samples
     # over 1 GiB leave a few points of noise (alloc_shares checks accuracy)
     assert abs(b - want) < 0.07, (n, b, want)
