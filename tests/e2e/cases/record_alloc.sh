@@ -2,7 +2,7 @@
 # record_alloc - allocation samples in the event stream: `memtrace record
 # --categories alloc` next to live `memtrace alloc --json` on the same JVM
 # over the same workload (AllocShares: 50/30/20 % of bytes by construction).
-# Both sample the same TLAB refills (two uprobes on the same AllocTracer
+# Both sample the same TLAB refills (live with --budget 0: every one; two uprobes on the same AllocTracer
 # functions), and both windows enclose the whole workload, so the refills
 # they count are the same ones: totals may differ only by the JVM's own
 # background allocations in the stretch one of them covers and the other
@@ -16,7 +16,7 @@
 
 jvm_start w -Xmx128m -XX:+UseSerialGC AllocShares --go "$TMPD/go" --mb 1024
 pid=$JVM_PID
-"$MEMTRACE" alloc -p "$pid" --json >"$TMPD/live.json" 2>"$TMPD/live.err" &
+"$MEMTRACE" alloc -p "$pid" --json --budget 0 >"$TMPD/live.json" 2>"$TMPD/live.err" &
 a=$!
 "$MEMTRACE" record -p "$pid" -o "$TMPD/a.rec.gz" --categories alloc 2>"$TMPD/rec.err" &
 r=$!
