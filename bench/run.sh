@@ -16,6 +16,8 @@ echo "== java.util.concurrent lock tracing overhead (bench/locks_overhead.sh)"
 bench/locks_overhead.sh
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"
 bench/sequencer.sh
+echo "== recording writer and reader before/after the crash-safe framing (bench/recording.sh)"
+bench/recording.sh
 
 echo "== JVMTI agent allocation sampling overhead (bench/agent_overhead.sh)"
 bench/agent_overhead.sh

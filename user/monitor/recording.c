@@ -15,6 +15,7 @@
 #define LINE_MAX_LEN 65536
 #define OUT_CAP (256u << 10)    /* compressed bytes buffered before a write */
 #define IN_CAP (64u << 10)      /* compressed bytes read at a time */
+#define PEND_CAP (64u << 10)    /* JSON gathered before a deflate() call */
 
 struct recording_writer {
 	int fd;
@@ -22,6 +23,8 @@ struct recording_writer {
 	bool z_init;
 	char *buf;                  /* one line */
 	size_t cap;
+	char *pend;                 /* whole lines not given to deflate yet */
+	size_t pend_n;
 	unsigned char *out;         /* compressed, not yet written */
 	size_t out_n;
 	uint64_t off;               /* bytes written to the file */
@@ -122,6 +125,7 @@ static int w_fail(struct recording_writer *w, int err)
 		    lseek(w->fd, (off_t)w->good, SEEK_SET) == (off_t)w->good)
 			w->off = w->good;
 		w->out_n = 0;
+		w->pend_n = 0;
 		deflateReset(&w->z);   /* the member it was in is gone */
 		w->member_in = 0;
 	}
@@ -171,6 +175,9 @@ static int w_end_member(struct recording_writer *w)
 		return w->err;
 	if (!w->member_in)
 		return 0;
+	w->z.next_in = (Bytef *)w->pend;
+	w->z.avail_in = (uInt)w->pend_n;
+	w->pend_n = 0;
 	err = w_deflate(w, Z_FINISH);
 	if (!err)
 		err = w_drain(w);
@@ -199,11 +206,25 @@ static int w_line(struct recording_writer *w, const char *line, size_t n)
 		return w->err;
 	if (!w->member_in)
 		w->member_t0 = mono_ns();
-	w->z.next_in = (Bytef *)line;
-	w->z.avail_in = (uInt)n;
-	err = w_deflate(w, Z_NO_FLUSH);
-	if (err)
-		return err;
+	if (w->pend_n + n > PEND_CAP) {
+		/* deflate in large steps, as gzwrite does: per line costs more */
+		w->z.next_in = (Bytef *)w->pend;
+		w->z.avail_in = (uInt)w->pend_n;
+		w->pend_n = 0;
+		err = w_deflate(w, Z_NO_FLUSH);
+		if (err)
+			return err;
+	}
+	if (n > PEND_CAP) {
+		w->z.next_in = (Bytef *)line;
+		w->z.avail_in = (uInt)n;
+		err = w_deflate(w, Z_NO_FLUSH);
+		if (err)
+			return err;
+	} else {
+		memcpy(w->pend + w->pend_n, line, n);
+		w->pend_n += n;
+	}
 	w->member_in += n;
 	return w->member_in >= REC_MEMBER_BYTES ? w_end_member(w) : 0;
 }
@@ -215,6 +236,7 @@ static void w_free(struct recording_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->buf);
+	free(w->pend);
 	free(w->out);
 	free(w);
 }
@@ -232,7 +254,8 @@ struct recording_writer *recording_create(const char *path, const struct recordi
 	w->cap = LINE_MAX_LEN;
 	w->buf = malloc(w->cap);
 	w->out = malloc(OUT_CAP);
-	if (!w->buf || !w->out) {
+	w->pend = malloc(PEND_CAP);
+	if (!w->buf || !w->out || !w->pend) {
 		err = ENOMEM;
 		goto fail;
 	}
