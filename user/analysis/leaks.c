@@ -171,7 +171,8 @@ int leaks_rank(struct mt_leaks *l, struct mt_samples *m, double t)
 		g->suspect = g->z >= MT_LEAK_Z && g->growth_lo > 0 && g->growth > 0;
 		suspects += g->suspect;
 	}
-	qsort(l->g, l->n, sizeof(*l->g), cmp_leak);
+	if (l->n) /* qsort(NULL, 0) is undefined: no groups */
+		qsort(l->g, l->n, sizeof(*l->g), cmp_leak);
 	/* the order changed: the hash index is stale, drop it */
 	free(l->tab);
 	l->tab = NULL;

@@ -124,7 +124,8 @@ struct mt_elf *elfsym_open(const char *path)
 			goto err_close;
 		}
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nsyms) /* qsort(NULL, 0) is undefined: an ELF without symbols */
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	return e;
 
 err_close:
