@@ -70,6 +70,9 @@ struct serve_jvm {
 	/* java.util.concurrent parks (--locks): the main thread's */
 	struct mt_vmstructs *vs;
 	struct parktrace *pk;
+	/* the JVM's /tmp (-1: not opened), held to remove the sockets it leaves
+	 * when it is killed (attach_remove_stale) */
+	int tmpfd;
 };
 
 struct serve {

@@ -4,11 +4,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "memtrace/agent_proto.h"
 
 #include "agentctl/agentlive.h"
 #include "cmd/serve_metrics.h"
 #include "cmd/serve_query.h"
 #include "cmd/serve_watch.h"
+#include "jvm/attach.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "probe/parktrace.h"
@@ -184,6 +188,7 @@ static int watch(struct serve *sv, int pid)
 		return err ? err : -EINVAL;
 	}
 	j->since_ns = real_ns();
+	j->tmpfd = attach_open_dir(&j->p, "/tmp");
 	if (sv->locks_all)
 		locks_start(j);
 	j->alloc.want = sv->alloc_all;
@@ -200,6 +205,8 @@ static int watch(struct serve *sv, int pid)
 			pthread_mutex_unlock(&sv->lock);
 			gctrace_free(j->t);
 			serve_metrics_drop(j);
+			if (j->tmpfd >= 0)
+				close(j->tmpfd);
 			free(j);
 			return -ENOMEM;
 		}
@@ -211,6 +218,23 @@ static int watch(struct serve *sv, int pid)
 	p_info("watching pid %d (%s, JDK %s)", pid, j->p.main_class[0] ? j->p.main_class : "?",
 	       j->p.jdk_version[0] ? j->p.jdk_version : "?");
 	return 0;
+}
+
+/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
+ * the agent's and its attach listener's (started by memtrace's attach). */
+static void remove_leftovers(struct serve_jvm *j)
+{
+	char name[64];
+	int err;
+
+	snprintf(name, sizeof(name), MT_AP_SOCK_FMT, j->p.nspid);
+	err = attach_remove_stale(j->tmpfd, strrchr(name, '/') + 1);
+	snprintf(name, sizeof(name), ".java_pid%d", j->p.nspid);
+	if (err >= 0)
+		err = attach_remove_stale(j->tmpfd, name);
+	if (err < 0)
+		p_warn("pid %d exited: cannot remove its stale sockets from its /tmp: %s", j->p.pid,
+		       strerror(-err));
 }
 
 /* unwatch - stop watching jvms[i] (@exited: because it exited) and drop its series. */
@@ -232,6 +256,11 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	serve_metrics_drop(j);
 	if (exited)
 		p_info("pid %d exited: no longer watched", j->p.pid);
+	if (j->tmpfd >= 0) {
+		if (exited)
+			remove_leftovers(j);
+		close(j->tmpfd);
+	}
 	free(j);
 }
 
