@@ -361,7 +361,7 @@ int do_record(int argc, char **argv)
 			sc = sitecount_new(&p); /* printed why not */
 			if (!sc)
 				p_warn("recording without per-site allocation counters (report's "
-				       "leaks will show no survival fractions)");
+				       "leaks will show no allocation rates)");
 		}
 	}
 	if (monitors && !collector_monitor_sites(c))
