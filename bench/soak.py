@@ -115,7 +115,7 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.clos
 tokf = os.path.join(OUT, "token")
 open(tokf, "w").write(TOKEN + "\n")
 serve_err = open(os.path.join(OUT, "serve.err"), "wb")
-serve = subprocess.Popen([os.path.join(root, "build", "memtrace"), "serve", "--all", "--listen",
+serve = subprocess.Popen([os.environ.get("MEMTRACE", os.path.join(root, "build", "memtrace")), "serve", "--all", "--listen",
                           "127.0.0.1:%d" % port, "--token-file", tokf, "--rescan", "1"],
                          stdout=subprocess.DEVNULL, stderr=serve_err)
 for _ in range(100):
