@@ -459,6 +459,38 @@ static void test_old_large_stream(void **state)
 	free(buf);
 }
 
+static int sides_seen;
+
+static void on_side(void *ctx, const struct recording_side *sd)
+{
+	assert_non_null(sd->s); /* "" when the line has none (found by fuzz_recording) */
+	assert_string_equal(sd->s, "");
+	sides_seen++;
+}
+
+/* An object-sampling line without its "s" (a method without a name). */
+static void test_side_without_name(void **state)
+{
+	struct recording_header h;
+	struct recording_reader *r;
+	const char *text;
+	struct mt_ev e;
+	uint64_t line;
+	gzFile gz = gzopen(path, "wb");
+
+	assert_non_null(gz);
+	gzprintf(gz, "{\"memtrace_recording\":1,\"pid\":7}\n{\"k\":\"method\",\"id\":3}\n"
+		 "{\"k\":\"sitevol\",\"v\":[1,2]}\n");
+	gzclose(gz);
+	r = recording_open(path, &h);
+	assert_non_null(r);
+	recording_on_side(r, on_side, NULL);
+	sides_seen = 0;
+	assert_int_equal(recording_next(r, &e, &text, &line), 0);
+	assert_int_equal(sides_seen, 2);
+	recording_close_read(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +501,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_large_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_side_without_name, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

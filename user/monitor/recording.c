@@ -812,6 +812,8 @@ static int side_line(struct recording_reader *r, enum recording_side_kind kind)
 		free(sd);
 		return -EINVAL;
 	}
+	if (!sd->s)
+		sd->s = r->text; /* a line without its "s": "", never NULL (found by fuzz_recording) */
 	if (r->side_fn)
 		r->side_fn(r->side_ctx, sd);
 	free(sd);

@@ -163,7 +163,7 @@ enum recording_side_kind {
 struct recording_side {
 	enum recording_side_kind kind;
 	uint64_t ts, id, st;
-	const char *s;                            /* valid until the next read */
+	const char *s;                            /* valid until the next read; "" if absent */
 	uint64_t v[REC_SIDE_MAXV];
 	unsigned nv;                              /* values read (writer: to write) */
 	struct mt_ap_frame fr[MT_AP_MAX_DEPTH];
