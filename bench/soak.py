@@ -14,7 +14,8 @@ each lives one of four lives, in turns:
 Every 5 s: serve's RSS and open descriptors, and the watch list and the
 series: every JVM alive for 10 s is watched and has series (any series with
 its pid label in /metrics), no JVM dead for 10 s is. At the end every JVM is
-stopped, and /tmp must hold no file of memtrace's (.memtrace-*, .attach_pid*)
+stopped, and /tmp and the JVMs' working directory must hold no file of
+memtrace's (.memtrace-*, .attach_pid*, nor the attach listener's .java_pid*)
 and serve must exit 0. Prints the samples, a summary and PASS/FAIL lines;
 writes them as JSON to OUT/soak.json.
 """
@@ -33,6 +34,10 @@ PROG = ("set_type big:\n    roots <- objects.filter([it | it.size > 4096])\n"
         "    membership <- false\ninstances_for big have_names = \"big\"\n")
 rng = random.Random(int(os.environ.get("SOAK_SEED", 17)))
 os.makedirs(OUT, exist_ok=True)
+# the JVMs' working directory: HotSpot looks for memtrace's attach trigger
+# there first, so it is checked for leftovers too
+JVM_CWD = os.path.join(OUT, "cwd")
+os.makedirs(JVM_CWD, exist_ok=True)
 
 
 def log(*a):
@@ -76,7 +81,7 @@ class Jvm:
         self.p = subprocess.Popen(
             [os.path.join(self.jdk, "bin", "java"), "-Xmx32m", "-XX:TieredStopAtLevel=1",
              "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-cp", os.path.join(root, "build", "java"),
-             "SteadyGc", "8"], stdout=self.out, stderr=subprocess.STDOUT)
+             "SteadyGc", "8"], stdout=self.out, stderr=subprocess.STDOUT, cwd=JVM_CWD)
         self.pid, self.t0 = self.p.pid, time.time()
         self.deadline = self.t0 + rng.uniform(15, 45)
         self.watched_at = None   # when serve first listed it
@@ -283,7 +288,8 @@ try:
 except subprocess.TimeoutExpired:
     serve.kill()
     end["serve_exit"] = "hung"
-ours = [f for f in os.listdir("/tmp") if f.startswith(".memtrace") or f.startswith(".attach_pid")]
+ours = [f for f in os.listdir("/tmp") if f.startswith((".memtrace", ".attach_pid", ".java_pid"))]
+ours += ["cwd/" + f for f in os.listdir(JVM_CWD)]
 jvm_own = sorted(os.listdir("/tmp"))
 hs = sum(len(os.listdir("/tmp/" + d)) for d in os.listdir("/tmp") if d.startswith("hsperfdata_"))
 end["tmp_memtrace_files"] = ours
@@ -343,6 +349,6 @@ verdict("memory", growth <= mh * 0.10 + 2048,
         "RSS second-half slope %+d kB/h (%+.0f kB over the run) vs its median %d kB; "
         "medians first/last third %d/%d kB, max %d kB" % (
             summary["rss_kb"]["slope_second_half_kb_per_h"], growth, mh, m1, m3, max(rss)))
-verdict("tmp", not ours, "memtrace files left in /tmp: %s" % (ours or "none"))
+verdict("tmp", not ours, "memtrace files left in /tmp and the JVMs' cwd: %s" % (ours or "none"))
 verdict("serve exit", end.get("serve_exit") == 0, "exit %s" % end.get("serve_exit"))
 sys.exit(0 if ok else 1)
