@@ -24,3 +24,6 @@ bench/agent_overhead.sh
 
 echo "== heap snapshots and queries: walk pause vs bare FollowReferences, live query vs heap dump (bench/query.sh)"
 bench/query.sh
+
+echo "== serve --all over JVM churn (bench/soak.sh; SOAK_SECONDS, default 120 here: an hour is 3600)"
+bench/soak.sh "${SOAK_SECONDS:-120}"
