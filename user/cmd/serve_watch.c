@@ -220,6 +220,46 @@ static int watch(struct serve *sv, int pid)
 	return 0;
 }
 
+/*
+ * Detaching a JVM's USDT probes costs an RCU grace period per probe site
+ * (the close of each uprobe link): on a loaded machine bench/soak.sh saw the
+ * main thread spend 10-17 s in usdt_detach_all for JVMs that had exited,
+ * rescans and series waiting meanwhile. A JVM that exited fires no probe
+ * any more, so its tracer is freed by a thread of its own; serve_watch_stop()
+ * waits for those threads.
+ */
+static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reap_done = PTHREAD_COND_INITIALIZER;
+static int reaping;
+
+static void *reap_run(void *arg)
+{
+	gctrace_free(arg);
+	pthread_mutex_lock(&reap_lock);
+	reaping--;
+	pthread_cond_broadcast(&reap_done);
+	pthread_mutex_unlock(&reap_lock);
+	return NULL;
+}
+
+/* reap - free @t on a detached thread (here, if no thread can start). */
+static void reap(struct gctrace *t)
+{
+	pthread_attr_t a;
+	pthread_t th;
+	int err;
+
+	pthread_mutex_lock(&reap_lock);
+	reaping++;
+	pthread_mutex_unlock(&reap_lock);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&th, &a, reap_run, t);
+	pthread_attr_destroy(&a);
+	if (err)
+		reap_run(t);
+}
+
 /* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
  * the agent's and its attach listener's (started by memtrace's attach). */
 static void remove_leftovers(struct serve_jvm *j)
@@ -250,7 +290,10 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	if (j->al)
 		age_stop(j);
 	gctrace_finish(j->t);
-	gctrace_free(j->t);
+	if (exited)
+		reap(j->t);
+	else
+		gctrace_free(j->t);
 	parktrace_free(j->pk);
 	vmstructs_free(j->vs);
 	serve_metrics_drop(j);
@@ -326,6 +369,10 @@ void serve_watch_stop(struct serve *sv)
 {
 	while (sv->njvms)
 		unwatch(sv, sv->njvms - 1, false);
+	pthread_mutex_lock(&reap_lock); /* the tracers of exited JVMs, still being freed */
+	while (reaping)
+		pthread_cond_wait(&reap_done, &reap_lock);
+	pthread_mutex_unlock(&reap_lock);
 	free(sv->jvms);
 	free(sv->failed);
 	sv->jvms = NULL;
