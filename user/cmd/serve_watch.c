@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* serve_watch.c - the JVM watcher of `memtrace serve` (see serve_watch.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memtrace/agent_proto.h"
@@ -228,13 +230,54 @@ static int watch(struct serve *sv, int pid)
  * any more, so its tracer is freed by a thread of its own; serve_watch_stop()
  * waits for those threads.
  */
+/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
+ * the agent's and its attach listener's (started by memtrace's attach).
+ * On the reaper's thread (it may wait for the process to be torn down). */
+static void remove_leftovers(int tmpfd, int pid, int nspid)
+{
+	char agent[64], listener[64];
+	int err = 0;
+
+	snprintf(agent, sizeof(agent), MT_AP_SOCK_FMT, nspid);
+	snprintf(listener, sizeof(listener), ".java_pid%d", nspid);
+	/* a killed JVM's leader is a zombie while its other threads still hold
+	 * the sockets open (they accept then): retry for up to 2 s */
+	for (int i = 0; i < 20 && err >= 0; i++) {
+		struct stat st;
+
+		err = attach_remove_stale(tmpfd, strrchr(agent, '/') + 1);
+		if (err >= 0)
+			err = attach_remove_stale(tmpfd, listener);
+		if (err < 0 || (fstatat(tmpfd, strrchr(agent, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) &&
+				fstatat(tmpfd, listener, &st, AT_SYMLINK_NOFOLLOW)))
+			break;
+		usleep(100000);
+	}
+	if (err < 0)
+		p_warn("pid %d exited: cannot remove its stale sockets from its /tmp: %s", pid,
+		       strerror(-err));
+}
+
 static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t reap_done = PTHREAD_COND_INITIALIZER;
 static int reaping;
 
+/* What a JVM that exited leaves to free. */
+struct reap_job {
+	struct gctrace *t;
+	int tmpfd, pid, nspid;
+};
+
 static void *reap_run(void *arg)
 {
-	gctrace_free(arg);
+	struct reap_job *r = arg;
+
+	gctrace_free(r->t);
+	if (r->tmpfd >= 0) {
+		remove_leftovers(r->tmpfd, r->pid, r->nspid);
+		close(r->tmpfd);
+	}
+	free(r);
 	pthread_mutex_lock(&reap_lock);
 	reaping--;
 	pthread_cond_broadcast(&reap_done);
@@ -242,39 +285,32 @@ static void *reap_run(void *arg)
 	return NULL;
 }
 
-/* reap - free @t on a detached thread (here, if no thread can start). */
-static void reap(struct gctrace *t)
+/* reap - free @j's tracer and remove its leftovers on a detached thread
+ * (here, if no thread can start); takes j->t and j->tmpfd. */
+static void reap(struct serve_jvm *j)
 {
+	struct reap_job *r = malloc(sizeof(*r));
 	pthread_attr_t a;
 	pthread_t th;
 	int err;
 
+	if (!r) {
+		gctrace_free(j->t);
+		if (j->tmpfd >= 0)
+			close(j->tmpfd);
+		return;
+	}
+	*r = (struct reap_job){ .t = j->t, .tmpfd = j->tmpfd, .pid = j->p.pid,
+				.nspid = j->p.nspid };
 	pthread_mutex_lock(&reap_lock);
 	reaping++;
 	pthread_mutex_unlock(&reap_lock);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&th, &a, reap_run, t);
+	err = pthread_create(&th, &a, reap_run, r);
 	pthread_attr_destroy(&a);
 	if (err)
-		reap_run(t);
-}
-
-/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
- * the agent's and its attach listener's (started by memtrace's attach). */
-static void remove_leftovers(struct serve_jvm *j)
-{
-	char name[64];
-	int err;
-
-	snprintf(name, sizeof(name), MT_AP_SOCK_FMT, j->p.nspid);
-	err = attach_remove_stale(j->tmpfd, strrchr(name, '/') + 1);
-	snprintf(name, sizeof(name), ".java_pid%d", j->p.nspid);
-	if (err >= 0)
-		err = attach_remove_stale(j->tmpfd, name);
-	if (err < 0)
-		p_warn("pid %d exited: cannot remove its stale sockets from its /tmp: %s", j->p.pid,
-		       strerror(-err));
+		reap_run(r);
 }
 
 /* unwatch - stop watching jvms[i] (@exited: because it exited) and drop its series. */
@@ -290,20 +326,19 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	if (j->al)
 		age_stop(j);
 	gctrace_finish(j->t);
-	if (exited)
-		reap(j->t);
-	else
+	if (exited) {
+		reap(j); /* the tracer and j->tmpfd */
+		j->tmpfd = -1;
+	} else {
 		gctrace_free(j->t);
+	}
 	parktrace_free(j->pk);
 	vmstructs_free(j->vs);
 	serve_metrics_drop(j);
 	if (exited)
 		p_info("pid %d exited: no longer watched", j->p.pid);
-	if (j->tmpfd >= 0) {
-		if (exited)
-			remove_leftovers(j);
+	if (j->tmpfd >= 0)
 		close(j->tmpfd);
-	}
 	free(j);
 }
 
