@@ -46,8 +46,37 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Objects too: make would otherwise delete the sanitizer objects after each unit test link.
 .SECONDARY: $(ASAN_OBJS) $(LIB_OBJS)
 
-.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build
-all: $(BUILD)/memtrace $(AGENT_SO)
+# make install (GNU layout; DESTDIR for staging): the binary in BINDIR, the
+# agent in PREFIX/lib/memtrace/ (memtrace looks in ../lib/memtrace/ from its
+# own directory), the man page and the bash completion, both generated from
+# the command table by scripts/gen-docs.py.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+AGENTDIR    := $(PREFIX)/lib/memtrace
+DOCS        := $(BUILD)/memtrace.1 $(BUILD)/memtrace.bash
+
+.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall
+all: $(BUILD)/memtrace $(AGENT_SO) $(DOCS)
+
+$(BUILD)/memtrace.1: $(BUILD)/memtrace scripts/gen-docs.py
+	python3 scripts/gen-docs.py $(BUILD)/memtrace man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/memtrace.bash: $(BUILD)/memtrace scripts/gen-docs.py
+	python3 scripts/gen-docs.py $(BUILD)/memtrace completion > $@.tmp && mv $@.tmp $@
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(AGENTDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(BUILD)/memtrace $(DESTDIR)$(BINDIR)/memtrace
+	install -m 644 $(AGENT_SO) $(DESTDIR)$(AGENTDIR)/libmemtrace-agent.so
+	install -m 644 $(BUILD)/memtrace.1 $(DESTDIR)$(MANDIR)/man1/memtrace.1
+	install -m 644 $(BUILD)/memtrace.bash $(DESTDIR)$(BASHCOMPDIR)/memtrace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memtrace $(DESTDIR)$(AGENTDIR)/libmemtrace-agent.so \
+		$(DESTDIR)$(MANDIR)/man1/memtrace.1 $(DESTDIR)$(BASHCOMPDIR)/memtrace
+	-rmdir $(DESTDIR)$(AGENTDIR)
 
 deps:
 	@scripts/install-deps.sh
@@ -142,7 +171,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -st
 DSL_SRCS := $(wildcard dsl/*.c)
 FUZZ_dsl := $(DSL_SRCS)
 FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
-	user/analysis/ageranges.c $(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
+	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
+	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
 FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c elfsym.c proc.c jvmflags.c klassname.c) \
 	user/lib/util.c
 FUZZ_perfdata := user/jvm/perfdata.c
@@ -159,7 +189,8 @@ FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c use
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
 	$(addprefix user/jvm/,attach.c perfdata.c proc.c) user/analysis/ageranges.c \
-	user/analysis/samples.c $(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
+	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
+	$(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
 FUZZ_LIBS_usdt := -lelf -lbpf
 FUZZ_LIBS_vmstructs := -lelf
 FUZZ_LIBS_agent_frames := -lelf

@@ -296,7 +296,8 @@ static void test_paths(void **state)
 		"\"DELETE /api/v1/jvms/PID/alloc\",\"POST /api/v1/jvms/PID/age?interval=BYTES\","
 		"\"POST /api/v1/jvms/PID/query?max_pause_ms=N (body: the program)\","
 		"\"GET /api/v1/queries/ID\",\"POST /api/v1/jvms/PID/record/pause\","
-		"\"POST /api/v1/jvms/PID/record/resume\",\"DELETE /api/v1/jvms/PID/age\"]}\n");
+		"\"POST /api/v1/jvms/PID/record/resume\",\"DELETE /api/v1/jvms/PID/age\","
+		"\"GET /debug/pprof/allocs?pid=PID&seconds=N (gzip'd profile.proto)\"]}\n");
 	assert_int_equal(req(x, "POST", "/api/v1/help", NULL), 405);
 	assert_string_equal(x->body, GET_ONLY);
 	assert_int_equal(req(x, "DELETE", "/api/v1/help", NULL), 405);

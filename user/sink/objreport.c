@@ -183,6 +183,8 @@ static void leaks_json(struct mt_samples *m, const struct mt_leaks *l,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
 		       g->confidence);
 		json_volume(g);
+		if (src->suspect_more)
+			src->suspect_more(src->more_ctx, k + 1, g, true);
 		printf("}");
 	}
 	printf("],\"others\":[");
@@ -245,6 +247,8 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 			printf("    %.2f of what it allocated is still live and old (95%%: %.2f-%.2f, "
 			       "%llu samples)\n", g->survival, g->survival_lo, g->survival_hi,
 			       (unsigned long long)g->alloc_n);
+		if (src->suspect_more)
+			src->suspect_more(src->more_ctx, k + 1, g, false);
 	}
 }
 
