@@ -57,7 +57,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 AGENTDIR    := $(PREFIX)/lib/memtrace
 DOCS        := $(BUILD)/memtrace.1 $(BUILD)/memtrace.bash
 
-.PHONY: all deps check unit e2e demo bench clean fuzz install uninstall
+.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall
 all: $(BUILD)/memtrace $(AGENT_SO) $(DOCS)
 
 $(BUILD)/memtrace.1: $(BUILD)/memtrace scripts/gen-docs.py
@@ -163,9 +163,55 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench
 	@bench/run.sh
 
-# libFuzzer on the DSL front end and evaluator; FUZZ_SECONDS (default 300).
+# libFuzzer harnesses (tests/fuzz/fuzz_NAME.c, tests/fuzz/README.md): clang with
+# coverage, ASan and UBSan; each links the objects of the sources it reads
+# (FUZZ_NAME below), compiled once into $(BUILD)/fuzz/obj/.
+FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=gnu11 \
+	-D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/fuzz -DMT_VERSION='"$(VERSION)"'
+DSL_SRCS := $(wildcard dsl/*.c)
+FUZZ_dsl := $(DSL_SRCS)
+FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
+	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
+	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
+FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c elfsym.c proc.c jvmflags.c klassname.c) \
+	user/lib/util.c
+FUZZ_perfdata := user/jvm/perfdata.c
+FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c
+FUZZ_agent_request := user/agent/request.c
+FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c) \
+	$(addprefix user/jvm/,attach.c proc.c klassname.c elfsym.c vmstructs.c) \
+	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
+	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
+FUZZ_recording := $(addprefix user/monitor/,recording.c sequencer.c check.c objrec.c) \
+	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c locks.c waitgraph.c) \
+	$(addprefix user/lib/,util.c idmap.c)
+FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
+	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
+	$(addprefix user/heap/,heapview.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
+	$(addprefix user/jvm/,attach.c perfdata.c proc.c) user/analysis/ageranges.c \
+	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
+	$(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
+FUZZ_LIBS_usdt := -lelf -lbpf
+FUZZ_LIBS_vmstructs := -lelf
+FUZZ_LIBS_agent_frames := -lelf
+FUZZ_LIBS_http := -lmicrohttpd -lpthread
+FUZZERS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(BUILD)/fuzz/obj/%.o: %.c $(USER_HDRS) $(wildcard user/agent/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+define fuzz_rule
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$$(FUZZ_$(1))) $$(wildcard tests/fuzz/*.h)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $$@ $$< $$(filter %.o,$$^) $$(FUZZ_LIBS_$(1)) -lz -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZERS))
+
+# Long fuzzing runs: FUZZ_SECONDS per harness (default 300), FUZZERS="a b" to pick.
 fuzz:
-	@tests/fuzz/run.sh $${FUZZ_SECONDS:-300}
+	@tests/fuzz/run.sh --each $${FUZZ_SECONDS:-300} $(FUZZ_ONLY)
 
 clean:
 	rm -rf $(BUILD)

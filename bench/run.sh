@@ -20,9 +20,14 @@ echo "== locks on a real server: H2 under a JDBC load vs JFR on the same run (be
 bench/locks_h2.sh
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"
 bench/sequencer.sh
+echo "== recording writer and reader before/after the crash-safe framing (bench/recording.sh)"
+bench/recording.sh
 
 echo "== JVMTI agent allocation sampling overhead (bench/agent_overhead.sh)"
 bench/agent_overhead.sh
 
 echo "== heap snapshots and queries: walk pause vs bare FollowReferences, live query vs heap dump (bench/query.sh)"
 bench/query.sh
+
+echo "== serve --all over JVM churn (bench/soak.sh; SOAK_SECONDS, default 120 here: an hour is 3600)"
+bench/soak.sh "${SOAK_SECONDS:-120}"

@@ -1,37 +1,95 @@
 #!/bin/bash
-# tests/fuzz/run.sh SECONDS - build the DSL fuzzer (libFuzzer, ASan, UBSan) and
-# run it for SECONDS with tests/dsl/*.mq as the seed corpus; then the
-# snapshot and HPROF readers' fuzzer for SECONDS/2. Exits non-zero
-# if the fuzzer finds a crash, a leak or undefined behaviour.
-set -euo pipefail
-secs=${1:-60}
+# tests/fuzz/run.sh [--each SECONDS | SECONDS] [NAME...] - build the libFuzzer
+# harnesses (make fuzz-build: clang, coverage, ASan, UBSan) and run each of
+# them (or the NAMEs given) on its corpus, two at a time:
+#   SECONDS         the whole run's budget, shared out (make check: 24)
+#   --each SECONDS  every harness that long (make fuzz: FUZZ_SECONDS)
+# A harness's corpus lives in build/fuzz/corpus/NAME (kept between runs, so
+# coverage accumulates) and starts from its seeds: tests/fuzz/seeds/NAME/
+# (real data, capture-seeds.sh), tests/dsl/*.mq for the DSL, the unit
+# tests' fixture heap for the heap readers (mkseeds.c). Prints one line per
+# harness - runs, libFuzzer's coverage (cov: edges, ft: features), corpus -
+# and exits non-zero if any finds a crash, a leak, undefined behaviour or a
+# timeout (the input is kept in build/fuzz/crash-NAME-*).
+set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${BUILD:-$root/build}/fuzz
-mkdir -p "$out/corpus"
-clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 -D_GNU_SOURCE -I"$root" \
-	-o "$out/fuzz_dsl" "$root"/dsl/*.c "$root/tests/fuzz/fuzz_dsl.c" -lm
-cp "$root"/tests/dsl/*.mq "$out/corpus/"
-cd "$out"
-./fuzz_dsl -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-	-print_final_stats=1 corpus
+build=${BUILD:-build}
+out=$root/$build/fuzz
+each=0 total=24
+if [ "${1:-}" = --each ]; then each=$2; shift 2; elif [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then total=$1; shift; fi
 
-# The snapshot and HPROF readers (user/heap/snapfile.c, snaprec.c, hprof.c,
-# walkids.c) and the heap built from what they read (heapview.c): one fuzzer
-# dispatching on the input's magic, for half the time (at least 5 s), seeded
-# with the unit tests' fixture heap in both formats.
-rsecs=$(( secs / 2 > 5 ? secs / 2 : 5 ))
-readers=("$root/user/heap/snapshot.c" "$root/user/heap/snaprec.c" "$root/user/heap/snapfile.c"
-	"$root/user/heap/hprof.c" "$root/user/heap/walkids.c" "$root/user/heap/heapview.c"
-	"$root/user/analysis/ageranges.c" "$root/user/analysis/dominators.c"
-	"$root/user/analysis/heapgraph.c" "$root/user/lib/util.c" "$root/user/lib/offmap.c"
-	"$root/user/lib/idmap.c" "$root"/dsl/*.c)
-mkdir -p "$out/corpus_readers"
-cc -O1 -g -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root" \
-	-I"$root/tests/unit" -o "$out/mkseeds" "$root/tests/fuzz/mkseeds.c" "${readers[@]}" -lz -lm
-"$out/mkseeds" "$out/corpus_readers" "$out/corpus_readers"
-clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root" \
-	-o "$out/fuzz_readers" "$root/tests/fuzz/fuzz_readers.c" "${readers[@]}" -lz -lm
-./fuzz_readers -max_total_time="$rsecs" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
-	-print_final_stats=1 corpus_readers
+# name  max_len  weight (share of the budget)
+table="dsl 4096 3
+readers 16384 2
+recording 65536 2
+agent_frames 65536 2
+agent_request 4096 1
+vmstructs 262144 2
+perfdata 70000 1
+usdt 65536 1
+http 8192 2"
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=($(echo "$table" | awk '{print $1}'))
+
+cd "$root"
+make -s -j"$(nproc)" BUILD="$build" fuzz-build >"$out.build.log" 2>&1 || {
+	mkdir -p "$out"; cat "$out.build.log"; echo "fuzz: the harnesses do not build"; exit 1; }
+
+# seeds into the corpora
+seed() { # NAME: unpack tests/fuzz/seeds/NAME/*.gz into the corpus (once per seed)
+	local d=$out/corpus/$1 f
+	mkdir -p "$d"
+	for f in tests/fuzz/seeds/$1/*.gz; do
+		[ -e "$f" ] || continue
+		[ -e "$d/seed-$(basename "$f" .gz)" ] || gzip -dc "$f" >"$d/seed-$(basename "$f" .gz)"
+	done
+}
+for n in "${names[@]}"; do seed "$n"; done
+if [[ " ${names[*]} " == *" dsl "* ]]; then cp tests/dsl/*.mq "$out/corpus/dsl/"; fi
+if [[ " ${names[*]} " == *" readers "* ]]; then
+	readers=(user/heap/snapshot.c user/heap/snaprec.c user/heap/snapfile.c user/heap/hprof.c
+		user/heap/walkids.c user/heap/heapview.c user/analysis/ageranges.c
+		user/analysis/dominators.c user/analysis/heapgraph.c user/lib/util.c
+		user/lib/offmap.c user/lib/idmap.c dsl/*.c)
+	cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -Itests/unit \
+		-o "$out/mkseeds" tests/fuzz/mkseeds.c "${readers[@]}" -lz -lm &&
+		"$out/mkseeds" "$out/corpus/readers" "$out/corpus/readers" >/dev/null
+fi
+
+wsum=0
+for n in "${names[@]}"; do wsum=$((wsum + $(echo "$table" | awk -v n="$n" '$1 == n {print $3}'))); done
+jobs=$(( $(nproc) > 1 ? 2 : 1 ))
+
+run_one() { # NAME SECONDS MAX_LEN
+	local n=$1 s=$2 len=$3 log=$out/log-$1
+	cd "$out/corpus/$n" || return 1
+	"$out/fuzz_$n" -max_total_time="$s" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$out/crash-$n-" . >"$log" 2>&1
+	local rc=$?
+	local done_line; done_line=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -1)
+	local runs; runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	local cov ft corp
+	cov=$(echo "$done_line" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+	ft=$(echo "$done_line" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+	corp=$(echo "$done_line" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+	if [ $rc -eq 0 ]; then
+		printf 'fuzz %-14s %9s runs in %3s s  cov %5s  ft %6s  corpus %5s\n' "$n" "${runs:-?}" \
+			"$s" "${cov:-?}" "${ft:-?}" "${corp:-?}"
+	else
+		echo "fuzz $n FAILED (exit $rc):"
+		grep -E 'ERROR|SUMMARY|==[0-9]+==|#[0-9]+ in |artifact|Test unit written|deadly' "$log" | head -40
+	fi
+	return $rc
+}
+
+fail=0 pids=()
+for n in "${names[@]}"; do
+	len=$(echo "$table" | awk -v n="$n" '$1 == n {print $2}')
+	w=$(echo "$table" | awk -v n="$n" '$1 == n {print $3}')
+	if [ -z "$len" ]; then echo "fuzz: no harness '$n'"; fail=1; continue; fi
+	if [ "$each" -gt 0 ]; then s=$each; else s=$(( total * jobs * w / wsum )); [ $s -lt 2 ] && s=2; fi
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
+	run_one "$n" "$s" "$len" &
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || fail=1; done
+[ $fail -eq 0 ]

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -354,6 +356,38 @@ static void test_foreign_dir(void **state)
 	fake_teardown(&f);
 }
 
+/* attach_remove_stale: a socket someone listens on stays, one whose
+ * listener is gone (a JVM killed -9) goes; other files and absent names are
+ * left alone. */
+static void test_remove_stale(void **state)
+{
+	char dir[] = "/tmp/test_attach.XXXXXX";
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int dfd, fd, f;
+
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/.java_pid42", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(attach_remove_stale(dfd, ".java_pid42"), 0); /* alive */
+	assert_int_equal(faccessat(dfd, ".java_pid42", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	close(fd);                                                       /* its JVM is gone */
+	assert_int_equal(attach_remove_stale(dfd, ".java_pid42"), 1);
+	assert_int_equal(faccessat(dfd, ".java_pid42", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(attach_remove_stale(dfd, ".java_pid42"), 0);    /* absent */
+	f = openat(dfd, ".memtrace-42.sock", O_CREAT | O_WRONLY, 0600);   /* not a socket */
+	assert_true(f >= 0);
+	close(f);
+	assert_int_equal(attach_remove_stale(dfd, ".memtrace-42.sock"), 0);
+	assert_int_equal(faccessat(dfd, ".memtrace-42.sock", F_OK, 0), 0);
+	unlinkat(dfd, ".memtrace-42.sock", 0);
+	close(dfd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_proto_malformed),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_place_and_remove),
+		cmocka_unit_test(test_remove_stale),
 		cmocka_unit_test(test_planted_symlinks),
 		cmocka_unit_test(test_foreign_dir),
 	};

@@ -51,6 +51,8 @@ static const struct tflag FLAGS[] = {
 /* Build a JVM whose VMStructs describe JVMFlag as JDK 17/25 do (24-byte
  * entries: _addr 0, _name 8, _flags 16, _type 20) and whose flag table holds
  * FLAGS plus the NULL-named terminator. *numflags_addr: where numFlags is. */
+static uint64_t name_off = 8; /* JVMFlag::_name's offset as VMStructs says it */
+
 static struct mt_vmstructs *flag_vm(struct fake *f, bool with_table, uint64_t *numflags_addr)
 {
 	uint64_t flags_var = fake_alloc(f, 8), num_var = fake_alloc(f, 8);
@@ -58,7 +60,7 @@ static struct mt_vmstructs *flag_vm(struct fake *f, bool with_table, uint64_t *n
 	uint64_t tab = fake_alloc(f, (n + 1) * 24);
 	const struct tfield fields[] = {
 		{ "JVMFlag", "_addr", "", 0, 0, 0 },
-		{ "JVMFlag", "_name", "const char*", 0, 8, 0 },
+		{ "JVMFlag", "_name", "const char*", 0, name_off, 0 },
 		{ "JVMFlag", "_flags", "JVMFlag::Flags", 0, 16, 0 },
 		{ "JVMFlag", "_type", "int", 0, 20, 0 },
 		{ "JVMFlag", "flags", "JVMFlag*", 1, 0, flags_var },
@@ -165,12 +167,30 @@ static void test_no_table_no_symtab(void **state)
 	free(f);
 }
 
+/* An offset whose end wraps around 2^64 (found by fuzz_vmstructs: it read
+ * far outside the copied table): the table makes no sense. */
+static void test_offset_wraps(void **state)
+{
+	struct fake *f = new_fake();
+	uint64_t num;
+	struct mt_vmstructs *vs;
+	bool b;
+
+	name_off = 0xfffffffffffffffcULL;
+	vs = flag_vm(f, true, &num);
+	name_off = 8;
+	assert_int_equal(jvmflags_get_bool(NULL, vs, "DTraceAllocProbes", &b), -EINVAL);
+	vmstructs_free(vs);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_values),
 		cmocka_unit_test(test_missing_and_mismatched),
 		cmocka_unit_test(test_no_table_no_symtab),
+		cmocka_unit_test(test_offset_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,18 @@ static void test_nstgid(void **state)
 	assert_int_equal(proc_parse_nstgid("Name:\tjava\n"), -1);
 }
 
+/* PF_KTHREAD from /proc/PID/stat's flags (the 9th field), comm with spaces
+ * and parentheses included. */
+static void test_kthread(void **state)
+{
+	assert_true(proc_parse_kthread("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20"));
+	assert_true(proc_parse_kthread("55 (kworker/0:1-events) I 2 0 0 0 -1 69238880 0 0"));
+	assert_false(proc_parse_kthread("1 (systemd) S 0 1 1 0 -1 4194560 5000 0"));
+	assert_false(proc_parse_kthread("77 (a) b (c)) S 1 77 77 0 -1 4194304 0 0"));
+	assert_false(proc_parse_kthread("garbage"));
+	assert_false(proc_parse_kthread("9 (x) S 1"));
+}
+
 /* Our own process is alive and is not a JVM; pid 0x3ffffff0 does not exist. */
 static void test_live(void **state)
 {
@@ -73,6 +85,7 @@ int main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_nstgid),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_kthread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,10 @@ static void test_uninitialised_and_bad_layout(void **state)
 	put64(f, s.s_stride, SF_STRIDE);
 	put64(f, s.s_address, 4000);
 	assert_int_equal(vmstructs_parse(&s, fake_read, f, &vs), -EINVAL);
+	/* An offset whose end wraps around 2^64 (found by fuzz_vmstructs). */
+	put64(f, s.s_type_name, 0xfffffffffffffff9ULL);
+	assert_int_equal(vmstructs_parse(&s, fake_read, f, &vs), -EINVAL);
+	put64(f, s.s_type_name, 0);
 	put64(f, s.s_address, 40);
 	/* A stride no JVM has. */
 	put64(f, s.t_stride, 1 << 20);

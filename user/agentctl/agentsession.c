@@ -17,6 +17,11 @@ void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s,
 	char path[64];
 
 	agentsock_path(p->nspid, path, sizeof(path));
+	if (err == -ESRCH || !proc_exists(p->pid)) {
+		/* whatever the socket said, the cause is that the JVM is gone */
+		p_err("JVM %d exited while memtrace talked to its agent", p->pid);
+		return;
+	}
 	switch (err) {
 	case -ENOENT:
 		p_err("no memtrace agent listens in JVM %d (%s is absent): run `memtrace attach "
@@ -66,6 +71,8 @@ int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 				break;
 			if ((err != -ENOENT && err != -ECONNREFUSED) || ms_since(t0) >= retry_ms)
 				return err;
+			if (!proc_exists(p->pid))
+				return -ESRCH; /* no agent will come: do not wait for it */
 			usleep(50000);
 		}
 		err = agentsock_hello(s, r);
@@ -77,6 +84,10 @@ int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 		    ms_since(t0) >= (retry_ms > MT_BUSY_WAIT_MS ? retry_ms : MT_BUSY_WAIT_MS)) {
 			agentsock_close(s);
 			return err;
+		}
+		if (!proc_exists(p->pid)) {
+			agentsock_close(s);
+			return -ESRCH;
 		}
 		if (!told) {
 			p_info("JVM %d: another memtrace session is using the agent; waiting up to "
@@ -123,7 +134,10 @@ int agentsession_open(const struct mt_proc *p, struct mt_agentsock *s,
 	*loaded = false;
 	mapped = agentfile_mapped(p->pid, path, sizeof(path));
 	if (mapped < 0) {
-		p_err("cannot read /proc/%d/maps: %s", p->pid, strerror(-mapped));
+		if (!proc_exists(p->pid))
+			p_err("JVM %d exited before memtrace could load its agent", p->pid);
+		else
+			p_err("cannot read /proc/%d/maps: %s", p->pid, strerror(-mapped));
 		return mapped;
 	}
 	if (!mapped) {

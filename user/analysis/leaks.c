@@ -73,6 +73,22 @@ static struct mt_leak *group(struct mt_leaks *l, uint32_t site, uint32_t cls)
 	return &l->g[l->n++];
 }
 
+void leaks_wilson95(double p, double n, double *lo, double *hi)
+{
+	const double z = 1.959964, z2 = z * z;
+	double c, h;
+
+	if (n <= 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	c = (p + z2 / (2 * n)) / (1 + z2 / n);
+	h = z * sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+	*lo = c - h < 0 ? 0 : c - h;
+	*hi = c + h > 1 ? 1 : c + h;
+}
+
 int leaks_mark_mid(struct mt_leaks *l, struct mt_samples *m, double t)
 {
 	for (size_t k = 0; k < m->n; k++) {
@@ -168,10 +184,19 @@ int leaks_rank(struct mt_leaks *l, struct mt_samples *m, double t)
 		mean_w = g->samples ? g->live_bytes / (double)g->samples : 0;
 		g->live_lo = lo * mean_w;
 		g->live_hi = hi * mean_w;
+		/* survival from the samples alone: the old live ones are among all */
+		if (g->alloc_w > 0 && g->alloc_n) {
+			double p = g->old_bytes_end / g->alloc_w;
+
+			g->survival = p > 1 ? 1 : p;
+			leaks_wilson95(g->survival, (double)g->alloc_n, &g->survival_lo,
+				       &g->survival_hi);
+		}
 		g->suspect = g->z >= MT_LEAK_Z && g->growth_lo > 0 && g->growth > 0;
 		suspects += g->suspect;
 	}
-	qsort(l->g, l->n, sizeof(*l->g), cmp_leak);
+	if (l->n) /* qsort(NULL, 0) is undefined: no groups */
+		qsort(l->g, l->n, sizeof(*l->g), cmp_leak);
 	/* the order changed: the hash index is stale, drop it */
 	free(l->tab);
 	l->tab = NULL;
@@ -317,7 +342,6 @@ int leaks_match_volumes(struct mt_leaks *l, struct mt_samples *m,
 		g->alloc_bytes *= scale;
 		g->alloc_refills *= scale;
 		g->alloc_rate = window_s > 0 ? g->alloc_bytes / window_s : 0;
-		g->survival = g->alloc_bytes > 0 ? g->old_bytes_end / g->alloc_bytes : -1;
 		matched++;
 	}
 	qsort(l->g, l->n, sizeof(*l->g), cmp_leak);

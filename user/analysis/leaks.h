@@ -42,14 +42,20 @@
  * p_g'M. A method only one group's chain holds goes to it whole; a method
  * many chains share goes where the other methods leave room.
  *   alloc_bytes  the sum of g's parts, scaled to the agent's window
- *   survival     old_bytes_end / alloc_bytes: the part of what the site
- *                allocated in the window that is still live and old at its
- *                end (≈ 1 for a site whose objects are all kept, ≈ 0 for churn;
- *                coarse when alloc_refills, the refills behind it, are few)
  * The volumes do not enter the suspect test or its confidence: those rest
  * on the samples' counts alone, and how a method's bytes are shared depends
  * on JIT inlining. Among suspects whose growth bounds tie, and among the
  * others at equal growth, the higher survival ranks first.
+ *
+ * Survival: the part of what the group allocated in the window that is still
+ * live and old at its end (≈ 1 for a site whose objects are all kept, ≈ 0
+ * for churn), from the agent's samples alone - old_bytes_end / alloc_w, the
+ * old live samples' estimated bytes over every sample's of the group (dead
+ * or alive): the old live samples are among those, so it is at most 1
+ * (clamped to 1 when the store tracks a subset of the samples and scales
+ * them). With it, a 95% interval (Wilson's, the group's alloc_n samples as
+ * the trials). Dividing the old bytes by the BPF volume instead (two
+ * estimators, the second shared out by method names) gave fractions above 1.
  */
 #ifndef MEMTRACE_LEAKS_H
 #define MEMTRACE_LEAKS_H
@@ -81,7 +87,8 @@ struct mt_leak {
 	double alloc_rate;       /* alloc_bytes per second */
 	double alloc_refills;    /* the refills behind that share (its share of the
 				  * method's refills): few means a rough volume */
-	double survival;         /* old_bytes_end / alloc_bytes, -1 if unknown */
+	double survival;         /* old_bytes_end / alloc_w in [0, 1], -1 if no sample */
+	double survival_lo, survival_hi; /* its 95% interval */
 	const char *alloc_method; /* the BPF method giving most of alloc_bytes (owned
 				  * by the volumes), or NULL */
 	int match_depth;         /* its place in the chain: 0 = the allocating frame */
@@ -118,13 +125,17 @@ int leaks_rank(struct mt_leaks *l, struct mt_samples *m, double t);
 void leaks_on_alloc(void *ctx, uint32_t site, uint32_t cls, double weight);
 
 /*
- * leaks_match_volumes - after leaks_rank(): alloc_bytes, alloc_rate, survival
- * and alloc_method of every group from the BPF volumes @v (rule above), for a
+ * leaks_match_volumes - after leaks_rank(): alloc_bytes, alloc_rate and
+ * alloc_method of every group from the BPF volumes @v (rule above), for a
  * window of @window_s seconds. Reorders by the tie rule (suspects stay
  * first). Returns the number of groups matched, or -ENOMEM.
  */
 int leaks_match_volumes(struct mt_leaks *l, struct mt_samples *m,
 			const struct mt_site_volumes *v, double window_s);
+
+/* leaks_wilson95 - Wilson's 95% interval of a proportion @p observed over @n
+ * trials, into [*lo, *hi] (within [0, 1]; [0, 1] when @n is 0). */
+void leaks_wilson95(double p, double n, double *lo, double *hi);
 
 /* Phi - the standard normal distribution function. */
 double leaks_phi(double z);

@@ -37,7 +37,11 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace check [--json] FILE\n"
 		   "  Verifies rules 1-5 of consistent partial monitoring on a recording;\n"
-		   "  prints each violation as FILE:LINE: rule N: why. Exit 1 on any.\n");
+		   "  prints each violation as FILE:LINE: rule N: why. Exit 1 on any, or on a\n"
+		   "  line that is not of the format. A recording cut short (its writer killed,\n"
+		   "  a full disk, a truncated file) is checked up to the cut: a warning on\n"
+		   "  stderr says where it was cut (JSON: \"complete\":false and \"cut\"), and\n"
+		   "  the exit is 0 if what is there breaks no rule.\n");
 }
 
 int do_check(int argc, char **argv)
@@ -46,7 +50,9 @@ int do_check(int argc, char **argv)
 	struct recording_reader *r;
 	struct mt_check *c;
 	uint64_t line = 0, n = 0;
+	const struct recording_cut *cut;
 	const char *text;
+	char why[256];
 	struct mt_ev e;
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -77,18 +83,32 @@ int do_check(int argc, char **argv)
 	}
 	if (rc < 0)
 		p_err("%s: %s", argv[i], recording_error(r));
-	if (mt_opts.json)
+	cut = recording_cut(r);
+	if (rc == 0 && cut->kind != REC_CUT_NONE) {
+		recording_cut_explain(r, why, sizeof(why));
+		p_warn("%s was cut short: %s", argv[i], why);
+	}
+	if (mt_opts.json) {
 		printf("{\"event\":\"check\",\"events\":%llu,\"violations\":%llu,\"rule1\":%llu,"
-		       "\"rule2\":%llu,\"rule3\":%llu,\"rule4\":%llu,\"rule5\":%llu,\"complete\":%s}\n",
+		       "\"rule2\":%llu,\"rule3\":%llu,\"rule4\":%llu,\"rule5\":%llu,\"complete\":%s",
 		       (unsigned long long)n, (unsigned long long)check_count(c, 0),
 		       (unsigned long long)check_count(c, 1), (unsigned long long)check_count(c, 2),
 		       (unsigned long long)check_count(c, 3), (unsigned long long)check_count(c, 4),
 		       (unsigned long long)check_count(c, 5),
-		       recording_trailer(r)->present ? "true" : "false");
-	else
-		printf("%s: %llu events, %llu violations%s\n", argv[i], (unsigned long long)n,
+		       rc == 0 && cut->kind == REC_CUT_NONE ? "true" : "false");
+		if (rc == 0 && cut->kind != REC_CUT_NONE)
+			printf(",\"cut\":{\"reason\":\"%s\",\"at_byte\":%llu,\"file_bytes\":%llu,"
+			       "\"last_line\":%llu,\"blocks\":%llu}", recording_cut_name(cut->kind),
+			       (unsigned long long)cut->at, (unsigned long long)cut->size,
+			       (unsigned long long)cut->line, (unsigned long long)cut->members);
+		printf("}\n");
+	} else {
+		printf("%s: %llu events, %llu violations%s%s%s\n", argv[i], (unsigned long long)n,
 		       (unsigned long long)check_count(c, 0),
-		       recording_trailer(r)->present ? "" : " (no trailer: the recording was cut short)");
+		       rc == 0 && cut->kind != REC_CUT_NONE ? " (cut short: " : "",
+		       rc == 0 && cut->kind != REC_CUT_NONE ? recording_cut_name(cut->kind) : "",
+		       rc == 0 && cut->kind != REC_CUT_NONE ? ")" : "");
+	}
 	rc = rc < 0 || check_count(c, 0) ? 1 : 0;
 	check_free(c);
 	recording_close_read(r);

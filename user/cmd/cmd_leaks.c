@@ -70,7 +70,7 @@ static int on_start(void *ctx, const struct mt_proc *p)
 		return 0;
 	c->sc = sitecount_new(p); /* printed why not */
 	if (!c->sc)
-		p_warn("continuing without per-site allocation counters (survival fractions "
+		p_warn("continuing without per-site allocation counters (allocation rates "
 		       "are not shown)");
 	return 0;
 }
@@ -271,8 +271,9 @@ static void usage(FILE *f)
 		   "  the growth of their old live bytes (survived >= K GCs, default 2) over the\n"
 		   "  second half of the window. A suspect needs confidence >= 0.95.\n"
 		   "  BPF counts allocation volume per site meanwhile, so each site shows its\n"
-		   "  allocation rate and the fraction of its allocated bytes still live and\n"
-		   "  old at the end (survival); --no-site-counters skips that.\n"
+		   "  allocation rate (--no-site-counters skips that); the samples give the\n"
+		   "  fraction of its allocated bytes still live and old at the end (survival,\n"
+		   "  at most 1, with its 95%% interval).\n"
 		   "  --paths: at the end, one heap walk (a pause) finds live samples of each\n"
 		   "  group, and each suspect shows the shortest reference chain from a GC root\n"
 		   "  to one of them (who holds the leak).\n");

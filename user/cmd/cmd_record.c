@@ -38,6 +38,7 @@ struct window {
 
 struct rec_ctx {
 	struct recording_writer *w;
+	const char *path;
 	struct mt_seq *seq;
 	uint64_t t0;
 	struct window pauses[MAX_PAUSES];
@@ -55,7 +56,9 @@ static void usage(FILE *f)
 		"  pools, allocation samples from TLAB refills, contended monitors,\n"
 		"  java.util.concurrent parks and Thread.sleep as waits) as a\n"
 		"  consistent stream (rules 1-5) to FILE:\n"
-		"  gzip'd JSON lines, see `memtrace report` and `memtrace check`.\n"
+		"  gzip'd JSON lines, see `memtrace report` and `memtrace check`. The file\n"
+		"  is written a block (gzip member) a second: killed, or on a full disk,\n"
+		"  it stays readable up to its last complete block.\n"
 		"  --categories LIST   report only these: type,object,thread,inv,pool,alloc,sync,ref\n"
 		"                      (objects: naming it loads memtrace's agent into the JVM,\n"
 		"                      whose allocation samples become object create/reclaim)\n"
@@ -79,14 +82,24 @@ static void usage(FILE *f)
 		"  /api/v1/jvms/PID/record/pause and /resume send them); Ctrl-C ends the recording.\n");
 }
 
+/* The first write error (ENOSPC, EIO, ...): said once; the loop ends on it. */
+static void emit_error(struct rec_ctx *r, int err)
+{
+	if (r->err)
+		return;
+	r->err = err;
+	p_err("cannot write %s: %s; the recording stops here, readable up to its last "
+	      "complete block (%llu bytes; `memtrace report` and `check` read it)", r->path,
+	      strerror(-err), (unsigned long long)recording_written(r->w));
+}
+
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
 {
 	struct rec_ctx *r = ctx;
+	int err = recording_write(r->w, e, text);
 
-	if (recording_write(r->w, e, text) && !r->err) {
-		r->err = -EIO;
-		p_err("cannot write the recording: %s", strerror(EIO));
-	}
+	if (err)
+		emit_error(r, err);
 }
 
 /* Apply the --pause schedule at event time @ts. */
@@ -309,6 +322,7 @@ int do_record(int argc, char **argv)
 	snprintf(h.libjvm, sizeof(h.libjvm), "%s", p.libjvm);
 	h.start_mono_ns = r.t0;
 	h.mono_to_real_ns = real_ns() - r.t0;
+	r.path = out;
 	r.w = recording_create(out, &h);
 	if (!r.w) {
 		p_err("cannot create %s: %s", out, strerror(errno));
@@ -365,7 +379,7 @@ int do_record(int argc, char **argv)
 			sc = sitecount_new(&p); /* printed why not */
 			if (!sc)
 				p_warn("recording without per-site allocation counters (report's "
-				       "leaks will show no survival fractions)");
+				       "leaks will show no allocation rates)");
 		}
 	}
 	if (monitors && !collector_monitor_sites(c))
@@ -388,6 +402,11 @@ int do_record(int argc, char **argv)
 			break;
 		}
 		err = 0;
+		/* a block a second reaches the disk: a kill -9 loses at most that */
+		if (!r.err && (err = recording_tick(r.w, mono_ns()))) {
+			emit_error(&r, err);
+			err = 0;
+		}
 		sitecount_warm(sc); /* new sites named while their code lives */
 		if (deadline && mono_ns() >= deadline)
 			break;
@@ -450,9 +469,13 @@ cleanup:
 	}
 	objrec_writer_free(ow);
 	monflag_restore(&mf);
-	if (r.w && recording_close(r.w, tr.present ? &tr : NULL) && !err) {
-		p_err("cannot finish writing %s: %s", out, strerror(EIO));
-		err = -EIO;
+	if (r.w) {
+		int cerr = recording_close(r.w, tr.present ? &tr : NULL);
+
+		if (cerr && !r.err && !err) {
+			p_err("cannot finish writing %s: %s", out, strerror(-cerr));
+			err = cerr;
+		}
 	}
 	sequencer_free(r.seq);
 	return err || r.err ? 1 : 0;

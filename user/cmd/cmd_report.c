@@ -433,6 +433,23 @@ static int objects_report(const char *path, const struct recording_header *h, ui
 	return rc;
 }
 
+/* The recording ends before its trailer: a warning now (stderr), and what
+ * was read is reported as usual. JSON: one "recording" record. */
+static void cut_say(const struct recording_reader *r, const char *file)
+{
+	const struct recording_cut *c = recording_cut(r);
+	char why[256];
+
+	recording_cut_explain(r, why, sizeof(why));
+	p_warn("%s was cut short: %s; what is there is reported", file, why);
+	if (mt_opts.json)
+		printf("{\"event\":\"recording\",\"complete\":false,\"cut\":{\"reason\":\"%s\","
+		       "\"at_byte\":%llu,\"file_bytes\":%llu,\"last_line\":%llu,\"blocks\":%llu}}\n",
+		       recording_cut_name(c->kind), (unsigned long long)c->at,
+		       (unsigned long long)c->size, (unsigned long long)c->line,
+		       (unsigned long long)c->members);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace report [--json] [--by class|site] [--min-age K] [--top N]\n"
@@ -446,7 +463,10 @@ static void usage(FILE *f)
 		   "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
 		   "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n"
 		   "  A recording made with --alloc-stacks also gives the heaviest allocation\n"
-		   "  stacks and, on request, the profile files `memtrace alloc` writes.\n");
+		   "  stacks and, on request, the profile files `memtrace alloc` writes.\n"
+		   "  A recording cut short (writer killed, disk full, file truncated) is\n"
+		   "  reported up to the cut, with a warning saying where (JSON: an\n"
+		   "  {\"event\":\"recording\",\"complete\":false,\"cut\":...} record); exit 0.\n");
 }
 
 int do_report(int argc, char **argv)
@@ -552,6 +572,8 @@ int do_report(int argc, char **argv)
 	}
 	if (rc < 0)
 		p_err("%s: %s", argv[i], recording_error(r));
+	else if (recording_cut(r)->kind != REC_CUT_NONE)
+		cut_say(r, argv[i]);
 	t = recording_trailer(r);
 	gcreplay_finish(rp.gc, t->lost,
 			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,

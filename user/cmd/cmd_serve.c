@@ -28,6 +28,7 @@
  * already its documented controls.
  */
 #include <getopt.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -122,6 +123,11 @@ int do_serve(int argc, char **argv)
 	uint64_t next_scan = 0, deadline;
 	bool all = false;
 	int opt, ret = 1;
+
+	/* serve runs for days with short-lived threads (HTTP, one per query): a
+	 * malloc arena per thread kept ~12 MiB more RSS for good in bench/soak.sh
+	 * (40 vs 28 MiB over 400 JVMs); two arenas are enough for its contention */
+	mallopt(M_ARENA_MAX, 2);
 
 	sv.queries.lock = &sv.lock;
 	optind = 0;

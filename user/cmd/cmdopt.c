@@ -117,7 +117,9 @@ int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recor
 	*r = recording_open(argv[i], h);
 	if (!*r) {
 		p_err("cannot read %s: %s", argv[i],
-		      errno == EINVAL ? "not a memtrace recording" : strerror(errno));
+		      errno == EINVAL ? "not a memtrace recording" :
+		      errno == ENODATA ? "the file was cut before the end of its header line "
+					 "(nothing of the recording is there)" : strerror(errno));
 		return 1;
 	}
 	return 0;

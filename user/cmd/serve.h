@@ -105,6 +105,9 @@ struct serve_jvm {
 	/* java.util.concurrent parks (--locks): the main thread's */
 	struct mt_vmstructs *vs;
 	struct parktrace *pk;
+	/* the JVM's /tmp (-1: not opened), held to remove the sockets it leaves
+	 * when it is killed (attach_remove_stale) */
+	int tmpfd;
 };
 
 /* The profile jobs of one serve (serve_pprof.h), guarded by serve.lock. */

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* serve_watch.c - the JVM watcher of `memtrace serve` (see serve_watch.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memtrace/agent_proto.h"
 
 #include "agentctl/agentlive.h"
 #include "cmd/serve_metrics.h"
 #include "cmd/serve_query.h"
 #include "cmd/serve_watch.h"
+#include "jvm/attach.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "probe/parktrace.h"
@@ -184,6 +190,7 @@ static int watch(struct serve *sv, int pid)
 		return err ? err : -EINVAL;
 	}
 	j->since_ns = real_ns();
+	j->tmpfd = attach_open_dir(&j->p, "/tmp");
 	serve_metrics_memory_start(j);
 	if (sv->locks_all)
 		locks_start(j);
@@ -202,6 +209,8 @@ static int watch(struct serve *sv, int pid)
 			gctrace_free(j->t);
 			serve_metrics_memory_stop(j);
 			serve_metrics_drop(j);
+			if (j->tmpfd >= 0)
+				close(j->tmpfd);
 			free(j);
 			return -ENOMEM;
 		}
@@ -213,6 +222,97 @@ static int watch(struct serve *sv, int pid)
 	p_info("watching pid %d (%s, JDK %s)", pid, j->p.main_class[0] ? j->p.main_class : "?",
 	       j->p.jdk_version[0] ? j->p.jdk_version : "?");
 	return 0;
+}
+
+/*
+ * Detaching a JVM's USDT probes costs an RCU grace period per probe site
+ * (the close of each uprobe link): on a loaded machine bench/soak.sh saw the
+ * main thread spend 10-17 s in usdt_detach_all for JVMs that had exited,
+ * rescans and series waiting meanwhile. A JVM that exited fires no probe
+ * any more, so its tracer is freed by a thread of its own; serve_watch_stop()
+ * waits for those threads.
+ */
+/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
+ * the agent's and its attach listener's (started by memtrace's attach).
+ * On the reaper's thread (it may wait for the process to be torn down). */
+static void remove_leftovers(int tmpfd, int pid, int nspid)
+{
+	char agent[64], listener[64];
+	int err = 0;
+
+	snprintf(agent, sizeof(agent), MT_AP_SOCK_FMT, nspid);
+	snprintf(listener, sizeof(listener), ".java_pid%d", nspid);
+	/* a killed JVM's leader is a zombie while its other threads still hold
+	 * the sockets open (they accept then): retry for up to 2 s */
+	for (int i = 0; i < 20 && err >= 0; i++) {
+		struct stat st;
+
+		err = attach_remove_stale(tmpfd, strrchr(agent, '/') + 1);
+		if (err >= 0)
+			err = attach_remove_stale(tmpfd, listener);
+		if (err < 0 || (fstatat(tmpfd, strrchr(agent, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) &&
+				fstatat(tmpfd, listener, &st, AT_SYMLINK_NOFOLLOW)))
+			break;
+		usleep(100000);
+	}
+	if (err < 0)
+		p_warn("pid %d exited: cannot remove its stale sockets from its /tmp: %s", pid,
+		       strerror(-err));
+}
+
+static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reap_done = PTHREAD_COND_INITIALIZER;
+static int reaping;
+
+/* What a JVM that exited leaves to free. */
+struct reap_job {
+	struct gctrace *t;
+	int tmpfd, pid, nspid;
+};
+
+static void *reap_run(void *arg)
+{
+	struct reap_job *r = arg;
+
+	gctrace_free(r->t);
+	if (r->tmpfd >= 0) {
+		remove_leftovers(r->tmpfd, r->pid, r->nspid);
+		close(r->tmpfd);
+	}
+	free(r);
+	pthread_mutex_lock(&reap_lock);
+	reaping--;
+	pthread_cond_broadcast(&reap_done);
+	pthread_mutex_unlock(&reap_lock);
+	return NULL;
+}
+
+/* reap - free @j's tracer and remove its leftovers on a detached thread
+ * (here, if no thread can start); takes j->t and j->tmpfd. */
+static void reap(struct serve_jvm *j)
+{
+	struct reap_job *r = malloc(sizeof(*r));
+	pthread_attr_t a;
+	pthread_t th;
+	int err;
+
+	if (!r) {
+		gctrace_free(j->t);
+		if (j->tmpfd >= 0)
+			close(j->tmpfd);
+		return;
+	}
+	*r = (struct reap_job){ .t = j->t, .tmpfd = j->tmpfd, .pid = j->p.pid,
+				.nspid = j->p.nspid };
+	pthread_mutex_lock(&reap_lock);
+	reaping++;
+	pthread_mutex_unlock(&reap_lock);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&th, &a, reap_run, r);
+	pthread_attr_destroy(&a);
+	if (err)
+		reap_run(r);
 }
 
 /* unwatch - stop watching jvms[i] (@exited: because it exited) and drop its series. */
@@ -228,13 +328,20 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	if (j->al)
 		age_stop(j);
 	gctrace_finish(j->t);
-	gctrace_free(j->t);
+	if (exited) {
+		reap(j); /* the tracer and j->tmpfd */
+		j->tmpfd = -1;
+	} else {
+		gctrace_free(j->t);
+	}
 	parktrace_free(j->pk);
 	vmstructs_free(j->vs);
 	serve_metrics_memory_stop(j);
 	serve_metrics_drop(j);
 	if (exited)
 		p_info("pid %d exited: no longer watched", j->p.pid);
+	if (j->tmpfd >= 0)
+		close(j->tmpfd);
 	free(j);
 }
 
@@ -302,6 +409,10 @@ void serve_watch_stop(struct serve *sv)
 {
 	while (sv->njvms)
 		unwatch(sv, sv->njvms - 1, false);
+	pthread_mutex_lock(&reap_lock); /* the tracers of exited JVMs, still being freed */
+	while (reaping)
+		pthread_cond_wait(&reap_done, &reap_lock);
+	pthread_mutex_unlock(&reap_lock);
 	free(sv->jvms);
 	free(sv->failed);
 	sv->jvms = NULL;

@@ -133,6 +133,30 @@ int attach_open_dir(const struct mt_proc *p, const char *path)
 	return err ? err : fd;
 }
 
+int attach_remove_stale(int dirfd, const char *name)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, err;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return 0;
+	/* through the directory we hold: the JVM's mount namespace may be gone */
+	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/%s", dirfd, name) >=
+	    sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
+	close(fd);
+	if (err != -ECONNREFUSED)
+		return err == 0 ? 0 : err; /* alive, or we cannot tell: leave it */
+	return unlinkat(dirfd, name, 0) ? -errno : 1;
+}
+
 /* Our saved effective ids while we act as the target. */
 struct creds {
 	uid_t euid;
@@ -411,6 +435,8 @@ int attach_command(const struct mt_proc *p, const char *cmd, const char *a1,
 		if (err == -EPERM)
 			p_err("cannot attach to JVM %d owned by uid %u as uid %u: run memtrace as "
 			      "root or as that user", p->pid, (unsigned)p->uid, (unsigned)geteuid());
+		else if (!proc_exists(p->pid))
+			p_err("JVM %d exited while memtrace attached to it", p->pid);
 		else
 			p_err("cannot connect to the attach listener /tmp/%s of JVM %d: %s%s",
 			      sock, p->pid, strerror(-err),
@@ -435,12 +461,17 @@ int attach_command(const struct mt_proc *p, const char *cmd, const char *a1,
 	got = read_reply(fd, buf, MT_ATTACH_REPLY_MAX);
 	if (got < 0) {
 		err = (int)got;
-		p_err("no reply from the attach listener of JVM %d to '%s': %s", p->pid, cmd,
-		      err == -EAGAIN ? "timed out" : strerror(-err));
+		if (!proc_exists(p->pid))
+			p_err("JVM %d exited while it ran '%s' for memtrace", p->pid, cmd);
+		else
+			p_err("no reply from the attach listener of JVM %d to '%s': %s", p->pid,
+			      cmd, err == -EAGAIN ? "timed out" : strerror(-err));
 		goto out;
 	}
 	err = attach_parse_reply(buf, (size_t)got, !strcmp(cmd, "load"), r);
-	if (err)
+	if (err && !proc_exists(p->pid))
+		p_err("JVM %d exited while it ran '%s' for memtrace", p->pid, cmd);
+	else if (err)
 		p_err("malformed reply from the attach listener of JVM %d to '%s': \"%.*s\"",
 		      p->pid, cmd, (int)(got > 80 ? 80 : got), buf);
 out:

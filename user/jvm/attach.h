@@ -65,6 +65,16 @@ int attach_sigquit_caught(const char *status);
 int attach_open_dir(const struct mt_proc *p, const char *path);
 
 /*
+ * attach_remove_stale - remove the unix socket @name of directory @dirfd
+ * (a JVM's /tmp, opened while it lived) if no one listens on it any more:
+ * what a JVM killed with -9 leaves (its attach listener's .java_pid<N>, the
+ * agent's .memtrace-<N>.sock). A socket someone still listens on (a new
+ * process that got the pid) stays. Returns 1 removed, 0 nothing to remove,
+ * or -errno. Prints nothing.
+ */
+int attach_remove_stale(int dirfd, const char *name);
+
+/*
  * attach_connect_as - connect to the unix socket @name in directory @dirfd
  * with the target's effective uid/gid (switched with setegid/seteuid around
  * connect() when we are root, then switched back). Returns the socket fd or

@@ -55,6 +55,13 @@ static int load_syms(struct mt_elf *e, Elf_Scn *scn, GElf_Shdr *sh, int from_sym
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
+	/* the header's size is a claim: the data holds at most d_size symbols */
+	if (n > data->d_size)
+		n = data->d_size;
+	/* nothing to add: realloc(p, 0) would free e->syms behind our back
+	 * (found by fuzz_usdt: a double free on a crafted ELF) */
+	if (!n)
+		return 0;
 	tmp = realloc(e->syms, (e->nsyms + n) * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
@@ -124,7 +131,8 @@ struct mt_elf *elfsym_open(const char *path)
 			goto err_close;
 		}
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nsyms) /* qsort(NULL, 0) is undefined: an ELF without symbols */
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	return e;
 
 err_close:

@@ -48,8 +48,9 @@ static int find_in_table(const struct mt_vmstructs *vs, const char *name, struct
 		return -ENOTSUP;
 	has_type = !vmstructs_field_offset(vs, "JVMFlag", "_type", &off_type);
 	has_flags = !vmstructs_field_offset(vs, "JVMFlag", "_flags", &off_flags);
-	if (stride < 16 || stride > MAX_ENTRY || off_name + 8 > stride || off_addr + 8 > stride ||
-	    (has_type && off_type + 4 > stride) || (has_flags && off_flags + 4 > stride))
+	/* offsets compared as stride - size: an offset near 2^64 must not wrap */
+	if (stride < 16 || stride > MAX_ENTRY || off_name > stride - 8 || off_addr > stride - 8 ||
+	    (has_type && off_type > stride - 4) || (has_flags && off_flags > stride - 4))
 		return -EINVAL;
 	if ((err = vmstructs_read_ptr(vs, flags_addr, &base)) ||
 	    (err = vmstructs_read_ptr(vs, num_addr, &num)))

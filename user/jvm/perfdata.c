@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,8 +18,17 @@
 #define PD_ENTRY_HDR   20   /* entry length 4, name offset 4, vector length 4, type/flags/units/variability 4, data offset 4 */
 #define PD_MAX_BYTES   (16u << 20)
 
+/*
+ * The file belongs to the JVM's user, and memtrace often runs as root: what
+ * is in it is not trusted after it was checked. So it is not mapped (a
+ * mapping of a file its owner rewrites or cuts is an out-of-bounds read or a
+ * SIGBUS away): the entry table is copied and checked once, at open, and a
+ * counter's 8 bytes are read from the file at the offset that copy gives,
+ * each time anew.
+ */
 struct mt_perfdata {
-	const unsigned char *map;
+	int fd;
+	unsigned char *map;       /* the file as it was at open (checked) */
 	size_t len;
 	uint32_t entry_off, nentries;
 };
@@ -77,7 +85,7 @@ struct mt_perfdata *perfdata_open_file(const char *path, char *why, size_t n)
 {
 	struct mt_perfdata *pd;
 	struct stat st;
-	void *map;
+	ssize_t got;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -94,22 +102,21 @@ struct mt_perfdata *perfdata_open_file(const char *path, char *why, size_t n)
 		errno = EINVAL;
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	err = errno;
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(why, n, "cannot map %s: %s", path, strerror(err));
-		errno = err;
-		return NULL;
-	}
 	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		munmap(map, (size_t)st.st_size);
+	if (pd) {
+		pd->fd = -1;
+		pd->map = malloc((size_t)st.st_size);
+	}
+	if (!pd || !pd->map) {
+		free(pd);
+		close(fd);
+		snprintf(why, n, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
-	pd->map = map;
-	pd->len = (size_t)st.st_size;
+	pd->fd = fd;
+	got = pread(fd, pd->map, (size_t)st.st_size, 0);
+	pd->len = got > 0 ? (size_t)got : 0;
 	if (check_layout(pd, why, n)) {
 		perfdata_free(pd);
 		errno = EINVAL;
@@ -154,30 +161,44 @@ void perfdata_free(struct mt_perfdata *pd)
 {
 	if (!pd)
 		return;
-	if (pd->map)
-		munmap((void *)pd->map, pd->len);
+	if (pd->fd >= 0)
+		close(pd->fd);
+	free(pd->map);
 	free(pd);
+}
+
+/* The 8 bytes at file offset @off as they are now: the JVM updates them in
+ * place, so two reads that agree (a copy is not one atomic load). 0 or
+ * -ENOENT (the file is shorter now). */
+static int read_now(const struct mt_perfdata *pd, uint64_t off, int64_t *v)
+{
+	int64_t a, b;
+
+	if (pread(pd->fd, &a, 8, (off_t)off) != 8)
+		return -ENOENT;
+	for (int i = 0; i < 4; i++, a = b) {
+		if (pread(pd->fd, &b, 8, (off_t)off) != 8)
+			return -ENOENT;
+		if (a == b)
+			break;
+	}
+	*v = a;
+	return 0;
 }
 
 int perfdata_long(const struct mt_perfdata *pd, const char *name, int64_t *v)
 {
 	uint32_t off = pd->entry_off;
 
+	/* the table as checked at open: every entry inside the copy */
 	for (uint32_t i = 0; i < pd->nentries; i++) {
 		const unsigned char *e = pd->map + off;
 		uint32_t elen = rd32(e), data = rd32(e + 16);
 
 		/* type 'J', a scalar (vector length 0), the 8 bytes inside the entry */
 		if (!strcmp((const char *)e + rd32(e + 4), name) && e[12] == 'J' &&
-		    rd32(e + 8) == 0 && data >= PD_ENTRY_HDR && data <= elen - 8) {
-			/* the JVM updates it in place: one aligned 8-byte load */
-			if (((uintptr_t)(e + data) & 7) == 0)
-				*v = __atomic_load_n((const int64_t *)(const void *)(e + data),
-						     __ATOMIC_RELAXED);
-			else
-				memcpy(v, e + data, 8);
-			return 0;
-		}
+		    rd32(e + 8) == 0 && data >= PD_ENTRY_HDR && data <= elen - 8)
+			return read_now(pd, (uint64_t)off + data, v);
 		off += elen;
 	}
 	return -ENOENT;

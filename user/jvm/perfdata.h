@@ -24,8 +24,9 @@ struct mt_proc;
 struct mt_perfdata;
 
 /*
- * perfdata_open_file - map @path read-only and check its prologue and entry
- * table. Returns the handle (the caller frees it with perfdata_free), or NULL
+ * perfdata_open_file - open @path read-only, copy and check its prologue and
+ * entry table (counters are then read from the file itself, each time: the
+ * file's owner may rewrite or cut it, so nothing of it is mapped). Returns the handle (the caller frees it with perfdata_free), or NULL
  * with errno set and a reason in @why: ENOENT (no file), EINVAL (not an
  * hsperfdata file, another byte order, version or a table out of bounds).
  */
@@ -35,7 +36,7 @@ struct mt_perfdata *perfdata_open_file(const char *path, char *why, size_t n);
  * p->root/tmp/hsperfdata_* as p->nspid, owned by the JVM's uid). As above.
  */
 struct mt_perfdata *perfdata_open(const struct mt_proc *p, char *why, size_t n);
-/* perfdata_free - unmap; NULL is a no-op. */
+/* perfdata_free - close; NULL is a no-op. */
 void perfdata_free(struct mt_perfdata *pd);
 
 /* perfdata_long - the current value of the long counter @name: 0 or -ENOENT. */

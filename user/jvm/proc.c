@@ -33,6 +33,65 @@ bool proc_exists(int pid)
 	return alive;
 }
 
+bool proc_parse_kthread(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+	unsigned long long flags;
+
+	/* after comm: state ppid pgrp session tty_nr tpgid flags */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+		return false;
+	return flags & 0x00200000ull; /* PF_KTHREAD */
+}
+
+/* A kernel thread (its stat says so; no ptrace access needed). */
+static bool is_kthread(int pid)
+{
+	char path[64], *st;
+	bool k;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	st = read_file(path, NULL);
+	if (!st)
+		return false;
+	k = proc_parse_kthread(st);
+	free(st);
+	return k;
+}
+
+/*
+ * Whether @pid runs HotSpot's VM thread, from its threads' names (comm is
+ * readable without ptrace access, unlike maps): HotSpot names its threads
+ * since JDK 9, "VM Thread" among them once the VM is up. For a process whose
+ * memory map we may not read.
+ */
+static bool has_vm_thread(int pid)
+{
+	char path[96], name[32];
+	struct dirent *d;
+	bool found = false;
+	DIR *dh;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dh = opendir(path);
+	if (!dh)
+		return false;
+	while (!found && (d = readdir(dh))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		found = fgets(name, sizeof(name), f) && !strncmp(name, "VM Thread", 9);
+		fclose(f);
+	}
+	closedir(dh);
+	return found;
+}
+
 int proc_parse_nstgid(const char *status)
 {
 	const char *line = strstr(status, "\nNStgid:");
@@ -266,6 +325,11 @@ int proc_open(int pid, struct mt_proc *p)
 	find_container_id(p);
 
 	err = find_libjvm(p);
+	/* maps denied (even to root, by another user namespace or a security
+	 * module): a kernel thread, or a process without HotSpot's VM thread,
+	 * is not a JVM whatever the permissions */
+	if ((err == -EACCES || err == -EPERM) && (is_kthread(pid) || !has_vm_thread(pid)))
+		err = -ENOEXEC;
 	if (err)
 		return err;
 	snprintf(p->libjvm_host, sizeof(p->libjvm_host), "%s%s", p->root, p->libjvm);
@@ -280,20 +344,56 @@ int proc_open(int pid, struct mt_proc *p)
 	return 0;
 }
 
+/* Whether /proc/@pid/maps opens (ptrace access is checked at open). */
+static bool maps_readable(int pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != EACCES && errno != EPERM;
+	close(fd);
+	return true;
+}
+
 void proc_explain(int pid, int err)
 {
+	char path[64], comm[40] = "", *c;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	c = read_file(path, NULL);
+	if (c) {
+		snprintf(comm, sizeof(comm), " (%.*s)", (int)strcspn(c, "\n"), c);
+		free(c);
+	}
 	switch (err) {
 	case -ESRCH:
 		p_err("no process with pid %d (check the pid with `memtrace ps`)", pid);
 		break;
 	case -ENOEXEC:
-		p_err("process %d is not a HotSpot JVM: no libjvm.so is mapped "
-		      "(`memtrace ps` lists the JVMs on this machine)", pid);
+		if (is_kthread(pid))
+			p_err("process %d%s is a kernel thread, not a JVM (`memtrace ps` lists "
+			      "the JVMs on this machine)", pid, comm);
+		else if (!maps_readable(pid))
+			p_err("process %d%s is not a JVM: none of its threads is HotSpot's "
+			      "\"VM Thread\" (its memory map is not readable here either) "
+			      "(`memtrace ps` lists the JVMs on this machine)", pid, comm);
+		else
+			p_err("process %d%s is not a HotSpot JVM: no libjvm.so is mapped "
+			      "(`memtrace ps` lists the JVMs on this machine)", pid, comm);
 		break;
 	case -EACCES:
 	case -EPERM:
-		p_err("cannot read /proc/%d: permission denied (run memtrace as root, "
-		      "or as the JVM's user with CAP_SYS_PTRACE)", pid);
+		if (geteuid() == 0)
+			p_err("cannot read /proc/%d/maps of JVM %d%s although memtrace runs as root: "
+			      "it is protected from this process (another user namespace, or a "
+			      "security module); run memtrace in the JVM's namespace or host",
+			      pid, pid, comm);
+		else
+			p_err("cannot read /proc/%d: permission denied (run memtrace as root, "
+			      "or as the JVM's user with CAP_SYS_PTRACE)", pid);
 		break;
 	default:
 		p_err("cannot inspect process %d: %s", pid, strerror(-err));

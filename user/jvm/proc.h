@@ -30,13 +30,21 @@ struct mt_proc {
 /*
  * proc_open - fill *p for host pid @pid.
  * Returns 0; -ESRCH if no such process; -ENOEXEC if it is not a HotSpot JVM
- * (no libjvm.so mapped); -EACCES/-EPERM if /proc denies us; other -errno.
+ * (no libjvm.so mapped; or, when its map may not be read, a kernel thread or
+ * a process none of whose threads is "VM Thread"); -EACCES/-EPERM if /proc
+ * denies us the map of what looks like a JVM; other -errno.
  * Prints nothing: the caller chooses the message (see proc_explain()).
  */
 int proc_open(int pid, struct mt_proc *p);
 
-/* proc_explain - print the p_err() matching proc_open()'s error for @pid. */
+/* proc_explain - print the p_err() matching proc_open()'s error for @pid,
+ * naming the cause: no such process, a kernel thread, not a JVM, a JVM we
+ * may not read (as root: protected from us; else: privileges). */
 void proc_explain(int pid, int err);
+
+/* proc_parse_kthread - whether /proc/PID/stat text @stat has PF_KTHREAD in
+ * its flags. Pure: unit-tested. */
+bool proc_parse_kthread(const char *stat);
 
 /* proc_exists - true while host pid @pid is alive (and not a zombie). */
 bool proc_exists(int pid);

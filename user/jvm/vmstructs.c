@@ -169,8 +169,8 @@ static int check_layout(const uint64_t *vals, const int *field_size, size_t n)
 		return -EAGAIN;
 	if (stride > MAX_STRIDE)
 		return -EINVAL;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (vals[i] + field_size[i] > stride)
+	for (size_t i = 0; i + 1 < n; i++) /* no overflow: an offset near 2^64 wrapped */
+		if (vals[i] > stride || (uint64_t)field_size[i] > stride - vals[i])
 			return -EINVAL;
 	return 0;
 }
@@ -404,11 +404,43 @@ static const char *const sym_names[] = {
 _Static_assert(sizeof(struct mt_vmstructs_syms) == sizeof(sym_names) / sizeof(sym_names[0]) * 8,
 	       "sym_names must match struct mt_vmstructs_syms");
 
+/* The runtime addresses of the exported symbols of @p's libjvm, from @e
+ * (libjvm opened) and its load @bias. 0 or -ENOENT. */
+static int syms_of(const struct mt_elf *e, uint64_t bias, struct mt_vmstructs_syms *s)
+{
+	uint64_t *slot = (uint64_t *)s;
+
+	for (size_t i = 0; i < MT_ARRAY_SIZE(sym_names); i++) {
+		uint64_t addr, size;
+		int err = elfsym_lookup(e, sym_names[i], &addr, &size);
+
+		if (err)
+			return err;
+		slot[i] = addr + bias;
+	}
+	return 0;
+}
+
+int vmstructs_syms(const struct mt_proc *p, struct mt_vmstructs_syms *s)
+{
+	struct mt_elf *e;
+	int err;
+
+	if (!p->libjvm_host[0])
+		return -ENOENT;
+	e = elfsym_open(p->libjvm_host);
+	if (!e)
+		return -errno;
+	err = syms_of(e, elfsym_load_bias(e, p->libjvm_base), s);
+	elfsym_free(e);
+	return err;
+}
+
 int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out)
 {
 	struct mt_vmstructs_syms s;
-	uint64_t *slot = (uint64_t *)&s, bias;
 	struct mt_elf *e;
+	uint64_t bias;
 	int err;
 
 	*out = NULL;
@@ -418,17 +450,9 @@ int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out)
 	if (!e)
 		return -errno;
 	bias = elfsym_load_bias(e, p->libjvm_base);
-	for (size_t i = 0; i < MT_ARRAY_SIZE(sym_names); i++) {
-		uint64_t addr, size;
-
-		err = elfsym_lookup(e, sym_names[i], &addr, &size);
-		if (err) {
-			elfsym_free(e);
-			return err;
-		}
-		slot[i] = addr + bias;
-	}
-	err = vmstructs_parse(&s, vmstructs_proc_read, (void *)(intptr_t)p->pid, out);
+	err = syms_of(e, bias, &s);
+	if (!err)
+		err = vmstructs_parse(&s, vmstructs_proc_read, (void *)(intptr_t)p->pid, out);
 	if (err) {
 		elfsym_free(e);
 		return err;

@@ -71,6 +71,11 @@ struct mt_vmstructs_syms {
  */
 int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out);
 
+/* vmstructs_syms - the addresses of those symbols in the live JVM @p (what
+ * vmstructs_open() parses from; a memory image's starting points). 0, -ENOENT
+ * or -errno of opening libjvm. */
+int vmstructs_syms(const struct mt_proc *p, struct mt_vmstructs_syms *s);
+
 /*
  * vmstructs_parse - the same from symbol addresses @s and a memory reader
  * (@rd, @ctx must outlive the handle: later reads go through it too).

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* recording.c - write and read recording files (format in recording.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "monitor/recording.h"
@@ -10,20 +13,55 @@
 #include "lib/util.h"
 
 #define LINE_MAX_LEN 65536
+#define OUT_CAP (256u << 10)    /* compressed bytes buffered before a write */
+#define IN_CAP (64u << 10)      /* compressed bytes read at a time */
+#define PEND_CAP (64u << 10)    /* JSON gathered before a deflate() call */
 
 struct recording_writer {
-	gzFile gz;
-	char *buf;
+	int fd;
+	z_stream z;
+	bool z_init;
+	char *buf;                  /* one line */
 	size_t cap;
-	bool err;
+	char *pend;                 /* whole lines not given to deflate yet */
+	size_t pend_n;
+	unsigned char *out;         /* compressed, not yet written */
+	size_t out_n;
+	uint64_t off;               /* bytes written to the file */
+	uint64_t good;              /* end of the last complete member */
+	uint64_t synced;            /* writeback started up to here */
+	uint64_t member_in;         /* JSON bytes in the open member */
+	uint64_t member_t0;         /* when its first line came */
+	uint64_t members;
+	int err;                    /* the first write error, -errno */
+};
+
+enum rd_state {
+	RD_BETWEEN,                 /* before a member (or the end) */
+	RD_MEMBER,                  /* decoding a member */
+	RD_VERIFIED,                /* buf holds a whole member, CRC checked */
+	RD_TORN,                    /* the input ended inside the member */
+	RD_END,                     /* nothing more: cut says why */
 };
 
 struct recording_reader {
-	gzFile gz;
-	char *line;
+	int fd;
+	z_stream z;
+	bool z_init;
+	unsigned char *in;          /* compressed input, in[0] at file offset in_off */
+	size_t in_len;
+	uint64_t in_off;
+	bool eof;
+	char *dec;                  /* decoded bytes of the member; lines from dpos */
+	size_t dlen, dpos, dcap;
+	bool stream;                /* a member over REC_VERIFY_BYTES: lines as decoded */
+	enum rd_state st;
+	uint64_t member_off;        /* where the member being read began */
+	char *line;                 /* the line handed out (NUL-terminated) */
 	uint64_t lineno;
 	char *text;
 	struct recording_trailer trailer;
+	struct recording_cut cut;
 	recording_side_fn side_fn;
 	void *side_ctx;
 	char error[160];
@@ -55,26 +93,182 @@ static size_t put_str(char *p, size_t room, const char *s)
 	return n;
 }
 
+/* Write @n bytes at the end of the file. 0 or -errno (a short write is
+ * -ENOSPC: what the kernel took is cut off again by w_fail). */
+static int w_out(struct recording_writer *w, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(w->fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ENOSPC;
+		w->off += (uint64_t)k;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The first write error: remember it, and cut the file back to its last
+ * complete member so what is there stays whole. Returns @err. */
+static int w_fail(struct recording_writer *w, int err)
+{
+	if (!w->err) {
+		w->err = err;
+		if (!ftruncate(w->fd, (off_t)w->good) &&
+		    lseek(w->fd, (off_t)w->good, SEEK_SET) == (off_t)w->good)
+			w->off = w->good;
+		w->out_n = 0;
+		w->pend_n = 0;
+		deflateReset(&w->z);   /* the member it was in is gone */
+		w->member_in = 0;
+	}
+	return w->err;
+}
+
+/* Write out the compressed bytes held. 0 or -errno. */
+static int w_drain(struct recording_writer *w)
+{
+	int err;
+
+	if (!w->out_n)
+		return 0;
+	err = w_out(w, w->out, w->out_n);
+	w->out_n = 0;
+	return err ? w_fail(w, err) : 0;
+}
+
+/* Run deflate on the pending input with @flush, draining the output buffer
+ * as it fills. 0 or -errno. */
+static int w_deflate(struct recording_writer *w, int flush)
+{
+	for (;;) {
+		int zr, err;
+
+		w->z.next_out = w->out + w->out_n;
+		w->z.avail_out = (uInt)(OUT_CAP - w->out_n);
+		zr = deflate(&w->z, flush);
+		w->out_n = OUT_CAP - w->z.avail_out;
+		if (zr == Z_STREAM_ERROR)
+			return w_fail(w, -EINVAL);
+		if (flush == Z_FINISH ? zr == Z_STREAM_END : !w->z.avail_in && w->z.avail_out)
+			return 0;
+		err = w_drain(w);
+		if (err)
+			return err;
+	}
+}
+
+/* Finish the open member (if it holds anything): deflate's end and the gzip
+ * trailer, written out; writeback of the new member started. 0 or -errno. */
+static int w_end_member(struct recording_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->member_in)
+		return 0;
+	w->z.next_in = (Bytef *)w->pend;
+	w->z.avail_in = (uInt)w->pend_n;
+	w->pend_n = 0;
+	err = w_deflate(w, Z_FINISH);
+	if (!err)
+		err = w_drain(w);
+	if (err)
+		return err;
+	deflateReset(&w->z);
+	w->good = w->off;
+	w->member_in = 0;
+	w->members++;
+	/* start the writeback now (no wait): a host crash loses seconds, not minutes */
+	if (w->good > w->synced) {
+		sync_file_range(w->fd, (off_t)w->synced, (off_t)(w->good - w->synced),
+				SYNC_FILE_RANGE_WRITE);
+		w->synced = w->good;
+	}
+	return 0;
+}
+
+/* Append one whole line (@n bytes, '\n' included) to the open member; end
+ * the member when it is full. 0 or -errno. */
+static int w_line(struct recording_writer *w, const char *line, size_t n)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->member_in)
+		w->member_t0 = mono_ns();
+	if (w->pend_n + n > PEND_CAP) {
+		/* deflate in large steps, as gzwrite does: per line costs more */
+		w->z.next_in = (Bytef *)w->pend;
+		w->z.avail_in = (uInt)w->pend_n;
+		w->pend_n = 0;
+		err = w_deflate(w, Z_NO_FLUSH);
+		if (err)
+			return err;
+	}
+	if (n > PEND_CAP) {
+		w->z.next_in = (Bytef *)line;
+		w->z.avail_in = (uInt)n;
+		err = w_deflate(w, Z_NO_FLUSH);
+		if (err)
+			return err;
+	} else {
+		memcpy(w->pend + w->pend_n, line, n);
+		w->pend_n += n;
+	}
+	w->member_in += n;
+	return w->member_in >= REC_MEMBER_BYTES ? w_end_member(w) : 0;
+}
+
+static void w_free(struct recording_writer *w)
+{
+	if (w->z_init)
+		deflateEnd(&w->z);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	free(w->pend);
+	free(w->out);
+	free(w);
+}
+
 struct recording_writer *recording_create(const char *path, const struct recording_header *h)
 {
 	struct recording_writer *w = calloc(1, sizeof(*w));
 	char line[4096];
 	size_t n;
+	int err;
 
 	if (!w)
 		return NULL;
+	w->fd = -1;
 	w->cap = LINE_MAX_LEN;
 	w->buf = malloc(w->cap);
-	w->gz = gzopen(path, "wb6");
-	if (!w->buf || !w->gz) {
-		int err = errno ? errno : ENOMEM;
-
-		if (w->gz)
-			gzclose(w->gz);
-		free(w->buf);
-		free(w);
-		errno = err;
-		return NULL;
+	w->out = malloc(OUT_CAP);
+	w->pend = malloc(PEND_CAP);
+	if (!w->buf || !w->out || !w->pend) {
+		err = ENOMEM;
+		goto fail;
+	}
+	/* level 6 as gzopen's default "wb6"; 31: a gzip wrapper, 8: memLevel default */
+	if (deflateInit2(&w->z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		err = ENOMEM;
+		goto fail;
+	}
+	w->z_init = true;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = errno;
+		goto fail;
 	}
 	n = (size_t)snprintf(line, sizeof(line),
 			     "{\"memtrace_recording\":1,\"pid\":%d,\"nspid\":%d,\"start_mono_ns\":%llu,"
@@ -87,9 +281,19 @@ struct recording_writer *recording_create(const char *path, const struct recordi
 	n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"filter\":");
 	n += put_str(line + n, sizeof(line) - n, h->filter);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "}\n");
-	if (gzwrite(w->gz, line, (unsigned)n) != (int)n)
-		w->err = true;
+	/* the header is a member of its own: whatever happens later, it is whole */
+	err = w_line(w, line, n);
+	if (!err)
+		err = w_end_member(w);
+	if (err) {
+		err = -err;
+		goto fail;
+	}
 	return w;
+fail:
+	w_free(w);
+	errno = err;
+	return NULL;
 }
 
 #define PUT(key, val)                                                                   \
@@ -99,16 +303,12 @@ struct recording_writer *recording_create(const char *path, const struct recordi
 					      (unsigned long long)(val));               \
 	} while (0)
 
-/* Close the JSON object of @n bytes in w->buf and write the line. 0 or -EIO. */
+/* Close the JSON object of @n bytes in w->buf and write the line. 0 or -errno. */
 static int end_line(struct recording_writer *w, size_t n)
 {
 	w->buf[n++] = '}';
 	w->buf[n++] = '\n';
-	if (gzwrite(w->gz, w->buf, (unsigned)n) != (int)n) {
-		w->err = true;
-		return -EIO;
-	}
-	return 0;
+	return w_line(w, w->buf, n);
 }
 
 int recording_write(struct recording_writer *w, const struct mt_ev *e, const char *text)
@@ -200,25 +400,55 @@ int recording_write_side(struct recording_writer *w, const struct recording_side
 
 uint64_t recording_written(const struct recording_writer *w)
 {
-	return w ? (uint64_t)gzoffset(w->gz) : 0;
+	return w ? w->good : 0;
+}
+
+uint64_t recording_members(const struct recording_writer *w)
+{
+	return w ? w->members : 0;
+}
+
+int recording_tick(struct recording_writer *w, uint64_t now_ns)
+{
+	if (w->err)
+		return w->err;
+	if (w->member_in && now_ns - w->member_t0 >= REC_MEMBER_NS)
+		return w_end_member(w);
+	return 0;
 }
 
 int recording_close(struct recording_writer *w, const struct recording_trailer *t)
 {
+	char line[512];
 	int err;
 
 	if (!w)
 		return 0;
-	if (t)
-		gzprintf(w->gz,
+	err = w_end_member(w);
+	if (t) {
+		size_t n = (size_t)snprintf(line, sizeof(line),
 			 "{\"k\":\"end\",\"t\":%llu,\"lost\":%llu,\"duration_s\":%.3f,"
-			 "\"jvm_exited\":%s,\"events_in\":%llu,\"events_out\":%llu,\"dropped\":%llu}\n",
+			 "\"jvm_exited\":%s,\"events_in\":%llu,\"events_out\":%llu,\"dropped\":%llu",
 			 (unsigned long long)t->ts, (unsigned long long)t->lost, t->duration_s,
 			 t->jvm_exited ? "true" : "false", (unsigned long long)t->events_in,
 			 (unsigned long long)t->events_out, (unsigned long long)t->dropped);
-	err = gzclose(w->gz) != Z_OK || w->err ? -EIO : 0;
-	free(w->buf);
-	free(w);
+
+		if (err) {
+			/* say why it ends early, if the disk takes these few bytes */
+			n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"error\":");
+			n += put_str(line + n, sizeof(line) - n - 3, strerror(-err));
+			w->err = 0;
+		}
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "}\n");
+		if (!w_line(w, line, n))
+			w_end_member(w);
+		if (!err)
+			err = w->err;
+	}
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	w_free(w);
 	return err;
 }
 
@@ -460,6 +690,8 @@ static void ev_member(struct jcur *c, const char *key, void *arg)
 		t->events_out = parse_num(c, NULL);
 	} else if (!strcmp(key, "dropped")) {
 		t->dropped = parse_num(c, NULL);
+	} else if (!strcmp(key, "error")) {
+		parse_str(c, t->error, sizeof(t->error));
 	} else if (!strcmp(key, "jvm_exited")) {
 		t->jvm_exited = !strncmp(c->p, "true", 4);
 		skip_value(c);
@@ -580,6 +812,8 @@ static int side_line(struct recording_reader *r, enum recording_side_kind kind)
 		free(sd);
 		return -EINVAL;
 	}
+	if (!sd->s)
+		sd->s = r->text; /* a line without its "s": "", never NULL (found by fuzz_recording) */
 	if (r->side_fn)
 		r->side_fn(r->side_ctx, sd);
 	free(sd);
@@ -592,69 +826,282 @@ void recording_on_side(struct recording_reader *r, recording_side_fn fn, void *c
 	r->side_ctx = ctx;
 }
 
-static bool read_line(struct recording_reader *r)
-{
-	size_t n;
+/* ---- reading: members, lines ---- */
 
-	if (!gzgets(r->gz, r->line, LINE_MAX_LEN))
-		return false;
-	r->lineno++;
-	n = strlen(r->line);
-	if (n && r->line[n - 1] == '\n')
-		r->line[n - 1] = '\0';
-	return true;
+/* More compressed input: keep the unread tail, read after it. 1 if some
+ * came, 0 at the end of the file, -errno. */
+static int rd_fill(struct recording_reader *r)
+{
+	size_t keep = r->z.avail_in;
+	ssize_t k;
+
+	if (r->eof)
+		return 0;
+	if (keep && r->z.next_in != r->in)
+		memmove(r->in, r->z.next_in, keep);
+	r->in_off += r->in_len - keep;
+	r->in_len = keep;
+	do
+		k = read(r->fd, r->in + keep, IN_CAP - keep);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return -errno;
+	r->z.next_in = r->in;
+	r->in_len += (size_t)k;
+	r->z.avail_in = (uInt)r->in_len;
+	if (!k)
+		r->eof = true;
+	return k > 0;
+}
+
+/* The file offset of the next compressed byte not consumed. */
+static uint64_t rd_pos(const struct recording_reader *r)
+{
+	return r->in_off + (uint64_t)(r->in_len - r->z.avail_in);
+}
+
+/* The input ends here, for reason @kind (a cut unless REC_CUT_NONE). */
+static void rd_stop(struct recording_reader *r, enum recording_cut_kind kind, uint64_t at)
+{
+	struct stat st;
+
+	r->st = RD_END;
+	r->cut.kind = kind;
+	r->cut.at = at;
+	r->cut.size = !fstat(r->fd, &st) ? (uint64_t)st.st_size : at;
+}
+
+/* Between members: the next one begins (1), or the file ends (0, with the
+ * cut set when the bytes there are not a member). -errno. */
+static int rd_begin_member(struct recording_reader *r)
+{
+	int err;
+
+	while (r->z.avail_in < 2 && !r->eof)
+		if ((err = rd_fill(r)) < 0)
+			return err;
+	if (!r->z.avail_in) {
+		rd_stop(r, REC_CUT_NONE, rd_pos(r));
+		return 0;
+	}
+	if (r->z.avail_in == 1 && r->z.next_in[0] == 0x1f) {
+		rd_stop(r, REC_CUT_TORN, rd_pos(r)); /* cut after a member's first byte */
+		return 0;
+	}
+	if (r->z.avail_in < 2 || r->z.next_in[0] != 0x1f || r->z.next_in[1] != 0x8b) {
+		rd_stop(r, REC_CUT_GARBAGE, rd_pos(r));
+		return 0;
+	}
+	inflateReset(&r->z);
+	r->member_off = rd_pos(r);
+	r->dlen = r->dpos = 0;
+	r->stream = false;
+	r->st = RD_MEMBER;
+	return 1;
+}
+
+/* Decode more of the member. 0 (progress or a new state) or -errno. */
+static int rd_decode(struct recording_reader *r)
+{
+	int zr, err;
+
+	if (r->dpos && (r->stream || r->dpos == r->dlen)) {
+		/* lines handed out already: drop them */
+		memmove(r->dec, r->dec + r->dpos, r->dlen - r->dpos);
+		r->dlen -= r->dpos;
+		r->dpos = 0;
+	}
+	if (r->dlen == r->dcap) {
+		size_t ncap = r->dcap * 2;
+		char *d;
+
+		if (r->dcap >= REC_VERIFY_BYTES) {
+			/* too large to hold whole (a recording from before the
+			 * framing): hand its lines out as they come */
+			r->stream = true;
+			if (r->dpos == 0 && !memchr(r->dec, '\n', r->dlen)) {
+				snprintf(r->error, sizeof(r->error), "line %llu is longer than %u bytes",
+					 (unsigned long long)r->lineno + 1, REC_VERIFY_BYTES);
+				return -EINVAL;
+			}
+			return 0;
+		}
+		d = realloc(r->dec, ncap + 1);
+		if (!d)
+			return -ENOMEM;
+		r->dec = d;
+		r->dcap = ncap;
+	}
+	if (!r->z.avail_in) {
+		err = rd_fill(r);
+		if (err < 0) {
+			snprintf(r->error, sizeof(r->error), "read error after line %llu: %s",
+				 (unsigned long long)r->lineno, strerror(-err));
+			return -EIO;
+		}
+		if (!err) {
+			/* the file ends inside this member: its start is all there is */
+			rd_stop(r, REC_CUT_TORN, r->member_off);
+			r->st = RD_TORN;
+			return 0;
+		}
+	}
+	r->z.next_out = (Bytef *)r->dec + r->dlen;
+	r->z.avail_out = (uInt)(r->dcap - r->dlen);
+	zr = inflate(&r->z, Z_NO_FLUSH);
+	r->dlen = r->dcap - r->z.avail_out;
+	switch (zr) {
+	case Z_STREAM_END:
+		r->st = RD_VERIFIED;
+		r->cut.members++;
+		return 0;
+	case Z_OK:
+	case Z_BUF_ERROR:
+		return 0;
+	case Z_MEM_ERROR:
+		return -ENOMEM;
+	default:
+		/* bad deflate data or CRC: none of this member is trusted */
+		r->dlen = r->dpos = 0;
+		rd_stop(r, REC_CUT_CORRUPT, r->member_off);
+		return 0;
+	}
+}
+
+/* The next line into r->line (newline stripped). 1, 0 at the end (clean or
+ * cut), -errno with r->error. */
+static int read_line(struct recording_reader *r)
+{
+	int err;
+
+	for (;;) {
+		if (r->st == RD_VERIFIED || r->st == RD_TORN || r->stream) {
+			char *p = r->dec + r->dpos;
+			char *nl = memchr(p, '\n', r->dlen - r->dpos);
+
+			if (nl) {
+				*nl = '\0';
+				r->dpos = (size_t)(nl + 1 - r->dec);
+				r->line = p;
+				r->lineno++;
+				return 1;
+			}
+			if (r->st == RD_VERIFIED && r->dpos < r->dlen) {
+				/* never written so: a member ends with its last line's newline */
+				r->dec[r->dlen] = '\0';
+				r->dpos = r->dlen;
+				r->line = p;
+				r->lineno++;
+				return 1;
+			}
+			if (r->st == RD_TORN) {
+				r->st = RD_END; /* a partial last line is part of the cut */
+				return 0;
+			}
+		}
+		switch (r->st) {
+		case RD_END:
+			return 0;
+		case RD_VERIFIED:
+			r->st = RD_BETWEEN;
+			/* fallthrough */
+		case RD_BETWEEN:
+			err = rd_begin_member(r);
+			if (err < 0) {
+				snprintf(r->error, sizeof(r->error), "read error after line %llu: %s",
+					 (unsigned long long)r->lineno, strerror(-err));
+				return -EIO;
+			}
+			break;
+		case RD_MEMBER:
+			err = rd_decode(r);
+			if (err < 0)
+				return err;
+			break;
+		case RD_TORN:
+			return 0;
+		}
+	}
+}
+
+/* read_line() returned 0: what kind of end it was. */
+static void recording_end(struct recording_reader *r)
+{
+	if (r->cut.kind == REC_CUT_NONE && !r->trailer.present)
+		r->cut.kind = REC_CUT_NO_TRAILER;
+	else if (r->cut.kind == REC_CUT_NONE && r->trailer.error[0])
+		r->cut.kind = REC_CUT_WRITER_ERROR;
+	r->cut.line = r->lineno;
+}
+
+/* A line of a torn member that does not parse (what a crashed host left
+ * there, not what was written): the cut is before it. Returns 0. */
+static int rd_torn_junk(struct recording_reader *r)
+{
+	r->st = RD_END;
+	r->lineno--;
+	recording_end(r);
+	return 0;
 }
 
 struct recording_reader *recording_open(const char *path, struct recording_header *h)
 {
 	struct recording_reader *r = calloc(1, sizeof(*r));
 	struct jcur c;
+	int err = ENOMEM;
 
 	if (!r)
 		return NULL;
-	r->line = malloc(LINE_MAX_LEN);
+	r->fd = -1;
+	r->dcap = 1u << 20;
+	r->dec = malloc(r->dcap + 1);
+	r->in = malloc(IN_CAP);
 	r->text = malloc(LINE_MAX_LEN);
-	r->gz = gzopen(path, "rb");
-	if (!r->line || !r->text || !r->gz) {
-		int err = errno ? errno : ENOMEM;
-
-		recording_close_read(r);
-		errno = err;
-		return NULL;
+	if (!r->dec || !r->in || !r->text)
+		goto fail;
+	if (inflateInit2(&r->z, 31) != Z_OK) /* 31: gzip members */
+		goto fail;
+	r->z_init = true;
+	r->st = RD_BETWEEN;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = errno;
+		goto fail;
 	}
 	memset(h, 0, sizeof(*h));
-	if (!read_line(r) || strncmp(r->line, "{\"memtrace_recording\":1", 23)) {
-		recording_close_read(r);
-		errno = EINVAL;
-		return NULL;
+	err = read_line(r);
+	if (err <= 0 || strncmp(r->line, "{\"memtrace_recording\":1", 23)) {
+		/* a gzip file cut before its first line ended is a cut recording */
+		err = err == 0 && r->cut.kind == REC_CUT_TORN ? ENODATA : EINVAL;
+		goto fail;
 	}
 	c.p = r->line;
 	c.bad = false;
 	parse_obj(&c, header_member, h);
 	if (c.bad) {
-		recording_close_read(r);
-		errno = EINVAL;
-		return NULL;
+		err = EINVAL;
+		goto fail;
 	}
 	return r;
+fail:
+	recording_close_read(r);
+	errno = err;
+	return NULL;
 }
 
 int recording_next(struct recording_reader *r, struct mt_ev *e, const char **text, uint64_t *line)
 {
 	for (;;) {
 		struct ev_parse ep = { .r = r, .e = e };
+		bool unverified = r->st == RD_TORN;
 		struct jcur c;
+		int rc;
 
-		if (!read_line(r)) {
-			int errnum;
-
-			gzerror(r->gz, &errnum);
-			if (errnum != Z_OK && errnum != Z_BUF_ERROR) {
-				snprintf(r->error, sizeof(r->error), "read error after line %llu",
-					 (unsigned long long)r->lineno);
-				return -EIO;
-			}
-			return 0;
+		rc = read_line(r);
+		if (rc <= 0) {
+			if (!rc)
+				recording_end(r);
+			return rc;
 		}
 		if (!r->line[0])
 			continue;
@@ -667,6 +1114,8 @@ int recording_next(struct recording_reader *r, struct mt_ev *e, const char **tex
 			sk = side_kind_parse(k);
 			if (sk != REC_SIDE_NONE) {
 				err = side_line(r, sk);
+				if (err == -EINVAL && unverified)
+					return rd_torn_junk(r);
 				if (err) {
 					*line = r->lineno;
 					return err;
@@ -680,6 +1129,8 @@ int recording_next(struct recording_reader *r, struct mt_ev *e, const char **tex
 		c.bad = false;
 		parse_obj(&c, ev_member, &ep);
 		*line = r->lineno;
+		if (c.bad && unverified)
+			return rd_torn_junk(r);
 		if (c.bad) {
 			snprintf(r->error, sizeof(r->error), "line %llu is not a JSON object of the "
 				 "recording format", (unsigned long long)r->lineno);
@@ -695,6 +1146,7 @@ int recording_next(struct recording_reader *r, struct mt_ev *e, const char **tex
 				 (unsigned long long)r->lineno, ep.kind);
 			return -EINVAL;
 		}
+		r->cut.line = r->lineno;
 		*text = r->text;
 		return 1;
 	}
@@ -703,6 +1155,60 @@ int recording_next(struct recording_reader *r, struct mt_ev *e, const char **tex
 const char *recording_error(const struct recording_reader *r)
 {
 	return r->error;
+}
+
+const struct recording_cut *recording_cut(const struct recording_reader *r)
+{
+	return &r->cut;
+}
+
+const char *recording_cut_name(enum recording_cut_kind k)
+{
+	static const char *const names[] = {
+		[REC_CUT_NONE] = "", [REC_CUT_TORN] = "torn", [REC_CUT_CORRUPT] = "corrupt",
+		[REC_CUT_GARBAGE] = "garbage", [REC_CUT_NO_TRAILER] = "no_trailer",
+		[REC_CUT_WRITER_ERROR] = "writer_error",
+	};
+
+	return (unsigned)k < MT_ARRAY_SIZE(names) ? names[k] : "";
+}
+
+void recording_cut_explain(const struct recording_reader *r, char *buf, size_t n)
+{
+	const struct recording_cut *c = &r->cut;
+
+	switch (c->kind) {
+	case REC_CUT_NONE:
+		snprintf(buf, n, "complete");
+		break;
+	case REC_CUT_TORN:
+		snprintf(buf, n, "cut at byte %llu of %llu: the file ends inside a block (the "
+			 "writer was killed, the disk filled up or the file was truncated); read "
+			 "up to line %llu", (unsigned long long)c->at, (unsigned long long)c->size,
+			 (unsigned long long)c->line);
+		break;
+	case REC_CUT_CORRUPT:
+		snprintf(buf, n, "cut at byte %llu of %llu: the block there fails its check "
+			 "(corrupt data); read up to line %llu, nothing after it",
+			 (unsigned long long)c->at, (unsigned long long)c->size,
+			 (unsigned long long)c->line);
+		break;
+	case REC_CUT_GARBAGE:
+		snprintf(buf, n, "cut at byte %llu of %llu: what follows is not a block of the "
+			 "recording (zeros: the host crashed before writing it?); read up to line %llu",
+			 (unsigned long long)c->at, (unsigned long long)c->size,
+			 (unsigned long long)c->line);
+		break;
+	case REC_CUT_NO_TRAILER:
+		snprintf(buf, n, "no trailer after byte %llu: the writer stopped between two "
+			 "blocks (killed, or the disk was full); read up to line %llu",
+			 (unsigned long long)c->at, (unsigned long long)c->line);
+		break;
+	case REC_CUT_WRITER_ERROR:
+		snprintf(buf, n, "the writer stopped early: %s; read up to line %llu",
+			 r->trailer.error, (unsigned long long)c->line);
+		break;
+	}
 }
 
 const struct recording_trailer *recording_trailer(const struct recording_reader *r)
@@ -714,9 +1220,12 @@ void recording_close_read(struct recording_reader *r)
 {
 	if (!r)
 		return;
-	if (r->gz)
-		gzclose(r->gz);
-	free(r->line);
+	if (r->z_init)
+		inflateEnd(&r->z);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
+	free(r->dec);
 	free(r->text);
 	free(r);
 }

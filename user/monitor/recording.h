@@ -1,6 +1,33 @@
 /*
  * recording.h - memtrace's recording file: the sequencer's reported stream,
- * gzip-compressed JSON lines (zlib), one JSON object per line.
+ * JSON lines (one JSON object per line), gzip-compressed (zlib).
+ *
+ * Framing (what survives the writer): the file is a series of gzip members
+ * (RFC 1952; `zcat` and Python's gzip read it as one stream). The header line
+ * is a member of its own; then each member holds whole lines and is finished
+ * (deflate's end, CRC-32 and length) when it reaches REC_MEMBER_BYTES of
+ * JSON or when recording_tick() finds it older than REC_MEMBER_NS, and its
+ * bytes are handed to the kernel at once (write(2), then writeback started
+ * with sync_file_range). So a writer killed with -9 loses at most the last
+ * second; on a write error (ENOSPC, EIO) the writer cuts the file back to its
+ * last complete member, then tries to append the trailer with the error.
+ * The reader takes the members one by one and hands out lines of a member
+ * only once its CRC checked (a member over REC_VERIFY_BYTES, which this
+ * writer never makes - a recording written before the framing is one member
+ * - is handed out as it is decoded). Where the file ends before its trailer
+ * recording_cut() says what is there and where it stops:
+ *   torn     the last member ends inside (the writer was killed, the disk
+ *            filled up, the file was cut): the complete lines decoded from
+ *            its start are read (a prefix of what was written)
+ *   corrupt  a member fails deflate or its CRC: nothing of it is read, nor
+ *            anything after it
+ *   garbage  bytes after the last member that are not a gzip member (zeros:
+ *            a host that crashed before its file system wrote the data)
+ *   no_trailer  the file ends after a complete member but has no trailer
+ *            (killed between two members, or a trailer that did not fit)
+ *   writer_error  the trailer says the writer failed ("error": its reason)
+ * Every complete event before the cut is read; rules 1-5 hold on any prefix
+ * of a valid stream, so `check` judges what is there.
  *
  * Line 1, the header:
  *   {"memtrace_recording":1,"pid":P,"nspid":P,"jdk":"17.0.9","libjvm":"...",
@@ -70,6 +97,8 @@
  * Last line, the trailer (absent if memtrace was killed):
  *   {"k":"end","t":TS,"lost":N,"duration_s":S,"jvm_exited":false,
  *    "events_in":N,"events_out":N,"dropped":N}
+ *   plus "error":"why" when the writer stopped on a write error (the events
+ *   before it are all there; the recording ends early).
  * Numbers are unsigned decimal integers unless stated. `memtrace check FILE`
  * verifies rules 1-5 on the events; `memtrace report FILE` analyses them.
  */
@@ -97,20 +126,37 @@ struct recording_trailer {
 	uint64_t ts, lost, events_in, events_out, dropped;
 	double duration_s;
 	bool jvm_exited;
+	char error[128];          /* "" unless the writer stopped on a write error */
 };
+
+/* Members end at this much JSON, or when recording_tick() finds them older. */
+#define REC_MEMBER_BYTES (1u << 20)
+#define REC_MEMBER_NS 1000000000ull
+/* The reader checks a member's CRC before handing out its lines up to this size. */
+#define REC_VERIFY_BYTES (16u << 20)
 
 struct recording_writer;
 struct recording_reader;
 
-/* recording_create - create @path (truncating) and write the header. NULL with
- * errno set; prints nothing. */
+/* recording_create - create @path (truncating) and write the header (its own
+ * member). NULL with errno set; prints nothing. */
 struct recording_writer *recording_create(const char *path, const struct recording_header *h);
-/* recording_write - append one event (@text: the name of an MT_EV_NAME). 0 or -EIO. */
+/* recording_write - append one event (@text: the name of an MT_EV_NAME).
+ * 0, or the -errno of the first write error (every later call returns it;
+ * the file is cut back to its last complete member). */
 int recording_write(struct recording_writer *w, const struct mt_ev *e, const char *text);
-/* recording_close - write @t (if not NULL) and close. 0 or -EIO. NULL is a no-op. */
+/* recording_tick - finish the current member if it began REC_MEMBER_NS or
+ * more before @now_ns (CLOCK_MONOTONIC); call it about every 100 ms. 0 or
+ * the -errno of the first write error. */
+int recording_tick(struct recording_writer *w, uint64_t now_ns);
+/* recording_close - finish the member, write @t (if not NULL; with the write
+ * error in "error" if there was one) as the last member, and close. 0 or the
+ * -errno of the first write error. NULL is a no-op. */
 int recording_close(struct recording_writer *w, const struct recording_trailer *t);
-/* recording_written - compressed bytes written so far (before recording_close). */
+/* recording_written - bytes of the file in complete members so far. */
 uint64_t recording_written(const struct recording_writer *w);
+/* recording_members - members finished so far (the header's included). */
+uint64_t recording_members(const struct recording_writer *w);
 
 /* The object-sampling lines above, one struct for all kinds. */
 enum recording_side_kind {
@@ -129,7 +175,7 @@ enum recording_side_kind {
 struct recording_side {
 	enum recording_side_kind kind;
 	uint64_t ts, id, st;
-	const char *s;                            /* valid until the next read */
+	const char *s;                            /* valid until the next read; "" if absent */
 	uint64_t v[REC_SIDE_MAXV];
 	unsigned nv;                              /* values read (writer: to write) */
 	struct mt_ap_frame fr[MT_AP_MAX_DEPTH];
@@ -144,15 +190,18 @@ int recording_write_side(struct recording_writer *w, const struct recording_side
 /* Called by recording_next() for each object-sampling line (@s valid during the call). */
 typedef void (*recording_side_fn)(void *ctx, const struct recording_side *s);
 
-/* recording_open - open @path and read its header into *h. NULL with errno set
- * (EINVAL: not a memtrace recording). */
+/* recording_open - open @path and read its header into *h. NULL with errno
+ * set: EINVAL (not a memtrace recording), ENODATA (a recording cut before
+ * the end of its header line), or the error of open(2). */
 struct recording_reader *recording_open(const char *path, struct recording_header *h);
 /*
  * recording_next - the next event into *e (*text gets the name of an MT_EV_NAME,
  * valid until the next call), *line its line number. Object-sampling lines
- * on the way go to the recording_on_side() handler (or are skipped). Returns 1, 0
- * at the end (the trailer, if any, is then in recording_trailer()), or -EINVAL
- * for a line that is not valid (recording_error() says why), -EIO, -ENOMEM.
+ * on the way go to the recording_on_side() handler (or are skipped). Returns
+ * 1, 0 at the end - of the file, or where it was cut: recording_cut() says
+ * which - (the trailer, if any, is then in recording_trailer()), or -EINVAL
+ * for a complete line that is not valid (recording_error() says why), -EIO,
+ * -ENOMEM.
  */
 int recording_next(struct recording_reader *r, struct mt_ev *e, const char **text, uint64_t *line);
 /* recording_on_side - have recording_next() call @fn for object-sampling lines (without
@@ -161,6 +210,34 @@ void recording_on_side(struct recording_reader *r, recording_side_fn fn, void *c
 /* recording_error - why recording_next() failed. */
 const char *recording_error(const struct recording_reader *r);
 const struct recording_trailer *recording_trailer(const struct recording_reader *r);
+
+/* Where and why a recording ends before its trailer (the framing above). */
+enum recording_cut_kind {
+	REC_CUT_NONE,          /* complete: the trailer was read */
+	REC_CUT_TORN,
+	REC_CUT_CORRUPT,
+	REC_CUT_GARBAGE,
+	REC_CUT_NO_TRAILER,
+	REC_CUT_WRITER_ERROR,
+};
+
+struct recording_cut {
+	enum recording_cut_kind kind;
+	uint64_t at;             /* file offset where what was not read begins */
+	uint64_t size;           /* the file's size */
+	uint64_t line;           /* the last line read */
+	uint64_t members;        /* complete members read */
+};
+
+/* recording_cut - after recording_next() returned 0: REC_CUT_NONE, or where
+ * and why the file was cut. */
+const struct recording_cut *recording_cut(const struct recording_reader *r);
+/* recording_cut_name - "torn", "corrupt", "garbage", "no_trailer",
+ * "writer_error" ("" for REC_CUT_NONE). */
+const char *recording_cut_name(enum recording_cut_kind k);
+/* recording_cut_explain - one sentence on @c for a person, into @buf (the
+ * trailer's error for REC_CUT_WRITER_ERROR). */
+void recording_cut_explain(const struct recording_reader *r, char *buf, size_t n);
 /* recording_close_read - NULL is a no-op. */
 void recording_close_read(struct recording_reader *r);
 

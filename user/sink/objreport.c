@@ -125,14 +125,18 @@ int objreport_age(struct mt_samples *m, const struct objreport_src *src, bool by
 	return 0;
 }
 
-/* `,"alloc_bytes":…` of a matched group (nothing if unmatched). */
+/* `,"survival":…` (from the samples: in [0, 1], with its interval), then
+ * `,"alloc_bytes":…` of a matched group (nothing if unmatched). */
 static void json_volume(const struct mt_leak *g)
 {
+	if (g->survival >= 0)
+		printf(",\"survival\":%.4f,\"survival_lo\":%.4f,\"survival_hi\":%.4f,"
+		       "\"survival_samples\":%llu", g->survival, g->survival_lo, g->survival_hi,
+		       (unsigned long long)g->alloc_n);
 	if (g->alloc_bytes < 0)
 		return;
 	printf(",\"alloc_bytes\":%.0f,\"alloc_bytes_per_s\":%.0f,\"alloc_refills\":%.1f,"
-	       "\"survival\":%.4f,\"alloc_method\":", g->alloc_bytes, g->alloc_rate,
-	       g->alloc_refills, g->survival);
+	       "\"alloc_method\":", g->alloc_bytes, g->alloc_rate, g->alloc_refills);
 	json_str(stdout, g->alloc_method);
 	printf(",\"alloc_match_depth\":%d", g->match_depth);
 }
@@ -219,7 +223,7 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 	if (src->note)
 		printf("note: %s\n", src->note);
 	if (!v && src->no_volumes)
-		printf("no allocation rates or survival fractions: %s\n", src->no_volumes);
+		printf("no allocation rates: %s\n", src->no_volumes);
 	if (!suspects)
 		printf("no leak suspects: no site's old live bytes grew with confidence >= 0.95\n");
 	for (int k = 0; k < suspects && (uint64_t)k < top; k++) {
@@ -236,10 +240,13 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
 		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
 		if (g->alloc_bytes >= 0)
-			printf("    allocated %s/s (BPF: %s%s, %.0f TLAB refills), survived %.3f "
-			       "of it\n", fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)),
-			       g->alloc_method, g->match_depth ? ", a caller" : "", g->alloc_refills,
-			       g->survival);
+			printf("    allocated %s/s (BPF: %s%s, %.0f TLAB refills)\n",
+			       fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)), g->alloc_method,
+			       g->match_depth ? ", a caller" : "", g->alloc_refills);
+		if (g->survival >= 0)
+			printf("    %.2f of what it allocated is still live and old (95%%: %.2f-%.2f, "
+			       "%llu samples)\n", g->survival, g->survival_lo, g->survival_hi,
+			       (unsigned long long)g->alloc_n);
 		if (src->suspect_more)
 			src->suspect_more(src->more_ctx, k + 1, g, false);
 	}

@@ -23,6 +23,24 @@ sleep 60 & notjvm=$!
 expect_fail 1 "is not a HotSpot JVM" "$MEMTRACE" gc -p $notjvm --duration 1
 expect_fail 1 "is not a HotSpot JVM" "$MEMTRACE" doctor -p $notjvm
 kill $notjvm
+# pid 1 (init, or a sandbox's supervisor whose map even root may not read)
+# and a kernel thread are not JVMs, whatever the privileges
+expect_fail 1 "process 1 .*not a .*JVM" "$MEMTRACE" alloc -p 1 --duration 1
+kthread=$(python3 -c '
+import os
+for d in sorted(os.listdir("/proc"), key=lambda x: int(x) if x.isdigit() else 0):
+    if d.isdigit():
+        try:
+            st = open("/proc/%s/stat" % d).read()
+        except OSError:
+            continue
+        if int(st[st.rindex(")") + 2:].split()[6]) & 0x200000:
+            print(d); break')
+if [ -n "$kthread" ]; then
+	expect_fail 1 "is a kernel thread, not a JVM" "$MEMTRACE" gc -p "$kthread" --duration 1
+else
+	note "no kernel thread visible in this pid namespace: that check skipped"
+fi
 # 3. malformed arguments: usage errors exit 2
 expect_fail 2 "invalid pid 'abc'" "$MEMTRACE" gc -p abc
 expect_fail 2 "invalid --duration" "$MEMTRACE" gc -p 1 --duration soon

@@ -4,10 +4,10 @@
 # from 16 sites. `memtrace leaks` must rank both leak sites above everything
 # else, never list the cache (char[]) or churn as suspects, name the
 # allocating Java frames, and leave the JVM running with the agent dormant.
-# The BPF per-site counters (sites.bpf.c) must relate survivors to volume:
-# both leak sites keep about all they allocate (survival near 1: between 0.2
-# and 8, TLAB-refill weights are coarse for a site of ~1 MB/s), every churn
-# site about nothing (< 0.05), and the fixed map must not overflow here.
+# Both leak sites keep about all they allocate (survival, from the samples:
+# between 0.2 and 1, with an interval inside [0, 1]), every churn site about
+# nothing (< 0.05); the BPF per-site counters (sites.bpf.c) give them their
+# allocation rates, and the fixed map must not overflow here.
 # TIMEOUT: 75
 . "$ROOT/tests/e2e/lib.sh"
 

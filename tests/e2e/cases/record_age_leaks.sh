@@ -5,8 +5,9 @@
 #  - LeakWorkload (two planted leaks, a 40 MB cache filled once, churn from
 #    16 sites): in `report --json`'s leaks record both leak sites are
 #    suspects ranked above everything else, the cache (char[]) and churn are
-#    not suspects, and the BPF per-site volumes recorded with the objects
-#    give both leaks a survival near 1 (as leaks_rank.sh asserts live);
+#    not suspects, both leaks keep most of what they allocate (survival <= 1)
+#    and the BPF per-site volumes recorded with the objects give them their
+#    allocation rates (as leaks_rank.sh asserts live);
 #  - AgeWorkload (site keepK keeps objects for exactly k System.gc() calls):
 #    in `report --json --by site`'s age record no live sample of keepK is
 #    older than k's range and each k > 0 has samples in its own range (as

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# record_cut - recordings survive their writer. Three `memtrace record`s of
+# one JVM at once: one ends normally, one is killed -9, one writes into a
+# 48 KiB tmpfs (a private mount) until the disk is full. Then the complete
+# one is cut at every 4 KiB boundary, re-framed as one gzip stream (a
+# recording from before the framing), and given zeros in place of its end
+# (a host crash). Every time `check` exits 0 with no violation and reads
+# exactly the events zlib itself decodes from the same bytes (python's zlib,
+# member by member: the oracle), says "complete" only for the whole file,
+# and names the cut; `report` exits 0 and says where it was cut.
+# TIMEOUT: 90
+. "$ROOT/tests/e2e/lib.sh"
+
+jvm_start w -Xmx256m DemoWorkload
+pid=$JVM_PID
+"$MEMTRACE" record -p "$pid" -o "$TMPD/full.rec.gz" --duration 4 2>"$TMPD/full.err" &
+r1=$!
+"$MEMTRACE" record -p "$pid" -o "$TMPD/killed.rec.gz" 2>"$TMPD/killed.err" &
+r2=$!
+mkdir -p "$TMPD/small"
+# ENOSPC: a 48 KiB tmpfs in a mount namespace of its own (nothing left mounted)
+unshare --mount bash -c "mount -t tmpfs -o size=48k tmpfs '$TMPD/small' &&
+	'$MEMTRACE' record -p $pid -o '$TMPD/small/rec.gz' --duration 20 2>'$TMPD/enospc.err';
+	echo \$? >'$TMPD/enospc.rc'; cp '$TMPD/small/rec.gz' '$TMPD/enospc.rec.gz'" &
+r3=$!
+wait_for_line "$TMPD/killed.err" 'recording pid' 20 || { cat "$TMPD/killed.err"; fail "record did not start"; }
+sleep 3.5
+kill -9 "$r2"
+wait "$r1" || { cat "$TMPD/full.err"; fail "record (complete) failed"; }
+wait "$r2" 2>/dev/null
+wait "$r3"
+[ "$(cat "$TMPD/enospc.rc")" = 1 ] || { cat "$TMPD/enospc.err"; fail "record on a full disk exited $(cat "$TMPD/enospc.rc"), expected 1"; }
+assert_contains "$TMPD/enospc.err" "No space left on device"
+assert_contains "$TMPD/enospc.err" "readable up to its last complete block"
+note "full disk: $(grep -m1 'No space' "$TMPD/enospc.err")"
+
+python3 - "$MEMTRACE" "$TMPD" <<'PY' || fail "a cut recording was not read as it should"
+import gzip, json, os, subprocess, sys, zlib
+mt, d = sys.argv[1], sys.argv[2]
+
+def oracle(data):
+    """complete lines zlib decodes, member by member, a torn one's prefix
+    included, a corrupt one's excluded; and whether the trailer is there."""
+    lines, trailer = [], False
+    while data:
+        if data[:2] != b"\x1f\x8b":
+            break
+        z = zlib.decompressobj(31)
+        try:
+            out = z.decompress(data)
+        except zlib.error:
+            break
+        got = out.split(b"\n")[:-1]  # the part after the last newline is not a line
+        if not z.eof:
+            # a torn member: its lines up to the first that is not JSON
+            for i, l in enumerate(got):
+                try:
+                    json.loads(l)
+                except ValueError:
+                    got = got[:i]
+                    break
+            lines += got
+            break
+        lines += got
+        data = z.unused_data
+    trailer = any(l.startswith(b'{"k":"end"') for l in lines)
+    return len(lines), trailer
+
+def check(path):
+    p = subprocess.run([mt, "check", "--json", path], capture_output=True, text=True)
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    c = [r for r in recs if r["event"] == "check"]
+    assert c, (path, p.returncode, p.stdout, p.stderr)
+    return p.returncode, c[-1], p.stderr
+
+def expect(path, data, whole):
+    rc, c, err = check(path)
+    n, trailer = oracle(data)
+    want = n - 1 - (1 if trailer else 0)
+    assert rc == 0, (path, rc, c, err)
+    assert c["violations"] == 0, (path, c)
+    assert c["events"] == max(want, 0), (path, len(data), c, n, trailer)
+    assert c["complete"] == whole, (path, c)
+    if not whole:
+        assert c["cut"]["at_byte"] <= len(data) and c["cut"]["file_bytes"] == len(data), c
+        assert "was cut short" in err, err
+    return c
+
+full = open(f"{d}/full.rec.gz", "rb").read()
+c = expect(f"{d}/full.rec.gz", full, True)
+print(f"complete: {c['events']} events in {len(full)} bytes")
+assert c["events"] > 1000, c
+
+killed = open(f"{d}/killed.rec.gz", "rb").read()
+c = expect(f"{d}/killed.rec.gz", killed, False)
+assert c["cut"]["reason"] in ("no_trailer", "torn"), c
+assert c["events"] > 1000, c
+print(f"kill -9 after 3.5 s: {c['events']} events, cut {c['cut']['reason']} at byte {c['cut']['at_byte']}")
+
+small = open(f"{d}/enospc.rec.gz", "rb").read()
+assert len(small) <= 48 * 1024, len(small)
+c = expect(f"{d}/enospc.rec.gz", small, False)
+assert c["cut"]["reason"] in ("writer_error", "no_trailer"), c
+assert c["events"] > 0, c
+print(f"full disk: {c['events']} events in {len(small)} bytes, cut {c['cut']['reason']}")
+
+# cut at every 4 KiB boundary
+cut = f"{d}/cut.rec.gz"
+prev, sizes = -1, list(range(4096, len(full), 4096))
+for k in sizes:
+    open(cut, "wb").write(full[:k])
+    c = expect(cut, full[:k], False)
+    assert c["events"] >= prev, (k, c, prev)
+    prev = c["events"]
+print(f"{len(sizes)} cuts at 4 KiB boundaries: each read exactly what zlib decodes")
+# report on a cut: exit 0, the gc records, the cut named
+open(cut, "wb").write(full[:len(full) // 2])
+p = subprocess.run([mt, "report", "--json", cut], capture_output=True, text=True)
+assert p.returncode == 0, (p.returncode, p.stderr)
+recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+rc = [r for r in recs if r["event"] == "recording"]
+assert rc and rc[0]["complete"] is False and rc[0]["cut"]["reason"] == "torn", rc
+assert any(r["event"] == "gc" for r in recs), "no collections reported from half a recording"
+assert "was cut short" in p.stderr, p.stderr
+
+# a recording from before the framing: one gzip stream
+text = gzip.decompress(full)
+old = f"{d}/old.rec.gz"
+with gzip.open(old, "wb") as f:
+    f.write(text)
+c = expect(old, open(old, "rb").read(), True)
+# a host crash: zeros where the last 6000 bytes were
+z = full[:-6000] + b"\0" * 6000
+open(cut, "wb").write(z)
+c = expect(cut, z, False)
+assert c["cut"]["reason"] in ("garbage", "corrupt", "torn"), c
+print(f"zeros at the end: {c['events']} events, cut {c['cut']['reason']}")
+PY
