@@ -225,7 +225,16 @@ struct mt_ap_gc {
 					* which way the walk went (set: tags). */
 #define MT_AP_HEAP_NOUNTAGGED (1u << 6) /* memtrace found an untagged walk of this agent
 					 * inconsistent: tags for every walk from now on */
-#define MT_AP_HEAP_FLAGS     0x7fu     /* every flag above; other bits are refused */
+#define MT_AP_HEAP_FREEZE    (1u << 7) /* an untagged walk of a frozen copy of the JVM: at the
+					* walk's first callback (inside the pause, before
+					* any object is visited) the agent forks; the JVM
+					* leaves the pause at once and the copy (a child
+					* process that never runs Java) does the walk. A
+					* struct mt_ap_heap_freeze follows the request
+					* struct, before the names; a FREEZE record says
+					* how it went (below). An agent without it refuses
+					* the flag (ERROR); memtrace then walks as before. */
+#define MT_AP_HEAP_FLAGS     0xffu     /* every flag above; other bits are refused */
 
 struct mt_ap_heap_request {
 	uint32_t flags;        /* MT_AP_HEAP_* */
@@ -233,6 +242,38 @@ struct mt_ap_heap_request {
 	uint32_t nfields;      /* NUL-terminated names following the struct */
 	uint32_t reserved;
 };
+
+/*
+ * A frozen walk (MT_AP_HEAP_FREEZE). The copy is the JVM as it was in the
+ * pause: HotSpot's own FollowReferences goes on in it with the agent's
+ * callbacks, so it reports what a walk in the pause would have reported.
+ * The copy is sandboxed before it goes on (every fd closed, writable shared
+ * mappings replaced by private copies, signals at their defaults, no core
+ * file, a CPU limit, seccomp refusing new files, sockets, processes and
+ * signals to others, oom_score_adj 1000, killed with the JVM's VM thread).
+ * Its walk ends when HotSpot leaves the safepoint in the copy: the agent
+ * reads SafepointSynchronize::_state there (memtrace finds the symbol).
+ * The agent then copies the walk's records out of the copy, kills it and
+ * reaps it. memtrace closing the connection kills the copy too. Whatever
+ * fails (the fork, the copy, a limit), the agent walks again in a pause and
+ * says why in the FREEZE record: a snapshot is never lost to a freeze.
+ */
+struct mt_ap_heap_freeze {
+	uint64_t state_addr;   /* SafepointSynchronize::_state (int; 2: at a safepoint) */
+	uint64_t reset_addr;   /* JDK 17: ObjectMarker::_needs_reset (bool), cleared in the
+				* copy after the roots so that HotSpot does not visit the
+				* whole heap again to unmark it; 0 where there is none */
+	uint64_t heap_lo;      /* the Java heap's reserved range: must be private */
+	uint64_t heap_hi;      /* memory (not shared with the copy), else no freeze */
+	uint32_t stall_ms;     /* the copy's walk calls back nothing this long: killed */
+	uint32_t max_ms;       /* the copy's walk lasts longer: killed */
+	uint32_t flags;        /* MT_AP_FREEZE_* */
+	uint32_t reserved;
+};
+
+#define MT_AP_FREEZE_TEST_FAIL  (1u << 0) /* tests: the copy kills itself after the roots */
+#define MT_AP_FREEZE_TEST_HANG  (1u << 1) /* tests: the copy stops calling back after the roots */
+#define MT_AP_FREEZE_FLAGS      0x3u
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -265,6 +306,7 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_AGES    = 41, /* arg n: struct mt_ap_hages, n × struct mt_ap_hwalk */
 	MT_AP_HREC_NAMED   = 42, /* arg n: struct mt_ap_hnamed_hdr, n × struct mt_ap_hnamed */
 	MT_AP_HREC_VISITS  = 43, /* arg n: n × struct mt_ap_hvisit */
+	MT_AP_HREC_FREEZE  = 44, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
 };
 #define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
 
@@ -340,6 +382,32 @@ struct mt_ap_hclass {
 	uint32_t reserved;
 };
 
+/* FREEZE: how the frozen walk went. */
+struct mt_ap_hfreeze {
+	int32_t status;        /* 0: the records come from the frozen copy; else -errno of
+				* what failed, and the walk was done in a pause instead */
+	uint32_t stage;        /* enum mt_ap_freeze_stage: where it failed */
+	uint32_t child_pid;    /* the copy's pid in the JVM's pid namespace (0: no fork) */
+	uint32_t reserved;
+	uint64_t fork_ns;      /* fork() inside the pause */
+	uint64_t walk_ns;      /* from the fork to the end of the copy's walk */
+	uint64_t pull_ns;      /* reading the walk's records out of the copy */
+	uint64_t child_maxrss_kb; /* the copy's peak resident memory (getrusage) */
+	uint64_t child_minflt; /* its page faults (copy-on-write of what it wrote) */
+	uint64_t child_cpu_ns; /* its CPU time */
+	uint64_t fallback_pause_ns; /* the walk done in a pause after a failure, else 0 */
+	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
+};
+
+enum mt_ap_freeze_stage {
+	MT_AP_FREEZE_OK = 0,
+	MT_AP_FREEZE_CHECK = 1,   /* before the walk: the request or the JVM does not allow it */
+	MT_AP_FREEZE_FORK = 2,    /* fork() failed in the pause */
+	MT_AP_FREEZE_WALK = 3,    /* the copy died, stalled or ran out of time */
+	MT_AP_FREEZE_PULL = 4,    /* its records could not be read */
+	MT_AP_FREEZE_CLIENT = 5,  /* memtrace went away: the copy was killed */
+};
+
 /* AGES: the session's walks so far, this one last; first_id ascending. */
 struct mt_ap_hages {
 	uint64_t gcs;      /* GCs the session counted by this walk's pause */
@@ -364,6 +432,8 @@ _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
+_Static_assert(sizeof(struct mt_ap_heap_freeze) == 48, "heap freeze layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 168, "hfreeze layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");

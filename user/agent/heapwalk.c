@@ -79,8 +79,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
+#include "freeze.h"
 #include "heapwalk.h"
 
 #define ACC_STATIC 0x0008
@@ -169,7 +172,7 @@ static jvmtiEnv *names_env, *plain_env;
 static _Atomic uint64_t hs_gcs;
 
 /* The state of one walk and of its sending. */
-static struct {
+static struct hw_state {
 	jvmtiEnv *env;           /* hs.env while walking */
 	uint32_t flags;
 	uint64_t first_id;       /* hs.next_id when the walk began */
@@ -197,6 +200,12 @@ static struct {
 	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
 	int32_t nprojidx;
 	uint64_t layout_bad;
+	/* frozen walks (MT_AP_HEAP_FREEZE): the copy, and whether to send FREEZE */
+	bool want_freeze;        /* the request asked: a FREEZE record goes out */
+	bool freezing;           /* the fork is (still) the plan for this walk */
+	bool reset_done;         /* the copy cleared ObjectMarker::_needs_reset */
+	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
+	struct freeze fz;
 	struct mt_ap_heap_done done;
 	/* sending cursor: section, index within it */
 	bool pending;
@@ -525,6 +534,53 @@ static void resolve_named(void)
 	}
 }
 
+/*
+ * A frozen walk, at the walk's first callback (a root: the fork comes before
+ * any object is visited): true when this process is the JVM and must leave
+ * the pause now (the copy walks). A failed fork leaves the walk to the pause.
+ */
+static bool freeze_here(void)
+{
+	pid_t pid;
+
+	if (!hw.freezing || hw.fz.forked)
+		return false;
+	pid = freeze_fork(&hw.fz);
+	if (pid > 0)
+		return true;
+	if (pid == 0)
+		hw.flags &= ~MT_AP_HEAP_MAXPAUSE; /* the copy pauses nothing */
+	else
+		hw.freezing = false;
+	return false;
+}
+
+/* In the copy, every callback: count it (the JVM's thread watches the count);
+ * at the first one between objects (@object_ref), the roots are all in: on
+ * JDK 17 clear ObjectMarker::_needs_reset so that the walk's end does not
+ * unmark the whole heap (nothing is left to unmark in a copy about to die). */
+static void copy_step(bool object_ref)
+{
+	hw.progress++;
+	if (!object_ref || hw.reset_done)
+		return;
+	hw.reset_done = true;
+	if (hw.fz.req.flags & MT_AP_FREEZE_TEST_FAIL)
+		_exit(80);
+	if (hw.fz.req.flags & MT_AP_FREEZE_TEST_HANG) {
+		struct timespec t = { 3600, 0 };
+
+		for (;;)
+			nanosleep(&t, NULL);
+	}
+	if (hw.fz.req.reset_addr) {
+		volatile uint8_t *r = (volatile uint8_t *)(uintptr_t)hw.fz.req.reset_addr;
+
+		if (*r == 1)
+			*r = 0;
+	}
+}
+
 /* Is JVMTI index idx projected in some class? (the in-pause prefilter) */
 static bool maybe_projected(jint idx)
 {
@@ -547,6 +603,10 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT;
 	if (!hw.resolved) /* inside the pause: nothing moves until it ends */
 		resolve_named();
+	if (freeze_here())
+		return JVMTI_VISIT_ABORT; /* the JVM: out of the pause, the copy walks on */
+	if (hw.fz.in_child)
+		copy_step(referrer_tag_ptr != NULL);
 	to = referee_key(tag_ptr, size);
 	if (!to || (size & 7) || (size >> 35)) {
 		hw.layout_bad += !!to;
@@ -586,6 +646,8 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 	struct mt_ap_hprim *p;
 	int want;
 
+	if (hw.fz.in_child)
+		copy_step(true);
 	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
 		return 0;
 	if (hw.untagged) { /* the object's class is known after the pause: checked then */
@@ -676,6 +738,8 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 
 	uint64_t obj;
 
+	if (hw.fz.in_child)
+		copy_step(true);
 	if (!(hw.flags & MT_AP_HEAP_STRINGS))
 		return 0;
 	if (hw.untagged) { /* FollowReferences visits each String once, after its referee callback */
@@ -1167,8 +1231,133 @@ static int build_projidx(char *why, size_t n)
 	return 0;
 }
 
-int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
-	      struct mt_ap_heap_done *done, char *why, size_t n)
+/* Make room for @n entries in @v without touching them (they are read over). */
+static int vec_room(struct hw_vec *v, size_t k)
+{
+	char *np;
+
+	if (k <= v->cap)
+		return 0;
+	np = realloc(v->p, k * v->esz);
+	if (!np)
+		return -ENOMEM;
+	v->p = np;
+	v->cap = k;
+	return 0;
+}
+
+/* The copy's entries of vector @theirs (read out of the copy) into @ours. */
+static int pull_vec(struct hw_vec *ours, const struct hw_vec *theirs)
+{
+	int err;
+
+	ours->n = 0;
+	if (!theirs->n)
+		return 0;
+	if (theirs->esz != ours->esz)
+		return -EPROTO;
+	err = vec_room(ours, theirs->n);
+	if (!err)
+		err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)theirs->p, ours->p,
+				  theirs->n * theirs->esz);
+	if (!err)
+		ours->n = theirs->n;
+	return err;
+}
+
+/* The copy's strings: the entries, then each one's bytes. */
+static int pull_strings(const struct hw_vec *theirs)
+{
+	struct hw_str *ss;
+	uint64_t *addrs;
+	void **bufs;
+	size_t *lens;
+	int err = pull_vec(&hw.strs, theirs);
+
+	if (err || !hw.strs.n)
+		return err;
+	ss = (struct hw_str *)hw.strs.p;
+	addrs = calloc(hw.strs.n, sizeof(*addrs));
+	bufs = calloc(hw.strs.n, sizeof(*bufs));
+	lens = calloc(hw.strs.n, sizeof(*lens));
+	if (!addrs || !bufs || !lens)
+		err = -ENOMEM;
+	for (size_t i = 0; i < hw.strs.n && !err; i++) {
+		addrs[i] = (uint64_t)(uintptr_t)ss[i].utf8;
+		lens[i] = ss[i].len + 1;
+		bufs[i] = ss[i].len <= MT_AP_HSTR_MAX ? malloc(lens[i]) : NULL;
+		ss[i].utf8 = bufs[i];
+		if (!bufs[i]) { /* free_state() frees the ones before */
+			hw.strs.n = i;
+			err = -ENOMEM;
+		}
+	}
+	if (!err)
+		err = freeze_readv(&hw.fz, addrs, bufs, lens, hw.strs.n);
+	for (size_t i = 0; i < hw.strs.n && !err; i++)
+		ss[i].utf8[ss[i].len] = '\0';
+	free(addrs);
+	free(bufs);
+	free(lens);
+	return err;
+}
+
+/*
+ * After the copy's walk: its records into the agent (the same vectors a walk
+ * in the pause fills), with what its callbacks counted. Returns 0 or -errno.
+ */
+static int pull_from_copy(void)
+{
+	struct hw_state *ch = malloc(sizeof(*ch));
+	uint64_t t0 = agent_mono_ns();
+	int err;
+
+	if (!ch)
+		return -ENOMEM;
+	err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)&hw, ch, sizeof(*ch));
+	if (!err)
+		err = pull_vec(&hw.visits, &ch->visits);
+	if (!err)
+		err = pull_vec(&hw.prims, &ch->prims);
+	if (!err)
+		err = pull_strings(&ch->strs);
+	if (!err) {
+		hw.done.truncated += ch->done.truncated;
+		hw.done.mismatches += ch->done.mismatches;
+		hw.layout_bad = ch->layout_bad;
+		hw.aborted = ch->aborted;
+		hw.visits.oom = ch->visits.oom;
+		hw.prims.oom = ch->prims.oom;
+		hw.strs.oom = ch->strs.oom;
+	}
+	free(ch);
+	hw.fz.rec.pull_ns = agent_mono_ns() - t0;
+	return err;
+}
+
+/*
+ * A frozen walk after the pause: wait for the copy's walk, take its records,
+ * kill it. Returns 0, or -errno with the reason in hw.fz.rec (the copy is
+ * gone either way; the caller walks in a pause instead, unless memtrace left).
+ */
+static int finish_frozen(int watch_fd)
+{
+	int err = freeze_wait(&hw.fz, watch_fd, &hw.progress);
+
+	hw.fz.rec.walk_ns = agent_mono_ns() - hw.fz.t_fork;
+	if (!err) {
+		err = pull_from_copy();
+		if (err)
+			freeze_fail(&hw.fz, MT_AP_FREEZE_PULL, err,
+				    "cannot read the walk out of the frozen copy: %s", strerror(-err));
+	}
+	freeze_end(&hw.fz);
+	return err;
+}
+
+int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
+	      const char *names, size_t names_len, int watch_fd, struct mt_ap_heap_done *done,
+	      char *why, size_t n)
 {
 	jvmtiHeapCallbacks cb = { 0 };
 	JNIEnv *jni = agent.jni;
@@ -1206,6 +1395,14 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	hw.tenv = hw.untagged ? names_env : hs.env;
 	if (hw.untagged || ((req->flags & MT_AP_HEAP_BARE) && tag_env_get(&plain_env)))
 		hw.env = plain_env;
+	hw.want_freeze = freeze != NULL;
+	if (freeze && !hw.untagged) {
+		memset(&hw.fz, 0, sizeof(hw.fz));
+		freeze_fail(&hw.fz, MT_AP_FREEZE_CHECK, -ENOTSUP,
+			    "a walk that tags objects is not frozen");
+	} else if (freeze) {
+		hw.freezing = !freeze_begin(&hw.fz, freeze);
+	}
 	vec_init(&hw.visits, sizeof(struct mt_ap_hvisit));
 	vec_init(&hw.given, sizeof(uint64_t));
 	vec_init(&hw.named, sizeof(struct hw_named));
@@ -1265,6 +1462,28 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	hw.deadline_ns = t1 + (uint64_t)req->max_pause_ms * 1000000;
 	e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
 	hw.done.pause_ns = agent_mono_ns() - t1;
+	if (hw.freezing && hw.fz.child > 0 && finish_frozen(watch_fd)) {
+		/* the copy failed: walk again in a pause (memtrace gone: stop) */
+		struct mt_ap_hfreeze rec = hw.fz.rec;
+		uint64_t first = hw.done.pause_ns;
+
+		untag_given();
+		(*jni)->PopLocalFrame(jni, NULL);
+		free_state();
+		if (rec.stage == MT_AP_FREEZE_CLIENT) {
+			snprintf(why, n, "%s", rec.why);
+			return -ECONNRESET;
+		}
+		err = heap_walk(req, NULL, names, names_len, watch_fd, done, why, n);
+		if (!err) {
+			hw.want_freeze = true;
+			hw.fz.rec = rec;
+			hw.fz.rec.fallback_pause_ns = hw.done.pause_ns;
+			hw.done.pause_ns += first;
+			done->pause_ns = hw.done.pause_ns;
+		}
+		return err;
+	}
 	if (hw.untagged) {
 		if (!hw.aborted && !hw.layout_bad)
 			last_visits = hw.visits.n;
@@ -1285,7 +1504,7 @@ walked:
 				  (unsigned long long)hw.layout_bad);
 			untagged_broken = true;
 			free_state();
-			err = heap_walk(req, names, names_len, done, why, n);
+			err = heap_walk(req, NULL, names, names_len, watch_fd, done, why, n);
 			if (!err) {
 				hw.done.pause_ns += first;
 				done->pause_ns = hw.done.pause_ns;
@@ -1301,7 +1520,9 @@ walked:
 	if (out_of_memory())
 		agent_log("out of memory during a heap walk: the snapshot is partial");
 	hw.done.partial = hw.aborted || out_of_memory();
-	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED);
+	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED | MT_AP_HEAP_FREEZE);
+	if (hw.freezing && hw.fz.child)
+		hw.done.flags |= MT_AP_HEAP_FREEZE; /* the records come from the frozen copy */
 	if (!hw.untagged && !(hw.flags & MT_AP_HEAP_BARE))
 		hw.done.flags |= MT_AP_HEAP_KEEPIDS; /* served with object tags */
 	hw.done.objects = hw.objs.n;
@@ -1506,6 +1727,16 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			if (hw.pos < hw.visits.n)
 				r = put_batch(buf, cap, &off, MT_AP_HREC_VISITS, &hw.visits);
 			break;
+		case 10: /* how a frozen walk went */
+			if (hw.want_freeze && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_FREEZE, 0, &hw.fz.rec,
+						  sizeof(hw.fz.rec));
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
 		default:
 			return (long)off; /* everything is out: the caller sends DONE */
 		}
@@ -1526,6 +1757,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 7: len = 1; break;
 			case 8: len = hw.named.n; break;
 			case 9: len = hw.visits.n; break;
+			case 10: len = hw.want_freeze; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1540,7 +1772,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 9;
+	return hw.pending && hw.sec > 10;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

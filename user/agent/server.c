@@ -340,7 +340,8 @@ static void handle_heap_request(const struct request *req)
 	char why[128];
 	int err;
 
-	err = heap_walk(&req->heap, req->names, req->names_len, &done, why, sizeof(why));
+	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
+			req->names, req->names_len, client_fd, &done, why, sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
 		session_end();

@@ -75,12 +75,27 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 {
 	char b[32];
 
-	if (!strcmp(s->source, "live"))
+	if (s->has_freeze && !s->frozen && s->freeze.status)
+		p_warn("JVM %d: the frozen heap walk failed (%s): walked in a pause instead",
+		       s->pid, s->freeze.why);
+	if (!strcmp(s->source, "live") && s->frozen) {
+		char w[32];
+
+		p_info("heap frozen: JVM %d paused for %s (%s; fork %s), the walk ran in the "
+		       "frozen copy for %s (%llu objects, %llu references, %u classes%s)", s->pid,
+		       fmt_ns(s->info.pause_ns, b, sizeof(b)),
+		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
+		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)),
+		       fmt_ns(s->freeze.walk_ns, (char[32]){ 0 }, 32),
+		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
+		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
+	} else if (!strcmp(s->source, "live")) {
 		p_info("heap walk paused JVM %d for %s (%s; %llu objects, %llu references, "
 		       "%u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
 		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
+	}
 	if (s->info.partial)
 		p_warn("the heap walk was cut short (--max-pause or out of memory): the result "
 		       "covers only part of the heap");

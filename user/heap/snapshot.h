@@ -71,6 +71,12 @@ struct mt_snapshot {
 	 * the agent's timing around FollowReferences (agent_pause_ns either way) */
 	bool pause_from_jvm;
 	uint64_t agent_pause_ns;
+	/* a frozen walk (MT_AP_HEAP_FREEZE asked): how it went, from the agent's
+	 * FREEZE record; frozen: the records come from the copy (info.pause_ns
+	 * is then the fork's pause, not the walk's) */
+	bool has_freeze;
+	bool frozen;
+	struct mt_ap_hfreeze freeze;
 };
 
 /* snapshot_init - zero *@s for use. */

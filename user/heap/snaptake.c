@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agentctl/agentsession.h"
+#include "heap/heapfreeze.h"
 #include "heap/snaprec.h"
 #include "heap/snaptake.h"
 #include "heap/walkids.h"
@@ -16,12 +17,15 @@
 #include "lib/util.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
+#define WATCH_MS        100    /* how often memory is looked at during a frozen walk */
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
-			const char *const *fields, int nfields)
+			const struct mt_ap_heap_freeze *freeze, const char *const *fields,
+			int nfields)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
-	size_t len = sizeof(req);
+	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0);
+	size_t len = head;
 	char *buf;
 	long n;
 	int err;
@@ -31,14 +35,16 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	if (len > MT_AP_HEAP_REQ_MAX) { /* absurdly many names: ask for every field */
 		req.flags |= MT_AP_HEAP_ALLFIELDS;
 		nfields = 0;
-		len = sizeof(req);
+		len = head;
 	}
 	req.nfields = (uint32_t)nfields;
 	buf = malloc(MT_AP_HDR_SIZE + len);
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + MT_AP_HDR_SIZE, &req, sizeof(req));
-	len = sizeof(req);
+	if (flags & MT_AP_HEAP_FREEZE)
+		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req), freeze, sizeof(*freeze));
+	len = head;
 	for (int i = 0; i < nfields; i++) {
 		size_t l = strlen(fields[i]) + 1;
 
@@ -78,6 +84,74 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 	return 0;
 }
 
+/* In a pause, not frozen: say why (once per session, as an info line). */
+static void no_freeze(struct mt_snapsession *ss, const char *why)
+{
+	p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s", ss->p->pid, why);
+	ss->freeze_off = true;
+}
+
+/*
+ * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
+ * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
+ */
+static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags)
+{
+	uint64_t need, have;
+	char why[192], a[32], b[32];
+
+	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
+	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
+		return 0;
+	if (!ss->freeze_checked) {
+		ss->freeze_checked = true;
+		if (heapfreeze_prepare(ss->p, &ss->freeze, why, sizeof(why))) {
+			if (mt_opts.walk == HEAPFREEZE_FROZEN) {
+				p_err("JVM %d cannot be frozen for the heap walk: %s", ss->p->pid, why);
+				return -ENOTSUP;
+			}
+			no_freeze(ss, why);
+		}
+	}
+	if (ss->freeze_off)
+		return 0;
+	if (mt_opts.walk == HEAPFREEZE_AUTO && !heapfreeze_headroom(ss->p, &need, &have) &&
+	    have < need + HEAPFREEZE_MARGIN) {
+		snprintf(why, sizeof(why), "a copy could take up to %s more memory (the JVM's "
+			 "anonymous resident memory) and %s is left", fmt_bytes(need, a, sizeof(a)),
+			 fmt_bytes(have, b, sizeof(b)));
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s",
+		       ss->p->pid, why);
+		return 0;
+	}
+	*flags |= MT_AP_HEAP_FREEZE;
+	return 0;
+}
+
+/* During a frozen walk: is memory running out? Then give up on the copy
+ * (closing the connection makes the agent kill it). */
+static bool memory_low(struct mt_snapsession *ss)
+{
+	uint64_t need, have;
+	char b[32];
+
+	if (heapfreeze_headroom(ss->p, &need, &have) || have >= HEAPFREEZE_MARGIN / 2)
+		return false;
+	p_warn("JVM %d: only %s of memory left during the frozen heap walk: the copy was "
+	       "stopped; walking in a pause instead", ss->p->pid, fmt_bytes(have, b, sizeof(b)));
+	return true;
+}
+
+/* Start the session over (after the agent closed it or we gave up a copy). */
+static int reopen(struct mt_snapsession *ss)
+{
+	struct mt_ap_hello_reply hello;
+	bool loaded;
+
+	agentsock_close(&ss->so);
+	return agentsession_open(ss->p, &ss->so, &hello, &loaded);
+}
+
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
@@ -85,23 +159,42 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	struct mt_sp_window spw;
 	struct mt_ap_hdr h;
 	char why[128];
-	uint64_t ns;
+	uint64_t ns, waited = 0;
+	bool first = true;
 	int err;
 
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
+	err = plan_freeze(ss, &flags);
+	if (err)
+		goto fail;
 	perfdata_window_begin(ss->pd, &spw);
 	ss->walks++;
-	err = send_request(&ss->so, flags, max_pause_ms, fields, nfields);
+	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;
 	}
 	for (;;) {
-		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		/* a frozen walk: look at memory while the copy walks */
+		int slice = (first && (flags & MT_AP_HEAP_FREEZE) && mt_opts.walk == HEAPFREEZE_AUTO) ?
+			    WATCH_MS : WALK_TIMEOUT_MS;
+
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, slice);
 		if (err == -EINTR)
 			continue;
+		if (err == 0 && slice == WATCH_MS && (waited += WATCH_MS) < WALK_TIMEOUT_MS) {
+			if (!memory_low(ss))
+				continue;
+			ss->freeze_off = true; /* for the rest of the session too */
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
+					     nfields, s);
+		}
 		if (err == 0) {
 			p_err("the agent in JVM %d sent no heap data within %d s", p->pid,
 			      WALK_TIMEOUT_MS / 1000);
@@ -111,6 +204,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (err < 0) {
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
+		}
+		first = false;
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace: no frozen walks */
+			no_freeze(ss, "the agent loaded in it predates frozen walks");
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
+					     nfields, s);
 		}
 		if (h.type == MT_AP_ERROR) {
 			err = -EREMOTEIO;
