@@ -258,6 +258,9 @@ struct mt_ap_heap_request {
  * fails (the fork, the copy, a limit), the agent walks again in a pause and
  * says why in the FREEZE record: a snapshot is never lost to a freeze.
  */
+#define MT_AP_FREEZE_LOCKS 2
+#define MT_AP_FREEZE_SPACES 6
+
 struct mt_ap_heap_freeze {
 	uint64_t state_addr;   /* SafepointSynchronize::_state (int; 2: at a safepoint) */
 	uint64_t reset_addr;   /* JDK 17: ObjectMarker::_needs_reset (bool), cleared in the
@@ -265,11 +268,34 @@ struct mt_ap_heap_freeze {
 				* whole heap again to unmark it; 0 where there is none */
 	uint64_t heap_lo;      /* the Java heap's reserved range: must be private */
 	uint64_t heap_hi;      /* memory (not shared with the copy), else no freeze */
+	uint64_t locks[MT_AP_FREEZE_LOCKS]; /* pthread mutexes that HotSpot threads still
+				* running in a pause (JIT compilers) take, and that the
+				* copy's walk needs: the arena chunk pool's (JDK 17's
+				* ThreadCritical tc_mutex, JDK 21+'s GlobalChunkPoolMutex).
+				* The agent holds them across the fork, so the copy gets
+				* them free (a lock held by a thread that does not exist in
+				* the copy would stop its walk for good); 0: unused */
+	uint32_t lock_ptr;     /* bit i: locks[i] is the address of a pointer to the mutex */
 	uint32_t stall_ms;     /* the copy's walk calls back nothing this long: killed */
 	uint32_t max_ms;       /* the copy's walk lasts longer: killed */
 	uint32_t flags;        /* MT_AP_FREEZE_* */
-	uint32_t reserved;
+	/* The heap's unused space (above each space's or region's top), not shared
+	 * with the copy (MADV_DONTFORK around the fork): the JVM allocates there
+	 * after the pause without a page fault per page, and fork copies fewer
+	 * page tables. Read by the agent in the pause, every read checked. */
+	uint32_t space_kind;   /* MT_AP_FREEZE_SPACES_* */
+	uint16_t off_bottom, off_top, off_end; /* in a space / region object */
+	uint16_t reserved16;
+	uint32_t reserved32;
+	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
+				* objects (Serial and Parallel swap their survivor
+				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
+				* [1] its _base's offset, [2] its _length's offset */
 };
+
+#define MT_AP_FREEZE_SPACES_NONE 0 /* share the whole heap */
+#define MT_AP_FREEZE_SPACES_LIST 1 /* spaces[]: Serial, Parallel */
+#define MT_AP_FREEZE_SPACES_G1   2 /* G1's region table */
 
 #define MT_AP_FREEZE_TEST_FAIL  (1u << 0) /* tests: the copy kills itself after the roots */
 #define MT_AP_FREEZE_TEST_HANG  (1u << 1) /* tests: the copy stops calling back after the roots */
@@ -396,6 +422,9 @@ struct mt_ap_hfreeze {
 	uint64_t child_minflt; /* its page faults (copy-on-write of what it wrote) */
 	uint64_t child_cpu_ns; /* its CPU time */
 	uint64_t fallback_pause_ns; /* the walk done in a pause after a failure, else 0 */
+	uint64_t unshared_bytes; /* the heap's unused space kept out of the copy */
+	uint32_t unshared_runs;  /* in that many address ranges */
+	uint32_t reserved2;
 	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
 };
 
@@ -432,8 +461,8 @@ _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
-_Static_assert(sizeof(struct mt_ap_heap_freeze) == 48, "heap freeze layout");
-_Static_assert(sizeof(struct mt_ap_hfreeze) == 168, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 184, "hfreeze layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");

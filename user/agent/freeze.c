@@ -34,6 +34,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,10 @@
 #include "freeze.h"
 
 #define WAIT_POLL_MS   2        /* how often the JVM's thread looks at the copy */
+#define LOCK_WAIT_NS   (50 * 1000000ull) /* at most this long for the locks, in the pause */
+#define MAX_RUNS       1024     /* unused heap ranges kept out of the copy, at most */
+#define MAX_REGIONS    (1u << 20) /* G1 regions read, at most */
+#define PAGE           4096ull
 #define SAFEPOINT_SYNC 2        /* SafepointSynchronize::_synchronized (JDK 17 and 25) */
 #define MAX_SHARED     64       /* writable shared mappings the copy replaces */
 
@@ -78,17 +83,130 @@ static int self_read(uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+/* The mutex of lock @i (its address, or that of a pointer to it). */
+static uint64_t lock_addr(const struct freeze *fz, int i)
+{
+	uint64_t a = fz->req.locks[i];
+
+	if (a && (fz->req.lock_ptr & (1u << i)) && self_read(a, &a, sizeof(a)))
+		return 0;
+	return a;
+}
+
+/* Does @a look like a plain glibc mutex, held or not? (Its type is the low 7
+ * bits of __kind: glibc keeps flags such as no-elision above them.) */
+static bool plausible_mutex(uint64_t a)
+{
+	pthread_mutex_t m;
+
+	if (!a || (a & 3) || self_read(a, &m, sizeof(m)))
+		return false;
+	return (m.__data.__kind & 127) == PTHREAD_MUTEX_NORMAL && m.__data.__lock >= 0 &&
+	       m.__data.__lock <= 2;
+}
+
+/* Add [lo, hi) of unused heap (page-aligned inwards) to fz->runs, joining
+ * it to the last run when they touch. */
+static void add_run(struct freeze *fz, uint64_t lo, uint64_t hi)
+{
+	lo = (lo + PAGE - 1) & ~(PAGE - 1);
+	hi &= ~(PAGE - 1);
+	if (hi <= lo || lo < fz->req.heap_lo || hi > fz->req.heap_hi)
+		return;
+	if (fz->nruns && fz->runs[fz->nruns - 1].hi == lo) {
+		fz->runs[fz->nruns - 1].hi = hi;
+		return;
+	}
+	if (fz->nruns == MAX_RUNS)
+		return;
+	fz->runs[fz->nruns].lo = lo;
+	fz->runs[fz->nruns].hi = hi;
+	fz->nruns++;
+}
+
+/* A space or region at @obj: its unused part [top, end). */
+static void space_run(struct freeze *fz, uint64_t obj)
+{
+	uint64_t bottom, top, end;
+
+	if (!obj || self_read(obj + fz->req.off_bottom, &bottom, 8) ||
+	    self_read(obj + fz->req.off_top, &top, 8) || self_read(obj + fz->req.off_end, &end, 8))
+		return;
+	if (bottom <= top && top <= end)
+		add_run(fz, top, end);
+}
+
+/*
+ * In the pause: the heap's unused ranges, from the spaces memtrace named
+ * (every read checked: a wrong guess only shares more with the copy, or
+ * kills the copy if it needed the range; never the JVM).
+ */
+static void find_unused(struct freeze *fz)
+{
+	const struct mt_ap_heap_freeze *r = &fz->req;
+	uint64_t base, len, *regions = NULL;
+
+	fz->nruns = 0;
+	if (!fz->runs)
+		return;
+	if (r->space_kind == MT_AP_FREEZE_SPACES_LIST) {
+		for (int i = 0; i < MT_AP_FREEZE_SPACES; i++) {
+			uint64_t obj;
+
+			if (r->spaces[i] && !self_read(r->spaces[i], &obj, 8))
+				space_run(fz, obj);
+		}
+		return;
+	}
+	if (r->space_kind != MT_AP_FREEZE_SPACES_G1 ||
+	    self_read(r->spaces[0] + r->spaces[1], &base, 8) ||
+	    self_read(r->spaces[0] + r->spaces[2], &len, 8) || !len || len > MAX_REGIONS)
+		return;
+	regions = malloc(len * sizeof(*regions));
+	if (regions && !self_read(base, regions, len * sizeof(*regions)))
+		for (uint64_t i = 0; i < len; i++)
+			space_run(fz, regions[i]);
+	free(regions);
+}
+
+/* Keep the unused ranges out of the copy (before the fork), or give them back
+ * (after it, in the JVM). A failure (the VMA limit) only shares more. */
+static void unshare_free(struct freeze *fz, bool out)
+{
+	for (uint32_t i = 0; i < fz->nruns; i++) {
+		void *a = (void *)(uintptr_t)fz->runs[i].lo;
+		size_t n = fz->runs[i].hi - fz->runs[i].lo;
+
+		if (madvise(a, n, out ? MADV_DONTFORK : MADV_DOFORK)) {
+			if (out) {
+				fz->nruns = i; /* the rest stays shared */
+				break;
+			}
+			continue;
+		}
+		if (out)
+			fz->rec.unshared_bytes += n;
+	}
+	if (out)
+		fz->rec.unshared_runs = fz->nruns;
+}
+
 int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
 {
 	char line[512];
 	uint32_t st;
+	bool lock_rw[MT_AP_FREEZE_LOCKS] = { 0 };
+	uint64_t la[MT_AP_FREEZE_LOCKS];
 	FILE *f;
 	int err = 0;
 
+	free(fz->runs);
 	memset(fz, 0, sizeof(*fz));
 	fz->req = *req;
 	fz->mem_fd = fz->pidfd = -1;
 	fz->parent = getpid();
+	if (req->space_kind != MT_AP_FREEZE_SPACES_NONE)
+		fz->runs = calloc(MAX_RUNS, sizeof(*fz->runs)); /* none: the whole heap is shared */
 	if (self_read(req->state_addr, &st, sizeof(st))) {
 		freeze_fail(fz, MT_AP_FREEZE_CHECK, -EFAULT,
 			    "SafepointSynchronize::_state is not readable at the given address");
@@ -103,7 +221,15 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
 			return -EFAULT;
 		}
 	}
-	/* every mapping of the heap's range: private and anonymous */
+	for (int i = 0; i < MT_AP_FREEZE_LOCKS; i++) {
+		la[i] = lock_addr(fz, i);
+		if (req->locks[i] && !plausible_mutex(la[i])) {
+			freeze_fail(fz, MT_AP_FREEZE_CHECK, -EFAULT,
+				    "no glibc mutex at the given arena lock address");
+			return -EFAULT;
+		}
+	}
+	/* every mapping of the heap's range: private; the locks: writable */
 	f = fopen("/proc/self/maps", "re");
 	if (!f) {
 		err = -errno;
@@ -116,6 +242,9 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
 
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*u %255s", &lo, &hi, perms, path) < 3)
 			continue;
+		for (int i = 0; i < MT_AP_FREEZE_LOCKS; i++)
+			if (la[i] >= lo && la[i] + sizeof(pthread_mutex_t) <= hi && perms[1] == 'w')
+				lock_rw[i] = true;
 		if (hi <= req->heap_lo || lo >= req->heap_hi)
 			continue;
 		/* private file mappings (the CDS archive's heap objects) are copied on
@@ -130,7 +259,48 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
 		}
 	}
 	fclose(f);
+	for (int i = 0; i < MT_AP_FREEZE_LOCKS && !err; i++)
+		if (req->locks[i] && !lock_rw[i]) {
+			freeze_fail(fz, MT_AP_FREEZE_CHECK, -EFAULT,
+				    "the arena lock's address is not writable memory");
+			err = -EFAULT;
+		}
 	return err;
+}
+
+/* In the pause: hold every lock (each is held for microseconds by a JIT
+ * thread at most), giving up after LOCK_WAIT_NS. Returns how many are held. */
+static int take_locks(struct freeze *fz, pthread_mutex_t **m)
+{
+	uint64_t until = agent_mono_ns() + LOCK_WAIT_NS;
+	struct timespec nap = { 0, 20000 };
+	int k = 0;
+
+	for (; k < MT_AP_FREEZE_LOCKS; k++) {
+		uint64_t a = lock_addr(fz, k);
+
+		m[k] = NULL;
+		if (!fz->req.locks[k])
+			continue;
+		if (!plausible_mutex(a))
+			return k;
+		m[k] = (pthread_mutex_t *)(uintptr_t)a;
+		while (pthread_mutex_trylock(m[k])) {
+			if (agent_mono_ns() > until) {
+				m[k] = NULL;
+				return k;
+			}
+			nanosleep(&nap, NULL);
+		}
+	}
+	return k;
+}
+
+static void drop_locks(pthread_mutex_t **m, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (m[i])
+			pthread_mutex_unlock(m[i]); /* plain mutexes: any thread may */
 }
 
 /* --- the copy: everything below runs in the child, in the VM thread --- */
@@ -315,9 +485,10 @@ static void sandbox(const struct freeze *fz)
 
 pid_t freeze_fork(struct freeze *fz)
 {
+	pthread_mutex_t *m[MT_AP_FREEZE_LOCKS];
 	uint32_t st = 0;
+	int err, held;
 	pid_t pid;
-	int err;
 
 	fz->forked = true;
 	err = self_read(fz->req.state_addr, &st, sizeof(st));
@@ -328,17 +499,30 @@ pid_t freeze_fork(struct freeze *fz)
 		return -EPROTO;
 	}
 	fz->t_fork = agent_mono_ns();
+	find_unused(fz);
+	unshare_free(fz, true);
+	held = take_locks(fz, m);
+	if (held < MT_AP_FREEZE_LOCKS) {
+		drop_locks(m, held);
+		unshare_free(fz, false);
+		freeze_fail(fz, MT_AP_FREEZE_FORK, -EBUSY,
+			    "a HotSpot thread held the arena lock for %llu ms in the pause",
+			    LOCK_WAIT_NS / 1000000);
+		return -EBUSY;
+	}
 	pid = fork();
+	err = pid < 0 ? -errno : 0;
+	drop_locks(m, held); /* the JVM's and the copy's: both free again */
 	if (pid == 0) {
 		fz->in_child = true;
 		sandbox(fz);
 		return 0;
 	}
+	unshare_free(fz, false);
 	fz->rec.fork_ns = agent_mono_ns() - fz->t_fork;
 	if (pid < 0) {
-		err = -errno;
 		freeze_fail(fz, MT_AP_FREEZE_FORK, err, "fork in the pause failed: %s",
-			    strerror(errno));
+			    strerror(-err));
 		return err;
 	}
 	fz->child = pid;
@@ -504,4 +688,7 @@ void freeze_end(struct freeze *fz)
 	if (fz->pidfd >= 0)
 		close(fz->pidfd);
 	fz->pidfd = -1;
+	free(fz->runs);
+	fz->runs = NULL;
+	fz->nruns = 0;
 }

@@ -23,6 +23,9 @@ struct freeze {
 	int pidfd;               /* the copy's pidfd (kill without a pid race), -1 */
 	uint64_t t_fork;         /* CLOCK_MONOTONIC just before the fork */
 	struct mt_ap_hfreeze rec; /* what the FREEZE record will say */
+	/* the heap's unused ranges kept out of the copy (MADV_DONTFORK) */
+	struct { uint64_t lo, hi; } *runs;
+	uint32_t nruns;
 };
 
 /*

@@ -988,6 +988,7 @@ static void free_state(void)
 	vec_free(&hw.given);
 	vec_free(&hw.named);
 	free(hw.projidx);
+	free(hw.fz.runs);
 	memset(&hw, 0, sizeof(hw));
 }
 

@@ -24,6 +24,8 @@
 
 #define SYM_STATE "_ZN20SafepointSynchronize6_stateE"
 #define SYM_RESET "_ZN12ObjectMarker12_needs_resetE"
+#define SYM_TC_MUTEX "_ZL8tc_mutex"               /* JDK 17: ThreadCritical's pthread mutex */
+#define SYM_CHUNK_MUTEX "_ZL20GlobalChunkPoolMutex" /* JDK 21+: a pointer to the chunk pool's */
 
 int heapfreeze_mode_parse(const char *s, int *mode)
 {
@@ -38,8 +40,11 @@ int heapfreeze_mode_parse(const char *s, int *mode)
 	return 0;
 }
 
-/* The collector: 0 when its heap can be frozen, else -ENOTSUP and its name. */
-static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, char *why, size_t n)
+enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON };
+
+/* The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP. */
+static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum gc *gc,
+		    char *why, size_t n)
 {
 	static const char *const ok[] = { "UseG1GC", "UseParallelGC", "UseSerialGC",
 					  "UseEpsilonGC" };
@@ -53,16 +58,142 @@ static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, char
 			return -ENOTSUP;
 		}
 	for (size_t i = 0; i < MT_ARRAY_SIZE(ok); i++)
-		if (!jvmflags_get_bool(p, vs, ok[i], &on) && on)
+		if (!jvmflags_get_bool(p, vs, ok[i], &on) && on) {
+			*gc = (enum gc)i;
 			return 0;
+		}
 	snprintf(why, n, "its collector is not one memtrace knows (G1, Parallel, Serial)");
 	return -ENOTSUP;
+}
+
+/* off = offset of Type::field (or as a supertype declares it), as a u16. */
+static int off16(const struct mt_vmstructs *vs, const char *type, const char *field,
+		 uint16_t *off)
+{
+	uint64_t o;
+	int err = vmstructs_field_offset_inherited(vs, type, field, &o);
+
+	if (!err && o > UINT16_MAX)
+		err = -ERANGE;
+	if (!err)
+		*off = (uint16_t)o;
+	return err;
+}
+
+/* spaces[i] = the address of the pointer field @owner_type::@field of the
+ * object at @owner (a space object's pointer, read by the agent in the pause). */
+static int space_field(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f, int i,
+		       uint64_t owner, const char *owner_type, const char *field)
+{
+	uint64_t o;
+	int err = vmstructs_field_offset(vs, owner_type, field, &o);
+
+	if (!err && !owner)
+		err = -EFAULT;
+	if (!err)
+		f->spaces[i] = owner + o;
+	return err;
+}
+
+/*
+ * Where the heap's unused space is, for the agent to keep it out of the copy:
+ * G1's region table; the young and old spaces of Parallel and Serial. Any
+ * entry missing: the whole heap is shared (a slower fork, more page faults
+ * afterwards, the same snapshot). Never fails.
+ */
+static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap,
+			struct mt_ap_heap_freeze *f)
+{
+	uint64_t a, young = 0, old = 0, hrm, regions, base, len;
+	int err = 0;
+
+	if (gc == GC_G1) {
+		const char *hr = vmstructs_type(vs, "G1HeapRegion") ? "G1HeapRegion" : "HeapRegion";
+		const char *mgr = vmstructs_type(vs, "G1HeapRegionManager") ? "G1HeapRegionManager" :
+				  "HeapRegionManager";
+
+		err = vmstructs_field_offset(vs, "G1CollectedHeap", "_hrm", &hrm);
+		if (!err)
+			err = vmstructs_field_offset(vs, mgr, "_regions", &regions);
+		if (!err)
+			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_base", &base);
+		if (!err)
+			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_length", &len);
+		if (!err)
+			err = off16(vs, hr, "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, hr, "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, hr, "_end", &f->off_end);
+		if (!err) {
+			f->spaces[0] = heap + hrm + regions;
+			f->spaces[1] = base;
+			f->spaces[2] = len;
+			f->space_kind = MT_AP_FREEZE_SPACES_G1;
+		}
+		return;
+	}
+	if (gc == GC_PARALLEL) {
+		err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_young_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, a, &young);
+		if (!err)
+			err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_old_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, a, &old);
+		if (!err)
+			err = space_field(vs, f, 0, young, "PSYoungGen", "_eden_space");
+		if (!err)
+			err = space_field(vs, f, 1, young, "PSYoungGen", "_from_space");
+		if (!err)
+			err = space_field(vs, f, 2, young, "PSYoungGen", "_to_space");
+		if (!err)
+			err = space_field(vs, f, 3, old, "PSOldGen", "_object_space");
+		if (!err)
+			err = off16(vs, "MutableSpace", "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, "MutableSpace", "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, "MutableSpace", "_end", &f->off_end);
+	} else if (gc == GC_SERIAL) {
+		const char *ht = vmstructs_field(vs, "SerialHeap", "_young_gen") ? "SerialHeap" :
+				 "GenCollectedHeap";
+
+		err = vmstructs_field_offset(vs, ht, "_young_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, heap + a, &young);
+		if (!err)
+			err = vmstructs_field_offset(vs, ht, "_old_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, heap + a, &old);
+		if (!err)
+			err = space_field(vs, f, 0, young, "DefNewGeneration", "_eden_space");
+		if (!err)
+			err = space_field(vs, f, 1, young, "DefNewGeneration", "_from_space");
+		if (!err)
+			err = space_field(vs, f, 2, young, "DefNewGeneration", "_to_space");
+		if (!err)
+			err = space_field(vs, f, 3, old, "TenuredGeneration", "_the_space");
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_end", &f->off_end);
+	} else {
+		return;
+	}
+	if (err)
+		memset(f->spaces, 0, sizeof(f->spaces));
+	else
+		f->space_kind = MT_AP_FREEZE_SPACES_LIST;
 }
 
 int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n)
 {
 	struct mt_vmstructs *vs = NULL;
 	uint64_t heap, start = 0, words = 0, a_heap, off_res, off_start, off_words;
+	enum gc gc = GC_G1;
 	int err;
 
 	memset(f, 0, sizeof(*f));
@@ -71,7 +202,7 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 		snprintf(why, n, "its VMStructs tables cannot be read (%s)", strerror(-err));
 		return err;
 	}
-	err = check_gc(p, vs, why, n);
+	err = check_gc(p, vs, &gc, why, n);
 	if (err)
 		goto out;
 	if (vmstructs_symbol(vs, SYM_STATE, &f->state_addr)) {
@@ -81,6 +212,16 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 	}
 	if (vmstructs_symbol(vs, SYM_RESET, &f->reset_addr))
 		f->reset_addr = 0; /* JDK 21+: a bitmap marks, nothing to unmark */
+	/* the arena chunk pool's lock: JIT compiler threads take it during pauses
+	 * and the copy's walk needs it (a deadlock in the copy, seen on JDK 17) */
+	if (!vmstructs_symbol(vs, SYM_CHUNK_MUTEX, &f->locks[0])) {
+		f->lock_ptr = 1;
+	} else if (vmstructs_symbol(vs, SYM_TC_MUTEX, &f->locks[0])) {
+		snprintf(why, n, "libjvm's arena lock is unknown (neither %s nor %s in .symtab)",
+			 SYM_CHUNK_MUTEX, SYM_TC_MUTEX);
+		err = -ENOENT;
+		goto out;
+	}
 	err = vmstructs_static_addr(vs, "Universe", "_collectedHeap", &a_heap);
 	if (!err)
 		err = vmstructs_field_offset(vs, "CollectedHeap", "_reserved", &off_res);
@@ -101,6 +242,7 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 	}
 	f->heap_lo = start;
 	f->heap_hi = start + words * 8;
+	find_spaces(vs, gc, heap, f);
 	f->stall_ms = HEAPFREEZE_STALL_MS;
 	f->max_ms = HEAPFREEZE_MAX_MS;
 out:
