@@ -357,3 +357,15 @@ int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
 	*have = left;
 	return 0;
 }
+
+uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
+{
+	char path[64], *text;
+	uint64_t kb;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	text = read_file(path, NULL);
+	kb = text ? heapfreeze_meminfo_kb(text, "VmRSS") : UINT64_MAX;
+	free(text);
+	return kb == UINT64_MAX ? 0 : kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
+}

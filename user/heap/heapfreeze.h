@@ -25,6 +25,8 @@ enum heapfreeze_mode {
 #define HEAPFREEZE_STALL_MS 30000  /* the copy's walk calls back nothing this long: stuck */
 #define HEAPFREEZE_MAX_MS   600000 /* the copy's walk may last this long */
 #define HEAPFREEZE_MARGIN   (64ull << 20) /* headroom kept free besides what a copy may use */
+#define HEAPFREEZE_FORK_NS_PER_MB 60000 /* fork()'s cost per MiB resident, an upper estimate
+					 * (25-50 us measured here, on a loaded 2-core VM) */
 
 /* heapfreeze_mode_parse - "auto", "frozen" or "paused" into *@mode.
  * Returns 0 or -EINVAL. */
@@ -48,6 +50,11 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
  * (*@have). Returns 0, or -errno when nothing could be read.
  */
 int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have);
+
+/* heapfreeze_fork_estimate_ns - an upper estimate of the pause a fork of JVM
+ * @p would take (its resident memory's page tables are copied), for
+ * --max-pause. 0 when unknown. */
+uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p);
 
 /*
  * heapfreeze_cgroup_left - pure: the bytes left under a cgroup's limit, from

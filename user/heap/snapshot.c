@@ -81,15 +81,15 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 	if (!strcmp(s->source, "live") && s->frozen) {
 		char w[32], k[32], u[32];
 
-		p_info("heap frozen: JVM %d paused for %s (%s; fork %s, %s of unused heap not "
-		       "shared), the walk ran in the frozen copy for %s (%llu objects, %llu "
-		       "references, %u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
+		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s, %s of unused heap "
+		       "not shared; the copy walked %llu objects, %llu references, %u classes in "
+		       "%s%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
 		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
 		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)),
 		       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
-		       fmt_ns(s->freeze.walk_ns, k, sizeof(k)),
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
-		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
+		       s->info.nclasses, fmt_ns(s->freeze.walk_ns, k, sizeof(k)),
+		       s->info.partial ? "; PARTIAL" : "");
 	} else if (!strcmp(s->source, "live")) {
 		p_info("heap walk paused JVM %d for %s (%s; %llu objects, %llu references, "
 		       "%u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),

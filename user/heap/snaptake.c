@@ -95,14 +95,22 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
  * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
  * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
  */
-static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags)
+static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_pause_ms)
 {
-	uint64_t need, have;
+	uint64_t need, have, fork_ns;
 	char why[192], a[32], b[32];
 
 	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
 	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
 		return 0;
+	/* --max-pause bounds the pause: the fork's must fit in it (it cannot be
+	 * cut short), else the walk in a pause is cut short instead */
+	if ((*flags & MT_AP_HEAP_MAXPAUSE) && mt_opts.walk == HEAPFREEZE_AUTO &&
+	    (fork_ns = heapfreeze_fork_estimate_ns(ss->p)) > (uint64_t)max_pause_ms * 1000000) {
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: its fork could "
+		       "take about %s, over --max-pause", ss->p->pid, fmt_ns(fork_ns, a, sizeof(a)));
+		return 0;
+	}
 	if (!ss->freeze_checked) {
 		ss->freeze_checked = true;
 		if (heapfreeze_prepare(ss->p, &ss->freeze, why, sizeof(why))) {
@@ -166,7 +174,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
-	err = plan_freeze(ss, &flags);
+	err = plan_freeze(ss, &flags, max_pause_ms);
 	if (err)
 		goto fail;
 	perfdata_window_begin(ss->pd, &spw);
