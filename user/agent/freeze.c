@@ -538,11 +538,20 @@ int freeze_read(struct freeze *fz, uint64_t addr, void *buf, size_t len)
 	char path[64];
 	size_t off = 0;
 
-	if (fz->mem_fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)fz->child);
-		fz->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fz->mem_fd == -1) {
+		/* /proc must be our pid namespace's (a container may see the host's) */
+		char self[32];
+		ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+		fz->mem_fd = -2; /* tried */
+		if (n > 0 && (self[n] = '\0', atoi(self) == (int)getpid())) {
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)fz->child);
+			fz->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fz->mem_fd < 0)
+				fz->mem_fd = -2;
+		}
 	}
-	if (fz->mem_fd < 0) { /* e.g. /proc hidden: the same check, another way */
+	if (fz->mem_fd < 0) { /* no usable /proc: the same check, another way */
 		struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
 		ssize_t n = process_vm_readv(fz->child, &l, 1, &r, 1, 0);
 
@@ -604,6 +613,23 @@ static bool client_gone(int fd)
 	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* Has the copy ended (exited, killed, reaped by another)? Says how in fz->rec. */
+static bool copy_ended(struct freeze *fz, int options)
+{
+	int status;
+	pid_t w = waitpid(fz->child, &status, options);
+
+	if (w != fz->child && !(w < 0 && errno == ECHILD))
+		return false;
+	if (w == fz->child)
+		fz->child = -fz->child; /* reaped: nothing to kill */
+	freeze_fail(fz, MT_AP_FREEZE_WALK, -ECHILD, "the frozen copy %s %d",
+		    w < 0 ? "was reaped by someone else," :
+		    WIFSIGNALED(status) ? "died of signal" : "exited with",
+		    w < 0 ? 0 : WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return true;
+}
+
 int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress)
 {
 	uint64_t start = agent_mono_ns(), last_change = start, last = 0;
@@ -612,31 +638,26 @@ int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress)
 	for (;;) {
 		uint64_t now = agent_mono_ns(), p = 0;
 		uint32_t st = SAFEPOINT_SYNC;
-		int status, err;
-		pid_t w;
+		int err;
 
 		if (client_gone(watch_fd)) {
 			freeze_fail(fz, MT_AP_FREEZE_CLIENT, -ECONNRESET,
 				    "memtrace went away during the frozen walk");
 			return -ECONNRESET;
 		}
-		w = waitpid(fz->child, &status, WNOHANG);
-		if (w == fz->child || (w < 0 && errno == ECHILD)) {
-			if (w == fz->child)
-				fz->child = -fz->child; /* reaped: nothing to kill */
-			freeze_fail(fz, MT_AP_FREEZE_WALK, -ECHILD, "the frozen copy %s %d",
-				    w < 0 ? "was reaped by someone else," :
-				    WIFSIGNALED(status) ? "died of signal" : "exited with",
-				    w < 0 ? 0 : WIFSIGNALED(status) ? WTERMSIG(status) :
-				    WEXITSTATUS(status));
+		if (copy_ended(fz, WNOHANG))
 			return -ECHILD;
-		}
 		err = freeze_read(fz, fz->req.state_addr, &st, sizeof(st));
 		if (!err && st != SAFEPOINT_SYNC)
 			return 0; /* HotSpot left the safepoint in the copy: the walk is over */
 		if (!err)
 			err = freeze_read(fz, (uint64_t)(uintptr_t)progress, &p, sizeof(p));
-		if (err) {
+		if (err) { /* a copy that just died cannot be read: say how it died */
+			struct timespec t = { 0, 10000000 };
+
+			for (int i = 0; i < 10; i++, nanosleep(&t, NULL))
+				if (copy_ended(fz, WNOHANG))
+					return -ECHILD;
 			freeze_fail(fz, MT_AP_FREEZE_WALK, err, "cannot read the frozen copy: %s",
 				    strerror(-err));
 			return err;

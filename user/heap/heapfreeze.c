@@ -189,6 +189,20 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 		f->space_kind = MT_AP_FREEZE_SPACES_LIST;
 }
 
+/* e2e tests (walk_frozen): MEMTRACE_TEST_FREEZE=fail makes the copy die after
+ * the roots, =hang makes it stop calling back (given up after 1.5 s here). */
+static void test_hooks(struct mt_ap_heap_freeze *f)
+{
+	const char *t = getenv("MEMTRACE_TEST_FREEZE");
+
+	if (t && !strcmp(t, "fail"))
+		f->flags |= MT_AP_FREEZE_TEST_FAIL;
+	if (t && !strcmp(t, "hang")) {
+		f->flags |= MT_AP_FREEZE_TEST_HANG;
+		f->stall_ms = 1500;
+	}
+}
+
 int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n)
 {
 	struct mt_vmstructs *vs = NULL;
@@ -245,6 +259,7 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 	find_spaces(vs, gc, heap, f);
 	f->stall_ms = HEAPFREEZE_STALL_MS;
 	f->max_ms = HEAPFREEZE_MAX_MS;
+	test_hooks(f);
 out:
 	vmstructs_free(vs);
 	return err;
