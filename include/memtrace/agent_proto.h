@@ -286,7 +286,10 @@ struct mt_ap_heap_freeze {
 	uint32_t space_kind;   /* MT_AP_FREEZE_SPACES_* */
 	uint16_t off_bottom, off_top, off_end; /* in a space / region object */
 	uint16_t reserved16;
-	uint32_t reserved32;
+	uint32_t gc_wait_ms;   /* first wait up to this long for a GC to end, and freeze
+				* right after it: the young generation is then empty,
+				* so kept out of the copy, and the JVM's allocations
+				* after the pause fault nothing in (0: freeze now) */
 	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
 				* objects (Serial and Parallel swap their survivor
 				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
@@ -424,7 +427,8 @@ struct mt_ap_hfreeze {
 	uint64_t fallback_pause_ns; /* the walk done in a pause after a failure, else 0 */
 	uint64_t unshared_bytes; /* the heap's unused space kept out of the copy */
 	uint32_t unshared_runs;  /* in that many address ranges */
-	uint32_t reserved2;
+	uint32_t gc_waited;      /* 1: the freeze followed a GC's end (gc_wait_ms) */
+	uint64_t gc_wait_ns;     /* waited for that GC (0: no wait asked) */
 	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
 };
 
@@ -462,7 +466,7 @@ _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
-_Static_assert(sizeof(struct mt_ap_hfreeze) == 184, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 192, "hfreeze layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");

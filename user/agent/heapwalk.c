@@ -1232,6 +1232,20 @@ static int build_projidx(char *why, size_t n)
 	return 0;
 }
 
+/* A frozen walk of an allocating JVM: wait (up to @ms) for the next GC to
+ * end (the session env counts GarbageCollectionFinish), so that the fork
+ * comes when the young generation is empty. */
+static void wait_for_gc(uint32_t ms)
+{
+	uint64_t g0 = atomic_load(&hs_gcs), t0 = agent_mono_ns();
+	struct timespec nap = { 0, 500000 };
+
+	while (atomic_load(&hs_gcs) == g0 && agent_mono_ns() - t0 < (uint64_t)ms * 1000000)
+		nanosleep(&nap, NULL);
+	hw.fz.rec.gc_waited = atomic_load(&hs_gcs) != g0;
+	hw.fz.rec.gc_wait_ns = agent_mono_ns() - t0;
+}
+
 /* Make room for @n entries in @v without touching them (they are read over). */
 static int vec_room(struct hw_vec *v, size_t k)
 {
@@ -1457,6 +1471,8 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		cb.primitive_field_callback = on_prim;
 	if (hw.flags & MT_AP_HEAP_STRINGS)
 		cb.string_primitive_value_callback = on_string;
+	if (hw.freezing && hw.fz.req.gc_wait_ms)
+		wait_for_gc(hw.fz.req.gc_wait_ms);
 	t1 = agent_mono_ns();
 	hw.done.prep_ns = t1 - hw.t0;
 	hw.t0 = t1;

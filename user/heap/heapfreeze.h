@@ -25,6 +25,8 @@ enum heapfreeze_mode {
 #define HEAPFREEZE_STALL_MS 30000  /* the copy's walk calls back nothing this long: stuck */
 #define HEAPFREEZE_MAX_MS   600000 /* the copy's walk may last this long */
 #define HEAPFREEZE_MARGIN   (64ull << 20) /* headroom kept free besides what a copy may use */
+#define HEAPFREEZE_GC_WAIT_MS 2000 /* an allocating JVM: freeze after its next GC, waiting this long */
+#define HEAPFREEZE_EDEN_MIN (16ll << 20) /* eden this full and growing: wait for that GC */
 #define HEAPFREEZE_FORK_NS_PER_MB 60000 /* fork()'s cost per MiB resident, an upper estimate
 					 * (25-50 us measured here, on a loaded 2-core VM) */
 

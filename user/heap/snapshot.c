@@ -81,11 +81,16 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 	if (!strcmp(s->source, "live") && s->frozen) {
 		char w[32], k[32], u[32];
 
-		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s, %s of unused heap "
+		char g[64] = "";
+
+		if (s->freeze.gc_wait_ns)
+			snprintf(g, sizeof(g), ", %s %s for a GC", s->freeze.gc_waited ? "after" :
+				 "no GC in", fmt_ns(s->freeze.gc_wait_ns, k, sizeof(k)));
+		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused heap "
 		       "not shared; the copy walked %llu objects, %llu references, %u classes in "
 		       "%s%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
 		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
-		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)),
+		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
 		       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, fmt_ns(s->freeze.walk_ns, k, sizeof(k)),

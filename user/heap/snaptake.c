@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agentctl/agentsession.h"
 #include "heap/heapfreeze.h"
@@ -92,6 +93,28 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 }
 
 /*
+ * Is the JVM filling its eden (the young generation's allocation space, in
+ * its hsperfdata counters; looked at twice, 50 ms apart)? Then the frozen
+ * walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right after it
+ * the eden is empty and kept out of the copy, so the JVM's allocations after
+ * the pause take no page fault (measured: an eden shared with the copy costs
+ * the JVM ~3 us of system time per 4 KiB page it allocates over). 0: no wait.
+ */
+static uint32_t gc_wait_ms(struct mt_snapsession *ss)
+{
+	static const char *used = "sun.gc.generation.0.space.0.used";
+	struct timespec t = { 0, 50000000 };
+	int64_t u0, u1;
+
+	if (!ss->pd || perfdata_long(ss->pd, used, &u0))
+		return 0;
+	nanosleep(&t, NULL);
+	if (perfdata_long(ss->pd, used, &u1) || u1 < HEAPFREEZE_EDEN_MIN || u1 <= u0)
+		return 0;
+	return HEAPFREEZE_GC_WAIT_MS;
+}
+
+/*
  * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
  * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
  */
@@ -133,6 +156,7 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		return 0;
 	}
 	*flags |= MT_AP_HEAP_FREEZE;
+	ss->freeze.gc_wait_ms = gc_wait_ms(ss);
 	return 0;
 }
 
