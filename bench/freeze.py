@@ -8,17 +8,20 @@ The workload (tests/java/FreezeWorkload) keeps OBJECTS live objects (FwEntry +
 its long[2]) and runs mutator threads that allocate as fast as they can and
 write into the old entries, so copy-on-write after a fork costs what it costs
 an allocating service. For every snapshot it records:
-  pause   the JVM's own account: the Total of every safepoint of that
-          operation in -Xlog:safepoint (HeapWalkOperation for memtrace,
-          GC_HeapInspection / HeapDumper for the JDK's tools, with their GCs);
-  lost    mutator time lost over the window [start - 10 ms, end + 3 s]: the
-          mutators' allocations per 10 ms against the median of the 2 s
-          before (a pause and every slower bucket after it count; catching up
-          does not give time back);
-  faults  the JVM's page faults and its threads' system time in that window,
-          minus those of an idle window just before (the copy-on-write and
-          write-protect faults a fork leaves behind);
-  answer  wall time of the command.
+  pause    the JVM's own account: the Total of every safepoint of that
+           operation in -Xlog:safepoint (HeapWalkOperation for memtrace,
+           GC_HeapInspection / HeapDumper for the JDK's tools, with their GCs);
+  mutator  the system time and page faults of the mutator threads over the
+           window [start, end + 5 s], minus those of an idle window of the same
+           length just before: what copy-on-write and write-protect faults
+           after a fork cost the application's threads;
+  agent    the same for memtrace's agent thread (its buffers, the pull of the
+           copy's records; off the application's path) and for the JVM's other
+           threads (GC, JIT);
+  lost     mutator time lost over [start - 10 ms, end + 3 s] from their
+           allocations per 10 ms against the median of the 2 s before (noisy
+           on a loaded machine: it also counts CPU taken by other processes);
+  answer   wall time of the command.
 Every method runs ROUNDS times in rotating order; medians and ranges.
 """
 import json, os, re, statistics, subprocess, sys, time
@@ -32,15 +35,36 @@ ROUNDS = int(os.environ.get("FREEZE_BENCH_ROUNDS", "3"))
 THREADS = int(os.environ.get("FREEZE_BENCH_THREADS", "1"))
 GC = os.environ.get("FREEZE_BENCH_GC", "G1")
 METHODS = os.environ.get("FREEZE_BENCH_METHODS", "frozen paused jmap dump").split()
-AFTER = 3.0  # seconds watched after each snapshot
+AFTER = 3.0  # seconds of throughput watched after each snapshot
+WATCH = 5.0  # seconds of page faults watched after each snapshot (and idle before)
 OPS = {"frozen": ["HeapWalkOperation"], "paused": ["HeapWalkOperation"],
        "jmap": ["GC_HeapInspection", "HeapInspection"], "dump": ["HeapDumper"]}
 
 
-def faults_stime(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        v = f.read().rsplit(")", 1)[1].split()
-    return int(v[7]), int(v[12]) * 10  # minflt, stime in ms (USER_HZ 100)
+def threads(pid):
+    """{tid: (name, minflt, stime ms)} of every thread of @pid."""
+    out = {}
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                raw = f.read()
+        except OSError:
+            continue
+        name = raw[raw.index("(") + 1:raw.rindex(")")]
+        v = raw.rsplit(")", 1)[1].split()
+        out[t] = (name, int(v[7]), int(v[12]) * 10)
+    return out
+
+
+def groups(a, b):
+    """Faults and stime gained from @a to @b: mutators, the agent, the rest."""
+    g = {"mutator": [0, 0], "agent": [0, 0], "other": [0, 0]}
+    for t, (name, f, s) in b.items():
+        f0, s0 = (a[t][1], a[t][2]) if t in a else (0, 0)
+        k = "mutator" if name.startswith("churn") else "agent" if name == "memtrace-agent" else "other"
+        g[k][0] += f - f0
+        g[k][1] += s - s0
+    return g
 
 
 class Jvm:
@@ -101,10 +125,12 @@ def lost_ms(rows, t0, t1):
 def run(jvm, method):
     pid = jvm.p.pid
     n0 = len(jvm.safepoints())
-    time.sleep(AFTER)  # an idle window first: the noise to subtract
-    f0, s0 = faults_stime(pid)
-    time.sleep(AFTER)
-    f1, s1 = faults_stime(pid)
+    time.sleep(2)
+    a0 = threads(pid)  # an idle window first: the noise to subtract
+    i0 = time.monotonic()
+    time.sleep(WATCH)
+    a1 = threads(pid)
+    idle_s = time.monotonic() - i0
     t0 = int(time.clock_gettime(time.CLOCK_MONOTONIC) * 1000)
     if method in ("frozen", "paused"):
         r = subprocess.run([MEMTRACE, "--walk", method, "histo", "-p", str(pid), "--top", "3"],
@@ -124,9 +150,13 @@ def run(jvm, method):
         if os.path.exists(path):
             os.unlink(path)
     t1 = int(time.clock_gettime(time.CLOCK_MONOTONIC) * 1000)
-    time.sleep(AFTER + 0.2)
-    f2, s2 = faults_stime(pid)
-    rows = jvm.timeline(int((t1 - t0) / 10 + AFTER * 100 + 300))
+    time.sleep(WATCH)
+    a2 = threads(pid)
+    busy_s = (t1 - t0) / 1000.0 + WATCH
+    rows = jvm.timeline(int((t1 - t0) / 10 + WATCH * 100 + 300))
+    idle, busy = groups(a0, a1), groups(a1, a2)
+    cost = {k: (busy[k][0] - idle[k][0] * busy_s / idle_s, busy[k][1] - idle[k][1] * busy_s / idle_s)
+            for k in busy}
     sp = jvm.safepoints()[n0:]
     pause = sum(ns for op, ns in sp if op in OPS[method]) / 1e6
     frozen = "frozen: fork" in err
@@ -137,7 +167,9 @@ def run(jvm, method):
     m = re.search(r"the copy walked .* in ([0-9.]+) (s|ms)", err)
     walk = (float(m.group(1)) * (1000 if m.group(2) == "s" else 1)) if m else None
     return {"method": method, "pause_ms": pause, "lost_ms": lost_ms(rows, t0, t1),
-            "faults": (f2 - f1) - (f1 - f0), "stime_ms": (s2 - s1) - (s1 - s0),
+            "mutator_faults": cost["mutator"][0], "mutator_stime_ms": cost["mutator"][1],
+            "agent_faults": cost["agent"][0], "agent_stime_ms": cost["agent"][1],
+            "other_faults": cost["other"][0], "other_stime_ms": cost["other"][1],
             "answer_ms": t1 - t0, "ok": r.returncode == 0, "copy_walk_ms": walk}
 
 
@@ -169,29 +201,33 @@ def main():
                     for m in order:
                         r = run(jvm, m)
                         rs.append(r)
-                        print("  %8d objects +%5d MiB blobs  %-6s pause %8.1f ms  lost %7s ms  faults %+8d  "
-                              "stime %+6d ms  answer %6d ms%s" % (
-                                  objects, blob, m, r["pause_ms"],
-                                  "%.1f" % r["lost_ms"] if r["lost_ms"] is not None else "-",
-                                  r["faults"], r["stime_ms"], r["answer_ms"],
-                                  "" if r["ok"] else " (FAILED)"), file=sys.stderr)
+                        print("  %8d objects +%5d MiB  %-6s pause %8.1f ms  mutators %+7.0f faults %+5.0f ms  "
+                              "agent %+7.0f faults %+5.0f ms  other %+6.0f ms  lost %6s ms  answer %6d ms%s" % (
+                                  objects, blob, m, r["pause_ms"], r["mutator_faults"],
+                                  r["mutator_stime_ms"], r["agent_faults"], r["agent_stime_ms"],
+                                  r["other_stime_ms"],
+                                  "%.0f" % r["lost_ms"] if r["lost_ms"] is not None else "-",
+                                  r["answer_ms"], "" if r["ok"] else " (FAILED)"), file=sys.stderr)
             finally:
                 jvm.stop()
             print("\n%d live objects, %d MiB of byte[] besides, -Xmx%dm, RSS %d MiB:" % (
                 objects, blob, jvm.heap_mb, rss))
-            print("  %-7s %-24s %-24s %-26s %-22s" % ("", "pause ms", "lost ms (pause+after)",
-                                                     "faults after", "answer ms"))
+            hdr = ("", "pause ms", "mutators: stime ms", "faults", "agent: stime ms",
+                   "lost ms (noisy)", "answer ms")
+            print("  %-7s %-22s %-22s %-26s %-22s %-26s %-22s" % hdr)
             by = {}
             for m in METHODS:
                 v = [r for r in rs if r["method"] == m]
                 by[m] = v
-                print("  %-7s %-24s %-24s %-26s %-22s" % (
-                    m, med([r["pause_ms"] for r in v]), med([r["lost_ms"] for r in v]),
-                    med([r["faults"] for r in v]), med([r["answer_ms"] for r in v])))
+                print("  %-7s %-22s %-22s %-26s %-22s %-26s %-22s" % (
+                    m, med([r["pause_ms"] for r in v]), med([r["mutator_stime_ms"] for r in v]),
+                    med([r["mutator_faults"] for r in v]), med([r["agent_stime_ms"] for r in v]),
+                    med([r["lost_ms"] for r in v]), med([r["answer_ms"] for r in v])))
             if "frozen" in by and "jmap" in by:
-                f = statistics.median([r["lost_ms"] or r["pause_ms"] for r in by["frozen"]])
+                f = statistics.median([r["pause_ms"] + max(0, r["mutator_stime_ms"]) for r in by["frozen"]])
                 j = statistics.median([r["pause_ms"] for r in by["jmap"]])
-                print("  frozen lost / jmap -histo:live pause = %.2f (goal <= 0.5)" % (f / j if j else 0))
+                print("  frozen (pause + mutators' extra system time) / jmap -histo:live pause = %.3f "
+                      "(goal <= 0.5)" % (f / j if j else 0))
             results.append({"objects": objects, "blob_mb": blob, "rss_mb": rss, "runs": rs})
     out = os.environ.get("FREEZE_BENCH_JSON")
     if out:

@@ -26,7 +26,7 @@ enum heapfreeze_mode {
 #define HEAPFREEZE_MAX_MS   600000 /* the copy's walk may last this long */
 #define HEAPFREEZE_MARGIN   (64ull << 20) /* headroom kept free besides what a copy may use */
 #define HEAPFREEZE_GC_WAIT_MS 2000 /* an allocating JVM: freeze after its next GC, waiting this long */
-#define HEAPFREEZE_EDEN_MIN (16ll << 20) /* eden this full and growing: wait for that GC */
+#define HEAPFREEZE_EDEN_MIN (16ll << 20) /* eden growing by a 16th of this: wait for a GC */
 #define HEAPFREEZE_FORK_NS_PER_MB 60000 /* fork()'s cost per MiB resident, an upper estimate
 					 * (25-50 us measured here, on a loaded 2-core VM) */
 

@@ -94,24 +94,33 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 
 /*
  * Is the JVM filling its eden (the young generation's allocation space, in
- * its hsperfdata counters; looked at twice, 50 ms apart)? Then the frozen
- * walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right after it
- * the eden is empty and kept out of the copy, so the JVM's allocations after
- * the pause take no page fault (measured: an eden shared with the copy costs
- * the JVM ~3 us of system time per 4 KiB page it allocates over). 0: no wait.
+ * its hsperfdata counters; looked at every 10 ms for up to 200 ms)? Then the
+ * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
+ * after it the eden is empty and kept out of the copy, so the JVM's
+ * allocations after the pause take no page fault (measured: an eden shared
+ * with the copy cost the mutator ~3 us of system time per 4 KiB page it
+ * allocated over). 0: no wait (an idle JVM writes no eden).
  */
 static uint32_t gc_wait_ms(struct mt_snapsession *ss)
 {
 	static const char *used = "sun.gc.generation.0.space.0.used";
-	struct timespec t = { 0, 50000000 };
-	int64_t u0, u1;
+	static const char *young = "sun.gc.collector.0.invocations";
+	struct timespec t = { 0, 10000000 };
+	int64_t u0, u1, c0 = 0, c1 = 0;
 
 	if (!ss->pd || perfdata_long(ss->pd, used, &u0))
 		return 0;
-	nanosleep(&t, NULL);
-	if (perfdata_long(ss->pd, used, &u1) || u1 < HEAPFREEZE_EDEN_MIN || u1 <= u0)
-		return 0;
-	return HEAPFREEZE_GC_WAIT_MS;
+	perfdata_long(ss->pd, young, &c0);
+	for (int i = 0; i < 20; i++) {
+		nanosleep(&t, NULL);
+		if (perfdata_long(ss->pd, used, &u1))
+			return 0;
+		perfdata_long(ss->pd, young, &c1);
+		/* allocating: the eden grew, or filled up and was collected */
+		if (u1 >= u0 + HEAPFREEZE_EDEN_MIN / 16 || c1 > c0)
+			return HEAPFREEZE_GC_WAIT_MS;
+	}
+	return 0;
 }
 
 /*
