@@ -37,6 +37,7 @@ GC = os.environ.get("FREEZE_BENCH_GC", "G1")
 METHODS = os.environ.get("FREEZE_BENCH_METHODS", "frozen paused jmap dump").split()
 AFTER = 3.0  # seconds of throughput watched after each snapshot
 WATCH = 5.0  # seconds of page faults watched after each snapshot (and idle before)
+SETTLE = 6.0  # seconds between one snapshot's watch and the next idle window
 OPS = {"frozen": ["HeapWalkOperation"], "paused": ["HeapWalkOperation"],
        "jmap": ["GC_HeapInspection", "HeapInspection"], "dump": ["HeapDumper"]}
 
@@ -125,7 +126,7 @@ def lost_ms(rows, t0, t1):
 def run(jvm, method):
     pid = jvm.p.pid
     n0 = len(jvm.safepoints())
-    time.sleep(2)
+    time.sleep(SETTLE)  # the previous snapshot's page faults die down
     a0 = threads(pid)  # an idle window first: the noise to subtract
     i0 = time.monotonic()
     time.sleep(WATCH)
