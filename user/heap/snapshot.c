@@ -110,6 +110,17 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 		       (unsigned long long)s->info.mismatches);
 }
 
+void snapshot_json_walk(const struct mt_snapshot *s, FILE *f)
+{
+	if (strcmp(s->source, "live"))
+		return;
+	if (s->frozen)
+		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f",
+			(double)s->freeze.walk_ns / 1e6);
+	else
+		fputs(",\"walk_mode\":\"paused\"", f);
+}
+
 const char *snapshot_java_name(const char *sig, char *buf, size_t n)
 {
 	static const char prim[] = "ZBCSIJFD";

@@ -9,6 +9,7 @@
 #define MEMTRACE_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,6 +100,11 @@ const char *snapshot_strdup(struct mt_snapshot *s, const char *p, size_t n);
 /* snapshot_print_walk - the pause and counts of a live walk, warnings for a
  * partial one (stderr). */
 void snapshot_print_walk(const struct mt_snapshot *s);
+
+/* snapshot_json_walk - the walk's mode for --json lines, written to @f:
+ * ,"walk_mode":"frozen","copy_walk_ms":N (the copy's walk, off the pause) or
+ * ,"walk_mode":"paused" (the walk was the pause); nothing for files. */
+void snapshot_json_walk(const struct mt_snapshot *s, FILE *f);
 
 /* snapshot_java_name - "java.lang.String" for "Ljava/lang/String;", "int[]"
  * for "[I", into buf. */
