@@ -70,7 +70,9 @@ enum mt_ap_type {
 	MT_AP_HEAP_REQUEST = 13, /* client → agent: struct mt_ap_heap_request + field names */
 	MT_AP_HEAP_DATA    = 14, /* agent → client: heap records (variable length, below) */
 	MT_AP_HEAP_DONE    = 15, /* agent → client: struct mt_ap_heap_done, the last word */
-	MT_AP_TYPE_MAX     = 15,
+	MT_AP_HEAP_RELEASE = 16, /* client → agent: no payload, no reply; the frozen copy a
+				  * COPY record named (below) has been read: kill it */
+	MT_AP_TYPE_MAX     = 16,
 };
 
 /* mt_ap_payload_size() of a type whose payload length varies (<= MT_AP_MAX_PAYLOAD). */
@@ -302,7 +304,14 @@ struct mt_ap_heap_freeze {
 
 #define MT_AP_FREEZE_TEST_FAIL  (1u << 0) /* tests: the copy kills itself after the roots */
 #define MT_AP_FREEZE_TEST_HANG  (1u << 1) /* tests: the copy stops calling back after the roots */
-#define MT_AP_FREEZE_FLAGS      0x3u
+#define MT_AP_FREEZE_DIRECT     (1u << 2) /* memtrace reads the walk's records out of the copy
+					   * itself: the agent sends a COPY record (where they
+					   * are) instead of VISITS, PRIMS and STRING, and keeps
+					   * the copy until HEAP_RELEASE, memtrace's leaving or
+					   * keep_ms after DONE. Without it the agent reads them
+					   * out of the copy and sends them. */
+#define MT_AP_FREEZE_TEST_NOFORK (1u << 3) /* tests: the fork fails (EAGAIN) */
+#define MT_AP_FREEZE_FLAGS      0xfu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -336,6 +345,7 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_NAMED   = 42, /* arg n: struct mt_ap_hnamed_hdr, n × struct mt_ap_hnamed */
 	MT_AP_HREC_VISITS  = 43, /* arg n: n × struct mt_ap_hvisit */
 	MT_AP_HREC_FREEZE  = 44, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
+	MT_AP_HREC_COPY    = 45, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
 };
 #define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
 
@@ -432,6 +442,27 @@ struct mt_ap_hfreeze {
 	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
 };
 
+/* COPY: where the walk's records are in the frozen copy (MT_AP_FREEZE_DIRECT). */
+struct mt_ap_hcopy {
+	uint32_t child_pid;    /* the copy's pid in the JVM's pid namespace */
+	uint32_t keep_ms;      /* the agent kills it this long after DONE at the latest */
+	uint64_t visits;       /* address of nvisits struct mt_ap_hvisit */
+	uint64_t nvisits;
+	uint64_t prims;        /* address of nprims struct mt_ap_hprim */
+	uint64_t nprims;
+	uint64_t strs;         /* address of nstrs struct mt_ap_hstrref */
+	uint64_t nstrs;
+	uint64_t reserved;
+};
+
+/* One string value in the copy. */
+struct mt_ap_hstrref {
+	uint64_t obj;          /* key of the String (as in VISITS) */
+	uint32_t len;          /* UTF-8 bytes, <= MT_AP_HSTR_MAX */
+	uint32_t reserved;
+	uint64_t utf8;         /* address of len bytes and a NUL */
+};
+
 enum mt_ap_freeze_stage {
 	MT_AP_FREEZE_OK = 0,
 	MT_AP_FREEZE_CHECK = 1,   /* before the walk: the request or the JVM does not allow it */
@@ -466,6 +497,8 @@ _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
+_Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
+_Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
 _Static_assert(sizeof(struct mt_ap_hfreeze) == 192, "hfreeze layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
@@ -500,6 +533,7 @@ static inline long mt_ap_payload_size(unsigned type)
 	case MT_AP_HEAP_REQUEST: return MT_AP_VARLEN;
 	case MT_AP_HEAP_DATA:   return MT_AP_VARLEN;
 	case MT_AP_HEAP_DONE:   return sizeof(struct mt_ap_heap_done);
+	case MT_AP_HEAP_RELEASE: return 0;
 	default:                return -1;
 	}
 }

@@ -510,7 +510,12 @@ pid_t freeze_fork(struct freeze *fz)
 			    LOCK_WAIT_NS / 1000000);
 		return -EBUSY;
 	}
-	pid = fork();
+	if (fz->req.flags & MT_AP_FREEZE_TEST_NOFORK) {
+		pid = -1;
+		errno = EAGAIN;
+	} else {
+		pid = fork();
+	}
 	err = pid < 0 ? -errno : 0;
 	drop_locks(m, held); /* the JVM's and the copy's: both free again */
 	if (pid == 0) {

@@ -76,6 +76,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +114,17 @@ struct hw_vec {
 	bool oom;
 };
 
+/* A string value: the layout of struct mt_ap_hstrref, so that memtrace can
+ * read a frozen copy's array of them as it is (MT_AP_FREEZE_DIRECT). */
 struct hw_str {
 	uint64_t obj;
 	uint32_t len;
+	uint32_t reserved;
 	char *utf8;
 };
+_Static_assert(sizeof(struct hw_str) == sizeof(struct mt_ap_hstrref) &&
+	       offsetof(struct hw_str, utf8) == offsetof(struct mt_ap_hstrref, utf8) &&
+	       sizeof(char *) == sizeof(uint64_t), "hw_str is a struct mt_ap_hstrref");
 
 struct hw_thread {
 	uint64_t id;
@@ -134,6 +141,7 @@ struct hw_named {
 
 
 #define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
+#define COPY_KEEP_MS 120000 /* a frozen copy memtrace reads itself lives at most this after DONE */
 
 /* The session: env, ids, GC count and walks (until heap_session_end()). */
 static struct {
@@ -156,6 +164,11 @@ static bool untagged_broken;
  * fallback (walk_fallback) sets MEMTRACE_AGENT_TEST_LAYOUT=wrong in the JVM's
  * environment to read the word before it instead. */
 static int oop_slot = -2;
+
+/* A frozen copy whose records memtrace reads itself (MT_AP_FREEZE_DIRECT),
+ * kept after DONE until HEAP_RELEASE, the session's end or held_until. */
+static struct freeze held;
+static uint64_t held_until;
 
 /* Visits of the agent's last untagged walk: the next one reserves that much
  * (+25 %) before its pause, so the pause neither copies nor faults pages in. */
@@ -204,6 +217,8 @@ static struct hw_state {
 	bool want_freeze;        /* the request asked: a FREEZE record goes out */
 	bool freezing;           /* the fork is (still) the plan for this walk */
 	bool reset_done;         /* the copy cleared ObjectMarker::_needs_reset */
+	bool want_copy;          /* MT_AP_FREEZE_DIRECT served: a COPY record goes out */
+	struct mt_ap_hcopy copy;
 	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
 	struct freeze fz;
 	struct mt_ap_heap_done done;
@@ -994,6 +1009,8 @@ static void free_state(void)
 
 void heap_release(void)
 {
+	if (held.child > 0 && !held_until) /* DONE is out: memtrace reads the copy now */
+		held_until = agent_mono_ns() + (uint64_t)COPY_KEEP_MS * 1000000;
 	free_state();
 	malloc_trim(0); /* the snapshot's arrays back to the system, not kept by malloc */
 }
@@ -1016,6 +1033,7 @@ static jint JNICALL on_untag(jlong class_tag, jlong size, jlong *tag_ptr, jint l
  */
 void heap_session_end(void)
 {
+	heap_copy_release();
 	free_state();
 	if (hs.env) {
 		jvmtiHeapCallbacks cb = { .heap_iteration_callback = on_untag };
@@ -1318,8 +1336,10 @@ static int pull_strings(const struct hw_vec *theirs)
 }
 
 /*
- * After the copy's walk: its records into the agent (the same vectors a walk
- * in the pause fills), with what its callbacks counted. Returns 0 or -errno.
+ * After the copy's walk: what its callbacks counted and, unless memtrace reads
+ * them itself (MT_AP_FREEZE_DIRECT: their addresses go into hw.copy), its
+ * records into the agent (the same vectors a walk in the pause fills).
+ * Returns 0 or -errno.
  */
 static int pull_from_copy(void)
 {
@@ -1330,12 +1350,24 @@ static int pull_from_copy(void)
 	if (!ch)
 		return -ENOMEM;
 	err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)&hw, ch, sizeof(*ch));
-	if (!err)
+	if (!err && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
+		hw.want_copy = true;
+		hw.copy = (struct mt_ap_hcopy){
+			.child_pid = (uint32_t)hw.fz.child, .keep_ms = COPY_KEEP_MS,
+			.visits = (uint64_t)(uintptr_t)ch->visits.p, .nvisits = ch->visits.n,
+			.prims = (uint64_t)(uintptr_t)ch->prims.p, .nprims = ch->prims.n,
+			.strs = (uint64_t)(uintptr_t)ch->strs.p, .nstrs = ch->strs.n,
+		};
+		if (ch->visits.esz != hw.visits.esz || ch->prims.esz != hw.prims.esz ||
+		    ch->strs.esz != hw.strs.esz)
+			err = -EPROTO;
+	} else if (!err) {
 		err = pull_vec(&hw.visits, &ch->visits);
-	if (!err)
-		err = pull_vec(&hw.prims, &ch->prims);
-	if (!err)
-		err = pull_strings(&ch->strs);
+		if (!err)
+			err = pull_vec(&hw.prims, &ch->prims);
+		if (!err)
+			err = pull_strings(&ch->strs);
+	}
 	if (!err) {
 		hw.done.truncated += ch->done.truncated;
 		hw.done.mismatches += ch->done.mismatches;
@@ -1366,8 +1398,39 @@ static int finish_frozen(int watch_fd)
 			freeze_fail(&hw.fz, MT_AP_FREEZE_PULL, err,
 				    "cannot read the walk out of the frozen copy: %s", strerror(-err));
 	}
+	if (!err && hw.want_copy && !hw.layout_bad) {
+		/* memtrace reads it: keep the copy (held owns it from now on) */
+		heap_copy_release();
+		held = hw.fz;
+		held_until = 0; /* set when DONE goes out */
+		hw.fz.child = 0;
+		hw.fz.mem_fd = hw.fz.pidfd = -1;
+		hw.fz.runs = NULL;
+		return 0;
+	}
+	hw.want_copy = false;
 	freeze_end(&hw.fz);
 	return err;
+}
+
+bool heap_copy_held(void)
+{
+	return held.child > 0;
+}
+
+void heap_copy_release(void)
+{
+	if (held.child > 0 || held.mem_fd >= 0 || held.pidfd >= 0)
+		freeze_end(&held);
+	memset(&held, 0, sizeof(held));
+	held.mem_fd = held.pidfd = -1;
+	held_until = 0;
+}
+
+void heap_copy_expire(uint64_t now_ns)
+{
+	if (held.child > 0 && held_until && now_ns > held_until)
+		heap_copy_release();
 }
 
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
@@ -1385,6 +1448,7 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		snprintf(why, n, "a heap snapshot is still being sent");
 		return -EBUSY;
 	}
+	heap_copy_release(); /* memtrace has read the last one or given up */
 	free_state();
 	err = session_env(why, n);
 	if (err)
@@ -1538,7 +1602,7 @@ walked:
 		agent_log("out of memory during a heap walk: the snapshot is partial");
 	hw.done.partial = hw.aborted || out_of_memory();
 	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED | MT_AP_HEAP_FREEZE);
-	if (hw.freezing && hw.fz.child)
+	if (hw.freezing && hw.fz.rec.child_pid && !hw.fz.rec.status)
 		hw.done.flags |= MT_AP_HEAP_FREEZE; /* the records come from the frozen copy */
 	if (!hw.untagged && !(hw.flags & MT_AP_HEAP_BARE))
 		hw.done.flags |= MT_AP_HEAP_KEEPIDS; /* served with object tags */
@@ -1744,6 +1808,16 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			if (hw.pos < hw.visits.n)
 				r = put_batch(buf, cap, &off, MT_AP_HREC_VISITS, &hw.visits);
 			break;
+		case 11: /* where memtrace reads the frozen copy's records */
+			if (hw.want_copy && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_COPY, 0, &hw.copy,
+						  sizeof(hw.copy));
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
 		case 10: /* how a frozen walk went */
 			if (hw.want_freeze && hw.pos == 0) {
 				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_FREEZE, 0, &hw.fz.rec,
@@ -1775,6 +1849,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 8: len = hw.named.n; break;
 			case 9: len = hw.visits.n; break;
 			case 10: len = hw.want_freeze; break;
+			case 11: len = hw.want_copy; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1789,7 +1864,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 10;
+	return hw.pending && hw.sec > 11;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "memtrace/agent_proto.h"
 
@@ -33,6 +34,14 @@ void heap_done_info(struct mt_ap_heap_done *d);
 /* heap_release - free the snapshot's data; the session's env and its tags
  * stay for the next walk (ages). No-op if none. */
 void heap_release(void);
+/* heap_copy_held - a frozen copy is kept for memtrace to read (COPY record). */
+bool heap_copy_held(void);
+/* heap_copy_release - kill and reap that copy (HEAP_RELEASE, a new walk, the
+ * session's end). No-op without one. */
+void heap_copy_release(void);
+/* heap_copy_expire - release it if memtrace has not within its keep_ms after
+ * DONE (@now_ns: agent_mono_ns()). */
+void heap_copy_expire(uint64_t now_ns);
 /* heap_session_end - the session is over: free the snapshot, switch the GC
  * events off and, if a walk tagged objects (MT_AP_HEAP_KEEPIDS), clear every
  * tag of the session (a heap iteration: a pause about as long as a bare

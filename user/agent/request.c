@@ -88,6 +88,7 @@ static int check_request(struct request *req, bool hello_done, char *why, size_t
 		return 0;
 	case MT_AP_DETACH:
 	case MT_AP_SAMPLE_STOP:
+	case MT_AP_HEAP_RELEASE:
 		return 0;
 	case MT_AP_SAMPLE_START:
 		memcpy(&req->sample, req->payload, sizeof(req->sample));

@@ -421,6 +421,9 @@ static void handle_request(const struct request *req)
 	case MT_AP_HEAP_REQUEST:
 		handle_heap_request(req);
 		break;
+	case MT_AP_HEAP_RELEASE: /* memtrace has read the frozen copy */
+		heap_copy_release();
+		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {
 			send_error(client_fd, h->seq, EINVAL, "sampling is not on");
@@ -516,6 +519,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		}
 		pump_samples();
 		pump_heap();
+		heap_copy_expire(agent_mono_ns());
 	}
 }
 

@@ -11,12 +11,16 @@
  * the copy skips it). The heap's reserved range (CollectedHeap::_reserved)
  * lets the agent check that the heap is private memory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heap/heapfreeze.h"
+#include "heap/snapshot.h"
 #include "jvm/jvmflags.h"
 #include "jvm/proc.h"
 #include "jvm/vmstructs.h"
@@ -190,11 +194,17 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 }
 
 /* e2e tests (walk_frozen): MEMTRACE_TEST_FREEZE=fail makes the copy die after
- * the roots, =hang makes it stop calling back (given up after 1.5 s here). */
+ * the roots, =hang makes it stop calling back (given up after 1.5 s here),
+ * =pull makes the agent read the records out of the copy and send them,
+ * =nofork makes the fork fail (the walk goes on in the pause). */
 static void test_hooks(struct mt_ap_heap_freeze *f)
 {
 	const char *t = getenv("MEMTRACE_TEST_FREEZE");
 
+	if (t && !strcmp(t, "pull"))
+		f->flags &= ~MT_AP_FREEZE_DIRECT;
+	if (t && !strcmp(t, "nofork"))
+		f->flags |= MT_AP_FREEZE_TEST_NOFORK;
 	if (t && !strcmp(t, "fail"))
 		f->flags |= MT_AP_FREEZE_TEST_FAIL;
 	if (t && !strcmp(t, "hang")) {
@@ -259,6 +269,7 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 	find_spaces(vs, gc, heap, f);
 	f->stall_ms = HEAPFREEZE_STALL_MS;
 	f->max_ms = HEAPFREEZE_MAX_MS;
+	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
 	test_hooks(f);
 out:
 	vmstructs_free(vs);
@@ -383,4 +394,161 @@ uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
 	kb = text ? heapfreeze_meminfo_kb(text, "VmRSS") : UINT64_MAX;
 	free(text);
 	return kb == UINT64_MAX ? 0 : kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
+}
+
+/* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */
+static int find_copy(int jvm, uint32_t nspid)
+{
+	char path[64], *text;
+	DIR *d;
+	struct dirent *e;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", jvm);
+	d = opendir(path);
+	while (d && !found && (e = readdir(d))) {
+		char cp[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", jvm, e->d_name);
+		text = read_file(cp, NULL);
+		for (char *t = text ? strtok(text, " \n") : NULL; t && !found; t = strtok(NULL, " \n")) {
+			int c = atoi(t);
+			char sp[64], *st, *ns;
+
+			snprintf(sp, sizeof(sp), "/proc/%d/status", c);
+			st = c > 0 ? read_file(sp, NULL) : NULL;
+			ns = st ? strstr(st, "\nNSpid:") : NULL;
+			if (ns && heapfreeze_meminfo_kb(st, "PPid") == (uint64_t)jvm) {
+				char *eol = strchr(ns + 1, '\n'), *last;
+
+				if (eol)
+					*eol = '\0';
+				last = strrchr(ns, '\t');
+				if (last && strtoul(last + 1, NULL, 10) == nspid)
+					found = c;
+			}
+			free(st);
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t addr)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t r = pread(fd, (char *)buf + off, len - off, (off_t)(addr + off));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		off += (size_t)r;
+	}
+	return 0;
+}
+
+/* Append @k entries of @esz bytes at @src to s->raw as records of @kind. */
+static int raw_records(struct mt_snapshot *s, unsigned kind, const void *src, size_t k, size_t esz)
+{
+	size_t per = (0xfff0 - 8) / esz;
+
+	for (size_t i = 0; i < k; i += per) {
+		size_t m = k - i < per ? k - i : per;
+		size_t len = 8 + m * esz;
+
+		if (snapshot_grow(&s->raw, &s->raw_cap, s->raw_len, len, 1))
+			return -ENOMEM;
+		if (mt_ap_rec_put(s->raw, s->raw_cap, &s->raw_len, kind, (uint32_t)m,
+				  (const char *)src + i * esz, m * esz) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n)
+{
+	const struct mt_ap_hcopy *c = &s->copy;
+	struct mt_ap_hstrref *refs = NULL;
+	char path[64];
+	int pid, fd = -1, err = 0;
+
+	if (c->nvisits > (1ull << 34) || c->nprims > (1ull << 34) || c->nstrs > (1ull << 30)) {
+		snprintf(why, n, "the frozen copy's record counts make no sense");
+		return -EPROTO;
+	}
+	pid = find_copy(p->pid, c->child_pid);
+	if (!pid) {
+		snprintf(why, n, "the frozen copy (pid %u in the JVM) is not among the JVM's "
+			 "children", c->child_pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	err = snapshot_grow(&s->visits, &s->cap_visits, s->nvisits, c->nvisits, sizeof(*s->visits));
+	if (!err && c->nvisits)
+		err = pread_all(fd, s->visits + s->nvisits, c->nvisits * sizeof(*s->visits), c->visits);
+	if (!err) {
+		err = raw_records(s, MT_AP_HREC_VISITS, s->visits + s->nvisits, c->nvisits,
+				  sizeof(*s->visits));
+		s->nvisits += c->nvisits;
+	}
+	if (!err)
+		err = snapshot_grow(&s->prims, &s->cap_prims, s->nprims, c->nprims, sizeof(*s->prims));
+	if (!err && c->nprims)
+		err = pread_all(fd, s->prims + s->nprims, c->nprims * sizeof(*s->prims), c->prims);
+	if (!err) {
+		err = raw_records(s, MT_AP_HREC_PRIMS, s->prims + s->nprims, c->nprims,
+				  sizeof(*s->prims));
+		s->nprims += c->nprims;
+	}
+	if (!err && c->nstrs) {
+		refs = calloc(c->nstrs, sizeof(*refs));
+		err = refs ? pread_all(fd, refs, c->nstrs * sizeof(*refs), c->strs) : -ENOMEM;
+	}
+	for (uint64_t i = 0; i < c->nstrs && !err; i++) {
+		char buf[8 + MT_AP_HSTR_MAX + 1];
+		struct mt_snap_string st = { .obj = refs[i].obj };
+
+		if (refs[i].len > MT_AP_HSTR_MAX) {
+			err = -EPROTO;
+			break;
+		}
+		memcpy(buf, &refs[i].obj, 8);
+		err = pread_all(fd, buf + 8, refs[i].len + 1, refs[i].utf8);
+		if (err)
+			break;
+		buf[8 + refs[i].len] = '\0';
+		st.s = snapshot_strdup(s, buf + 8, refs[i].len);
+		if (!st.s || snapshot_grow(&s->strings, &s->cap_strings, s->nstrings, 1,
+					   sizeof(*s->strings)) ||
+		    snapshot_grow(&s->raw, &s->raw_cap, s->raw_len, 8 + 8 + refs[i].len + 8, 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		s->strings[s->nstrings++] = st;
+		if (mt_ap_rec_put(s->raw, s->raw_cap, &s->raw_len, MT_AP_HREC_STRING, refs[i].len,
+				  buf, 8 + refs[i].len + 1) < 0)
+			err = -ENOMEM;
+	}
+	free(refs);
+	close(fd);
+	if (err == -ENOMEM)
+		snprintf(why, n, "out of memory for the frozen copy's records");
+	else if (err == -EPROTO)
+		snprintf(why, n, "a string in the frozen copy is longer than the agent sends");
+	else if (err)
+		snprintf(why, n, "cannot read the frozen copy (pid %d): %s", pid, strerror(-err));
+	return err;
 }

@@ -14,6 +14,7 @@
 #include "memtrace/agent_proto.h"
 
 struct mt_proc;
+struct mt_snapshot;
 
 /* --walk: how heap snapshots are taken (mt_opts.walk). */
 enum heapfreeze_mode {
@@ -52,6 +53,16 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
  * (*@have). Returns 0, or -errno when nothing could be read.
  */
 int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have);
+
+/*
+ * heapfreeze_read_copy - the walk's records out of the frozen copy that
+ * s->copy (a COPY record of JVM @p's agent) names: the copy is found among
+ * the JVM's children by its pid in the JVM's namespace, read through
+ * /proc/PID/mem into s's visits, values and strings, and the same records
+ * are appended to s->raw (so a saved snapshot holds them). Returns 0, or
+ * -errno with the reason in @why (nothing printed).
+ */
+int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n);
 
 /* heapfreeze_fork_estimate_ns - an upper estimate of the pause a fork of JVM
  * @p would take (its resident memory's page tables are copied), for

@@ -207,6 +207,12 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 			s->has_freeze = true;
 			s->frozen = s->freeze.status == 0 && s->freeze.child_pid;
 			break;
+		case MT_AP_HREC_COPY:
+			if (bl < sizeof(s->copy))
+				goto bad;
+			memcpy(&s->copy, b, sizeof(s->copy));
+			s->has_copy = true;
+			break;
 		case MT_AP_HREC_NAMED: {
 			struct mt_ap_hnamed_hdr h;
 

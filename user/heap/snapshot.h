@@ -78,6 +78,9 @@ struct mt_snapshot {
 	bool has_freeze;
 	bool frozen;
 	struct mt_ap_hfreeze freeze;
+	/* the frozen copy's records to read (MT_AP_HREC_COPY; heapfreeze_read_copy()) */
+	bool has_copy;
+	struct mt_ap_hcopy copy;
 };
 
 /* snapshot_init - zero *@s for use. */

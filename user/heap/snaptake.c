@@ -273,6 +273,23 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
 			if (s->pause_from_jvm)
 				s->info.pause_ns = ns;
+			/* a frozen walk's records still in the copy: read them, then let
+			 * the agent kill it (if they cannot be read, freeze again and let
+			 * the agent send them) */
+			if (s->has_copy) {
+				char cwhy[192];
+
+				err = heapfreeze_read_copy(p, s, cwhy, sizeof(cwhy));
+				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				if (err) {
+					p_warn("JVM %d: %s; the agent sends the records instead",
+					       p->pid, cwhy);
+					ss->freeze.flags &= ~MT_AP_FREEZE_DIRECT;
+					snapshot_free(s);
+					return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE,
+							     max_pause_ms, fields, nfields, s);
+				}
+			}
 			/* an untagged walk: its objects get their ids here */
 			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
 			if (err == -EPROTO && !(flags & MT_AP_HEAP_NOUNTAGGED)) {

@@ -5,7 +5,9 @@
 #  - the same snapshot: `snapshot --walk frozen` and `--walk paused` files
 #    hold the same records byte for byte (the callbacks' visits with the
 #    objects' addresses, values, strings, classes, threads), so every
-#    object, reference, root and value is the same; histo too;
+#    object, reference, root and value is the same; histo too, whether
+#    memtrace reads the records out of the copy (the default) or the agent
+#    does and sends them (MEMTRACE_TEST_FREEZE=pull);
 #  - the pause is the JVM's own account: the printed pause equals the
 #    -Xlog:safepoint HeapWalkOperation entry (within 0.2 ms), one per walk
 #    (the copy's VM thread writes nothing to the log), and is shorter than
@@ -57,12 +59,13 @@ def recs(path):
     body, off, out = b[32:32 + n], 0, {}
     while off < len(body):
         kind, ln, arg = struct.unpack_from("<HHI", body, off)
-        if kind == 43: # VISITS: one stream, however the frames cut it
-            out.setdefault(kind, []).append(body[off + 8: off + 8 + 32 * arg])
-        elif kind not in (40, 41, 44): # DONE, AGES, FREEZE: how, not what
+        if kind in (36, 43): # PRIMS, VISITS: one stream, however records cut it
+            out.setdefault(kind, []).append(body[off + 8: off + 8 + (24 if kind == 36 else 32) * arg])
+        elif kind not in (40, 41, 44, 45): # DONE, AGES, FREEZE, COPY: how, not what
             out.setdefault(kind, []).append(body[off: off + ln])
         off += ln
-    out[43] = [b"".join(out.get(43, []))]
+    for k in (36, 43):
+        out[k] = [b"".join(out.get(k, []))]
     return out
 f, p = recs(sys.argv[1]), recs(sys.argv[2])
 assert set(f) == set(p), (sorted(f), sorted(p))
@@ -71,15 +74,24 @@ for k in sorted(f):
 print("  identical: %d visits, %d records of %d kinds" % (len(f[43][0]) // 32,
       sum(len(v) for v in f.values()), len(f)), file=sys.stderr)
 PY
-# histo: equal both ways
+# histo: equal both ways, and when the agent sends the copy's records itself
 "$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/hf.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "histo"; }
 "$MEMTRACE" --json --walk paused histo -p "$JVM_PID" >"$TMPD/hp.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "histo paused"; }
 h() { json_get "$1" 'sorted((r["class"], r["instances"], r["bytes"]) for r in recs if "class" in r)'; }
 assert_eq "$(h "$TMPD/hf.json")" "$(h "$TMPD/hp.json")" "frozen histo = paused histo"
+assert_eq "$(json_get "$TMPD/hf.json" '[r["walk_mode"] for r in recs if r.get("event") == "histo_total"][0]')" \
+	frozen "histo --json walk_mode"
 no_child "histo"
+MEMTRACE_TEST_FREEZE=pull "$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/hu.json" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "histo (pull)"; }
+grep -q "frozen: fork" "$TMPD/e" || { cat "$TMPD/e"; fail "pull: not frozen"; }
+assert_eq "$(h "$TMPD/hu.json")" "$(h "$TMPD/hp.json")" "frozen histo sent by the agent = paused histo"
+no_child "histo (pull)"
 
-# the copy dies, or hangs: the answer comes from a walk in a pause, and says why
-for t in fail:"exited with 80" hang:"made no progress"; do
+# the fork fails, the copy dies or hangs: the answer comes from a walk in a
+# pause (the fork's own pause, if any, then the walk's), and says why
+for t in nofork:"fork in the pause failed: Resource temporarily unavailable" \
+	fail:"exited with 80" hang:"made no progress"; do
 	MEMTRACE_TEST_FREEZE=${t%%:*} "$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/ht.json" 2>"$TMPD/e" ||
 		{ cat "$TMPD/e"; fail "histo (${t%%:*})"; }
 	grep -q "frozen heap walk failed (.*${t#*:}" "$TMPD/e" || { cat "$TMPD/e"; fail "${t%%:*}: no reason"; }
