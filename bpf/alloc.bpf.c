@@ -12,11 +12,33 @@
 #include "javaframe.bpf.h"
 #include "jstack.bpf.h"
 
+static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len);
+#define tc_announce(klass, gen) announce(klass, gen, 0)
+#include "tlabcontent.bpf.h"
+
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
 const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stack */
+const volatile __u8 targ_duty = 0;      /* duty-cycled: scale weights, measure the cost */
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
+__u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for more */
+__u32 keep = 0xffffffff;                /* duty cycle: keep a sample if random < keep */
+__u32 window = 0;                       /* duty cycle: the current window's number */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_alloc_cost);
+} alloc_cost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MT_ALLOC_MAX_TIDS);
+	__type(key, __u32);
+	__type(value, struct mt_alloc_tid);
+} alloc_tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -60,6 +82,69 @@ static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
 	e->name_len = name_len;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
+				    __u64 thread);
+
+/* Duty cycle: the sample's cost, raw bytes and thread, for user space's
+ * choice of the next window (started at @t0). */
+static __always_inline void measure(__u64 t0, __u64 raw)
+{
+	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid(), win = window;
+	struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
+	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { win, 1 };
+
+	if (t) {
+		if (t->window != win) {
+			t->window = win;
+			t->samples = 0;
+		}
+		t->samples++;
+	} else {
+		bpf_map_update_elem(&alloc_tids, &tid, &init, BPF_ANY);
+	}
+	if (c) {
+		c->samples++;
+		c->raw_bytes += raw;
+		c->ns += bpf_ktime_get_ns() - t0;
+	}
+}
+
+/* A TLAB sample (@tlab: a refill that opened the TLAB at @obj; else an
+ * object outside a TLAB): scaled by the duty cycle's window, measured, and
+ * with class shares from contents (targ_tl.on), its TLAB kept for parsing. */
+static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 thread,
+				   __u64 obj, bool tlab)
+{
+	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w;
+
+	/* a refill: this thread's previous kept TLAB is full, read it now */
+	if (targ_tl.on && tlab && thread)
+		tc_refill(thread);
+	if (!targ_duty) {
+		account(ctx, klass, bytes, 0, thread);
+		if (targ_tl.on)
+			tlab && thread ? tc_open(thread, obj, bytes, bytes, klass, unload_gen) :
+					 tc_add(klass, unload_gen, bytes, 0);
+		return;
+	}
+	if (keep != 0xffffffff && bpf_get_prandom_u32() >= keep) {
+		__u32 zero = 0;
+		struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
+
+		if (c) {
+			c->skipped++;
+			c->skipped_ns += bpf_ktime_get_ns() - t0;
+		}
+		return;
+	}
+	w = bytes * weight_scale / MT_ALLOC_SCALE_ONE;
+	account(ctx, klass, w, 0, thread);
+	if (targ_tl.on)
+		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
+				 tc_add(klass, unload_gen, w, 0);
+	measure(t0, bytes);
 }
 
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
@@ -109,7 +194,7 @@ int BPF_KPROBE(handle_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 a
 	       void *thread)
 {
 	if (mine())
-		account(ctx, (__u64)klass, tlab_size, 0, (__u64)thread);
+		sample(ctx, (__u64)klass, tlab_size, (__u64)thread, (__u64)obj, true);
 	return 0;
 }
 
@@ -119,7 +204,7 @@ SEC("uprobe")
 int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size, void *thread)
 {
 	if (mine())
-		account(ctx, (__u64)klass, alloc_size, 0, (__u64)thread);
+		sample(ctx, (__u64)klass, alloc_size, (__u64)thread, (__u64)obj, false);
 	return 0;
 }
 
@@ -171,6 +256,13 @@ int handle_class_unloaded(struct pt_regs *ctx)
 	e->name_len = (__u32)mt_usdt_arg(&g, s, 1);
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* The trap's cost, measured by user space: a no-op at a function of its own. */
+SEC("uprobe")
+int handle_calibrate(void *ctx)
+{
 	return 0;
 }
 

@@ -42,6 +42,8 @@ struct jw_cent {
 	__u64 method;  /* the word at blob + nm_method */
 	__s32 fs;
 	__u32 gen;
+	__u32 nm;      /* jstack_leaf: 0 not looked at, 1 an nmethod, 2 a stub */
+	__u32 pad;
 };
 
 struct {
@@ -83,6 +85,7 @@ struct jw_state {
 	__u32 depth;
 	__u32 stop;
 	__u32 gen;      /* code_gen when the walk began; ~0: cache not used */
+	__u32 leaf;     /* jstack_leaf: stop at the first Java frame */
 	struct mt_jstack *st;
 };
 
@@ -184,6 +187,33 @@ static __always_inline __u64 jw_find_blob(__u64 pc, __u32 *why)
 	return block + targ_jw.block_size;
 }
 
+/* Is the CodeBlob at @blob an nmethod (compiled Java, or a native method's
+ * wrapper)? 1 yes, 2 no (a stub or adapter): its CodeBlobKind on JDK 21+,
+ * its name before ("nmethod", "native nmethod"). */
+static __always_inline __u8 jw_is_nmethod(__u64 blob)
+{
+	__u64 name = 0;
+	char s[16] = {};
+	__u8 k = 0;
+
+	if (targ_jw.blob_kind) {
+		if (bpf_probe_read_user(&k, 1, (void *)(blob + targ_jw.blob_kind)))
+			return 2;
+		return k == (__u8)targ_jw.kind_nmethod ? 1 : 2;
+	}
+	if (bpf_probe_read_user(&name, sizeof(name), (void *)(blob + targ_jw.blob_name)) ||
+	    !name || bpf_probe_read_user(s, sizeof(s), (void *)name))
+		return 2;
+	if (s[0] == 'n' && s[1] == 'm' && s[2] == 'e' && s[3] == 't' && s[4] == 'h' &&
+	    s[5] == 'o' && s[6] == 'd' && !s[7])
+		return 1;
+	if (s[0] == 'n' && s[1] == 'a' && s[2] == 't' && s[3] == 'i' && s[4] == 'v' &&
+	    s[5] == 'e' && s[6] == ' ' && s[7] == 'n' && s[8] == 'm' && s[9] == 'e' &&
+	    s[10] == 't' && s[11] == 'h' && s[12] == 'o' && s[13] == 'd' && !s[14])
+		return 1;
+	return 2;
+}
+
 /* One frame: emit it and move to its caller. 0 = go on, 1 = stop (s->stop set). */
 static long jw_step(__u32 i, void *ctx)
 {
@@ -230,6 +260,10 @@ static long jw_step(__u32 i, void *ctx)
 		}
 		if (jw_emit(s, w[im], w[0], 0))
 			return 1;
+		if (s->leaf) {
+			s->stop = MT_JSTOP_END;
+			return 1;
+		}
 		nsp = w[is];           /* the caller's unextended sp */
 		s->fp = w[il];         /* saved rbp */
 		s->pc = w[il + 1];     /* return address */
@@ -245,11 +279,13 @@ static long jw_step(__u32 i, void *ctx)
 		struct jw_cent *e = bpf_map_lookup_elem(&jw_cache, &slot);
 		__u64 blob, ret[2], method = 0;
 		__s32 fs = 0;
+		__u8 nm = 0;
 
 		if (e && e->pc == pc && e->gen == s->gen) {
 			blob = e->blob;
 			fs = e->fs;
 			method = e->method;
+			nm = e->nm;
 		} else {
 			why = 0;
 			blob = jw_find_blob(pc, &why);
@@ -275,10 +311,22 @@ static long jw_step(__u32 i, void *ctx)
 				e->method = method;
 				e->fs = fs;
 				e->gen = s->gen;
+				e->nm = 0;
 			}
 		}
 		if (jw_emit(s, pc, blob | MT_JFRAME_COMPILED, method))
 			return 1;
+		if (s->leaf) {
+			if (!nm) {
+				nm = jw_is_nmethod(blob);
+				if (e && e->pc == pc && s->gen != ~0u)
+					e->nm = nm;
+			}
+			if (nm == 1) {
+				s->stop = MT_JSTOP_END;
+				return 1;
+			}
+		}
 		nsp = sp + (__u64)fs * 8;
 		if (bpf_probe_read_user(ret, sizeof(ret), (void *)(nsp - 16))) {
 			s->stop = MT_JSTOP_READ;
@@ -330,6 +378,40 @@ static __always_inline __u64 jstack_walk(__u64 thread)
 		return 0;
 	}
 	return s.hash;
+}
+
+/* Frames jstack_leaf() looks at, at most: the allocating frame is the first,
+ * or the one above a runtime stub (and an entry frame). */
+#define JW_LEAF_STEPS 4
+
+/*
+ * jstack_leaf - the innermost Java frame of @thread (a JavaThread*): the
+ * first interpreted frame or nmethod frame from the anchor, runtime stubs and
+ * adapters skipped, into *@out (as in struct mt_jstack). Returns 0, or why
+ * none was found (the stop reasons of a walk; MT_JSTOP_DEPTH: not within
+ * JW_LEAF_STEPS frames). Nothing is counted or stored.
+ */
+static __always_inline __u32 jstack_leaf(__u64 thread, struct mt_jframe *out)
+{
+	struct jw_state s = {};
+	__u32 zero = 0, why;
+
+	if (!targ_jw.nheaps || !thread)
+		return MT_JSTOP_NO_ANCHOR;
+	s.st = bpf_map_lookup_elem(&jstack_scratch, &zero);
+	if (!s.st)
+		return MT_JSTOP_READ;
+	s.leaf = 1;
+	s.gen = cache_on ? *(volatile __u32 *)&code_gen : ~0u;
+	why = jw_anchor(&s, thread + targ_jw.thread_anchor);
+	if (why)
+		return why;
+	s.stop = MT_JSTOP_DEPTH;
+	bpf_loop(JW_LEAF_STEPS, jw_step, &s, 0);
+	if (s.stop != MT_JSTOP_END || !s.depth)
+		return s.stop == MT_JSTOP_END ? MT_JSTOP_READ : s.stop;
+	*out = s.st->f[(s.depth - 1) & (MT_JSTACK_MAX_DEPTH - 1)];
+	return 0;
 }
 
 #endif

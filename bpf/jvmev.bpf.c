@@ -15,11 +15,14 @@
 #include "memtrace/jvmev.h"
 #include "maps.bpf.h"
 #include "usdt_args.bpf.h"
+#include "jstack.bpf.h"
 
 /* Filled by user space before load. */
 const volatile __u32 targ_tgid = 0;        /* host tgid of the JVM; 0 = any */
 const volatile __u32 targ_klass_name = 0;  /* Klass::_name offset (VMStructs); 0 = unknown */
 const volatile __u32 targ_sym_body = 0;    /* Symbol::_body offset */
+
+__u8 alloc_stacks = 0;  /* set by user space: walk the Java stack of allocation samples */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -202,13 +205,22 @@ SEC("uprobe") int handle_mon_waited(struct pt_regs *ctx) { return monitor(ctx, M
  * read here, while the class is certainly alive: the address of its name's
  * bytes, which is what hotspot:class__loaded passes.
  */
-static __always_inline int alloc_sample(__u64 klass, __u64 weight, __u64 size, __u64 outside)
+static __always_inline int alloc_sample(__u64 klass, __u64 weight, __u64 size, __u64 outside,
+					__u64 thread)
 {
-	struct mt_jvmev_raw *e = ev_reserve(MT_J_ALLOC);
-	__u64 sym = 0;
+	struct mt_jvmev_raw *e;
+	__u64 sym = 0, stack = 0;
 
+	if (targ_tgid && (bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+		return 0;
+	/* with the walker (record --alloc-stacks): the Java stack, before the
+	 * ring buffer slot is taken */
+	if (alloc_stacks)
+		stack = jstack_walk(thread);
+	e = ev_reserve(MT_J_ALLOC);
 	if (!e)
 		return 0;
+	e->v[2] = stack;
 	e->a0 = klass;
 	if (targ_klass_name && klass &&
 	    !bpf_probe_read_user(&sym, sizeof(sym), (void *)(klass + targ_klass_name)) && sym)
@@ -223,17 +235,29 @@ static __always_inline int alloc_sample(__u64 klass, __u64 weight, __u64 size, _
 /* AllocTracer::send_allocation_in_new_tlab(Klass*, HeapWord*, size_t tlab_size,
  *                                          size_t alloc_size, JavaThread*) */
 SEC("uprobe")
-int BPF_KPROBE(handle_alloc_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size)
+int BPF_KPROBE(handle_alloc_new_tlab, void *klass, void *obj, __u64 tlab_size, __u64 alloc_size,
+	       void *thread)
 {
-	return alloc_sample((__u64)klass, tlab_size, alloc_size, 0);
+	return alloc_sample((__u64)klass, tlab_size, alloc_size, 0, (__u64)thread);
 }
 
 /* AllocTracer::send_allocation_outside_tlab(Klass*, HeapWord*, size_t alloc_size,
  *                                           JavaThread*) */
 SEC("uprobe")
-int BPF_KPROBE(handle_alloc_outside_tlab, void *klass, void *obj, __u64 alloc_size)
+int BPF_KPROBE(handle_alloc_outside_tlab, void *klass, void *obj, __u64 alloc_size,
+	       void *thread)
 {
-	return alloc_sample((__u64)klass, alloc_size, alloc_size, 1);
+	return alloc_sample((__u64)klass, alloc_size, alloc_size, 1, (__u64)thread);
+}
+
+/* hotspot:compiled__method__unload(...): code may be freed from now on (the
+ * walker's pc cache) */
+SEC("uprobe")
+int handle_code_unload(struct pt_regs *ctx)
+{
+	if (!targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid)
+		__sync_fetch_and_add(&code_gen, 1);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

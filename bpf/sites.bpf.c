@@ -7,7 +7,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "memtrace/sites.h"
+#include "maps.bpf.h"
 #include "javaframe.bpf.h"
+#include "jstack.bpf.h"
+#include "usdt_args.bpf.h"
 
 const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 
@@ -43,12 +46,19 @@ static __always_inline void count(__u64 thread, __u64 bytes)
 	if (targ_tgid && (bpf_get_current_pid_tgid() >> 32) != targ_tgid)
 		return;
 	total(MT_SITES_ALL, bytes);
-	java_frame(thread, &key.pc, &key.method);
-	if (key.method)
-		key.pc = 0;
-	if (!key.pc && !key.method) {
-		total(MT_SITES_NOFRAME, bytes);
-		return;
+	if (targ_jw.nheaps) {
+		if (jstack_leaf(thread, &key.leaf)) {
+			total(MT_SITES_NOFRAME, bytes);
+			return;
+		}
+	} else {
+		java_frame(thread, &key.pc, &key.method);
+		if (key.method)
+			key.pc = 0;
+		if (!key.pc && !key.method) {
+			total(MT_SITES_NOFRAME, bytes);
+			return;
+		}
 	}
 	v = bpf_map_lookup_elem(&site_counts, &key);
 	if (!v) {
@@ -81,6 +91,15 @@ SEC("uprobe")
 int BPF_KPROBE(handle_outside_tlab, void *klass, void *obj, __u64 alloc_size, void *thread)
 {
 	count((__u64)thread, alloc_size);
+	return 0;
+}
+
+/* hotspot:compiled__method__unload(...): code may be freed from now on */
+SEC("uprobe")
+int handle_code_unload(struct pt_regs *ctx)
+{
+	if (!targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid)
+		__sync_fetch_and_add(&code_gen, 1);
 	return 0;
 }
 

@@ -61,4 +61,96 @@ struct mt_alloc_event {
 	__u32 pad;
 };
 
+/*
+ * Duty cycle (targ_duty): when sampling every refill would cost more than a
+ * budget, user space attaches the TLAB uprobes only in windows (probe/dutycycle.h)
+ * and sets weight_scale so each window's bytes stand for its whole period;
+ * the program measures what it needs for that: its own time, the raw bytes,
+ * and samples per thread in the current window. Within a window each sample
+ * is kept with probability keep / 2^32 (bpf_get_prandom_u32), the rest
+ * costing only that gate.
+ */
+#define MT_ALLOC_SCALE_ONE 256   /* weight_scale meaning 1.0 */
+#define MT_ALLOC_MAX_TIDS 4096
+
+struct mt_alloc_cost {           /* per-CPU, summed by user space */
+	__u64 ns;                /* time in the program for kept samples (bpf_ktime_get_ns) */
+	__u64 samples;           /* kept samples */
+	__u64 raw_bytes;         /* their weights before scaling */
+	__u64 skipped;           /* samples the gate let go (keep < 1) */
+	__u64 skipped_ns;        /* their time in the program */
+};
+
+struct mt_alloc_tid {            /* samples of one thread in window `window` */
+	__u32 window;
+	__u32 samples;
+};
+
+/*
+ * Class shares from the TLABs' contents (targ_content): a TLAB refill is one
+ * position in the thread's allocation sequence, and when that sequence is
+ * periodic the class whose allocation overflows the TLAB is not a fair
+ * sample of the bytes (aliasing: a loop of 60/30/10 % of the bytes read as
+ * 5/9, 3/9, 1/9). So the weight of a kept sample's TLAB is not given to the
+ * class that opened it: at the thread's next refill, when that TLAB is full
+ * and the same thread wrote every object in it, the program parses its first
+ * MT_TLAB_SLICE bytes (object by object: the class from the header, the
+ * size from Klass::_layout_helper and an array's length) and splits the
+ * TLAB's weight among the classes in proportion to their bytes there. A TLAB
+ * that a collection retired meanwhile (CollectedHeap::_total_collections
+ * moved) cannot be read and goes to its opening class, as does one that no
+ * refill followed (user space, at the end). Objects allocated outside a
+ * TLAB go to their own class, exactly.
+ */
+#define MT_TLAB_SLICE 8192        /* bytes parsed per TLAB (two 4 KiB reads) */
+#define MT_TLAB_MAX_OBJS 256      /* objects parsed per TLAB, at most */
+#define MT_TLAB_MAX_CLASSES 16    /* slots of the per-TLAB class table: parsing stops
+				   * at a second class in one slot */
+
+/* The object layout the parser needs, from VMStructs (user/jvm/jobject.h). */
+struct mt_tlab_layout {
+	__u64 gc_count;           /* address of CollectedHeap::_total_collections (u32) */
+	__u64 klass_base;         /* CompressedKlassPointers */
+	__u32 klass_shift;
+	__u32 klass_off;          /* oopDesc::_metadata */
+	__u32 ccp;                /* the klass word is 32 bits */
+	__u32 mark_klass_shift;   /* compact headers: klass = mark >> this; 0 otherwise */
+	__u32 arr_len_off;        /* arrayOopDesc's length */
+	__u32 lh_off;             /* Klass::_layout_helper */
+	__u32 lh_slow_bit;        /* Klass::_lh_instance_slow_path_bit */
+	__u32 lh_hdr_shift, lh_hdr_mask;      /* ..._header_size_shift/_mask */
+	__u32 lh_log2_shift, lh_log2_mask;    /* ..._log2_element_size_shift/_mask */
+	__u32 on;                 /* the layout is complete: parse */
+};
+
+/* A thread's kept TLAB, waiting for its next refill to be parsed. */
+struct mt_tlab_state {
+	__u64 start;              /* the TLAB (the object that opened it is first) */
+	__u64 size;               /* its bytes */
+	__u64 weight;             /* the bytes it stands for (scaled) */
+	__u64 klass;              /* the class that opened it (the fallback) */
+	__u32 gc;                 /* _total_collections when it opened */
+	__u32 gen;                /* class-unload generation */
+};
+
+struct mt_content_key {
+	__u64 klass;
+	__u32 gen;
+	__u32 pad;
+};
+
+struct mt_content_val {
+	__u64 bytes;              /* estimated (scaled) bytes */
+	__u64 parsed;             /* TLABs this class was found in by parsing */
+};
+
+/* Per-CPU counters of the parser (`content_stats`). */
+enum mt_content_stat {
+	MT_CONTENT_PARSED = 0,    /* TLABs parsed */
+	MT_CONTENT_GC,            /* retired by a collection: to their opening class */
+	MT_CONTENT_BAD,           /* an object the parser could not size (slow-path
+				   * instance, unreadable): parsed up to there */
+	MT_CONTENT_NSTATS,
+};
+
 #endif

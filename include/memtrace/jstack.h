@@ -75,6 +75,10 @@ struct mt_jwalk_layout {
 	__s32 if_method;           /* ..._method_offset, bytes */
 	__s32 if_bcp;              /* ..._bcp_offset, bytes */
 	__u32 blob_frame_size;     /* CodeBlob::_frame_size */
+	__u32 blob_name;           /* CodeBlob::_name (char *): "nmethod", "native nmethod"
+				    * for nmethods on JDK 17-20 (jstack_leaf) */
+	__u32 blob_kind;           /* CodeBlob::_kind (JDK 21+), 0 if none */
+	__s32 kind_nmethod;        /* CodeBlobKind::Nmethod (with blob_kind) */
 	__u32 nm_method;           /* nmethod::_method (CompiledMethod:: before JDK 21) */
 	__u32 block_used;          /* HeapBlock::_header + HeapBlock::Header::_used */
 	__u32 block_size;          /* sizeof(HeapBlock): the CodeBlob follows it */

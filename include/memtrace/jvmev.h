@@ -46,7 +46,8 @@ enum mt_jvmev_kind {
 				 * a0=Klass*, a1=type key (Klass::_name's Symbol body, as
 				 * class__loaded passes it; 0 if unread), a2=weight bytes (the
 				 * new TLAB's size, or the object's outside a TLAB),
-				 * v[0]=object size, v[1]=1 outside a TLAB */
+				 * v[0]=object size, v[1]=1 outside a TLAB, v[2]=key of
+				 * its Java stack in `jstacks` (jstack.h; 0: none) */
 	MT_J_KIND_COUNT,
 };
 

@@ -1,33 +1,66 @@
 #!/usr/bin/env python3
-"""stacks_check.py MEMTRACE_JSON COLLAPSED WORKLOAD_OUT JFR_JSON - the Java
-stacks of `memtrace alloc` against tests/java/AllocStacks.java.
+"""stacks_check.py MEMTRACE_JSON COLLAPSED WORKLOAD_OUT JFR_JSON MODE [PPROF_TRACES] -
+the Java stacks of `memtrace alloc` against tests/java/AllocStacks.java.
 
 Expected stacks: the workload's EXPECT lines (Throwable.getStackTrace at each
-allocation site, root first). getStackTrace leaves out frames the JDK marks
-@Hidden; memtrace, like JFR, shows them: HIDDEN lists the ones this workload
-crosses (java.lang.Thread.runWith, JDK 21+), dropped before comparing.
+allocation site, root first), and LINES (the same with each frame's line).
+getStackTrace leaves out frames the JDK marks @Hidden and the frames of hidden
+classes (a lambda's proxy, "Outer$$Lambda/0x...apply"); memtrace, like JFR,
+shows them: they are dropped before comparing (HIDDEN, hidden()).
+Collapsed frames carry async-profiler's kind suffix (_[0] interpreted, _[1]
+C1, _[j] C2, _[i] inlined), stripped to compare names and checked per MODE.
 
-Checks, over the bytes of the four workload classes:
+Checks, over the bytes of the five workload classes:
   - >= 99 % of each class's bytes have exactly the expected stack (so at most
     1 % with an [unknown] frame or a cut stack; the largest others are printed);
+  - frame kinds by MODE: int - every Java frame interpreted; c1 - the
+    workload's compiled frames C1, the excluded ones interpreted; inl - the
+    chain's frames inlined into a compiled frame for most of its bytes;
+  - the lines of the heaviest JSON stack of each class are the workload's
+    LINES, frame by frame;
   - the weighted median depth (Java frames per sample, bytes as weights) is
     within 1 of JFR's jdk.ObjectAllocationSample (weights: its `weight`) on
-    the same classes and run, over all four and for each class.
+    the same classes and run, over all and for each class;
+  - per-stack byte shares of the top 20 stacks (names compared) within 3
+    points of JFR's on the same run;
+  - with PPROF_TRACES (`go tool pprof -traces -lines` of memtrace's pprof):
+    the chain's allocating frame with its file and line.
 """
 import json
+import re
 import sys
 
 HIDDEN = {"java.lang.Thread.runWith"}
+SUFFIX = re.compile(r"_\[([01ji])\]$")
 
-mt_json, collapsed, out_path, jfr_path = sys.argv[1:5]
+
+def hidden(f):
+    return f in HIDDEN or "$$Lambda" in f
+
+
+def bare(f):
+    return SUFFIX.sub("", f)
+
+
+def kind(f):
+    m = SUFFIX.search(f)
+    return m.group(1) if m else None
+
+
+mt_json, collapsed, out_path, jfr_path, mode = sys.argv[1:6]
+traces = sys.argv[6] if len(sys.argv) > 6 else None
 final = [json.loads(l) for l in open(mt_json) if l.startswith("{")][-1]
 expect = {}
+lines = {}
 for line in open(out_path):
     if line.startswith("EXPECT "):
         _, cls, st = line.split(" ", 2)
         expect[cls] = st.strip().split(";")
-if len(expect) != 4:
-    print("workload printed", len(expect), "expected stacks, not 4")
+    if line.startswith("LINES "):
+        _, cls, st = line.split(" ", 2)
+        lines[cls] = [(f.rsplit(":", 1)[0], int(f.rsplit(":", 1)[1])) for f in st.strip().split(";")]
+if len(expect) != 5 or len(lines) != 5:
+    print("workload printed", len(expect), "expected stacks and", len(lines), "line lists, not 5")
     sys.exit(1)
 
 ok = True
@@ -43,6 +76,8 @@ exact = {c: 0 for c in expect}
 other = {c: {} for c in expect}
 depths = []  # (depth, bytes)
 cdepths = {c: [] for c in expect}
+kinds = {c: {} for c in expect}  # class -> {frame: {kind: bytes}}
+mstacks = {}  # normalized stack -> bytes
 for line in open(collapsed):
     stack, _, b = line.rstrip("\n").rpartition(" ")
     frames = stack.split(";")
@@ -53,7 +88,12 @@ for line in open(collapsed):
     total[cls] += b
     depths.append((len([f for f in java if not f.startswith("[stack cut")]), b))
     cdepths[cls].append(depths[-1])
-    seen = [f for f in java if f not in HIDDEN]
+    seen = [bare(f) for f in java if not hidden(bare(f))]
+    key = ";".join(seen + [cls])
+    mstacks[key] = mstacks.get(key, 0) + b
+    for f in java:
+        kinds[cls].setdefault(bare(f), {}).setdefault(kind(f), 0)
+        kinds[cls][bare(f)][kind(f)] += b
     if seen == expect[cls]:
         exact[cls] += b
     else:
@@ -67,6 +107,76 @@ for cls in expect:
         ok = False
         for st, b in sorted(other[cls].items(), key=lambda x: -x[1])[:3]:
             print(f"    other: {b} B  {st[:300]}")
+
+
+def kind_share(cls, pred, want):
+    """Share of @cls's bytes whose frames matching @pred have kind @want."""
+    good = bad = 0
+    for f, by in kinds[cls].items():
+        if pred(f):
+            for k, b in by.items():
+                if k == want:
+                    good += b
+                else:
+                    bad += b
+    return good / (good + bad) if good + bad else 0
+
+
+workload = lambda f: f.startswith("AllocStacks$") and "$$Lambda" not in f
+if mode == "int":
+    for cls in expect:
+        sh = kind_share(cls, lambda f: not f.startswith("["), "0")
+        print(f"  {cls:22} interpreted frames: {100 * sh:.1f} % of their bytes")
+        if sh < 0.99:
+            ok = False
+elif mode == "c1":
+    for cls in ("AllocStacks$ChainObj", "AllocStacks$RecObj"):
+        sh = kind_share(cls, lambda f: f.startswith("AllocStacks$Chain.") or
+                        f.startswith("AllocStacks$Rec."), "1")
+        print(f"  {cls:22} C1 frames: {100 * sh:.1f} % of their bytes")
+        if sh < 0.9:
+            ok = False
+    sh = kind_share("AllocStacks$SlowObj", lambda f: f.startswith("AllocStacks$Interp."), "0")
+    print(f"  AllocStacks$SlowObj    excluded methods interpreted: {100 * sh:.1f} %")
+    if sh < 0.99:
+        ok = False
+elif mode == "inl":
+    sh = kind_share("AllocStacks$ChainObj", lambda f: f.startswith("AllocStacks$Chain.c4"), "i")
+    print(f"  AllocStacks$ChainObj   c40 inlined: {100 * sh:.1f} % of their bytes")
+    if sh < 0.9:
+        ok = False
+elif mode == "c2":
+    sh = kind_share("AllocStacks$ChainObj", lambda f: f.startswith("AllocStacks$Chain."), "j")
+    print(f"  AllocStacks$ChainObj   C2 frames: {100 * sh:.1f} % of their bytes")
+    if sh < 0.5:
+        ok = False
+
+# lines: the heaviest JSON stack of each class, frame by frame
+jstacks = final.get("stacks") or []
+for cls in expect:
+    mine = [s for s in jstacks if s["leaf"] == cls]
+    if not mine:
+        print(f"  {cls}: no JSON stack")
+        ok = False
+        continue
+    got = [(f["name"], f.get("line", 0)) for f in mine[0]["frames"]
+           if not hidden(f["name"]) and not f["name"].startswith("[")]
+    want = [x for x in lines[cls] if not hidden(x[0])]
+    if got != want:
+        print(f"  {cls}: lines differ\n    memtrace {got}\n    workload {want}")
+        ok = False
+    else:
+        print(f"  {cls:22} lines of its {len(got)} frames = getStackTrace's")
+
+if traces:
+    leaf = lines["AllocStacks$ChainObj"][-1]
+    want = f"{leaf[0]} AllocStacks.java:{leaf[1]}"
+    txt = open(traces).read()
+    if want in txt:
+        print(f"  go tool pprof -traces -lines shows '{want}'")
+    else:
+        print(f"  go tool pprof -traces -lines lacks '{want}'")
+        ok = False
 
 
 def wmedian(pairs):
@@ -83,6 +193,7 @@ def wmedian(pairs):
 jfr = json.load(open(jfr_path))
 jd = []
 jtop = {}
+jstk = {}
 jcd = {c: [] for c in expect}
 for e in jfr["recording"]["events"]:
     v = e["values"]
@@ -96,6 +207,8 @@ for e in jfr["recording"]["events"]:
                      for f in reversed(frames))
     jtop.setdefault(cls, {}).setdefault(names, 0)
     jtop[cls][names] += v["weight"]
+    key = ";".join([f for f in names.split(";") if not hidden(f)] + [cls])
+    jstk[key] = jstk.get(key, 0) + v["weight"]
 if not jd:
     print("JFR recorded no allocation sample of the workload's classes")
     sys.exit(1)
@@ -133,8 +246,38 @@ for cls in expect:
 for cls in expect:
     if cls in jtop:
         st, w = max(jtop[cls].items(), key=lambda x: x[1])
-        same = [f for f in st.split(";") if f not in HIDDEN] == expect[cls]
+        same = [f for f in st.split(";") if not hidden(f)] == expect[cls]
         print(f"  JFR's top stack of {cls}: {100 * w / sum(jtop[cls].values()):.1f} % of its "
               f"weight, {'the expected one' if same else 'NOT the expected one: ' + st[:200]}")
+# per-stack byte shares, the top 20 of memtrace's, against JFR's
+msum, jsum = sum(mstacks.values()), sum(jstk.values())
+worst = 0
+for key, b in sorted(mstacks.items(), key=lambda x: -x[1])[:20]:
+    m, j = 100 * b / msum, 100 * jstk.get(key, 0) / jsum
+    worst = max(worst, abs(m - j))
+    if abs(m - j) > 3:
+        print(f"  stack share differs: memtrace {m:.1f} %, JFR {j:.1f} %: ...{key[-120:]}")
+        ok = False
+print(f"  top {min(20, len(mstacks))} stacks' byte shares: largest difference to JFR {worst:.2f} points")
+# each workload thread allocates at one stack: its share of the bytes by
+# construction (ThreadMXBean) against memtrace's share of that stack. Not the
+# stream's thread: it allocates the pipeline's objects too (scalar-replaced by
+# C2, not in the interpreter), which ThreadMXBean counts with LamObj.
+tmx = {}
+for line in open(out_path):
+    if line.startswith("BYTES "):
+        _, cls, n = line.split()
+        tmx[cls] = int(n)
+worst = 0
+tmx.pop("AllocStacks$LamObj", None)
+for cls in tmx:
+    key = ";".join(expect[cls] + [cls])
+    m = 100 * mstacks.get(key, 0) / sum(mstacks.get(";".join(expect[c] + [c]), 0) for c in tmx)
+    t = 100 * tmx[cls] / sum(tmx.values())
+    worst = max(worst, abs(m - t))
+    if abs(m - t) > 1:
+        print(f"  {cls}: memtrace {m:.2f} % of the bytes, ThreadMXBean {t:.2f} %")
+        ok = False
+print(f"  stack shares against ThreadMXBean's bytes per thread: largest difference {worst:.2f} points")
 print("OK" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)

@@ -17,12 +17,16 @@ import java.nio.file.Path;
  *           -XX:CompileCommand=exclude,AllocStacks$Interp::interp* they stay
  *           interpreted while the rest is compiled; SlowObj;
  *   mixed   mix1 -> interpMix2 -> mix3 -> interpMix4 -> mix5 (with the same kind
- *           of exclusion: compiled and interpreted frames alternate); MixObj.
+ *           of exclusion: compiled and interpreted frames alternate); MixObj;
+ *   lambda  a stream pipeline (IntStream.range(..).mapToObj(lambda).forEach(lambda)):
+ *           LamObj allocated in the lambda, through the JDK's stream frames
+ *           and the lambda's hidden proxy class (which getStackTrace leaves out).
  * The expected stack of each site is what the JVM itself says there
  * (Throwable.getStackTrace, once, during warm-up): printed as
- * "EXPECT Class frame;frame;..." root first. Prints READY after warm-up,
- * waits for FILE, allocates about N MiB in all (chain 60 %, rec 20 %, interp
- * 10 %, mixed 10 %; every object is 64 bytes), prints each thread's
+ * "EXPECT Class frame;frame;..." root first, and with each frame's line as
+ * "LINES Class frame:line;...". Prints READY after warm-up,
+ * waits for FILE, allocates about N MiB in all (chain 55 %, rec 20 %, interp
+ * 10 %, mixed 5 %, lambda 10 %; every object is 64 bytes), prints each thread's
  * allocated bytes (ThreadMXBean) as "BYTES Class n", then DONE, then idles.
  * Run it with -XX:CompileCommand=dontinline,AllocStacks*::* so compiled
  * frames are one method each (inlined frames are not expanded yet).
@@ -32,19 +36,25 @@ public class AllocStacks {
     static final class RecObj { long a0, a1, a2, a3, a4, a5; }
     static final class SlowObj { long a0, a1, a2, a3, a4, a5; }
     static final class MixObj { long a0, a1, a2, a3, a4, a5; }
+    static final class LamObj { long a0, a1, a2, a3, a4, a5; }
     static volatile Object sink;
     static volatile boolean record;
     static final java.util.concurrent.ConcurrentHashMap<String, String> EXPECT =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    static final java.util.concurrent.ConcurrentHashMap<String, String> LINES =
         new java.util.concurrent.ConcurrentHashMap<>();
 
     static void expect(String cls) {
         if (!record || EXPECT.containsKey(cls)) return;
         StackTraceElement[] st = new Throwable().getStackTrace();
-        StringBuilder sb = new StringBuilder();
+        StringBuilder sb = new StringBuilder(), lines = new StringBuilder();
         for (int i = st.length - 1; i >= 1; i--) {  // root first; [0] is expect() itself
             sb.append(st[i].getClassName()).append('.').append(st[i].getMethodName());
-            if (i > 1) sb.append(';');
+            lines.append(st[i].getClassName()).append('.').append(st[i].getMethodName())
+                 .append(':').append(st[i].getLineNumber());
+            if (i > 1) { sb.append(';'); lines.append(';'); }
         }
+        LINES.put(cls, lines.toString());
         EXPECT.put(cls, sb.toString());
     }
 
@@ -98,8 +108,7 @@ public class AllocStacks {
     static final class Rec {
         static void rec(int n) {
             if (n > 1) { rec(n - 1); return; }
-            expect("AllocStacks$RecObj");
-            sink = new RecObj();
+            expect("AllocStacks$RecObj"); sink = new RecObj();
         }
     }
 
@@ -115,6 +124,14 @@ public class AllocStacks {
         static void mix3() { interpMix4(); }
         static void interpMix4() { mix5(); }
         static void mix5() { expect("AllocStacks$MixObj"); sink = new MixObj(); }
+    }
+
+    static final class Lambda {
+        static void stream() {
+            java.util.stream.IntStream.range(0, 64)
+                .mapToObj(i -> { expect("AllocStacks$LamObj"); return new LamObj(); })
+                .forEach(o -> sink = o);
+        }
     }
 
     static final class Worker implements Runnable {
@@ -133,6 +150,7 @@ public class AllocStacks {
                 case "chain": Chain.c01(); break;
                 case "rec": Rec.rec(31); break;
                 case "interp": Interp.interpA(); break;
+                case "lambda": Lambda.stream(); break;
                 default: Mixed.mix1(); break;
             }
         }
@@ -144,15 +162,21 @@ public class AllocStacks {
         public void run() {
             com.sun.management.ThreadMXBean tmx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            loop(warm);
-            while (go == null) Thread.onSpinWait();
-            try {
-                while (!Files.exists(Path.of(go))) Thread.sleep(10);
-            } catch (InterruptedException e) {
-                return;
+            long before = 0;
+            // one call site for the warm-up and the measured phase: the line
+            // the expected stack records is the one memtrace sees
+            for (int phase = 0; phase < 2; phase++) {
+                if (phase == 1) {
+                    while (go == null) Thread.onSpinWait();
+                    try {
+                        while (!Files.exists(Path.of(go))) Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    before = tmx.getThreadAllocatedBytes(Thread.currentThread().getId());
+                }
+                loop(phase == 0 ? warm : objects);
             }
-            long before = tmx.getThreadAllocatedBytes(Thread.currentThread().getId());
-            loop(objects);
             bytes = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
         }
     }
@@ -167,25 +191,29 @@ public class AllocStacks {
                 default: throw new IllegalArgumentException(args[i]);
             }
         }
-        String[] names = { "chain", "rec", "interp", "mixed" };
+        String[] names = { "chain", "rec", "interp", "mixed", "lambda" };
         String[] classes = { "AllocStacks$ChainObj", "AllocStacks$RecObj",
-                             "AllocStacks$SlowObj", "AllocStacks$MixObj" };
-        // shares 60/20/10/10 %: the weighted median depth is the chain's, with room
-        // for a sampler's bias between threads
-        int[] tenths = { 6, 2, 1, 1 };
+                             "AllocStacks$SlowObj", "AllocStacks$MixObj", "AllocStacks$LamObj" };
+        // shares 55/20/10/5/10 %: the weighted median depth is the chain's, with room
+        // for a sampler's bias between threads (a stream call allocates 64 objects)
+        int[] hundredths = { 55, 20, 10, 5, 10 };
+        int[] per = { 1, 1, 1, 1, 64 };
         Worker[] w = new Worker[names.length];
         Thread[] t = new Thread[names.length];
         record = true;
         for (int i = 0; i < names.length; i++) {
-            w[i] = new Worker(names[i], mb * 1024 * 1024 / 64 * tenths[i] / 10, 20_000);
+            w[i] = new Worker(names[i], mb * 1024 * 1024 / 64 * hundredths[i] / 100 / per[i],
+                              20_000 / per[i]);
             t[i] = new Thread(w[i], "alloc-" + names[i]);
             t[i].start();
         }
         // every site has been seen once the warm-up is over
         while (EXPECT.size() < names.length) Thread.sleep(10);
         Thread.sleep(500);
-        for (int i = 0; i < names.length; i++)
+        for (int i = 0; i < names.length; i++) {
             System.out.println("EXPECT " + classes[i] + " " + EXPECT.get(classes[i]));
+            System.out.println("LINES " + classes[i] + " " + LINES.get(classes[i]));
+        }
         record = false;
         System.out.println("READY");
         System.out.flush();

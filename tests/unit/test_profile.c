@@ -197,7 +197,8 @@ static void test_alloc_complete_walk(void **state)
  * the VM's allocation path from the native walk, then the class. */
 static void test_alloc_walked(void **state)
 {
-	const char *java[] = { "java.lang.Thread.run", "pkg.A.run", "pkg.A.make" };
+	struct profile_frame java[] = { { .name = "java.lang.Thread.run" }, { .name = "pkg.A.run" },
+					{ .name = "pkg.A.make" } };
 	const char *f[] = { "MemAllocator::allocate", "OptoRuntime::new_instance_C", "[unknown]" };
 	struct profile_alloc a = { NULL, 0, "pkg.A.make", false, "pkg.Obj", 24, 1, java, 3 };
 
@@ -207,7 +208,7 @@ static void test_alloc_walked(void **state)
 	assert_string_equal(stitch(&a), "java.lang.Thread.run;pkg.A.run;pkg.A.make;"
 			    "OptoRuntime::new_instance_C;MemAllocator::allocate;pkg.Obj");
 	/* a walk cut short keeps its marker frame at the root */
-	java[0] = "[stack cut: depth]";
+	java[0].name = "[stack cut: depth]";
 	a.frames = NULL;
 	a.depth = 0;
 	assert_string_equal(stitch(&a), "[stack cut: depth];pkg.A.run;pkg.A.make;pkg.Obj");
@@ -508,8 +509,8 @@ static void test_pprof_roundtrip(void **state)
 	assert_true(dec.nstrings > 5);
 	assert_string_equal(dec.strings[0], "");
 	assert_string_equal(dec.strings[dec.default_type], "alloc_space");
-	/* leaf first: the first sample starts at byte[] (frame id 2 -> location 3) */
-	assert_int_equal(dec.first_leaf_loc, 3);
+	/* leaf first: the first sample starts at byte[], the first location made */
+	assert_int_equal(dec.first_leaf_loc, 1);
 	{
 		int seen = 0;
 
@@ -518,8 +519,156 @@ static void test_pprof_roundtrip(void **state)
 				!strcmp(dec.strings[i], "main");
 			free(dec.strings[i]);
 		}
-		assert_int_equal(seen, 3);
+		assert_int_equal(seen, 6); /* each as name and as system name */
 	}
+	profile_free(p);
+}
+
+/* Frames with kinds and lines: distinct frames, one label per name and kind;
+ * collapsed stacks carry the suffixes and merge what differs by line only. */
+static void test_frames_kinds_and_labels(void **state)
+{
+	struct profile *p = profile_new();
+	struct profile_frame a[] = {
+		{ "java.lang.Thread.run", "Thread.java", 840, PROFILE_INTERPRETED },
+		{ "pkg.A.run", "A.java", 10, PROFILE_C2 },
+		{ "pkg.A.inl", "A.java", 20, PROFILE_INLINED },
+		{ "pkg.B.c1", "B.java", 5, PROFILE_C1 },
+		{ "byte[]", NULL, 0, PROFILE_OTHER },
+	};
+	struct profile_frame b[5];
+	char *out, *html;
+
+	memcpy(b, a, sizeof(a));
+	b[2].line = 21; /* another line of the same inlined method */
+	assert_int_equal(profile_add_frames(p, a, 5, 100, 1), 0);
+	assert_int_equal(profile_add_frames(p, b, 5, 50, 1), 0);
+	assert_int_equal(profile_nstacks(p), 2);
+	assert_int_equal(profile_nnames(p), 6);
+	assert_int_equal(profile_nlabels(p), 5);
+	assert_int_equal(profile_label_id(p, profile_stack_at(p, 0)->frames[2]),
+			 profile_label_id(p, profile_stack_at(p, 1)->frames[2]));
+	assert_int_equal(profile_frame(p, profile_stack_at(p, 1)->frames[2])->line, 21);
+	assert_string_equal(profile_frame(p, profile_stack_at(p, 0)->frames[0])->file, "Thread.java");
+	assert_null(profile_frame(p, profile_stack_at(p, 0)->frames[4])->file);
+	assert_string_equal(profile_label(p, profile_label_id(p, profile_stack_at(p, 0)->frames[1])),
+			    "pkg.A.run_[j]");
+	assert_null(profile_frame(p, 6));
+	assert_int_equal(profile_label_id(p, 6), UINT32_MAX);
+	assert_null(profile_label(p, 5));
+	assert_string_equal(profile_kind_name(PROFILE_C1), "c1");
+	assert_string_equal(profile_kind_suffix(PROFILE_NATIVE), "");
+	/* the same method as C1 code is another label */
+	a[1].kind = PROFILE_C1;
+	assert_int_equal(profile_add_frames(p, a, 5, 1, 1), 0);
+	assert_int_equal(profile_nlabels(p), 6);
+	a[1].kind = PROFILE_NKINDS;
+	assert_int_equal(profile_add_frames(p, a, 5, 1, 1), -EINVAL);
+	out = capture_collapsed(p);
+	assert_string_equal(out, "java.lang.Thread.run_[0];pkg.A.run_[j];pkg.A.inl_[i];pkg.B.c1_[1];byte[] 150\n"
+				 "java.lang.Thread.run_[0];pkg.A.run_[1];pkg.A.inl_[i];pkg.B.c1_[1];byte[] 1\n");
+	free(out);
+	html = capture_html(p, NULL);
+	assert_non_null(strstr(html, "\"pkg.A.inl_[i]\""));
+	/* one tree node for both lines of pkg.A.inl under pkg.A.run_[j] */
+	assert_null(strstr(strstr(html, "\"pkg.A.inl_[i]\"") + 1, "\"pkg.A.inl_[i]\""));
+	free(html);
+	profile_free(p);
+}
+
+/* pprof: a compiled frame and the frames inlined into it are one location
+ * with one line each (innermost first); lines and files are kept; the
+ * function's system name carries the kind's suffix. */
+static void test_pprof_inlined_lines(void **state)
+{
+	struct profile *p = profile_new();
+	struct profile_frame a[] = {
+		{ "java.lang.Thread.run", "Thread.java", 840, PROFILE_INTERPRETED },
+		{ "pkg.A.run", "A.java", 10, PROFILE_C2 },
+		{ "pkg.A.inl", "A.java", 20, PROFILE_INLINED },
+		{ "pkg.A.deeper", "A.java", 30, PROFILE_INLINED },
+		{ "byte[]", NULL, 0, PROFILE_OTHER },
+	};
+	char tmpl[] = "/tmp/test_profile.XXXXXX";
+	unsigned char buf[1 << 16];
+	char *strs[64];
+	int nstr = 0, fd, n, field, k, f2, f3, nloc = 0, nlines[8] = { 0 };
+	uint64_t line_fn[8][4] = { { 0 } }, line_no[8][4] = { { 0 } }, v;
+	uint64_t fn_name[8] = { 0 }, fn_sys[8] = { 0 }, fn_file[8] = { 0 };
+	struct pb b, sub, sub2, sub3;
+	gzFile gz;
+
+	assert_int_equal(profile_add_frames(p, a, 5, 64, 1), 0);
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sink_pprof_write(p, tmpl), 0);
+	gz = gzopen(tmpl, "rb");
+	n = gzread(gz, buf, sizeof(buf));
+	gzclose(gz);
+	unlink(tmpl);
+	assert_true(n > 0);
+	b = (struct pb){ buf, buf + n };
+	while ((k = rd_field(&b, &field, &v, &sub))) {
+		if (field == 6 && k == 2 && nstr < 64)
+			strs[nstr++] = strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
+		if (field == 4 && k == 2) { /* Location: id 1, line 4 {function_id 1, line 2} */
+			uint64_t id = 0;
+			int nl = 0;
+			uint64_t fns[4], lns[4];
+
+			while ((k = rd_field(&sub, &f2, &v, &sub2))) {
+				if (f2 == 1)
+					id = v;
+				if (f2 == 4 && k == 2 && nl < 4) {
+					fns[nl] = lns[nl] = 0;
+					while (rd_field(&sub2, &f3, &v, &sub3))
+						if (f3 == 1)
+							fns[nl] = v;
+						else if (f3 == 2)
+							lns[nl] = v;
+					nl++;
+				}
+			}
+			assert_true(id >= 1 && id < 8);
+			nlines[id] = nl;
+			memcpy(line_fn[id], fns, sizeof(fns));
+			memcpy(line_no[id], lns, sizeof(lns));
+			nloc++;
+		}
+		if (field == 5 && k == 2) { /* Function: id 1, name 2, system_name 3, filename 4 */
+			uint64_t id = 0, nm = 0, sy = 0, fl = 0;
+
+			while (rd_field(&sub, &f2, &v, &sub2))
+				if (f2 == 1)
+					id = v;
+				else if (f2 == 2)
+					nm = v;
+				else if (f2 == 3)
+					sy = v;
+				else if (f2 == 4)
+					fl = v;
+			assert_true(id >= 1 && id < 8);
+			fn_name[id] = nm, fn_sys[id] = sy, fn_file[id] = fl;
+		}
+	}
+	/* byte[], then A.run with its two inlined frames, then Thread.run */
+	assert_int_equal(nloc, 3);
+	assert_int_equal(nlines[1], 1);
+	assert_int_equal(nlines[2], 3);
+	assert_int_equal(nlines[3], 1);
+	assert_string_equal(strs[fn_name[line_fn[2][0]]], "pkg.A.deeper");
+	assert_string_equal(strs[fn_sys[line_fn[2][0]]], "pkg.A.deeper_[i]");
+	assert_int_equal(line_no[2][0], 30);
+	assert_string_equal(strs[fn_name[line_fn[2][2]]], "pkg.A.run");
+	assert_string_equal(strs[fn_sys[line_fn[2][2]]], "pkg.A.run_[j]");
+	assert_string_equal(strs[fn_file[line_fn[2][2]]], "A.java");
+	assert_int_equal(line_no[2][2], 10);
+	assert_string_equal(strs[fn_sys[line_fn[3][0]]], "java.lang.Thread.run_[0]");
+	assert_int_equal(line_no[3][0], 840);
+	assert_int_equal(line_no[1][0], 0); /* the class: no line */
+	for (int i = 0; i < nstr; i++)
+		free(strs[i]);
 	profile_free(p);
 }
 
@@ -549,6 +698,8 @@ int main(void)
 		cmocka_unit_test(test_collapsed_empty),
 		cmocka_unit_test(test_flamegraph_escapes_and_is_self_contained),
 		cmocka_unit_test(test_pprof_roundtrip),
+		cmocka_unit_test(test_frames_kinds_and_labels),
+		cmocka_unit_test(test_pprof_inlined_lines),
 		cmocka_unit_test(test_pprof_bad_path),
 	};
 

@@ -14,10 +14,20 @@ struct table {
 	size_t cap;
 };
 
+/* An interned frame: the caller's frame with its strings copied, and its label. */
+struct pframe {
+	struct profile_frame f;
+	uint32_t label;
+};
+
 struct profile {
-	char **names;
-	size_t nnames, names_cap;
-	struct table name_tab;
+	struct pframe *frames;
+	size_t nframes, frames_cap;
+	struct table frame_tab;
+
+	char **labels;          /* name + kind suffix */
+	size_t nlabels, labels_cap;
+	struct table label_tab;
 
 	struct profile_stack *stacks;
 	size_t nstacks, stacks_cap;
@@ -26,6 +36,24 @@ struct profile {
 	uint64_t total_bytes, total_count;
 	uint64_t start_ns, duration_ns;
 };
+
+static const char *const kind_suffix[PROFILE_NKINDS] = {
+	[PROFILE_INTERPRETED] = "_[0]", [PROFILE_C1] = "_[1]", [PROFILE_C2] = "_[j]",
+	[PROFILE_INLINED] = "_[i]",
+};
+static const char *const kind_name[PROFILE_NKINDS] = {
+	"other", "interpreted", "c1", "c2", "inlined", "native",
+};
+
+const char *profile_kind_suffix(enum profile_kind k)
+{
+	return (unsigned)k < PROFILE_NKINDS && kind_suffix[k] ? kind_suffix[k] : "";
+}
+
+const char *profile_kind_name(enum profile_kind k)
+{
+	return (unsigned)k < PROFILE_NKINDS ? kind_name[k] : "other";
+}
 
 /* FNV-1a over bytes. */
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t h)
@@ -41,9 +69,23 @@ static uint64_t hash_bytes(const void *data, size_t len, uint64_t h)
 
 #define FNV_SEED 0xcbf29ce484222325ULL
 
-static uint64_t hash_name(const char *s)
+static uint64_t hash_str(const char *s, uint64_t h)
 {
-	return hash_bytes(s, strlen(s), FNV_SEED);
+	return hash_bytes(s ? s : "", s ? strlen(s) + 1 : 0, h);
+}
+
+static uint64_t hash_frame(const struct profile_frame *f)
+{
+	uint64_t h = hash_str(f->name, FNV_SEED);
+
+	h = hash_str(f->file, h);
+	h = hash_bytes(&f->line, sizeof(f->line), h);
+	return hash_bytes(&f->kind, sizeof(f->kind), h);
+}
+
+static uint64_t hash_label(const char *name, uint8_t kind)
+{
+	return hash_bytes(&kind, 1, hash_str(name, FNV_SEED));
 }
 
 static uint64_t hash_stack(const uint32_t *ids, int n)
@@ -64,13 +106,19 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nnames; i++)
-		free(p->names[i]);
+	for (size_t i = 0; i < p->nframes; i++) {
+		free((void *)p->frames[i].f.name);
+		free((void *)p->frames[i].f.file);
+	}
+	for (size_t i = 0; i < p->nlabels; i++)
+		free(p->labels[i]);
 	for (size_t i = 0; i < p->nstacks; i++)
 		free((void *)p->stacks[i].frames);
-	free(p->names);
+	free(p->frames);
+	free(p->labels);
 	free(p->stacks);
-	free(p->name_tab.slot);
+	free(p->frame_tab.slot);
+	free(p->label_tab.slot);
 	free(p->stack_tab.slot);
 	free(p);
 }
@@ -106,9 +154,14 @@ static int table_reserve(struct table *t, size_t want, const struct profile *p,
 	return 0;
 }
 
-static uint64_t rehash_name(const struct profile *p, uint32_t i)
+static uint64_t rehash_frame(const struct profile *p, uint32_t i)
 {
-	return hash_name(p->names[i]);
+	return hash_frame(&p->frames[i].f);
+}
+
+static uint64_t rehash_label(const struct profile *p, uint32_t i)
+{
+	return hash_label(p->frames[i].f.name, p->frames[i].f.kind);
 }
 
 static uint64_t rehash_stack(const struct profile *p, uint32_t i)
@@ -116,43 +169,107 @@ static uint64_t rehash_stack(const struct profile *p, uint32_t i)
 	return hash_stack(p->stacks[i].frames, p->stacks[i].n);
 }
 
-/* intern - the id of @name, adding it if new. Returns 0 or -ENOMEM. */
-static int intern(struct profile *p, const char *name, uint32_t *id)
+static bool same_str(const char *a, const char *b)
 {
-	uint64_t h = hash_name(name);
-	size_t j;
-	char *copy;
+	return a == b || (a && b && !strcmp(a, b));
+}
 
-	if (table_reserve(&p->name_tab, p->nnames + 1, p, rehash_name))
+/* Room for one more element in an array of @size-byte elements. */
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *a;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 256;
+	a = realloc(*arr, c * size);
+	if (!a)
 		return -ENOMEM;
-	for (j = h & (p->name_tab.cap - 1); p->name_tab.slot[j]; j = (j + 1) & (p->name_tab.cap - 1)) {
-		uint32_t v = p->name_tab.slot[j] - 1;
-
-		if (!strcmp(p->names[v], name)) {
-			*id = v;
-			return 0;
-		}
-	}
-	if (p->nnames == p->names_cap) {
-		size_t cap = p->names_cap ? p->names_cap * 2 : 256;
-		char **names = realloc(p->names, cap * sizeof(*names));
-
-		if (!names)
-			return -ENOMEM;
-		p->names = names;
-		p->names_cap = cap;
-	}
-	copy = strdup(name);
-	if (!copy)
-		return -ENOMEM;
-	p->names[p->nnames] = copy;
-	p->name_tab.slot[j] = (uint32_t)p->nnames + 1;
-	*id = (uint32_t)p->nnames++;
+	*arr = a;
+	*cap = c;
 	return 0;
 }
 
-int profile_add(struct profile *p, const char *const *frames, int n, uint64_t bytes,
-		uint64_t count)
+/* The label of (name, kind): its id, made if new. The label table's slots
+ * hold a frame index + 1 (the first frame of that label). 0 or -ENOMEM. */
+static int label_of(struct profile *p, const char *name, uint8_t kind, uint32_t frame,
+		    uint32_t *label)
+{
+	uint64_t h = hash_label(name, kind);
+	size_t j;
+	char *s;
+
+	if (table_reserve(&p->label_tab, p->nlabels + 1, p, rehash_label))
+		return -ENOMEM;
+	for (j = h & (p->label_tab.cap - 1); p->label_tab.slot[j];
+	     j = (j + 1) & (p->label_tab.cap - 1)) {
+		const struct pframe *o = &p->frames[p->label_tab.slot[j] - 1];
+
+		if (o->f.kind == kind && !strcmp(o->f.name, name)) {
+			*label = o->label;
+			return 0;
+		}
+	}
+	if (grow((void **)&p->labels, p->nlabels, &p->labels_cap, sizeof(*p->labels)))
+		return -ENOMEM;
+	if (asprintf(&s, "%s%s", name, profile_kind_suffix(kind)) < 0)
+		return -ENOMEM;
+	p->labels[p->nlabels] = s;
+	p->label_tab.slot[j] = frame + 1;
+	*label = (uint32_t)p->nlabels++;
+	return 0;
+}
+
+/* intern - the id of frame @f, adding it if new. Returns 0 or -ENOMEM. */
+static int intern(struct profile *p, const struct profile_frame *f, uint32_t *id)
+{
+	struct profile_frame k = *f;
+	struct pframe *n;
+	uint64_t h;
+	size_t j;
+	int err;
+
+	if (!k.name)
+		k.name = "[unknown]";
+	h = hash_frame(&k);
+	if (table_reserve(&p->frame_tab, p->nframes + 1, p, rehash_frame))
+		return -ENOMEM;
+	for (j = h & (p->frame_tab.cap - 1); p->frame_tab.slot[j];
+	     j = (j + 1) & (p->frame_tab.cap - 1)) {
+		const struct profile_frame *o = &p->frames[p->frame_tab.slot[j] - 1].f;
+
+		if (o->line == k.line && o->kind == k.kind && !strcmp(o->name, k.name) &&
+		    same_str(o->file, k.file)) {
+			*id = p->frame_tab.slot[j] - 1;
+			return 0;
+		}
+	}
+	if (grow((void **)&p->frames, p->nframes, &p->frames_cap, sizeof(*p->frames)))
+		return -ENOMEM;
+	n = &p->frames[p->nframes];
+	memset(n, 0, sizeof(*n));
+	n->f.line = k.line;
+	n->f.kind = k.kind;
+	n->f.name = strdup(k.name);
+	n->f.file = k.file ? strdup(k.file) : NULL;
+	if (!n->f.name || (k.file && !n->f.file))
+		goto nomem;
+	/* the label table reads this frame's name: it must be in place first */
+	err = label_of(p, n->f.name, n->f.kind, (uint32_t)p->nframes, &n->label);
+	if (err)
+		goto nomem;
+	p->frame_tab.slot[j] = (uint32_t)p->nframes + 1;
+	*id = (uint32_t)p->nframes++;
+	return 0;
+nomem:
+	free((void *)n->f.name);
+	free((void *)n->f.file);
+	return -ENOMEM;
+}
+
+int profile_add_frames(struct profile *p, const struct profile_frame *frames, int n,
+		       uint64_t bytes, uint64_t count)
 {
 	uint32_t *ids;
 	uint64_t h;
@@ -161,11 +278,14 @@ int profile_add(struct profile *p, const char *const *frames, int n, uint64_t by
 
 	if (n < 1 || n > MT_PROFILE_MAX_DEPTH)
 		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		if (frames[i].kind >= PROFILE_NKINDS)
+			return -EINVAL;
 	ids = malloc((size_t)n * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		err = intern(p, frames[i] ? frames[i] : "[unknown]", &ids[i]);
+		err = intern(p, &frames[i], &ids[i]);
 		if (err)
 			goto err;
 	}
@@ -184,15 +304,8 @@ int profile_add(struct profile *p, const char *const *frames, int n, uint64_t by
 			goto added;
 		}
 	}
-	if (p->nstacks == p->stacks_cap) {
-		size_t cap = p->stacks_cap ? p->stacks_cap * 2 : 256;
-		struct profile_stack *st = realloc(p->stacks, cap * sizeof(*st));
-
-		if (!st)
-			goto err;
-		p->stacks = st;
-		p->stacks_cap = cap;
-	}
+	if (grow((void **)&p->stacks, p->nstacks, &p->stacks_cap, sizeof(*p->stacks)))
+		goto err;
 	p->stacks[p->nstacks] = (struct profile_stack){ ids, n, bytes, count };
 	p->stack_tab.slot[j] = (uint32_t)p->nstacks + 1;
 	p->nstacks++;
@@ -202,6 +315,24 @@ added:
 	return 0;
 err:
 	free(ids);
+	return err;
+}
+
+int profile_add(struct profile *p, const char *const *frames, int n, uint64_t bytes,
+		uint64_t count)
+{
+	struct profile_frame *f;
+	int err;
+
+	if (n < 1 || n > MT_PROFILE_MAX_DEPTH)
+		return -EINVAL;
+	f = calloc((size_t)n, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		f[i].name = frames[i];
+	err = profile_add_frames(p, f, n, bytes, count);
+	free(f);
 	return err;
 }
 
@@ -215,13 +346,13 @@ static bool is_java(const char *f)
  * the class. */
 static int add_walked(struct profile *p, const struct profile_alloc *a)
 {
-	const char **frames;
+	struct profile_frame *frames;
 	int k = 0, m = 0, err;
 
 	if (a->java_depth < 0 || a->depth < 0 ||
 	    a->java_depth + a->depth + 1 > MT_PROFILE_MAX_DEPTH)
 		return -EINVAL;
-	frames = malloc((size_t)(a->java_depth + a->depth + 1) * sizeof(*frames));
+	frames = calloc((size_t)(a->java_depth + a->depth + 1), sizeof(*frames));
 	if (!frames)
 		return -ENOMEM;
 	memcpy(frames, a->java, (size_t)a->java_depth * sizeof(*frames));
@@ -230,9 +361,9 @@ static int add_walked(struct profile *p, const struct profile_alloc *a)
 	while (a->frames && m < a->depth && !is_java(a->frames[m]) && a->frames[m][0] != '[')
 		m++;
 	for (int d = m - 1; d >= 0; d--)
-		frames[k++] = a->frames[d];
-	frames[k++] = a->class_name;
-	err = profile_add(p, frames, k, a->bytes, a->count);
+		frames[k++].name = a->frames[d];
+	frames[k++].name = a->class_name;
+	err = profile_add_frames(p, frames, k, a->bytes, a->count);
 	free(frames);
 	return err;
 }
@@ -314,12 +445,32 @@ const struct profile_stack *profile_stack_at(const struct profile *p, size_t i)
 
 size_t profile_nnames(const struct profile *p)
 {
-	return p->nnames;
+	return p->nframes;
 }
 
 const char *profile_name(const struct profile *p, uint32_t id)
 {
-	return id < p->nnames ? p->names[id] : NULL;
+	return id < p->nframes ? p->frames[id].f.name : NULL;
+}
+
+const struct profile_frame *profile_frame(const struct profile *p, uint32_t id)
+{
+	return id < p->nframes ? &p->frames[id].f : NULL;
+}
+
+uint32_t profile_label_id(const struct profile *p, uint32_t id)
+{
+	return id < p->nframes ? p->frames[id].label : UINT32_MAX;
+}
+
+size_t profile_nlabels(const struct profile *p)
+{
+	return p->nlabels;
+}
+
+const char *profile_label(const struct profile *p, uint32_t label)
+{
+	return label < p->nlabels ? p->labels[label] : NULL;
 }
 
 uint64_t profile_total_bytes(const struct profile *p)

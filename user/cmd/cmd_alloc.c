@@ -37,6 +37,7 @@ struct alloc_opts {
 	bool exact;
 	bool perfmap;
 	bool vm_frames;
+	double budget;
 	const char *collapsed, *flamegraph, *pprof;
 };
 
@@ -50,7 +51,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
-		"                      [--exact] [--no-perfmap] [--vm-frames]\n"
+		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
 		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
@@ -60,7 +61,10 @@ static void usage(FILE *f)
 		"  (jcmd Compiler.perfmap) unless --no-perfmap.\n"
 		"  Stacks are whole Java stacks walked in the kernel (no JVM flags), from\n"
 		"  the thread's first Java frame to the allocating one, then the class;\n"
-		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n");
+		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
+		"  --budget PCT: what sampling may cost the busiest allocating thread, in %%\n"
+		"  of its time (default 1): above it memtrace observes only part of the time\n"
+		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n");
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -115,8 +119,9 @@ static void request_perfmap(const struct mt_proc *p)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
-/* The allocating Java frame of a row: an interpreted method by its Method*,
- * or compiled code by its pc (perf map). NULL when unknown. */
+/* The allocating Java frame of a row without a walked stack: an interpreted
+ * method by its Method*, or compiled code by its pc (perf map). NULL when
+ * unknown. */
 static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
 {
 	const char *name;
@@ -132,13 +137,18 @@ static const char *java_leaf(struct alloctrace *t, struct symres *sr, const stru
 }
 
 /* The profile: each row's stack named (leaf first) and stitched together by
- * profile_add_alloc() with its allocating Java frame and class. */
+ * profile_add_alloc() with its allocating Java frame and class. @leaf[i]
+ * gets row i's allocating Java frame: the innermost frame of its walked stack
+ * (compiled frames expanded, so the method that allocated even when it was
+ * inlined), else java_leaf(); NULL when unknown. Names are owned by @t/@sr. */
 static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
-				     const struct alloc_row *rows, size_t n, bool vm_frames)
+				     const struct alloc_row *rows, size_t n, bool vm_frames,
+				     const char **leaf)
 {
 	struct profile *prof = profile_new();
 	uint64_t ips[64];
-	const char *f[64], *java[136];
+	const char *f[64];
+	struct profile_frame java[136];
 
 	if (!prof)
 		return NULL;
@@ -155,7 +165,13 @@ static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
 		};
 
 		/* the whole Java stack from the kernel's walker, libjvm frames on request */
-		a.java_depth = alloctrace_java_frames(t, &rows[i], java, 136, vm_frames);
+		a.java_depth = alloctrace_java_frames_full(t, &rows[i], java, 136, vm_frames);
+		leaf[i] = a.java_leaf;
+		for (int d = a.java_depth - 1; d >= 0; d--)
+			if (java[d].kind != PROFILE_OTHER) { /* the innermost Java frame */
+				leaf[i] = java[d].name;
+				break;
+			}
 		if (a.java_depth >= 0) {
 			a.java = java;
 			if (!vm_frames)
@@ -212,8 +228,8 @@ static int site_cmp(const void *a, const void *b)
 }
 
 /* Group rows by (class, allocating Java frame), largest first. Caller frees. */
-static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
-				    const struct alloc_row *rows, size_t n, size_t *nsites)
+static struct site_row *group_sites(const char *const *leaf, const struct alloc_row *rows,
+				    size_t n, size_t *nsites)
 {
 	struct site_row *s = calloc(n ? n : 1, sizeof(*s));
 	size_t ns = 0;
@@ -222,7 +238,7 @@ static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *site = java_leaf(t, sr, &rows[i]);
+		const char *site = leaf[i];
 		size_t j;
 
 		if (!site)
@@ -243,11 +259,11 @@ static struct site_row *group_sites(struct alloctrace *t, struct symres *sr,
 }
 
 /* --by stack: allocation sites (class + allocating Java frame), largest first. */
-static void print_sites(struct alloctrace *t, struct symres *sr, const struct alloc_row *rows,
-			size_t n, uint64_t total, int top)
+static void print_sites(const char *const *leaf, const struct alloc_row *rows, size_t n,
+			uint64_t total, int top)
 {
 	size_t ns;
-	struct site_row *s = group_sites(t, sr, rows, n, &ns);
+	struct site_row *s = group_sites(leaf, rows, n, &ns);
 
 	if (!s)
 		return;
@@ -259,6 +275,41 @@ static void print_sites(struct alloctrace *t, struct symres *sr, const struct al
 		       fmt_bytes(s[i].bytes, b, sizeof(b)), s[i].class_name, s[i].site);
 	}
 	free(s);
+}
+
+/* The duty cycle: a JSON member (,"duty_cycle":{...}) or a text line. */
+static void print_duty(struct alloctrace *t, bool json)
+{
+	struct alloctrace_duty d;
+
+	alloctrace_duty(t, &d);
+	if (!d.on)
+		return;
+	if (json) {
+		printf(",\"duty_cycle\":{\"budget\":%.4f,\"observed\":%.4f,\"duty\":%.4f,"
+		       "\"keep\":%.4f,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
+		       "\"busiest_thread_samples_per_s\":%.0f,\"cost_per_sample_ns\":%.0f,"
+		       "\"trap_ns\":%.0f,\"windows\":%llu}",
+		       d.budget, d.observed, d.duty, d.keep, d.kept_share, d.max_cost_share, d.rate,
+		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows);
+		return;
+	}
+	if (d.observed > 0.999 && d.kept_share > 0.999)
+		printf("every sample taken: sampling costs the busiest allocating thread "
+		       "%.2f%% at most (%.1f us a sample, trap included), under the %.2g%% budget\n",
+		       100 * d.max_cost_share, d.cost_ns / 1000, 100 * d.budget);
+	else {
+		printf("budget %.2g%%: taking every sample would have cost the busiest allocating "
+		       "thread up to %.1f%% (%.1f us a sample, a %.1f us trap included), so memtrace "
+		       "kept %.1f%% of the samples at random", 100 * d.budget,
+		       100 * d.max_cost_share, d.cost_ns / 1000, d.trap_ns / 1000,
+		       100 * d.kept_share);
+		if (d.observed < 0.999)
+			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
+			       "estimate varies with the workload's rate between them)",
+			       100 * d.observed, (unsigned long long)d.windows);
+		printf("; bytes are scaled to the whole\n");
+	}
 }
 
 /* How the kernel's Java stack walks ended, and frames left unnamed:
@@ -307,10 +358,11 @@ int do_alloc(int argc, char **argv)
 		{ "exact", no_argument, NULL, 'x' },
 		{ "no-perfmap", no_argument, NULL, 'N' },
 		{ "vm-frames", no_argument, NULL, 'V' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloc_opts o = { .top = 20, .perfmap = true };
+	struct alloc_opts o = { .top = 20, .perfmap = true, .budget = ALLOCTRACE_BUDGET };
 	struct cmdopt co = { .usage = usage };
 	struct alloctrace_opts to = { 0 };
 	struct alloctrace *t = NULL;
@@ -318,6 +370,10 @@ int do_alloc(int argc, char **argv)
 	struct profile *prof = NULL;
 	struct alloc_row *rows = NULL;
 	struct class_row *classes = NULL;
+	const char **leaf = NULL;
+	struct alloc_class *content = NULL;
+	size_t ncontent = 0;
+	uint64_t cstats[MT_CONTENT_NSTATS] = { 0 };
 	struct mt_proc p;
 	uint64_t t0, deadline, total = 0, samples = 0, resolved = 0, unresolved = 0, lost;
 	size_t n = 0, nc = 0;
@@ -364,6 +420,18 @@ int do_alloc(int argc, char **argv)
 		case 'V':
 			o.vm_frames = true;
 			break;
+		case 'B': {
+			char *end;
+			double pct = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(pct >= 0 && pct <= 100)) {
+				p_err("invalid --budget '%s': expected a percentage from 0 to 100",
+				      optarg);
+				return 2;
+			}
+			o.budget = pct / 100;
+			break;
+		}
 		default:
 			err = cmdopt_common(opt, optarg, &co);
 			if (err != MT_CMDOPT_MORE)
@@ -380,6 +448,7 @@ int do_alloc(int argc, char **argv)
 	bytes_known = !(o.exact && p.jdk_major && p.jdk_major < 21);
 	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;
 	to.native = o.vm_frames;
+	to.budget = o.budget;
 	t = alloctrace_new(&p, &to);
 	if (!t)
 		return 1;
@@ -418,6 +487,21 @@ int do_alloc(int argc, char **argv)
 		samples += rows[i].samples;
 	}
 	classes = by_class(rows, n, &nc);
+	/* the class table from the TLABs' contents when the JVM's layout is known */
+	content = alloctrace_classes(t, &ncontent, cstats);
+	if (content && ncontent) {
+		free(classes);
+		classes = calloc(ncontent, sizeof(*classes));
+		nc = 0;
+		total = 0;
+		for (size_t i = 0; classes && i < ncontent; i++) {
+			classes[nc++] = (struct class_row){ content[i].class_name, content[i].bytes,
+							    content[i].tlabs };
+			total += content[i].bytes;
+		}
+		if (classes)
+			qsort(classes, nc, sizeof(*classes), by_bytes);
+	}
 	if (!bytes_known) {
 		/* JDK 17's object__alloc passes garbage as the size on some paths
 		 * (the interpreter and C1 call SharedRuntime::dtrace_object_alloc
@@ -435,7 +519,8 @@ int do_alloc(int argc, char **argv)
 		sr = symres_new(&p);
 	}
 	if (to.stacks) {
-		prof = build_profile(t, sr, rows, n, o.vm_frames);
+		leaf = calloc(n ? n : 1, sizeof(*leaf));
+		prof = leaf ? build_profile(t, sr, rows, n, o.vm_frames, leaf) : NULL;
 		if (sr)
 			symres_stats(sr, &resolved, &unresolved);
 	}
@@ -466,12 +551,18 @@ int do_alloc(int argc, char **argv)
 			       (unsigned long long)classes[i].samples, share,
 			       secs > 0 ? classes[i].bytes / secs : 0);
 		}
-		printf("]");
+		printf("],\"class_shares_from\":\"%s\"", content ? "tlab_contents" : "refills");
+		if (content)
+			printf(",\"tlab_contents\":{\"parsed\":%llu,\"retired_by_gc\":%llu,"
+			       "\"unparsable\":%llu}", (unsigned long long)cstats[MT_CONTENT_PARSED],
+			       (unsigned long long)cstats[MT_CONTENT_GC],
+			       (unsigned long long)cstats[MT_CONTENT_BAD]);
 		if (to.stacks)
 			print_walks(t, true);
-		if (o.by_stack) {
+		print_duty(t, true);
+		if (o.by_stack && leaf) {
 			size_t ns;
-			struct site_row *st = group_sites(t, sr, rows, n, &ns);
+			struct site_row *st = group_sites(leaf, rows, n, &ns);
 
 			printf(",\"sites\":[");
 			for (size_t i = 0; st && i < ns && (int)i < o.top; i++) {
@@ -485,6 +576,10 @@ int do_alloc(int argc, char **argv)
 			}
 			printf("]");
 			free(st);
+		}
+		if (o.by_stack && prof) {
+			printf(",\"stacks\":");
+			sink_stacks_json(prof, stdout, (size_t)o.top);
 		}
 		printf("}\n");
 	} else {
@@ -500,7 +595,7 @@ int do_alloc(int argc, char **argv)
 			       "unreliable size; object counts are exact; shares are of objects)\n",
 			       p.jdk_major);
 		printf("%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s",
-		       o.exact ? "OBJECTS" : "SAMPLES");
+		       o.exact ? "OBJECTS" : content ? "TLABS" : "SAMPLES");
 		for (size_t i = 0; i < nc && (int)i < o.top; i++)
 			printf("%-50s %12s %6.1f%% %12s %9llu\n", classes[i].name,
 			       bytes_known ? fmt_bytes(classes[i].bytes, b, sizeof(b)) : "n/a",
@@ -509,8 +604,16 @@ int do_alloc(int argc, char **argv)
 			       fmt_bytes(secs > 0 ? (uint64_t)(classes[i].bytes / secs) : 0, r,
 					 sizeof(r)),
 			       (unsigned long long)classes[i].samples);
-		if (o.by_stack && sr)
-			print_sites(t, sr, rows, n, total, o.top);
+		if (content)
+			printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
+			       "kept TLABs parsed; %llu retired by a collection before they could be, "
+			       "%llu with an object that could not be sized), not from the class that "
+			       "opened each\n", MT_TLAB_SLICE / 1024,
+			       (unsigned long long)cstats[MT_CONTENT_PARSED],
+			       (unsigned long long)cstats[MT_CONTENT_GC],
+			       (unsigned long long)cstats[MT_CONTENT_BAD]);
+		if (o.by_stack && leaf)
+			print_sites(leaf, rows, n, total, o.top);
 		printf("lost events: %llu", (unsigned long long)lost);
 		if (alloctrace_lost_stacks(t))
 			printf(", samples without a stack: %llu",
@@ -521,6 +624,7 @@ int do_alloc(int argc, char **argv)
 		printf("\n");
 		if (to.stacks)
 			print_walks(t, false);
+		print_duty(t, false);
 		if (to.stacks && resolved + unresolved)
 			printf("frames: %llu resolved, %llu unresolved (%.1f%%)\n",
 			       (unsigned long long)resolved, (unsigned long long)unresolved,
@@ -536,6 +640,8 @@ int do_alloc(int argc, char **argv)
 	rc = 0;
 cleanup:
 	profile_free(prof);
+	free(content);
+	free(leaf);
 	symres_free(sr);
 	free(classes);
 	free(rows);

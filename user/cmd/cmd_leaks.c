@@ -71,6 +71,7 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 {
 	struct leaks_ctx *c = ctx;
 
+	sitecount_warm(c->sc); /* new sites named while their code lives */
 	if (c->l.have_mid || t < c->t_mid)
 		return 0;
 	c->err = leaks_mark_mid(&c->l, m, t);

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/profile.h"
+#include "analysis/stacktext.h"
 #include "sink/alloctable.h"
+#include "sink/sinks.h"
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "sink/gcreplay.h"
@@ -38,6 +41,9 @@ struct report {
 	struct gcreplay *gc;
 	struct locks *locks;
 	struct alloctable *alloc;
+	/* allocation samples with stacks (record --alloc-stacks) */
+	struct profile *prof;
+	struct idmap decoded; /* stack name id -> struct decoded_stack */
 	uint64_t unloads;
 	/* sampled objects (the agent's), by class */
 	struct idmap objs;    /* object id -> class row + 1 */
@@ -50,6 +56,14 @@ struct report_opts {
 	bool by_site;
 	uint64_t min_age, top;
 	bool top_set;
+	const char *collapsed, *flamegraph, *pprof;
+};
+
+/* A stack text decoded once: its frames, the class's slot at the end. */
+struct decoded_stack {
+	int n;                       /* frames, the class not counted */
+	struct profile_frame *f;     /* n + 1 */
+	char text[];                 /* what f's strings point into */
 };
 
 static const char *name_of(struct report *rp, uint64_t id)
@@ -117,6 +131,35 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 	gcreplay_feed(rp->gc, &g);
 }
 
+/* The sample's stack (its name2) with @cls as the leaf, into the profile. */
+static void alloc_stack(struct report *rp, const struct mt_ev *e, const char *cls)
+{
+	struct decoded_stack *d = idmap_get(&rp->decoded, e->name2);
+	const char *text = name_of(rp, e->name2);
+
+	if (!d) {
+		size_t len = strlen(text);
+		int n;
+
+		d = malloc(sizeof(*d) + len + 1);
+		if (!d)
+			return;
+		memcpy(d->text, text, len + 1);
+		d->f = calloc(MT_PROFILE_MAX_DEPTH, sizeof(*d->f));
+		n = d->f ? stacktext_decode(d->text, d->f, MT_PROFILE_MAX_DEPTH - 1) : -ENOMEM;
+		d->n = n > 0 ? n : 0; /* a malformed stack: the class alone */
+		if (idmap_put(&rp->decoded, e->name2, d)) {
+			free(d->f);
+			free(d);
+			return;
+		}
+	}
+	if (!d->f)
+		return;
+	d->f[d->n] = (struct profile_frame){ .name = cls };
+	profile_add_frames(rp->prof, d->f, d->n + 1, e->v[0], 1);
+}
+
 /* Allocation samples, by the class their type names at the time. */
 static void alloc_event(struct report *rp, const struct mt_ev *e)
 {
@@ -142,6 +185,83 @@ static void alloc_event(struct report *rp, const struct mt_ev *e)
 		name = buf;
 	}
 	alloctable_add(rp->alloc, name, e->v[0]);
+	if (e->name2 && rp->prof)
+		alloc_stack(rp, e, name);
+}
+
+/* Stack indexes by bytes, heaviest first. */
+static int by_bytes_desc(const void *a, const void *b, void *ctx)
+{
+	uint64_t x = profile_stack_at(ctx, *(const size_t *)a)->bytes;
+	uint64_t y = profile_stack_at(ctx, *(const size_t *)b)->bytes;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The recording's allocation stacks: the heaviest as text or JSON, and the
+ * profile files asked for. Returns 0 or -EIO (printed). */
+static int stacks_print(struct report *rp, const struct report_opts *o, size_t top)
+{
+	size_t n = profile_nstacks(rp->prof);
+	int err = 0;
+
+	if (!n)
+		return 0;
+	if (mt_opts.json) {
+		printf("{\"event\":\"alloc_stacks\",\"stacks\":");
+		sink_stacks_json(rp->prof, stdout, top);
+		printf("}\n");
+	} else {
+		/* the heaviest stacks by their innermost Java frame and class */
+		uint64_t total = profile_total_bytes(rp->prof);
+		size_t *order = malloc(n * sizeof(*order));
+
+		if (!order)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		qsort_r(order, n, sizeof(*order), by_bytes_desc, rp->prof);
+		printf("\ntop allocation stacks (%zu distinct), by their allocating Java frame\n", n);
+		for (size_t i = 0; i < n && i < top; i++) {
+			const struct profile_stack *s = profile_stack_at(rp->prof, order[i]);
+			const struct profile_frame *leaf = s->n > 1 ?
+				profile_frame(rp->prof, s->frames[s->n - 2]) : NULL;
+			char b[32];
+
+			printf("%5.1f%%  %10s  %-32s at %s", total ? 100.0 * s->bytes / total : 0,
+			       fmt_bytes(s->bytes, b, sizeof(b)), profile_name(rp->prof, s->frames[s->n - 1]),
+			       leaf ? leaf->name : "[no stack]");
+			if (leaf && leaf->file && leaf->line > 0)
+				printf(" (%s:%d)", leaf->file, leaf->line);
+			printf(", %d frames\n", s->n - 1);
+		}
+		free(order);
+	}
+	if (o->collapsed) {
+		FILE *f = fopen(o->collapsed, "we");
+
+		if (!f || sink_collapsed_write(rp->prof, f)) {
+			p_err("cannot write collapsed stacks to %s: %s", o->collapsed, strerror(errno));
+			err = -EIO;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (o->flamegraph) {
+		FILE *f = fopen(o->flamegraph, "we");
+
+		if (!f || sink_flamegraph_write(rp->prof, f, "memtrace report")) {
+			p_err("cannot write the flame graph to %s: %s", o->flamegraph, strerror(errno));
+			err = -EIO;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (o->pprof && sink_pprof_write(rp->prof, o->pprof)) {
+		p_err("cannot write pprof to %s: %s", o->pprof, strerror(errno));
+		err = -EIO;
+	}
+	return err;
 }
 
 /* Sampled objects: creations (with a size: monitors have none) and reclamations. */
@@ -309,7 +429,8 @@ static int objects_report(const char *path, const struct recording_header *h, ui
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace report [--json] [--by class|site] [--min-age K] [--top N] FILE\n"
+	fprintf(f, "usage: memtrace report [--json] [--by class|site] [--min-age K] [--top N]\n"
+		   "                      [--collapsed F] [--flamegraph F.html] [--pprof F.pb.gz] FILE\n"
 		   "  The analyses of a recording (`memtrace record`), printed as the live\n"
 		   "  commands print them: collections (memtrace gc), allocation by class\n"
 		   "  (memtrace alloc), the agent's sampled objects by class (sampled,\n"
@@ -317,7 +438,9 @@ static void usage(FILE *f)
 		   "  locks) if the recording has any, then, for a recording with\n"
 		   "  --categories object, the sampled objects by age (memtrace age; --by)\n"
 		   "  and leak suspects over the recording (memtrace leaks; --min-age,\n"
-		   "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n");
+		   "  default 2). --top N: groups shown (default 20 age, 10 leaks).\n"
+		   "  A recording made with --alloc-stacks also gives the heaviest allocation\n"
+		   "  stacks and, on request, the profile files `memtrace alloc` writes.\n");
 }
 
 int do_report(int argc, char **argv)
@@ -346,6 +469,12 @@ int do_report(int argc, char **argv)
 				p_err("invalid --min-age '%s' (GCs, 1..1000)", argv[i]);
 				return 2;
 			}
+		} else if ((!strcmp(argv[i], "--collapsed") || !strcmp(argv[i], "--flamegraph") ||
+			    !strcmp(argv[i], "--pprof")) && i + 1 < argc) {
+			const char **dst = argv[i][2] == 'c' ? &ro.collapsed :
+					   argv[i][2] == 'f' ? &ro.flamegraph : &ro.pprof;
+
+			*dst = argv[++i];
 		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
 			i++;
 			if (parse_u64(argv[i], &ro.top) || !ro.top) {
@@ -365,7 +494,8 @@ int do_report(int argc, char **argv)
 	rp.gc = gcreplay_new(stdout, mt_opts.json, h.start_mono_ns, h.mono_to_real_ns);
 	rp.locks = locks_new();
 	rp.alloc = alloctable_new();
-	if (!rp.gc || !rp.locks || !rp.alloc) {
+	rp.prof = profile_new();
+	if (!rp.gc || !rp.locks || !rp.alloc || !rp.prof) {
 		p_err("out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -412,7 +542,12 @@ int do_report(int argc, char **argv)
 		if (!mt_opts.json)
 			printf("\n");
 		alloctable_print(stdout, rp.alloc, &ai, mt_opts.json);
+		if (stacks_print(&rp, &ro, ro.top_set ? ro.top : 20))
+			rc = -EIO;
 	}
+	if ((ro.collapsed || ro.flamegraph || ro.pprof) && !profile_nstacks(rp.prof))
+		p_warn("the recording has no allocation stacks (record with --alloc-stacks): "
+		       "no profile written");
 	if (rp.nocls)
 		objects_print(&rp, mt_opts.json);
 	if (locks_sync_events(rp.locks)) {
@@ -442,6 +577,16 @@ out:
 	gcreplay_free(rp.gc);
 	locks_free(rp.locks);
 	alloctable_free(rp.alloc);
+	profile_free(rp.prof);
+	{
+		size_t pos = 0;
+		uint64_t k;
+		void *v;
+
+		while (idmap_next(&rp.decoded, &pos, &k, &v))
+			free(((struct decoded_stack *)v)->f);
+		idmap_free_vals(&rp.decoded);
+	}
 	idmap_free(&rp.types);
 	idmap_free(&rp.objs);
 	free(rp.ocls);

@@ -494,7 +494,7 @@ int do_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloctrace_opts ao = { 0 };
+	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .thin_only = true };
 	bool age = false, locks = false;
 	struct alloctrace *at = NULL;
 	struct gctrace *gt = NULL;

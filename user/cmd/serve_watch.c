@@ -70,7 +70,7 @@ static void apply_work(struct serve_jvm *j, bool refresh)
 	pthread_mutex_unlock(&sv->lock);
 
 	if (want_alloc && !j->at) {
-		struct alloctrace_opts ao = { 0 };
+		struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .thin_only = true };
 
 		work_set(sv, &j->alloc, SERVE_WORK_STARTING, NULL);
 		j->at = alloctrace_new(&j->p, &ao);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jvm/jobject.h"
+#include "memtrace/alloc.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "jvm/vmstructs.h"
@@ -230,5 +231,42 @@ int jobject_is_subclass(const struct mt_vmstructs *vs, const struct jobject_layo
 		if ((err = vmstructs_read_ptr(vs, k + l->jf.klass_super, &k)))
 			return err;
 	}
+	return 0;
+}
+
+int jobject_tlab_layout(const struct mt_vmstructs *vs, const struct jobject_layout *l,
+			struct mt_tlab_layout *out)
+{
+	int32_t slow, hs, hm, ls, lm;
+	uint64_t lh, tc, addr, heap;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = vmstructs_field_offset(vs, "Klass", "_layout_helper", &lh)) ||
+	    (err = vmstructs_field_offset(vs, "CollectedHeap", "_total_collections", &tc)) ||
+	    (err = vmstructs_static_addr(vs, "Universe", "_collectedHeap", &addr)) ||
+	    (err = vmstructs_read_ptr(vs, addr, &heap)) ||
+	    (err = vmstructs_int_constant(vs, "Klass::_lh_instance_slow_path_bit", &slow)) ||
+	    (err = vmstructs_int_constant(vs, "Klass::_lh_header_size_shift", &hs)) ||
+	    (err = vmstructs_int_constant(vs, "Klass::_lh_header_size_mask", &hm)) ||
+	    (err = vmstructs_int_constant(vs, "Klass::_lh_log2_element_size_shift", &ls)) ||
+	    (err = vmstructs_int_constant(vs, "Klass::_lh_log2_element_size_mask", &lm)))
+		return err;
+	if (!heap || l->klass_off > 16 || l->arr_len_off > 24)
+		return -EINVAL;
+	out->gc_count = heap + tc;
+	out->klass_base = l->klass_base;
+	out->klass_shift = (uint32_t)l->klass_shift;
+	out->klass_off = (uint32_t)l->klass_off;
+	out->ccp = l->ccp;
+	out->mark_klass_shift = l->compact ? l->mark_klass_shift : 0;
+	out->arr_len_off = (uint32_t)l->arr_len_off;
+	out->lh_off = (uint32_t)lh;
+	out->lh_slow_bit = (uint32_t)slow;
+	out->lh_hdr_shift = (uint32_t)hs;
+	out->lh_hdr_mask = (uint32_t)hm;
+	out->lh_log2_shift = (uint32_t)ls;
+	out->lh_log2_mask = (uint32_t)lm;
+	out->on = 1;
 	return 0;
 }

@@ -43,6 +43,17 @@ struct jobject_layout {
 int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		   struct jobject_layout *l);
 
+struct mt_tlab_layout;
+
+/*
+ * jobject_tlab_layout - what bpf/tlabcontent.bpf.h needs to parse a TLAB's
+ * objects (include/memtrace/alloc.h): the header layout of @l, Klass's layout
+ * helper and its constants, the address of CollectedHeap::_total_collections.
+ * Sets out->on. Returns 0, -ENOENT when an entry is missing, or -errno.
+ */
+int jobject_tlab_layout(const struct mt_vmstructs *vs, const struct jobject_layout *l,
+			struct mt_tlab_layout *out);
+
 /* jobject_decode - the address a reference value @ref (as stored in a field)
  * stands for. Pure. */
 uint64_t jobject_decode(const struct jobject_layout *l, uint64_t ref);

@@ -8,6 +8,7 @@
 #include "jvm/jframes.h"
 #include "jvm/jstackname.h"
 #include "jvm/jwalk.h"
+#include "jvm/methodsym.h"
 #include "jvm/nmethod.h"
 #include "lib/hash.h"
 #include "lib/idmap.h"
@@ -17,12 +18,15 @@ struct jstackname {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	struct mt_nmethod_layout nl;
+	struct mt_methodsym_layout ml;
 	bool inlining;          /* compiled frames expanded into their inlined methods */
+	bool lines;             /* source files and line numbers can be read */
 	uint32_t seen_gen;      /* highest class unload generation heard of */
-	/* Method* -> name (or NULL: unnameable), kept until jstackname_free */
-	struct { uint64_t method; char *name; } *mnames;
+	/* Method* -> name (or NULL: unnameable) and source file, kept until jstackname_free */
+	struct { uint64_t method; char *name; char *file; } *mnames;
 	size_t nmnames, mcap;
 	struct idmap scopes;    /* pc -> struct scope_names: a compiled frame's names, innermost first */
+	struct idmap lines_of;  /* (Method*, bci) or bcp -> line + 1 (1: unknown) */
 	uint64_t unknown_frames;
 	char stop_frames[MT_JSTOP_NSTOPS][48];
 };
@@ -43,6 +47,7 @@ struct jstackname *jstackname_new(const struct mt_vmstructs *vs, const struct jw
 		return NULL;
 	}
 	t->inlining = !nmethod_layout(vs, &t->nl);
+	t->lines = !methodsym_layout(vs, &t->ml) && t->ml.has_linenumbers;
 	return t;
 }
 
@@ -50,10 +55,13 @@ void jstackname_free(struct jstackname *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->mcap; i++)
+	for (size_t i = 0; i < t->mcap; i++) {
 		free(t->mnames[i].name);
+		free(t->mnames[i].file);
+	}
 	free(t->mnames);
 	idmap_free_vals(&t->scopes);
+	idmap_free(&t->lines_of);
 	free(t);
 }
 
@@ -69,11 +77,11 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen)
 }
 
 static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t gen,
-		       bool stubs, const char **out, int max);
+		       bool stubs, struct profile_frame *out, int max);
 
 void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen)
 {
-	const char *names[MT_JSTACK_MAX_DEPTH];
+	struct profile_frame names[MT_JSTACK_MAX_DEPTH];
 	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
 	uint64_t unknown = t->unknown_frames;
 
@@ -126,36 +134,56 @@ static size_t mfind(const struct jstackname *t, uint64_t key)
 	return i;
 }
 
-/* Keep @name (copied; NULL: unnameable) under @key: a Method*, or the frame's b
- * for a stub (bit 63 set). Returns the kept copy. */
-static const char *mkeep(struct jstackname *t, uint64_t key, const char *name)
+/* Keep @name (copied; NULL: unnameable) and @file (NULL: unknown) under @key:
+ * a Method*, or the frame's b for a stub (bit 63 set). Returns the kept entry's
+ * slot, or -1 when out of memory. */
+static ssize_t mkeep(struct jstackname *t, uint64_t key, const char *name, const char *file)
 {
 	size_t i;
 
 	if ((t->nmnames + 1) * 2 > t->mcap && mgrow(t))
-		return NULL;
+		return -1;
 	i = mfind(t, key);
 	t->mnames[i].method = key;
 	t->mnames[i].name = name ? strdup(name) : NULL;
+	t->mnames[i].file = file && name ? strdup(file) : NULL;
 	t->nmnames++;
-	return t->mnames[i].name;
+	return (ssize_t)i;
+}
+
+/* The name table's slot of @method, read once and kept; -1 when it cannot be
+ * kept (out of memory, or its class may be gone: an older unload generation). */
+static ssize_t method_slot(struct jstackname *t, uint64_t method, uint32_t gen)
+{
+	struct mt_methodsym ms;
+	char buf[768];
+	size_t i;
+
+	if (!method)
+		return -1;
+	if (t->mcap && t->mnames[i = mfind(t, method)].method)
+		return (ssize_t)i;
+	if (gen < t->seen_gen)
+		return -1; /* its class may be gone, the memory reused: not kept */
+	if (t->lines) {
+		if (methodsym_names(t->vs, &t->ml, method, &ms))
+			return mkeep(t, method, NULL, NULL);
+		snprintf(buf, sizeof(buf), "%s.%s", ms.klass, ms.name);
+		if (!jwalk_name_ok(buf))
+			return mkeep(t, method, NULL, NULL);
+		return mkeep(t, method, buf, ms.file[0] && jwalk_name_ok(ms.file) ? ms.file : NULL);
+	}
+	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)) || !jwalk_name_ok(buf))
+		return mkeep(t, method, NULL, NULL);
+	return mkeep(t, method, buf, NULL);
 }
 
 /* "pkg.Class.method" of @method, printable, or NULL; read once, kept. */
 static const char *method_name(struct jstackname *t, uint64_t method, uint32_t gen)
 {
-	char buf[768];
-	size_t i;
+	ssize_t i = method_slot(t, method, gen);
 
-	if (!method)
-		return NULL;
-	if (t->mcap && t->mnames[i = mfind(t, method)].method)
-		return t->mnames[i].name;
-	if (gen < t->seen_gen)
-		return NULL; /* its class may be gone, the memory reused: not kept */
-	if (jframes_method_name(t->vs, &t->jl, method, buf, sizeof(buf)) || !jwalk_name_ok(buf))
-		return mkeep(t, method, NULL);
-	return mkeep(t, method, buf);
+	return i < 0 ? NULL : t->mnames[i].name;
 }
 
 const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t gen)
@@ -163,10 +191,68 @@ const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t ge
 	return method_name(t, method, gen);
 }
 
+/* Frame @out for @method (name and file), of @kind at @line. */
+static void method_frame(struct jstackname *t, uint64_t method, uint32_t gen,
+			 enum profile_kind kind, int32_t line, struct profile_frame *out)
+{
+	ssize_t i = method_slot(t, method, gen);
+
+	out->name = i < 0 ? NULL : t->mnames[i].name;
+	out->file = i < 0 ? NULL : t->mnames[i].file;
+	out->line = out->name ? line : 0;
+	out->kind = out->name ? (uint8_t)kind : PROFILE_OTHER;
+}
+
+/* The source line of @bci in @method (0: unknown), read once per (method, bci). */
+static int32_t line_of(struct jstackname *t, uint64_t method, int bci)
+{
+	uint64_t key = method ^ ((uint64_t)(uint16_t)(bci + 1) << 48);
+	void *v;
+	int line = 0;
+
+	if (!t->lines || !method)
+		return 0;
+	if ((v = idmap_get(&t->lines_of, key)))
+		return (int32_t)((uintptr_t)v - 1);
+	if (methodsym_line(t->vs, &t->ml, method, bci, &line) || line < 0)
+		line = 0;
+	idmap_put(&t->lines_of, key, (void *)(uintptr_t)(line + 1));
+	return line;
+}
+
+/* The line of an interpreted frame: its bcp's bytecode index (bcp keys the
+ * cache: bytecodes are in the method's ConstMethod, one address per bci). */
+static int32_t interp_line(struct jstackname *t, uint64_t method, uint64_t bcp)
+{
+	void *v;
+	int bci, line = 0;
+
+	if (!t->lines || !method || !bcp)
+		return 0;
+	if ((v = idmap_get(&t->lines_of, bcp)))
+		return (int32_t)((uintptr_t)v - 1);
+	if (!methodsym_bci(t->vs, &t->ml, method, bcp, &bci))
+		line = line_of(t, method, bci);
+	idmap_put(&t->lines_of, bcp, (void *)(uintptr_t)(line + 1));
+	return line;
+}
+
+static enum profile_kind kind_of(enum mt_frame_kind k)
+{
+	switch (k) {
+	case MT_FRAME_INTERPRETED: return PROFILE_INTERPRETED;
+	case MT_FRAME_C1: return PROFILE_C1;
+	case MT_FRAME_C2: return PROFILE_C2;
+	case MT_FRAME_NATIVE: return PROFILE_NATIVE;
+	case MT_FRAME_INLINED: return PROFILE_INLINED;
+	}
+	return PROFILE_OTHER;
+}
+
 /* A compiled frame's Java frames, named, innermost first (kept by pc). */
 struct scope_names {
 	int n;                  /* -1: the frame could not be expanded */
-	const char *name[MT_NMETHOD_MAX_SCOPES];
+	struct profile_frame f[MT_NMETHOD_MAX_SCOPES];
 };
 
 /*
@@ -186,7 +272,7 @@ static uint64_t frame_key(const struct mt_jframe *f)
 }
 
 static int compiled_names(struct jstackname *t, const struct mt_jframe *f, uint32_t gen,
-			  const char **out, int max)
+			  struct profile_frame *out, int max)
 {
 	struct mt_nmethod_scope sc[MT_NMETHOD_MAX_SCOPES];
 	struct scope_names *c = idmap_get(&t->scopes, frame_key(f));
@@ -205,10 +291,13 @@ static int compiled_names(struct jstackname *t, const struct mt_jframe *f, uint3
 				n = MT_NMETHOD_MAX_SCOPES;
 			if (n == -ENOENT) { /* no PcDesc (a deoptimization handler): the nmethod's own */
 				sc[0].method = nm.method;
+				sc[0].bci = -1;
+				sc[0].kind = nm.kind;
 				n = 1;
 			}
 			for (int i = 0; i < n; i++)
-				c->name[i] = method_name(t, sc[i].method, gen);
+				method_frame(t, sc[i].method, gen, kind_of(sc[i].kind),
+					     line_of(t, sc[i].method, sc[i].bci), &c->f[i]);
 			c->n = n > 0 ? n : -1;
 		}
 		if (idmap_put(&t->scopes, frame_key(f), c)) {
@@ -217,22 +306,22 @@ static int compiled_names(struct jstackname *t, const struct mt_jframe *f, uint3
 		}
 	}
 	if (c->n < 0) { /* counted as an unknown frame by the caller */
-		out[0] = NULL;
+		memset(out, 0, sizeof(*out));
 		return 1;
 	}
 	n = c->n < max ? c->n : max;
-	memcpy(out, c->name, (size_t)n * sizeof(*out));
+	memcpy(out, c->f, (size_t)n * sizeof(*out));
 	return n;
 }
 
 /*
- * The names of one raw frame, innermost first: an interpreted frame's method;
+ * The frames of one raw frame, innermost first: an interpreted frame's method;
  * a compiled frame's inlined methods and its own (compiled_names); a stub's
  * name when @stubs. Returns how many were written (0: a stub left out), each
- * a name or NULL for unknown.
+ * named, or with a NULL name for unknown.
  */
 static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t gen,
-		       bool stubs, const char **out, int max)
+		       bool stubs, struct profile_frame *out, int max)
 {
 	uint64_t method = 0;
 	char stub[80];
@@ -248,24 +337,39 @@ static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t
 		if (!stubs)
 			return 0;
 		/* kept with the methods under the blob's key (bit 63 set: no Method* has it) */
-		size_t i;
+		ssize_t i;
 
-		if (t->mcap && t->mnames[i = mfind(t, f->b)].method)
-			out[0] = t->mnames[i].name;
+		if (t->mcap && t->mnames[mfind(t, f->b)].method)
+			i = (ssize_t)mfind(t, f->b);
 		else
-			out[0] = mkeep(t, f->b, stub);
+			i = mkeep(t, f->b, stub, NULL);
+		memset(out, 0, sizeof(*out));
+		out->name = i < 0 ? NULL : t->mnames[i].name;
 		return 1;
 	}
 	if (k == JWALK_COMPILED && t->inlining)
 		return compiled_names(t, f, gen, out, max);
-	out[0] = k == JWALK_UNKNOWN ? NULL : method_name(t, method, gen);
+	memset(out, 0, sizeof(*out));
+	if (k == JWALK_INTERP)
+		method_frame(t, method, gen, PROFILE_INTERPRETED, interp_line(t, method, f->b), out);
+	else if (k == JWALK_COMPILED) /* no debug info to read: the nmethod's own method */
+		method_frame(t, method, gen, PROFILE_C2, 0, out);
 	return 1;
 }
 
-int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
-		      const char **names, int max, bool stubs)
+const char *jstackname_innermost(struct jstackname *t, const struct mt_jframe *f, uint32_t gen)
 {
-	const char *inner[MT_JSTACK_MAX_DEPTH];
+	struct profile_frame out[MT_NMETHOD_MAX_SCOPES];
+
+	if (frame_names(t, f, gen, false, out, MT_NMETHOD_MAX_SCOPES) < 1)
+		return NULL;
+	return out[0].name;
+}
+
+int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
+			   struct profile_frame *names, int max, bool stubs)
+{
+	struct profile_frame inner[MT_JSTACK_MAX_DEPTH];
 	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
 	int n = 0, k = 0;
 
@@ -277,13 +381,28 @@ int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint3
 		if (!s[0])
 			snprintf(s, sizeof(t->stop_frames[0]), "[stack cut: %s]",
 				 jwalk_stop_name(stack->stop));
-		names[k++] = s;
+		names[k++] = (struct profile_frame){ .name = s };
 	}
 	for (int i = n - 1; i >= 0 && k < max; i--) {
-		if (!inner[i])
+		names[k] = inner[i];
+		if (!inner[i].name) {
 			t->unknown_frames++;
-		names[k++] = inner[i] ? inner[i] : "[unknown]";
+			names[k] = (struct profile_frame){ .name = "[unknown]" };
+		}
+		k++;
 	}
 	return k;
+}
+
+int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
+		      const char **names, int max, bool stubs)
+{
+	struct profile_frame f[MT_JSTACK_MAX_DEPTH + 1];
+	int n = jstackname_frames_full(t, stack, gen, f, max < MT_JSTACK_MAX_DEPTH + 1 ?
+				       max : MT_JSTACK_MAX_DEPTH + 1, stubs);
+
+	for (int i = 0; i < n; i++)
+		names[i] = f[i].name;
+	return n;
 }
 

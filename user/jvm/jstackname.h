@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "memtrace/jstack.h"
 
 struct mt_vmstructs;
@@ -44,12 +45,30 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
 int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 		      const char **names, int max, bool stubs);
 /*
+ * jstackname_frames_full - jstackname_frames() with each frame's kind
+ * (interpreted, C1, C2, inlined into the frame towards the root, native),
+ * source file and line (from the method's line number table at the frame's
+ * bytecode index: an interpreted frame's bcp, a compiled frame's scope).
+ * Markers, stubs and unknown frames are PROFILE_OTHER without file or line.
+ * Strings are owned by @t.
+ */
+int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
+			   struct profile_frame *frames, int max, bool stubs);
+/*
  * jstackname_warm - name the frames of @stack now, without output: compiled
  * code is freed and reused as the JIT recompiles (a short program's nmethods
  * may be gone within a second), so callers name each new stack soon after
  * the walker stored it; jstackname_frames() then finds the names kept.
  */
 void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen);
+/*
+ * jstackname_innermost - the innermost Java method of raw frame @f (an
+ * interpreted frame's method; the method at the frame's pc in a compiled
+ * frame, inlined or not), "pkg.Class.method", or NULL for a stub or a frame
+ * that cannot be named (not counted as unknown). Owned by @t; compiled frames
+ * are kept by pc, so name them while their code lives.
+ */
+const char *jstackname_innermost(struct jstackname *t, const struct mt_jframe *f, uint32_t gen);
 /* jstackname_method - "pkg.Class.method" (printable) of Method* @method, or NULL. */
 const char *jstackname_method(struct jstackname *t, uint64_t method, uint32_t gen);
 /* jstackname_unknown - frames named "[unknown]" so far. */

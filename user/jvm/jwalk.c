@@ -123,6 +123,9 @@ int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l)
 	b->if_method = (last_sp - IF_METHOD_BELOW_LAST_SP) * 8;
 	b->if_bcp = b->if_method - IF_BCP_BELOW_METHOD * 8;
 	b->blob_frame_size = (uint32_t)fs;
+	b->blob_name = (uint32_t)l->blob_name;
+	b->blob_kind = l->has_kind ? (uint32_t)l->blob_kind : 0;
+	b->kind_nmethod = l->kind_nmethod;
 	b->nm_method = (uint32_t)l->nm_method;
 	b->block_used = (uint32_t)(hdr + used);
 	b->block_size = (uint32_t)hbsize;

@@ -7,7 +7,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "memtrace/jstack.h"
 #include "jvm/pidns.h"
+#include "analysis/stacktext.h"
+#include "jvm/jstackname.h"
+#include "jvm/jwalk.h"
 #include "probe/alloctrace.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
@@ -51,6 +55,12 @@ struct collector {
 	struct idmap synth;       /* types made up for agent classes: key -> name id */
 	uint64_t nsynth;
 	struct objstream *objs;   /* the agent's sampled objects, NULL: not asked for */
+	/* allocation stacks (collector_enable_alloc_stacks) */
+	struct jwalk_layout jw;
+	bool have_jw;
+	struct jstackname *jn;
+	struct idmap stack_names; /* stack key -> name id of its text */
+	char *stack_buf;
 };
 
 static void feed(struct collector *c, struct mt_ev *e)
@@ -177,6 +187,28 @@ static void alloc_type(struct collector *c, const struct mt_jvmev_raw *r)
 	idmap_put(&c->types, r->a1, (void *)1);
 }
 
+/* The name id of the text of the Java stack stored under @key (0: none),
+ * named now (the events arrive within a poll of the sample). */
+static uint64_t stack_name(struct collector *c, uint64_t key)
+{
+	struct profile_frame f[MT_JSTACK_MAX_DEPTH + 1];
+	uintptr_t id = key ? (uintptr_t)idmap_get(&c->stack_names, key) : 0;
+	struct mt_jstack st;
+	int n, len;
+
+	if (id || !key || !c->jn)
+		return id;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.jstacks), &key, &st))
+		return 0;
+	n = jstackname_frames_full(c->jn, &st, 0, f, MT_JSTACK_MAX_DEPTH + 1, false);
+	len = n > 0 ? stacktext_encode(f, n, c->stack_buf, STACKTEXT_MAX) : -1;
+	if (len <= 0)
+		return 0;
+	id = sequencer_name(c->seq, c->stack_buf, (size_t)len);
+	idmap_put(&c->stack_names, key, (void *)id);
+	return id;
+}
+
 static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
 {
 	struct mt_ev e = { .ts = r->ts_ns, .kind = MT_EV_ALLOC_SAMPLE, .thread = r->tid,
@@ -185,6 +217,7 @@ static void alloc_event(struct collector *c, const struct mt_jvmev_raw *r)
 	known_thread(c, r->tid, r->ts_ns);
 	if (r->a1)
 		alloc_type(c, r);
+	e.name2 = stack_name(c, r->v[2]);
 	e.v[0] = r->a2;
 	e.v[1] = r->v[0];
 	e.v[2] = r->v[1];
@@ -463,6 +496,28 @@ int collector_enable_alloc(struct collector *c, const struct mt_proc *p)
 	return err;
 }
 
+int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p)
+{
+	struct usdt_probe unload = { "compiled__method__unload",
+				     c->skel->progs.handle_code_unload, true, 0 };
+
+	if (!c->have_jw || !(c->jn = jstackname_new(c->vs, &c->jw))) {
+		p_err("the Java stack walker cannot run in pid %d: this JVM's VMStructs lack "
+		      "what it needs; record allocation samples without --alloc-stacks", p->pid);
+		return -ENOENT;
+	}
+	c->stack_buf = malloc(STACKTEXT_MAX);
+	if (!c->stack_buf) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	/* the walker's pc cache needs to hear of code being freed */
+	if (!usdt_attach_hotspot(&c->links, &unload, 1, p) && unload.sites > 0)
+		c->skel->bss->cache_on = 1;
+	c->skel->bss->alloc_stacks = 1;
+	return 0;
+}
+
 static void obj_feed(void *ctx, struct mt_ev *e)
 {
 	feed(ctx, e);
@@ -585,6 +640,11 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		c->skel->rodata->targ_klass_name = (uint32_t)c->kl.klass_name;
 		c->skel->rodata->targ_sym_body = (uint32_t)c->kl.sym_body;
 	}
+	/* the stack walker's layout, used once allocation stacks are asked for */
+	if (c->vs && !jwalk_layout(c->vs, &c->jw)) {
+		c->have_jw = true;
+		c->skel->rodata->targ_jw = c->jw.bpf;
+	}
 
 	/* Load and verify. */
 	err = jvmev_bpf__load(c->skel);
@@ -654,7 +714,10 @@ void collector_free(struct collector *c)
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);
 	monowner_free(c->owners);
+	jstackname_free(c->jn);
 	vmstructs_free(c->vs);
+	free(c->stack_buf);
+	idmap_free(&c->stack_names);
 	idmap_free(&c->strs);
 	idmap_free(&c->tids);
 	idmap_free(&c->types);

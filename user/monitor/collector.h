@@ -66,6 +66,14 @@ void collector_resync_threads(struct collector *c, uint64_t ts);
  */
 int collector_enable_alloc(struct collector *c, const struct mt_proc *p);
 /*
+ * collector_enable_alloc_stacks - with collector_enable_alloc(): each sample
+ * carries its whole Java stack (the kernel's walker, bpf/jstack.bpf.h), named
+ * as the sample arrives, as the event's name2: an MT_EV_NAME definition whose
+ * text is analysis/stacktext.h's form. Costs the walk (about 3-5 us) per
+ * sample. Returns 0 or -errno (printed).
+ */
+int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p);
+/*
  * collector_resync_types - replace the sequencer's types by the JVM's class
  * list at @ts (done after every gap). Returns 0, or -errno when the list
  * cannot be read (the sequencer's types are then left as they are).

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* alloctrace.c - the alloc BPF object's lifecycle and name resolution. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "memtrace/jstack.h"
+#include "memtrace/alloc.h"
 #include "alloc.skel.h"
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
 #include "probe/tlabprobe.h"
 #include "probe/bpfutil.h"
+#include "probe/dutycycle.h"
+#include "probe/uprobecost.h"
 #include "jvm/jframes.h"
+#include "jvm/jobject.h"
 #include "jvm/jstackname.h"
 #include "jvm/jwalk.h"
 #include "jvm/jvmflags.h"
@@ -45,12 +52,26 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	bool walker;            /* the Java stack walker is on */
+	bool content;           /* class shares from the TLABs' contents */
 	struct jstackname *jn;  /* names for the walker's stacks */
 	struct idmap warmed;    /* stack keys named while their code lived */
 	uint64_t last_warm;     /* mono_ns of the last pass over new stacks */
 	struct name_ent *ents;
 	size_t nents, cap;
 	uint64_t unloads, unnamed;
+	/* duty cycle: a thread of its own attaches and detaches the TLAB uprobes
+	 * (each waits for an RCU grace period, up to half a second here); @mu
+	 * guards dc, base and the thread's state */
+	bool duty;
+	struct dutycycle dc;
+	struct mt_elf *elf;     /* libjvm, kept to attach the TLAB uprobes again */
+	struct mt_proc proc;
+	struct mt_alloc_cost base; /* the cost counters when the window opened */
+	bool attached;
+	pthread_t thread;
+	bool thread_on, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
 /* Open addressing on (klass, gen); cap is a power of two, at most half full. */
@@ -190,6 +211,8 @@ static int attach_tlab(struct alloctrace *t, const struct mt_proc *p, struct mt_
 	return err;
 }
 
+static void *duty_main(void *arg);
+
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o)
 {
 	struct mt_elf *e = NULL;
@@ -238,6 +261,8 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 	t->skel->rodata->targ_stacks = o->stacks;
 	t->skel->rodata->targ_native = o->stacks && o->native;
+	t->duty = !o->exact && o->budget > 0;
+	t->skel->rodata->targ_duty = t->duty;
 	if (o->stacks && t->vs && !o->exact) {
 		err = jwalk_layout(t->vs, &t->jw);
 		if (err)
@@ -271,6 +296,16 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		t->skel->rodata->targ_cc_lo = t->jl.cc_lo;
 		t->skel->rodata->targ_cc_hi = t->jl.cc_hi;
 	}
+	/* class shares from the TLABs' contents (the object layout from VMStructs) */
+	if (!o->exact && t->vs) {
+		struct jobject_layout ol;
+		struct mt_tlab_layout tl;
+
+		if (!jobject_layout(p, t->vs, &ol) && !jobject_tlab_layout(t->vs, &ol, &tl)) {
+			t->skel->rodata->targ_tl = tl;
+			t->content = true;
+		}
+	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
 		bpfutil_load_failed("alloc", err);
@@ -295,9 +330,27 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 			goto err_links;
 		}
 	} else {
+		if (t->duty) { /* the trap's cost first, then the measuring window */
+			pthread_mutex_init(&t->mu, NULL);
+			pthread_cond_init(&t->cv, NULL);
+			double trap = UPROBECOST_DEFAULT_NS;
+
+			if (uprobecost_measure(t->skel->progs.handle_calibrate, 20000, &trap))
+				trap = UPROBECOST_DEFAULT_NS;
+			dutycycle_init(&t->dc, o->budget, trap, mono_ns(),
+				       mono_ns() ^ (uint64_t)p->pid);
+			t->dc.no_windows = o->thin_only;
+			/* tests: fixed keep and duty ("KEEP:DUTY"), to check the
+			 * scaled estimates against a workload's own count */
+			if (getenv("MEMTRACE_TEST_DUTY") &&
+			    sscanf(getenv("MEMTRACE_TEST_DUTY"), "%lf:%lf", &t->dc.force_keep,
+				   &t->dc.force_duty) != 2)
+				t->dc.force_keep = t->dc.force_duty = 0;
+		}
 		err = attach_tlab(t, p, e);
 		if (err)
 			goto err_links;
+		t->attached = true;
 	}
 	/* the walker's pc cache needs to hear of code being freed */
 	if (t->walker) {
@@ -313,6 +366,19 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		err = -errno;
 		p_err("cannot open the alloc ring buffer: %s", strerror(errno));
 		goto err_links;
+	}
+	if (t->duty) {
+		t->elf = e; /* the windows attach the uprobes again */
+		t->proc = *p;
+		err = -pthread_create(&t->thread, NULL, duty_main, t);
+		if (err) {
+			p_err("cannot start the duty cycle's thread: %s", strerror(-err));
+			alloctrace_free(t);
+			errno = -err;
+			return NULL;
+		}
+		t->thread_on = true;
+		return t;
 	}
 	elfsym_free(e);
 	return t;
@@ -337,9 +403,21 @@ void alloctrace_free(struct alloctrace *t)
 {
 	if (!t)
 		return;
+	if (t->thread_on) {
+		pthread_mutex_lock(&t->mu);
+		t->stop = true;
+		pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
+		pthread_join(t->thread, NULL);
+	}
+	if (t->duty) {
+		pthread_mutex_destroy(&t->mu);
+		pthread_cond_destroy(&t->cv);
+	}
 	ring_buffer__free(t->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(t->tlab[i]);
+	elfsym_free(t->elf);
 	usdt_detach_all(&t->usdt);
 	alloc_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->cap; i++)
@@ -374,6 +452,118 @@ static void warm_stacks(struct alloctrace *t)
 	}
 }
 
+/* The program's cost counters, summed over CPUs. */
+static struct mt_alloc_cost cost_now(struct alloctrace *t)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct mt_alloc_cost sum = { 0 }, *per;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0 || !(per = calloc((size_t)ncpu, sizeof(*per))))
+		return sum;
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.alloc_cost), &zero, per))
+		for (int i = 0; i < ncpu; i++) {
+			sum.ns += per[i].ns;
+			sum.samples += per[i].samples;
+			sum.raw_bytes += per[i].raw_bytes;
+			sum.skipped += per[i].skipped;
+			sum.skipped_ns += per[i].skipped_ns;
+		}
+	free(per);
+	return sum;
+}
+
+/* What the open window counted: cost since it opened, its busiest thread. */
+static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
+{
+	struct mt_alloc_cost c = cost_now(t);
+	int fd = bpf_map__fd(t->skel->maps.alloc_tids);
+	uint32_t key, next, *prev = NULL;
+	struct mt_alloc_tid v;
+
+	m->raw_bytes = c.raw_bytes - t->base.raw_bytes;
+	m->samples = c.samples - t->base.samples;
+	m->bpf_ns = c.ns - t->base.ns;
+	m->skipped = c.skipped - t->base.skipped;
+	m->skipped_ns = c.skipped_ns - t->base.skipped_ns;
+	m->max_thread_samples = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v.window == t->skel->bss->window &&
+		    v.samples > m->max_thread_samples)
+			m->max_thread_samples = v.samples;
+	}
+}
+
+/* A new window: its number and weight scale, its counters from now. */
+static void window_open(struct alloctrace *t)
+{
+	t->skel->bss->window++;
+	t->skel->data->keep = t->dc.keep32;
+	t->skel->data->weight_scale = (uint32_t)t->dc.scale;
+	t->base = cost_now(t);
+}
+
+/* Detach the TLAB uprobes (the breakpoints go at once; the call then waits
+ * for a grace period). */
+static void detach_tlab(struct alloctrace *t)
+{
+	for (int i = 0; i < 2; i++) {
+		bpf_link__destroy(t->tlab[i]);
+		t->tlab[i] = NULL;
+	}
+	t->attached = false;
+}
+
+/* The duty cycle's thread: at each window edge, close or open a window;
+ * the slow attach and detach calls happen outside the lock. */
+static void *duty_main(void *arg)
+{
+	struct alloctrace *t = arg;
+
+	pthread_mutex_lock(&t->mu);
+	while (!t->stop) {
+		struct dutycycle_measure m = { 0 };
+		uint64_t now = mono_ns(), next = dutycycle_next(&t->dc);
+		enum dutycycle_action a;
+		struct timespec ts;
+
+		if (now < next) { /* sleep until the edge (or until told to stop) */
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += (time_t)((next - now) / 1000000000ull);
+			ts.tv_nsec += (long)((next - now) % 1000000000ull);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+			continue;
+		}
+		if (t->dc.on) { /* the window ends: later samples add nothing */
+			t->skel->data->weight_scale = 0;
+			window_measure(t, &m);
+		}
+		a = dutycycle_tick(&t->dc, now, &m);
+		if (a == DUTYCYCLE_RESCALE)
+			window_open(t);
+		pthread_mutex_unlock(&t->mu);
+		if (a == DUTYCYCLE_DETACH)
+			detach_tlab(t);
+		/* the breakpoints go in during the call, which then waits: the
+		 * window counts (weight scale > 0) from its return */
+		if (a == DUTYCYCLE_ATTACH && !t->attached && !attach_tlab(t, &t->proc, t->elf))
+			t->attached = true;
+		pthread_mutex_lock(&t->mu);
+		if (a == DUTYCYCLE_ATTACH) {
+			window_open(t);
+			dutycycle_started(&t->dc, mono_ns());
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
 int alloctrace_poll(struct alloctrace *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->rb, timeout_ms);
@@ -382,15 +572,47 @@ int alloctrace_poll(struct alloctrace *t, int timeout_ms)
 	return n == -EINTR ? 0 : n;
 }
 
+void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
+{
+	uint64_t now = mono_ns();
+
+	memset(d, 0, sizeof(*d));
+	if (!t->duty)
+		return;
+	pthread_mutex_lock(&t->mu);
+	d->on = true;
+	d->budget = t->dc.budget;
+	d->observed = dutycycle_observed(&t->dc, now);
+	d->duty = t->dc.duty;
+	d->keep = t->dc.wkeep;
+	d->kept_share = t->dc.seen ? t->dc.kept / t->dc.seen : 1;
+	d->max_cost_share = t->dc.max_share;
+	d->rate = t->dc.rate;
+	d->cost_ns = t->dc.cost_ns;
+	d->trap_ns = t->dc.trap_ns;
+	d->windows = t->dc.windows;
+	pthread_mutex_unlock(&t->mu);
+}
+
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 {
 	int fd = bpf_map__fd(t->skel->maps.allocs);
 	struct mt_alloc_key key, next, *prev = NULL;
 	struct alloc_row *rows = NULL, *tmp;
+	double factor = 1;
 	size_t cap = 0;
 
 	ring_buffer__consume(t->rb); /* names of the newest keys first */
 	*n = 0;
+	if (t->duty) {
+		struct dutycycle_measure m = { 0 };
+
+		pthread_mutex_lock(&t->mu);
+		if (t->dc.on && !t->dc.wclosed)
+			window_measure(t, &m);
+		factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+		pthread_mutex_unlock(&t->mu);
+	}
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct mt_alloc_val v;
 		struct name_ent *e;
@@ -413,7 +635,7 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		}
 		rows[*n] = (struct alloc_row){ e ? e->name : "(unknown class)", key.stack_id,
 					       key.gen, key.java_pc, key.method, key.jstack,
-					       v.bytes, v.samples };
+					       (uint64_t)((double)v.bytes * factor + 0.5), v.samples };
 		/* the walker's keys leave the allocating frame to its stack (key is
 		 * the iteration's cursor: not changed) */
 		if (key.jstack && !key.java_pc && !key.method && t->walker) {
@@ -426,6 +648,95 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		(*n)++;
 	}
 	return rows;
+}
+
+/* The name of (@klass, @gen), read now if its announcement was lost. */
+static const char *class_name(struct alloctrace *t, uint64_t klass, uint32_t gen)
+{
+	struct name_ent *e = find_ent(t, klass, gen);
+
+	if (!e) {
+		resolve(t, klass, gen, 0);
+		e = find_ent(t, klass, gen);
+	}
+	return e ? e->name : "(unknown class)";
+}
+
+/* Add @bytes and @tlabs to @name's row in @c (*n rows, room for one more). */
+static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
+		      uint64_t tlabs)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
+			break;
+	if (i == *n)
+		c[(*n)++] = (struct alloc_class){ name, 0, 0 };
+	c[i].bytes += bytes;
+	c[i].tlabs += tlabs;
+}
+
+struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
+				       uint64_t stats[MT_CONTENT_NSTATS])
+{
+	int fd = bpf_map__fd(t->skel->maps.content), sfd = bpf_map__fd(t->skel->maps.tlab_state);
+	struct mt_content_key key, next, *prev = NULL;
+	uint64_t tkey, tnext, *tprev = NULL;
+	struct alloc_class *c = NULL, *tmp;
+	size_t cap = 0;
+	double factor = 1;
+
+	*n = 0;
+	if (stats)
+		for (uint32_t i = 0; i < MT_CONTENT_NSTATS; i++)
+			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats), i);
+	if (!t->content)
+		return NULL;
+	ring_buffer__consume(t->rb); /* names of the newest keys first */
+	if (t->duty) {
+		struct dutycycle_measure m = { 0 };
+
+		pthread_mutex_lock(&t->mu);
+		if (t->dc.on && !t->dc.wclosed)
+			window_measure(t, &m);
+		factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+		pthread_mutex_unlock(&t->mu);
+	}
+	/* parsed TLABs and objects outside TLABs, then kept TLABs not parsed yet */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct mt_content_val v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		class_add(c, n, class_name(t, key.klass, key.gen),
+			  (uint64_t)((double)v.bytes * factor + 0.5), v.parsed);
+	}
+	while (!bpf_map_get_next_key(sfd, tprev, &tnext)) {
+		struct mt_tlab_state st;
+
+		tkey = tnext;
+		tprev = &tkey;
+		if (bpf_map_lookup_elem(sfd, &tkey, &st) || !st.weight)
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		class_add(c, n, class_name(t, st.klass, st.gen),
+			  (uint64_t)((double)st.weight * factor + 0.5), 0);
+	}
+	return c;
 }
 
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max)
@@ -485,6 +796,18 @@ int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, cons
 		return -ENOENT;
 	jstackname_seen_gen(t->jn, t->seen_gen);
 	return jstackname_frames(t->jn, &st, r->gen, names, max, stubs);
+}
+
+int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
+				struct profile_frame *frames, int max, bool stubs)
+{
+	struct mt_jstack st;
+
+	if (!t->walker || !r->jstack ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
+		return -ENOENT;
+	jstackname_seen_gen(t->jn, t->seen_gen);
+	return jstackname_frames_full(t->jn, &st, r->gen, frames, max, stubs);
 }
 
 uint64_t alloctrace_unknown_frames(struct alloctrace *t)

@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "jvm/proc.h"
+#include "memtrace/alloc.h"
 
 struct alloctrace;
 
@@ -17,6 +19,29 @@ struct alloctrace_opts {
 	bool exact;   /* hotspot:object__alloc (needs -XX:+DTraceAllocProbes) */
 	bool stacks;  /* walk the Java stacks (bpf/jstack.bpf.h) */
 	bool native;  /* with stacks: also capture the native user stack (libjvm frames) */
+	double budget;/* sampling: the share of an allocating thread's time the probe
+		       * may cost (duty cycle, probe/dutycycle.h); 0: observe all the time */
+	bool thin_only; /* with a budget: keep samples at random, never detach (the
+			 * counters only grow; the trap's cost stays) */
+};
+
+/* Default budget: 1 % of the busiest allocating thread's time. */
+#define ALLOCTRACE_BUDGET 0.01
+
+/* The duty cycle, as alloctrace_duty() reports it. */
+struct alloctrace_duty {
+	bool on;          /* a budget is set (sampling mode) */
+	double budget;    /* as asked */
+	double observed;  /* share of the time the probes were attached so far */
+	double duty;      /* the current period's share */
+	double keep;      /* a sample's chance to be kept in the current window */
+	double kept_share;/* samples kept / samples seen, closed windows */
+	double max_cost_share; /* the most every sample would have cost the busiest
+			   * thread, over the closed windows */
+	double rate;      /* the busiest thread's samples per second (last window) */
+	double cost_ns;   /* per sample, trap included (last window) */
+	double trap_ns;   /* the trap alone, as measured at start */
+	uint64_t windows; /* windows so far */
 };
 
 /* One aggregated row: a class (and stack) with its bytes and samples. */
@@ -39,13 +64,39 @@ struct alloc_row {
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o);
 /* alloctrace_free - detach and unload; NULL is a no-op. */
 void alloctrace_free(struct alloctrace *t);
-/* alloctrace_poll - handle new-key and unload events for up to @timeout_ms. */
+/* alloctrace_poll - handle new-key and unload events for up to @timeout_ms
+ * (less when the duty cycle opens or closes a window sooner: call it in a
+ * loop); attach and detach the probes as the duty cycle says. */
 int alloctrace_poll(struct alloctrace *t, int timeout_ms);
 /*
  * alloctrace_rows - snapshot of the aggregate: a malloc'd array of *n rows
  * (caller frees the array, not the names). Returns NULL with *n = 0 when empty.
+ * Under a duty cycle the bytes are estimates of everything allocated since
+ * the start (the windows' scaled weights, corrected to now); samples are the
+ * samples taken.
  */
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
+/* One class of the by-class view from the TLABs' contents. */
+struct alloc_class {
+	const char *class_name;  /* owned by the tracer */
+	uint64_t bytes;          /* estimated, like alloc_row's */
+	uint64_t tlabs;          /* TLABs it was found in by parsing */
+};
+
+/*
+ * alloctrace_classes - allocation by class from the TLABs' contents
+ * (include/memtrace/alloc.h: the weight of each kept TLAB split among the
+ * classes of its objects; immune to a periodic allocation pattern that
+ * aliases with the refills). Kept TLABs not parsed yet count for the class
+ * that opened them. A malloc'd array of *n (caller frees it, not the names);
+ * NULL with *n = 0 when empty or when contents are not read (exact mode, a
+ * JVM whose tables lack the layout: then use the rows' classes).
+ * @stats, if not NULL, gets the parser's counters (enum mt_content_stat).
+ */
+struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
+				       uint64_t stats[MT_CONTENT_NSTATS]);
+/* alloctrace_duty - the duty cycle so far into *@d (d->on false: none). */
+void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d);
 /* alloctrace_stack - the user stack @id as up to @max addresses, leaf first.
  * Returns the depth, or -ENOENT. */
 int alloctrace_stack(struct alloctrace *t, int32_t id, uint64_t *ips, int max);
@@ -67,6 +118,10 @@ const char *alloctrace_method_name(struct alloctrace *t, uint64_t method, uint32
  */
 int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, const char **names,
 			   int max, bool stubs);
+/* alloctrace_java_frames_full - the same with each frame's kind, file and line
+ * (jstackname_frames_full). */
+int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
+				struct profile_frame *frames, int max, bool stubs);
 /* Java frames named "[unknown]" so far. */
 uint64_t alloctrace_unknown_frames(struct alloctrace *t);
 /* alloctrace_walks - walks by how they ended (enum mt_jstack_stop, MT_JSTOP_NSTOPS

@@ -32,16 +32,20 @@ int bpfutil_load_failed(const char *obj, int err)
 
 uint64_t bpfutil_percpu_sum(int map_fd)
 {
+	return bpfutil_percpu_sum_at(map_fd, 0);
+}
+
+uint64_t bpfutil_percpu_sum_at(int map_fd, uint32_t slot)
+{
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t sum = 0, *vals;
-	uint32_t zero = 0;
 
 	if (ncpu <= 0)
 		return 0;
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return 0;
-	if (!bpf_map_lookup_elem(map_fd, &zero, vals))
+	if (!bpf_map_lookup_elem(map_fd, &slot, vals))
 		for (int i = 0; i < ncpu; i++)
 			sum += vals[i];
 	free(vals);

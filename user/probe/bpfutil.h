@@ -17,5 +17,7 @@ int bpfutil_load_failed(const char *obj, int err);
 /* bpfutil_percpu_sum - a BPF_MAP_TYPE_PERCPU_ARRAY's u64 slot 0 summed over
  * the possible CPUs; 0 when the map cannot be read. */
 uint64_t bpfutil_percpu_sum(int map_fd);
+/* bpfutil_percpu_sum_at - the same for slot @slot. */
+uint64_t bpfutil_percpu_sum_at(int map_fd, uint32_t slot);
 
 #endif

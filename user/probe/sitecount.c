@@ -12,6 +12,9 @@
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
 #include "jvm/jframes.h"
+#include "jvm/jstackname.h"
+#include "jvm/jwalk.h"
+#include "probe/usdtspec.h"
 #include "memtrace/sites.h"
 #include "probe/sitecount.h"
 #include "analysis/sitevol.h"
@@ -24,18 +27,24 @@
 struct sitecount {
 	struct sites_bpf *skel;
 	struct bpf_link *link[2];
+	struct usdt_links usdt;
 	struct mt_vmstructs *vs;
 	struct jframes_layout jl;
+	struct jwalk_layout jw;
+	struct jstackname *jn;   /* with the walker: names of the allocating frames */
 	uint64_t t0;
+	uint64_t last_warm;      /* mono_ns of the last sitecount_warm() pass */
 };
 
 void sitecount_free(struct sitecount *c)
 {
 	if (!c)
 		return;
+	usdt_detach_all(&c->usdt);
 	for (int i = 1; i >= 0; i--)
 		bpf_link__destroy(c->link[i]);
 	sites_bpf__destroy(c->skel);
+	jstackname_free(c->jn);
 	vmstructs_free(c->vs);
 	free(c);
 }
@@ -99,6 +108,9 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	c->skel->rodata->targ_interp_hi = c->jl.interp_hi;
 	c->skel->rodata->targ_cc_lo = c->jl.cc_lo;
 	c->skel->rodata->targ_cc_hi = c->jl.cc_hi;
+	/* the allocating frame through the stack walker, named with inlining */
+	if (!jwalk_layout(c->vs, &c->jw) && (c->jn = jstackname_new(c->vs, &c->jw)))
+		c->skel->rodata->targ_jw = c->jw.bpf;
 	err = sites_bpf__load(c->skel);
 	if (err) {
 		bpfutil_load_failed("sites", err);
@@ -107,6 +119,15 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	err = attach_probes(c, p);
 	if (err)
 		goto fail;
+	if (c->jn) {
+		/* the walker's pc cache needs to hear of code being freed */
+		struct usdt_probe unload = { "compiled__method__unload",
+					     c->skel->progs.handle_code_unload, true, 0 };
+
+		c->usdt.spec_map_fd = bpf_map__fd(c->skel->maps.usdt_specs);
+		if (!usdt_attach_hotspot(&c->usdt, &unload, 1, p) && unload.sites > 0)
+			c->skel->bss->cache_on = 1;
+	}
 	c->t0 = mono_ns();
 	return c;
 fail:
@@ -152,6 +173,30 @@ static struct mt_site_val total(struct sitecount *c, uint32_t which)
 	return sum;
 }
 
+/* The name of a walker key's allocating frame (the innermost method of a
+ * compiled frame), or NULL; kept by the namer. */
+static const char *leaf_name(struct sitecount *c, const struct mt_site_key *k)
+{
+	return jstackname_innermost(c->jn, &k->leaf, 0);
+}
+
+void sitecount_warm(struct sitecount *c)
+{
+	int fd;
+	struct mt_site_key key, next, *prev = NULL;
+
+	if (!c || !c->jn || mono_ns() - c->last_warm < 200000000ull)
+		return; /* five passes a second at most: each reads every key */
+	c->last_warm = mono_ns();
+	fd = bpf_map__fd(c->skel->maps.site_counts);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.leaf.a)
+			leaf_name(c, &key);
+	}
+}
+
 int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 		   struct mt_site_volumes *out)
 {
@@ -164,9 +209,10 @@ int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 
 	memset(out, 0, sizeof(*out));
 	out->seconds = (double)(mono_ns() - c->t0) / 1e9;
-	if (perfmap)
+	if (perfmap && !c->jn)
 		request_perfmap(p);
-	sr = symres_new(p); /* NULL: compiled pcs stay unnamed */
+	if (!c->jn)
+		sr = symres_new(p); /* NULL: compiled pcs stay unnamed */
 	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
 		const char *n = NULL;
 
@@ -175,7 +221,9 @@ int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 		if (bpf_map_lookup_elem(fd, &key, &v))
 			continue;
 		out->keys++;
-		if (key.method) {
+		if (key.leaf.a) {
+			n = leaf_name(c, &key);
+		} else if (key.method) {
 			if (!jframes_method_name(c->vs, &c->jl, key.method, name, sizeof(name)))
 				n = name;
 		} else if (sr) {

@@ -34,26 +34,47 @@ static void write_frame(FILE *f, const char *s)
 
 int sink_collapsed_write(const struct profile *p, FILE *f)
 {
-	size_t n = profile_nstacks(p);
-	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	struct profile *byl = profile_new(); /* the stacks by label: lines merged */
+	const char **names = NULL;
+	size_t n, *order = NULL;
+	int err = -ENOMEM;
 
-	if (!order)
+	if (!byl)
 		return -ENOMEM;
+	names = malloc(MT_PROFILE_MAX_DEPTH * sizeof(*names));
+	if (!names)
+		goto out;
+	for (size_t i = 0; i < profile_nstacks(p); i++) {
+		const struct profile_stack *s = profile_stack_at(p, i);
+
+		for (int k = 0; k < s->n; k++)
+			names[k] = profile_label(p, profile_label_id(p, s->frames[k]));
+		err = profile_add(byl, names, s->n, s->bytes, s->count);
+		if (err)
+			goto out;
+	}
+	err = -ENOMEM;
+	n = profile_nstacks(byl);
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order)
+		goto out;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_bytes_desc, (void *)p);
+	qsort_r(order, n, sizeof(*order), by_bytes_desc, byl);
 	for (size_t i = 0; i < n; i++) {
-		const struct profile_stack *s = profile_stack_at(p, order[i]);
+		const struct profile_stack *s = profile_stack_at(byl, order[i]);
 
 		for (int k = 0; k < s->n; k++) {
 			if (k)
 				putc(';', f);
-			write_frame(f, profile_name(p, s->frames[k]));
+			write_frame(f, profile_name(byl, s->frames[k]));
 		}
 		fprintf(f, " %llu\n", (unsigned long long)s->bytes);
 	}
+	err = fflush(f) || ferror(f) ? -EIO : 0;
+out:
 	free(order);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+	free(names);
+	profile_free(byl);
+	return err;
 }

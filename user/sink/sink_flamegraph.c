@@ -3,7 +3,8 @@
  * sink_flamegraph.c - a profile as one self-contained HTML flame graph.
  *
  * The C side merges the stacks into a call tree (children sorted by name, as
- * flamegraph.pl does) and writes it as two JS arrays: N, the frame names as
+ * flamegraph.pl does; frames that differ only by line are one node: the tree
+ * is keyed by profile_label) and writes it as two JS arrays: N, the labels as
  * escaped string literals, and T, the tree in preorder, four numbers a node
  * (name index, bytes, count, number of children). The inline script below
  * rebuilds the tree and lays it out with absolutely positioned divs whose
@@ -104,7 +105,7 @@ static int ftree_build(struct ftree *t, const struct profile *p)
 		t->nodes[0].bytes += s->bytes;
 		t->nodes[0].count += s->count;
 		for (int k = 0; k < s->n; k++) {
-			cur = child(t, cur, s->frames[k]);
+			cur = child(t, cur, profile_label_id(p, s->frames[k]));
 			if (!cur)
 				return -ENOMEM;
 			t->nodes[cur].bytes += s->bytes;
@@ -163,7 +164,7 @@ static int by_name(const void *a, const void *b, void *ctx)
 	const struct ftree *t = ctx;
 	uint32_t na = t->nodes[*(const uint32_t *)a].name, nb = t->nodes[*(const uint32_t *)b].name;
 
-	return strcmp(profile_name(t->p, na), profile_name(t->p, nb));
+	return strcmp(profile_label(t->p, na), profile_label(t->p, nb));
 }
 
 /* write_tree - node @i and its subtree in preorder, children by name. */
@@ -175,7 +176,7 @@ static int write_tree(FILE *f, const struct ftree *t, uint32_t i, size_t *writte
 	int err = 0;
 
 	fprintf(f, "%lu,%llu,%llu,%u,",
-		nd->name == ROOT_NAME ? (unsigned long)profile_nnames(t->p) : (unsigned long)nd->name,
+		nd->name == ROOT_NAME ? (unsigned long)profile_nlabels(t->p) : (unsigned long)nd->name,
 		(unsigned long long)nd->bytes, (unsigned long long)nd->count, nd->nkids);
 	if (++*written % 16 == 0)
 		putc('\n', f);
@@ -236,14 +237,21 @@ static const char page_script[] =
 "  return (i ? b.toFixed(1) : b) + ' ' + u[i];\n"
 "}\n"
 "function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0%'; }\n"
+"var KIND = {'_[0]': ['interpreted', 150, 215, 150], '_[1]': ['C1', 110, 225, 110],\n"
+"            '_[j]': ['C2', 80, 225, 80], '_[i]': ['inlined', 80, 190, 190]};\n"
+"function kindOf(name) { return KIND[name.slice(-4)]; }\n"
+"function shown(name) { return kindOf(name) ? name.slice(0, -4) : name; }\n"
 "function color(name) {\n"
-"  var h = 0;\n"
+"  var h = 0, k = kindOf(name);\n"
 "  for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;\n"
+"  if (k) return 'rgb(' + (k[1] + h % 30) + ',' + k[2] + ',' + (k[3] + (h >>> 8) % 30) + ')';\n"
+"  if (name.indexOf('::') >= 0) return 'rgb(' + (200 + h % 30) + ',200,' + (60 + (h >>> 8) % 40) + ')';\n"
 "  var r = 205 + (h % 50), g = 80 + ((h >>> 8) % 150), b = (h >>> 16) % 60;\n"
 "  return 'rgb(' + r + ',' + g + ',' + b + ')';\n"
 "}\n"
 "function describe(n) {\n"
-"  var s = n.name + '  \\u2014  ' + fmtBytes(n.v) + ' (' + n.v + ' bytes), ' +\n"
+"  var k = kindOf(n.name);\n"
+"  var s = shown(n.name) + (k ? ' [' + k[0] + ']' : '') + '  \\u2014  ' + fmtBytes(n.v) + ' (' + n.v + ' bytes), ' +\n"
 "          pct(n.v, root.v) + ' of all, ' + n.c + ' samples';\n"
 "  if (zoom !== root) s += ', ' + pct(n.v, zoom.v) + ' of the zoomed frame';\n"
 "  return s;\n"
@@ -251,12 +259,12 @@ static const char page_script[] =
 "function isAncestor(a, n) { for (; n; n = n.parent) if (n === a) return true; return false; }\n"
 "function box(n, x, w, anc, frag) {\n"
 "  var d = document.createElement('div');\n"
-"  d.className = 'f' + (anc ? ' a' : '') + (re && re.test(n.name) ? ' m' : '');\n"
+"  d.className = 'f' + (anc ? ' a' : '') + (re && re.test(shown(n.name)) ? ' m' : '');\n"
 "  d.style.left = x + 'px';\n"
 "  d.style.width = w + 'px';\n"
 "  d.style.top = ((maxDepth - n.depth) * H) + 'px';\n"
 "  d.style.background = n === root ? '#c8c8c8' : color(n.name);\n"
-"  d.textContent = w > 28 ? n.name : '';\n"
+"  d.textContent = w > 28 ? shown(n.name) : '';\n"
 "  d.onmouseenter = function () { info.textContent = describe(n); };\n"
 "  d.onclick = function () { zoom = n; render(); };\n"
 "  frag.appendChild(d);\n"
@@ -284,7 +292,7 @@ static const char page_script[] =
 "  if (re) {\n"
 "    var sum = 0;\n"
 "    (function walk(n) {\n"
-"      if (n !== root && re.test(n.name)) { sum += n.v; return; }\n"
+"      if (n !== root && re.test(shown(n.name))) { sum += n.v; return; }\n"
 "      n.kids.forEach(walk);\n"
 "    })(root);\n"
 "    matchEl.textContent = 'matched ' + fmtBytes(sum) + ' (' + pct(sum, root.v) + ')';\n"
@@ -321,8 +329,8 @@ int sink_flamegraph_write(const struct profile *p, FILE *f, const char *title)
 	      "<input id=\"q\" placeholder=\"search frames (regex)\"><span id=\"match\"></span></div>\n"
 	      "<div id=\"info\"></div>\n<div id=\"fg\"></div>\n<script>\n", f);
 	fputs("var N = [", f);
-	for (size_t i = 0; i < profile_nnames(p); i++) {
-		write_js_string(f, profile_name(p, (uint32_t)i));
+	for (size_t i = 0; i < profile_nlabels(p); i++) {
+		write_js_string(f, profile_label(p, (uint32_t)i));
 		fputs(i % 8 == 7 ? ",\n" : ",", f);
 	}
 	fputs("\"all\"];\nvar T = [\n", f);

@@ -4,9 +4,15 @@
  * proto/profile.proto), with a small protobuf encoder of our own: the format
  * needs only varints and length-delimited fields.
  *
- * Layout: string_table[0] = "", then the sample type names, then one string
- * per frame name (frame id i -> string FRAME_STR0 + i); function i+1 and
- * location i+1 stand for frame id i. Samples list locations leaf first, as
+ * Layout: string_table[0] = "", then the sample type names, then three
+ * strings per frame label (profile_label: a name and its kind): the name,
+ * the name with async-profiler's kind suffix (the function's system_name:
+ * "pkg.A.run_[j]" for C2 code, "_[1]" C1, "_[0]" interpreted, "_[i]"
+ * inlined) and the source file. Function i+1 stands for label i. A location
+ * is a frame with its line, and a compiled frame takes the frames inlined
+ * into it (the PROFILE_INLINED frames that follow it towards the leaf) as
+ * further lines, innermost first: pprof's own way of saying "inlined", which
+ * `go tool pprof` shows as such. Samples list locations leaf first, as
  * profile.proto requires (our stacks are root first).
  */
 #include <errno.h>
@@ -28,8 +34,8 @@ enum {
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
 	MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
-	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
 /* Fixed entries of the string table. */
@@ -123,21 +129,138 @@ static void value_type(struct pbuf *b, int field, struct pbuf *tmp, int type, in
 	pb_msg(b, field, tmp);
 }
 
+/*
+ * Locations: runs of frame ids (a frame and the frames inlined into it),
+ * interned in an open-addressing table of index + 1.
+ */
+struct locs {
+	uint32_t *ids;          /* the runs, back to back */
+	size_t nids, ids_cap;
+	struct { size_t first; uint32_t n; } *loc;
+	size_t nloc, loc_cap;
+	uint32_t *slot;
+	size_t slot_cap;
+	int err;
+};
+
+static uint64_t run_hash(const uint32_t *ids, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ULL;
+	return h ^ (h >> 31);
+}
+
+static int locs_grow(struct locs *l)
+{
+	size_t cap = l->slot_cap ? l->slot_cap * 2 : 1024;
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nloc; i++) {
+		size_t j = run_hash(l->ids + l->loc[i].first, l->loc[i].n) & (cap - 1);
+
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(l->slot);
+	l->slot = slot;
+	l->slot_cap = cap;
+	return 0;
+}
+
+/* The location id (from 1) of the run @ids[0..n-1]; 0 on ENOMEM (sticks in l->err). */
+static uint32_t loc_id(struct locs *l, const uint32_t *ids, uint32_t n)
+{
+	size_t j;
+
+	if (l->err)
+		return 0;
+	if ((l->nloc + 1) * 2 > l->slot_cap && (l->err = locs_grow(l)))
+		return 0;
+	for (j = run_hash(ids, n) & (l->slot_cap - 1); l->slot[j]; j = (j + 1) & (l->slot_cap - 1)) {
+		uint32_t v = l->slot[j] - 1;
+
+		if (l->loc[v].n == n && !memcmp(l->ids + l->loc[v].first, ids, n * sizeof(*ids)))
+			return v + 1;
+	}
+	if (l->nids + n > l->ids_cap) {
+		size_t cap = l->ids_cap ? l->ids_cap : 4096;
+		uint32_t *a;
+
+		while (cap < l->nids + n)
+			cap *= 2;
+		if (!(a = realloc(l->ids, cap * sizeof(*a)))) {
+			l->err = -ENOMEM;
+			return 0;
+		}
+		l->ids = a;
+		l->ids_cap = cap;
+	}
+	if (l->nloc == l->loc_cap) {
+		size_t cap = l->loc_cap ? l->loc_cap * 2 : 1024;
+		__typeof__(l->loc) a = realloc(l->loc, cap * sizeof(*a));
+
+		if (!a) {
+			l->err = -ENOMEM;
+			return 0;
+		}
+		l->loc = a;
+		l->loc_cap = cap;
+	}
+	memcpy(l->ids + l->nids, ids, n * sizeof(*ids));
+	l->loc[l->nloc].first = l->nids;
+	l->loc[l->nloc].n = n;
+	l->nids += n;
+	l->slot[j] = (uint32_t)++l->nloc;
+	return (uint32_t)l->nloc;
+}
+
+/* The sample's location ids, leaf first, into @packed. */
+static void sample_locations(const struct profile *p, const struct profile_stack *s,
+			     struct locs *l, struct pbuf *packed)
+{
+	int end = s->n;
+
+	while (end > 0) {
+		int b = end - 1; /* the run: b .. end-1, from the frame that holds the inlined ones */
+
+		while (b > 0 && profile_frame(p, s->frames[b])->kind == PROFILE_INLINED)
+			b--;
+		pb_varint(packed, loc_id(l, s->frames + b, (uint32_t)(end - b)));
+		end = b;
+	}
+}
+
 /* encode - the whole Profile message into @out. */
 static int encode(const struct profile *p, struct pbuf *out)
 {
 	struct pbuf m = { 0 }, packed = { 0 }, line = { 0 };
+	struct locs l = { 0 };
+	size_t nlabels = profile_nlabels(p);
+	const struct profile_frame **first = calloc(nlabels ? nlabels : 1, sizeof(*first));
 	uint64_t start_ns, duration_ns;
 	int err;
 
+	if (!first)
+		return -ENOMEM;
+	/* a label's name and file: its first frame's */
+	for (uint32_t i = 0; i < profile_nnames(p); i++) {
+		uint32_t lab = profile_label_id(p, i);
+
+		if (!first[lab])
+			first[lab] = profile_frame(p, i);
+	}
 	value_type(out, PROFILE_SAMPLE_TYPE, &m, STR_ALLOC_SPACE, STR_BYTES);
 	value_type(out, PROFILE_SAMPLE_TYPE, &m, STR_ALLOC_OBJECTS, STR_COUNT);
 
 	for (size_t i = 0; i < profile_nstacks(p); i++) {
 		const struct profile_stack *s = profile_stack_at(p, i);
 
-		for (int k = s->n - 1; k >= 0; k--) /* leaf first */
-			pb_varint(&packed, (uint64_t)s->frames[k] + 1);
+		sample_locations(p, s, &l, &packed);
 		pb_msg(&m, SAMPLE_LOCATION_ID, &packed);
 		pb_varint(&packed, s->bytes);
 		pb_varint(&packed, s->count);
@@ -152,26 +275,36 @@ static int encode(const struct profile *p, struct pbuf *out)
 	pb_uint(&m, MAPPING_HAS_FUNCTIONS, 1);
 	pb_msg(out, PROFILE_MAPPING, &m);
 
-	for (size_t i = 0; i < profile_nnames(p); i++) {
+	for (size_t i = 0; i < l.nloc; i++) {
 		pb_uint(&m, LOCATION_ID, i + 1);
 		pb_uint(&m, LOCATION_MAPPING_ID, 1);
-		pb_uint(&line, LINE_FUNCTION_ID, i + 1);
-		pb_msg(&m, LOCATION_LINE, &line);
+		for (uint32_t k = l.loc[i].n; k-- > 0;) { /* innermost first */
+			uint32_t id = l.ids[l.loc[i].first + k];
+			const struct profile_frame *fr = profile_frame(p, id);
+
+			pb_uint(&line, LINE_FUNCTION_ID, (uint64_t)profile_label_id(p, id) + 1);
+			if (fr->line > 0)
+				pb_uint(&line, LINE_LINE, (uint64_t)fr->line);
+			pb_msg(&m, LOCATION_LINE, &line);
+		}
 		pb_msg(out, PROFILE_LOCATION, &m);
 	}
-	for (size_t i = 0; i < profile_nnames(p); i++) {
+	for (size_t i = 0; i < nlabels; i++) {
 		pb_uint(&m, FUNCTION_ID, i + 1);
-		pb_uint(&m, FUNCTION_NAME, FRAME_STR0 + i);
-		pb_uint(&m, FUNCTION_SYSTEM_NAME, FRAME_STR0 + i);
+		pb_uint(&m, FUNCTION_NAME, FRAME_STR0 + 3 * i);
+		pb_uint(&m, FUNCTION_SYSTEM_NAME, FRAME_STR0 + 3 * i + 1);
+		pb_uint(&m, FUNCTION_FILENAME, FRAME_STR0 + 3 * i + 2);
 		pb_msg(out, PROFILE_FUNCTION, &m);
 	}
 
 	for (int i = 0; i < FRAME_STR0; i++)
 		pb_bytes(out, PROFILE_STRING_TABLE, fixed_strings[i], strlen(fixed_strings[i]));
-	for (size_t i = 0; i < profile_nnames(p); i++) {
-		const char *s = profile_name(p, (uint32_t)i);
+	for (size_t i = 0; i < nlabels; i++) {
+		const char *lab = profile_label(p, (uint32_t)i), *file = first[i]->file;
 
-		pb_bytes(out, PROFILE_STRING_TABLE, s, strlen(s));
+		pb_bytes(out, PROFILE_STRING_TABLE, first[i]->name, strlen(first[i]->name));
+		pb_bytes(out, PROFILE_STRING_TABLE, lab, strlen(lab));
+		pb_bytes(out, PROFILE_STRING_TABLE, file ? file : "", file ? strlen(file) : 0);
 	}
 
 	profile_get_window(p, &start_ns, &duration_ns);
@@ -184,10 +317,14 @@ static int encode(const struct profile *p, struct pbuf *out)
 	pb_uint(out, PROFILE_COMMENT, STR_COMMENT);
 	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, STR_ALLOC_SPACE);
 
-	err = out->err ? out->err : m.err ? m.err : packed.err ? packed.err : line.err;
+	err = out->err ? out->err : l.err ? l.err : m.err ? m.err : packed.err ? packed.err : line.err;
 	free(m.d);
 	free(packed.d);
 	free(line.d);
+	free(l.ids);
+	free(l.loc);
+	free(l.slot);
+	free(first);
 	return err;
 }
 

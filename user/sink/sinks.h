@@ -13,7 +13,10 @@
 /*
  * sink_collapsed_write - one line per distinct stack, "root;...;leaf BYTES",
  * the input format of Brendan Gregg's flamegraph.pl and of speedscope,
- * heaviest stack first. In frame names ';' becomes ':' and control
+ * heaviest stack first. Java frames carry async-profiler's kind suffix
+ * ("_[j]" C2, "_[1]" C1, "_[0]" interpreted, "_[i]" inlined), which
+ * flamegraph.pl --color=java colours by; stacks that differ only by line
+ * numbers are one line. In frame names ';' becomes ':' and control
  * characters become '?' (they would break the format); spaces are kept
  * (readers split at the last space). Returns 0, or -EIO if writing failed.
  */
@@ -33,10 +36,21 @@ int sink_flamegraph_write(const struct profile *p, FILE *f, const char *title);
 /*
  * sink_pprof_write - a gzip'd profile.proto (what `go tool pprof`, Pyroscope
  * and Grafana read) at @path, with two sample types: alloc_space/bytes
- * (the default) and alloc_objects/count. One function and one location per
- * distinct frame name. The file is written to @path.tmp and renamed, so a
+ * (the default) and alloc_objects/count. One function per frame name and
+ * kind (system_name: the name with its collapsed-stack suffix, filename: the
+ * source file), one location per frame and line, frames inlined into a
+ * compiled frame as further lines of its location. The file is written to @path.tmp and renamed, so a
  * reader never sees half a profile. Returns 0 or -errno.
  */
 int sink_pprof_write(const struct profile *p, const char *path);
+
+/*
+ * sink_stacks_json - the @top heaviest stacks of @p as one JSON array:
+ * [{"bytes","samples","leaf","frames":[{"name","kind","file","line"}...]}],
+ * frames root first without the leaf (the allocated class), "kind" one of
+ * interpreted, c1, c2, inlined, native, other; "file" and "line" only when
+ * known. Returns 0, -ENOMEM or -EIO.
+ */
+int sink_stacks_json(const struct profile *p, FILE *f, size_t top);
 
 #endif

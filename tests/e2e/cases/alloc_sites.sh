@@ -39,7 +39,7 @@ for cls, meth in (("Big", "big"), ("Mid", "mid"), ("Small", "small")):
     ok &= share >= 0.9
 sys.exit(0 if ok else 1)
 PY
-	grep -q "AllocShares.big;" "$TMPD/$mode.collapsed" || fail "collapsed stacks lack the frame ($mode)"
+	grep -Eq "AllocShares.big(_\[[01ji]\])?;" "$TMPD/$mode.collapsed" || fail "collapsed stacks lack the frame ($mode)"
 	grep -q "AllocShares.big" "$TMPD/$mode.html" || fail "flame graph lacks the frame ($mode)"
 	jvm_stop "$JVM_PID"
 done

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tlabcontent.bpf.h - class shares from the TLABs' contents, for
+ * bpf/alloc.bpf.c; the why and the maps' meaning are in
+ * include/memtrace/alloc.h ("Class shares from the TLABs' contents").
+ *
+ * Cost: two 4 KiB reads of the TLAB (one bpf_probe_read_user each) and, per
+ * object parsed from the copy, a hash look-up of its class's layout helper
+ * (a read of the Klass the first time). Done once per kept sample, at the
+ * thread's next refill; its time is in the duty cycle's measure.
+ */
+#ifndef MEMTRACE_TLABCONTENT_BPF_H
+#define MEMTRACE_TLABCONTENT_BPF_H
+
+#include "memtrace/alloc.h"
+
+const volatile struct mt_tlab_layout targ_tl = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MT_ALLOC_MAX_TIDS);
+	__type(key, __u64);                    /* JavaThread* */
+	__type(value, struct mt_tlab_state);
+} tlab_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);                    /* Klass* */
+	__type(value, __s32);                  /* its _layout_helper */
+} klass_lh SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_ALLOC_MAX_KEYS);
+	__type(key, struct mt_content_key);
+	__type(value, struct mt_content_val);
+} content SEC(".maps");
+
+/* The parser's state lives in this per-CPU map value, not on the stack: the
+ * verifier then treats the loop's carried values as unknown and does not
+ * explore every offset the callback could be called with. */
+struct tc_scratch {
+	__u8 buf[MT_TLAB_SLICE + 64];
+	__u64 klass[MT_TLAB_MAX_CLASSES];
+	__u64 bytes[MT_TLAB_MAX_CLASSES];
+	__u32 off;          /* the next object in buf */
+	__u32 len;          /* bytes copied */
+	__u64 size;         /* the TLAB's */
+	__u64 parsed;       /* bytes of the objects counted */
+	__u32 bad;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_scratch);
+} tc_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MT_CONTENT_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} content_stats SEC(".maps");
+
+MT_DEFINE_DROPS(content_drops); /* content map full: bytes not counted by content */
+
+static __always_inline void tc_stat(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&content_stats, &which);
+
+	if (n)
+		*n += 1;
+}
+
+/* Add @bytes to (@klass, @gen); a new key is announced for its name. */
+static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 parsed)
+{
+	struct mt_content_key k = { .klass = klass, .gen = gen };
+	struct mt_content_val *v, init = { bytes, parsed };
+
+	v = bpf_map_lookup_elem(&content, &k);
+	if (v) {
+		__sync_fetch_and_add(&v->bytes, bytes);
+		__sync_fetch_and_add(&v->parsed, parsed);
+		return;
+	}
+	if (bpf_map_update_elem(&content, &k, &init, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&content, &k);
+		if (v) {
+			__sync_fetch_and_add(&v->bytes, bytes);
+			__sync_fetch_and_add(&v->parsed, parsed);
+		} else {
+			mt_count_drop(&content_drops);
+		}
+		return;
+	}
+	tc_announce(klass, gen);
+}
+
+/* One object at c->off: its class and size, counted. 0 = go on, 1 = stop. */
+struct tc_ctx {
+	struct tc_scratch *c;   /* bpf_loop wants a stack pointer; the state is in the map */
+};
+
+static long tc_object(__u32 i, void *vctx)
+{
+	struct tc_scratch *c = ((struct tc_ctx *)vctx)->c;
+	__u32 off = c->off, j;
+	__u64 klass, mark, size;
+	__s32 lh, *cached;
+
+	__u32 ko, ao;
+
+	if (off + 24 > c->len || off >= MT_TLAB_SLICE)
+		return 1;
+	ko = off + targ_tl.klass_off;
+	ao = off + targ_tl.arr_len_off;
+	if (ko > MT_TLAB_SLICE + 48 || ao > MT_TLAB_SLICE + 48)
+		return 1;
+	mark = *(__u64 *)&c->buf[off];
+	if (targ_tl.mark_klass_shift)
+		klass = mark >> targ_tl.mark_klass_shift;
+	else if (targ_tl.ccp)
+		klass = *(__u32 *)&c->buf[ko];
+	else
+		klass = *(__u64 *)&c->buf[ko];
+	if (targ_tl.ccp)
+		klass = targ_tl.klass_base + (klass << (targ_tl.klass_shift & 63));
+	if (!klass) {
+		c->bad = 1;
+		return 1;
+	}
+	cached = bpf_map_lookup_elem(&klass_lh, &klass);
+	if (cached) {
+		lh = *cached;
+	} else {
+		lh = 0;
+		if (bpf_probe_read_user(&lh, sizeof(lh), (void *)(klass + targ_tl.lh_off)) || !lh) {
+			c->bad = 1;
+			return 1;
+		}
+		bpf_map_update_elem(&klass_lh, &klass, &lh, BPF_ANY);
+	}
+	if (lh > 0) {
+		if (lh & targ_tl.lh_slow_bit) { /* a mirror, a reference: size not in the helper */
+			c->bad = 1;
+			return 1;
+		}
+		size = (__u64)lh;
+	} else {
+		__u32 alen = *(__u32 *)&c->buf[ao];
+		__u32 hdr = ((__u32)lh >> (targ_tl.lh_hdr_shift & 31)) & targ_tl.lh_hdr_mask;
+		__u32 l2 = ((__u32)lh >> (targ_tl.lh_log2_shift & 31)) & targ_tl.lh_log2_mask;
+
+		size = ((__u64)hdr + ((__u64)alen << (l2 & 7)) + 7) & ~7ull;
+	}
+	if (size < 16 || (__u64)c->off + size > c->size) {
+		c->bad = 1;
+		return 1;
+	}
+	/* the filler that closed the TLAB ends exactly at its end: not an allocation */
+	if ((__u64)c->off + size == c->size)
+		return 1;
+	/* a direct-mapped table of the slice's classes; a collision goes to
+	 * the content map at once (after the weight is known: parked in
+	 * c->other, counted once at the end) */
+	j = (__u32)((klass >> 3) ^ (klass >> 11)) & (MT_TLAB_MAX_CLASSES - 1);
+	if (!c->klass[j]) {
+		c->klass[j] = klass;
+		c->bytes[j] = 0;
+	}
+	if (c->klass[j] != klass) /* a second class in this slot: stop here */
+		return 1;
+	c->bytes[j] += size;
+	c->parsed += size;
+	c->off += (__u32)(size > MT_TLAB_SLICE ? MT_TLAB_SLICE : size);
+	return c->off >= c->len;
+}
+
+/* The thread's kept TLAB (@st), full now: its weight to the classes in it. */
+static __always_inline void tc_parse(const struct mt_tlab_state *st)
+{
+	struct tc_scratch *c;
+	struct tc_ctx ctx;
+	__u32 zero = 0, gc = 0;
+	__u64 len;
+
+	if (!targ_tl.gc_count || bpf_probe_read_user(&gc, sizeof(gc), (void *)targ_tl.gc_count) ||
+	    gc != st->gc) {
+		tc_stat(MT_CONTENT_GC);
+		tc_add(st->klass, st->gen, st->weight, 0);
+		return;
+	}
+	c = bpf_map_lookup_elem(&tc_scratch, &zero);
+	if (!c)
+		return;
+	len = st->size < MT_TLAB_SLICE ? st->size : MT_TLAB_SLICE;
+	if (len < 24 || bpf_probe_read_user(c->buf, 4096, (void *)st->start) ||
+	    (len > 4096 && bpf_probe_read_user(c->buf + 4096, 4096, (void *)(st->start + 4096)))) {
+		tc_stat(MT_CONTENT_BAD);
+		tc_add(st->klass, st->gen, st->weight, 0);
+		return;
+	}
+	c->off = 0;
+	c->len = (__u32)len;
+	c->size = st->size;
+	c->parsed = 0;
+	c->bad = 0;
+	for (__u32 j = 0; j < MT_TLAB_MAX_CLASSES; j++)
+		c->klass[j] = 0;
+	ctx.c = c;
+	bpf_loop(MT_TLAB_MAX_OBJS, tc_object, &ctx, 0);
+	if (c->bad)
+		tc_stat(MT_CONTENT_BAD);
+	if (!c->parsed) {
+		tc_add(st->klass, st->gen, st->weight, 0);
+		return;
+	}
+	tc_stat(MT_CONTENT_PARSED);
+	for (__u32 j = 0; j < MT_TLAB_MAX_CLASSES; j++)
+		if (c->klass[j])
+			tc_add(c->klass[j], st->gen, st->weight * c->bytes[j] / c->parsed, 1);
+}
+
+/* A refill of @thread: its previous kept TLAB is full, parse it. */
+static __always_inline void tc_refill(__u64 thread)
+{
+	struct mt_tlab_state *st = bpf_map_lookup_elem(&tlab_state, &thread);
+
+	if (!st || !st->weight)
+		return;
+	tc_parse(st);
+	st->weight = 0;
+}
+
+/* A kept sample opened a TLAB at @obj: parse it at the thread's next refill. */
+static __always_inline void tc_open(__u64 thread, __u64 obj, __u64 size, __u64 weight,
+				    __u64 klass, __u32 gen)
+{
+	struct mt_tlab_state st = { obj, size, weight, klass, 0, gen };
+
+	if (targ_tl.gc_count)
+		bpf_probe_read_user(&st.gc, sizeof(st.gc), (void *)targ_tl.gc_count);
+	bpf_map_update_elem(&tlab_state, &thread, &st, BPF_ANY);
+}
+
+#endif

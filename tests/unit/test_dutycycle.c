@@ -1,0 +1,318 @@
+/* test_dutycycle.c - the duty cycle against a simulated probe: a thread
+ * allocating at a known rate, the probe counting only while attached, the
+ * kernel's scaled sums corrected by dutycycle_factor(); the estimate must be
+ * the true total, the cost within the budget, windows at random offsets. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "probe/dutycycle.h"
+
+#define MS 1000000ull
+
+struct sim {
+	struct dutycycle d;
+	bool attached;
+	uint64_t scale;
+	double scaled;               /* what the kernel's map sums */
+	struct dutycycle_measure w;  /* the open window's counters */
+	double raw, kept, kept_ns, skipped, skipped_ns; /* the same, not rounded */
+	double truth;
+	uint64_t attaches, detaches;
+	uint64_t attach_delay;       /* the probes count only this long after ATTACH */
+	uint64_t pending;            /* an attach in progress until then (0: none) */
+	uint64_t detach_delay;       /* the thread is blocked this long after DETACH */
+	uint64_t blocked;            /* ... until then */
+};
+
+#define GATE_NS 30.0
+
+/* Run from @from to @to ns in steps of @step: @bytes_per_ms allocated by one
+ * thread in TLAB refills of @tlab bytes, @work_ns per kept sample in BPF (and
+ * the gate's GATE_NS for every sample); the kernel keeps the expected share
+ * of them (d->keep). */
+static void run(struct sim *s, uint64_t from, uint64_t to, uint64_t step, double bytes_per_ms,
+		double tlab, double work_ns)
+{
+	for (uint64_t t = from; t < to; t += step) {
+		double b = bytes_per_ms * (double)step / MS, n = b / tlab, k = s->d.wkeep;
+		enum dutycycle_action a;
+
+		s->truth += b;
+		if (s->pending && t >= s->pending) { /* the uprobes are in place now */
+			s->pending = 0;
+			s->attached = true;
+			dutycycle_started(&s->d, t);
+		}
+		if (s->attached && !s->pending) {
+			s->raw += b * k;
+			s->kept += n * k;
+			s->kept_ns += n * k * (GATE_NS + work_ns);
+			s->skipped += n * (1 - k);
+			s->skipped_ns += n * (1 - k) * GATE_NS;
+			s->scaled += b * k * (double)s->scale / DUTYCYCLE_SCALE_ONE;
+		}
+		s->w = (struct dutycycle_measure){ (uint64_t)s->raw, (uint64_t)s->kept,
+						   (uint64_t)s->kept, (uint64_t)s->kept_ns,
+						   (uint64_t)s->skipped, (uint64_t)s->skipped_ns };
+		if (s->pending || t + step < s->blocked) /* the duty thread is in a call */
+			continue;
+		a = dutycycle_tick(&s->d, t + step, &s->w);
+		switch (a) {
+		case DUTYCYCLE_ATTACH:
+			assert_false(s->attached);
+			if (s->attach_delay) {
+				s->pending = t + step + s->attach_delay;
+			} else {
+				s->attached = true;
+				dutycycle_started(&s->d, t + step);
+			}
+			s->attaches++;
+			s->raw = s->kept = s->kept_ns = s->skipped = s->skipped_ns = 0;
+			s->scale = s->d.scale;
+			break;
+		case DUTYCYCLE_DETACH:
+			assert_true(s->attached);
+			s->attached = false;
+			s->blocked = t + step + s->detach_delay;
+			s->detaches++;
+			break;
+		case DUTYCYCLE_RESCALE:
+			assert_true(s->attached);
+			s->raw = s->kept = s->kept_ns = s->skipped = s->skipped_ns = 0;
+			s->scale = s->d.scale;
+			break;
+		case DUTYCYCLE_NONE:
+			break;
+		}
+	}
+}
+
+static double estimate(const struct sim *s, uint64_t now)
+{
+	return s->scaled * dutycycle_factor(&s->d, now, s->attached ? s->w.raw_bytes : 0);
+}
+
+static void start(struct sim *s, double budget, double trap_ns)
+{
+	memset(s, 0, sizeof(*s));
+	dutycycle_init(&s->d, budget, trap_ns, 0, 42);
+	s->attached = true;
+	s->scale = s->d.scale;
+}
+
+/* A slow allocator: always attached, scale 1, the estimate is the truth. */
+static void test_low_rate_stays_attached(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	/* 100 MB/s in 512 KiB TLABs: 190 samples/s, 0.1 % of the thread */
+	run(&s, 0, 10000 * MS, MS, 100e6 / 1000, 524288, 3700);
+	assert_true(s.attached);
+	assert_int_equal(s.detaches, 0);
+	assert_true(fabs(s.d.duty - 1) < 1e-9);
+	assert_true(fabs(dutycycle_observed(&s.d, 10000 * MS) - 1) < 1e-9);
+	assert_true(fabs(estimate(&s, 10000 * MS) / s.truth - 1) < 0.001);
+}
+
+/* The busiest thread's share of time in the probe under the current choice. */
+static double cost_share(const struct dutycycle *d)
+{
+	return d->rate * d->duty * (d->trap_ns + d->gate_ns + d->keep * d->work_ns) * 1e-9;
+}
+
+/* 8 GB/s on one thread: 15.3 k samples/s of 5 us cost 7.7 % of it. With a
+ * 1.3 us trap the trap and gate alone (2 %) exceed the 1 % budget: windows
+ * of 45 % of the time, and 4 % of their samples kept. */
+static void test_high_rate_duty_cycles(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	run(&s, 0, 20000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	assert_true(s.d.duty < 0.5 && s.d.duty > 0.4);
+	assert_true(s.d.keep > 0.02 && s.d.keep < 0.06);
+	assert_true(fabs(cost_share(&s.d) - 0.01) < 0.001);
+	assert_true(fabs(dutycycle_observed(&s.d, 20000 * MS) - s.d.duty) < 0.03);
+	assert_true(s.attaches >= 19 && s.detaches >= 19);
+	assert_true(fabs(estimate(&s, 20000 * MS) / s.truth - 1) < 0.01);
+}
+
+/* The same with a 0.5 us trap: the trap fits, always attached, few kept. */
+static void test_cheap_trap_thins(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 500);
+	run(&s, 0, 20000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	assert_true(s.attached && s.detaches == 0);
+	assert_true(fabs(s.d.duty - 1) < 1e-9);
+	assert_true(s.d.keep > 0.01 && s.d.keep < 0.05);
+	assert_true(fabs(cost_share(&s.d) - 0.01) < 0.001);
+	assert_true(fabs(estimate(&s, 20000 * MS) / s.truth - 1) < 0.01);
+	/* 2 GB/s: the trap is cheap enough to stay attached; samples thinned */
+	start(&s, 0.01, 500);
+	run(&s, 0, 10000 * MS, MS, 2e9 / 1000, 524288, 3700);
+	assert_true(s.attached && s.detaches == 0);
+	assert_true(fabs(s.d.duty - 1) < 1e-9 && s.d.keep < 0.9);
+	assert_true(fabs(cost_share(&s.d) - 0.01) < 0.001);
+	assert_true(fabs(estimate(&s, 10000 * MS) / s.truth - 1) < 0.01);
+}
+
+/* Stopped at any point of a period (before, in, after its window): the
+ * estimate of everything so far still holds. */
+static void test_stop_anywhere(void **state)
+{
+	for (uint64_t stop = 3000; stop < 4000; stop += 37) {
+		struct sim s;
+		double e;
+
+		start(&s, 0.01, 1300);
+		run(&s, 0, stop * MS, MS, 8e9 / 1000, 524288, 3700);
+		e = estimate(&s, stop * MS);
+		if (fabs(e / s.truth - 1) > 0.01)
+			fail_msg("stopped at %llu ms: estimate %.0f, truth %.0f",
+				 (unsigned long long)stop, e, s.truth);
+	}
+}
+
+/* The rate changes: the duty follows within a period. A period in which the
+ * rate changed is estimated from its one window: two changes in 20 s cost
+ * the estimate 1.6 % here. */
+static void test_rate_changes(void **state)
+{
+	struct sim s;
+	double hi;
+
+	start(&s, 0.01, 1300);
+	run(&s, 0, 5000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	hi = s.d.duty;
+	run(&s, 5000 * MS, 10000 * MS, MS, 1e9 / 1000, 524288, 3700);
+	assert_true(s.d.duty > hi * 2);
+	run(&s, 10000 * MS, 20000 * MS, MS, 4e9 / 1000, 524288, 3700);
+	assert_true(fabs(estimate(&s, 20000 * MS) / s.truth - 1) < 0.03);
+}
+
+/* A tick that comes late (a slow poll) only lengthens its window. */
+static void test_late_ticks(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	run(&s, 0, 20000 * MS, 7 * MS, 4e9 / 1000, 524288, 3700);
+	assert_true(s.d.duty < 1);
+	assert_true(fabs(estimate(&s, 20000 * MS) / s.truth - 1) < 0.01);
+}
+
+/* Attaching takes 150 ms (an RCU grace period): windows are measured from
+ * when the probes are in place, the estimate holds. */
+static void test_slow_attach(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	s.attach_delay = 150 * MS;
+	run(&s, 0, 20000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	assert_true(s.d.duty < 0.5);
+	assert_true(fabs(estimate(&s, 20000 * MS) / s.truth - 1) < 0.01);
+}
+
+/* Attach 150 ms, detach 450 ms (RCU grace periods, as measured here), and
+ * the workload stops after 8 s of a 12 s session: periods never lag, and the
+ * idle tail is not filled in at the busy rate. */
+static void test_slow_calls_idle_tail(void **state)
+{
+	struct sim s;
+	double busy;
+
+	start(&s, 0.01, 1300);
+	s.attach_delay = 150 * MS;
+	s.detach_delay = 450 * MS;
+	run(&s, 0, 8000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	busy = s.truth;
+	run(&s, 8000 * MS, 12000 * MS, MS, 0, 524288, 3700);
+	assert_true(s.truth == busy);
+	assert_true(fabs(estimate(&s, 12000 * MS) / s.truth - 1) < 0.05);
+	assert_true(s.d.pstart + 2 * DUTYCYCLE_PERIOD_NS > 12000 * MS);
+}
+
+/* Thinning only (serve, top): always attached whatever the rate, the
+ * kernel's sums are the estimates (factor 1), and they hold. */
+static void test_no_windows(void **state)
+{
+	struct sim s;
+
+	start(&s, 0.01, 1300);
+	s.d.no_windows = true;
+	run(&s, 0, 10000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	assert_true(s.attached && s.detaches == 0);
+	assert_true(s.d.keep < 0.01);
+	assert_true(dutycycle_factor(&s.d, 10000 * MS, s.w.raw_bytes) == 1);
+	assert_true(fabs(s.scaled / s.truth - 1) < 0.01);
+}
+
+/* Windows start at different offsets of their periods. */
+static void test_random_offsets(void **state)
+{
+	struct sim s;
+	uint64_t offs[16];
+	int n = 0, distinct = 0;
+
+	start(&s, 0.01, 1300);
+	for (uint64_t t = 0; t < 18000 * MS && n < 16; t += MS) {
+		bool was = s.attached;
+
+		run(&s, t, t + MS, MS, 8e9 / 1000, 524288, 3700);
+		if (!was && s.attached)
+			offs[n++] = (t + MS - s.d.pstart) / MS;
+	}
+	assert_true(n >= 10);
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < i; j++)
+			seen |= offs[j] == offs[i];
+		distinct += !seen;
+	}
+	assert_true(distinct >= n / 2);
+}
+
+/* Extreme rates hit the floor; nothing observed means factor 1. */
+static void test_floor_and_empty(void **state)
+{
+	struct sim s;
+	struct dutycycle d;
+
+	start(&s, 0.001, 1300);
+	run(&s, 0, 5000 * MS, MS, 40e9 / 1000, 65536, 3700);
+	assert_true(fabs(s.d.duty - DUTYCYCLE_MIN_DUTY) < 1e-9);
+	assert_true(s.d.keep < 2 * DUTYCYCLE_MIN_KEEP);
+	dutycycle_init(&d, 0.01, 1300, 100, 1);
+	assert_true(dutycycle_factor(&d, 100, 0) == 1);
+	assert_int_equal(dutycycle_next(&d), 100 + DUTYCYCLE_MEASURE_NS);
+	assert_int_equal(dutycycle_tick(&d, 150, NULL), DUTYCYCLE_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_low_rate_stays_attached),
+		cmocka_unit_test(test_high_rate_duty_cycles),
+		cmocka_unit_test(test_cheap_trap_thins),
+		cmocka_unit_test(test_stop_anywhere),
+		cmocka_unit_test(test_rate_changes),
+		cmocka_unit_test(test_late_ticks),
+		cmocka_unit_test(test_slow_attach),
+		cmocka_unit_test(test_slow_calls_idle_tail),
+		cmocka_unit_test(test_no_windows),
+		cmocka_unit_test(test_random_offsets),
+		cmocka_unit_test(test_floor_and_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dutycycle.c - look at part of the events under a cost budget; see dutycycle.h. */
+#include <string.h>
+
+#include "probe/dutycycle.h"
+
+/* xorshift64*: the windows' offsets. */
+static double rnd(struct dutycycle *d)
+{
+	d->rng ^= d->rng >> 12;
+	d->rng ^= d->rng << 25;
+	d->rng ^= d->rng >> 27;
+	return (double)((d->rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
+}
+
+/* keep as the program compares it with a random 32-bit number. */
+static uint32_t keep_threshold(double keep)
+{
+	return keep >= 1 ? UINT32_MAX : (uint32_t)(keep * 4294967296.0);
+}
+
+void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t now,
+		    uint64_t seed)
+{
+	memset(d, 0, sizeof(*d));
+	d->budget = budget;
+	d->trap_ns = trap_ns;
+	d->gate_ns = DUTYCYCLE_GATE_NS;
+	d->t0 = now;
+	d->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+	d->on = true;
+	d->duty = d->keep = d->wkeep = 1;
+	d->keep32 = UINT32_MAX;
+	d->scale = d->wscale = DUTYCYCLE_SCALE_ONE;
+	d->pstart = d->wstart = now;
+	d->wlive = true;
+	d->plen = 0; /* the measuring window is its own period */
+	d->wend = now + DUTYCYCLE_MEASURE_NS;
+}
+
+uint64_t dutycycle_next(const struct dutycycle *d)
+{
+	return d->on ? d->wend : d->wstart;
+}
+
+/* Choose duty and keep for what comes next from the window of @len ns just
+ * closed (@m; its samples were kept with probability d->wkeep). */
+static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint64_t len)
+{
+	double r, base, work, room;
+
+	if (m->skipped)
+		d->gate_ns = (double)m->skipped_ns / (double)m->skipped;
+	if (m->samples) {
+		work = (double)m->bpf_ns / (double)m->samples - d->gate_ns;
+		d->work_ns = work > 0 ? work : 0;
+	}
+	r = len ? (double)m->max_thread_samples / d->wkeep * 1e9 / (double)len : 0;
+	d->rate = r;
+	d->cost_ns = d->trap_ns + d->gate_ns + d->work_ns;
+	d->kept += (double)m->samples;
+	d->seen += (double)(m->samples + m->skipped);
+	if (r * d->cost_ns * 1e-9 > d->max_share)
+		d->max_share = r * d->cost_ns * 1e-9;
+	d->duty = d->keep = 1;
+	if (d->force_keep > 0 || d->force_duty > 0) {
+		if (d->force_keep > 0)
+			d->keep = d->force_keep;
+		if (d->force_duty > 0)
+			d->duty = d->force_duty;
+		return;
+	}
+	if (r * d->cost_ns * 1e-9 <= d->budget)
+		return; /* everything, always */
+	base = r * (d->trap_ns + d->gate_ns) * 1e-9; /* the busiest thread, all attached */
+	if (base > DUTYCYCLE_TRAP_SHARE * d->budget && !d->no_windows) {
+		d->duty = DUTYCYCLE_TRAP_SHARE * d->budget / base;
+		if (d->duty < DUTYCYCLE_MIN_DUTY)
+			d->duty = DUTYCYCLE_MIN_DUTY;
+	}
+	/* what is left of the budget in the windows pays for the kept samples */
+	room = d->budget / d->duty - base;
+	d->keep = d->work_ns > 0 && room > 0 ? room / (r * d->work_ns * 1e-9) :
+		  d->work_ns > 0 ? 0 : 1;
+	if (d->keep > 1)
+		d->keep = 1;
+	if (d->keep < DUTYCYCLE_MIN_KEEP)
+		d->keep = DUTYCYCLE_MIN_KEEP;
+}
+
+/* Close the open window at @now: it stands for its period. */
+static enum dutycycle_action close_window(struct dutycycle *d, uint64_t now,
+					  const struct dutycycle_measure *m)
+{
+	uint64_t len = now > d->wstart ? now - d->wstart : 1, next;
+	double wlen;
+
+	choose(d, m, len);
+	d->wclosed = true;
+	d->wraw = m->raw_bytes;
+	d->wlen = len;
+	d->windows++;
+	d->on_ns += len;
+	/* the period ends at its planned end, or now if its window ran late
+	 * (attaching waited): periods stay contiguous and never lag */
+	next = d->pstart + d->plen;
+	if (!d->plen || next < now)
+		next = now;
+	d->plen = next - d->pstart;
+	if (d->duty >= 1) { /* the next period is one window, open from its start */
+		wlen = 0;
+		d->wstart = next;
+		d->wend = next + DUTYCYCLE_PERIOD_NS;
+	} else {
+		wlen = d->duty * (double)DUTYCYCLE_PERIOD_NS;
+		d->wstart = next + (uint64_t)(rnd(d) * ((double)DUTYCYCLE_PERIOD_NS - wlen));
+		d->wend = d->wstart + (uint64_t)wlen;
+	}
+	d->keep32 = keep_threshold(d->keep);
+	d->keep = d->keep32 == UINT32_MAX ? 1 : (double)d->keep32 / 4294967296.0;
+	d->scale = (uint64_t)((double)DUTYCYCLE_SCALE_ONE / d->keep *
+			      (wlen > 0 ? (double)DUTYCYCLE_PERIOD_NS / wlen : 1) + 0.5);
+	d->on = false;
+	if (d->wstart <= now) { /* the next window begins at once: no detach */
+		if (dutycycle_tick(d, now, m) != DUTYCYCLE_ATTACH) {
+			d->windowed = true;
+			return DUTYCYCLE_DETACH;
+		}
+		d->wlive = true; /* the probes are in place already */
+		return DUTYCYCLE_RESCALE;
+	}
+	d->windowed = true;
+	return DUTYCYCLE_DETACH;
+}
+
+/* Open the planned window at @now: the current period is over, fold it in. */
+static enum dutycycle_action open_window(struct dutycycle *d, uint64_t now)
+{
+	uint64_t len = d->wend - d->wstart;
+
+	if (d->wclosed && d->wlen) {
+		d->last_rate = (double)d->wraw / d->wkeep / (double)d->wlen;
+		d->est += d->last_rate * (double)d->plen;
+		d->scaled += (double)d->wraw * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
+		d->covered += d->plen;
+	}
+	d->pstart += d->plen;
+	d->plen = d->duty >= 1 ? 0 : DUTYCYCLE_PERIOD_NS;
+	d->wstart = now;           /* opened late: the same length from now */
+	d->wend = now + len;
+	d->wclosed = false;
+	d->wraw = d->wlen = 0;
+	d->wscale = d->scale;
+	d->wkeep = d->keep;
+	d->wlive = false; /* until dutycycle_started() */
+	d->on = true;
+	return DUTYCYCLE_ATTACH;
+}
+
+enum dutycycle_action dutycycle_tick(struct dutycycle *d, uint64_t now,
+				     const struct dutycycle_measure *m)
+{
+	if (now < dutycycle_next(d))
+		return DUTYCYCLE_NONE;
+	if (d->on)
+		return close_window(d, now, m);
+	return open_window(d, now);
+}
+
+void dutycycle_started(struct dutycycle *d, uint64_t now)
+{
+	if (!d->on || d->wclosed)
+		return;
+	d->wlive = true;
+	if (now <= d->wstart)
+		return;
+	d->wend += now - d->wstart;
+	d->wstart = now;
+}
+
+double dutycycle_factor(const struct dutycycle *d, uint64_t now, uint64_t raw_open)
+{
+	double est = d->est, scaled = d->scaled, span = now > d->pstart ? (double)(now - d->pstart) : 0;
+
+	if (!d->windowed)
+		return 1;
+
+	if (d->on && !d->wclosed && !d->wlive) { /* its probes are being attached */
+		est += d->last_rate * span;
+	} else if (d->on && !d->wclosed) { /* the current period's window is open */
+		double len = (double)(now - d->wstart);
+
+		if (len > 0) {
+			est += (double)raw_open / d->wkeep * span / len;
+			scaled += (double)raw_open * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
+		}
+	} else if (d->wclosed && d->wlen) { /* closed: it stands for its period so far */
+		if (d->plen && span > (double)d->plen)
+			span = (double)d->plen;
+		est += (double)d->wraw / d->wkeep * span / (double)d->wlen;
+		scaled += (double)d->wraw * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
+		/* the next period's window has not opened yet: the last rate */
+		if (now > d->pstart + d->plen)
+			est += (double)d->wraw / d->wkeep / (double)d->wlen *
+			       (double)(now - d->pstart - d->plen);
+	}
+	if (scaled <= 0)
+		return 1;
+	return est / scaled;
+}
+
+double dutycycle_observed(const struct dutycycle *d, uint64_t now)
+{
+	double on = (double)d->on_ns;
+
+	if (d->on && !d->wclosed && now > d->wstart)
+		on += (double)(now - d->wstart);
+	return now > d->t0 ? on / (double)(now - d->t0) : 1;
+}

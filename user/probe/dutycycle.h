@@ -1,0 +1,140 @@
+/*
+ * dutycycle.h - keep a probe's cost under a budget at any event rate by
+ * looking at only part of the events (pure logic: no BPF, no clock of its
+ * own; probe/alloctrace.c and bpf/alloc.bpf.c do what it says).
+ *
+ * A sample costs the uprobe trap t (calibrated at start), the program's gate
+ * g (a random number: keep this sample or not) and, when kept, its work w
+ * (the stack walk, the map update), both measured in BPF. Two levers:
+ *  - keep: each sample is kept with probability keep and its weight scaled
+ *    by 1 / keep (Bernoulli thinning: unbiased, and the variance of a
+ *    thousand samples, not of a few windows). It saves w, not t + g.
+ *  - duty: when the trap and the gate alone would cost the busiest thread
+ *    more than DUTYCYCLE_TRAP_SHARE of the budget, time is cut into periods of
+ *    DUTYCYCLE_PERIOD_NS and the uprobes are attached for one window of
+ *    duty x period in each, at a random offset (a periodic workload cannot
+ *    stay in phase with the windows); weights are scaled by period / window.
+ *    Attaching and detaching a uprobe each wait for an RCU grace period
+ *    (5-500 ms here), so this lever is coarse: one window a second, whose
+ *    estimate has the variance of the workload's rate over a few windows
+ *    (and memtrace's attaching competes with the JVM for CPU at the start of
+ *    each window on a busy machine). It is used only when thinning cannot
+ *    help: the trap alone over budget (above ~10 GB/s on one thread here).
+ * Both are chosen per window from the one just closed: the busiest thread's
+ * samples per second r give its overhead r (t + g + keep w) in the windows;
+ * duty = min(1, DUTYCYCLE_TRAP_SHARE budget / (r (t + g))) and keep fills
+ * the rest of the budget. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
+ * measures.
+ *
+ * Estimates: the scaled bytes the kernel summed are corrected at read time
+ * (dutycycle_factor) for windows that closed late, for a period cut short
+ * by the end of the session, and for the time since the last window ended
+ * (at that window's rate). Periods are contiguous: one whose window opened
+ * late (attaching waits) ends when its window closes, never in the past.
+ */
+#ifndef MEMTRACE_DUTYCYCLE_H
+#define MEMTRACE_DUTYCYCLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DUTYCYCLE_PERIOD_NS 1000000000ull
+#define DUTYCYCLE_MEASURE_NS 200000000ull
+#define DUTYCYCLE_MIN_DUTY 0.02
+#define DUTYCYCLE_MIN_KEEP (1.0 / 1024)
+#define DUTYCYCLE_GATE_NS 30.0   /* the gate's cost until one is measured */
+#define DUTYCYCLE_TRAP_SHARE 0.9 /* windows only when trap + gate exceed this share */
+#define DUTYCYCLE_SCALE_ONE 256   /* = MT_ALLOC_SCALE_ONE */
+
+/* What the probe counted in the window that is closing. */
+struct dutycycle_measure {
+	uint64_t raw_bytes;          /* weights of the kept samples, before scaling */
+	uint64_t samples;            /* kept samples */
+	uint64_t max_thread_samples; /* kept samples of the busiest thread */
+	uint64_t bpf_ns;             /* time in the BPF program for the kept samples */
+	uint64_t skipped;            /* samples the gate let go */
+	uint64_t skipped_ns;         /* their time in the program */
+};
+
+struct dutycycle {
+	double budget;               /* share of one allocating thread's time */
+	double force_keep, force_duty; /* > 0: fixed choices instead of the budget's
+					* (tests of the estimates on a real JVM) */
+	bool no_windows;             /* thinning only: always attached (counters that
+				      * must only grow: serve, top) */
+	bool windowed;               /* a window ever ended with a detach */
+	double trap_ns;              /* the uprobe trap, per sample */
+	uint64_t t0;                 /* session start */
+	uint64_t rng;
+	bool on;                     /* the probes are (to be) attached */
+	double duty;                 /* of the current period */
+	double keep;                 /* a sample's chance to be kept, in the next window */
+	uint32_t keep32;             /* keep as the program's threshold (2^32 - 1: all) */
+	uint64_t scale;              /* of the next window: period / window / keep,
+				      * DUTYCYCLE_SCALE_ONE units */
+	/* the current period and its window */
+	uint64_t pstart, plen;       /* plen 0: ends when its window closes */
+	uint64_t wstart, wend;
+	bool wlive;                  /* its window counts: the probes are in place */
+	bool wclosed;                /* its window closed: wraw, wlen */
+	uint64_t wraw, wlen;
+	uint64_t wscale;
+	double wkeep;
+	/* finished periods (contiguous from the start) */
+	double est, scaled;          /* sum raw / keep * plen / wlen; sum raw * scale */
+	uint64_t covered;            /* their length */
+	double last_rate;            /* bytes per ns of the last finished period's window */
+	/* the last window's measurement (for printing) */
+	double rate;                 /* busiest thread's samples per second */
+	double cost_ns;              /* per sample at keep 1, trap included */
+	double gate_ns, work_ns;     /* the program's gate, and a kept sample's work */
+	uint64_t windows;            /* windows closed */
+	double kept, seen;           /* samples kept, and seen (kept + skipped), closed windows */
+	double max_share;            /* the most rate x cost_ns was, a share of one thread */
+	uint64_t on_ns;              /* time attached, closed windows */
+};
+
+enum dutycycle_action {
+	DUTYCYCLE_NONE = 0,
+	DUTYCYCLE_ATTACH,    /* attach now, with weight scale d->scale, keep d->keep32 */
+	DUTYCYCLE_DETACH,    /* detach now */
+	DUTYCYCLE_RESCALE,   /* stay attached; a new window: d->scale, d->keep32 */
+};
+
+/* dutycycle_init - start at @now, attached (the measuring window); @budget
+ * > 0; @trap_ns the calibrated trap cost; @seed for the windows' offsets. */
+void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t now,
+		    uint64_t seed);
+
+/* dutycycle_next - when dutycycle_tick() wants to be called next (mono ns). */
+uint64_t dutycycle_next(const struct dutycycle *d);
+
+/*
+ * dutycycle_tick - at @now (>= dutycycle_next() to do anything): closes the
+ * window (@m: what the probe counted in it, read just before) or opens the
+ * next one. Returns what the caller does with the probes.
+ */
+enum dutycycle_action dutycycle_tick(struct dutycycle *d, uint64_t now,
+				     const struct dutycycle_measure *m);
+
+/*
+ * dutycycle_started - the probes of the window opened by the last
+ * DUTYCYCLE_ATTACH are in place since @now (attaching a uprobe waits for an
+ * RCU grace period: tens to hundreds of ms): the window is measured from
+ * here and keeps its length.
+ */
+void dutycycle_started(struct dutycycle *d, uint64_t now);
+
+/*
+ * dutycycle_factor - what to multiply the scaled sums by to estimate all
+ * that happened from the start to @now; @raw_open: raw bytes of the window
+ * open now (0 if none). 1 when nothing was observed yet, and while no time
+ * window was used (thinning's 1/keep weights need no correction, so the
+ * kernel's sums are the estimates and only grow).
+ */
+double dutycycle_factor(const struct dutycycle *d, uint64_t now, uint64_t raw_open);
+
+/* dutycycle_observed - share of the time from the start to @now the probes were attached. */
+double dutycycle_observed(const struct dutycycle *d, uint64_t now);
+
+#endif
