@@ -217,6 +217,7 @@ static struct hw_state {
 	bool want_freeze;        /* the request asked: a FREEZE record goes out */
 	bool freezing;           /* the fork is (still) the plan for this walk */
 	bool reset_done;         /* the copy cleared ObjectMarker::_needs_reset */
+	uint64_t fz_left;        /* the JVM's VM thread left the walk's callback after the fork */
 	bool want_copy;          /* MT_AP_FREEZE_DIRECT served: a COPY record goes out */
 	struct mt_ap_hcopy copy;
 	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
@@ -561,8 +562,10 @@ static bool freeze_here(void)
 	if (!hw.freezing || hw.fz.forked)
 		return false;
 	pid = freeze_fork(&hw.fz);
-	if (pid > 0)
+	if (pid > 0) {
+		hw.fz_left = agent_mono_ns(); /* the pause ends right after this return */
 		return true;
+	}
 	if (pid == 0)
 		hw.flags &= ~MT_AP_HEAP_MAXPAUSE; /* the copy pauses nothing */
 	else
@@ -1543,6 +1546,10 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 	hw.deadline_ns = t1 + (uint64_t)req->max_pause_ms * 1000000;
 	e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
 	hw.done.pause_ns = agent_mono_ns() - t1;
+	/* frozen: what is left of the pause after the fork is HotSpot returning
+	 * from an aborted walk; this thread waking up afterwards is not pause */
+	if (hw.freezing && hw.fz.child > 0 && hw.fz_left > t1)
+		hw.done.pause_ns = hw.fz_left - t1;
 	if (hw.freezing && hw.fz.child > 0 && finish_frozen(watch_fd)) {
 		/* the copy failed: walk again in a pause (memtrace gone: stop) */
 		struct mt_ap_hfreeze rec = hw.fz.rec;
