@@ -24,7 +24,9 @@
  * anyway); seccomp refuses new files, sockets, processes, and signals or
  * ptrace to others; a CPU limit; oom_score_adj 1000 (the kernel kills it
  * before anything else); PR_SET_PDEATHSIG kills it with the VM thread. The
- * JVM is never blocked by the copy: the agent's thread polls it.
+ * JVM is never blocked by the copy: the agent's thread polls it; memtrace
+ * (or, failing that, the agent) reads the walk's records out of it through
+ * /proc/PID/mem, then it is killed and reaped.
  * glibc's fork() (not a raw clone) because the copy's walk mallocs: glibc
  * takes its allocator's locks around the fork, so the copy's are free.
  */

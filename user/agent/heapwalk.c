@@ -49,6 +49,18 @@
  *      the layout a second time; when that check fails it asks again with
  *      MT_AP_HEAP_NOUNTAGGED, and every later walk of the agent uses tags.
  *
+ * Frozen (MT_AP_HEAP_FREEZE, untagged walks only; freeze.c). At the walk's
+ * first callback, a root, before any object is visited, freeze_here() forks:
+ * the JVM returns JVMTI_VISIT_ABORT and leaves the pause; in the copy the
+ * same callbacks go on recording visits, values and strings (copy_step()
+ * counts them for the JVM's thread, which watches). When HotSpot leaves the
+ * safepoint in the copy the walk is over: finish_frozen() reads what the
+ * copy's callbacks counted and either hands memtrace the addresses of its
+ * records (COPY record, MT_AP_FREEZE_DIRECT: the copy is `held` until
+ * HEAP_RELEASE) or reads them into this agent's vectors (pull_from_copy())
+ * and kills the copy. Anything failing after the fork: the walk is done
+ * again in a pause, and the FREEZE record says why.
+ *
  * Tagged (KEEPIDS: a --count session that needs ages). The old way: the
  * same steps, but every class, loader, thread and object gets a tag in the
  * walk's env (id << 1; bit 0 unused) and the callbacks record objects and
