@@ -693,6 +693,8 @@ void freeze_end(struct freeze *fz)
 	struct rusage ru;
 	int status;
 
+	if (!fz->forked) /* nothing was opened: a zeroed fz's fds (0) are the JVM's */
+		return;
 	if (fz->mem_fd >= 0)
 		close(fz->mem_fd);
 	fz->mem_fd = -1;

@@ -68,7 +68,9 @@ int freeze_readv(struct freeze *fz, const uint64_t *addrs, void *const *bufs,
 
 /*
  * freeze_end - kill the copy (if any) and reap it; its rusage goes into
- * fz->rec. No-op without a copy; safe to call twice.
+ * fz->rec; close the fds freeze_fork() and freeze_read() opened. No-op
+ * unless freeze_fork() ran on @fz; safe to call twice. (A zeroed struct
+ * freeze has fds 0: the JVM's stdin, never to be closed.)
  */
 void freeze_end(struct freeze *fz);
 

@@ -179,7 +179,7 @@ static int oop_slot = -2;
 
 /* A frozen copy whose records memtrace reads itself (MT_AP_FREEZE_DIRECT),
  * kept after DONE until HEAP_RELEASE, the session's end or held_until. */
-static struct freeze held;
+static struct freeze held = { .mem_fd = -1, .pidfd = -1 };
 static uint64_t held_until;
 
 /* Visits of the agent's last untagged walk: the next one reserves that much
@@ -1435,10 +1435,10 @@ bool heap_copy_held(void)
 
 void heap_copy_release(void)
 {
-	if (held.child > 0 || held.mem_fd >= 0 || held.pidfd >= 0)
+	if (held.child > 0)
 		freeze_end(&held);
 	memset(&held, 0, sizeof(held));
-	held.mem_fd = held.pidfd = -1;
+	held.mem_fd = held.pidfd = -1; /* never 0: that is the JVM's stdin */
 	held_until = 0;
 }
 

@@ -35,11 +35,15 @@ no_child() {
 SP="-XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0"
 jvm_start w "-Xlog:safepoint:file=$LOG" $SP -Xmx256m QueryWorkload planted 100000
 out0=$(grep -cv -e READY -e WARNING "$TMPD/w.out" || true)
+fds() { ls -l "/proc/$JVM_PID/fd" | awk 'NR > 1 { print $(NF - 2), $NF }' | sort; }
+std() { for f in 0 1 2; do readlink "/proc/$JVM_PID/fd/$f"; done; }
+std0=$(std) # the JVM's stdin, stdout, stderr before memtrace ever came
 
 # the same snapshot both ways (no GC in between: the workload idles)
 "$MEMTRACE" --walk frozen snapshot -p "$JVM_PID" -o "$TMPD/f.snap" 2>"$TMPD/f.err" ||
 	{ cat "$TMPD/f.err"; fail "frozen snapshot"; }
 grep -q "frozen: fork" "$TMPD/f.err" || { cat "$TMPD/f.err"; fail "the snapshot was not frozen"; }
+fds0=$(fds) # with the agent's own (its socket, eventfd): from here on nothing changes
 fz=$(printed "$TMPD/f.err") s=$(last_total)
 note "frozen: memtrace ${fz} ms, JVM safepoint log ${s} ms"
 python3 -c "import sys; sys.exit(0 if abs($fz - $s) <= 0.2 else 1)" || fail "frozen pause $fz ms vs the JVM's $s ms"
@@ -113,4 +117,7 @@ assert_eq "$(h "$TMPD/hk.json")" "$(h "$TMPD/hp.json")" "histo after kill -9"
 
 kill -0 "$JVM_PID" || fail "the JVM died"
 [ "$(grep -cv -e READY -e WARNING "$TMPD/w.out" || true)" = "$out0" ] || { cat "$TMPD/w.out"; fail "output on the JVM's stdout/stderr"; }
+# every fd the JVM had after the first walk is still open on the same file
+[ "$(fds)" = "$fds0" ] || { diff <(echo "$fds0") <(fds); fail "the JVM's fds changed"; }
+assert_eq "$(std)" "$std0" "the JVM's fds 0-2"
 [ -z "$(ps -eo stat=,ppid= | awk -v p="$JVM_PID" '$1 ~ /Z/ && $2 == p')" ] || fail "a zombie"

@@ -9,7 +9,8 @@
 #    shares no young generation);
 #  - memory is watched: the JVM's resident memory never grows by more than
 #    its heap while copies live (sampled every 50 ms), and nothing outlives
-#    a walk (no child of the JVM, no zombie); the JVM lives on.
+#    a walk (no child of the JVM, no zombie); the JVM lives on, its fds 0-2
+#    are the same files and its stdin still reads.
 # TIMEOUT: 60
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -23,6 +24,8 @@ JVM_PIDS+=("$JVM_PID")
 wait_for_line "$TMPD/fw.out" READY 60 || { cat "$TMPD/fw.out"; fail "the workload did not start"; }
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$JVM_PID/status"; }
 rss0=$(rss)
+fds() { for f in 0 1 2; do readlink "/proc/$JVM_PID/fd/$f"; done; }
+fds0=$(fds)
 # the watcher: peak RSS and any child of the JVM, every 50 ms
 ( peak=0; while kill -0 "$JVM_PID" 2>/dev/null; do
 	r=$(rss 2>/dev/null || echo 0); [ "${r:-0}" -gt "$peak" ] && peak=$r && echo "$peak" >"$TMPD/peak"
@@ -51,6 +54,11 @@ instances_for s have_names = \"entries\"" >"$TMPD/q.json" 2>"$TMPD/q.err" || { c
 grep -q "frozen: fork" "$TMPD/q.err" || { cat "$TMPD/q.err"; fail "query not frozen"; }
 assert_eq "$(cat "$TMPD/q.json")" "{\"s\":{\"entries\":{\"n\":$((N + 1))}}}" "the array and the entries it reaches"
 kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+# the JVM's own fds are untouched: its stdin still reads (an agent bug once
+# closed fd 0 of the JVM: the workload's next read failed with EBADF)
+assert_eq "$(fds)" "$fds0" "the JVM's fds 0-2"
+echo "dump 3" >&3
+wait_for_line "$TMPD/fw.out" END 10 || { cat "$TMPD/fw.out"; fail "the workload no longer reads its stdin"; }
 note "JVM RSS: $((rss0 / 1024)) MiB at the start, peak $(( $(cat "$TMPD/peak") / 1024 )) MiB (heap 256 MiB)"
 [ "$(cat "$TMPD/peak")" -le $((rss0 + 256 * 1024)) ] || fail "the JVM's memory grew by more than its heap"
 kill -0 "$JVM_PID" || fail "the JVM died"
