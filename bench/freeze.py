@@ -174,6 +174,18 @@ def run(jvm, method):
             "answer_ms": t1 - t0, "ok": r.returncode == 0, "copy_walk_ms": walk}
 
 
+def faultcost():
+    """bench/faultcost's figures now (the machine's load changes them)."""
+    exe = os.path.join(ROOT, "build", "bench", "faultcost")
+    if not os.path.exists(exe):
+        return None
+    r = subprocess.run([exe, "128"], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
 def med(v):
     v = [x for x in v if x is not None]
     if not v:
@@ -224,6 +236,14 @@ def main():
                     m, med([r["pause_ms"] for r in v]), med([r["mutator_stime_ms"] for r in v]),
                     med([r["mutator_faults"] for r in v]), med([r["agent_stime_ms"] for r in v]),
                     med([r["lost_ms"] for r in v]), med([r["answer_ms"] for r in v])))
+            fc = faultcost()
+            if fc:
+                f = statistics.median([r["mutator_faults"] for r in by.get("frozen", [])] or [0])
+                print("  a fault after a fork costs here now: %.1f us (copy-on-write, the copy alive), "
+                      "%.1f us (write-protect, the copy gone); the frozen walk's %.0f mutator faults: "
+                      "%.0f-%.0f ms" % (fc["cow_us"], fc["reuse_us"], f,
+                                        f * min(fc["cow_us"], fc["reuse_us"]) / 1000,
+                                        f * max(fc["cow_us"], fc["reuse_us"]) / 1000))
             if "frozen" in by and "jmap" in by:
                 f = statistics.median([r["pause_ms"] + max(0, r["mutator_stime_ms"]) for r in by["frozen"]])
                 j = statistics.median([r["pause_ms"] for r in by["jmap"]])

@@ -15,6 +15,6 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-make -s all >/dev/null
+make -s all build/bench/faultcost >/dev/null
 tests/java/build.sh >/dev/null 2>&1
 exec python3 bench/freeze.py
