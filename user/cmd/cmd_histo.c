@@ -29,8 +29,9 @@ static int by_bytes(const void *a, const void *b)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace histo -p PID [--json] [--top N] [--max-pause MS]\n"
-		   "  Live instances and shallow bytes per class (a heap walk; the JVM pauses\n"
-		   "  only for it). JSON: one line per class with class, instances, bytes.\n");
+		   "  Live instances and shallow bytes per class (a heap walk, by default in a\n"
+		   "  frozen copy of the JVM forked in a short pause: see `memtrace -h`, --walk).\n"
+		   "  JSON: one line per class with class, instances, bytes.\n");
 }
 
 int do_histo(int argc, char **argv)
