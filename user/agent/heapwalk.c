@@ -1541,7 +1541,8 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		if (!any)
 			hw.flags &= ~MT_AP_HEAP_STRINGS;
 	}
-	if (hw.untagged)
+	/* (a frozen walk records nothing here: the copy grows its own vector) */
+	if (hw.untagged && !hw.freezing)
 		vec_reserve(&hw.visits, last_visits + last_visits / 4);
 	cb.heap_reference_callback = hw.untagged ? on_ref_untagged : on_ref;
 	if (!hw.untagged)
