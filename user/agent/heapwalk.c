@@ -1586,13 +1586,13 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		return err;
 	}
 	if (hw.untagged) {
-		if (!hw.aborted && !hw.layout_bad)
-			last_visits = hw.visits.n;
+		if (!hw.aborted && !hw.layout_bad) /* a frozen copy's stay in the copy */
+			last_visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 		untag_given();
 		/* memtrace numbers the other objects from named_next; later walks of
 		 * the session number theirs past every id this one could use */
 		hw.named_next = hs.next_id;
-		hs.next_id += hw.visits.n;
+		hs.next_id += hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 	}
 	(*jni)->PopLocalFrame(jni, NULL);
 walked:
