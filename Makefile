@@ -46,8 +46,37 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Objects too: make would otherwise delete the sanitizer objects after each unit test link.
 .SECONDARY: $(ASAN_OBJS) $(LIB_OBJS)
 
-.PHONY: all deps check unit e2e demo bench clean fuzz
-all: $(BUILD)/memtrace $(AGENT_SO)
+# make install (GNU layout; DESTDIR for staging): the binary in BINDIR, the
+# agent in PREFIX/lib/memtrace/ (memtrace looks in ../lib/memtrace/ from its
+# own directory), the man page and the bash completion, both generated from
+# the command table by scripts/gen-docs.py.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+AGENTDIR    := $(PREFIX)/lib/memtrace
+DOCS        := $(BUILD)/memtrace.1 $(BUILD)/memtrace.bash
+
+.PHONY: all deps check unit e2e demo bench clean fuzz install uninstall
+all: $(BUILD)/memtrace $(AGENT_SO) $(DOCS)
+
+$(BUILD)/memtrace.1: $(BUILD)/memtrace scripts/gen-docs.py
+	python3 scripts/gen-docs.py $(BUILD)/memtrace man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/memtrace.bash: $(BUILD)/memtrace scripts/gen-docs.py
+	python3 scripts/gen-docs.py $(BUILD)/memtrace completion > $@.tmp && mv $@.tmp $@
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(AGENTDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(BUILD)/memtrace $(DESTDIR)$(BINDIR)/memtrace
+	install -m 644 $(AGENT_SO) $(DESTDIR)$(AGENTDIR)/libmemtrace-agent.so
+	install -m 644 $(BUILD)/memtrace.1 $(DESTDIR)$(MANDIR)/man1/memtrace.1
+	install -m 644 $(BUILD)/memtrace.bash $(DESTDIR)$(BASHCOMPDIR)/memtrace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memtrace $(DESTDIR)$(AGENTDIR)/libmemtrace-agent.so \
+		$(DESTDIR)$(MANDIR)/man1/memtrace.1 $(DESTDIR)$(BASHCOMPDIR)/memtrace
+	-rmdir $(DESTDIR)$(AGENTDIR)
 
 deps:
 	@scripts/install-deps.sh

@@ -12,6 +12,8 @@ build/bench/collector_bench 2000000
 echo
 echo "== allocation profiling overhead (bench/alloc_overhead.sh)"
 "$ROOT/bench/alloc_overhead.sh"
+echo "== allocation estimates under the budget's levers (bench/alloc_budget.sh)"
+"$ROOT/bench/alloc_budget.sh"
 echo "== java.util.concurrent lock tracing overhead (bench/locks_overhead.sh)"
 bench/locks_overhead.sh
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"

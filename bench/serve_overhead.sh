@@ -71,7 +71,7 @@ t1=$(date +%s.%N); c1=$(cpu_ticks); rss_last=$(rss_kb)
 [ "$rss_last" -gt "$rss_max" ] && rss_max=$rss_last
 metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$port/metrics', timeout=5).read().decode())")
 watched=$(echo "$metrics" | awk '/^memtrace_jvms_watched / { print $2 }')
-colls=$(echo "$metrics" | awk '/^memtrace_gc_collections_total/ { s += $NF } END { print s + 0 }')
+colls=$(echo "$metrics" | awk '/^jvm_gc_(pause|concurrent_phase_time)_seconds_count/ { s += $NF } END { print s + 0 }')
 python3 - "$t0" "$t1" "$c0" "$c1" "$hz" "$rss_first" "$rss_max" "$rss_last" "$watched" "$colls" "${SERVE_ARGS:-}${PIDNS:+ (own pid ns)}" <<'PY'
 import sys
 t0, t1, c0, c1, hz = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])

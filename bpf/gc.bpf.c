@@ -45,7 +45,8 @@ static __always_inline struct mt_gc_raw *gc_reserve(__u32 kind)
 	e->tid = (__u32)id;
 	e->kind = kind;
 	e->is_full = 0;
-	e->pad = 0;
+	e->cause = 0;
+	e->action = 0;
 	return e;
 }
 
@@ -113,6 +114,28 @@ SEC("uprobe")
 int handle_pool_end(struct pt_regs *ctx)
 {
 	return pool_event(ctx, MT_POOL_END);
+}
+
+/*
+ * Entry of GCMemoryManager::gc_end(this, bool, bool, bool, bool,
+ * GCCause::Cause cause, bool, const char *message) (System V: cause in the
+ * sixth argument register, message the second stack argument). The mangled
+ * name user space attaches by pins this signature.
+ */
+SEC("uprobe")
+int handle_gc_cause(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_GC_CAUSE);
+	__u64 msg = 0;
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->cause = (__u32)ctx->r9; /* x86-64: the sixth argument */
+	bpf_probe_read_user(&msg, sizeof(msg), (void *)(PT_REGS_SP(ctx) + 16));
+	e->action = msg;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

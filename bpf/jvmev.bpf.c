@@ -170,6 +170,23 @@ static __always_inline int pool(struct pt_regs *ctx, __u32 kind)
 SEC("uprobe") int handle_pool_begin(struct pt_regs *ctx) { return pool(ctx, MT_J_POOL_BEGIN); }
 SEC("uprobe") int handle_pool_end(struct pt_regs *ctx) { return pool(ctx, MT_J_POOL_END); }
 
+/* Entry of GCMemoryManager::gc_end (see memtrace/gc.h): the cause in the
+ * sixth argument register, the end message the second stack argument. */
+SEC("uprobe")
+int handle_gc_cause(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_GC_CAUSE);
+	__u64 msg = 0;
+
+	if (!e)
+		return 0;
+	e->a0 = (__u32)ctx->r9;
+	bpf_probe_read_user(&msg, sizeof(msg), (void *)(PT_REGS_SP(ctx) + 16));
+	e->a1 = msg;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 /* monitor__*(java_tid, monitor, class, len[, timeout]) */
 static __always_inline int monitor(struct pt_regs *ctx, __u32 kind)
 {

@@ -290,6 +290,13 @@ struct dsl_hfield {
 	enum dsl_field_kind kind;
 };
 
+/* What a class is, as far as the heap's source says (dsl_hclass.kind). */
+enum dsl_class_kind {
+	DSL_CK_UNKNOWN,   /* the source does not say (an .hprof dump, an older agent) */
+	DSL_CK_CLASS,     /* a class (or an array class) */
+	DSL_CK_INTERFACE, /* an interface */
+};
+
 struct dsl_hclass {
 	const char *name;        /* Java name, nested classes with '$' */
 	uint32_t obj;            /* index of the java.lang.Class object, or DSL_NOOBJ */
@@ -297,6 +304,16 @@ struct dsl_hclass {
 	uint32_t loader;         /* loader index, or DSL_NOOBJ (bootstrap) */
 	const struct dsl_hfield *fields; /* every instance field, inherited ones too */
 	uint32_t nfields;
+	/* direct superinterfaces (class indices), meaningful unless dsl_heap.no_ifaces */
+	const uint32_t *ifaces;
+	uint32_t nifaces;
+	uint8_t kind;            /* enum dsl_class_kind */
+};
+
+/* A static field that holds a reference (dsl_heap.statics). */
+struct dsl_hstatic {
+	const char *name;
+	uint32_t cls;            /* the class that declares it */
 };
 
 struct dsl_hobject {
@@ -312,8 +329,10 @@ struct dsl_hobject {
 
 struct dsl_href {
 	uint32_t to;             /* object index */
+	int32_t index;           /* FIELD: slot in the referrer's class's fields; STATIC_FIELD:
+				  * index in dsl_heap.statics; ARRAY_ELEMENT: the element's
+				  * index; -1: unknown or none */
 	uint8_t kind;            /* enum dsl_ref_kind (not a root kind) */
-	const char *field;       /* field name or NULL */
 };
 
 struct dsl_hroot {
@@ -339,11 +358,29 @@ struct dsl_heap {
 	const struct dsl_hroot *roots;     uint32_t nroots;
 	const struct dsl_hloader *loaders; uint32_t nloaders;
 	const struct dsl_hthread *threads; uint32_t nthreads;
+	const struct dsl_hstatic *statics; uint32_t nstatics; /* may be none */
 	/* NULL: objects carry their age; else why the source has none (an
 	 * .hprof dump): `age` is then a compile error, or null at run time
 	 * where a Java field of that name could be meant */
 	const char *no_age;
+	/* NULL: every class says what it is and lists its superinterfaces; else
+	 * why not (an .hprof dump records none): `x is C` with a C that may be
+	 * an interface is then a compile error */
+	const char *no_ifaces;
+	/* Optional, filled on demand by the heap's builder (NULL: not built):
+	 * retained[o]: bytes o dominates (DSL_NORETAINED: unreachable from the
+	 * heap roots); referrers of o: referrer[referrer_first[o] ..
+	 * referrer_first[o + 1]) object indices, ascending, one per reference;
+	 * root_via[o]: how the shortest path from a heap root reaches o: the
+	 * index of the last reference in refs, DSL_VIA_ROOT (o is a heap root)
+	 * or DSL_VIA_NONE (unreachable). */
+	const uint64_t *retained;
+	const uint32_t *referrer_first, *referrer;
+	const uint32_t *root_via;
 };
+#define DSL_NORETAINED UINT64_MAX
+#define DSL_VIA_ROOT   UINT32_MAX
+#define DSL_VIA_NONE   (UINT32_MAX - 1)
 
 /* Field-type bits a schema reports for a field name. */
 #define DSL_FT_INT    (1u << DSL_FK_INT)
@@ -356,10 +393,13 @@ struct dsl_heap {
 struct dsl_schema {
 	/* true if some class of the heap matches name as `x is name` would */
 	bool (*has_class)(void *ctx, const char *name);
+	/* 1u << DSL_CK_* of every class matching name; may be NULL (unknown) */
+	unsigned (*class_kinds)(void *ctx, const char *name);
 	/* DSL_FT_* bits of every class's field called name; 0: no class has it */
 	unsigned (*field_types)(void *ctx, const char *name);
 	void *ctx;
 	const char *no_age;  /* as dsl_heap.no_age: NULL if objects have an age */
+	const char *no_ifaces; /* as dsl_heap.no_ifaces */
 };
 
 /* A schema answering from an in-memory heap (h must outlive the schema). */
@@ -371,6 +411,39 @@ bool dsl_class_name_matches(const char *cname, const char *qname);
 /* Validate indices of h (objects, refs, classes, loaders). Returns 0 or
  * -EINVAL with a message in d. */
 int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d);
+
+/* dsl_ref_owner - the object whose references include h->refs[ref] (each
+ * object's references are one run, in object order). */
+uint32_t dsl_ref_owner(const struct dsl_heap *h, uint32_t ref);
+/* dsl_ref_text - what reference r of object from is, into buf:
+ * "java.util.HashMap.table" (the referrer's class and the field),
+ * "java.lang.Object[][3]" (an array element), "static LeakHolder.MAP" (a
+ * static field, from a class object), else the kind ("class_loader").
+ * Returns buf. */
+const char *dsl_ref_text(const struct dsl_heap *h, uint32_t from, const struct dsl_href *r,
+			 char *buf, size_t n);
+
+/* dsl_obj_class_text - "class Foo" for the class object of Foo (searched:
+ * linear in classes), else the name of o's class (buf may be unused). */
+const char *dsl_obj_class_text(const struct dsl_heap *h, uint32_t o, char *buf, size_t n);
+
+/* One step of a shortest path from a heap root (dsl_root_path). */
+struct dsl_pathstep {
+	uint32_t obj;    /* the object reached */
+	uint32_t from;   /* its referrer; DSL_NOOBJ for the first step (the root) */
+	uint32_t ref;    /* index of the reference in h->refs; the first step: of
+			  * the root in h->roots */
+};
+/* dsl_root_path - the path to object o along h->root_via, root first, into
+ * out (at most max steps). Returns how many steps the whole path has (more
+ * than max: only the first max were written); 0 if no root reaches o or
+ * the heap has no root_via. */
+size_t dsl_root_path(const struct dsl_heap *h, uint32_t o, struct dsl_pathstep *out,
+		     size_t max);
+/* dsl_path_step_text - step s as text into buf: the first step "<root kind>
+ * <class> (id N)", the others "<dsl_ref_text> -> <class> (id N)". Returns buf. */
+const char *dsl_path_step_text(const struct dsl_heap *h, const struct dsl_pathstep *s,
+			       char *buf, size_t n);
 
 /* ===================================================================== */
 /* types.c                                                               */
@@ -413,6 +486,7 @@ enum dsl_builtin {
 	DSL_B_CLASS, DSL_B_SIZE, DSL_B_LENGTH, DSL_B_ID, DSL_B_AGE,
 	DSL_B_NAME, DSL_B_CLASSLOADER, DSL_B_LIST_SIZE,
 	DSL_B_FILTER, DSL_B_MAP, DSL_B_EXISTS, DSL_B_FOREACH,
+	DSL_B_RETAINED, DSL_B_REFERRERS, DSL_B_ROOT_PATH,
 };
 
 /* One set type after the type pass. */
@@ -439,6 +513,9 @@ struct dsl_typed {
 	int nclasses;
 	bool needs_refs;      /* some membership is not the constant false */
 	bool uses_age;        /* the built-in `age` is read somewhere */
+	bool uses_retained;   /* ... `retained` */
+	bool uses_referrers;  /* ... `referrers` */
+	bool uses_root_path;  /* ... `root_path` */
 	int max_level;        /* deepest lambda nesting */
 	int max_params;       /* most parameters of one lambda */
 };
@@ -520,6 +597,19 @@ struct dsl_eval {
 	int refkind;                 /* ref_kind, -1 for an instance's own roots */
 	struct dsl_value *frames[DSL_MAX_NESTING + 2]; /* lambda parameters per level */
 	struct dsl_list *tgroups;    /* thread_groups, built on first use */
+	/* objects that are a class, a loader or a thread (for the built-ins
+	 * that take precedence over their Java fields), sorted by object;
+	 * built on first use */
+	struct dsl_objrole *roles;
+	uint32_t nroles;
+	bool roles_built;
+};
+
+/* An object that is also a Class, a Classloader or a Thread. */
+struct dsl_objrole {
+	uint32_t obj;
+	uint32_t idx;                /* index in the heap's classes, loaders or threads */
+	uint8_t kind;                /* DSL_V_CLASS, DSL_V_LOADER, DSL_V_THREAD */
 };
 
 /* Evaluate expression n in the context of ev into *out.
@@ -563,6 +653,9 @@ struct dsl_needs {
 	int nfields;
 	bool strings;           /* some field is read as a java.lang.String value */
 	bool age;               /* the built-in `age` is read */
+	bool retained;          /* `retained`: the heap needs dsl_heap.retained */
+	bool referrers;         /* `referrers`: dsl_heap.referrer_first/referrer */
+	bool root_path;         /* `root_path`: dsl_heap.root_via */
 };
 
 /* Compile src[0..len) (filename is for messages). schema may be NULL (class

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dsl.h"
@@ -215,12 +216,145 @@ static bool has_field(struct dsl_eval *ev, uint32_t o, int f)
 	return ev->fidx[(size_t)ev->h->objects[o].cls * ev->t->nfields + f] >= 0;
 }
 
-static void builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struct dsl_value *out)
+static int cmp_role(const void *a, const void *b)
+{
+	const struct dsl_objrole *x = a, *y = b;
+
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+/* The roles of the heap's objects (classes, loaders, threads), built once. */
+static int build_roles(struct dsl_eval *ev)
+{
+	const struct dsl_heap *h = ev->h;
+	size_t n = (size_t)h->nclasses + h->nloaders + h->nthreads, k = 0;
+	struct dsl_objrole *r;
+
+	ev->roles_built = true;
+	r = dsl_arena_alloc(ev->persist, (n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->nclasses; i++)
+		if (h->classes[i].obj != DSL_NOOBJ)
+			r[k++] = (struct dsl_objrole){ h->classes[i].obj, i, DSL_V_CLASS };
+	for (uint32_t i = 0; i < h->nloaders; i++)
+		if (h->loaders[i].obj != DSL_NOOBJ)
+			r[k++] = (struct dsl_objrole){ h->loaders[i].obj, i, DSL_V_LOADER };
+	for (uint32_t i = 0; i < h->nthreads; i++)
+		r[k++] = (struct dsl_objrole){ h->threads[i].obj, i, DSL_V_THREAD };
+	qsort(r, k, sizeof(*r), cmp_role);
+	ev->roles = r;
+	ev->nroles = (uint32_t)k;
+	return 0;
+}
+
+/* The object of v as the Class, Classloader or Thread it also is, for
+ * built-in b (name: a class or a thread; classloader: a class; id: a
+ * loader); false if it is none of those. */
+static bool as_role(struct dsl_eval *ev, const struct dsl_value *v, int b, struct dsl_value *out)
+{
+	uint32_t lo = 0, hi;
+
+	if (v->kind != DSL_V_OBJ || (b != DSL_B_NAME && b != DSL_B_CLASSLOADER && b != DSL_B_ID))
+		return false;
+	if (!ev->roles_built && build_roles(ev))
+		return false;
+	hi = ev->nroles;
+	while (lo < hi) { /* the first role of the object */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ev->roles[mid].obj < v->u.idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ev->nroles && ev->roles[lo].obj == v->u.idx; lo++) {
+		uint8_t k = ev->roles[lo].kind;
+
+		if ((b == DSL_B_NAME && (k == DSL_V_CLASS || k == DSL_V_THREAD)) ||
+		    (b == DSL_B_CLASSLOADER && k == DSL_V_CLASS) ||
+		    (b == DSL_B_ID && k == DSL_V_LOADER)) {
+			memset(out, 0, sizeof(*out));
+			out->kind = k;
+			out->u.idx = ev->roles[lo].idx;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* root_path: the steps from a heap root to object o as strings. */
+static int root_path(struct dsl_eval *ev, uint32_t o, struct dsl_value *out)
+{
+	struct dsl_pathstep st[64], *steps = st;
+	size_t n = dsl_root_path(ev->h, o, st, 64);
+	struct dsl_value *v;
+	struct dsl_list *l;
+	char buf[1024];
+
+	if (!n)
+		return 0; /* null: no root reaches it */
+	if (n > 64) {
+		steps = dsl_arena_alloc(ev->cur, n * sizeof(*steps));
+		if (!steps)
+			return -ENOMEM;
+		dsl_root_path(ev->h, o, steps, n);
+	}
+	v = dsl_arena_alloc(ev->cur, n * sizeof(*v));
+	l = dsl_arena_alloc(ev->cur, sizeof(*l));
+	if (!v || !l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		dsl_path_step_text(ev->h, &steps[i], buf, sizeof(buf));
+		v[i].kind = DSL_V_STR;
+		/* strings are not copied when a value is kept (dsl_value_persist):
+		 * they live as long as the run */
+		v[i].u.s = dsl_arena_strndup(ev->persist, buf, strlen(buf));
+		if (!v[i].u.s)
+			return -ENOMEM;
+	}
+	l->kind = DSL_L_ARRAY;
+	l->n = n;
+	l->v = v;
+	out->kind = DSL_V_LIST;
+	out->u.l = l;
+	return 0;
+}
+
+/* referrers: one Object per referring object (an object referring twice
+ * is listed once). */
+static int referrers(struct dsl_eval *ev, uint32_t o, struct dsl_value *out)
+{
+	const struct dsl_heap *h = ev->h;
+	uint32_t a = h->referrer_first[o], e = h->referrer_first[o + 1], k = 0;
+	struct dsl_value *v = dsl_arena_alloc(ev->cur, ((size_t)(e - a) + 1) * sizeof(*v));
+	struct dsl_list *l = dsl_arena_alloc(ev->cur, sizeof(*l));
+
+	if (!v || !l)
+		return -ENOMEM;
+	for (uint32_t i = a; i < e; i++) {
+		if (k && v[k - 1].u.idx == h->referrer[i])
+			continue;
+		v[k].kind = DSL_V_OBJ;
+		v[k++].u.idx = h->referrer[i];
+	}
+	l->kind = DSL_L_ARRAY;
+	l->n = k;
+	l->v = v;
+	out->kind = DSL_V_LIST;
+	out->u.l = l;
+	return 0;
+}
+
+static int builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struct dsl_value *out)
 {
 	const struct dsl_heap *h = ev->h;
 	uint32_t o = dsl_value_obj(ev, v);
+	struct dsl_value role;
 
 	memset(out, 0, sizeof(*out));
+	if (as_role(ev, v, b, &role))
+		v = &role;
 	switch (b) {
 	case DSL_B_CLASS:
 		if (o != DSL_NOOBJ) {
@@ -234,6 +368,20 @@ static void builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struc
 			out->kind = DSL_V_INT;
 			out->u.i = b == DSL_B_SIZE ? (int64_t)h->objects[o].size : h->objects[o].age;
 		}
+		break;
+	case DSL_B_RETAINED:
+		if (o != DSL_NOOBJ && h->retained && h->retained[o] != DSL_NORETAINED) {
+			out->kind = DSL_V_INT;
+			out->u.i = (int64_t)h->retained[o];
+		}
+		break;
+	case DSL_B_REFERRERS:
+		if (o != DSL_NOOBJ && h->referrer_first)
+			return referrers(ev, o, out);
+		break;
+	case DSL_B_ROOT_PATH:
+		if (o != DSL_NOOBJ)
+			return root_path(ev, o, out);
 		break;
 	case DSL_B_LENGTH:
 		if (o != DSL_NOOBJ && h->objects[o].length >= 0) {
@@ -273,6 +421,7 @@ static void builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struc
 		}
 		break;
 	}
+	return 0;
 }
 
 static int eval_member(struct dsl_eval *ev, const struct dsl_node *n, struct dsl_value *out)
@@ -300,23 +449,26 @@ static int eval_member(struct dsl_eval *ev, const struct dsl_node *n, struct dsl
 	case DSL_RES_FIELD:
 	case DSL_RES_FIELD_OR_BUILTIN: {
 		uint32_t o = dsl_value_obj(ev, &l);
+		struct dsl_value role;
 
 		if (o == DSL_NOOBJ) {
 			if (n->res == DSL_RES_FIELD_OR_BUILTIN)
-				builtin(ev, &l, (int)n->ival, out);
-			else
-				memset(out, 0, sizeof(*out));
+				return builtin(ev, &l, (int)n->ival, out) ? oom(ev, n) : 0;
+			memset(out, 0, sizeof(*out));
 			return 0;
 		}
+		/* a class, loader or thread: its built-in before its Java field */
+		if (n->res == DSL_RES_FIELD_OR_BUILTIN && n->bval &&
+		    as_role(ev, &l, (int)n->ival, &role))
+			return builtin(ev, &role, (int)n->ival, out) ? oom(ev, n) : 0;
 		if (n->res == DSL_RES_FIELD || has_field(ev, o, n->slot))
 			read_field(ev, o, n->slot, n->name, out);
-		else
-			builtin(ev, &l, (int)n->ival, out);
+		else if (builtin(ev, &l, (int)n->ival, out))
+			return oom(ev, n);
 		return 0;
 	}
 	case DSL_RES_BUILTIN:
-		builtin(ev, &l, n->slot, out);
-		return 0;
+		return builtin(ev, &l, n->slot, out) ? oom(ev, n) : 0;
 	default:
 		break;
 	}

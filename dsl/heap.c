@@ -2,6 +2,7 @@
 /* heap.c - the abstract heap: ref-kind names, class-name matching, a schema
  * answering from an in-memory heap, and index validation. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dsl.h"
@@ -69,12 +70,26 @@ static unsigned heap_field_types(void *ctx, const char *name)
 	return bits;
 }
 
+static unsigned heap_class_kinds(void *ctx, const char *name)
+{
+	const struct dsl_heap *h = ctx;
+	unsigned bits = 0;
+
+	for (uint32_t i = 0; i < h->nclasses; i++)
+		if (h->classes[i].name && dsl_class_name_matches(h->classes[i].name, name))
+			bits |= 1u << (h->classes[i].kind <= DSL_CK_INTERFACE ? h->classes[i].kind
+									   : DSL_CK_UNKNOWN);
+	return bits;
+}
+
 void dsl_heap_schema(const struct dsl_heap *h, struct dsl_schema *out)
 {
 	out->has_class = heap_has_class;
+	out->class_kinds = heap_class_kinds;
 	out->field_types = heap_field_types;
 	out->ctx = (void *)h;
 	out->no_age = h->no_age;
+	out->no_ifaces = h->no_ifaces;
 }
 
 #define BAD(cond, ...) do { if (cond) { dsl_diags_add(d, 0, __VA_ARGS__); return -EINVAL; } } while (0)
@@ -92,7 +107,13 @@ int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d)
 		for (uint32_t j = 0; j < c->nfields; j++)
 			BAD(!c->fields[j].name || c->fields[j].kind > DSL_FK_REF,
 			    "heap: class %s: bad field %u", c->name, j);
+		BAD(c->nifaces && !c->ifaces, "heap: class %s: no interface table", c->name);
+		for (uint32_t j = 0; j < c->nifaces; j++)
+			BAD(c->ifaces[j] >= h->nclasses, "heap: class %s: bad interface", c->name);
 	}
+	for (uint32_t i = 0; i < h->nstatics; i++)
+		BAD(!h->statics[i].name || h->statics[i].cls >= h->nclasses,
+		    "heap: static field %u: bad name or class", i);
 	for (uint32_t i = 0; i < h->nobjects; i++) {
 		const struct dsl_hobject *o = &h->objects[i];
 
@@ -100,9 +121,25 @@ int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d)
 		BAD(o->ref_first > h->nrefs || o->nrefs > h->nrefs - o->ref_first,
 		    "heap: object %u: bad reference range", i);
 	}
-	for (uint32_t i = 0; i < h->nrefs; i++)
-		BAD(h->refs[i].to >= h->nobjects || h->refs[i].kind > DSL_REF_SUPERCLASS,
+	for (uint32_t i = 0; i < h->nrefs; i++) {
+		const struct dsl_href *r = &h->refs[i];
+
+		BAD(r->to >= h->nobjects || r->kind > DSL_REF_SUPERCLASS,
 		    "heap: reference %u: bad target or kind", i);
+		BAD(r->kind == DSL_REF_STATIC_FIELD && r->index >= 0 &&
+		    (uint32_t)r->index >= h->nstatics, "heap: reference %u: bad static field", i);
+	}
+	for (uint32_t i = 0; i < h->nobjects; i++) {
+		const struct dsl_hobject *o = &h->objects[i];
+
+		for (uint32_t k = 0; k < o->nrefs; k++) {
+			const struct dsl_href *r = &h->refs[o->ref_first + k];
+
+			BAD(r->kind == DSL_REF_FIELD && r->index >= 0 &&
+			    (uint32_t)r->index >= h->classes[o->cls].nfields,
+			    "heap: object %u: a reference from a field its class lacks", i);
+		}
+	}
 	for (uint32_t i = 0; i < h->nroots; i++)
 		BAD(h->roots[i].obj >= h->nobjects || !DSL_REF_IS_ROOT(h->roots[i].kind),
 		    "heap: root %u: bad object or kind", i);
@@ -112,4 +149,121 @@ int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d)
 	for (uint32_t i = 0; i < h->nthreads; i++)
 		BAD(h->threads[i].obj >= h->nobjects, "heap: thread %u: bad object index", i);
 	return 0;
+}
+
+uint32_t dsl_ref_owner(const struct dsl_heap *h, uint32_t ref)
+{
+	uint32_t lo = 0, hi = h->nobjects;
+
+	/* the last object whose references start at or before ref and hold it */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct dsl_hobject *o = &h->objects[mid];
+
+		if (o->nrefs && ref >= o->ref_first && ref - o->ref_first < o->nrefs)
+			return mid;
+		if (o->ref_first + o->nrefs <= ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return DSL_NOOBJ;
+}
+
+const char *dsl_ref_text(const struct dsl_heap *h, uint32_t from, const struct dsl_href *r,
+			 char *buf, size_t n)
+{
+	const struct dsl_hclass *c = from < h->nobjects ? &h->classes[h->objects[from].cls] : NULL;
+
+	if (r->kind == DSL_REF_FIELD && c && r->index >= 0 && (uint32_t)r->index < c->nfields)
+		snprintf(buf, n, "%s.%s", c->name, c->fields[r->index].name);
+	else if (r->kind == DSL_REF_ARRAY_ELEMENT && c && r->index >= 0)
+		snprintf(buf, n, "%s[%d]", c->name, r->index);
+	else if (r->kind == DSL_REF_STATIC_FIELD && r->index >= 0 &&
+		 (uint32_t)r->index < h->nstatics)
+		snprintf(buf, n, "static %s.%s", h->classes[h->statics[r->index].cls].name,
+			 h->statics[r->index].name);
+	else if (c)
+		snprintf(buf, n, "%s (%s)", c->name, dsl_ref_kind_name(r->kind));
+	else
+		snprintf(buf, n, "(%s)", dsl_ref_kind_name(r->kind));
+	return buf;
+}
+
+size_t dsl_root_path(const struct dsl_heap *h, uint32_t o, struct dsl_pathstep *out,
+		     size_t max)
+{
+	size_t len = 0, k;
+	uint32_t x = o;
+
+	if (!h->root_via || o >= h->nobjects || h->root_via[o] == DSL_VIA_NONE)
+		return 0;
+	/* the length first (a shortest path: at most one step per object) */
+	while (h->root_via[x] != DSL_VIA_ROOT && len <= h->nobjects) {
+		x = dsl_ref_owner(h, h->root_via[x]);
+		if (x == DSL_NOOBJ)
+			return 0;
+		len++;
+	}
+	len++;
+	/* then the steps from o back, written root first */
+	x = o;
+	for (k = len; k-- > 0;) {
+		struct dsl_pathstep s = { .obj = x, .from = DSL_NOOBJ };
+
+		if (h->root_via[x] == DSL_VIA_ROOT) {
+			/* its first root entry, one that is no local reference if any is */
+			s.ref = DSL_NOOBJ;
+			for (uint32_t i = 0; i < h->nroots; i++) {
+				int kd = h->roots[i].kind;
+
+				if (h->roots[i].obj != x)
+					continue;
+				if (s.ref == DSL_NOOBJ)
+					s.ref = i;
+				if (kd != DSL_ROOT_STACK_LOCAL && kd != DSL_ROOT_JNI_LOCAL) {
+					s.ref = i;
+					break;
+				}
+			}
+		} else {
+			s.ref = h->root_via[x];
+			s.from = dsl_ref_owner(h, s.ref);
+		}
+		if (k < max)
+			out[k] = s;
+		x = s.from;
+	}
+	return len;
+}
+
+const char *dsl_obj_class_text(const struct dsl_heap *h, uint32_t o, char *buf, size_t n)
+{
+	const char *cname = h->classes[h->objects[o].cls].name;
+
+	if (!strcmp(cname, "java.lang.Class"))
+		for (uint32_t i = 0; i < h->nclasses; i++)
+			if (h->classes[i].obj == o) {
+				snprintf(buf, n, "class %s", h->classes[i].name);
+				return buf;
+			}
+	return cname;
+}
+
+const char *dsl_path_step_text(const struct dsl_heap *h, const struct dsl_pathstep *s,
+			       char *buf, size_t n)
+{
+	char cb[512], rt[512];
+	const char *cname = dsl_obj_class_text(h, s->obj, cb, sizeof(cb));
+	unsigned long long id = (unsigned long long)h->objects[s->obj].id;
+
+	if (s->from == DSL_NOOBJ) {
+		snprintf(buf, n, "%s %s (id %llu)",
+			 s->ref < h->nroots ? dsl_ref_kind_name(h->roots[s->ref].kind) : "root",
+			 cname, id);
+		return buf;
+	}
+	snprintf(buf, n, "%s -> %s (id %llu)",
+		 dsl_ref_text(h, s->from, &h->refs[s->ref], rt, sizeof(rt)), cname, id);
+	return buf;
 }

@@ -395,10 +395,11 @@ static const struct binop *find_binop(enum dsl_tok_kind k)
 	return NULL;
 }
 
-/* classname = ident { "." ident }   (the right side of `is`) */
+/* classname = ident { "." ident } { "[" "]" }   (the right side of `is`) */
 static const char *classname(struct parser *p)
 {
 	const struct dsl_token *first = expect(p, DSL_TK_IDENT, "a class name after 'is'");
+	size_t n = 0, dims = 0;
 
 	if (!first)
 		return NULL;
@@ -408,14 +409,17 @@ static const char *classname(struct parser *p)
 		advance(p);
 		last = advance(p);
 	}
-	if (last == first)
+	while (at(p, DSL_TK_LBRACK) && peek(p, 1)->kind == DSL_TK_RBRACK && dims < 255) {
+		advance(p);
+		advance(p);
+		dims++;
+	}
+	if (last == first && !dims)
 		return first->str;
-	/* rebuild "a.b.c" without the spaces the source may hold */
-	size_t n = 0;
-
+	/* rebuild "a.b.c[]" without the spaces the source may hold */
 	for (const struct dsl_token *t = first; t <= last; t++)
 		n += t->kind == DSL_TK_IDENT ? strlen(t->str) : 1;
-	char *s = dsl_arena_alloc(p->a, n + 1);
+	char *s = dsl_arena_alloc(p->a, n + 2 * dims + 1);
 
 	if (!s) {
 		oom(p);
@@ -423,6 +427,8 @@ static const char *classname(struct parser *p)
 	}
 	for (const struct dsl_token *t = first; t <= last; t++)
 		strcat(s, t->kind == DSL_TK_IDENT ? t->str : ".");
+	while (dims--)
+		strcat(s, "[]");
 	return s;
 }
 

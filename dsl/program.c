@@ -38,8 +38,13 @@ int dsl_compile(const char *src, size_t len, const char *filename,
 		dsl_program_free(p);
 		return err;
 	}
-	p->needs.refs = p->typed.needs_refs;
 	p->needs.age = p->typed.uses_age;
+	p->needs.retained = p->typed.uses_retained;
+	p->needs.referrers = p->typed.uses_referrers;
+	p->needs.root_path = p->typed.uses_root_path;
+	/* the walk's membership, and every graph built-in, needs every reference */
+	p->needs.refs = p->typed.needs_refs || p->needs.retained || p->needs.referrers ||
+			p->needs.root_path;
 	p->needs.classes = p->typed.classes;
 	p->needs.nclasses = p->typed.nclasses;
 	p->needs.fields = p->typed.fields;

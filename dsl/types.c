@@ -26,7 +26,8 @@ static const struct dsl_type T_VOID = { .kind = DSL_T_VOID }, T_NULL = { .kind =
 static const struct dsl_type T_LIST_OBJECT = { .kind = DSL_T_LIST, .elem = &T_OBJECT },
 	T_LIST_CLASS = { .kind = DSL_T_LIST, .elem = &T_CLASS },
 	T_LIST_LOADER = { .kind = DSL_T_LIST, .elem = &T_LOADER },
-	T_LIST_THREAD = { .kind = DSL_T_LIST, .elem = &T_THREAD };
+	T_LIST_THREAD = { .kind = DSL_T_LIST, .elem = &T_THREAD },
+	T_LIST_STRING = { .kind = DSL_T_LIST, .elem = &T_STRING };
 
 enum ctx { CTX_NAMES, CTX_GLOBAL, CTX_LOCAL };
 
@@ -247,28 +248,55 @@ static const struct dsl_type *builtin_type(int b)
 	case DSL_B_CLASS: return &T_CLASS;
 	case DSL_B_NAME: return &T_STRING;
 	case DSL_B_CLASSLOADER: return &T_LOADER;
+	case DSL_B_REFERRERS: return &T_LIST_OBJECT;
+	case DSL_B_ROOT_PATH: return &T_LIST_STRING;
 	default: return &T_INT;
 	}
 }
 
-/* Builtin member of an object-like value of type t, or -1. */
+/* Builtin member of an object-like value of type t, or -1. `name` and
+ * `classloader` are built-ins of every object-like type: a value of static
+ * type Object may be a class or a thread at run time. */
 static int object_builtin(const struct dsl_type *t, const char *name)
 {
 	static const struct { const char *name; int b; } all[] = {
 		{ "class", DSL_B_CLASS }, { "size", DSL_B_SIZE }, { "length", DSL_B_LENGTH },
-		{ "id", DSL_B_ID }, { "age", DSL_B_AGE },
+		{ "id", DSL_B_ID }, { "age", DSL_B_AGE }, { "retained", DSL_B_RETAINED },
+		{ "referrers", DSL_B_REFERRERS }, { "root_path", DSL_B_ROOT_PATH },
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(all[i].name, name))
 			return all[i].b;
-	bool dyn = t->kind == DSL_T_DYN;
-
-	if (!strcmp(name, "name") && (dyn || t->kind == DSL_T_CLASS || t->kind == DSL_T_THREAD))
+	if (!strcmp(name, "name") && t->kind != DSL_T_LOADER)
 		return DSL_B_NAME;
-	if (!strcmp(name, "classloader") && (dyn || t->kind == DSL_T_CLASS))
+	if (!strcmp(name, "classloader") && t->kind != DSL_T_LOADER && t->kind != DSL_T_THREAD)
 		return DSL_B_CLASSLOADER;
 	return -1;
+}
+
+/* Does built-in b take precedence over a Java field of the same name on a
+ * value of static type t? DESIGN: Class.name, Class.classloader,
+ * Classloader.id, Thread.name; and memtrace's `referrers` and `root_path`
+ * everywhere (no Java field name should hide them). */
+static bool builtin_first(const struct dsl_type *t, int b)
+{
+	switch (b) {
+	case DSL_B_NAME: return t->kind == DSL_T_CLASS || t->kind == DSL_T_THREAD;
+	case DSL_B_CLASSLOADER: return t->kind == DSL_T_CLASS;
+	case DSL_B_ID: return t->kind == DSL_T_LOADER;
+	case DSL_B_REFERRERS:
+	case DSL_B_ROOT_PATH: return true;
+	default: return false;
+	}
+}
+
+/* May an object of static type t be a class, loader or thread whose built-in
+ * b takes precedence at run time (name, classloader, id)? */
+static bool role_first(const struct dsl_type *t, int b)
+{
+	return (t->kind == DSL_T_OBJECT || t->kind == DSL_T_DYN) &&
+	       (b == DSL_B_NAME || b == DSL_B_CLASSLOADER || b == DSL_B_ID);
 }
 
 /* The DSL type of a field from its DSL_FT_* bits. */
@@ -335,6 +363,11 @@ static const struct dsl_type *check_member(struct tc *tc, struct dsl_node *n)
 				return NULL;
 			}
 		}
+		tc->out->uses_retained |= b == DSL_B_RETAINED;
+		tc->out->uses_referrers |= b == DSL_B_REFERRERS;
+		tc->out->uses_root_path |= b == DSL_B_ROOT_PATH;
+		if (b >= 0 && builtin_first(lt, b))
+			bits = 0;
 		if (bits) {
 			n->slot = intern_field(tc, n->name, bits);
 			if (n->slot < 0)
@@ -345,6 +378,7 @@ static const struct dsl_type *check_member(struct tc *tc, struct dsl_node *n)
 
 			n->res = DSL_RES_FIELD_OR_BUILTIN;
 			n->ival = b;
+			n->bval = role_first(lt, b); /* a class, loader or thread: the built-in */
 			return ft->kind == bt->kind ? bt : &T_DYN;
 		}
 		if (bits) {
@@ -605,6 +639,29 @@ static const struct dsl_type *check_is(struct tc *tc, struct dsl_node *n)
 		at.tok = n->tok + 1; /* the class name token */
 		error_at(tc, &at, "no class of the heap is named '%s'", n->name);
 		return NULL;
+	}
+	if (tc->schema && tc->schema->no_ifaces && tc->schema->class_kinds) {
+		/* the name, and for an array name its element type (E[] is an F[] when E is
+		 * an F, interfaces included) */
+		size_t len = strlen(n->name);
+		char base[512];
+		unsigned kinds = tc->schema->class_kinds(tc->schema->ctx, n->name);
+
+		while (len > 2 && !strcmp(n->name + len - 2, "[]") && len < sizeof(base))
+			len -= 2;
+		if (len < strlen(n->name) && len < sizeof(base)) {
+			memcpy(base, n->name, len);
+			base[len] = '\0';
+			kinds |= tc->schema->class_kinds(tc->schema->ctx, base);
+		}
+		if (kinds & (1u << DSL_CK_UNKNOWN | 1u << DSL_CK_INTERFACE)) {
+			struct dsl_node at = *n;
+
+			at.tok = n->tok + 1;
+			error_at(tc, &at, "'%s' may be or hold an interface, and %s: 'is' would miss "
+				 "the classes that implement it", n->name, tc->schema->no_ifaces);
+			return NULL;
+		}
 	}
 	n->slot = intern_class(tc, n->name);
 	return n->slot < 0 ? NULL : &T_BOOL;

@@ -63,28 +63,174 @@ static int build_field_index(struct dsl_eval *ev)
 	return 0;
 }
 
-/* `x is Name` for every name of the program and every class (superclasses too). */
+/*
+ * `x is Name` is Java's instanceof: x's class, its superclasses and every
+ * superinterface, transitively (by name, dsl_class_name_matches). An array
+ * class is also a java.lang.Cloneable and a java.io.Serializable (its
+ * superclass is java.lang.Object), and E[] is an F[] when E is an F (array
+ * covariance of reference element types). One table per name of the
+ * program: isv[name * nclasses + class].
+ */
+struct istab {
+	const struct dsl_heap *h;
+	uint32_t *byname;            /* class indices sorted by name */
+	uint32_t cloneable, serializable;
+	uint8_t *state;              /* per class: 0 unknown, 1 open, 2 no, 3 yes */
+	uint32_t *stack;
+};
+
+static int cmp_byname(const void *a, const void *b, void *heap)
+{
+	const struct dsl_heap *h = heap;
+
+	return strcmp(h->classes[*(const uint32_t *)a].name, h->classes[*(const uint32_t *)b].name);
+}
+
+/* The class named exactly name[0..len), or DSL_NOOBJ. */
+static uint32_t class_named(const struct istab *t, const char *name, size_t len)
+{
+	uint32_t lo = 0, hi = t->h->nclasses;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const char *c = t->h->classes[t->byname[mid]].name;
+		int d = strncmp(c, name, len);
+
+		if (!d && c[len])
+			d = 1;
+		if (!d)
+			return t->byname[mid];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return DSL_NOOBJ;
+}
+
+static bool is_array_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l > 2 && !strcmp(n + l - 2, "[]");
+}
+
+/* The element class of array class c (a reference type), or DSL_NOOBJ. */
+static uint32_t elem_class(const struct istab *t, uint32_t c)
+{
+	const char *n = t->h->classes[c].name;
+
+	return is_array_name(n) ? class_named(t, n, strlen(n) - 2) : DSL_NOOBJ;
+}
+
+/* The i-th type c extends or implements: DSL_NOOBJ - 1 for none at that
+ * place (no superclass, a missing Cloneable), DSL_NOOBJ past the last. */
+static uint32_t supertype(const struct istab *t, uint32_t c, uint32_t i)
+{
+	const struct dsl_hclass *k = &t->h->classes[c];
+	uint32_t s;
+
+	if (i == 0)
+		s = k->super;
+	else if (i - 1 < k->nifaces)
+		s = k->ifaces[i - 1];
+	else if (is_array_name(k->name) && i - 1 - k->nifaces < 2)
+		s = i - 1 == k->nifaces ? t->cloneable : t->serializable;
+	else
+		return DSL_NOOBJ;
+	return s == DSL_NOOBJ ? DSL_NOOBJ - 1 : s;
+}
+
+/* tab[c] = 1 when a class c is a `name`; @elem: the table of the name
+ * without its last "[]" (NULL if it has none). */
+static void is_table(struct istab *t, const char *name, const uint8_t *elem, uint8_t *tab)
+{
+	const struct dsl_heap *h = t->h;
+	uint32_t n = h->nclasses;
+
+	memset(t->state, 0, n);
+	for (uint32_t c0 = 0; c0 < n; c0++) {
+		uint32_t sp = 0;
+
+		if (t->state[c0])
+			continue;
+		t->stack[sp++] = c0;
+		t->state[c0] = 1;
+		while (sp) { /* depth-first over the supertypes, each class once */
+			uint32_t c = t->stack[sp - 1], e, i, s;
+			bool yes = dsl_class_name_matches(h->classes[c].name, name), pushed = false;
+
+			if (!yes && elem && (e = elem_class(t, c)) != DSL_NOOBJ && elem[e])
+				yes = true;
+			for (i = 0; !yes && (s = supertype(t, c, i)) != DSL_NOOBJ; i++) {
+				if (s >= n)
+					continue;
+				if (t->state[s] == 0) {
+					t->state[s] = 1;
+					t->stack[sp++] = s;
+					pushed = true;
+					break;
+				}
+				yes = t->state[s] == 3; /* open (a cycle): not through it */
+			}
+			if (pushed)
+				continue;
+			t->state[c] = yes ? 3 : 2;
+			sp--;
+		}
+	}
+	for (uint32_t c = 0; c < n; c++)
+		tab[c] = t->state[c] == 3;
+}
+
+/* The table of @name into @tab, with those of its element names first. */
+static int is_table_name(struct istab *t, struct dsl_arena *a, const char *name, uint8_t *tab)
+{
+	uint8_t *elem = NULL;
+	size_t l = strlen(name);
+
+	if (is_array_name(name)) {
+		char *en = dsl_arena_strndup(a, name, l - 2);
+
+		elem = dsl_arena_alloc(a, (size_t)t->h->nclasses + 1);
+		if (!en || !elem || is_table_name(t, a, en, elem))
+			return -ENOMEM;
+	}
+	is_table(t, name, elem, tab);
+	return 0;
+}
+
 static int build_is_table(struct dsl_eval *ev)
 {
 	const struct dsl_heap *h = ev->h;
+	struct istab t = { .h = h };
+	int err = -ENOMEM;
 
 	ev->isv = dsl_arena_alloc(ev->persist, (size_t)ev->t->nclasses * h->nclasses + 1);
 	if (!ev->isv)
 		return -ENOMEM;
-	for (int n = 0; n < ev->t->nclasses; n++) {
-		for (uint32_t c = 0; c < h->nclasses; c++) {
-			uint32_t k = c;
-
-			for (uint32_t steps = 0; k != DSL_NOOBJ && steps <= h->nclasses; steps++) {
-				if (dsl_class_name_matches(h->classes[k].name, ev->t->classes[n])) {
-					ev->isv[(size_t)n * h->nclasses + c] = 1;
-					break;
-				}
-				k = h->classes[k].super;
-			}
-		}
-	}
-	return 0;
+	if (!ev->t->nclasses)
+		return 0;
+	t.byname = malloc(((size_t)h->nclasses + 1) * sizeof(*t.byname));
+	t.state = malloc((size_t)h->nclasses + 1);
+	t.stack = malloc(((size_t)h->nclasses + 1) * sizeof(*t.stack));
+	if (!t.byname || !t.state || !t.stack)
+		goto out;
+	for (uint32_t c = 0; c < h->nclasses; c++)
+		t.byname[c] = c;
+	qsort_r(t.byname, h->nclasses, sizeof(*t.byname), cmp_byname, (void *)h);
+	t.cloneable = class_named(&t, "java.lang.Cloneable", 19);
+	t.serializable = class_named(&t, "java.io.Serializable", 20);
+	for (int n = 0; n < ev->t->nclasses; n++)
+		if (is_table_name(&t, ev->persist, ev->t->classes[n],
+				  &ev->isv[(size_t)n * h->nclasses]))
+			goto out;
+	err = 0;
+out:
+	free(t.byname);
+	free(t.state);
+	free(t.stack);
+	return err;
 }
 
 static int add_instance(struct dsl_eval *ev, int set, const struct dsl_value *name, size_t *cap)

@@ -36,7 +36,7 @@ for without in none $S; do
 		capsh --drop="$drop" -- -c "$c" >"$W/out" 2>"$W/err" &
 		rp=$!
 		extra=
-		[ $cmd = serve ] && { sleep 3; extra=",collections=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$p/metrics').read().decode())" 2>/dev/null | awk '/^memtrace_gc_collections_total/ { s += $NF } END { print s + 0 }')"; }
+		[ $cmd = serve ] && { sleep 3; extra=",collections=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$p/metrics').read().decode())" 2>/dev/null | awk '/^jvm_gc_(pause|concurrent_phase_time)_seconds_count/ { s += $NF } END { print s + 0 }')"; }
 		wait $rp
 		rc=$?
 		[ $cmd = gc ] && extra=",records=$(grep -c 'young\|full' "$W/out")"

@@ -7,7 +7,7 @@ PKGS=(
 	make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libncurses-dev  # build + BPF, live view
 	libcmocka-dev systemtap-sdt-dev                                                # unit tests
 	openjdk-17-jdk-headless                                      # JDK 17 (tests, JNI headers)
-	python3 util-linux procps binutils tmux                           # e2e: json, unshare, setpriv, objcopy
+	python3 util-linux procps binutils tmux groff-base                # e2e: json, unshare, setpriv, objcopy, man page; make: gen-docs.py
 	golang-go chromium                                           # e2e: go tool pprof, flame graph layout
 	libmicrohttpd-dev prometheus                                 # memtrace serve; its e2e scraper
 )

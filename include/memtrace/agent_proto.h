@@ -227,7 +227,12 @@ struct mt_ap_gc {
 					* which way the walk went (set: tags). */
 #define MT_AP_HEAP_NOUNTAGGED (1u << 6) /* memtrace found an untagged walk of this agent
 					 * inconsistent: tags for every walk from now on */
-#define MT_AP_HEAP_FREEZE    (1u << 7) /* an untagged walk of a frozen copy of the JVM: at the
+#define MT_AP_HEAP_SAMPLES   (1u << 7) /* find sampled objects in the walk: nsamples ids of the
+					* open sampling session's samples follow the names (8
+					* bytes each, unaligned); the SAMPLED record says which
+					* object of the walk each one is. An older agent refuses
+					* the flag. */
+#define MT_AP_HEAP_FREEZE    (1u << 8) /* an untagged walk of a frozen copy of the JVM: at the
 					* walk's first callback (inside the pause, before
 					* any object is visited) the agent forks; the JVM
 					* leaves the pause at once and the copy (a child
@@ -236,13 +241,14 @@ struct mt_ap_gc {
 					* struct, before the names; a FREEZE record says
 					* how it went (below). An agent without it refuses
 					* the flag (ERROR); memtrace then walks as before. */
-#define MT_AP_HEAP_FLAGS     0xffu     /* every flag above; other bits are refused */
+#define MT_AP_HEAP_FLAGS     0x1ffu    /* every flag above; other bits are refused */
+#define MT_AP_HEAP_MAX_SAMPLES 4096u   /* sample ids one request may carry */
 
 struct mt_ap_heap_request {
 	uint32_t flags;        /* MT_AP_HEAP_* */
 	uint32_t max_pause_ms; /* with MT_AP_HEAP_MAXPAUSE: abort the walk after this */
 	uint32_t nfields;      /* NUL-terminated names following the struct */
-	uint32_t reserved;
+	uint32_t nsamples;     /* with MT_AP_HEAP_SAMPLES: sample ids after the names */
 };
 
 /*
@@ -344,8 +350,17 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_AGES    = 41, /* arg n: struct mt_ap_hages, n × struct mt_ap_hwalk */
 	MT_AP_HREC_NAMED   = 42, /* arg n: struct mt_ap_hnamed_hdr, n × struct mt_ap_hnamed */
 	MT_AP_HREC_VISITS  = 43, /* arg n: n × struct mt_ap_hvisit */
-	MT_AP_HREC_FREEZE  = 44, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
-	MT_AP_HREC_COPY    = 45, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
+	MT_AP_HREC_SAMPLED = 44, /* arg n: n × struct mt_ap_hsampled (MT_AP_HEAP_SAMPLES) */
+	MT_AP_HREC_FREEZE  = 45, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
+	MT_AP_HREC_COPY    = 46, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
+};
+
+/* A sampled object found in the walk: its id in the walk (untagged walks: a
+ * NAMED-range id memtrace keeps as it is) and its sample id (the sampling
+ * session's tag, mt_ap_alloc.id). Samples no longer alive are not listed. */
+struct mt_ap_hsampled {
+	uint64_t id;
+	uint64_t sample;
 };
 #define MT_AP_HSTR_MAX     60000 /* longest string value sent, in UTF-8 bytes */
 
@@ -418,7 +433,26 @@ struct mt_ap_hclass {
 	uint64_t super;   /* superclass's id, 0 none */
 	uint64_t loader;  /* the loader object's id, 0 for the bootstrap loader */
 	uint32_t nfields; /* instance fields, inherited ones included */
-	uint32_t reserved;
+	uint32_t flags;   /* MT_AP_HCLASS_* (an older agent sends 0) */
+};
+
+/*
+ * CLASS records with MT_AP_HCLASS_EXT carry, after the fields, a struct
+ * mt_ap_hclass_ext, then nifaces × uint64_t class ids of the direct
+ * superinterfaces (GetImplementedInterfaces), then nstatics × (int32 JVMTI
+ * index, char type, name NUL): the class's own static fields that hold
+ * references (the index FollowReferences gives their STATIC_FIELD
+ * references). Added without a version bump: an older reader stops after
+ * the fields; a record without the flag says nothing of interfaces.
+ */
+#define MT_AP_HCLASS_EXT   (1u << 0) /* the extension above follows the fields */
+#define MT_AP_HCLASS_IFACE (1u << 1) /* the class is an interface */
+#define MT_AP_HCLASS_NOIFACES (1u << 2) /* its interfaces are unknown: JVMTI lists them
+					 * only once the class is prepared (linked) */
+
+struct mt_ap_hclass_ext {
+	uint32_t nifaces;
+	uint32_t nstatics;
 };
 
 /* FREEZE: how the frozen walk went. */
@@ -494,12 +528,14 @@ _Static_assert(sizeof(struct mt_ap_href) == 24, "href layout");
 _Static_assert(sizeof(struct mt_ap_hroot) == 16, "hroot layout");
 _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
+_Static_assert(sizeof(struct mt_ap_hclass_ext) == 8, "hclass ext layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
 _Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
 _Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
 _Static_assert(sizeof(struct mt_ap_hfreeze) == 192, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
 _Static_assert(sizeof(struct mt_ap_sample_start) == 8, "sample start layout");

@@ -49,6 +49,11 @@ enum mt_ev_kind {
 	MT_EV_LOST = 18,          /* v[0]=events lost, aux=enum mt_lost_source: a gap */
 	/* the id service */
 	MT_EV_NAME = 19,          /* id=name id; the text travels beside the event */
+	/* activity events (later additions) */
+	MT_EV_GC_CAUSE = 20,      /* thread, name=cause ("G1 Evacuation Pause"), name2=action
+				   * ("end of minor GC"), v[0]=GCCause::Cause: the cause of the
+				   * collection whose pool readings (phase after) follow on
+				   * this thread */
 	MT_EV_KIND_COUNT,
 };
 

@@ -8,6 +8,14 @@
  * reads each once through /proc/PID/mem and caches it, so the probe does not
  * copy strings (measured: two string reads cost more than the rest of the
  * program). Fixed-width types only: both sides read this layout.
+ *
+ * The cause of a collection comes from a uprobe at the entry of
+ * GCMemoryManager::gc_end(..., GCCause::Cause cause, bool, const char *message),
+ * the function that fires the cycle's mem__pool__gc__end probes (they are
+ * inside it): its MT_GC_CAUSE record precedes, on the same thread, the pool
+ * ends of the cycle it belongs to. The number is GCCause::Cause (named per
+ * JVM by user/jvm/gccause.c), the message the GarbageCollectorMXBean
+ * notification's action ("end of minor GC", "end of major GC").
  */
 #ifndef MEMTRACE_GC_H
 #define MEMTRACE_GC_H
@@ -21,6 +29,7 @@ enum mt_gc_kind {
 	MT_GC_END = 2,        /* hotspot:gc__end() */
 	MT_POOL_BEGIN = 3,    /* hotspot:mem__pool__gc__begin(mgr, len, pool, len, init, used, committed, max) */
 	MT_POOL_END = 4,      /* hotspot:mem__pool__gc__end(same arguments) */
+	MT_GC_CAUSE = 5,      /* uprobe GCMemoryManager::gc_end: cause, action */
 };
 
 struct mt_gc_raw {
@@ -28,13 +37,14 @@ struct mt_gc_raw {
 	__u32 tid;      /* kernel tid of the firing thread (host namespace) */
 	__u32 kind;     /* enum mt_gc_kind */
 	__u32 is_full;  /* MT_GC_BEGIN only */
-	__u32 pad;
+	__u32 cause;    /* MT_GC_CAUSE: GCCause::Cause */
 	__u64 manager;  /* pool events: address of the manager's name in the JVM */
 	__u64 pool;     /* pool events: address of the pool's name in the JVM */
 	__u64 init;     /* pool events: MemoryUsage of the pool */
 	__u64 used;
 	__u64 committed;
 	__u64 max;
+	__u64 action;   /* MT_GC_CAUSE: address of the end message in the JVM */
 };
 
 #endif /* MEMTRACE_GC_H */

@@ -48,6 +48,8 @@ enum mt_jvmev_kind {
 				 * new TLAB's size, or the object's outside a TLAB),
 				 * v[0]=object size, v[1]=1 outside a TLAB, v[2]=key of
 				 * its Java stack in `jstacks` (jstack.h; 0: none) */
+	MT_J_GC_CAUSE,          /* uprobe GCMemoryManager::gc_end (memtrace/gc.h): a0=GCCause::Cause,
+				 * a1=&end message ("end of minor GC") */
 	MT_J_KIND_COUNT,
 };
 

@@ -8,7 +8,11 @@ Mapping of "a collection": one memory-manager cycle in memtrace (see
 user/analysis/gcpair.h) is one jdk.GarbageCollection event, except JFR's "G1Old",
 which is G1's concurrent marking cycle (not a pause; memtrace sees only its
 remark/cleanup pauses): those are left out of the comparison and printed.
-Checks: equal counts, each pair full/young alike, total duration within 5 %,
+Checks: equal counts, each pair full/young alike and with the same cause
+(JFR's jdk.GarbageCollection "cause", GCCause::to_string's text; memtrace's
+"cause" from GCMemoryManager::gc_end), equal counts per cause, the summary's
+"causes" equal to the records', every record an "end of minor/major GC"
+action matching its kind, total duration within 5 %,
 heap used after each collection equal to JFR's "After GC" heapUsed within
 1 MiB (JFR sums regions, the pools sum their own counters). memtrace's
 records of kind "pause" (G1 remark and cleanup) are compared, by count, with
@@ -51,7 +55,7 @@ def load_jfr(path, since_ns):
         v = e["values"]
         if e["type"] == "jdk.GarbageCollection" and epoch_ns(v["startTime"]) >= since_ns:
             gcs.append({"gcId": v["gcId"], "name": v["name"], "start": v["startTime"],
-                        "dur": dur_ns(v["duration"])})
+                        "dur": dur_ns(v["duration"]), "cause": v["cause"]})
         elif e["type"] == "jdk.GCHeapSummary" and v["when"] == "After GC":
             after[v["gcId"]] = v["heapUsed"]
         elif (e["type"] == "jdk.GCPhasePause" and v["name"] in ("Pause Remark", "Pause Cleanup")
@@ -92,8 +96,24 @@ def main():
         print("DURATION MISMATCH > 5 %"); ok = False
     if abs(summ["pause_total_ns"] - tot_mt) > 1 and not mt_other:
         print("summary pause_total_ns differs from the records' sum"); ok = False
+    by_cause = lambda rs, k: {c: sum(1 for r in rs if r[k] == c) for c in sorted({r[k] for r in rs})}
+    mt_causes, jfr_causes = by_cause(mt, "cause"), by_cause(jfr, "cause")
+    print(f"causes: memtrace {mt_causes}")
+    print(f"        JFR      {jfr_causes}")
+    if mt_causes != jfr_causes:
+        print("CAUSE COUNTS DIFFER"); ok = False
+    all_causes = by_cause(mt + mt_other, "cause")
+    all_causes.pop("", None)
+    if summ.get("causes") != all_causes:
+        print(f"summary causes {summ.get('causes')} != records {all_causes}"); ok = False
     for r, g in zip(mt, jfr):
-        print(f"  #{r['seq']:<3} {r['collector']:<22} {r['duration_ns']/1e6:8.3f} ms   JFR {g['name']:<18} {g['dur']/1e6:8.3f} ms")
+        print(f"  #{r['seq']:<3} {r['collector']:<22} {r['duration_ns']/1e6:8.3f} ms {r['cause']:<22}"
+              f"JFR {g['name']:<18} {g['dur']/1e6:8.3f} ms {g['cause']}")
+        if r["cause"] != g["cause"]:
+            print(f"seq {r['seq']}: cause {r['cause']!r}, JFR {g['cause']!r}"); ok = False
+        want = "end of major GC" if r["full"] else "end of minor GC"
+        if r["action"] != want:
+            print(f"seq {r['seq']}: action {r['action']!r}, expected {want!r}"); ok = False
         full = g["name"] in FULL
         if r["full"] != full:
             print(f"seq {r['seq']}: memtrace full={r['full']} but JFR says {g['name']}"); ok = False

@@ -22,8 +22,9 @@ static const struct dsl_hval v_order[] = { { DSL_HV_INT, { .i = 4242 } },
 					   { DSL_HV_STR, { .s = "o" } }, { DSL_HV_REF, { .ref = 2 } } };
 static const struct dsl_hval v_entry[] = { { DSL_HV_REF, { .ref = 1 } }, { DSL_HV_NULL, { 0 } },
 					   { DSL_HV_FLOAT, { .f = 3.1415 } } };
-static const struct dsl_href refs[] = { { 2, DSL_REF_FIELD, "next" }, { 1, DSL_REF_FIELD, "key" },
-					{ 3, DSL_REF_CLASS_LOADER, NULL } };
+static const struct dsl_href refs[] = { { .to = 2, .index = 2, .kind = DSL_REF_FIELD },
+					{ .to = 1, .index = 0, .kind = DSL_REF_FIELD },
+					{ .to = 3, .index = -1, .kind = DSL_REF_CLASS_LOADER } };
 static const struct dsl_hobject objects[] = {
 	{ 1, 0, 16, -1, 0, NULL, 0, 0 },
 	{ 2, 1, 24, -1, 1, v_order, 0, 1 },

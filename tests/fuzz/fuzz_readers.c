@@ -5,7 +5,8 @@
  * anything else is parsed as a bare record stream (snaprec_add: what the
  * agent sends, past the checksum a file would need; an untagged walk's keys
  * resolved). What parses is built into a dsl_heap (heapview_build), checked,
- * and a reachability program runs on it. */
+ * given its graph indexes (referrers, dominator tree, paths from the roots:
+ * their invariants checked) and a reachability program runs on it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,22 @@ static int fuzz_run_heap(const struct mt_snapshot *s)
 	if (!heapview_build(s, NULL, &hv, why, sizeof(why))) {
 		if (dsl_heap_check(&hv.heap, d))
 			__builtin_trap(); /* the builder made an inconsistent heap */
+		if (!heapview_graph(&hv, HEAPVIEW_REFERRERS | HEAPVIEW_RETAINED | HEAPVIEW_PATHS,
+				    why, sizeof(why))) {
+			const struct dsl_heap *h = &hv.heap;
+			struct dsl_pathstep st[8];
+
+			for (uint32_t o = 0; o < h->nobjects; o++) {
+				uint32_t id = hv.dom.idom[o];
+
+				/* a dominator retains at least what it dominates */
+				if (id < h->nobjects && h->retained[id] < h->retained[o])
+					__builtin_trap();
+				/* reached by a path exactly when it is in the tree */
+				if ((dsl_root_path(h, o, st, 8) == 0) != (id == MT_DOM_UNREACHED))
+					__builtin_trap();
+			}
+		}
 		if (!dsl_compile(prog, sizeof(prog) - 1, "f.mq", NULL, &p, d)) {
 			dsl_run(p, &hv.heap, null_out, d);
 			dsl_program_free(p);

@@ -23,7 +23,8 @@ cd "$out"
 rsecs=$(( secs / 2 > 5 ? secs / 2 : 5 ))
 readers=("$root/user/heap/snapshot.c" "$root/user/heap/snaprec.c" "$root/user/heap/snapfile.c"
 	"$root/user/heap/hprof.c" "$root/user/heap/walkids.c" "$root/user/heap/heapview.c"
-	"$root/user/analysis/ageranges.c" "$root/user/lib/util.c" "$root/user/lib/offmap.c"
+	"$root/user/analysis/ageranges.c" "$root/user/analysis/dominators.c"
+	"$root/user/analysis/heapgraph.c" "$root/user/lib/util.c" "$root/user/lib/offmap.c"
 	"$root/user/lib/idmap.c" "$root"/dsl/*.c)
 mkdir -p "$out/corpus_readers"
 cc -O1 -g -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/user" -I"$root" \

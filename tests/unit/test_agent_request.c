@@ -63,6 +63,8 @@ static long next(const void *bytes, size_t n, size_t cap, bool hello_done, struc
 		req->payload = (const char *)bytes + ((const unsigned char *)req->payload - copy);
 	if (req->names)
 		req->names = (const char *)bytes + ((const unsigned char *)req->names - copy);
+	if (r > 0 && req->hdr.type == MT_AP_HEAP_REQUEST && req->samples)
+		req->samples = (const char *)bytes + ((const unsigned char *)req->samples - copy);
 	free(copy);
 	return r;
 }
@@ -213,6 +215,26 @@ static void test_freeze_request(void **state)
 	assert_int_equal(req.freeze.space_kind, MT_AP_FREEZE_SPACES_G1);
 	assert_ptr_equal(req.names, f.b + MT_AP_HDR_SIZE + 16 + sizeof(fz));
 	assert_string_equal(req.names, "next");
+	/* with MT_AP_HEAP_SAMPLES too: request, struct, names, sample ids */
+	{
+		unsigned char p[512];
+		struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_FREEZE | MT_AP_HEAP_SAMPLES,
+						 .nfields = 1, .nsamples = 1 };
+		uint64_t id = 41, got = 0;
+		size_t len = sizeof(hr) + sizeof(fz) + sizeof(names) + 8;
+
+		memcpy(p, &hr, sizeof(hr));
+		memcpy(p + sizeof(hr), &fz, sizeof(fz));
+		memcpy(p + sizeof(hr) + sizeof(fz), names, sizeof(names));
+		memcpy(p + sizeof(hr) + sizeof(fz) + sizeof(names), &id, 8);
+		f = mk(MT_AP_HEAP_REQUEST, 9, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_true(req.freeze.heap_hi == fz.heap_hi);
+		assert_string_equal(req.names, "next");
+		assert_int_equal(req.heap.nsamples, 1);
+		memcpy(&got, req.samples, 8);
+		assert_int_equal(got, 41);
+	}
 	/* without FREEZE the same bytes are names: no struct is read */
 	f = heap_frame(0, 0, &fz, sizeof(fz));
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
@@ -414,6 +436,44 @@ static void test_malformed_heap_request(void **state)
 	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
 }
 
+/* MT_AP_HEAP_SAMPLES: the sample ids after the names, bounded and inside. */
+static void test_heap_request_samples(void **state)
+{
+	unsigned char p[256];
+	struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_SAMPLES | MT_AP_HEAP_REFS,
+					 .nfields = 1, .nsamples = 2 };
+	uint64_t ids[2] = { 41, 43 }, got;
+	struct request req;
+	struct frame f;
+	char why[REQUEST_WHY];
+
+	memcpy(p, &hr, sizeof(hr));
+	memcpy(p + sizeof(hr), "k", 2);
+	memcpy(p + sizeof(hr) + 2, ids, sizeof(ids)); /* unaligned, after the names */
+	f = mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + 2 + sizeof(ids));
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + sizeof(hr) + 2 + sizeof(ids));
+	assert_int_equal(req.heap.nsamples, 2);
+	assert_int_equal(req.names_len, 2);
+	assert_ptr_equal(req.samples, f.b + MT_AP_HDR_SIZE + sizeof(hr) + 2);
+	memcpy(&got, (const char *)req.samples + 8, 8);
+	assert_int_equal(got, 43);
+	/* fewer bytes than the ids announced */
+	f = mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + 2 + 12);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* more ids than a request may carry */
+	hr.nsamples = MT_AP_HEAP_MAX_SAMPLES + 1;
+	memcpy(p, &hr, sizeof(hr));
+	f = mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + 2 + sizeof(ids));
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* without the flag the count is ignored (an older memtrace's reserved field) */
+	hr.flags = MT_AP_HEAP_REFS;
+	memcpy(p, &hr, sizeof(hr));
+	f = mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + 2);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + sizeof(hr) + 2);
+	assert_int_equal(req.heap.nsamples, 0);
+	assert_null(req.samples);
+}
+
 /* The session's rules: HELLO first; a client sends requests, not replies. */
 static void test_session_rules(void **state)
 {
@@ -535,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_good_requests_after_hello),
 		cmocka_unit_test(test_good_heap_request),
 		cmocka_unit_test(test_freeze_request),
+		cmocka_unit_test(test_heap_request_samples),
 		cmocka_unit_test(test_frames_in_a_row),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_oversized),

@@ -2,6 +2,7 @@
  * common options with their exact messages and exit codes, the "needs -p
  * PID" check, the recording FILE argument; and util's write_all(). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -45,7 +46,25 @@ static void test_common(void **state)
 	assert_int_equal(cmdopt_common('d', "2.5", &o), MT_CMDOPT_MORE);
 	assert_true(o.duration == 2.5);
 	assert_int_equal(cmdopt_common('d', "soon", &o), 2);
-	assert_string_equal(msg, "invalid --duration 'soon': expected seconds, e.g. 20");
+	assert_string_equal(msg, "invalid --duration 'soon': expected a duration: 20 (seconds), "
+				 "500ms, 5s, 2m, 1h");
+	/* units: ns us ms s m h; a bare number is seconds */
+	{
+		static const struct { const char *s; double v; } ok[] = {
+			{ "5s", 5 }, { "500ms", 0.5 }, { "2m", 120 }, { "1.5h", 5400 },
+			{ "250us", 0.00025 }, { "0", 0 }, { "0.25", 0.25 }, { "7", 7 },
+		};
+		static const char *const bad[] = { "5 s", "-1s", "1y", "s", "", "5sec", "1e30",
+						   "+3", " 3", "2m30s" };
+		double v;
+
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+			assert_int_equal(parse_seconds(ok[i].s, &v), 0);
+			assert_true(v > ok[i].v - 1e-12 && v < ok[i].v + 1e-12);
+		}
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			assert_int_equal(parse_seconds(bad[i], &v), -EINVAL);
+	}
 
 	assert_int_equal(o.top, 20);
 	assert_int_equal(cmdopt_common('t', "5", &o), MT_CMDOPT_MORE);
@@ -74,25 +93,46 @@ static void test_common(void **state)
 	p_err_capture(NULL, 0);
 }
 
-/* cmdopt_common_arg: --json, -h/--help, anything else */
-static void test_common_arg(void **state)
+/* GNU order (options anywhere, `--` ends them) and cmdopt_no_args */
+static void test_gnu_order(void **state)
 {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 't' },
+		{ 0 },
+	};
+	char a0[] = "report", a1[] = "FILE", a2[] = "--json", a3[] = "--top", a4[] = "3";
+	char b0[] = "gc", b1[] = "-t", b2[] = "5", b3[] = "--", b4[] = "-p", b5[] = "x";
+	char *av[] = { a0, a1, a2, a3, a4, NULL };
+	char *bv[] = { b0, b1, b2, b3, b4, b5, NULL };
+	struct cmdopt o = { .usage = fake_usage, .top = 20 };
 	char msg[160];
+	int opt;
 
 	p_err_capture(msg, sizeof(msg));
 	mt_opts.json = false;
-	assert_int_equal(cmdopt_common_arg("--json", fake_usage), MT_CMDOPT_MORE);
+	/* the FILE first, options after it */
+	optind = 0;
+	while ((opt = getopt_long(5, av, "jt:", longopts, NULL)) != -1)
+		assert_int_equal(cmdopt_common(opt, optarg, &o), MT_CMDOPT_MORE);
 	assert_true(mt_opts.json);
+	assert_int_equal(o.top, 3);
+	assert_int_equal(optind, 4);
+	assert_string_equal(av[optind], "FILE");
+	usage_err = 0;
+	assert_int_equal(cmdopt_no_args(5, av, "gc", fake_usage), 2);
+	assert_string_equal(msg, "gc takes no argument (got 'FILE')");
+	assert_int_equal(usage_err, 1);
+	/* `--` ends the options: what follows is an argument, even "-p" */
+	optind = 0;
+	while ((opt = getopt_long(6, bv, "jt:", longopts, NULL)) != -1)
+		assert_int_equal(cmdopt_common(opt, optarg, &o), MT_CMDOPT_MORE);
+	assert_int_equal(o.top, 5);
+	assert_string_equal(bv[optind], "-p");
+	assert_int_equal(6 - optind, 2);
+	optind = 6;
+	assert_int_equal(cmdopt_no_args(6, bv, "gc", fake_usage), 0);
 	mt_opts.json = false;
-	usage_out = usage_err = 0;
-	assert_int_equal(cmdopt_common_arg("-h", fake_usage), 0);
-	assert_int_equal(cmdopt_common_arg("--help", fake_usage), 0);
-	assert_int_equal(usage_out, 2);
-	assert_int_equal(cmdopt_common_arg("--bogus", fake_usage), 2);
-	assert_string_equal(msg, "unknown option '--bogus'");
-	assert_int_equal(cmdopt_common_arg("-", fake_usage), 2);
-	assert_string_equal(msg, "unknown option '-'");
-	assert_int_equal(usage_err, 0);
 	p_err_capture(NULL, 0);
 }
 
@@ -182,7 +222,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_common),
-		cmocka_unit_test(test_common_arg),
+		cmocka_unit_test(test_gnu_order),
 		cmocka_unit_test(test_need_pid),
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_write_all),

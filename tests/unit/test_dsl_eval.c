@@ -189,8 +189,8 @@ static void test_k3(void **state)
 	b->obj[k1].id = 100;
 	b->obj[k2].id = 200;
 	hb_field_ref(b, m, 0, t);
-	hb_ref(b, t, e1, DSL_REF_ARRAY_ELEMENT, NULL);
-	hb_ref(b, t, e2, DSL_REF_ARRAY_ELEMENT, NULL);
+	hb_ref(b, t, e1, DSL_REF_ARRAY_ELEMENT, 0);
+	hb_ref(b, t, e2, DSL_REF_ARRAY_ELEMENT, 1);
 	hb_field_ref(b, k1, 0, d1);
 	hb_field_ref(b, k2, 0, d2);
 	hb_field_ref(b, e1, 0, k1);
@@ -440,9 +440,171 @@ static void test_needs(void **state)
 	free(b);
 }
 
+#define PROG1(prop) "set_type s:\n  " prop "\ninstances_for s have_names = \"x\"\n"
+
+/* `is` is Java's instanceof: superinterfaces, arrays, covariance. */
+static void test_instanceof(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t clo = hb_class(b, "java.lang.Cloneable", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t ser = hb_class(b, "java.io.Serializable", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t i1 = hb_class(b, "p.Shape", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t i2 = hb_class(b, "p.Round", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t c = hb_class(b, "p.Circle", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t d = hb_class(b, "p.Outer$Disc", c, DSL_NOOBJ, NULL, 0);
+	uint32_t ca = hb_class(b, "p.Circle[]", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t caa = hb_class(b, "p.Circle[][]", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t ia = hb_class(b, "int[]", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t sa = hb_class(b, "p.Shape[]", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t oa = hb_class(b, "java.lang.Object[]", obj, DSL_NOOBJ, NULL, 0);
+	uint32_t oaa = hb_class(b, "java.lang.Object[][]", obj, DSL_NOOBJ, NULL, 0);
+	static uint32_t i2_ifaces[1], c_ifaces[1];
+
+	i2_ifaces[0] = i1; /* Round extends Shape */
+	c_ifaces[0] = i2;  /* Circle implements Round */
+	b->cls[i2].ifaces = i2_ifaces;
+	b->cls[i2].nifaces = 1;
+	b->cls[c].ifaces = c_ifaces;
+	b->cls[c].nifaces = 1;
+	for (uint32_t k = 0; k < b->ncls; k++)
+		b->cls[k].kind = k == clo || k == ser || k == i1 || k == i2 ? DSL_CK_INTERFACE
+									: DSL_CK_CLASS;
+	hb_obj(b, c, 16);
+	hb_obj(b, d, 16);
+	hb_obj(b, ca, 24);
+	hb_obj(b, caa, 24);
+	hb_obj(b, ia, 24);
+	hb_obj(b, obj, 16);
+	(void)sa;
+	(void)oa;
+	(void)oaa;
+	ASSERT_RUN("{\"s\":{\"x\":{\"a\":2,\"b\":2,\"c\":1,\"d\":1,\"e\":3,\"f\":2,"
+		   "\"g\":2,\"h\":1,\"i\":6,\"j\":1}}}\n",
+		   PROG1("a : int <- objects.filter([it | it is Shape]).size\n"
+			 "  b : int <- objects.filter([it | it is p.Round]).size\n"
+			 "  c : int <- objects.filter([it | it is Outer.Disc]).size\n"
+			 "  d : int <- objects.filter([it | it is Shape[]]).size\n"
+			 "  e : int <- objects.filter([it | it is java.lang.Cloneable]).size\n"
+			 "  f : int <- objects.filter([it | it is java.lang.Object[]]).size\n"
+			 "  g : int <- objects.filter([it | it is p.Circle[]]).size + 1\n"
+			 "  h : int <- objects.filter([it | it is int[]]).size\n"
+			 "  i : int <- objects.filter([it | it is Object]).size\n"
+			 "  j : int <- objects.filter([it | it is Object[][]]).size"), hb_heap(b));
+	/* without interfaces (a dump): a name that may be one is a compile error */
+	b->heap.no_ifaces = "a heap dump (.hprof) records no interfaces";
+	for (uint32_t k = 0; k < b->ncls; k++)
+		b->cls[k].kind = k == i1 || k == i2 ? DSL_CK_UNKNOWN : DSL_CK_CLASS;
+	{
+		struct dsl_heap h = *hb_heap(b);
+		char *got;
+
+		h.no_ifaces = "a heap dump (.hprof) records no interfaces";
+		got = run(PROG1("a : int <- objects.filter([it | it is Shape]).size"), &h);
+		assert_non_null(strstr(got, "'Shape' may be or hold an interface, and a heap dump"));
+		free(got);
+		got = run(PROG1("a : int <- objects.filter([it | it is p.Shape[]]).size"), &h);
+		assert_non_null(strstr(got, "may be or hold an interface"));
+		free(got);
+		ASSERT_RUN("{\"s\":{\"x\":{\"a\":2}}}\n",
+			   PROG1("a : int <- objects.filter([it | it is p.Circle]).size"), &h);
+	}
+	free(b);
+}
+
+static const struct dsl_hfield f_named[] = { { "name", DSL_FK_STRING }, { "id", DSL_FK_INT } };
+
+/* Built-ins before Java fields: Class.name, Thread.name, Classloader.id, also
+ * through an Object; Java fields first for other objects (`id`). */
+static void test_builtin_precedence(void **state)
+{
+	struct hb *b = calloc(1, sizeof(*b));
+	uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+	uint32_t cc = hb_class(b, "java.lang.Class", obj, DSL_NOOBJ, f_named, 1);
+	uint32_t tc = hb_class(b, "java.lang.Thread", obj, DSL_NOOBJ, f_named, 1);
+	uint32_t lc = hb_class(b, "p.Loader", obj, DSL_NOOBJ, f_named, 2);
+	uint32_t uc = hb_class(b, "p.User", obj, 0, f_named, 2);
+	uint32_t mirror = hb_obj(b, cc, 96), th = hb_obj(b, tc, 120), ld = hb_obj(b, lc, 40);
+	uint32_t u = hb_obj(b, uc, 24);
+
+	for (uint32_t k = 0; k < b->ncls; k++)
+		b->cls[k].kind = DSL_CK_CLASS;
+	b->cls[uc].obj = mirror; /* the class object of p.User */
+	b->threads[0] = (struct dsl_hthread){ .obj = th, .name = "worker" };
+	b->nthreads = 1;
+	b->loaders[0] = (struct dsl_hloader){ .obj = ld, .id = b->obj[ld].id };
+	b->nloaders = 1;
+	/* Java fields that would say otherwise (JVMTI reports no Class.name) */
+	b->vals[mirror][0].kind = DSL_HV_STR;
+	b->vals[mirror][0].u.s = "not-the-class-name";
+	b->vals[th][0].kind = DSL_HV_STR;
+	b->vals[th][0].u.s = "field-name";
+	hb_int(b, ld, 1, 77);
+	hb_int(b, u, 1, 5);
+	/* f: the loader's Java field id (77) is hidden by Classloader.id, also on an Object */
+	ASSERT_RUN("{\"s\":{\"x\":{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":true,\"f\":0,"
+		   "\"g\":1}}}\n",
+		   PROG1("a : int <- classes.filter([it | it.name = \"p.User\"]).size\n"
+			 "  b : int <- objects.filter([it | it is java.lang.Class and "
+			 "it.name = \"p.User\"]).size\n"
+			 "  c : int <- threads.filter([it | it.name = \"worker\"]).size\n"
+			 "  d : int <- objects.filter([it | it.name = \"worker\"]).size\n"
+			 "  e : bool <- classloaders.exists([l | l.id = 1002])\n"
+			 "  f : int <- objects.filter([it | it.id = 77]).size\n"
+			 "  g : int <- objects.filter([it | it.id = 5]).size"), hb_heap(b));
+	free(b);
+}
+
+/* retained, referrers, root_path from the heap's indexes (null without them). */
+static void test_graph_builtins(void **state)
+{
+	static const struct dsl_hfield f_n[] = { { "next", DSL_FK_REF } };
+	struct hb *b = calloc(1, sizeof(*b));
+	uint32_t nc = hb_class(b, "p.Node", DSL_NOOBJ, DSL_NOOBJ, f_n, 1);
+	uint32_t a = hb_obj(b, nc, 16), x = hb_obj(b, nc, 24), y = hb_obj(b, nc, 32);
+	static uint64_t ret[3];
+	static uint32_t rfirst[4], rfrom[2], via[3];
+
+	hb_field_ref(b, a, 0, x);
+	hb_field_ref(b, x, 0, y);
+	hb_root(b, a, DSL_ROOT_JNI_GLOBAL);
+	ret[0] = 72; ret[1] = 56; ret[2] = 32;
+	rfirst[0] = 0; rfirst[1] = 0; rfirst[2] = 1; rfirst[3] = 2;
+	rfrom[0] = a; rfrom[1] = x;
+	via[0] = DSL_VIA_ROOT; via[1] = 0; via[2] = 1;
+	{
+		struct dsl_heap h = *hb_heap(b);
+
+		ASSERT_RUN("{\"s\":{\"x\":{\"r\":[null,null,null],\"p\":[null,null,null]}}}\n",
+			   PROG1("r : table_of int <- objects.map([it | it.retained])\n"
+				 "  p : table_of int <- objects.map([it | it.root_path.size])"), &h);
+		h.retained = ret;
+		h.referrer_first = rfirst;
+		h.referrer = rfrom;
+		h.root_via = via;
+		ASSERT_RUN("{\"s\":{\"x\":{\"r\":[72,56,32],\"n\":[0,1,1],\"p\":[1,2,3]}}}\n",
+			   PROG1("r : table_of int <- objects.map([it | it.retained])\n"
+				 "  n : table_of int <- objects.map([it | it.referrers.size])\n"
+				 "  p : table_of int <- objects.map([it | it.root_path.size])"), &h);
+		ASSERT_RUN("{\"s\":{\"x\":{\"p\":[\"jni_global p.Node (id 1000)\","
+			   "\"p.Node.next -> p.Node (id 1001)\",\"p.Node.next -> p.Node (id 1002)\"],"
+			   "\"q\":[1001]}}}\n",
+			   "set_type s:\n  roots <- objects.filter([it | it.retained = 32])\n"
+			   "  membership <- false\n"
+			   "  on_inclusion <- [ p <- THIS.root_path  q <- THIS.referrers ]\n"
+			   "  p : table_of string <- #[\"none\"]\n"
+			   "  q : table_of Object <- #[]\n"
+			   "instances_for s have_names = \"x\"\n", &h);
+	}
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_instanceof),
+		cmocka_unit_test(test_builtin_precedence),
+		cmocka_unit_test(test_graph_builtins),
 		cmocka_unit_test(test_value_assertion),
 		cmocka_unit_test(test_pseudojbb),
 		cmocka_unit_test(test_reachable_from_threads),

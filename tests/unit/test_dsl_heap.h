@@ -50,12 +50,13 @@ static inline uint32_t hb_obj(struct hb *b, uint32_t cls, uint64_t size)
 	return b->nobj++;
 }
 
-static inline void hb_ref(struct hb *b, uint32_t from, uint32_t to, int kind, const char *field)
+/* A reference; @index: the field slot (FIELD), element index (ARRAY_ELEMENT), or -1. */
+static inline void hb_ref(struct hb *b, uint32_t from, uint32_t to, int kind, int32_t index)
 {
 	b->ref_from[b->nrefs] = from;
 	b->refs[b->nrefs].to = to;
 	b->refs[b->nrefs].kind = (uint8_t)kind;
-	b->refs[b->nrefs].field = field;
+	b->refs[b->nrefs].index = index;
 	b->nrefs++;
 }
 
@@ -82,7 +83,7 @@ static inline void hb_field_ref(struct hb *b, uint32_t obj, int slot, uint32_t t
 {
 	b->vals[obj][slot].kind = DSL_HV_REF;
 	b->vals[obj][slot].u.ref = to;
-	hb_ref(b, obj, to, DSL_REF_FIELD, b->cls[b->obj[obj].cls].fields[slot].name);
+	hb_ref(b, obj, to, DSL_REF_FIELD, slot);
 }
 
 /* Group references by their source (stable) and fill the heap. */

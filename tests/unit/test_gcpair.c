@@ -197,9 +197,59 @@ static void test_pool_and_manager_names(void **state)
 	assert_false(gcpair_manager_is_full("G1 Concurrent GC"));
 }
 
+static struct mt_gc_event cause_ev(uint32_t tid, const char *cause, const char *action)
+{
+	struct mt_gc_event e = { .kind = MT_GC_CAUSE, .tid = tid };
+
+	strncpy(e.cause, cause, sizeof(e.cause) - 1);
+	strncpy(e.action, action, sizeof(e.action) - 1);
+	return e;
+}
+
+/* A cause heard on a thread goes to the next cycle whose pool ends on that
+ * thread, once; a cycle of another thread, or one without a cause heard,
+ * has none (Parallel's System.gc(): a young then a full cycle, each with
+ * its own gc_end). */
+static void test_causes(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	struct mt_gc_event e;
+
+	gcpair_init(&gp, collect, &s);
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 100, .tid = 42, .is_full = 1 });
+	feed(&gp, ev(MT_POOL_BEGIN, 110, "PS Scavenge", "PS Eden Space", 1000));
+	feed(&gp, cause_ev(42, "System.gc()", "end of minor GC"));
+	feed(&gp, ev(MT_POOL_END, 120, "PS Scavenge", "PS Eden Space", 0));
+	feed(&gp, ev(MT_POOL_BEGIN, 130, "PS MarkSweep", "PS Old Gen", 500));
+	feed(&gp, cause_ev(7, "G1 Evacuation Pause", "end of minor GC")); /* another thread */
+	feed(&gp, cause_ev(42, "System.gc()", "end of major GC"));
+	feed(&gp, ev(MT_POOL_END, 140, "PS MarkSweep", "PS Old Gen", 300));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 150, .tid = 42 });
+	/* a cycle whose cause was not heard (a libjvm without the uprobe) */
+	feed(&gp, ev(MT_POOL_BEGIN, 200, "PS Scavenge", "PS Eden Space", 1000));
+	feed(&gp, ev(MT_POOL_END, 210, "PS Scavenge", "PS Eden Space", 0));
+	/* thread 7's cause goes to its own cycle */
+	e = ev(MT_POOL_BEGIN, 300, "G1 Young Generation", "G1 Eden Space", 10);
+	e.tid = 7;
+	feed(&gp, e);
+	e = ev(MT_POOL_END, 310, "G1 Young Generation", "G1 Eden Space", 0);
+	e.tid = 7;
+	feed(&gp, e);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.recs[0].cause, "System.gc()");
+	assert_string_equal(s.recs[0].action, "end of minor GC");
+	assert_string_equal(s.recs[1].cause, "System.gc()");
+	assert_string_equal(s.recs[1].action, "end of major GC");
+	assert_string_equal(s.recs[2].cause, "");
+	assert_string_equal(s.recs[2].action, "");
+	assert_string_equal(s.recs[3].cause, "G1 Evacuation Pause");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_causes),
 		cmocka_unit_test(test_young_collection_pairs_per_pool),
 		cmocka_unit_test(test_two_cycles_in_one_vmop),
 		cmocka_unit_test(test_pause_without_manager),

@@ -2,7 +2,8 @@
 /*
  * test_gcreplay.c - `memtrace gc`'s records and summary (sink/gcreplay.c)
  * from paired probe events: a young collection, a concurrent cycle, a pause
- * without a memory manager, a full collection and an unpaired begin,
+ * without a memory manager, a full collection and an unpaired begin, the
+ * causes of the young and the full one (heard before their pool ends),
  * printed as text and as JSON lines, byte for byte.
  */
 #include <setjmp.h>
@@ -39,6 +40,15 @@ static void pool(struct gcreplay *r, uint32_t kind, uint64_t ts, const char *mgr
 	gcreplay_feed(r, &e);
 }
 
+static void cause(struct gcreplay *r, uint64_t ts, const char *c, const char *action)
+{
+	struct mt_gc_event e = { .kind = MT_GC_CAUSE, .ts_ns = ts, .tid = 42 };
+
+	snprintf(e.cause, sizeof(e.cause), "%s", c);
+	snprintf(e.action, sizeof(e.action), "%s", action);
+	gcreplay_feed(r, &e);
+}
+
 /* The stream: four collections, then a pool that begins and never ends. */
 static char *replay(bool json)
 {
@@ -57,6 +67,7 @@ static char *replay(bool json)
 	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "G1 Eden Space", 64 * MIB, 128 * MIB, UINT64_MAX);
 	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "G1 Old Gen", 10 * MIB, 256 * MIB, 1024 * MIB);
 	pool(r, MT_POOL_BEGIN, 2000100000ULL, young, "Metaspace", 5 * MIB, 6 * MIB, UINT64_MAX);
+	cause(r, 2002600000ULL, "G1 Evacuation Pause", "end of minor GC");
 	pool(r, MT_POOL_END, 2002600000ULL, young, "G1 Eden Space", 0, 120 * MIB, UINT64_MAX);
 	pool(r, MT_POOL_END, 2002600000ULL, young, "G1 Old Gen", 12 * MIB, 256 * MIB, 1024 * MIB);
 	pool(r, MT_POOL_END, 2002600000ULL, young, "Metaspace", 5 * MIB, 6 * MIB, UINT64_MAX);
@@ -70,6 +81,7 @@ static char *replay(bool json)
 	/* #4 full, 150 ms */
 	vmop(r, MT_GC_BEGIN, 6000000000ULL, true);
 	pool(r, MT_POOL_BEGIN, 6000000000ULL, old, "G1 Old Gen", 200 * MIB, 256 * MIB, 1024 * MIB);
+	cause(r, 6150000000ULL, "System.gc()", "end of major GC");
 	pool(r, MT_POOL_END, 6150000000ULL, old, "G1 Old Gen", 30 * MIB, 64 * MIB, 1024 * MIB);
 	vmop(r, MT_GC_END, 6150000000ULL, false);
 	/* never ends */
@@ -86,7 +98,7 @@ static void test_text(void **state)
 
 	assert_string_equal(s,
 		"#1       1.000s  G1 Young Generation    young         2.50 ms  heap 74.0 "
-		"MiB -> 12.0 MiB (committed 376.0 MiB)\n"
+		"MiB -> 12.0 MiB (committed 376.0 MiB)  cause: G1 Evacuation Pause\n"
 		"        G1 Eden Space                64.0 MiB -> 0 B        committed "
 		"120.0 MiB  max -\n"
 		"        G1 Old Gen                   10.0 MiB -> 12.0 MiB   committed "
@@ -97,13 +109,14 @@ static void test_text(void **state)
 		"256.0 MiB  max 1.0 GiB\n"
 		"#3       4.000s  (no memory manager)    pause        800.0 us\n"
 		"#4       5.000s  G1 Old Generation      full        150.00 ms  heap 200.0 "
-		"MiB -> 30.0 MiB (committed 64.0 MiB)\n"
+		"MiB -> 30.0 MiB (committed 64.0 MiB)  cause: System.gc()\n"
 		"        G1 Old Gen                  200.0 MiB -> 30.0 MiB   committed "
 		"64.0 MiB   max 1.0 GiB\n"
 		"\n"
 		"summary: 4 collections (1 young, 1 full, 1 pauses of concurrent cycles, 1 "
 		"concurrent) in 9.2 s (the JVM exited)\n"
 		"         pause total 153.30 ms, max 150.00 ms, mean 51.10 ms\n"
+		"         causes: 1 G1 Evacuation Pause, 1 System.gc()\n"
 		"         lost events: 3, unpaired: 1\n");
 	free(s);
 }
@@ -116,6 +129,7 @@ static void test_json(void **state)
 		"{\"event\":\"gc\",\"seq\":1,\"start_ns\":1700000002000100000,"
 		"\"start_mono_ns\":2000100000,\"duration_ns\":2500000,\"full\":false,"
 		"\"kind\":\"young\",\"collector\":\"G1 Young Generation\","
+		"\"cause\":\"G1 Evacuation Pause\",\"action\":\"end of minor GC\","
 		"\"pools\":[{\"name\":\"G1 Eden Space\",\"heap\":true,"
 		"\"used_before\":67108864,\"used_after\":0,\"committed\":125829120,"
 		"\"max\":-1},{\"name\":\"G1 Old Gen\",\"heap\":true,"
@@ -126,22 +140,26 @@ static void test_json(void **state)
 		"{\"event\":\"gc\",\"seq\":2,\"start_ns\":1700000003000000000,"
 		"\"start_mono_ns\":3000000000,\"duration_ns\":1200000000,\"full\":false,"
 		"\"kind\":\"concurrent\",\"collector\":\"G1 Concurrent GC\","
+		"\"cause\":\"\",\"action\":\"\","
 		"\"pools\":[{\"name\":\"G1 Old Gen\",\"heap\":true,"
 		"\"used_before\":104857600,\"used_after\":41943040,\"committed\":268435456,"
 		"\"max\":1073741824}]}\n"
 		"{\"event\":\"gc\",\"seq\":3,\"start_ns\":1700000005000000000,"
 		"\"start_mono_ns\":5000000000,\"duration_ns\":800000,\"full\":false,"
-		"\"kind\":\"pause\",\"collector\":\"\",\"pools\":[]}\n"
+		"\"kind\":\"pause\",\"collector\":\"\",\"cause\":\"\",\"action\":\"\","
+		"\"pools\":[]}\n"
 		"{\"event\":\"gc\",\"seq\":4,\"start_ns\":1700000006000000000,"
 		"\"start_mono_ns\":6000000000,\"duration_ns\":150000000,\"full\":true,"
 		"\"kind\":\"full\",\"collector\":\"G1 Old Generation\","
+		"\"cause\":\"System.gc()\",\"action\":\"end of major GC\","
 		"\"pools\":[{\"name\":\"G1 Old Gen\",\"heap\":true,"
 		"\"used_before\":209715200,\"used_after\":31457280,\"committed\":67108864,"
 		"\"max\":1073741824}]}\n"
 		"{\"event\":\"summary\",\"gc_count\":4,\"young\":1,\"full\":1,\"pauses\":1,"
 		"\"concurrent\":1,\"pause_total_ns\":153300000,\"pause_max_ns\":150000000,"
 		"\"pause_mean_ns\":51100000,\"lost_events\":3,\"unpaired_events\":1,"
-		"\"duration_s\":9.250,\"jvm_exited\":true}\n");
+		"\"duration_s\":9.250,\"jvm_exited\":true,"
+		"\"causes\":{\"G1 Evacuation Pause\":1,\"System.gc()\":1}}\n");
 	free(s);
 }
 
@@ -206,7 +224,7 @@ static void test_empty(void **state)
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
 		"\"concurrent\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,\"pause_mean_ns\":0,"
 		"\"lost_events\":0,\"unpaired_events\":0,\"duration_s\":0.500,"
-		"\"jvm_exited\":false}\n");
+		"\"jvm_exited\":false,\"causes\":{}}\n");
 	free(buf);
 }
 

@@ -228,9 +228,76 @@ static void test_heap_ages(void **state)
 	snapshot_free(&s);
 }
 
+/* Interfaces, class kinds and static field names from the source, and what
+ * a source that does not say (an .hprof dump, an older agent) leaves. */
+static void test_kinds_statics(void **state)
+{
+	struct mt_snapshot s;
+	struct mt_heapview hv;
+	struct dsl_schema schema;
+	struct dsl_program *p = NULL;
+	struct dsl_diags *d = dsl_diags_new();
+	char out[512], why[128], b[256];
+	const char *src = "set_type s:\n n : int <- objects.filter([it | it is p.Named]).size\n"
+			  "instances_for s have_names = \"x\"\n";
+	struct mt_snap_class *named;
+	struct mt_ap_href st = { .from = 2, .to = 11, .index = 5, .kind = 8 /* STATIC_FIELD */ };
+
+	load_fixture(&s, false);
+	/* p.Named, an interface Order implements; Order's static LAST (index 5) */
+	assert_int_equal(snapshot_grow(&s.classes, &s.cap_classes, s.nclasses, 1,
+				       sizeof(*s.classes)), 0);
+	named = &s.classes[s.nclasses++];
+	memset(named, 0, sizeof(*named));
+	named->id = 6;
+	named->sig = "Lp/Named;";
+	for (size_t i = 0; i < s.nclasses; i++)
+		s.classes[i].kind = i == s.nclasses - 1 ? MT_SNAP_INTERFACE : MT_SNAP_CLASS;
+	s.classes[1].ifaces = malloc(sizeof(uint64_t));
+	s.classes[1].ifaces[0] = 6;
+	s.classes[1].nifaces = 1;
+	s.classes[1].statics = calloc(1, sizeof(*s.classes[1].statics));
+	s.classes[1].statics[0] = (struct mt_snap_field){ .index = 5, .type = 'L', .name = "LAST" };
+	s.classes[1].nstatics = 1;
+	assert_int_equal(snapshot_grow(&s.refs, &s.cap_refs, s.nrefs, 1, sizeof(*s.refs)), 0);
+	s.refs[s.nrefs++] = st;
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	assert_null(hv.heap.no_ifaces);
+	assert_int_equal(hv.heap.nstatics, 1);
+	for (uint32_t o = 0; o < hv.heap.nobjects; o++)
+		for (uint32_t k = 0; k < hv.heap.objects[o].nrefs; k++) {
+			const struct dsl_href *r = &hv.heap.refs[hv.heap.objects[o].ref_first + k];
+
+			if (r->kind == DSL_REF_STATIC_FIELD)
+				assert_string_equal(dsl_ref_text(&hv.heap, o, r, b, sizeof(b)),
+						    "static spec.jbb.Order.LAST");
+		}
+	heapview_free(&hv);
+	run(&s, src, out, sizeof(out));
+	assert_string_equal(out, "{\"s\":{\"x\":{\"n\":2}}}\n");
+	/* a dump: no kinds, no interfaces - what has instances, subclasses or
+	 * instance fields is a class; p.Named may be an interface: an error */
+	for (size_t i = 0; i < s.nclasses; i++)
+		s.classes[i].kind = MT_SNAP_UNKNOWN;
+	s.source = "hprof";
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	assert_non_null(strstr(hv.heap.no_ifaces, "records no interfaces"));
+	for (uint32_t c = 0; c < 4; c++)
+		assert_int_equal(hv.heap.classes[c].kind, DSL_CK_CLASS);
+	assert_int_equal(hv.heap.classes[4].kind, DSL_CK_UNKNOWN);
+	dsl_heap_schema(&hv.heap, &schema);
+	assert_int_equal(dsl_compile(src, strlen(src), "t.mq", &schema, &p, d), -EINVAL);
+	assert_non_null(strstr(d->v[0].msg, "may be or hold an interface"));
+	dsl_program_free(p);
+	heapview_free(&hv);
+	dsl_diags_free(d);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kinds_statics),
 		cmocka_unit_test(test_heap_programs),
 		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_projection),

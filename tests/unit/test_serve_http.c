@@ -62,6 +62,13 @@ static void test_token(void **state)
 	assert_false(serve_token_ok("Bearer 0123456789abcdefX", t));
 	assert_false(serve_token_ok("Bearer 0123456789abcdeF", t));
 	assert_false(serve_token_ok("Basic 0123456789abcdef", t));
+	/* basic auth (go tool pprof http://USER:TOKEN@HOST/...): any user, the token as password */
+	assert_true(serve_token_ok("Basic bWVtdHJhY2U6MDEyMzQ1Njc4OWFiY2RlZg==", t));
+	assert_true(serve_token_ok("Basic OjAxMjM0NTY3ODlhYmNkZWY=", t));
+	assert_false(serve_token_ok("Basic bWVtdHJhY2U6MDEyMzQ1Njc4OWFiY2RlRg==", t));
+	assert_false(serve_token_ok("Basic MDEyMzQ1Njc4OWFiY2RlZg==", t));    /* no colon */
+	assert_false(serve_token_ok("Basic bWVtdHJhY2U6MDEyMzQ1Njc4OWFiY2RlZjA=", t));
+	assert_false(serve_token_ok("Basic !!!", t));
 	assert_false(serve_token_ok("Bearer x", NULL));
 }
 

@@ -233,9 +233,95 @@ static void test_freeze_record(void **state)
 	snapshot_free(&s);
 }
 
+/* A CLASS record with the extension: interfaces, reference statics, kind. */
+static size_t class_ext(char *buf, size_t cap, uint64_t id, uint32_t flags, uint32_t nifaces,
+			const uint64_t *ifaces, const char *static_name, uint32_t claim_ifaces)
+{
+	char body[512];
+	struct mt_ap_hclass h = { .id = id, .super = 1, .nfields = 1, .flags = flags };
+	struct mt_ap_hclass_ext x = { .nifaces = claim_ifaces, .nstatics = static_name ? 1 : 0 };
+	size_t b = 0, off = 0;
+	int32_t idx = 0;
+
+	memcpy(body + b, &h, sizeof(h));
+	b += sizeof(h);
+	memcpy(body + b, "Lp/C;", 6);
+	b += 6;
+	memcpy(body + b, &idx, 4);
+	body[b + 4] = 'I';
+	memcpy(body + b + 5, "k", 2);
+	b += 7;
+	memcpy(body + b, &x, sizeof(x));
+	b += sizeof(x);
+	if (nifaces)
+		memcpy(body + b, ifaces, nifaces * 8);
+	b += nifaces * 8;
+	if (static_name) {
+		idx = 3;
+		memcpy(body + b, &idx, 4);
+		body[b + 4] = 'L';
+		memcpy(body + b + 5, static_name, strlen(static_name) + 1);
+		b += 5 + strlen(static_name) + 1;
+	}
+	mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_CLASS, 1, body, b);
+	return off;
+}
+
+/* MT_AP_HCLASS_EXT: interfaces, statics, kind; SAMPLED records; an older
+ * agent's class (no flag): kind unknown. */
+static void test_class_ext_and_sampled(void **state)
+{
+	static const uint64_t ifs[2] = { 7, 8 };
+	const struct mt_ap_hsampled sm[2] = { { 20, 5 }, { 21, 9 } };
+	struct mt_snapshot s;
+	char buf[1024], why[128];
+	size_t n;
+
+	snapshot_init(&s);
+	n = class_ext(buf, sizeof(buf), 2, MT_AP_HCLASS_EXT, 2, ifs, "CACHE", 2);
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), 0);
+	n = class_ext(buf, sizeof(buf), 3, MT_AP_HCLASS_EXT | MT_AP_HCLASS_IFACE, 0, NULL, NULL, 0);
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), 0);
+	n = class_ext(buf, sizeof(buf), 4, MT_AP_HCLASS_EXT | MT_AP_HCLASS_NOIFACES, 0, NULL, NULL, 0);
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), 0);
+	n = class_ext(buf, sizeof(buf), 5, 0, 2, ifs, "X", 2); /* no flag: the rest ignored */
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), 0);
+	n = 0;
+	mt_ap_rec_put(buf, sizeof(buf), &n, MT_AP_HREC_SAMPLED, 2, sm, sizeof(sm));
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), 0);
+	assert_int_equal(s.nclasses, 4);
+	assert_int_equal(s.classes[0].kind, MT_SNAP_CLASS);
+	assert_int_equal(s.classes[0].nifaces, 2);
+	assert_int_equal(s.classes[0].ifaces[1], 8);
+	assert_int_equal(s.classes[0].nstatics, 1);
+	assert_string_equal(s.classes[0].statics[0].name, "CACHE");
+	assert_int_equal(s.classes[0].statics[0].index, 3);
+	assert_int_equal(s.classes[1].kind, MT_SNAP_INTERFACE);
+	assert_int_equal(s.classes[2].kind, MT_SNAP_CLASS);
+	assert_true(s.classes[2].ifaces_unknown);
+	assert_int_equal(s.classes[3].kind, MT_SNAP_UNKNOWN);
+	assert_int_equal(s.classes[3].nifaces, 0);
+	assert_int_equal(s.nsampled, 2);
+	assert_int_equal(s.sampled[1].id, 21);
+	assert_int_equal(s.sampled[1].sample, 9);
+	snapshot_free(&s);
+	/* more interfaces claimed than the record holds */
+	snapshot_init(&s);
+	n = class_ext(buf, sizeof(buf), 2, MT_AP_HCLASS_EXT, 1, ifs, NULL, 1000);
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), -EBADMSG);
+	snapshot_free(&s);
+	/* a SAMPLED record shorter than its count */
+	snapshot_init(&s);
+	n = 0;
+	mt_ap_rec_put(buf, sizeof(buf), &n, MT_AP_HREC_SAMPLED, 3, sm, sizeof(sm));
+	assert_int_equal(snaprec_add(&s, buf, n, false, why, sizeof(why)), -EBADMSG);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_class_ext_and_sampled),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_keep_raw),

@@ -98,8 +98,10 @@
 #include "agent.h"
 #include "freeze.h"
 #include "heapwalk.h"
+#include "sampler.h"
 
-#define ACC_STATIC 0x0008
+#define ACC_STATIC    0x0008
+#define ACC_INTERFACE 0x0200
 
 struct hw_field {
 	int32_t index;
@@ -114,6 +116,13 @@ struct hw_class {
 	char *sig;
 	struct hw_field *fields;  /* instance fields, inherited ones included */
 	uint32_t nfields;
+	struct hw_field *statics; /* the class's own reference statics (names, indices) */
+	uint32_t nstatics;
+	uint64_t *ifaces;         /* direct superinterfaces' ids */
+	uint32_t nifaces;
+	bool ext;                 /* ifaces and statics are known (MT_AP_HCLASS_EXT) */
+	bool iface;               /* an interface */
+	bool noifaces;            /* not prepared yet: its interfaces are unknown */
 	int8_t *proj;             /* [JVMTI index] -> type char if projected, else 0 */
 	int32_t nproj;            /* entries in proj */
 	bool any_proj;
@@ -220,6 +229,9 @@ static struct hw_state {
 	bool untagged;
 	jvmtiEnv *tenv;          /* the env that tags classes, loaders, threads */
 	struct hw_vec visits, given, named;
+	/* MT_AP_HEAP_SAMPLES: the sampled objects found (struct mt_ap_hsampled),
+	 * and the tags they got in an untagged walk's env (cleared after it) */
+	struct hw_vec sampled, stags;
 	bool resolved;           /* named objects' addresses read (first callback) */
 	uint64_t named_next;     /* the first id memtrace gives the other objects */
 	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
@@ -234,6 +246,7 @@ static struct hw_state {
 	struct mt_ap_hcopy copy;
 	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
 	struct freeze fz;
+	jlong own_tid;           /* the agent thread's Java thread id, -1 unknown */
 	struct mt_ap_heap_done done;
 	/* sending cursor: section, index within it */
 	bool pending;
@@ -456,6 +469,15 @@ static bool walk_goes_on(void)
 	return true;
 }
 
+/* Is this root one of the agent's own JNI local references (those that keep
+ * the named classes, loaders and threads over an untagged walk's pause)?
+ * Not a root of the application: left out of the roots sent. */
+static bool own_local(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
+{
+	return kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && hw.own_tid >= 0 &&
+	       info->jni_local.thread_id == hw.own_tid;
+}
+
 /* The index JVMTI gives a reference: field index, array slot, else -1. */
 static int32_t ref_index(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
 {
@@ -477,7 +499,7 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 		return JVMTI_VISIT_ABORT;
 	to = seen(tag_ptr, class_tag, size, length);
 	if (!referrer_tag_ptr) { /* a heap root */
-		if (hw.flags & MT_AP_HEAP_REFS) {
+		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info)) {
 			struct mt_ap_hroot *r = vec_push(&hw.roots);
 
 			if (r) {
@@ -554,6 +576,8 @@ static void resolve_named(void)
 		struct hw_named *nm = &((struct hw_named *)hw.named.p)[i];
 		uintptr_t r = (uintptr_t)nm->ref;
 
+		if (!r)
+			continue; /* a sampled object: known by its tag */
 		if (r & 3) {
 			hw.layout_bad++;
 			continue;
@@ -643,7 +667,7 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
 	}
 	if (!referrer_tag_ptr) {
-		if (hw.flags & MT_AP_HEAP_REFS)
+		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
 			flags = MT_AP_HV_KEEP;
 	} else {
 		index = ref_index(kind, info);
@@ -867,9 +891,36 @@ static int iface_fields(JNIEnv *jni, jclass k, uint8_t *iseen)
 	return total;
 }
 
-/* Append class k's own fields (static ones only counted) to c, from index *next. */
+/* Append a static reference field to c->statics (names of STATIC_FIELD references). */
+static void add_static(struct hw_class *c, uint32_t *cap, const char *name, char type,
+		       int32_t idx)
+{
+	struct hw_field *f;
+
+	if (c->nstatics == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 4;
+		struct hw_field *nfs = realloc(c->statics, nc * sizeof(*nfs));
+
+		if (!nfs)
+			return;
+		c->statics = nfs;
+		*cap = nc;
+	}
+	f = &c->statics[c->nstatics];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	if (!f->name)
+		return;
+	f->index = idx;
+	f->type = type;
+	c->nstatics++;
+}
+
+/* Append class k's own fields to c, from index *next; static ones are only
+ * counted, or, with @scap (k is c's own class), their reference ones kept in
+ * c->statics. */
 static int add_own_fields(jclass k, struct hw_class *c, int32_t *next, uint32_t *cap,
-			  const char *names, uint32_t nnames, const char *end)
+			  uint32_t *scap, const char *names, uint32_t nnames, const char *end)
 {
 	jint nf = 0;
 	jfieldID *fs = NULL;
@@ -881,10 +932,17 @@ static int add_own_fields(jclass k, struct hw_class *c, int32_t *next, uint32_t 
 		jint mods = 0;
 		int32_t idx = (*next)++;
 
-		if ((*hw.env)->GetFieldModifiers(hw.env, k, fs[i], &mods) || (mods & ACC_STATIC))
+		if ((*hw.env)->GetFieldModifiers(hw.env, k, fs[i], &mods))
+			continue;
+		if ((mods & ACC_STATIC) && !scap)
 			continue;
 		if ((*hw.env)->GetFieldName(hw.env, k, fs[i], &name, &sig, NULL))
 			continue;
+		if (mods & ACC_STATIC) {
+			if (sig[0] == 'L' || sig[0] == '[')
+				add_static(c, scap, name, sig[0], idx);
+			goto next;
+		}
 		if (c->nfields == *cap) {
 			uint32_t nc = *cap ? *cap * 2 : 8;
 			struct hw_field *nfs = realloc(c->fields, nc * sizeof(*nfs));
@@ -922,7 +980,7 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 	jclass chain[256];
 	int depth = 0, base = 0;
 	int32_t next;
-	uint32_t cap = 0;
+	uint32_t cap = 0, scap = 0;
 	jint st = 0;
 
 	if ((*hw.env)->GetClassStatus(hw.env, k, &st) || (st & (JVMTI_CLASS_STATUS_ARRAY |
@@ -941,7 +999,7 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 		base += iface_fields(jni, chain[i], iseen);
 	next = base;
 	for (int i = depth - 1; i >= 0; i--)
-		add_own_fields(chain[i], c, &next, &cap, names, nnames, end);
+		add_own_fields(chain[i], c, &next, &cap, i ? NULL : &scap, names, nnames, end);
 	for (int i = 0; i < depth; i++)
 		(*jni)->DeleteLocalRef(jni, chain[i]);
 	for (uint32_t i = 0; i < c->nfields; i++) {
@@ -961,6 +1019,83 @@ static void build_fields(JNIEnv *jni, jclass k, struct hw_class *c, uint8_t *ise
 			if (c->fields[i].projected)
 				c->proj[c->fields[i].index] = c->fields[i].type;
 	}
+}
+
+/*
+ * The direct superinterfaces of a class JVMTI will not list: it lists those
+ * of prepared classes only, and a class loaded but not linked yet (no
+ * instance, no linked subclass) can still have arrays with instances, whose
+ * `is` needs them. Class.getInterfaces() reads what loading recorded,
+ * without linking (the JVM's own answer): called through JNI, here, with
+ * the JVM running. Returns the count into c->ifaces, or -1.
+ */
+static int interfaces_by_jni(JNIEnv *jni, jclass k, struct hw_class *c)
+{
+	static jmethodID get_ifaces;
+	jobjectArray a;
+	jsize n;
+
+	if (!get_ifaces) {
+		jclass cc = (*jni)->FindClass(jni, "java/lang/Class");
+
+		if (cc) {
+			get_ifaces = (*jni)->GetMethodID(jni, cc, "getInterfaces",
+							 "()[Ljava/lang/Class;");
+			(*jni)->DeleteLocalRef(jni, cc);
+		}
+		if (!get_ifaces) {
+			(*jni)->ExceptionClear(jni);
+			return -1;
+		}
+	}
+	a = (*jni)->CallObjectMethod(jni, k, get_ifaces);
+	if ((*jni)->ExceptionCheck(jni) || !a) {
+		(*jni)->ExceptionClear(jni);
+		return -1;
+	}
+	n = (*jni)->GetArrayLength(jni, a);
+	c->ifaces = calloc((size_t)n + 1, sizeof(*c->ifaces));
+	for (jsize i = 0; i < n && c->ifaces; i++) {
+		jobject f = (*jni)->GetObjectArrayElement(jni, a, i);
+		uint64_t id = f ? tag_of(f) : 0;
+
+		if (id)
+			c->ifaces[c->nifaces++] = id;
+		if (f)
+			(*jni)->DeleteLocalRef(jni, f);
+	}
+	(*jni)->DeleteLocalRef(jni, a);
+	return c->ifaces && c->nifaces == (uint32_t)n ? (int)n : -1;
+}
+
+/* Whether class k is an interface, and its direct superinterfaces' ids (for
+ * `x is Interface` in memtrace): c->ext if known (c->noifaces: all but the
+ * interfaces). */
+static void class_kind(JNIEnv *jni, jclass k, struct hw_class *c)
+{
+	jint mods = 0, n = 0;
+	jclass *ifs = NULL;
+
+	if ((*hw.env)->GetClassModifiers(hw.env, k, &mods))
+		return;
+	c->iface = mods & ACC_INTERFACE;
+	c->ext = true;
+	if ((*hw.env)->GetImplementedInterfaces(hw.env, k, &n, &ifs)) {
+		c->noifaces = interfaces_by_jni(jni, k, c) < 0;
+		return;
+	}
+	c->ifaces = calloc((size_t)n + 1, sizeof(*c->ifaces));
+	for (jint i = 0; i < n; i++) {
+		if (c->ifaces) {
+			uint64_t id = tag_of(ifs[i]);
+
+			if (id)
+				c->ifaces[c->nifaces++] = id;
+		}
+		(*jni)->DeleteLocalRef(jni, ifs[i]);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)ifs);
+	c->noifaces = !c->ifaces || c->nifaces != (uint32_t)n;
 }
 
 /* Clear the tags an untagged walk gave (classes, loaders, threads): no
@@ -996,7 +1131,11 @@ static void free_state(void)
 
 		for (uint32_t j = 0; j < c->nfields; j++)
 			free(c->fields[j].name);
+		for (uint32_t j = 0; j < c->nstatics; j++)
+			free(c->statics[j].name);
 		free(c->fields);
+		free(c->statics);
+		free(c->ifaces);
 		free(c->proj);
 		if (c->sig)
 			free(c->sig);
@@ -1017,6 +1156,8 @@ static void free_state(void)
 	vec_free(&hw.visits);
 	vec_free(&hw.given);
 	vec_free(&hw.named);
+	vec_free(&hw.sampled);
+	vec_free(&hw.stags);
 	free(hw.projidx);
 	free(hw.fz.runs);
 	memset(&hw, 0, sizeof(hw));
@@ -1183,6 +1324,7 @@ static int prepare(JNIEnv *jni, const char *names, uint32_t nnames, const char *
 			c->sig = strdup(sig);
 			(*hw.env)->Deallocate(hw.env, (unsigned char *)sig);
 		}
+		class_kind(jni, ks[i], c);
 		build_fields(jni, ks[i], c, iseen, names, nnames, end);
 	}
 	if (!(*hw.env)->GetAllThreads(hw.env, &nt, &ts)) {
@@ -1448,9 +1590,110 @@ void heap_copy_expire(uint64_t now_ns)
 		heap_copy_release();
 }
 
+/* The Java thread id of the calling thread (the agent's), -1 if unknown. */
+static jlong own_thread_id(JNIEnv *jni)
+{
+	jthread t = NULL;
+	jclass tc;
+	jfieldID f;
+	jlong tid = -1;
+
+	if ((*hw.env)->GetCurrentThread(hw.env, &t) || !t)
+		return -1;
+	tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	f = tc ? (*jni)->GetFieldID(jni, tc, "tid", "J") : NULL;
+	if (f)
+		tid = (*jni)->GetLongField(jni, t, f);
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni);
+		tid = -1;
+	}
+	if (tc)
+		(*jni)->DeleteLocalRef(jni, tc);
+	(*jni)->DeleteLocalRef(jni, t);
+	return tid;
+}
+
+/*
+ * The sampled objects memtrace asks for (MT_AP_HEAP_SAMPLES), found by the
+ * sampling session's tags (GetObjectsWithTags in its env) and tagged in the
+ * walking env with an id of the NAMED range, so the walk reports each by
+ * its id. No reference to them is kept over the pause: a JNI local
+ * reference would make each a heap root, with a path one step long.
+ * Untagged walks clear these tags after the pause (untag_samples()).
+ */
+static void find_samples(JNIEnv *jni, const void *ids, uint32_t n)
+{
+	jint count = 0;
+	jobject *objs = NULL;
+	jlong *tags, *found = NULL;
+
+	if (!n || !sampler_active() || !smp.env)
+		return;
+	tags = malloc((size_t)n * sizeof(*tags));
+	if (!tags)
+		return;
+	memcpy(tags, ids, (size_t)n * sizeof(*tags));
+	if ((*smp.env)->GetObjectsWithTags(smp.env, (jint)n, tags, &count, &objs, &found)) {
+		free(tags);
+		return;
+	}
+	for (jint i = 0; i < count; i++) {
+		struct mt_ap_hsampled *sm;
+		jlong t = 0;
+
+		if (hw.untagged || (*hw.env)->GetTag(hw.env, objs[i], &t) || !t) {
+			t = (jlong)((hs.next_id++) << 1);
+			if ((*hw.env)->SetTag(hw.env, objs[i], t))
+				goto next;
+			if (hw.untagged) {
+				uint64_t *g = vec_push(&hw.stags);
+				struct hw_named *nm = vec_push(&hw.named);
+
+				if (g)
+					*g = (uint64_t)t;
+				if (nm) /* counted among the named ids memtrace checks */
+					*nm = (struct hw_named){ .ref = NULL, .id = (uint64_t)t >> 1 };
+			}
+		}
+		sm = vec_push(&hw.sampled);
+		if (sm)
+			*sm = (struct mt_ap_hsampled){ .id = (uint64_t)t >> 1, .sample = (uint64_t)found[i] };
+next:
+		(*jni)->DeleteLocalRef(jni, objs[i]);
+	}
+	(*smp.env)->Deallocate(smp.env, (unsigned char *)objs);
+	(*smp.env)->Deallocate(smp.env, (unsigned char *)found);
+	free(tags);
+}
+
+/* An untagged walk's env holds no tag after it: clear the sampled objects'. */
+static void untag_samples(void)
+{
+	jint n = 0;
+	jobject *objs = NULL;
+	JNIEnv *jni = agent.jni;
+
+	if (!hw.stags.n)
+		return;
+	if ((*hw.env)->GetObjectsWithTags(hw.env, (jint)hw.stags.n, (const jlong *)hw.stags.p, &n,
+					  &objs, NULL)) {
+		agent_log("could not clear the tags of %zu sampled objects: later walks use tags",
+			  hw.stags.n);
+		untagged_broken = true;
+		return;
+	}
+	for (jint i = 0; i < n; i++) {
+		(*hw.env)->SetTag(hw.env, objs[i], 0);
+		(*jni)->DeleteLocalRef(jni, objs[i]);
+	}
+	(*hw.env)->Deallocate(hw.env, (unsigned char *)objs);
+	hw.stags.n = 0;
+}
+
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-	      const char *names, size_t names_len, int watch_fd, struct mt_ap_heap_done *done,
-	      char *why, size_t n)
+	      const char *names, size_t names_len, const void *samples, int watch_fd,
+	      struct mt_ap_heap_done *done, char *why, size_t n)
 {
 	jvmtiHeapCallbacks cb = { 0 };
 	JNIEnv *jni = agent.jni;
@@ -1500,6 +1743,8 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 	vec_init(&hw.visits, sizeof(struct mt_ap_hvisit));
 	vec_init(&hw.given, sizeof(uint64_t));
 	vec_init(&hw.named, sizeof(struct hw_named));
+	vec_init(&hw.sampled, sizeof(struct mt_ap_hsampled));
+	vec_init(&hw.stags, sizeof(uint64_t));
 	vec_init(&hw.objs, sizeof(struct mt_ap_hobj));
 	vec_init(&hw.refs, sizeof(struct mt_ap_href));
 	vec_init(&hw.roots, sizeof(struct mt_ap_hroot));
@@ -1541,6 +1786,9 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		if (!any)
 			hw.flags &= ~MT_AP_HEAP_STRINGS;
 	}
+	if (req->flags & MT_AP_HEAP_SAMPLES)
+		find_samples(jni, samples, req->nsamples);
+	hw.own_tid = own_thread_id(jni);
 	/* (a frozen walk records nothing here: the copy grows its own vector) */
 	if (hw.untagged && !hw.freezing)
 		vec_reserve(&hw.visits, last_visits + last_visits / 4);
@@ -1569,13 +1817,14 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		uint64_t first = hw.done.pause_ns;
 
 		untag_given();
+		untag_samples();
 		(*jni)->PopLocalFrame(jni, NULL);
 		free_state();
 		if (rec.stage == MT_AP_FREEZE_CLIENT) {
 			snprintf(why, n, "%s", rec.why);
 			return -ECONNRESET;
 		}
-		err = heap_walk(req, NULL, names, names_len, watch_fd, done, why, n);
+		err = heap_walk(req, NULL, names, names_len, samples, watch_fd, done, why, n);
 		if (!err) {
 			hw.want_freeze = true;
 			hw.fz.rec = rec;
@@ -1589,6 +1838,7 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 		if (!hw.aborted && !hw.layout_bad) /* a frozen copy's stay in the copy */
 			last_visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 		untag_given();
+		untag_samples();
 		/* memtrace numbers the other objects from named_next; later walks of
 		 * the session number theirs past every id this one could use */
 		hw.named_next = hs.next_id;
@@ -1605,7 +1855,7 @@ walked:
 				  (unsigned long long)hw.layout_bad);
 			untagged_broken = true;
 			free_state();
-			err = heap_walk(req, NULL, names, names_len, watch_fd, done, why, n);
+			err = heap_walk(req, NULL, names, names_len, samples, watch_fd, done, why, n);
 			if (!err) {
 				hw.done.pause_ns += first;
 				done->pause_ns = hw.done.pause_ns;
@@ -1681,6 +1931,33 @@ static long put_class(char *buf, size_t cap, size_t *off, const struct hw_class 
 		memcpy(body + b + 5, f->name, nl + 1);
 		b += 5 + nl + 1;
 		h.nfields++;
+	}
+	/* the extension: interfaces, reference statics (whole, or not at all) */
+	if (c->ext && h.nfields == c->nfields) {
+		struct mt_ap_hclass_ext x = { .nifaces = c->noifaces ? 0 : c->nifaces };
+		size_t need = sizeof(x) + (size_t)x.nifaces * 8, x_at = b;
+
+		for (uint32_t i = 0; i < c->nstatics; i++)
+			need += 5 + strlen(c->statics[i].name) + 1;
+		if (b + need + 8 <= sizeof(body) - 16) {
+			b += sizeof(x);
+			if (x.nifaces)
+				memcpy(body + b, c->ifaces, (size_t)x.nifaces * 8);
+			b += (size_t)x.nifaces * 8;
+			for (uint32_t i = 0; i < c->nstatics; i++) {
+				const struct hw_field *f = &c->statics[i];
+				size_t nl = strlen(f->name);
+
+				memcpy(body + b, &f->index, 4);
+				body[b + 4] = f->type;
+				memcpy(body + b + 5, f->name, nl + 1);
+				b += 5 + nl + 1;
+				x.nstatics++;
+			}
+			memcpy(body + x_at, &x, sizeof(x));
+			h.flags = MT_AP_HCLASS_EXT | (c->iface ? MT_AP_HCLASS_IFACE : 0) |
+				  (c->noifaces ? MT_AP_HCLASS_NOIFACES : 0);
+		}
 	}
 	memcpy(body, &h, sizeof(h));
 	r = mt_ap_rec_put(buf, cap, off, MT_AP_HREC_CLASS, h.nfields, body, b);
@@ -1828,20 +2105,24 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			if (hw.pos < hw.visits.n)
 				r = put_batch(buf, cap, &off, MT_AP_HREC_VISITS, &hw.visits);
 			break;
-		case 11: /* where memtrace reads the frozen copy's records */
-			if (hw.want_copy && hw.pos == 0) {
-				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_COPY, 0, &hw.copy,
-						  sizeof(hw.copy));
+		case 10:
+			if (hw.pos < hw.sampled.n)
+				r = put_batch(buf, cap, &off, MT_AP_HREC_SAMPLED, &hw.sampled);
+			break;
+		case 11: /* how a frozen walk went */
+			if (hw.want_freeze && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_FREEZE, 0, &hw.fz.rec,
+						  sizeof(hw.fz.rec));
 				if (r > 0)
 					hw.pos++;
 				else
 					r = 0;
 			}
 			break;
-		case 10: /* how a frozen walk went */
-			if (hw.want_freeze && hw.pos == 0) {
-				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_FREEZE, 0, &hw.fz.rec,
-						  sizeof(hw.fz.rec));
+		case 12: /* where memtrace reads the frozen copy's records */
+			if (hw.want_copy && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_COPY, 0, &hw.copy,
+						  sizeof(hw.copy));
 				if (r > 0)
 					hw.pos++;
 				else
@@ -1868,8 +2149,9 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 7: len = 1; break;
 			case 8: len = hw.named.n; break;
 			case 9: len = hw.visits.n; break;
-			case 10: len = hw.want_freeze; break;
-			case 11: len = hw.want_copy; break;
+			case 10: len = hw.sampled.n; break;
+			case 11: len = hw.want_freeze; break;
+			case 12: len = hw.want_copy; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1884,7 +2166,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 11;
+	return hw.pending && hw.sec > 12;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

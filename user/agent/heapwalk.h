@@ -11,7 +11,8 @@
 /*
  * heap_walk - name the classes, walk (the pause) and buffer a snapshot as
  * @req asks (objects identified by address, or by tags with KEEPIDS);
- * @names holds req->nfields NUL-terminated field names in @names_len bytes.
+ * @names holds req->nfields NUL-terminated field names in @names_len bytes;
+ * @samples req->nsamples sample ids (MT_AP_HEAP_SAMPLES; unaligned).
  * With @freeze (MT_AP_HEAP_FREEZE) the walk is done by a frozen copy of the
  * JVM forked in the pause (freeze.h), while @watch_fd (the memtrace
  * connection) stays open; whatever fails there, the walk is done in a pause.
@@ -20,8 +21,8 @@
  * (-ECONNRESET: memtrace left during a frozen walk).
  */
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-	      const char *names, size_t names_len, int watch_fd, struct mt_ap_heap_done *done,
-	      char *why, size_t n);
+	      const char *names, size_t names_len, const void *samples, int watch_fd,
+	      struct mt_ap_heap_done *done, char *why, size_t n);
 /* heap_next_chunk - the next records (at most @cap bytes) into @buf; returns
  * the bytes written (0 when nothing more fits or everything is out). */
 long heap_next_chunk(void *buf, size_t cap);

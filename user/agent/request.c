@@ -59,6 +59,16 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 	}
 	if (!p || (req->heap.flags & ~MT_AP_HEAP_FLAGS))
 		goto bad;
+	req->samples = NULL;
+	if (req->heap.flags & MT_AP_HEAP_SAMPLES) {
+		if (req->heap.nsamples > MT_AP_HEAP_MAX_SAMPLES ||
+		    (size_t)(end - p) < (size_t)req->heap.nsamples * 8)
+			goto bad;
+		req->samples = p;
+		req->names_len = (size_t)(p - req->names);
+	} else {
+		req->heap.nsamples = 0;
+	}
 	return 0;
 bad:
 	snprintf(why, why_n, "malformed heap request");

@@ -26,6 +26,8 @@ struct request {
 	struct mt_ap_heap_freeze freeze; /* HEAP_REQUEST with MT_AP_HEAP_FREEZE, else zeros */
 	const char *names;           /* HEAP_REQUEST: heap.nfields NUL-terminated field */
 	size_t names_len;            /* names, in names_len bytes after the struct(s) */
+	const void *samples;         /* HEAP_REQUEST with MT_AP_HEAP_SAMPLES: heap.nsamples
+				      * sample ids (8 bytes each, unaligned) after the names */
 };
 
 /*

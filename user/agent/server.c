@@ -350,7 +350,8 @@ static void handle_heap_request(const struct request *req)
 	int err;
 
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
-			req->names, req->names_len, client_fd, &done, why, sizeof(why));
+			req->names, req->names_len, req->samples, client_fd, &done, why,
+			sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
 		session_end();

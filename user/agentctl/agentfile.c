@@ -43,14 +43,18 @@ int agentfile_find(char *out, size_t n)
 			snprintf(out, n, "%s/%s", exe, MT_AGENT_SO);
 			if (!access(out, R_OK))
 				return 0;
+			/* `make install`: PREFIX/bin/memtrace, PREFIX/lib/memtrace/ */
+			snprintf(out, n, "%s/../lib/memtrace/%s", exe, MT_AGENT_SO);
+			if (!access(out, R_OK))
+				return 0;
 		}
 	}
 	snprintf(out, n, "build/%s", MT_AGENT_SO);
 	if (!access(out, R_OK))
 		return 0;
-	p_err("cannot find %s next to the memtrace binary (%s) nor in ./build; build it "
-	      "with `make` or set MEMTRACE_AGENT=/path/to/%s", MT_AGENT_SO,
-	      l > 0 ? exe : "?", MT_AGENT_SO);
+	p_err("cannot find %s next to the memtrace binary (%s), in ../lib/memtrace/ from it, "
+	      "nor in ./build; build it with `make` (or `make install`) or set "
+	      "MEMTRACE_AGENT=/path/to/%s", MT_AGENT_SO, l > 0 ? exe : "?", MT_AGENT_SO);
 	return -ENOENT;
 }
 

@@ -38,7 +38,8 @@ struct mt_agentfile {
 /*
  * agentfile_find - locate the agent library on this host: $MEMTRACE_AGENT if
  * set, else libmemtrace-agent.so next to the memtrace binary (/proc/self/exe),
- * else ./build/libmemtrace-agent.so. Writes the path to @out.
+ * else in ../lib/memtrace/ from it (where `make install` puts it), else
+ * ./build/libmemtrace-agent.so. Writes the path to @out.
  * Returns 0, or -ENOENT after printing where it looked.
  */
 int agentfile_find(char *out, size_t n);

@@ -144,6 +144,12 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	*elapsed = (double)(mono_ns() - t0) / 1e9;
 	if (o->on_end)
 		o->on_end(ctx, p, *elapsed);
+	if (o->on_last && o->on_last(ctx, p, &s, m)) {
+		p_warn("the agent in JVM %d ended the session: reporting what arrived (no final "
+		       "counters)", p->pid);
+		ret = 0;
+		goto restore;
+	}
 	if (exiting)
 		p_info("interrupted after %.1f s: reporting what was sampled", *elapsed);
 	/* stop: what the agent still holds arrives before STOPPED */
@@ -244,7 +250,7 @@ int sampling_common_opt(int c, const char *arg, struct mt_sampling_opts *o)
 		return 0;
 	case 'd':
 		if (parse_seconds(arg, &o->duration) || o->duration <= 0) {
-			p_err("invalid --duration '%s' (seconds > 0)", arg);
+			p_err("invalid --duration '%s': expected %s, above 0", arg, MT_DURATION_HELP);
 			return 2;
 		}
 		return 0;

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "agentctl/agentsock.h"
 #include "jvm/proc.h"
 #include "analysis/samples.h"
 
@@ -22,6 +23,13 @@ struct mt_sampling_opts {
 	 * nonzero from on_start ends the session */
 	int (*on_start)(void *ctx, const struct mt_proc *p);
 	void (*on_end)(void *ctx, const struct mt_proc *p, double elapsed);
+	/* after on_end, sampling still on (the samples' tags alive): a last use
+	 * of the session's socket @s, e.g. a heap walk (`leaks --paths`); frames
+	 * arriving meanwhile are the caller's to feed to @m (samples_feed).
+	 * Nonzero: the agent closed the session - what arrived is reported, no
+	 * final counters. */
+	int (*on_last)(void *ctx, const struct mt_proc *p, struct mt_agentsock *s,
+		       struct mt_samples *m);
 };
 
 /* Called about every 200 ms with the seconds since sampling began. */

@@ -100,6 +100,41 @@ static void pool_begin(struct gcpair *gp, const struct mt_gc_event *e)
 	c->nbegun++;
 }
 
+/* A cause for the next pool end of its thread (the latest one wins). */
+static void cause_heard(struct gcpair *gp, const struct mt_gc_event *e)
+{
+	struct gc_cause_wait *w = NULL;
+
+	for (int i = 0; i < MT_GC_MAX_CAUSES && !w; i++)
+		if (gp->causes[i].tid == e->tid)
+			w = &gp->causes[i];
+	for (int i = 0; i < MT_GC_MAX_CAUSES && !w; i++)
+		if (!gp->causes[i].tid)
+			w = &gp->causes[i];
+	if (!w)
+		w = &gp->causes[e->tid % MT_GC_MAX_CAUSES]; /* more GC threads than slots */
+	w->tid = e->tid;
+	memcpy(w->cause, e->cause, MT_GC_NAME_LEN);
+	w->cause[MT_GC_NAME_LEN - 1] = '\0';
+	memcpy(w->action, e->action, MT_GC_NAME_LEN);
+	w->action[MT_GC_NAME_LEN - 1] = '\0';
+}
+
+/* The cycle of @e's pool end takes the cause waiting on its thread. */
+static void cause_take(struct gcpair *gp, struct gc_record *r, uint32_t tid)
+{
+	for (int i = 0; i < MT_GC_MAX_CAUSES; i++) {
+		struct gc_cause_wait *w = &gp->causes[i];
+
+		if (w->tid != tid || !tid)
+			continue;
+		memcpy(r->cause, w->cause, MT_GC_NAME_LEN);
+		memcpy(r->action, w->action, MT_GC_NAME_LEN);
+		w->tid = 0;
+		return;
+	}
+}
+
 static void pool_end(struct gcpair *gp, const struct mt_gc_event *e)
 {
 	struct gc_cycle *c = find_cycle(gp, e->manager);
@@ -109,6 +144,8 @@ static void pool_end(struct gcpair *gp, const struct mt_gc_event *e)
 		gp->unpaired_end++;
 		return;
 	}
+	if (!c->rec.cause[0])
+		cause_take(gp, &c->rec, e->tid);
 	p->ended = true;
 	p->used_after = e->used;
 	p->committed = e->committed;
@@ -177,6 +214,9 @@ void gcpair_feed(struct gcpair *gp, const struct mt_gc_event *e)
 		break;
 	case MT_POOL_END:
 		pool_end(gp, e);
+		break;
+	case MT_GC_CAUSE:
+		cause_heard(gp, e);
 		break;
 	default:
 		break;

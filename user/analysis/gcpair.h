@@ -19,6 +19,10 @@
  * Pool events are keyed by (manager, pool) and cycles by manager, never by
  * thread alone: BCC's ugc/javagc key begin records per thread and overwrite
  * one pool's "before" with the next pool's.
+ *
+ * The cause and action of a cycle come from an MT_GC_CAUSE event (the entry
+ * of GCMemoryManager::gc_end, see memtrace/gc.h), which precedes the cycle's
+ * pool ends on the same thread: the next pool end of that thread takes it.
  */
 #ifndef MEMTRACE_GCPAIR_H
 #define MEMTRACE_GCPAIR_H
@@ -31,6 +35,7 @@
 #define MT_GC_NAME_LEN 64
 #define MT_GC_MAX_POOLS 16
 #define MT_GC_MAX_CYCLES 4 /* managers with an open cycle at once */
+#define MT_GC_MAX_CAUSES 4 /* threads with a cause waiting for its pool ends */
 
 /* A probe hit with its names resolved (user/probe/gctrace.c builds these from
  * struct mt_gc_raw). */
@@ -42,6 +47,8 @@ struct mt_gc_event {
 	uint64_t init, used, committed, max;
 	char manager[MT_GC_NAME_LEN];
 	char pool[MT_GC_NAME_LEN];
+	char cause[MT_GC_NAME_LEN];   /* MT_GC_CAUSE: GCCause::to_string's name */
+	char action[MT_GC_NAME_LEN];  /* MT_GC_CAUSE: "end of minor GC", ... */
 };
 
 struct gc_pool {
@@ -62,6 +69,8 @@ struct gc_record {
 	bool full;
 	bool in_vmop;          /* inside gc__begin/gc__end */
 	char manager[MT_GC_NAME_LEN]; /* "" for a pause without a memory manager */
+	char cause[MT_GC_NAME_LEN];   /* "G1 Evacuation Pause", ...; "" unknown */
+	char action[MT_GC_NAME_LEN];  /* "end of minor GC", ...; "" unknown */
 	int npools;
 	struct gc_pool pools[MT_GC_MAX_POOLS];
 };
@@ -75,6 +84,13 @@ struct gc_cycle {
 	int nbegun, nended;
 };
 
+/* A cause heard on thread @tid, for the next pool end of that thread. */
+struct gc_cause_wait {
+	uint32_t tid;          /* 0: free */
+	char cause[MT_GC_NAME_LEN];
+	char action[MT_GC_NAME_LEN];
+};
+
 struct gcpair {
 	gcpair_cb cb;
 	void *ctx;
@@ -86,6 +102,7 @@ struct gcpair {
 	uint64_t vmop_start;
 	int vmop_cycles;       /* cycles completed inside the open operation */
 	struct gc_cycle cycles[MT_GC_MAX_CYCLES];
+	struct gc_cause_wait causes[MT_GC_MAX_CAUSES];
 	/* anomalies: counted, never hidden */
 	uint64_t unpaired_begin;  /* a begin whose end never came (or came twice) */
 	uint64_t unpaired_end;    /* an end without its begin */

@@ -43,7 +43,7 @@ int do_age(int argc, char **argv)
 	bool by_site = false;
 	int c, rc;
 
-	optind = 1;
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = sampling_common_opt(c, optarg, &o);
 		if (rc == 2)

@@ -17,6 +17,7 @@
 #include "cmd/cmds.h"
 #include "jvm/proc.h"
 #include "analysis/profile.h"
+#include "sink/allocprofile.h"
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
 #include "jvm/symres.h"
@@ -38,6 +39,7 @@ struct alloc_opts {
 	bool perfmap;
 	bool vm_frames;
 	double budget;
+	bool windows;
 	const char *collapsed, *flamegraph, *pprof;
 };
 
@@ -52,6 +54,7 @@ static void usage(FILE *f)
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
 		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
+		"                      [--budget-windows]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
 		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
@@ -64,7 +67,10 @@ static void usage(FILE *f)
 		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
 		"  --budget PCT: what sampling may cost the busiest allocating thread, in %%\n"
 		"  of its time (default 1): above it memtrace observes only part of the time\n"
-		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n");
+		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n"
+		"  Samples are kept at random (weights 1/keep); the uprobe trap itself stays,\n"
+		"  unless --budget-windows: then, when the trap alone exceeds the budget, the\n"
+		"  probes are attached one window a second (coarse: see README).\n");
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -117,71 +123,6 @@ static void request_perfmap(const struct mt_proc *p)
 		return; /* attach_command said why */
 	if (r.code)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
-}
-
-/* The allocating Java frame of a row without a walked stack: an interpreted
- * method by its Method*, or compiled code by its pc (perf map). NULL when
- * unknown. */
-static const char *java_leaf(struct alloctrace *t, struct symres *sr, const struct alloc_row *r)
-{
-	const char *name;
-
-	if (r->method && (name = alloctrace_method_name(t, r->method, r->gen)))
-		return name;
-	if (r->java_pc && sr) {
-		name = symres_name(sr, r->java_pc);
-		if (name[0] != '[')
-			return name;
-	}
-	return NULL;
-}
-
-/* The profile: each row's stack named (leaf first) and stitched together by
- * profile_add_alloc() with its allocating Java frame and class. @leaf[i]
- * gets row i's allocating Java frame: the innermost frame of its walked stack
- * (compiled frames expanded, so the method that allocated even when it was
- * inlined), else java_leaf(); NULL when unknown. Names are owned by @t/@sr. */
-static struct profile *build_profile(struct alloctrace *t, struct symres *sr,
-				     const struct alloc_row *rows, size_t n, bool vm_frames,
-				     const char **leaf)
-{
-	struct profile *prof = profile_new();
-	uint64_t ips[64];
-	const char *f[64];
-	struct profile_frame java[136];
-
-	if (!prof)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		int depth = sr ? alloctrace_stack(t, rows[i].stack_id, ips, 64) : -ENOENT;
-		struct profile_alloc a = {
-			.frames = depth < 0 ? NULL : f,
-			.depth = depth < 0 ? 0 : depth,
-			.java_leaf = java_leaf(t, sr, &rows[i]),
-			.interpreted = rows[i].method != 0,
-			.class_name = rows[i].class_name,
-			.bytes = rows[i].bytes,
-			.count = rows[i].samples,
-		};
-
-		/* the whole Java stack from the kernel's walker, libjvm frames on request */
-		a.java_depth = alloctrace_java_frames_full(t, &rows[i], java, 136, vm_frames);
-		leaf[i] = a.java_leaf;
-		for (int d = a.java_depth - 1; d >= 0; d--)
-			if (java[d].kind != PROFILE_OTHER) { /* the innermost Java frame */
-				leaf[i] = java[d].name;
-				break;
-			}
-		if (a.java_depth >= 0) {
-			a.java = java;
-			if (!vm_frames)
-				a.frames = NULL, a.depth = 0;
-		}
-		for (int d = 0; d < a.depth; d++) /* leaf first, as BPF gives them */
-			f[d] = symres_name(sr, ips[d]);
-		profile_add_alloc(prof, &a);
-	}
-	return prof;
 }
 
 static int write_outputs(const struct alloc_opts *o, struct profile *prof)
@@ -359,6 +300,7 @@ int do_alloc(int argc, char **argv)
 		{ "no-perfmap", no_argument, NULL, 'N' },
 		{ "vm-frames", no_argument, NULL, 'V' },
 		{ "budget", required_argument, NULL, 'B' },
+		{ "budget-windows", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -382,7 +324,7 @@ int do_alloc(int argc, char **argv)
 	int opt, err, rc = 1;
 	uint64_t top;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:b:t:jxh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -420,6 +362,9 @@ int do_alloc(int argc, char **argv)
 		case 'V':
 			o.vm_frames = true;
 			break;
+		case 'W':
+			o.windows = true;
+			break;
 		case 'B': {
 			char *end;
 			double pct = strtod(optarg, &end);
@@ -438,6 +383,8 @@ int do_alloc(int argc, char **argv)
 				return err;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "alloc", usage))
+		return 2;
 	if (cmdopt_need_pid(&co, "alloc"))
 		return 2;
 	o.pid = co.pid;
@@ -449,6 +396,7 @@ int do_alloc(int argc, char **argv)
 	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;
 	to.native = o.vm_frames;
 	to.budget = o.budget;
+	to.windows = o.windows;
 	t = alloctrace_new(&p, &to);
 	if (!t)
 		return 1;
@@ -520,7 +468,7 @@ int do_alloc(int argc, char **argv)
 	}
 	if (to.stacks) {
 		leaf = calloc(n ? n : 1, sizeof(*leaf));
-		prof = leaf ? build_profile(t, sr, rows, n, o.vm_frames, leaf) : NULL;
+		prof = leaf ? allocprofile_build(t, sr, rows, n, o.vm_frames, leaf) : NULL;
 		if (sr)
 			symres_stats(sr, &resolved, &unresolved);
 	}

@@ -40,7 +40,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct attach_opts
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "p:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -56,7 +56,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct attach_opts
 			break;
 		case 'H':
 			if (!allow_load || parse_seconds(optarg, &o->hold_s)) {
-				p_err("invalid --hold '%s' (seconds)", optarg);
+				p_err("invalid --hold '%s': expected %s", optarg, MT_DURATION_HELP);
 				return 2;
 			}
 			break;
@@ -74,7 +74,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct attach_opts
 				       "  --hold S  keep the session open S seconds (PING each second) "
 				       "before leaving the agent dormant\n"
 				       "  The agent library is $MEMTRACE_AGENT, else %s next to the "
-				       "memtrace binary, else ./build/%s.\n", MT_AGENT_SO, MT_AGENT_SO);
+				       "memtrace binary, else in ../lib/memtrace/ from it (make "
+				       "install), else ./build/%s.\n", MT_AGENT_SO, MT_AGENT_SO);
 			else
 				printf("  Tell memtrace's agent in JVM PID to stop its work and go "
 				       "dormant.\n");

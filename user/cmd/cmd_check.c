@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_check.c - `memtrace check FILE`: rules 1-5 on a recording. */
+#include <getopt.h>
 #include <string.h>
 
 #include "monitor/check.h"
@@ -47,13 +48,21 @@ int do_check(int argc, char **argv)
 	uint64_t line = 0, n = 0;
 	const char *text;
 	struct mt_ev e;
-	int rc, i = 1;
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cmdopt o = { .usage = usage };
+	int rc, i, opt;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		rc = cmdopt_common_arg(argv[i], usage);
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	i = optind;
 	rc = cmdopt_recording(argc, argv, i, "check", &r, &h);
 	if (rc)
 		return rc;

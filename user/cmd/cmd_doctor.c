@@ -16,6 +16,7 @@
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
 #include "jvm/privs.h"
+#include "probe/gcendprobe.h"
 #include "probe/tlabprobe.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
@@ -58,6 +59,8 @@ struct report {
 	int nprobes;
 	bool probe[MT_ARRAY_SIZE(dprobes)];
 	bool symtab, sym_tlab, vmstructs;
+	bool sym_gcend;           /* GCMemoryManager::gc_end (the cause uprobe) */
+	int ncauses;              /* GCCause names read from to_string; <= 0: none */
 	int flag_err[MT_ARRAY_SIZE(dflags)];
 	bool flag[MT_ARRAY_SIZE(dflags)];
 	bool attach_socket;       /* /tmp/.java_pid<nspid> exists already */
@@ -91,6 +94,13 @@ static void inspect(struct report *r)
 		r->symtab = elfsym_has_symtab(e);
 		r->sym_tlab = !elfsym_lookup(e, TLABPROBE_SYM_NEW_TLAB, NULL, NULL) &&
 			      !elfsym_lookup(e, TLABPROBE_SYM_OUTSIDE_TLAB, NULL, NULL);
+		r->sym_gcend = !elfsym_lookup(e, GCENDPROBE_SYM, NULL, NULL);
+		{
+			struct gccause_table *t = malloc(sizeof(*t));
+
+			r->ncauses = t && !gccause_read(e, t) ? t->n : 0;
+			free(t);
+		}
 		n = elfsym_usdt_notes(e, "hotspot", &notes);
 		r->nprobes = n > 0 ? n : 0;
 		for (int i = 0; i < n; i++)
@@ -168,9 +178,9 @@ static void print_json(const struct report *r)
 	printf(",\"usdt_probes\":%d,\"probes\":{", r->nprobes);
 	for (size_t j = 0; j < MT_ARRAY_SIZE(dprobes); j++)
 		printf("%s\"%s\":%s", j ? "," : "", dprobes[j].name, r->probe[j] ? "true" : "false");
-	printf("},\"symtab\":%s,\"alloc_symbols\":%s,\"vmstructs\":%s",
+	printf("},\"symtab\":%s,\"alloc_symbols\":%s,\"vmstructs\":%s,\"gc_causes\":%d",
 	       r->symtab ? "true" : "false", r->sym_tlab ? "true" : "false",
-	       r->vmstructs ? "true" : "false");
+	       r->vmstructs ? "true" : "false", r->sym_gcend ? r->ncauses : 0);
 	/* one key per flag by its HotSpot name, boolean; absent flags listed */
 	for (size_t i = 0; i < MT_ARRAY_SIZE(dflags); i++)
 		printf(",\"%s\":%s", dflags[i].name,
@@ -233,6 +243,11 @@ static void print_text(const struct report *r)
 	printf("  [%s] AllocTracer::send_allocation_{in_new,outside}_tlab%s\n", YES(r->sym_tlab),
 	       r->sym_tlab ? " (allocation sampling without flags)" :
 			     ": memtrace alloc cannot sample by uprobes");
+	printf("  [%s] GCMemoryManager::gc_end + GCCause::to_string%s\n",
+	       YES(r->sym_gcend && r->ncauses > 0),
+	       !r->sym_gcend ? ": collections will have no cause (the symbol is missing)" :
+	       r->ncauses <= 0 ? ": collections will have no cause (GCCause::to_string unreadable)" :
+				 " (the cause of each collection, no flags)");
 	printf("  [%s] VMStructs tables (class names, flags)\n", YES(r->vmstructs));
 
 	printf("\nflags\n");
@@ -266,8 +281,9 @@ static void print_text(const struct report *r)
 	       (r->cap_ptrace || r->root) ? "" : ": only JVMs of your own uid can be read");
 
 	printf("\nmemtrace will use\n");
-	printf("  gc      %s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
-						"nothing: no GC probes in this libjvm");
+	printf("  gc      %s%s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
+						  "nothing: no GC probes in this libjvm",
+	       gc_ok(r) && r->sym_gcend && r->ncauses > 0 ? ", uprobe GCMemoryManager::gc_end (causes)" : "");
 	printf("  alloc   %s\n", r->sym_tlab ? "uprobes on AllocTracer (TLAB-refill sampling, no flags)" :
 					       "nothing without symbols");
 	printf("  agent   %s\n", attach_ok(r) ? "dynamic attach" : "unavailable");
@@ -289,12 +305,14 @@ int do_doctor(int argc, char **argv)
 	struct report r;
 	int opt, rc;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:jh", longopts, NULL)) != -1) {
 		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	if (cmdopt_no_args(argc, argv, "doctor", usage))
+		return 2;
 	if (cmdopt_need_pid(&o, "doctor"))
 		return 2;
 	memset(&r, 0, sizeof(r));

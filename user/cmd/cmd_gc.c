@@ -27,7 +27,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace gc -p PID [--duration S] [--json]\n"
 		   "  One record per collection from hotspot:gc__begin/end and\n"
 		   "  mem__pool__gc__begin/end: sequence, start, duration, full or not,\n"
-		   "  and each memory pool's used before/after, committed and max.\n"
+		   "  and each memory pool's used before/after, committed and max; the\n"
+		   "  cause (GCCause, as JFR and GarbageCollectorMXBean name it) and action\n"
+		   "  from a uprobe on GCMemoryManager::gc_end (no JVM flags).\n"
 		   "  Ends on Ctrl-C, after --duration seconds, or when the JVM exits,\n"
 		   "  with a summary (count, pause total/max/mean, lost events).\n");
 }
@@ -85,12 +87,14 @@ int do_gc(int argc, char **argv)
 	int opt, rc, err = 0;
 	uint64_t t0, mono_to_real, deadline;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	if (cmdopt_no_args(argc, argv, "gc", usage))
+		return 2;
 	if (cmdopt_need_pid(&o, "gc")) {
 		usage(stderr);
 		return 2;
@@ -123,7 +127,13 @@ int do_gc(int argc, char **argv)
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
 	if (mt_opts.json) {
 		json_str(stdout, p.libjvm);
+		if (gctrace_no_cause(t)) {
+			printf(",\"no_cause\":");
+			json_str(stdout, gctrace_no_cause(t));
+		}
 		printf("}\n");
+	} else if (gctrace_no_cause(t)) {
+		p_info("collections will have no cause: %s", gctrace_no_cause(t));
 	}
 
 	while (!exiting) {

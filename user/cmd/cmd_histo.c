@@ -53,7 +53,7 @@ int do_histo(int argc, char **argv)
 	char why[160];
 	int ch, err, rc = 1;
 
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:t:jh", longopts, NULL)) != -1) {
 		if (ch == 'j') {
 			json = true;

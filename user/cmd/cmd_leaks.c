@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_leaks.c - `memtrace leaks -p PID [--duration S] [--min-age K] [--json]`:
+ * cmd_leaks.c - `memtrace leaks -p PID [--duration S] [--min-age K] [--paths] [--json]`:
  * (allocation site, class) pairs ranked by the growth of their old live bytes
  * (samples that survived >= K GCs) over the second half of the window, each
  * with the samples behind it, estimated live bytes and a 95% interval, growth
  * rate and a confidence; the statistics are described in leaks.h. Unless
  * --no-site-counters, BPF counts allocation volume per site meanwhile
  * (sitecount.h) and each group shows its allocation rate and the fraction
- * of its allocated bytes that survived.
+ * of its allocated bytes that survived. With --paths, when the window ends
+ * (sampling still on, so the samples' tags alive) one heap walk finds up to
+ * PATHS_PER_GROUP live samples of every group (the agent finds them by their
+ * sampling tags, the walk stays untagged), and each suspect gets the
+ * shortest reference chain from a GC root to one of them.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -16,10 +20,28 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "analysis/leaks.h"
+#include "heap/heapview.h"
+#include "heap/snaptake.h"
+#include "sink/heapreport.h"
 #include "sink/objreport.h"
 #include "agentctl/sampling.h"
 #include "probe/sitecount.h"
 #include "lib/util.h"
+
+#define PATHS_PER_GROUP 8 /* live samples of a group looked for in the walk */
+
+/* --paths: the walk and what it found. */
+struct leak_paths {
+	struct mt_snapshot snap;
+	bool have;                 /* the walk was taken */
+	struct mt_heapview hv;
+	uint64_t *ids;             /* the sample ids asked for */
+	uint32_t nids;
+	/* sample id -> object index in hv, sorted by sample */
+	struct { uint64_t sample; uint32_t obj; } *found;
+	size_t nfound;
+	struct mt_samples *m;
+};
 
 struct leaks_ctx {
 	struct mt_leaks l;
@@ -29,6 +51,8 @@ struct leaks_ctx {
 	struct sitecount *sc;      /* BPF per-site counters, NULL if unavailable */
 	struct mt_site_volumes vol;
 	bool have_vol;
+	bool want_paths;           /* --paths */
+	struct leak_paths paths;
 };
 
 /* Every arriving sample: its group's allocation estimate. */
@@ -66,6 +90,165 @@ static void on_end(void *ctx, const struct mt_proc *p, double elapsed)
 	c->sc = NULL;
 }
 
+static int cmp_pick(const void *a, const void *b)
+{
+	const struct mt_sample *x = *(struct mt_sample *const *)a, *y = *(struct mt_sample *const *)b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Frames that arrive during the walk: the sampling session's EVENTS. */
+static int feed(void *ctx, const struct mt_ap_hdr *h, const void *payload)
+{
+	if (h->type == MT_AP_EVENTS && samples_feed(ctx, payload, h->len) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
+}
+
+/* --paths, the window over: one heap walk that finds the oldest live samples
+ * of every group (PATHS_PER_GROUP each, MT_AP_HEAP_MAX_SAMPLES in all). */
+static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
+		   struct mt_samples *m)
+{
+	struct leaks_ctx *c = ctx;
+	struct leak_paths *lp = &c->paths;
+	struct mt_snapsession ss;
+	const struct mt_sample **v;
+	uint32_t run = 0;
+	int err;
+
+	if (!c->want_paths || !m->n)
+		return 0;
+	v = malloc(m->n * sizeof(*v));
+	lp->ids = malloc(MT_AP_HEAP_MAX_SAMPLES * sizeof(*lp->ids));
+	if (!v || !lp->ids) {
+		free(v);
+		p_warn("out of memory: no paths");
+		return 0;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		v[i] = &m->s[i];
+	qsort(v, m->n, sizeof(*v), cmp_pick);
+	for (size_t i = 0; i < m->n && lp->nids < MT_AP_HEAP_MAX_SAMPLES; i++) {
+		run = i && v[i]->site == v[i - 1]->site && v[i]->cls == v[i - 1]->cls ? run + 1 : 0;
+		if (run < PATHS_PER_GROUP)
+			lp->ids[lp->nids++] = v[i]->id;
+	}
+	free(v);
+	if (snaptake_attach(p, so, &ss))
+		return 0;
+	ss.samples = lp->ids;
+	ss.nsamples = lp->nids;
+	ss.on_frame = feed;
+	ss.frame_ctx = m;
+	err = snaptake_take(&ss, MT_AP_HEAP_REFS, 0, NULL, 0, &lp->snap);
+	snaptake_close(&ss);
+	if (err) { /* printed; the agent closes the session after an error */
+		p_warn("no paths: the heap walk failed (an agent that predates --paths refuses "
+		       "the request)");
+		return -1;
+	}
+	snapshot_print_walk(&lp->snap);
+	lp->have = true;
+	return 0;
+}
+
+static int cmp_found(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* After the window: the heap of the walk, and which object each sample is. */
+static int paths_index(struct leak_paths *lp)
+{
+	struct dsl_needs none = { 0 };
+	const struct dsl_heap *h;
+	char why[160];
+	int err;
+
+	err = heapview_build(&lp->snap, &none, &lp->hv, why, sizeof(why));
+	if (!err)
+		err = heapview_graph(&lp->hv, HEAPVIEW_PATHS, why, sizeof(why));
+	if (err) {
+		p_err("cannot build the heap for the paths: %s", why);
+		return err;
+	}
+	h = &lp->hv.heap;
+	lp->found = calloc(lp->snap.nsampled + 1, sizeof(*lp->found));
+	if (!lp->found)
+		return -ENOMEM;
+	/* sampled (object id, sample) sorted by object id, met by one pass over the objects */
+	qsort(lp->snap.sampled, lp->snap.nsampled, sizeof(*lp->snap.sampled), cmp_found);
+	for (uint32_t o = 0; o < h->nobjects; o++) {
+		struct mt_ap_hsampled key = { .id = h->objects[o].id }, *s;
+
+		s = bsearch(&key, lp->snap.sampled, lp->snap.nsampled, sizeof(key), cmp_found);
+		if (!s)
+			continue;
+		lp->found[lp->nfound].sample = s->sample;
+		lp->found[lp->nfound++].obj = o;
+	}
+	qsort(lp->found, lp->nfound, sizeof(*lp->found), cmp_found);
+	return 0;
+}
+
+/* A suspect's path: the shortest among its live samples found in the walk. */
+static void suspect_path(void *ctx, int rank, const struct mt_leak *g, bool json)
+{
+	struct leaks_ctx *c = ctx;
+	struct leak_paths *lp = &c->paths;
+	uint32_t best = DSL_NOOBJ;
+	size_t best_len = SIZE_MAX, asked = 0;
+	const char *why = NULL;
+
+	if (!lp->have)
+		why = "no heap walk";
+	for (size_t i = 0; !why && i < lp->m->n; i++) {
+		const struct mt_sample *s = &lp->m->s[i];
+		typeof(*lp->found) key = { .sample = s->id }, *f;
+		size_t len;
+
+		if (s->site != g->site || s->cls != g->cls)
+			continue;
+		asked++;
+		f = bsearch(&key, lp->found, lp->nfound, sizeof(key), cmp_found);
+		if (!f)
+			continue;
+		len = dsl_root_path(&lp->hv.heap, f->obj, NULL, 0);
+		if (len && len < best_len) {
+			best_len = len;
+			best = f->obj;
+		}
+	}
+	if (!why && best == DSL_NOOBJ)
+		why = asked ? "none of its live samples was in the heap walk (they died, or "
+			      "were not among those looked for)" : "no live sample";
+	if (json) {
+		if (why) {
+			printf(",\"path\":null,\"path_missing\":");
+			json_str(stdout, why);
+			return;
+		}
+		printf(",\"path_object\":%llu,",
+		       (unsigned long long)lp->hv.heap.objects[best].id);
+		heapreport_path(stdout, &lp->hv, best, true, "");
+		return;
+	}
+	if (why) {
+		printf("    path  none: %s\n", why);
+		return;
+	}
+	printf("    path  from a GC root to a live sample (id %llu in the walk), %zu steps:\n",
+	       (unsigned long long)lp->hv.heap.objects[best].id, best_len);
+	heapreport_path(stdout, &lp->hv, best, false, "          ");
+}
+
 /* At the middle of the window: remember which samples are old. */
 static int on_tick(void *ctx, struct mt_samples *m, double t)
 {
@@ -83,13 +266,16 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--min-age K] [--interval BYTES] "
-		   "[--depth N] [--max-samples N] [--top N] [--no-site-counters] [--json]\n"
+		   "[--depth N] [--max-samples N] [--top N] [--no-site-counters] [--paths] [--json]\n"
 		   "  Sample allocations for S seconds (default 30) and rank allocation sites by\n"
 		   "  the growth of their old live bytes (survived >= K GCs, default 2) over the\n"
 		   "  second half of the window. A suspect needs confidence >= 0.95.\n"
 		   "  BPF counts allocation volume per site meanwhile, so each site shows its\n"
 		   "  allocation rate and the fraction of its allocated bytes still live and\n"
-		   "  old at the end (survival); --no-site-counters skips that.\n");
+		   "  old at the end (survival); --no-site-counters skips that.\n"
+		   "  --paths: at the end, one heap walk (a pause) finds live samples of each\n"
+		   "  group, and each suspect shows the shortest reference chain from a GC root\n"
+		   "  to one of them (who holds the leak).\n");
 }
 
 int do_leaks(int argc, char **argv)
@@ -99,6 +285,7 @@ int do_leaks(int argc, char **argv)
 		{ "min-age", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
+		{ "paths", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -113,7 +300,7 @@ int do_leaks(int argc, char **argv)
 	double elapsed;
 	int ch, rc, suspects;
 
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		rc = sampling_common_opt(ch, optarg, &o);
 		if (rc == 2)
@@ -130,6 +317,9 @@ int do_leaks(int argc, char **argv)
 		case 'S':
 			c.counters = false;
 			break;
+		case 'P':
+			c.want_paths = true;
+			break;
 		default:
 			rc = cmdopt_common(ch, optarg, &co);
 			if (rc != MT_CMDOPT_MORE)
@@ -145,9 +335,12 @@ int do_leaks(int argc, char **argv)
 	o.on_alloc = on_alloc;
 	o.on_start = on_start;
 	o.on_end = on_end;
+	o.on_last = on_last;
 	rc = sampling_run(&o, &p, &m, on_tick, &c, &elapsed);
 	sitecount_free(c.sc); /* if the session ended before on_end */
 	if (rc || !m.s) {
+		snapshot_free(&c.paths.snap);
+		free(c.paths.ids);
 		sitevol_free(&c.vol);
 		leaks_free(&c.l);
 		samples_free(&m);
@@ -175,8 +368,19 @@ int do_leaks(int argc, char **argv)
 		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
 					     .json = mt_opts.json };
 
+		if (c.want_paths) {
+			c.paths.m = &m;
+			if (c.paths.have && paths_index(&c.paths))
+				c.paths.have = false;
+			src.suspect_more = suspect_path;
+			src.more_ctx = &c;
+		}
 		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co.top);
 	}
+	heapview_free(&c.paths.hv);
+	snapshot_free(&c.paths.snap);
+	free(c.paths.ids);
+	free(c.paths.found);
 	sitevol_free(&c.vol);
 	leaks_free(&c.l);
 	samples_free(&m);

@@ -200,7 +200,7 @@ int do_locks(int argc, char **argv)
 	uint64_t t0, deadline;
 	struct mt_proc p;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
 		if (opt == 'M' || opt == 'N' || opt == 'S') {
 			*(opt == 'M' ? &enable : opt == 'N' ? &now : &stacks) = true;
@@ -210,6 +210,8 @@ int do_locks(int argc, char **argv)
 		if (err != MT_CMDOPT_MORE)
 			return err;
 	}
+	if (cmdopt_no_args(argc, argv, "locks", usage))
+		return 2;
 	if (cmdopt_need_pid(&o, "locks")) {
 		usage(stderr);
 		return 2;

@@ -27,12 +27,14 @@ int do_ps(int argc, char **argv)
 	struct cmdopt o = { .usage = usage };
 	int *pids = NULL, n, opt, rc;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		rc = cmdopt_common(opt, optarg, &o);
 		if (rc != MT_CMDOPT_MORE)
 			return rc;
 	}
+	if (cmdopt_no_args(argc, argv, "ps", usage))
+		return 2;
 	n = proc_list_jvms(&pids);
 	if (n < 0) {
 		p_err("cannot list /proc: %s", strerror(-n));

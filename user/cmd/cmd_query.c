@@ -132,22 +132,21 @@ int do_query(int argc, char **argv)
 	double every = 1.0;
 	bool has_every = false, has_count = false, json = mt_opts.json;
 	bool age_noted = false;
-	char *src = NULL, *end, why[PATH_MAX + 256];
+	char *src = NULL, why[PATH_MAX + 256];
 	size_t srclen = 0;
 	int ch, rc = 1, err;
 	uint32_t flags;
 
 	snapshot_init(&snap);
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:e:f:jh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e': expr = optarg; break;
 		case 'f': file = optarg; break;
 		case 'E':
-			errno = 0;
-			every = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(every >= 0 && every <= 86400)) {
-				p_err("invalid --every '%s' (seconds, 0 to 86400)", optarg);
+			if (parse_seconds(optarg, &every) || every > 86400) {
+				p_err("invalid --every '%s': expected %s, at most 24h", optarg,
+				      MT_DURATION_HELP);
 				return 2;
 			}
 			has_every = true;

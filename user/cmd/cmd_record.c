@@ -70,7 +70,7 @@ static void usage(FILE *f)
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
 		"  --sample N          report one object creation in N\n"
-		"  --pause A-B         no reporting from A to B seconds after start (repeatable)\n"
+		"  --pause A-B         no reporting from A to B after start (durations: 0.5-1, 500ms-2s; repeatable)\n"
 		"  --pause-thread TID:A-B   the same for one thread\n"
 		"  --enable-monitor-probes  switch -XX:+DTraceMonitorProbes on while recording\n"
 		"                      (written into the JVM's memory, restored at exit)\n"
@@ -129,16 +129,17 @@ static bool objects_asked(const struct mt_seq_filter *f, char **argv, int argc)
 	return false;
 }
 
+/* FROM-TO, two durations ("0.5-1.0", "500ms-2s"). */
 static int parse_window(const char *s, struct window *w)
 {
-	char *end;
+	const char *dash = strchr(s, '-');
+	char from[64];
 
-	w->from = strtod(s, &end);
-	if (end == s || *end != '-' || w->from < 0)
+	if (!dash || (size_t)(dash - s) >= sizeof(from))
 		return -EINVAL;
-	s = end + 1;
-	w->to = strtod(s, &end);
-	if (end == s || *end || w->to < w->from)
+	memcpy(from, s, (size_t)(dash - s));
+	from[dash - s] = '\0';
+	if (parse_seconds(from, &w->from) || parse_seconds(dash + 1, &w->to) || w->to < w->from)
 		return -EINVAL;
 	return 0;
 }
@@ -183,7 +184,7 @@ int do_record(int argc, char **argv)
 	int pid, opt, rc, err = 0;
 	uint64_t deadline;
 
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:o:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -273,6 +274,8 @@ int do_record(int argc, char **argv)
 				return rc;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "record", usage))
+		return 2;
 	/* the filter options, as typed, for the file's header */
 	for (int i = 1; i < argc && flen + 1 < sizeof(h.filter); i++) {
 		if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--pid") ||

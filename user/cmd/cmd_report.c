@@ -8,6 +8,7 @@
  * pass, since the leak window's middle depends on the recording's end).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,11 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 	case MT_EV_THREAD_DESTROY:
 		free(idmap_del(&rp->stacks, e->id));
 		return;
+	case MT_EV_GC_CAUSE:
+		g.kind = MT_GC_CAUSE;
+		snprintf(g.cause, sizeof(g.cause), "%s", name_of(rp, e->name));
+		snprintf(g.action, sizeof(g.action), "%s", name_of(rp, e->name2));
+		break;
 	case MT_EV_POOL_USAGE:
 		g.kind = e->aux == MT_POOL_PHASE_BEFORE ? MT_POOL_BEGIN : MT_POOL_END;
 		g.init = e->v[0];
@@ -445,6 +451,18 @@ static void usage(FILE *f)
 
 int do_report(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "min-age", required_argument, NULL, 'a' },
+		{ "top", required_argument, NULL, 't' },
+		{ "collapsed", required_argument, NULL, 'C' },
+		{ "flamegraph", required_argument, NULL, 'F' },
+		{ "pprof", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cmdopt co = { .usage = usage };
 	struct report_opts ro = { .min_age = 2 };
 	struct report rp = { 0 };
 	const struct recording_trailer *t;
@@ -453,41 +471,47 @@ int do_report(int argc, char **argv)
 	uint64_t line, last_ts = 0;
 	const char *text;
 	struct mt_ev e;
-	int rc, i = 1;
+	int rc, i, opt;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--by") && i + 1 < argc) {
-			i++;
-			if (strcmp(argv[i], "class") && strcmp(argv[i], "site")) {
-				p_err("invalid --by '%s' (class or site)", argv[i]);
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "b:a:t:jh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			if (strcmp(optarg, "class") && strcmp(optarg, "site")) {
+				p_err("invalid --by '%s' (class or site)", optarg);
 				return 2;
 			}
-			ro.by_site = !strcmp(argv[i], "site");
-		} else if (!strcmp(argv[i], "--min-age") && i + 1 < argc) {
-			i++;
-			if (parse_u64(argv[i], &ro.min_age) || !ro.min_age || ro.min_age > 1000) {
-				p_err("invalid --min-age '%s' (GCs, 1..1000)", argv[i]);
+			ro.by_site = !strcmp(optarg, "site");
+			break;
+		case 'a':
+			if (parse_u64(optarg, &ro.min_age) || !ro.min_age || ro.min_age > 1000) {
+				p_err("invalid --min-age '%s' (GCs, 1..1000)", optarg);
 				return 2;
 			}
-		} else if ((!strcmp(argv[i], "--collapsed") || !strcmp(argv[i], "--flamegraph") ||
-			    !strcmp(argv[i], "--pprof")) && i + 1 < argc) {
-			const char **dst = argv[i][2] == 'c' ? &ro.collapsed :
-					   argv[i][2] == 'f' ? &ro.flamegraph : &ro.pprof;
-
-			*dst = argv[++i];
-		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			i++;
-			if (parse_u64(argv[i], &ro.top) || !ro.top) {
-				p_err("invalid --top '%s'", argv[i]);
+			break;
+		case 'C':
+			ro.collapsed = optarg;
+			break;
+		case 'F':
+			ro.flamegraph = optarg;
+			break;
+		case 'P':
+			ro.pprof = optarg;
+			break;
+		case 't':
+			if (parse_u64(optarg, &ro.top) || !ro.top) {
+				p_err("invalid --top '%s'", optarg);
 				return 2;
 			}
 			ro.top_set = true;
-		} else {
-			rc = cmdopt_common_arg(argv[i], usage);
+			break;
+		default:
+			rc = cmdopt_common(opt, optarg, &co);
 			if (rc != MT_CMDOPT_MORE)
 				return rc;
 		}
 	}
+	i = optind;
 	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
 	if (rc)
 		return rc;

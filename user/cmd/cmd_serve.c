@@ -31,13 +31,16 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "agentctl/sampling.h"
+#include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "cmd/serve.h"
 #include "cmd/serve_api.h"
 #include "cmd/serve_metrics.h"
+#include "cmd/serve_pprof.h"
 #include "cmd/serve_query.h"
 #include "cmd/serve_watch.h"
 #include "jvm/privs.h"
@@ -58,7 +61,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace serve (-p PID | --all) [--listen ADDR:PORT] [--token-file FILE]\n"
 		   "                      [--rescan S] [--duration S] [--allow-remote]\n"
 		   "                      [--alloc] [--alloc-top N] [--age] [--age-interval BYTES]\n"
-		   "                      [--locks]\n"
+		   "                      [--locks] [--names micrometer|otel]\n"
 		   "  Watches the collections of one JVM, or of every JVM it can see (picking\n"
 		   "  up JVMs that start later, dropping those that exit), and serves them:\n"
 		   "    /metrics          OpenMetrics text for Prometheus (no token)\n"
@@ -71,10 +74,20 @@ static void usage(FILE *f)
 		   "                      program); 202, then GET /api/v1/queries/ID\n"
 		   "      POST /api/v1/jvms/PID/record/pause|resume  pause/resume the reporting\n"
 		   "                      of the `memtrace record -p PID` processes\n"
+		   "    /debug/pprof/allocs?pid=PID&seconds=N  an allocation profile (gzip'd\n"
+		   "                      profile.proto, Java stacks) sampled for N seconds\n"
+		   "                      (default 30): what `go tool pprof`, Pyroscope and\n"
+		   "                      Parca fetch; the same token (Bearer, or basic auth\n"
+		   "                      with the token as password)\n"
 		   "  --alloc, --age: switch those on for every JVM watched (--age loads\n"
 		   "  memtrace's agent into each). --alloc-top: classes per JVM (default 10).\n"
 		   "  --listen defaults to %s; a non-loopback address needs --allow-remote.\n"
-		   "  --rescan: seconds between looks for new and exited JVMs (default 2).\n",
+		   "  --rescan: seconds between looks for new and exited JVMs (default 2).\n"
+		   "  --names: the JVM series under Micrometer's names (default:\n"
+		   "  jvm_gc_pause_seconds{gc,action,cause}, jvm_memory_used_bytes{area,id},\n"
+		   "  jvm_gc_memory_allocated_bytes_total, ...) or OpenTelemetry's semantic\n"
+		   "  conventions (jvm_gc_duration_seconds{jvm_gc_name,jvm_gc_action,...});\n"
+		   "  memtrace_* are what only memtrace has.\n",
 		   MT_SERVE_DEFAULT_LISTEN);
 }
 
@@ -93,6 +106,7 @@ int do_serve(int argc, char **argv)
 		{ "alloc-top", required_argument, NULL, 'T' },
 		{ "age", no_argument, NULL, 'G' },
 		{ "age-interval", required_argument, NULL, 'I' },
+		{ "names", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -110,7 +124,7 @@ int do_serve(int argc, char **argv)
 	int opt, ret = 1;
 
 	sv.queries.lock = &sv.lock;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:al:t:r:d:Rh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -130,13 +144,14 @@ int do_serve(int argc, char **argv)
 			break;
 		case 'r':
 			if (parse_seconds(optarg, &rescan_s) || rescan_s < 0.1) {
-				p_err("invalid --rescan '%s': expected seconds >= 0.1", optarg);
+				p_err("invalid --rescan '%s': expected %s, at least 100ms", optarg,
+				      MT_DURATION_HELP);
 				return 2;
 			}
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &duration)) {
-				p_err("invalid --duration '%s': expected seconds", optarg);
+				p_err("invalid --duration '%s': expected %s", optarg, MT_DURATION_HELP);
 				return 2;
 			}
 			break;
@@ -165,6 +180,16 @@ int do_serve(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'N':
+			if (!strcmp(optarg, "micrometer")) {
+				sv.names = SERVE_NAMES_MICROMETER;
+			} else if (!strcmp(optarg, "otel")) {
+				sv.names = SERVE_NAMES_OTEL;
+			} else {
+				p_err("invalid --names '%s': micrometer or otel", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -173,6 +198,8 @@ int do_serve(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "serve", usage))
+		return 2;
 	if (!!sv.only_pid == all) {
 		p_err("serve needs exactly one of -p PID and --all");
 		usage(stderr);
@@ -186,7 +213,7 @@ int do_serve(int argc, char **argv)
 			return 1;
 	}
 	sv.m = metrics_new();
-	if (!sv.m || serve_metrics_register(sv.m)) {
+	if (!sv.m || serve_metrics_register(sv.m, sv.names)) {
 		p_err("cannot set up the metrics registry");
 		goto cleanup;
 	}
@@ -194,6 +221,7 @@ int do_serve(int argc, char **argv)
 	ho.metrics = sv.m;
 	ho.jvms = serve_api_jvms;
 	ho.api = serve_api_handle;
+	ho.pprof = serve_pprof_start;
 	ho.ctx = &api;
 	/* Serve first: a scraper sees memtrace up even before the first JVM. */
 	http = serve_http_start(&ho);
@@ -215,12 +243,14 @@ int do_serve(int argc, char **argv)
 		}
 		serve_watch_poll(&sv, now);
 		serve_query_reap(&sv.queries, false);
+		serve_pprof_reap(&sv, false);
 		if (deadline && mono_ns() >= deadline)
 			break;
 		nanosleep(&tick, NULL);
 	}
 	ret = 0;
 cleanup:
+	serve_pprof_reap(&sv, true); /* no suspended connection may outlive the server */
 	serve_http_stop(http);
 	serve_query_reap(&sv.queries, true); /* a running walk is waited for */
 	serve_watch_stop(&sv);

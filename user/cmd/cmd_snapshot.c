@@ -36,7 +36,7 @@ int do_snapshot(int argc, char **argv)
 	char why[PATH_MAX + 64];
 	int ch, err;
 
-	optind = 1;
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:o:h", longopts, NULL)) != -1) {
 		if (ch == 'o') {
 			path = optarg;

@@ -19,6 +19,7 @@
 
 #include "agentctl/agentlive.h"
 #include "probe/alloctrace.h"
+#include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "probe/gctrace.h"
 #include "probe/parktrace.h"
@@ -43,6 +44,7 @@ enum panel { PANEL_OVERVIEW, PANEL_GC, PANEL_ALLOC, PANEL_AGE, NPANELS };
 static const char *const panel_name[] = { "overview", "collections", "allocation", "age" };
 
 #define MAX_LOCKS 32
+#define MAX_CAUSES 8 /* causes counted per interval (a busy JVM has 1-3) */
 
 struct cls {
 	const char *name;
@@ -57,6 +59,8 @@ struct top {
 	bool alloc_ok;
 	/* collections in the current interval and since start */
 	uint64_t n_young, n_full, n_other, pause_total, pause_max;
+	struct { char name[MT_GC_NAME_LEN]; uint64_t n; } causes[MAX_CAUSES]; /* in the interval */
+	int ncauses;
 	uint64_t all_count, all_pause;
 	struct gc_record recent[MAX_RECENT];
 	int nrecent;
@@ -111,6 +115,16 @@ static void on_gc(const struct gc_record *r, void *ctx)
 			t->pause_max = d;
 	}
 	t->all_count++;
+	if (r->cause[0]) {
+		int i;
+
+		for (i = 0; i < t->ncauses && strcmp(t->causes[i].name, r->cause); i++)
+			;
+		if (i == t->ncauses && i < MAX_CAUSES)
+			memcpy(t->causes[t->ncauses++].name, r->cause, MT_GC_NAME_LEN);
+		if (i < t->ncauses)
+			t->causes[i].n++;
+	}
 	if (r->npools) {
 		t->heap_used = t->heap_committed = t->heap_max = 0;
 		for (int i = 0; i < r->npools; i++)
@@ -125,6 +139,18 @@ static void on_gc(const struct gc_record *r, void *ctx)
 	t->recent[0] = *r;
 	if (t->nrecent < MAX_RECENT)
 		t->nrecent++;
+}
+
+/* The causes of the interval's collections, "31 G1 Evacuation Pause, 1 System.gc()". */
+static const char *causes_text(const struct top *t, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < t->ncauses && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%llu %s", i ? ", " : "",
+					(unsigned long long)t->causes[i].n, t->causes[i].name);
+	return buf;
 }
 
 static struct cls *cls_get(struct top *t, const char *name)
@@ -248,7 +274,13 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			json_str(stdout, t->classes[i].name);
 			printf(",\"bytes_per_s\":%.0f}", t->classes[i].interval / t->interval);
 		}
-		printf("]");
+		printf("],\"causes\":{");
+		for (int i = 0; i < t->ncauses; i++) {
+			printf("%s", i ? "," : "");
+			json_str(stdout, t->causes[i].name);
+			printf(":%llu", (unsigned long long)t->causes[i].n);
+		}
+		printf("}");
 		if (t->pk) {
 			printf(",\"locks\":[");
 			for (int i = 0, k = 0; i < t->nlocks && k < 5; i++) {
@@ -280,6 +312,11 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 	       fmt_bytes(t->heap_committed, d, sizeof(d)),
 	       fmt_bytes((uint64_t)(t->alloc_interval / t->interval), e, sizeof(e)),
 	       (unsigned long long)(gctrace_lost(gt) + (at ? alloctrace_lost_events(at) : 0)));
+	if (t->ncauses) {
+		char cb[256];
+
+		printf("         causes: %s\n", causes_text(t, cb, sizeof(cb)));
+	}
 	if (t->alloc_interval) {
 		printf("         top:");
 		for (int i = 0; i < t->nclasses && i < 4 && t->classes[i].interval; i++)
@@ -340,6 +377,11 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 		 fmt_ns(t->pause_max, b, sizeof(b)), (unsigned long long)t->all_count,
 		 fmt_ns(t->all_pause, c, sizeof(c)));
 	attroff(A_BOLD);
+	if (t->ncauses) {
+		char cb[256];
+
+		mvprintw(row++, 2, "causes: %s", causes_text(t, cb, sizeof(cb)));
+	}
 	mvprintw(row++, 0, "heap after last collection: %s used, %s committed, %s max",
 		 fmt_bytes(t->heap_used, a, sizeof(a)), fmt_bytes(t->heap_committed, b, sizeof(b)),
 		 t->heap_max ? fmt_bytes(t->heap_max, c, sizeof(c)) : "-");
@@ -368,10 +410,10 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 				before += r->pools[k].used_before;
 				after += r->pools[k].used_after;
 			}
-		mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %s -> %s",
+		mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %10s -> %-10s %s",
 			 (unsigned long long)r->seq, r->manager[0] ? r->manager : "(pause)",
 			 r->full ? "full" : "young", fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)),
-			 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)));
+			 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)), r->cause);
 	}
 	return row;
 }
@@ -479,6 +521,7 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 static void reset_interval(struct top *t)
 {
 	t->n_young = t->n_full = t->n_other = t->pause_total = t->pause_max = 0;
+	t->ncauses = 0;
 }
 
 int do_top(int argc, char **argv)
@@ -494,7 +537,7 @@ int do_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .thin_only = true };
+	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET };
 	bool age = false, locks = false;
 	struct alloctrace *at = NULL;
 	struct gctrace *gt = NULL;
@@ -508,7 +551,7 @@ int do_top(int argc, char **argv)
 	if (!t)
 		return 1;
 	t->interval = 2;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:i:d:jh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -519,7 +562,8 @@ int do_top(int argc, char **argv)
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &t->interval) || t->interval < 0.1) {
-				p_err("invalid --interval '%s': expected seconds >= 0.1", optarg);
+				p_err("invalid --interval '%s': expected %s, at least 100ms", optarg,
+				      MT_DURATION_HELP);
 				goto usage_err;
 			}
 			break;
@@ -549,6 +593,8 @@ int do_top(int argc, char **argv)
 			goto usage_err;
 		}
 	}
+	if (cmdopt_no_args(argc, argv, "top", usage))
+		return 2;
 	if (!pid) {
 		p_err("the live view needs -p PID (`memtrace ps` lists the JVMs)");
 		goto usage_err;

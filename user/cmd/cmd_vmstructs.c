@@ -315,7 +315,7 @@ int do_vmstructs(int argc, char **argv)
 	int pid = 0, opt, err, ret = 1;
 
 	/* First pass: options; the queries run in a second pass, in order. */
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:dh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -358,7 +358,7 @@ int do_vmstructs(int argc, char **argv)
 	if (do_dump)
 		dump(vs);
 	ret = 0;
-	optind = 1;
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:dh", longopts, NULL)) != -1) {
 		if (opt == 'f')
 			err = show_flag(&p, symtab_only ? NULL : vs, optarg);

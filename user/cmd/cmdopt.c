@@ -2,6 +2,7 @@
 /* cmdopt.c - what the subcommands share: common options, the target JVM, a
  * heap snapshot of it, the recording FILE argument (see cmdopt.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 
 #include "cmd/cmdopt.h"
@@ -27,7 +28,7 @@ int cmdopt_common(int c, const char *arg, struct cmdopt *o)
 		return MT_CMDOPT_MORE;
 	case 'd':
 		if (parse_seconds(arg, &o->duration)) {
-			p_err("invalid --duration '%s': expected seconds, e.g. 20", arg);
+			p_err("invalid --duration '%s': expected %s", arg, MT_DURATION_HELP);
 			return 2;
 		}
 		return MT_CMDOPT_MORE;
@@ -56,17 +57,12 @@ int cmdopt_common(int c, const char *arg, struct cmdopt *o)
 	}
 }
 
-int cmdopt_common_arg(const char *arg, void (*usage)(FILE *f))
+int cmdopt_no_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *f))
 {
-	if (!strcmp(arg, "--json")) {
-		mt_opts.json = true;
-		return MT_CMDOPT_MORE;
-	}
-	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-		usage(stdout);
+	if (optind >= argc)
 		return 0;
-	}
-	p_err("unknown option '%s'", arg);
+	p_err("%s takes no argument (got '%s')", cmd, argv[optind]);
+	usage(stderr);
 	return 2;
 }
 

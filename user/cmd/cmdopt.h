@@ -1,7 +1,10 @@
 /* cmdopt.h - what the subcommands (user/cmd_*.c) share: the common options
  * (-p PID, -d S, --top N, --max-pause MS, -j, -h), opening the target JVM,
  * taking a heap snapshot of it, and opening the one recording FILE argument.
- * Every function prints its own error (p_err) once; callers only return. */
+ * Every function prints its own error (p_err) once; callers only return.
+ * Commands parse with getopt_long() in GNU order: options anywhere among the
+ * arguments, `--` ends them; each sets optind = 0 first (glibc's full
+ * reinitialisation; 1 keeps the previous scan's state). */
 #ifndef MEMTRACE_CMDOPT_H
 #define MEMTRACE_CMDOPT_H
 
@@ -53,13 +56,12 @@ struct cmdopt {
 int cmdopt_common(int c, const char *arg, struct cmdopt *o);
 
 /*
- * cmdopt_common_arg - cmdopt_common() for the commands that read their
- * options by hand (check, report): @arg "--json" sets mt_opts.json, "-h" or
- * "--help" prints @usage on stdout, anything else is "unknown option 'X'".
- * Returns MT_CMDOPT_MORE after --json, else the exit code the command
- * returns at once: 0 after -h, 2 after an unknown option (printed).
+ * cmdopt_no_args - after a getopt_long() loop (GNU order: options anywhere,
+ * `--` ends them): refuse what is left of @argv for a command that takes no
+ * argument. Prints "@cmd takes no argument (got 'X')" and the usage on
+ * stderr. Returns 0, or 2 (the exit code).
  */
-int cmdopt_common_arg(const char *arg, void (*usage)(FILE *f));
+int cmdopt_no_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *f));
 
 /*
  * cmdopt_need_pid - after the options: without -p, print "@cmd needs -p PID

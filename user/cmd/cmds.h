@@ -22,5 +22,6 @@ int do_locks(int argc, char **argv);
 int do_query(int argc, char **argv);
 int do_snapshot(int argc, char **argv);
 int do_histo(int argc, char **argv);
+int do_heap(int argc, char **argv);
 
 #endif

@@ -34,21 +34,33 @@ static const struct cmd cmds[] = {
 	{ "query", do_query, "run a memory-analysis program on a live heap, snapshot or .hprof" },
 	{ "snapshot", do_snapshot, "save a JVM's heap snapshot to a file (agent)" },
 	{ "histo", do_histo, "live instances and bytes per class (agent heap walk)" },
+	{ "heap", do_heap, "who holds the memory: retained sizes, dominators, paths to GC roots" },
 	{ 0 },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [--json] [-q] [--walk auto|frozen|paused] <command> [options]\n"
+	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] <command> [options] [arguments]\n"
 		   "       memtrace -p PID            (the live view: memtrace top)\n"
 		   "       memtrace --version\n\n"
-		   "--walk: how heap snapshots (histo, query, snapshot, serve) are taken: in a\n"
-		   "  frozen copy of the JVM forked in a short pause (frozen), in a pause as long as\n"
-		   "  the walk (paused), or frozen where possible (auto, the default)\n\n"
+		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
+		   "  serve, heap) are taken: in a frozen copy of the JVM forked in a short\n"
+		   "  pause (frozen), in a pause as long as the walk (paused), or frozen where\n"
+		   "  possible (auto, the default)\n\n"
 		   "commands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
-	fprintf(f, "\n`memtrace COMMAND -h` shows a command's options.\n");
+	fprintf(f, "\n`memtrace COMMAND -h` shows a command's options. Options may come\n"
+		   "before or after arguments; `--` ends them. Durations take units: 20\n"
+		   "(seconds), 500ms, 5s, 2m, 1h.\n");
+}
+
+/* The command table as "NAME<TAB>HELP" lines: what scripts/gen-docs.py
+ * builds the man page and the bash completion from. */
+static void list_commands(void)
+{
+	for (const struct cmd *c = cmds; c->name; c++)
+		printf("%s\t%s\n", c->name, c->help);
 }
 
 int main(int argc, char **argv)
@@ -76,6 +88,9 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--commands")) {
+			list_commands();
 			return 0;
 		} else if (!strcmp(argv[i], "-p")) {
 			/* `memtrace -p PID ...` is the default (live) view. */

@@ -17,12 +17,38 @@
 #include <stdint.h>
 
 #include "agentctl/agentlive.h"
+#include "analysis/gcmeters.h"
 #include "cmd/serve_query.h"
+#include "jvm/heapused.h"
 #include "jvm/proc.h"
 #include "sink/metrics.h"
 
 struct alloctrace;
 struct gctrace;
+
+/* Whose names the JVM series carry (--names). */
+enum serve_names {
+	SERVE_NAMES_MICROMETER, /* jvm_gc_pause_seconds{gc,action,cause}, jvm_memory_used_bytes{area,id} */
+	SERVE_NAMES_OTEL,       /* jvm_gc_duration_seconds{jvm_gc_name,...}, jvm_memory_used_bytes{jvm_memory_type,...} */
+};
+
+/* One GC timer series of a JVM (collector, action, cause) and its window max. */
+struct serve_timer {
+	char gc[MT_GC_NAME_LEN], action[MT_GC_NAME_LEN], cause[MT_GC_NAME_LEN];
+	bool concurrent;       /* Micrometer's jvm.gc.concurrent.phase.time */
+	struct winmax max;
+};
+
+/* One memory pool of a JVM, as the last collection reported it. */
+struct serve_pool {
+	char name[MT_GC_NAME_LEN];
+	bool heap;
+	bool reported;         /* committed/max known (a collection reported the pool) */
+	uint64_t committed, max, used_after;
+};
+
+#define SERVE_MAX_POOLS MT_GC_MAX_POOLS
+#define SERVE_MAX_TIMERS 32
 
 /* What a switchable piece of work is doing (shown by /api/v1/jvms). */
 enum serve_work_state {
@@ -67,9 +93,25 @@ struct serve_jvm {
 	struct agentlive *al;  /* never read by the HTTP thread */
 	uint32_t age_on_interval;   /* the agent's interval while on, guarded by serve.lock */
 	struct agentlive_ages ages; /* last read, guarded by serve.lock */
+	/* the JVM series (Micrometer's or OTel's names): the main thread's */
+	struct gcmeters gm;
+	struct serve_timer timers[SERVE_MAX_TIMERS];
+	int ntimers;
+	struct serve_pool pools[SERVE_MAX_POOLS];
+	int npools;
+	struct mt_vmstructs *mvs; /* for the heap pools' used bytes now; NULL: none */
+	struct heapused hu;       /* hu.kind HEAPUSED_NONE: no figures (yet) */
+	bool hu_hinted;           /* tried again with the pool names of a collection */
 	/* java.util.concurrent parks (--locks): the main thread's */
 	struct mt_vmstructs *vs;
 	struct parktrace *pk;
+};
+
+/* The profile jobs of one serve (serve_pprof.h), guarded by serve.lock. */
+struct serve_pprof_job;
+struct serve_pprofs {
+	struct serve_pprof_job *list;
+	int running;
 };
 
 struct serve {
@@ -84,8 +126,10 @@ struct serve {
 	bool locks_all;          /* --locks: park counters for every JVM watched */
 	uint32_t age_interval;   /* --age-interval */
 	int alloc_top;           /* classes exported per JVM (--alloc-top) */
+	enum serve_names names;  /* --names */
 	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
 	struct serve_queries queries; /* its lock is &lock */
+	struct serve_pprofs pprofs;   /* guarded by lock */
 };
 
 #endif

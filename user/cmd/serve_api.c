@@ -252,7 +252,8 @@ static const char api_help[] =
 	"\"GET /api/v1/queries/ID\","
 	"\"POST /api/v1/jvms/PID/record/pause\","
 	"\"POST /api/v1/jvms/PID/record/resume\","
-	"\"DELETE /api/v1/jvms/PID/age\"]}\n";
+	"\"DELETE /api/v1/jvms/PID/age\","
+	"\"GET /debug/pprof/allocs?pid=PID&seconds=N (gzip'd profile.proto)\"]}\n";
 
 int serve_api_handle(const struct serve_request *r, FILE *f, void *ctx)
 {

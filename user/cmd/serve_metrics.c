@@ -12,19 +12,18 @@
 #include "probe/alloctrace.h"
 #include "probe/gctrace.h"
 #include "probe/parktrace.h"
+#include "jvm/heapused.h"
+#include "jvm/vmstructs.h"
 
 /* Pause buckets (seconds): 100 us .. 10 s. */
 static const double pause_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
 				       0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
+/* OpenTelemetry's advice for jvm.gc.duration. */
+static const double otel_bounds[] = { 0.01, 0.1, 1, 10 };
 
 #define M_INFO "memtrace_jvm_info"
 #define M_WATCHED "memtrace_jvms_watched"
-#define M_COLL "memtrace_gc_collections"
-#define M_COLL_SEC "memtrace_gc_collection_seconds"
 #define M_PAUSE "memtrace_gc_pause_seconds"
-#define M_USED "memtrace_gc_pool_used_bytes"
-#define M_COMMITTED "memtrace_gc_pool_committed_bytes"
-#define M_MAX "memtrace_gc_pool_max_bytes"
 #define M_LOST "memtrace_lost_events"
 #define M_UNPAIRED "memtrace_gc_unpaired_events"
 #define M_ALLOC "memtrace_alloc_bytes"
@@ -36,28 +35,99 @@ static const double pause_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0
 #define M_AGE_LOST "memtrace_age_lost_samples"
 #define M_PARKS "memtrace_lock_parks"
 #define M_PARKED "memtrace_lock_parked_seconds"
+/* Micrometer's names (JvmGcMetrics, JvmMemoryMetrics in Prometheus form) */
+#define MM_PAUSE "jvm_gc_pause_seconds"
+#define MM_PAUSE_MAX "jvm_gc_pause_seconds_max"
+#define MM_CONC "jvm_gc_concurrent_phase_time_seconds"
+#define MM_CONC_MAX "jvm_gc_concurrent_phase_time_seconds_max"
+#define MM_ALLOCATED "jvm_gc_memory_allocated_bytes"
+#define MM_PROMOTED "jvm_gc_memory_promoted_bytes"
+#define MM_LIVE "jvm_gc_live_data_size_bytes"
+#define MM_MAXDATA "jvm_gc_max_data_size_bytes"
+#define MM_USED "jvm_memory_used_bytes"
+#define MM_COMMITTED "jvm_memory_committed_bytes"
+#define MM_MAX "jvm_memory_max_bytes"
+/* OpenTelemetry's semantic conventions (jvm.*, as its Prometheus exporter names them) */
+#define OT_DURATION "jvm_gc_duration_seconds"
+#define OT_USED "jvm_memory_used_bytes"
+#define OT_COMMITTED "jvm_memory_committed_bytes"
+#define OT_LIMIT "jvm_memory_limit_bytes"
+#define OT_AFTER_GC "jvm_memory_used_after_last_gc_bytes"
 
-int serve_metrics_register(struct metrics *m)
+static int register_micrometer(struct metrics *m)
+{
+	int err = 0;
+
+	err |= metrics_register_histogram(m, MM_PAUSE, "seconds",
+					  "Time spent in GC pause (Micrometer's jvm.gc.pause: one per "
+					  "GarbageCollectorMXBean notification), by collector, action and cause.",
+					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
+	err |= metrics_register(m, MM_PAUSE_MAX, METRIC_GAUGE, NULL,
+				"Longest GC pause in seconds over the last 2 minutes (Micrometer's window).");
+	err |= metrics_register_histogram(m, MM_CONC, "seconds",
+					  "Time spent in concurrent phase (cause \"No GC\": G1's concurrent "
+					  "cycle pauses on JDK 21+, ZGC and Shenandoah cycles).",
+					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
+	err |= metrics_register(m, MM_CONC_MAX, METRIC_GAUGE, NULL,
+				"Longest concurrent phase in seconds over the last 2 minutes.");
+	err |= metrics_register(m, MM_ALLOCATED, METRIC_COUNTER, "bytes",
+				"Incremented for an increase in the size of the (young) heap memory pool "
+				"after one GC to before the next (from the second collection memtrace sees).");
+	err |= metrics_register(m, MM_PROMOTED, METRIC_COUNTER, "bytes",
+				"Count of positive increases in the size of the old generation memory "
+				"pool before GC to after GC.");
+	err |= metrics_register(m, MM_LIVE, METRIC_GAUGE, "bytes",
+				"Size of long-lived heap memory pool after reclamation.");
+	err |= metrics_register(m, MM_MAXDATA, METRIC_GAUGE, "bytes",
+				"Max size of long-lived heap memory pool.");
+	err |= metrics_register(m, MM_USED, METRIC_GAUGE, "bytes",
+				"The amount of used memory, per heap pool, now (read from the JVM's "
+				"memory every second; G1, Parallel, Serial; non-heap pools absent).");
+	err |= metrics_register(m, MM_COMMITTED, METRIC_GAUGE, "bytes",
+				"The amount of memory committed for the JVM to use, per pool, as of "
+				"the last collection.");
+	err |= metrics_register(m, MM_MAX, METRIC_GAUGE, "bytes",
+				"The maximum amount of memory that can be used, per pool, as of the "
+				"last collection (-1 if undefined).");
+	return err;
+}
+
+static int register_otel(struct metrics *m)
+{
+	int err = 0;
+
+	err |= metrics_register_histogram(m, OT_DURATION, "seconds",
+					  "Duration of JVM garbage collection actions (jvm.gc.duration), by "
+					  "jvm.gc.name, jvm.gc.action and jvm.gc.cause.",
+					  otel_bounds, (int)MT_ARRAY_SIZE(otel_bounds));
+	err |= metrics_register(m, OT_USED, METRIC_GAUGE, "bytes",
+				"Measure of memory used (jvm.memory.used), per heap pool, now (read "
+				"from the JVM's memory every second; non-heap pools absent).");
+	err |= metrics_register(m, OT_COMMITTED, METRIC_GAUGE, "bytes",
+				"Measure of memory committed (jvm.memory.committed), as of the last "
+				"collection.");
+	err |= metrics_register(m, OT_LIMIT, METRIC_GAUGE, "bytes",
+				"Measure of max obtainable memory (jvm.memory.limit), as of the last "
+				"collection; absent if undefined.");
+	err |= metrics_register(m, OT_AFTER_GC, METRIC_GAUGE, "bytes",
+				"Measure of memory used, as measured after the most recent garbage "
+				"collection event on this pool (jvm.memory.used_after_last_gc).");
+	return err;
+}
+
+int serve_metrics_register(struct metrics *m, enum serve_names names)
 {
 	int err = 0;
 
 	err |= metrics_register(m, M_INFO, METRIC_GAUGE, NULL,
 				"A JVM memtrace watches (always 1); labels say which.");
 	err |= metrics_register(m, M_WATCHED, METRIC_GAUGE, NULL, "JVMs memtrace watches.");
-	err |= metrics_register(m, M_COLL, METRIC_COUNTER, NULL,
-				"Collections (memory-manager cycles) completed since memtrace attached, "
-				"per collector.");
-	err |= metrics_register(m, M_COLL_SEC, METRIC_COUNTER, "seconds",
-				"Time spent in collections, stop-the-world or concurrent, per collector.");
+	err |= names == SERVE_NAMES_OTEL ? register_otel(m) : register_micrometer(m);
 	err |= metrics_register_histogram(m, M_PAUSE, "seconds",
-					  "Stop-the-world collection pauses, per collector.",
+					  "Every stop-the-world collection pause memtrace sees, per "
+					  "collector, those no memory manager reports included (G1 remark "
+					  "and cleanup on JDK 17: collector \"(no memory manager)\").",
 					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
-	err |= metrics_register(m, M_USED, METRIC_GAUGE, "bytes",
-				"Pool used bytes after the last collection.");
-	err |= metrics_register(m, M_COMMITTED, METRIC_GAUGE, "bytes",
-				"Pool committed bytes after the last collection.");
-	err |= metrics_register(m, M_MAX, METRIC_GAUGE, "bytes",
-				"Pool maximum bytes after the last collection (absent if unbounded).");
 	err |= metrics_register(m, M_LOST, METRIC_COUNTER, NULL,
 				"Events the kernel could not queue to memtrace (ring buffer full).");
 	err |= metrics_register(m, M_UNPAIRED, METRIC_COUNTER, NULL,
@@ -93,29 +163,198 @@ int serve_metrics_register(struct metrics *m)
 #define JVM_LABELS(j, k1, v1) \
 	(const char *[]){ "pid", (j)->pid_s, "main_class", (j)->p.main_class, "container_id", \
 			  (j)->p.container_id, k1, v1, NULL }
+/* ... then three more pairs. */
+#define JVM_LABELS3(j, k1, v1, k2, v2, k3, v3) \
+	(const char *[]){ "pid", (j)->pid_s, "main_class", (j)->p.main_class, "container_id", \
+			  (j)->p.container_id, k1, v1, k2, v2, k3, v3, NULL }
+
+/* The timer series of (collector, action, cause), created on first use. */
+static struct serve_timer *timer_of(struct serve_jvm *j, const struct gc_record *r,
+				    bool concurrent)
+{
+	struct serve_timer *t;
+
+	for (int i = 0; i < j->ntimers; i++) {
+		t = &j->timers[i];
+		if (!strcmp(t->gc, r->manager) && !strcmp(t->action, r->action) &&
+		    !strcmp(t->cause, r->cause))
+			return t;
+	}
+	if (j->ntimers == SERVE_MAX_TIMERS)
+		return NULL;
+	t = &j->timers[j->ntimers++];
+	memset(t, 0, sizeof(*t));
+	memcpy(t->gc, r->manager, MT_GC_NAME_LEN);
+	memcpy(t->action, r->action, MT_GC_NAME_LEN);
+	memcpy(t->cause, r->cause, MT_GC_NAME_LEN);
+	t->concurrent = concurrent;
+	return t;
+}
+
+static void timer_max_set(struct serve_jvm *j, struct serve_timer *t, uint64_t now)
+{
+	metrics_gauge_set(j->sv->m, t->concurrent ? MM_CONC_MAX : MM_PAUSE_MAX,
+			  JVM_LABELS3(j, "gc", t->gc, "action", t->action, "cause", t->cause),
+			  winmax_get(&t->max, now));
+}
+
+/* The pool @name of @j (added if new); NULL when the table is full. */
+static struct serve_pool *pool_of(struct serve_jvm *j, const char *name, bool heap)
+{
+	for (int i = 0; i < j->npools; i++)
+		if (!strcmp(j->pools[i].name, name))
+			return &j->pools[i];
+	if (j->npools == SERVE_MAX_POOLS)
+		return NULL;
+	memset(&j->pools[j->npools], 0, sizeof(j->pools[0]));
+	snprintf(j->pools[j->npools].name, MT_GC_NAME_LEN, "%s", name);
+	j->pools[j->npools].heap = heap;
+	return &j->pools[j->npools++];
+}
+
+/* A pool's committed/max (and OTel's used after the last GC) series. */
+static void pool_series(struct serve_jvm *j, const struct serve_pool *p)
+{
+	struct metrics *m = j->sv->m;
+
+	if (j->sv->names == SERVE_NAMES_OTEL) {
+		const char *type = p->heap ? "heap" : "non_heap";
+
+		metrics_gauge_set(m, OT_COMMITTED, JVM_LABELS3(j, "jvm_memory_type", type,
+				  "jvm_memory_pool_name", p->name, NULL, NULL), (double)p->committed);
+		if (p->max != UINT64_MAX)
+			metrics_gauge_set(m, OT_LIMIT, JVM_LABELS3(j, "jvm_memory_type", type,
+					  "jvm_memory_pool_name", p->name, NULL, NULL), (double)p->max);
+		/* MemoryPoolMXBean.getCollectionUsage(): heap pools only */
+		if (p->heap)
+			metrics_gauge_set(m, OT_AFTER_GC, JVM_LABELS3(j, "jvm_memory_type", type,
+					  "jvm_memory_pool_name", p->name, NULL, NULL),
+					  (double)p->used_after);
+		return;
+	}
+	metrics_gauge_set(m, MM_COMMITTED, JVM_LABELS3(j, "area", p->heap ? "heap" : "nonheap",
+			  "id", p->name, NULL, NULL), (double)p->committed);
+	metrics_gauge_set(m, MM_MAX, JVM_LABELS3(j, "area", p->heap ? "heap" : "nonheap",
+			  "id", p->name, NULL, NULL), p->max == UINT64_MAX ? -1.0 : (double)p->max);
+}
+
+/* Micrometer's per-collection meters. */
+static void micrometer_record(struct serve_jvm *j, const struct gc_record *r, double secs)
+{
+	struct metrics *m = j->sv->m;
+	bool conc = gcmeters_concurrent_phase(r->cause, r->manager);
+	struct serve_timer *t;
+	uint64_t now = mono_ns();
+
+	metrics_histogram_observe(m, conc ? MM_CONC : MM_PAUSE,
+				  JVM_LABELS3(j, "gc", r->manager, "action", r->action, "cause",
+					      r->cause), secs);
+	t = timer_of(j, r, conc);
+	if (t) {
+		winmax_record(&t->max, now, secs);
+		timer_max_set(j, t, now);
+	}
+	metrics_counter_set(m, MM_ALLOCATED, JVM_LABELS(j, NULL, NULL), (double)j->gm.allocated);
+	if (j->gm.generational)
+		metrics_counter_set(m, MM_PROMOTED, JVM_LABELS(j, NULL, NULL),
+				    (double)j->gm.promoted);
+	if (j->gm.have_live)
+		metrics_gauge_set(m, MM_LIVE, JVM_LABELS(j, NULL, NULL), (double)j->gm.live);
+	if (j->gm.have_max)
+		metrics_gauge_set(m, MM_MAXDATA, JVM_LABELS(j, NULL, NULL), (double)j->gm.max_data);
+}
 
 void serve_metrics_gc_record(const struct gc_record *r, void *ctx)
 {
 	struct serve_jvm *j = ctx;
 	struct metrics *m = j->sv->m;
-	const char *coll = r->manager[0] ? r->manager : "(no memory manager)";
 	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
 
-	metrics_counter_add(m, M_COLL, JVM_LABELS(j, "collector", coll), 1);
-	metrics_counter_add(m, M_COLL_SEC, JVM_LABELS(j, "collector", coll), secs);
 	if (r->in_vmop)
-		metrics_histogram_observe(m, M_PAUSE, JVM_LABELS(j, "collector", coll), secs);
+		metrics_histogram_observe(m, M_PAUSE, JVM_LABELS(j, "collector",
+					  r->manager[0] ? r->manager : "(no memory manager)"), secs);
+	gcmeters_record(&j->gm, r);
+	/* a memory manager's cycle: one GarbageCollectorMXBean notification */
+	if (r->manager[0]) {
+		if (j->sv->names == SERVE_NAMES_OTEL)
+			metrics_histogram_observe(m, OT_DURATION, JVM_LABELS3(j, "jvm_gc_name",
+						  r->manager, "jvm_gc_action", r->action,
+						  "jvm_gc_cause", r->cause), secs);
+		else
+			micrometer_record(j, r, secs);
+	}
 	for (int i = 0; i < r->npools; i++) {
-		const struct gc_pool *p = &r->pools[i];
+		const struct gc_pool *gp = &r->pools[i];
+		struct serve_pool *p = pool_of(j, gp->name, gp->heap);
 
-		metrics_gauge_set(m, M_USED, JVM_LABELS(j, "pool", p->name), (double)p->used_after);
-		metrics_gauge_set(m, M_COMMITTED, JVM_LABELS(j, "pool", p->name), (double)p->committed);
-		if (p->max != UINT64_MAX)
-			metrics_gauge_set(m, M_MAX, JVM_LABELS(j, "pool", p->name), (double)p->max);
+		if (!p)
+			continue;
+		p->reported = true;
+		p->committed = gp->committed;
+		p->max = gp->max;
+		p->used_after = gp->used_after;
+		pool_series(j, p);
 	}
 	pthread_mutex_lock(&j->sv->lock);
 	j->collections++;
 	pthread_mutex_unlock(&j->sv->lock);
+}
+
+void serve_metrics_memory_start(struct serve_jvm *j)
+{
+	int err = vmstructs_open(&j->p, &j->mvs);
+
+	if (!err)
+		err = heapused_open(j->mvs, NULL, &j->hu);
+	if (err == -ENOENT && j->mvs)
+		return; /* a stripped libjvm: the pool names of a collection will tell */
+	if (err) {
+		p_info("pid %d: no current heap pool usage (%s)", j->p.pid, strerror(-err));
+		return;
+	}
+	/* the heap pools before a collection names them */
+	for (int i = 0; i < HEAPUSED_NSPACES; i++)
+		pool_of(j, heapused_pool_name(&j->hu, i), true);
+}
+
+void serve_metrics_memory_update(struct serve_jvm *j)
+{
+	uint64_t now = mono_ns();
+
+	if (j->hu.kind == HEAPUSED_NONE && j->mvs && !j->hu_hinted) {
+		for (int i = 0; i < j->npools && !j->hu_hinted; i++)
+			if (j->pools[i].heap) {
+				j->hu_hinted = true;
+				if (heapused_open(j->mvs, j->pools[i].name, &j->hu))
+					p_info("pid %d: no current heap pool usage (this collector's "
+					       "layout is unknown)", j->p.pid);
+			}
+	}
+	for (int i = 0; i < j->npools; i++) {
+		const struct serve_pool *p = &j->pools[i];
+		int s = heapused_space(p->name);
+		uint64_t used;
+
+		if (!p->heap || s < 0 || heapused_read(&j->hu, s, &used))
+			continue;
+		if (j->sv->names == SERVE_NAMES_OTEL)
+			metrics_gauge_set(j->sv->m, OT_USED, JVM_LABELS3(j, "jvm_memory_type", "heap",
+					  "jvm_memory_pool_name", p->name, NULL, NULL), (double)used);
+		else
+			metrics_gauge_set(j->sv->m, MM_USED, JVM_LABELS3(j, "area", "heap", "id",
+					  p->name, NULL, NULL), (double)used);
+	}
+	/* the window maxima slide even without collections */
+	if (j->sv->names == SERVE_NAMES_MICROMETER)
+		for (int i = 0; i < j->ntimers; i++)
+			timer_max_set(j, &j->timers[i], now);
+}
+
+void serve_metrics_memory_stop(struct serve_jvm *j)
+{
+	vmstructs_free(j->mvs);
+	j->mvs = NULL;
+	j->hu.kind = HEAPUSED_NONE;
 }
 
 void serve_metrics_counters(struct serve_jvm *j)

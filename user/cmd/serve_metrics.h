@@ -1,7 +1,14 @@
 /*
  * serve_metrics.h - the series `memtrace serve` exports per watched JVM
- * (memtrace_gc_*, memtrace_alloc_*, memtrace_age_*, ...): their families
  * and the updaters the main thread calls as records and samples come in.
+ * Where Micrometer has a series for it, the series has Micrometer's name,
+ * type and labels (jvm_gc_pause_seconds{gc,action,cause},
+ * jvm_memory_used_bytes{area,id}, jvm_gc_memory_allocated_bytes_total, ...,
+ * analysis/gcmeters.h); with --names otel, OpenTelemetry's semantic
+ * conventions instead (jvm_gc_duration_seconds{jvm_gc_name,...}); memtrace_*
+ * for what only memtrace has (every stop-the-world pause, allocation by
+ * class, ages, locks, lost events). Every series also carries pid,
+ * main_class and container_id.
  */
 #ifndef MEMTRACE_SERVE_METRICS_H
 #define MEMTRACE_SERVE_METRICS_H
@@ -10,8 +17,9 @@
 #include "analysis/gcpair.h"
 #include "sink/metrics.h"
 
-/* serve_metrics_register - the families of serve's series into @m. Returns 0 or -EINVAL. */
-int serve_metrics_register(struct metrics *m);
+/* serve_metrics_register - the families of serve's series, with @names'
+ * names for the JVM ones, into @m. Returns 0 or -EINVAL. */
+int serve_metrics_register(struct metrics *m, enum serve_names names);
 
 /* serve_metrics_watched - the number of JVMs @sv watches. */
 void serve_metrics_watched(struct serve *sv);
@@ -27,6 +35,16 @@ void serve_metrics_gc_record(const struct gc_record *r, void *ctx);
 /* serve_metrics_parks_update - JVM @j's park counters (j->pk) into its series:
  * parks and seconds parked per blocker class and kind (contended, waiting). */
 void serve_metrics_parks_update(struct serve_jvm *j);
+
+/* serve_metrics_memory_start - find @j's heap spaces in its memory for the
+ * pools' current used bytes (jvm/heapused.h; a JVM where that fails is
+ * watched all the same: p_info says so). */
+void serve_metrics_memory_start(struct serve_jvm *j);
+/* serve_metrics_memory_update - the heap pools' used bytes now, and the
+ * timers' window maxima (they slide without collections). */
+void serve_metrics_memory_update(struct serve_jvm *j);
+/* serve_metrics_memory_stop - close what serve_metrics_memory_start opened. */
+void serve_metrics_memory_stop(struct serve_jvm *j);
 
 /* serve_metrics_drop - drop every series of @j (serve stops watching it). */
 void serve_metrics_drop(struct serve_jvm *j);

@@ -70,7 +70,7 @@ static void apply_work(struct serve_jvm *j, bool refresh)
 	pthread_mutex_unlock(&sv->lock);
 
 	if (want_alloc && !j->at) {
-		struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .thin_only = true };
+		struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET };
 
 		work_set(sv, &j->alloc, SERVE_WORK_STARTING, NULL);
 		j->at = alloctrace_new(&j->p, &ao);
@@ -184,6 +184,7 @@ static int watch(struct serve *sv, int pid)
 		return err ? err : -EINVAL;
 	}
 	j->since_ns = real_ns();
+	serve_metrics_memory_start(j);
 	if (sv->locks_all)
 		locks_start(j);
 	j->alloc.want = sv->alloc_all;
@@ -199,6 +200,7 @@ static int watch(struct serve *sv, int pid)
 		if (!a) {
 			pthread_mutex_unlock(&sv->lock);
 			gctrace_free(j->t);
+			serve_metrics_memory_stop(j);
 			serve_metrics_drop(j);
 			free(j);
 			return -ENOMEM;
@@ -229,6 +231,7 @@ static void unwatch(struct serve *sv, int i, bool exited)
 	gctrace_free(j->t);
 	parktrace_free(j->pk);
 	vmstructs_free(j->vs);
+	serve_metrics_memory_stop(j);
 	serve_metrics_drop(j);
 	if (exited)
 		p_info("pid %d exited: no longer watched", j->p.pid);
@@ -284,6 +287,8 @@ void serve_watch_poll(struct serve *sv, uint64_t now)
 			p_warn("pid %d: reading the ring buffer failed: %s", sv->jvms[i]->p.pid,
 			       strerror(-err));
 		serve_metrics_counters(sv->jvms[i]);
+		if (refresh)
+			serve_metrics_memory_update(sv->jvms[i]);
 		apply_work(sv->jvms[i], refresh);
 		if (sv->jvms[i]->pk) {
 			parktrace_refresh(sv->jvms[i]->pk); /* threads come and go */

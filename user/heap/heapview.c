@@ -33,7 +33,50 @@ void heapview_free(struct mt_heapview *hv)
 	for (size_t i = 0; i < hv->nowned; i++)
 		free(hv->owned[i]);
 	free(hv->owned);
+	referrers_free(&hv->referrers);
+	dominators_free(&hv->dom);
+	free(hv->via);
 	memset(hv, 0, sizeof(*hv));
+}
+
+unsigned heapview_graph_for(const struct dsl_needs *n)
+{
+	return (n->referrers ? HEAPVIEW_REFERRERS : 0) | (n->retained ? HEAPVIEW_RETAINED : 0) |
+	       (n->root_path ? HEAPVIEW_PATHS : 0);
+}
+
+int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn)
+{
+	struct dsl_heap *h = &hv->heap;
+	uint64_t t0;
+
+	if ((what & (HEAPVIEW_REFERRERS | HEAPVIEW_RETAINED)) && !hv->referrers.first) {
+		t0 = mono_ns();
+		if (referrers_build(h, &hv->referrers))
+			goto nomem;
+		hv->referrers_ns = mono_ns() - t0;
+		h->referrer_first = hv->referrers.first;
+		h->referrer = hv->referrers.from;
+	}
+	if ((what & HEAPVIEW_RETAINED) && !hv->dom.idom) {
+		t0 = mono_ns();
+		if (dominators_compute(h, &hv->referrers, &hv->dom))
+			goto nomem;
+		hv->dom_ns = mono_ns() - t0;
+		h->retained = hv->dom.retained;
+	}
+	if ((what & HEAPVIEW_PATHS) && !hv->via) {
+		t0 = mono_ns();
+		if (rootpaths_build(h, &hv->via))
+			goto nomem;
+		hv->paths_ns = mono_ns() - t0;
+		h->root_via = hv->via;
+	}
+	return 0;
+nomem:
+	snprintf(why, wn, "out of memory for the heap's graph indexes (%u objects, %u references)",
+		 h->nobjects, h->nrefs);
+	return -ENOMEM;
 }
 
 static enum dsl_field_kind field_kind(char t)
@@ -76,8 +119,80 @@ static bool name_needed(const struct dsl_needs *needs, const char *name)
 struct cls_aux {
 	int32_t *slot;  /* [JVMTI index] -> field slot, -1 */
 	int32_t nslot;
+	int32_t *sslot; /* [static field index] -> index in heap.statics, -1 */
+	int32_t nsslot;
 	bool values;    /* objects of this class carry values */
+	bool known;     /* a class: instances, subclasses or fields say so (no kind given) */
+	bool inst;      /* has instances */
 };
+
+/* Why a heap has no interfaces (NULL: every class says what it is). */
+static const char *why_no_ifaces(const struct mt_snapshot *s)
+{
+	for (size_t i = 0; i < s->nclasses; i++) {
+		if (s->classes[i].kind != MT_SNAP_UNKNOWN)
+			continue;
+		if (s->source && !strcmp(s->source, "hprof"))
+			return "a heap dump (.hprof) records no interfaces (query the live JVM, "
+			       "or a `memtrace snapshot` of it)";
+		if (s->source && !strcmp(s->source, "live"))
+			return "the agent in this JVM is older and sends no interfaces (it cannot "
+			       "be unloaded: restart the JVM for a newer one)";
+		return "this snapshot records no interfaces (saved by an older memtrace: save "
+		       "it again)";
+	}
+	return NULL;
+}
+
+/*
+ * A class whose kind is known but not its interfaces (the agent saw it loaded,
+ * not linked) cannot change what `is` answers - it has no instance and no
+ * class with instances extends it - unless arrays of it have instances (E[]
+ * is an F[] when E is an F). Then the reason, in @buf; else NULL.
+ */
+static const char *unknown_ifaces_matter(const struct mt_snapshot *s, const struct dsl_hclass *cls,
+					 const struct cls_aux *aux, char *buf, size_t n)
+{
+	for (size_t i = 0; i < s->nclasses; i++) {
+		const char *a = cls[i].name;
+		size_t len = strlen(a);
+
+		if (!aux[i].inst || len < 3 || strcmp(a + len - 2, "[]"))
+			continue;
+		while (len > 2 && !strcmp(a + len - 2, "[]"))
+			len -= 2;
+		for (size_t j = 0; j < s->nclasses; j++)
+			if (s->classes[j].ifaces_unknown && !strncmp(cls[j].name, a, len) &&
+			    !cls[j].name[len]) {
+				snprintf(buf, n, "the interfaces of %s are unknown (loaded, not linked "
+					 "yet) and arrays of it exist", cls[j].name);
+				return buf;
+			}
+	}
+	return NULL;
+}
+
+/* [index] -> position map of a field table (-1 elsewhere), NULL if none. */
+static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base, int32_t *len)
+{
+	int32_t max = -1, *m;
+
+	*len = 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (f[k].index > max)
+			max = f[k].index;
+	if (max < 0 || max >= (1 << 20))
+		return NULL;
+	m = malloc(((size_t)max + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	memset(m, 0xff, ((size_t)max + 1) * sizeof(*m));
+	for (uint32_t k = 0; k < n; k++)
+		if (f[k].index >= 0)
+			m[f[k].index] = base + (int32_t)k;
+	*len = max + 1;
+	return m;
+}
 
 int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		   struct mt_heapview *hv, char *why, size_t wn)
@@ -89,15 +204,16 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	struct dsl_hthread *threads;
 	struct dsl_hroot *roots;
 	struct dsl_href *refs;
+	struct dsl_hstatic *statics;
 	struct cls_aux *aux = NULL;
-	uint32_t *rcount = NULL, nroots = 0, nloaders = 0, unknown, ncls;
+	uint32_t *rcount = NULL, nroots = 0, nloaders = 0, unknown, ncls, nstatics = 0;
 	size_t nrefs = 0;
 	uint64_t maxid = 0;
 	int err = -ENOMEM;
 
 	memset(hv, 0, sizeof(*hv));
-	if (s->nobjs >= DSL_NOOBJ || s->nclasses >= DSL_NOOBJ - 1 || s->nrefs >= DSL_NOOBJ ||
-	    s->nroots >= DSL_NOOBJ) {
+	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
+	    s->nrefs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
 		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
 		return -EINVAL;
 	}
@@ -120,10 +236,14 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	loaders = own(hv, s->nclasses + 1, sizeof(*loaders));
 	threads = own(hv, s->nthreads, sizeof(*threads));
 	roots = own(hv, s->nroots, sizeof(*roots));
+	for (size_t i = 0; i < s->nclasses; i++)
+		nstatics += s->classes[i].nstatics;
+	statics = own(hv, nstatics, sizeof(*statics));
 	aux = calloc(ncls, sizeof(*aux));
 	rcount = calloc(s->nobjs + 1, sizeof(*rcount));
-	if (!objs || !cls || !loaders || !threads || !roots || !aux || !rcount)
+	if (!objs || !cls || !loaders || !threads || !roots || !aux || !rcount || !statics)
 		goto cleanup;
+	nstatics = 0;
 	for (size_t i = 0; i < s->nobjs; i++)
 		if (idmap_index_put(&objmap, s->objs[i].id, (uint32_t)i))
 			goto cleanup;
@@ -178,6 +298,30 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		}
 		cls[i].fields = f;
 		cls[i].nfields = c->nfields;
+		cls[i].kind = c->kind == MT_SNAP_CLASS ? DSL_CK_CLASS :
+			      c->kind == MT_SNAP_INTERFACE ? DSL_CK_INTERFACE : DSL_CK_UNKNOWN;
+		if (c->nifaces) {
+			uint32_t *ifs = own(hv, c->nifaces, sizeof(*ifs));
+
+			if (!ifs)
+				goto cleanup;
+			for (uint32_t k = 0; k < c->nifaces; k++) {
+				uint32_t ii = idmap_index_get(&clsmap, c->ifaces[k]);
+
+				if (ii != DSL_NOOBJ)
+					ifs[cls[i].nifaces++] = ii;
+			}
+			cls[i].ifaces = ifs;
+		}
+		if (c->nstatics) {
+			aux[i].sslot = slot_map(c->statics, c->nstatics, (int32_t)nstatics,
+						&aux[i].nsslot);
+			for (uint32_t k = 0; k < c->nstatics; k++)
+				statics[nstatics++] = (struct dsl_hstatic){ c->statics[k].name,
+									   (uint32_t)i };
+		}
+		if (c->nfields || (name[0] && strstr(name, "[]")))
+			aux[i].known = true; /* instance fields or an array: not an interface */
 		if (maxi >= 0 && maxi < (1 << 20)) {
 			aux[i].slot = malloc(((size_t)maxi + 1) * sizeof(int32_t));
 			if (!aux[i].slot)
@@ -197,6 +341,7 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 
 		objs[i].id = o->id;
 		objs[i].cls = ci == DSL_NOOBJ ? unknown : ci;
+		aux[objs[i].cls].known = aux[objs[i].cls].inst = true; /* an instance: a class */
 		objs[i].size = o->size;
 		objs[i].length = o->length < 0 ? -1 : o->length;
 		if (s->has_ages) {
@@ -282,12 +427,19 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		objs[from].nrefs++;
 		d->to = to;
 		d->kind = (uint8_t)k;
+		d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
+		if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
+			uint32_t ci = idmap_index_get(&clsmap, r->from); /* from: the class object */
+
+			if (ci != DSL_NOOBJ && r->index < aux[ci].nsslot)
+				d->index = aux[ci].sslot[r->index];
+		}
 		a = &aux[objs[from].cls];
 		if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
 			slot = a->slot[r->index];
 		if (slot < 0)
 			continue;
-		d->field = cls[objs[from].cls].fields[slot].name;
+		d->index = slot;
 		if (objs[from].values) {
 			struct dsl_hval *v = (struct dsl_hval *)&objs[from].values[slot];
 
@@ -339,6 +491,30 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	hv->heap.loaders = loaders;
 	hv->heap.nloaders = nloaders;
 	hv->heap.threads = threads;
+	hv->heap.statics = statics;
+	hv->heap.nstatics = nstatics;
+	/* a source that does not say which classes are interfaces: a class with
+	 * instances, instance fields or a subclass, or an array class, is none */
+	hv->heap.no_ifaces = why_no_ifaces(s);
+	if (!hv->heap.no_ifaces) {
+		char b[512], *w;
+		const char *r = unknown_ifaces_matter(s, cls, aux, b, sizeof(b));
+
+		if (r) {
+			w = own(hv, strlen(r) + 1, 1);
+			if (!w)
+				goto cleanup;
+			memcpy(w, r, strlen(r) + 1);
+			hv->heap.no_ifaces = w;
+		}
+	}
+	for (uint32_t i = 0; i + 1 < ncls; i++)
+		if (cls[i].super != DSL_NOOBJ)
+			aux[cls[i].super].known = true;
+	for (uint32_t i = 0; i + 1 < ncls; i++)
+		if (cls[i].kind == DSL_CK_UNKNOWN && aux[i].known)
+			cls[i].kind = DSL_CK_CLASS;
+	cls[unknown].kind = DSL_CK_CLASS;
 	if (!s->has_ages)
 		hv->heap.no_age = s->source && !strcmp(s->source, "hprof") ?
 			"a heap dump (.hprof) carries no GC history" :
@@ -350,8 +526,10 @@ cleanup:
 	if (err == -ENOMEM)
 		snprintf(why, wn, "out of memory building the heap");
 	if (aux)
-		for (uint32_t i = 0; i < ncls; i++)
+		for (uint32_t i = 0; i < ncls; i++) {
 			free(aux[i].slot);
+			free(aux[i].sslot);
+		}
 	free(aux);
 	free(rcount);
 	idmap_index_free(&objmap);

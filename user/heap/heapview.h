@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/dominators.h"
+#include "analysis/heapgraph.h"
 #include "dsl/dsl.h"
 #include "heap/snapshot.h"
 
@@ -16,7 +18,17 @@ struct mt_heapview {
 	void **owned;
 	size_t nowned, cap_owned;
 	uint64_t value_objects; /* objects that carry field values */
+	/* heapview_graph()'s indexes (heap.retained, .referrer*, .root_via point here) */
+	struct mt_referrers referrers;
+	struct mt_domtree dom;
+	uint32_t *via;
+	uint64_t referrers_ns, dom_ns, paths_ns; /* how long each took */
 };
+
+/* What heapview_graph() builds. */
+#define HEAPVIEW_REFERRERS (1u << 0) /* heap.referrer_first/referrer */
+#define HEAPVIEW_RETAINED  (1u << 1) /* heap.retained (and dom; needs the referrers) */
+#define HEAPVIEW_PATHS     (1u << 2) /* heap.root_via */
 
 /*
  * heapview_build - build a dsl_heap from @s into *@hv; values only for
@@ -27,6 +39,15 @@ struct mt_heapview {
  */
 int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		   struct mt_heapview *hv, char *why, size_t wn);
+/*
+ * heapview_graph - build the graph indexes @what (HEAPVIEW_*) of the heap in
+ * @hv (analysis/heapgraph.h, analysis/dominators.h) and point hv->heap at
+ * them; what exists already is kept. Returns 0 or -ENOMEM (reason in @why).
+ */
+int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn);
+/* heapview_graph_for - the HEAPVIEW_* a program with needs @n uses. */
+unsigned heapview_graph_for(const struct dsl_needs *n);
+
 /* heapview_free - free what *@hv owns. No operation on a zeroed view. */
 void heapview_free(struct mt_heapview *hv);
 

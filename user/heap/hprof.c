@@ -124,6 +124,8 @@ struct hp_class {
 	uint32_t est_size;       /* the shallow size estimate, 0 until computed */
 	struct hp_field *fields; /* own instance fields, in dump order */
 	uint32_t nfields;
+	struct hp_field *statics; /* static fields, in dump order (their index) */
+	uint32_t nstatics;
 	uint64_t name_id;
 	int64_t snap;            /* index in s->classes, -1 none yet */
 	uint8_t *is_str;         /* per field of the flattened table: 0 unknown, 1 str, 2 not */
@@ -338,41 +340,49 @@ static int class_dump(struct hp *h, bool keep)
 		rd_skip(r, type_size(t, id));
 	}
 	n = (unsigned)rd_u(r, 2); /* statics */
-	for (unsigned i = 0; i < n && !r->bad; i++) {
-		unsigned t;
-
-		rd_skip(r, id);
-		t = (unsigned)rd_u(r, 1);
-		if (!type_size(t, id))
-			return bad_sub(h, S_CLASS_DUMP);
-		rd_skip(r, type_size(t, id));
-	}
-	n = (unsigned)rd_u(r, 2); /* instance fields */
 	if (keep && n) {
-		c.fields = calloc(n, sizeof(*c.fields));
-		if (!c.fields)
+		c.statics = calloc(n, sizeof(*c.statics));
+		if (!c.statics)
 			return -ENOMEM;
 	}
 	for (unsigned i = 0; i < n && !r->bad; i++) {
 		uint64_t name = rd_u(r, id);
 		unsigned t = (unsigned)rd_u(r, 1);
 
-		if (!type_size(t, id)) {
-			free(c.fields);
-			return bad_sub(h, S_CLASS_DUMP);
-		}
+		if (!type_size(t, id))
+			goto bad;
+		rd_skip(r, type_size(t, id));
+		if (keep)
+			c.statics[c.nstatics++] = (struct hp_field){ .name = name, .type = (uint8_t)t };
+	}
+	n = (unsigned)rd_u(r, 2); /* instance fields */
+	if (keep && n) {
+		c.fields = calloc(n, sizeof(*c.fields));
+		if (!c.fields)
+			goto nomem;
+	}
+	for (unsigned i = 0; i < n && !r->bad; i++) {
+		uint64_t name = rd_u(r, id);
+		unsigned t = (unsigned)rd_u(r, 1);
+
+		if (!type_size(t, id))
+			goto bad;
 		if (keep)
 			c.fields[c.nfields++] = (struct hp_field){ .name = name, .type = (uint8_t)t };
 	}
-	if (r->bad) {
-		free(c.fields);
-		return bad_sub(h, S_CLASS_DUMP);
-	}
-	if (keep && PUSH(h, cls, c)) {
-		free(c.fields);
-		return -ENOMEM;
-	}
+	if (r->bad)
+		goto bad;
+	if (keep && PUSH(h, cls, c))
+		goto nomem;
 	return 0;
+bad:
+	free(c.fields);
+	free(c.statics);
+	return bad_sub(h, S_CLASS_DUMP);
+nomem:
+	free(c.fields);
+	free(c.statics);
+	return -ENOMEM;
 }
 
 /* Walk every sub-record of every segment; @pass 2 reads class dumps, 3 the rest. */
@@ -794,6 +804,30 @@ static int build_classes(struct hp *h, struct mt_snapshot *s)
 			return -ENOMEM;
 		c->snap = (int64_t)s->nclasses;
 		s->nclasses++;
+		/* the reference statics, for naming STATIC_FIELD references (index: the
+		 * dump's order, as class_refs() numbers them) */
+		for (uint32_t f = 0; f < c->nstatics; f++)
+			sc->nstatics += c->statics[f].type == 2;
+		if (sc->nstatics) {
+			uint32_t k2 = 0;
+
+			sc->statics = calloc(sc->nstatics, sizeof(*sc->statics));
+			if (!sc->statics)
+				return -ENOMEM;
+			for (uint32_t f = 0; f < c->nstatics; f++) {
+				uint32_t fl;
+				const char *fn;
+
+				if (c->statics[f].type != 2)
+					continue;
+				fn = utf8_name(h, c->statics[f].name, &fl);
+				sc->statics[k2].index = (int32_t)f;
+				sc->statics[k2].type = 'L';
+				sc->statics[k2].name = snapshot_strdup(s, fn ? fn : "?", fn ? fl : 1);
+				if (!sc->statics[k2++].name)
+					return -ENOMEM;
+			}
+		}
 		if (flat_fields(h, c, chain, &depth))
 			continue;
 		for (int d = 0; d < depth; d++)
@@ -967,6 +1001,7 @@ out:
 		snprintf(why, wn, "out of memory importing the dump");
 	for (size_t i = 0; i < h.ncls; i++) {
 		free(h.cls[i].fields);
+		free(h.cls[i].statics);
 		free(h.cls[i].is_str);
 	}
 	free(h.cls);

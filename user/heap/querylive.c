@@ -36,6 +36,10 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 
 	memset(o, 0, sizeof(*o));
 	err = heapview_build(s, needs, &hv, o->why, sizeof(o->why));
+	/* retained, referrers, root_path: the graph indexes the program reads */
+	if (!err)
+		err = heapview_graph(&hv, heapview_graph_for(dsl_program_needs(*prog)), o->why,
+				     sizeof(o->why));
 	if (err) {
 		if (err == -ENOMEM && !o->why[0])
 			snprintf(o->why, sizeof(o->why), "out of memory");

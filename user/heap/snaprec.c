@@ -104,6 +104,50 @@ static int parse_class(struct mt_snapshot *s, const struct mt_ap_rec *r, const c
 		p = z + 1;
 		c->nfields++;
 	}
+	if (!(h.flags & MT_AP_HCLASS_EXT))
+		return 0; /* an older agent: the class's kind is not known */
+	{
+		struct mt_ap_hclass_ext x;
+
+		if ((size_t)(end - p) < sizeof(x))
+			goto bad;
+		memcpy(&x, p, sizeof(x));
+		p += sizeof(x);
+		if (x.nifaces > (size_t)(end - p) / 8 || x.nstatics > (size_t)(end - p))
+			goto bad;
+		if (x.nifaces) {
+			c->ifaces = malloc((size_t)x.nifaces * 8);
+			if (!c->ifaces)
+				return -ENOMEM;
+			memcpy(c->ifaces, p, (size_t)x.nifaces * 8);
+			c->nifaces = x.nifaces;
+			p += (size_t)x.nifaces * 8;
+		}
+		if (x.nstatics) {
+			c->statics = calloc(x.nstatics, sizeof(*c->statics));
+			if (!c->statics)
+				return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < x.nstatics; i++) {
+			struct mt_snap_field *f = &c->statics[i];
+
+			if (end - p < 6)
+				goto bad;
+			memcpy(&f->index, p, 4);
+			f->type = p[4];
+			p += 5;
+			z = memchr(p, '\0', (size_t)(end - p));
+			if (!z || f->index < 0 || (f->type != 'L' && f->type != '['))
+				goto bad;
+			f->name = snapshot_strdup(s, p, (size_t)(z - p));
+			if (!f->name)
+				return -ENOMEM;
+			p = z + 1;
+			c->nstatics++;
+		}
+		c->kind = (h.flags & MT_AP_HCLASS_IFACE) ? MT_SNAP_INTERFACE : MT_SNAP_CLASS;
+		c->ifaces_unknown = h.flags & MT_AP_HCLASS_NOIFACES;
+	}
 	return 0;
 bad:
 	snprintf(why, wn, "malformed class record");
@@ -193,6 +237,11 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 			break;
 		case MT_AP_HREC_AGES:
 			err = snaprec_ages(s, b, bl, r.arg, why, wn);
+			break;
+		case MT_AP_HREC_SAMPLED:
+			if (bl / sizeof(struct mt_ap_hsampled) < r.arg)
+				goto bad;
+			err = APPEND(s, sampled, b, r.arg);
 			break;
 		case MT_AP_HREC_VISITS:
 			if (bl / sizeof(struct mt_ap_hvisit) < r.arg)

@@ -20,11 +20,15 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->refs);
 	free(s->roots);
 	free(s->prims);
-	for (size_t i = 0; i < s->nclasses; i++)
+	for (size_t i = 0; i < s->nclasses; i++) {
 		free(s->classes[i].fields);
+		free(s->classes[i].ifaces);
+		free(s->classes[i].statics);
+	}
 	free(s->classes);
 	free(s->threads);
 	free(s->strings);
+	free(s->sampled);
 	free(s->visits);
 	free(s->named);
 	free(s->raw);

@@ -24,12 +24,27 @@ struct mt_snap_field {
 	const char *name;
 };
 
+/* What a source says a class is (mt_snap_class.kind). */
+enum mt_snap_class_kind {
+	MT_SNAP_UNKNOWN,   /* not said: interfaces unknown too (hprof, an older agent) */
+	MT_SNAP_CLASS,     /* a class; ifaces lists its direct superinterfaces */
+	MT_SNAP_INTERFACE, /* an interface; ifaces lists the interfaces it extends */
+};
+
 struct mt_snap_class {
 	uint64_t id, super, loader;
 	const char *sig;   /* JVM signature "Ljava/lang/String;", "[I" */
 	const char *name;  /* Java name, if the source gives one (hprof), else NULL */
 	struct mt_snap_field *fields;
 	uint32_t nfields;
+	uint8_t kind;      /* enum mt_snap_class_kind */
+	uint64_t *ifaces;  /* class ids of the direct superinterfaces (kind known) */
+	uint32_t nifaces;
+	bool ifaces_unknown; /* kind known, interfaces not (a class not linked yet) */
+	/* the class's own static fields (JVMTI STATIC_FIELD indices, or the
+	 * dump's order), for naming references; may be none */
+	struct mt_snap_field *statics;
+	uint32_t nstatics;
 };
 
 struct mt_snap_thread {
@@ -54,6 +69,8 @@ struct mt_snapshot {
 	struct mt_snap_class *classes; size_t nclasses, cap_classes;
 	struct mt_snap_thread *threads; size_t nthreads, cap_threads;
 	struct mt_snap_string *strings; size_t nstrings, cap_strings;
+	/* MT_AP_HEAP_SAMPLES: which object (id) each sampled object found is */
+	struct mt_ap_hsampled *sampled; size_t nsampled, cap_sampled;
 	/* an untagged walk's records until walkids_resolve() turns them into
 	 * the arrays above (live: at DONE; files: after reading) */
 	struct mt_ap_hvisit *visits; size_t nvisits, cap_visits;

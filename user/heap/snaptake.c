@@ -22,24 +22,28 @@
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
 			const struct mt_ap_heap_freeze *freeze, const char *const *fields,
-			int nfields)
+			int nfields, const uint64_t *samples, uint32_t nsamples)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
 	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0);
-	size_t len = head;
+	size_t len = head, ids = (size_t)nsamples * 8;
 	char *buf;
 	long n;
 	int err;
 
 	for (int i = 0; i < nfields; i++)
 		len += strlen(fields[i]) + 1;
-	if (len > MT_AP_HEAP_REQ_MAX) { /* absurdly many names: ask for every field */
+	if (len + ids > MT_AP_HEAP_REQ_MAX) { /* absurdly many names: ask for every field */
 		req.flags |= MT_AP_HEAP_ALLFIELDS;
 		nfields = 0;
 		len = head;
 	}
 	req.nfields = (uint32_t)nfields;
-	buf = malloc(MT_AP_HDR_SIZE + len);
+	if (nsamples) {
+		req.flags |= MT_AP_HEAP_SAMPLES;
+		req.nsamples = nsamples;
+	}
+	buf = malloc(MT_AP_HDR_SIZE + len + ids);
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + MT_AP_HDR_SIZE, &req, sizeof(req));
@@ -51,6 +55,10 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 
 		memcpy(buf + MT_AP_HDR_SIZE + len, fields[i], l);
 		len += l;
+	}
+	if (ids) {
+		memcpy(buf + MT_AP_HDR_SIZE + len, samples, ids);
+		len += ids;
 	}
 	n = mt_ap_encode(buf, MT_AP_HDR_SIZE + len, MT_AP_HEAP_REQUEST, so->seq++,
 			 buf + MT_AP_HDR_SIZE, len);
@@ -135,6 +143,12 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
 	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
 		return 0;
+	/* a walk in the caller's session (snaptake_attach(): leaks --paths, in
+	 * its sampling session): a copy that memory runs short for could only be
+	 * given up by closing that session, its samples with it; auto walks it in
+	 * a pause as before (the walk's line says "paused", not "frozen") */
+	if (ss->borrowed && mt_opts.walk == HEAPFREEZE_AUTO)
+		return 0;
 	/* --max-pause bounds the pause: the fork's must fit in it (it cannot be
 	 * cut short), else the walk in a pause is cut short instead */
 	if ((*flags & MT_AP_HEAP_MAXPAUSE) && mt_opts.walk == HEAPFREEZE_AUTO &&
@@ -212,7 +226,9 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		goto fail;
 	perfdata_window_begin(ss->pd, &spw);
 	ss->walks++;
-	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields);
+	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields, ss->samples,
+			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
+								 : ss->nsamples);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;
@@ -246,7 +262,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
 		}
-		first = false;
+		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
+			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
@@ -308,8 +325,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			}
 			return 0;
 		}
-		if (h.type != MT_AP_HEAP_DATA)
-			continue; /* e.g. sampling EVENTS of another user of the session: none here */
+		if (h.type != MT_AP_HEAP_DATA) { /* e.g. a sampling session's EVENTS */
+			if (ss->on_frame && (err = ss->on_frame(ss->frame_ctx, &h, ss->buf)))
+				goto fail;
+			continue;
+		}
 		err = snaprec_add(s, ss->buf, h.len, true, why, sizeof(why));
 		if (err) {
 			p_err("JVM %d's agent sent a bad heap snapshot: %s",
@@ -323,10 +343,37 @@ fail:
 	return err;
 }
 
+int snaptake_attach(const struct mt_proc *p, struct mt_agentsock *so, struct mt_snapsession *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->so = *so;
+	ss->borrowed = so;
+	ss->buf = malloc(MT_AP_MAX_PAYLOAD);
+	if (!ss->buf) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	ss->p = p;
+	{
+		char why[256];
+
+		ss->pd = perfdata_open(p, why, sizeof(why));
+	}
+	return 0;
+}
+
 void snaptake_close(struct mt_snapsession *ss)
 {
 	if (!ss->p)
 		return;
+	if (ss->borrowed) { /* the caller's socket: back to it, still open */
+		*ss->borrowed = ss->so;
+		perfdata_free(ss->pd);
+		free(ss->buf);
+		memset(ss, 0, sizeof(*ss));
+		ss->so.fd = -1;
+		return;
+	}
 	if (ss->so.fd >= 0 && !ss->broken) {
 		/* after walks with object tags the agent clears them before it ACKs:
 		 * a pause, printed (single walks tag no object: no pause) */

@@ -34,6 +34,17 @@ struct mt_snapsession {
 	bool freeze_checked;
 	bool freeze_off;             /* this JVM (or its agent) cannot be frozen */
 	struct mt_ap_heap_freeze freeze;
+	/* snaptake_attach(): the caller's own session's socket, given back (with
+	 * its seq) by snaptake_close(), which then neither detaches nor closes */
+	struct mt_agentsock *borrowed;
+	/* the next takes' sampled objects to find (MT_AP_HEAP_SAMPLES): @nsamples
+	 * sample ids of the session's sampling (<= MT_AP_HEAP_MAX_SAMPLES) */
+	const uint64_t *samples;
+	uint32_t nsamples;
+	/* frames other than heap data that arrive meanwhile (a sampling session's
+	 * EVENTS): given to on_frame if set, else dropped; nonzero ends the take */
+	int (*on_frame)(void *ctx, const struct mt_ap_hdr *h, const void *payload);
+	void *frame_ctx;
 };
 
 /* snaptake_open - connect to (load if needed) the agent in JVM @p, which
@@ -54,8 +65,13 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
  */
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s);
+/* snaptake_attach - a session on the socket *@so of a session the caller
+ * opened (sampling), with JVM @p; *@so must stay open until
+ * snaptake_close(), which hands it back. Returns 0 or -ENOMEM (printed). */
+int snaptake_attach(const struct mt_proc *p, struct mt_agentsock *so, struct mt_snapsession *ss);
 /* snaptake_close - detach (the agent releases the session's tags) and
- * close. No operation on a zeroed or closed session. */
+ * close; an attached session gives its socket back instead. No operation
+ * on a zeroed or closed session. */
 void snaptake_close(struct mt_snapsession *ss);
 
 /* snaptake_once - one snapshot of JVM @p in a session of its own, as

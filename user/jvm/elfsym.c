@@ -243,6 +243,17 @@ int elfsym_vaddr_to_offset(const struct mt_elf *e, uint64_t vaddr, uint64_t *off
 	return -ENOENT;
 }
 
+int elfsym_read(const struct mt_elf *e, uint64_t vaddr, void *buf, size_t n)
+{
+	uint64_t off;
+	ssize_t got;
+
+	if (elfsym_vaddr_to_offset(e, vaddr, &off))
+		return -ENOENT;
+	got = pread(e->fd, buf, n, (off_t)off);
+	return got == (ssize_t)n ? 0 : -EIO;
+}
+
 /* Address of section @name, 0 if absent. */
 static uint64_t section_addr(const struct mt_elf *e, size_t shstrndx, const char *name)
 {

@@ -48,6 +48,10 @@ uint64_t elfsym_load_bias(const struct mt_elf *e, uint64_t map_base);
  * PT_LOAD segment holding it): what a uprobe is attached at. 0 or -ENOENT. */
 int elfsym_vaddr_to_offset(const struct mt_elf *e, uint64_t vaddr, uint64_t *off);
 
+/* elfsym_read - @n bytes of the file's contents at link-time address @vaddr
+ * (through its PT_LOAD segment; all within the file). 0, -ENOENT or -EIO. */
+int elfsym_read(const struct mt_elf *e, uint64_t vaddr, void *buf, size_t n);
+
 /*
  * elfsym_usdt_notes - the probes of provider @provider (NULL: all).
  * Returns the count and a malloc'd array in *out (caller frees), or -errno.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - error printer, number parsing, JSON strings, small files, full writes. */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,17 +93,29 @@ int parse_pid(const char *s, int *pid)
 
 int parse_seconds(const char *s, double *out)
 {
+	static const struct {
+		const char *unit;
+		double secs;
+	} units[] = { { "", 1 }, { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
+		      { "s", 1 },  { "m", 60 },    { "h", 3600 } };
 	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !(v >= 0) || v > 1e7)
+	if (errno || end == s || !(v >= 0) || isinf(v))
 		return -EINVAL;
-	*out = v;
-	return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			v *= units[i].secs;
+			if (v > 1e7)
+				return -EINVAL;
+			*out = v;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 int parse_u64(const char *s, uint64_t *out)

@@ -41,8 +41,12 @@ void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parse a decimal pid > 0. Returns 0 or -EINVAL. */
 int parse_pid(const char *s, int *pid);
-/* Parse a non-negative decimal number of seconds (fractions allowed). */
+/* Parse a duration into seconds: a non-negative decimal number of seconds
+ * (fractions allowed), or one with a unit: ns, us, ms, s, m, h ("500ms",
+ * "5s", "2m", "1.5h"); at most 1e7 s. Returns 0 or -EINVAL. */
 int parse_seconds(const char *s, double *out);
+/* The usage text's word for what parse_seconds() takes. */
+#define MT_DURATION_HELP "a duration: 20 (seconds), 500ms, 5s, 2m, 1h"
 /* Parse an unsigned decimal integer. Returns 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
 

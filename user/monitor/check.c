@@ -312,6 +312,7 @@ void check_feed(struct mt_check *c, uint64_t pos, const struct mt_ev *e)
 		t->depth--;
 		break;
 	case MT_EV_POOL_USAGE:
+	case MT_EV_GC_CAUSE:
 		if (e->thread)
 			need_thread(c, pos, e);
 		break;

@@ -13,6 +13,7 @@
 #include "jvm/jstackname.h"
 #include "jvm/jwalk.h"
 #include "probe/alloctrace.h"
+#include "probe/gcendprobe.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
@@ -50,6 +51,8 @@ struct collector {
 	bool have_kl;
 	struct monowner *owners;      /* NULL: monitor owners cannot be read */
 	struct bpf_link *alloc_links[2];
+	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
+	struct gccause_table causes;
 	uint64_t resyncs, resync_classes;
 	struct idmap name_keys;   /* class name id -> type key (the latest with that name) */
 	struct idmap synth;       /* types made up for agent classes: key -> name id */
@@ -341,6 +344,16 @@ static int handle_event(void *ctx, void *data, size_t len)
 	case MT_J_GC_END:
 		e.kind = MT_EV_INV_LEAVE;
 		break;
+	case MT_J_GC_CAUSE: {
+		char buf[32];
+		const char *cause = gccause_name(&c->causes, (uint32_t)r->a0, buf, sizeof(buf));
+
+		e.kind = MT_EV_GC_CAUSE;
+		e.name = sequencer_name(c->seq, cause, strlen(cause));
+		e.name2 = r->a1 ? jvm_str(c, r->a1) : 0;
+		e.v[0] = r->a0;
+		break;
+	}
 	case MT_J_POOL_BEGIN:
 	case MT_J_POOL_END:
 		e.kind = MT_EV_POOL_USAGE;
@@ -679,6 +692,17 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
+	/* The causes of collections: without the symbols, recordings have none. */
+	{
+		const char *why;
+
+		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, &c->cause_link,
+					&c->causes, &why);
+		if (err == -ENOENT || err == -ENOTSUP)
+			err = 0;
+		else if (err)
+			goto err_links;
+	}
 
 	/* Open the ring buffer. */
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.jvm_events), handle_event, c, NULL);
@@ -692,6 +716,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	return c;
 
 err_links:
+	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 err_destroy:
 	jvmev_bpf__destroy(c->skel);
@@ -711,6 +736,7 @@ void collector_free(struct collector *c)
 	ring_buffer__free(c->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(c->alloc_links[i]);
+	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);
 	monowner_free(c->owners);

@@ -16,7 +16,7 @@
  *                                      thread_create, thread_rename,
  *                                      thread_destroy, enter, leave, pool,
  *                                      alloc, acquire, release, wait_begin,
- *                                      wait_end, ref, lost
+ *                                      wait_end, ref, lost, gc_cause
  *   with these members, each omitted when 0: "f" flags (1 lazy, 2 inferred,
  *   4 resync), "a" aux (depth, pool phase 0 before/1 after, wait kind 0
  *   enter/1 Object.wait, lost source), "th" thread tid, "id" scoped id,
@@ -28,6 +28,11 @@
  *   object size, 1 if outside a TLAB, 0]. Resynchronisation after lost
  *   events (flag 4) re-creates threads from /proc and classes from the
  *   JVM's class list.
+ *   A "gc_cause" line names the cause of the collection whose "pool" lines
+ *   (phase 1, after) follow on the same thread: "n" the cause ("G1
+ *   Evacuation Pause"), "n2" the action ("end of minor GC"), "v"
+ *   [GCCause::Cause number, 0, 0, 0]. A memtrace before it stops at the
+ *   first such line with "unknown event kind".
  * Object-sampling lines (`record --categories object`: what `report` needs
  * for the age and leaks analyses). They are not events: `check` skips them,
  * and the obj_create/obj_reclaim events of the agent's samples stay the

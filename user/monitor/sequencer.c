@@ -93,7 +93,7 @@ static const char *const kind_names[MT_EV_KIND_COUNT] = {
 	[MT_EV_MON_ACQUIRE] = "acquire",         [MT_EV_MON_RELEASE] = "release",
 	[MT_EV_MON_WAIT_BEGIN] = "wait_begin",   [MT_EV_MON_WAIT_END] = "wait_end",
 	[MT_EV_REF] = "ref",                     [MT_EV_LOST] = "lost",
-	[MT_EV_NAME] = "name",
+	[MT_EV_NAME] = "name",                   [MT_EV_GC_CAUSE] = "gc_cause",
 };
 
 const char *sequencer_ev_kind_name(unsigned kind)
@@ -894,6 +894,7 @@ void sequencer_feed(struct mt_seq *s, const struct mt_ev *e)
 		feed_inv(s, e);
 		break;
 	case MT_EV_POOL_USAGE:
+	case MT_EV_GC_CAUSE:
 		feed_pool(s, e);
 		break;
 	case MT_EV_ALLOC_SAMPLE:

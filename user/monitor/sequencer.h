@@ -44,7 +44,7 @@
 #define MT_CAT_OBJECT 0x02 /* object create/reclaim */
 #define MT_CAT_THREAD 0x04 /* thread create/rename/destroy */
 #define MT_CAT_INV    0x08 /* invocation enter/leave (collections, VM operations, methods) */
-#define MT_CAT_POOL   0x10 /* memory pool usage */
+#define MT_CAT_POOL   0x10 /* memory pool usage, the cause of each collection */
 #define MT_CAT_ALLOC  0x20 /* allocation samples */
 #define MT_CAT_SYNC   0x40 /* monitor acquire/release/begin-wait/end-wait */
 #define MT_CAT_REF    0x80 /* references seen */

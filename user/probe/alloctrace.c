@@ -339,7 +339,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 				trap = UPROBECOST_DEFAULT_NS;
 			dutycycle_init(&t->dc, o->budget, trap, mono_ns(),
 				       mono_ns() ^ (uint64_t)p->pid);
-			t->dc.no_windows = o->thin_only;
+			t->dc.no_windows = !o->windows;
 			/* tests: fixed keep and duty ("KEEP:DUTY"), to check the
 			 * scaled estimates against a workload's own count */
 			if (getenv("MEMTRACE_TEST_DUTY") &&

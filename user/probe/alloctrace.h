@@ -21,8 +21,9 @@ struct alloctrace_opts {
 	bool native;  /* with stacks: also capture the native user stack (libjvm frames) */
 	double budget;/* sampling: the share of an allocating thread's time the probe
 		       * may cost (duty cycle, probe/dutycycle.h); 0: observe all the time */
-	bool thin_only; /* with a budget: keep samples at random, never detach (the
-			 * counters only grow; the trap's cost stays) */
+	bool windows;   /* with a budget: also detach the uprobes part of the time when
+			 * the trap alone exceeds it (coarse estimates: dutycycle.h);
+			 * off, samples are only thinned and the trap's cost stays */
 };
 
 /* Default budget: 1 % of the busiest allocating thread's time. */

@@ -41,7 +41,7 @@
 #define DUTYCYCLE_PERIOD_NS 1000000000ull
 #define DUTYCYCLE_MEASURE_NS 200000000ull
 #define DUTYCYCLE_MIN_DUTY 0.02
-#define DUTYCYCLE_MIN_KEEP (1.0 / 1024)
+#define DUTYCYCLE_MIN_KEEP (1.0 / 64)
 #define DUTYCYCLE_GATE_NS 30.0   /* the gate's cost until one is measured */
 #define DUTYCYCLE_TRAP_SHARE 0.9 /* windows only when trap + gate exceed this share */
 #define DUTYCYCLE_SCALE_ONE 256   /* = MT_ALLOC_SCALE_ONE */

@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "gc.skel.h"
+#include "probe/gcendprobe.h"
 #include "probe/gctrace.h"
 #include "jvm/pidns.h"
 #include "probe/bpfutil.h"
@@ -26,6 +27,9 @@ struct gctrace {
 	struct gc_bpf *skel;
 	struct ring_buffer *rb;
 	struct usdt_links links;
+	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
+	struct gccause_table causes;
+	const char *no_cause;         /* why there are no causes, NULL if there are */
 	struct gcpair gp;
 	int pid;
 	struct name_cache names;
@@ -94,6 +98,13 @@ static int handle_event(void *ctx, void *data, size_t len)
 	if (r->kind == MT_POOL_BEGIN || r->kind == MT_POOL_END) {
 		snprintf(e.manager, sizeof(e.manager), "%s", name_of(t, r->manager));
 		snprintf(e.pool, sizeof(e.pool), "%s", name_of(t, r->pool));
+	} else if (r->kind == MT_GC_CAUSE) {
+		char buf[32];
+
+		snprintf(e.cause, sizeof(e.cause), "%s",
+			 gccause_name(&t->causes, r->cause, buf, sizeof(buf)));
+		if (r->action)
+			snprintf(e.action, sizeof(e.action), "%s", name_of(t, r->action));
 	}
 	gcpair_feed(&t->gp, &e);
 	return 0;
@@ -140,6 +151,13 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
+	/* The causes: a uprobe of their own; without it collections have none. */
+	err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, &t->cause_link, &t->causes,
+				&t->no_cause);
+	if (err == -ENOENT || err == -ENOTSUP)
+		err = 0;
+	else if (err)
+		goto err_links;
 
 	/* Open the ring buffer. */
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.gc_events), handle_event, t, NULL);
@@ -151,6 +169,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	return t;
 
 err_links:
+	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 err_destroy:
 	gc_bpf__destroy(t->skel);
@@ -165,9 +184,15 @@ void gctrace_free(struct gctrace *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 	gc_bpf__destroy(t->skel);
 	free(t);
+}
+
+const char *gctrace_no_cause(const struct gctrace *t)
+{
+	return t->no_cause;
 }
 
 int gctrace_poll(struct gctrace *t, int timeout_ms)

@@ -22,6 +22,9 @@ int gctrace_poll(struct gctrace *t, int timeout_ms);
 void gctrace_finish(struct gctrace *t);
 /* gctrace_lost - events the kernel could not queue (sum over CPUs). */
 uint64_t gctrace_lost(struct gctrace *t);
+/* gctrace_no_cause - why collections have no cause (a libjvm without the
+ * symbols it needs), or NULL when they have one. */
+const char *gctrace_no_cause(const struct gctrace *t);
 /* gctrace_pairing - the pairing state (unpaired/overflow counters). */
 const struct gcpair *gctrace_pairing(struct gctrace *t);
 

@@ -7,8 +7,17 @@
 #include "sink/gcreplay.h"
 #include "lib/util.h"
 
+#define MAX_CAUSES 32 /* distinct causes counted in the summary (HotSpot has < 40) */
+
+struct cause_count {
+	char cause[MT_GC_NAME_LEN];
+	uint64_t n;
+};
+
 struct gcreplay {
 	FILE *f;
+	struct cause_count causes[MAX_CAUSES];
+	int ncauses;
 	bool json;
 	uint64_t count, young, full, pauses, concurrent;
 	uint64_t pause_total, pause_max;
@@ -58,6 +67,10 @@ static void print_json(const struct gcreplay *r, const struct gc_record *rec)
 		(unsigned long long)rec->start_ns, (unsigned long long)(rec->end_ns - rec->start_ns),
 		rec->full ? "true" : "false", kind_of(rec));
 	json_str(f, rec->manager);
+	fprintf(f, ",\"cause\":");
+	json_str(f, rec->cause);
+	fprintf(f, ",\"action\":");
+	json_str(f, rec->action);
 	fprintf(f, ",\"pools\":[");
 	for (int i = 0; i < rec->npools; i++) {
 		const struct gc_pool *p = &rec->pools[i];
@@ -92,6 +105,8 @@ static void print_text(const struct gcreplay *r, const struct gc_record *rec)
 	if (rec->npools)
 		fprintf(f, "  heap %s -> %s (committed %s)", fmt_bytes(before, b1, sizeof(b1)),
 			fmt_bytes(after, b2, sizeof(b2)), fmt_bytes(committed, b3, sizeof(b3)));
+	if (rec->cause[0])
+		fprintf(f, "  cause: %s", rec->cause);
 	fprintf(f, "\n");
 	for (int i = 0; i < rec->npools; i++) {
 		const struct gc_pool *p = &rec->pools[i];
@@ -126,6 +141,16 @@ void gcreplay_record(const struct gc_record *rec, void *ctx)
 		if (d > r->pause_max)
 			r->pause_max = d;
 	}
+	if (rec->cause[0]) {
+		int i;
+
+		for (i = 0; i < r->ncauses && strcmp(r->causes[i].cause, rec->cause); i++)
+			;
+		if (i == r->ncauses && i < MAX_CAUSES)
+			memcpy(r->causes[r->ncauses++].cause, rec->cause, MT_GC_NAME_LEN);
+		if (i < r->ncauses)
+			r->causes[i].n++;
+	}
 	if (r->json)
 		print_json(r, rec);
 	else
@@ -145,13 +170,20 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 		fprintf(f, "{\"event\":\"summary\",\"gc_count\":%llu,\"young\":%llu,\"full\":%llu,"
 			"\"pauses\":%llu,\"concurrent\":%llu,\"pause_total_ns\":%llu,"
 			"\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,\"lost_events\":%llu,"
-			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s}\n",
+			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s,"
+			"\"causes\":{",
 			(unsigned long long)r->count, (unsigned long long)r->young,
 			(unsigned long long)r->full, (unsigned long long)r->pauses,
 			(unsigned long long)r->concurrent, (unsigned long long)r->pause_total,
 			(unsigned long long)r->pause_max, (unsigned long long)mean,
 			(unsigned long long)lost, (unsigned long long)unpaired, secs,
 			jvm_exited ? "true" : "false");
+		for (int i = 0; i < r->ncauses; i++) {
+			fprintf(f, "%s", i ? "," : "");
+			json_str(f, r->causes[i].cause);
+			fprintf(f, ":%llu", (unsigned long long)r->causes[i].n);
+		}
+		fprintf(f, "}}\n");
 		return;
 	}
 	fprintf(f, "\nsummary: %llu collections (%llu young, %llu full",
@@ -165,6 +197,13 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 	fprintf(f, "         pause total %s, max %s, mean %s\n",
 		fmt_ns(r->pause_total, a, sizeof(a)), fmt_ns(r->pause_max, b, sizeof(b)),
 		fmt_ns(mean, c, sizeof(c)));
+	if (r->ncauses) {
+		fprintf(f, "         causes:");
+		for (int i = 0; i < r->ncauses; i++)
+			fprintf(f, "%s %llu %s", i ? "," : "", (unsigned long long)r->causes[i].n,
+				r->causes[i].cause);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "         lost events: %llu", (unsigned long long)lost);
 	if (unpaired)
 		fprintf(f, ", unpaired: %llu", (unsigned long long)unpaired);

@@ -179,6 +179,8 @@ static void leaks_json(struct mt_samples *m, const struct mt_leaks *l,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
 		       g->confidence);
 		json_volume(g);
+		if (src->suspect_more)
+			src->suspect_more(src->more_ctx, k + 1, g, true);
 		printf("}");
 	}
 	printf("],\"others\":[");
@@ -238,6 +240,8 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 			       "of it\n", fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)),
 			       g->alloc_method, g->match_depth ? ", a caller" : "", g->alloc_refills,
 			       g->survival);
+		if (src->suspect_more)
+			src->suspect_more(src->more_ctx, k + 1, g, false);
 	}
 }
 

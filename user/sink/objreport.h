@@ -24,6 +24,10 @@ struct objreport_src {
 	/* NULL live; from a recording without BPF per-site volumes: why (text:
 	 * a line; JSON: "site_counters":null and "site_counters_missing") */
 	const char *no_volumes;
+	/* optional: more about suspect @g (ranked @rank from 1), printed inside its
+	 * record: JSON members after a comma (`,"path":...`), or text lines */
+	void (*suspect_more)(void *ctx, int rank, const struct mt_leak *g, bool json);
+	void *more_ctx;
 };
 
 /*

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,20 +71,62 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *le
 	return 0;
 }
 
-bool serve_token_ok(const char *header, const char *token)
+/* Constant-time comparison of @s (length @n) with @token. */
+static bool token_eq(const char *s, size_t n, const char *token)
 {
-	size_t n, tn;
+	size_t tn = strlen(token);
 	unsigned char diff = 0;
 
-	if (!header || !token || strncasecmp(header, "Bearer ", 7))
-		return false;
-	header += 7;
-	n = strlen(header);
-	tn = strlen(token);
 	/* compare every byte of the token whatever the header's length */
 	for (size_t i = 0; i < tn; i++)
-		diff |= (unsigned char)(token[i] ^ (i < n ? header[i] : 0));
+		diff |= (unsigned char)(token[i] ^ (i < n ? s[i] : 0));
 	return tn && n == tn && !diff;
+}
+
+/* Decode base64 @in into @out (at most @max bytes); the length, or -1. */
+static int unbase64(const char *in, char *out, size_t max)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t n = 0;
+
+	for (; *in && *in != '='; in++) {
+		const char *c = strchr(alphabet, *in);
+
+		if (!c)
+			return -1;
+		acc = acc << 6 | (uint32_t)(c - alphabet);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == max)
+				return -1;
+			out[n++] = (char)(acc >> bits & 0xff);
+		}
+	}
+	return (int)n;
+}
+
+bool serve_token_ok(const char *header, const char *token)
+{
+	char dec[512];
+	const char *colon;
+	int n;
+
+	if (!header || !token)
+		return false;
+	if (!strncasecmp(header, "Bearer ", 7))
+		return token_eq(header + 7, strlen(header + 7), token);
+	if (strncasecmp(header, "Basic ", 6) || strlen(header + 6) > 4 * sizeof(dec) / 3)
+		return false;
+	n = unbase64(header + 6, dec, sizeof(dec));
+	colon = n > 0 ? memchr(dec, ':', (size_t)n) : NULL;
+	if (!colon)
+		return false;
+	colon++;
+	return token_eq(colon, (size_t)(dec + n - colon), token);
 }
 
 char *serve_read_token(const char *path)
@@ -112,9 +155,10 @@ char *serve_read_token(const char *path)
 	return t;
 }
 
-/* reply - queue @body (malloc'd, taken over) with @status and @type. */
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
-			     char *body, size_t len)
+/* reply_with - queue @body (malloc'd, taken over) with @status, @type and
+ * the @nhdr extra headers @hdr. */
+static enum MHD_Result reply_with(struct MHD_Connection *c, unsigned status, const char *type,
+				  char *body, size_t len, char (*hdr)[2][64], int nhdr)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -124,6 +168,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 		free(body);
 		return MHD_NO;
 	}
+	for (int i = 0; i < nhdr; i++)
+		MHD_add_response_header(r, hdr[i][0], hdr[i][1]);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_UNAUTHORIZED)
@@ -131,6 +177,13 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+/* reply - queue @body (malloc'd, taken over) with @status and @type. */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			     char *body, size_t len)
+{
+	return reply_with(c, status, type, body, len, NULL, 0);
 }
 
 static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *msg)
@@ -181,11 +234,26 @@ static enum MHD_Result write_openmetrics(struct serve_http *h, struct MHD_Connec
 	return reply(c, MHD_HTTP_OK, MT_OPENMETRICS_CONTENT_TYPE, buf, len);
 }
 
-/* The body of a POST or DELETE, gathered over the upload calls. */
+struct serve_pending {
+	struct MHD_Connection *c;
+	pthread_mutex_t lock;
+	bool suspended;        /* the HTTP thread suspended the connection */
+	bool done;             /* serve_pending_finish() was called */
+	unsigned status;
+	const char *type;
+	char *body;
+	size_t len;
+	int nhdr;
+	char hdr[4][2][64];    /* extra response headers: name, value */
+};
+
+/* The state of one connection: the body of a POST or DELETE, gathered over
+ * the upload calls, or the pending answer of a profile. */
 struct req_body {
 	char *buf;
 	size_t len;
 	bool too_big;
+	struct serve_pending *pending;
 };
 
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -194,10 +262,45 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct req_body *b = *con_cls;
 
 	if (b) {
+		if (b->pending) {
+			pthread_mutex_destroy(&b->pending->lock);
+			free(b->pending->body);
+			free(b->pending);
+		}
 		free(b->buf);
 		free(b);
 		*con_cls = NULL;
 	}
+}
+
+void serve_pending_header(struct serve_pending *p, const char *name, const char *value)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->nhdr < 4) {
+		snprintf(p->hdr[p->nhdr][0], sizeof(p->hdr[0][0]), "%s", name);
+		snprintf(p->hdr[p->nhdr][1], sizeof(p->hdr[0][1]), "%s", value);
+		p->nhdr++;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void serve_pending_finish(struct serve_pending *p, unsigned status, const char *type, char *body,
+			  size_t len)
+{
+	struct MHD_Connection *c = p->c;
+	bool resume;
+
+	pthread_mutex_lock(&p->lock);
+	p->status = status;
+	p->type = type;
+	p->body = body;
+	p->len = len;
+	p->done = true;
+	resume = p->suspended;
+	pthread_mutex_unlock(&p->lock);
+	/* from here the HTTP thread may answer and free @p */
+	if (resume)
+		MHD_resume_connection(c);
 }
 
 /* body_append - keep @n more bytes of the body in @b (NUL-terminated), at most
@@ -262,6 +365,90 @@ static enum MHD_Result api(struct serve_http *h, struct MHD_Connection *c, const
 	return reply(c, status, "application/json", buf, len);
 }
 
+/* reply_pending - answer a finished profile request (its body moves to the reply). */
+static enum MHD_Result reply_pending(struct MHD_Connection *c, struct serve_pending *p)
+{
+	char *body = p->body;
+
+	p->body = NULL;
+	if (!body)
+		body = strdup("");
+	if (!body)
+		return MHD_NO;
+	return reply_with(c, p->status, p->type, body, p->len, p->hdr, p->nhdr);
+}
+
+/*
+ * pprof - GET /debug/pprof/...: the first call starts the profile and
+ * suspends the connection; the call after serve_pending_finish() resumed
+ * it answers. Behind the token, like the API.
+ */
+static enum MHD_Result pprof(struct serve_http *h, struct MHD_Connection *c, const char *url,
+			     void **con_cls)
+{
+	struct req_body *b = *con_cls;
+	struct serve_pending *p;
+	struct serve_request r = { .method = "GET", .path = url, .conn = c };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int status;
+
+	if (b && b->pending) {
+		enum MHD_Result ret = MHD_YES;
+
+		p = b->pending;
+		pthread_mutex_lock(&p->lock);
+		if (p->done)
+			ret = reply_pending(c, p);
+		pthread_mutex_unlock(&p->lock);
+		return ret;
+	}
+	if (!h->o.pprof)
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
+	if (!h->o.token)
+		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
+					"profiles are off: start memtrace serve with --token-file FILE");
+	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
+		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
+					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
+					"(or basic auth with the token as the password, e.g. "
+					"`go tool pprof http://memtrace:TOKEN@HOST:PORT/debug/pprof/allocs`)");
+	b = calloc(1, sizeof(*b));
+	p = calloc(1, sizeof(*p));
+	if (!b || !p) {
+		free(b);
+		free(p);
+		return MHD_NO;
+	}
+	p->c = c;
+	pthread_mutex_init(&p->lock, NULL);
+	b->pending = p;
+	*con_cls = b;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return MHD_NO;
+	status = h->o.pprof(&r, p, f, h->o.ctx);
+	fclose(f);
+	if (status) {
+		return reply(c, (unsigned)status, "application/json", buf, len);
+	}
+	free(buf);
+	/* it may have finished already; otherwise wait for it without blocking */
+	pthread_mutex_lock(&p->lock);
+	if (p->done) {
+		enum MHD_Result ret = reply_pending(c, p);
+
+		pthread_mutex_unlock(&p->lock);
+		return ret;
+	}
+	MHD_suspend_connection(c);
+	p->suspended = true;
+	pthread_mutex_unlock(&p->lock);
+	return MHD_YES;
+}
+
 /*
  * One request: /metrics open, /api/v1/... behind the token. The body of a
  * POST or DELETE (API only; a query's program) is gathered up to
@@ -297,6 +484,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				  "/api/v1/... (JSON, Authorization: Bearer TOKEN; see /api/v1/help)\n");
 	if (!strcmp(url, "/metrics") && get)
 		return write_openmetrics(h, c);
+	if (!strncmp(url, "/debug/pprof/", 13) && get)
+		return pprof(h, c, url, con_cls);
 	if (strncmp(url, "/api/v1/", 8)) {
 		if (change)
 			return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST and DELETE: /api/v1/ only\n");
@@ -325,7 +514,7 @@ struct serve_http *serve_http_start(const struct serve_http_opts *o)
 	struct serve_http *h;
 	socklen_t len;
 	bool loopback;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 
 	if (serve_parse_listen(o->listen, &ss, &len, &loopback)) {
 		p_err("invalid --listen '%s': expected ADDR:PORT, e.g. %s or [::1]:9464", o->listen,

@@ -25,6 +25,8 @@ for want in false true; do
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["jdk_major"]')" "$JDK" "JDK major"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["heap_walk"]')" frozen "heap snapshots frozen"
+	# GC cause names read from this libjvm: 39 on JDK 17, 34 on JDK 25 (their enums)
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_causes"]')" "$([ "$JDK" = 17 ] && echo 39 || echo 34)" "GC causes"
 	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/d.$want.txt" || fail "doctor (text) exited $?"
 	assert_contains "$TMPD/d.$want.txt" "DTraceAllocProbes *$want"
 	jvm_stop "$JVM_PID"

@@ -5,6 +5,9 @@
 # cleanup pauses as kind "pause", compared with JFR's phase pauses).
 # JFR records from the JVM's start; the workload collects only after memtrace
 # has started, and the comparison keeps JFR's collections from memtrace's start on.
+# Causes: each collection's cause equals JFR's; the workload makes "Allocation
+# Failure" / "G1 Evacuation Pause", "System.gc()", "Diagnostic Command" (GC.run)
+# and, under G1, "G1 Humongous Allocation".
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -12,8 +15,10 @@ for gc in G1 Parallel Serial G1conc; do
 	rm -f "$TMPD/go"
 	flags=(-XX:+Use${gc}GC)
 	[ $gc = G1conc ] && flags=(-XX:+UseG1GC -XX:+ExplicitGCInvokesConcurrent)
+	more=()
+	[ $gc = G1 ] && more=(--humongous-mb 300 --keep-mb 150)
 	jvm_start "w$gc" -Xmx256m -Xms256m "${flags[@]}" -XX:StartFlightRecording=name=mt,settings=default \
-		GcWorkload --go "$TMPD/go" --alloc-mb 1024 --full 3
+		GcWorkload --go "$TMPD/go" --alloc-mb 1024 --full 3 --dcmd 1 "${more[@]}"
 	pid=$JVM_PID
 	"$MEMTRACE" gc -p "$pid" --json >"$TMPD/mt.$gc.json" 2>"$TMPD/mt.$gc.err" &
 	mt=$!

@@ -2,7 +2,8 @@
 # record_gc - `memtrace record` next to live `memtrace gc` on the same JVM:
 # an unfiltered recording whose `report --json` gc figures equal the live
 # ones, and a filtered one (categories, thread glob, a scheduled pause and a
-# signal pause/resume in the middle); `check` passes on both.
+# signal pause/resume in the middle); `check` passes on both. Each
+# collection's cause and action (gc_cause events) equal the live ones.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -49,8 +50,9 @@ rg = [r for r in rep if r["event"] == "gc"]
 assert len(lg) >= 3, f"too few collections: {len(lg)}"
 assert len(lg) == len(rg), f"live {len(lg)} collections, report {len(rg)}"
 for a, b in zip(lg, rg):
-    for k in ("seq", "kind", "full", "collector"):
+    for k in ("seq", "kind", "full", "collector", "cause", "action"):
         assert a[k] == b[k], (k, a, b)
+    assert a["cause"] in ("Allocation Failure", "System.gc()"), a
     assert abs(a["duration_ns"] - b["duration_ns"]) < 2_000_000, (a, b)
     assert abs(a["start_mono_ns"] - b["start_mono_ns"]) < 2_000_000, (a, b)
     pa = {p["name"]: p for p in a["pools"]}
@@ -61,7 +63,7 @@ for a, b in zip(lg, rg):
             assert pa[n][k] == pb[n][k], (n, k, pa[n], pb[n])
 ls = [r for r in live if r["event"] == "summary"][0]
 rs = [r for r in rep if r["event"] == "summary"][0]
-for k in ("gc_count", "young", "full", "lost_events", "unpaired_events"):
+for k in ("gc_count", "young", "full", "lost_events", "unpaired_events", "causes"):
     assert ls[k] == rs[k], (k, ls[k], rs[k])
 print(f"{len(lg)} collections equal")
 PY
@@ -73,5 +75,5 @@ for l in gzip.open(sys.argv[1], "rt"):
     r = json.loads(l)
     kinds.add(r.get("k"))
 assert not kinds & {"acquire", "release", "obj_create", "alloc"}, kinds
-assert "enter" in kinds and "pool" in kinds, kinds
+assert "enter" in kinds and "pool" in kinds and "gc_cause" in kinds, kinds
 PY

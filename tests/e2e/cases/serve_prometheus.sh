@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # serve_prometheus - a real Prometheus (127.0.0.1, 1 s scrapes) scrapes
-# `memtrace serve --all` watching two JVMs (one JDK 17, one JDK 25): the
-# collection counters it stores equal memtrace's own JSON (/api/v1/metrics);
-# a JVM started after serve appears; one that exits is dropped; the API
-# refuses requests without (or with a wrong) token.
+# `memtrace serve --all` watching two JVMs (one JDK 17, one JDK 25; their
+# allocation and agent sampling switched on through the API): the collection counters it stores (jvm_gc_pause_seconds_count per
+# collector and cause) equal memtrace's own JSON (/api/v1/metrics); every
+# panel of the Grafana dashboard (dashboards/memtrace-jvm.json) returns
+# series of both JVMs with the labels its legend names
+# (tests/e2e/dashboard_check.py); a JVM started after serve appears; one
+# that exits is dropped; the API refuses requests without (or with a wrong)
+# token.
 # JDKS: none
-# TIMEOUT: 200
+# TIMEOUT: 300
 . "$ROOT/tests/e2e/lib.sh"
 
 command -v prometheus >/dev/null || skip "prometheus is not installed (apt-get install prometheus; make deps does it)"
@@ -46,6 +50,17 @@ if kind == "status":          # status PORT PATH [TOKEN]
     print(get("http://127.0.0.1:%s%s" % (port, sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)[0])
 elif kind == "metrics":       # metrics PORT: the OpenMetrics text
     print(get("http://127.0.0.1:%s/metrics" % port)[1], end="")
+elif kind == "post":          # post PORT PATH TOKEN: the HTTP status
+    req = urllib.request.Request("http://127.0.0.1:%s%s" % (port, sys.argv[3]), data=b"", method="POST")
+    req.add_header("Authorization", "Bearer " + sys.argv[4])
+    try:
+        print(urllib.request.urlopen(req, timeout=5).status)
+    except urllib.error.HTTPError as e:
+        print(e.code)
+elif kind == "on":            # on PORT PID TOKEN: allocation and agent sampling both on
+    st, body = get("http://127.0.0.1:%s/api/v1/jvms/%s" % (port, sys.argv[3]), sys.argv[4])
+    j = json.loads(body) if st == 200 else {}
+    sys.exit(0 if j.get("alloc", {}).get("state") == "on" and j.get("age", {}).get("state") == "on" else 1)
 elif kind == "prom":          # prom PPORT QUERY: "labels-json value" lines
     st, body = get("http://127.0.0.1:%s/api/v1/query?%s" % (port, urllib.parse.urlencode({"query": sys.argv[3]})))
     for r in json.loads(body)["data"]["result"]:
@@ -55,16 +70,16 @@ elif kind == "compare":       # compare PORT PPORT TOKEN PIDS: memtrace JSON vs 
     st, body = get("http://127.0.0.1:%s/api/v1/metrics" % port, sys.argv[4])
     ours = {}
     for fam in json.loads(body)["metrics"]:
-        if fam["name"] != "memtrace_gc_collections":
+        if fam["name"] != "jvm_gc_pause_seconds":
             continue
         for s in fam["series"]:
             if s["labels"].get("pid") in pids:
-                ours[(s["labels"]["pid"], s["labels"]["collector"])] = float(s["value"])
-    q = 'memtrace_gc_collections_total{pid=~"%s"}' % "|".join(pids)
+                ours[(s["labels"]["pid"], s["labels"]["gc"], s["labels"]["cause"])] = float(s["count"])
+    q = 'jvm_gc_pause_seconds_count{pid=~"%s"}' % "|".join(pids)
     st, body = get("http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[3], urllib.parse.urlencode({"query": q})))
     theirs = {}
     for r in json.loads(body)["data"]["result"]:
-        theirs[(r["metric"]["pid"], r["metric"]["collector"])] = float(r["value"][1])
+        theirs[(r["metric"]["pid"], r["metric"]["gc"], r["metric"]["cause"])] = float(r["value"][1])
     ok = ours and ours == theirs and all(any(k[0] == p and v > 0 for k, v in ours.items()) for p in pids)
     print("memtrace:  ", sorted(ours.items()), file=sys.stderr)
     print("prometheus:", sorted(theirs.items()), file=sys.stderr)
@@ -112,15 +127,28 @@ assert_eq "$(q status "$PORT" /api/v1/jvms "$TOKEN")" 200 "API with the token"
 assert_eq "$(q status "$PORT" /metrics)" 200 "/metrics needs no token"
 q metrics "$PORT" | tail -1 | grep -qx '# EOF' || fail "/metrics does not end with # EOF"
 
-# Collections, then both JVMs idle (no further collection).
+# Allocation and agent sampling on for both (the dashboard's class and age
+# panels), then collections, then both JVMs idle (no further collection).
+for p in "$A" "$B"; do
+	for w in alloc age; do
+		st=$(q post "$PORT" "/api/v1/jvms/$p/$w" "$TOKEN")
+		[ "$st" = 202 ] || [ "$st" = 200 ] || fail "POST /api/v1/jvms/$p/$w answered $st"
+	done
+done
+wait_until 60 q on "$PORT" "$A" "$TOKEN" && wait_until 60 q on "$PORT" "$B" "$TOKEN" ||
+	{ cat "$TMPD/serve.log" >&2; fail "allocation and agent sampling did not come on"; }
 touch "$TMPD/go"
 wait_for_line "$TMPD/a.out" DONE 60 && wait_for_line "$TMPD/b.out" DONE 60 || fail "the workloads did not finish"
 prom_up() { [ "$(q prom "$PPORT" 'up{job="memtrace"}' 2>/dev/null | awk '{ print $NF }')" = 1 ]; }
 wait_until 40 prom_up || { tail "$TMPD/prom.log" >&2; fail "Prometheus does not scrape memtrace (up != 1)"; }
 wait_until 20 q compare "$PORT" "$PPORT" "$TOKEN" "$A,$B" ||
-	fail "Prometheus's memtrace_gc_collections_total differs from memtrace's JSON"
+	fail "Prometheus's jvm_gc_pause_seconds_count differs from memtrace's JSON"
 q prom "$PPORT" "memtrace_gc_pause_seconds_count{pid=\"$A\"}" | grep -q . || fail "no pause histogram in Prometheus"
 q prom "$PPORT" "memtrace_lost_events_total{pid=\"$B\"}" | grep -q . || fail "no lost-events counter in Prometheus"
+# The dashboard: every panel's query answers with both JVMs' series.
+dash() { python3 "$ROOT/tests/e2e/dashboard_check.py" "$ROOT/dashboards/memtrace-jvm.json" "$PPORT" "$A|$B" >"$TMPD/dash.out" 2>&1; }
+wait_until 40 dash || { cat "$TMPD/dash.out" >&2; fail "a dashboard panel has no answer"; }
+note "dashboard: $(grep -c '^ok' "$TMPD/dash.out") panel queries answered for both JVMs"
 
 # A JVM started after serve appears.
 jvm_start c -Xmx32m -XX:TieredStopAtLevel=1 Idle

@@ -78,7 +78,7 @@ PORT=$(free_port)
 unshare --mount sh -c "$PRIVATE_TMP && exec '$D/memtrace' serve -p $A --listen 127.0.0.1:$PORT --token-file '$D/token' --rescan 1" \
 	>"$TMPD/serve-a.log" 2>&1 &
 UNSHARES+=($!)
-wait_metric_gt0 "memtrace_gc_collections_total{" 20 || { cat "$TMPD/serve-a.log" >&2; fail "A: no collections from the JVM in its own mount namespace"; }
+wait_metric_gt0 "jvm_gc_pause_seconds_count{" 20 || { cat "$TMPD/serve-a.log" >&2; fail "A: no collections from the JVM in its own mount namespace"; }
 note "A: JVM $A and serve in separate mount namespaces: collections arrive"
 h POST "/api/v1/jvms/$A/age" >/dev/null
 for ((i = 0; i < 100; i++)); do
@@ -112,7 +112,7 @@ done
 assert_eq "$(echo "$jv" | wc -w)" 1 "B: JVMs serve sees in the shared pid namespace"
 bpid=${jv%%/*}
 [ "$bpid" -lt 100 ] || fail "B: pid $bpid is not a pid of the new namespace"
-wait_metric_gt0 "memtrace_gc_collections_total{" 20 || { cat "$TMPD/serve-b.log" >&2; fail "B: no collections (pid filter vs. host tgids?)"; }
+wait_metric_gt0 "jvm_gc_pause_seconds_count{" 20 || { cat "$TMPD/serve-b.log" >&2; fail "B: no collections (pid filter vs. host tgids?)"; }
 h POST "/api/v1/jvms/$bpid/alloc" >/dev/null
 wait_metric_gt0 "memtrace_alloc_bytes_total{" 20 || { cat "$TMPD/serve-b.log" >&2; fail "B: no allocation bytes"; }
-note "B: shared pid namespace: JVM is pid $bpid there; collections $(metric "memtrace_gc_collections_total{"), allocated $(metric "memtrace_alloc_bytes_total{") bytes"
+note "B: shared pid namespace: JVM is pid $bpid there; collections $(metric "jvm_gc_pause_seconds_count{"), allocated $(metric "memtrace_alloc_bytes_total{") bytes"

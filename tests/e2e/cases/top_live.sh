@@ -48,3 +48,6 @@ grep -q EXITED "$TMPD/p3" || { cat "$TMPD/p3"; fail "q did not quit"; }
 "$MEMTRACE" top -p "$JVM_PID" --interval 1 --duration 3.5 --json >"$TMPD/top.json" || fail "plain top failed"
 n=$(json_get "$TMPD/top.json" 'len([r for r in recs if r["event"] == "top" and r["alloc_bytes_per_s"] > 0 and r["young"] > 0])')
 [ "$n" -ge 2 ] || { cat "$TMPD/top.json"; fail "expected periodic records with allocation and collections"; }
+# each interval's collections by cause (the cause uprobe): young ones of a busy G1 JVM
+n=$(json_get "$TMPD/top.json" 'sum(r["causes"].get("G1 Evacuation Pause", 0) for r in recs if r["event"] == "top")')
+[ "$n" -ge 1 ] || { cat "$TMPD/top.json"; fail "no G1 Evacuation Pause among the intervals' causes"; }

@@ -65,7 +65,7 @@ def recs(path):
         kind, ln, arg = struct.unpack_from("<HHI", body, off)
         if kind in (36, 43): # PRIMS, VISITS: one stream, however records cut it
             out.setdefault(kind, []).append(body[off + 8: off + 8 + (24 if kind == 36 else 32) * arg])
-        elif kind not in (40, 41, 44, 45): # DONE, AGES, FREEZE, COPY: how, not what
+        elif kind not in (40, 41, 45, 46): # DONE, AGES, FREEZE, COPY: how, not what
             out.setdefault(kind, []).append(body[off: off + ln])
         off += ln
     for k in (36, 43):

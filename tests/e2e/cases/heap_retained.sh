@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# heap_retained - who holds the memory, against sizes known by construction
+# (tests/java/RetainWorkload.java) and an independent dominator computation
+# over a `jcmd GC.heap_dump` of the same quiescent heap
+# (tests/e2e/hprof_dominators.py, Cooper-Harvey-Kennedy in Python):
+# - the query built-in `retained`, live and on the dump: owner k retains
+#   Owner + byte[1000 (k+1)] + (k+1) (Node + long[16]) (Owner's and Node's
+#   sizes from `jmap -histo:live`, arrays 16 + elements); a Shared held by
+#   two owners is retained by neither (its immediate dominator is the list's
+#   array); the list retains itself, its array, the owners and the Shareds;
+# - on the dump, every object's retained size equals the oracle's (the
+#   workload names no field `id`: a Java field hides the built-in of its name);
+# - `memtrace heap --retained` (live and dump) ranks class RetainWorkload
+#   (BIG's 4 MiB, OWNERS) first, and by class gives Owner the sum of its
+#   10 owners and Shared 5 times its size;
+# - `memtrace heap --paths` (live and dump): the shortest path from a GC
+#   root to a Shared names the static OWNERS, ArrayList.elementData, an array
+#   index and Owner.shared; `--id` on the dump gives an owner's path and its
+#   referrer; bad input gets a message and a non-zero exit.
+# TIMEOUT: 90
+. "$ROOT/tests/e2e/lib.sh"
+
+jvm_start r -Xmx64m RetainWorkload
+"$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.live" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "query live"; }
+"$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.live" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --retained live"; }
+"$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --paths live"; }
+"$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --paths text"; }
+"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >"$TMPD/histo" || fail "jmap -histo:live"
+"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/r.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+"$MEMTRACE" query "$TMPD/r.hprof" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.hprof" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "query dump"; }
+"$MEMTRACE" --json heap "$TMPD/r.hprof" --retained --top 2000 >"$TMPD/h.hprof" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --retained dump"; }
+"$MEMTRACE" --json heap "$TMPD/r.hprof" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.hprof" 2>"$TMPD/e" ||
+	{ cat "$TMPD/e"; fail "heap --paths dump"; }
+"$MEMTRACE" query "$TMPD/r.hprof" -e 'R : struct id : int  r : int end
+set_type a:
+    all : table_of R <- objects.map([it | struct R it.id, it.retained end])
+instances_for a have_names = "a"' >"$TMPD/all.hprof" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "all retained"; }
+HPROF_KEY_CLASSES='RetainWorkload$Owner' python3 "$ROOT/tests/e2e/hprof_dominators.py" \
+	"$TMPD/r.hprof" "$TMPD/oracle.json" || fail "oracle"
+
+python3 - "$TMPD" <<'PY' || fail "retained sizes"
+import json, re, sys
+d = sys.argv[1]
+def a8(n): return (n + 7) & ~7
+size = {}
+for l in open(d + "/histo"):
+    m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", l)
+    if m:
+        size[m.group(3)] = int(m.group(2)) // int(m.group(1))
+S_owner, S_node, S_shared = size["RetainWorkload$Owner"], size["RetainWorkload$Node"], size["RetainWorkload$Shared"]
+S_list = size["java.util.ArrayList"]
+owner = [S_owner + a8(16 + 1000 * (k + 1)) + (k + 1) * (S_node + a8(16 + 8 * 16)) for k in range(10)]
+shared = S_shared + a8(16 + 500)
+listr = S_list + a8(16 + 4 * 10) + sum(owner) + 5 * shared
+oracle = json.load(open(d + "/oracle.json"))
+for src in ("live", "hprof"):
+    q = json.load(open("%s/q.%s" % (d, src)))["r"]["r"]
+    got = {x["key"]: x["r"] for x in q["owners"]}
+    assert got == dict(enumerate(owner)), (src, got, owner)
+    assert q["shared"] == [shared] * 5, (src, q["shared"], shared)
+    assert q["list"] == [listr], (src, q["list"], listr)
+    # memtrace heap --retained: by class, and the top retainer
+    h = [json.loads(l) for l in open("%s/h.%s" % (d, src)) if l.startswith("{")]
+    cls = {r["class"]: r for r in h if r["event"] == "retained_class"}
+    assert cls["RetainWorkload$Owner"]["retained"] == sum(owner), (src, cls["RetainWorkload$Owner"])
+    assert cls["RetainWorkload$Owner"]["top_instances"] == 10
+    assert cls["RetainWorkload$Shared"]["retained"] == 5 * shared, (src, cls["RetainWorkload$Shared"])
+    top = [r for r in h if r["event"] == "retainer"][0]["object"]
+    assert top["class"] == "class RetainWorkload" and top["retained"] > (4 << 20) + listr, (src, top)
+    tot = [r for r in h if r["event"] == "retained_total"][0]
+    print("  %s: owners %s, list %d, %d objects, dominators %.1f ms" % (src, owner, listr,
+          tot["objects"], tot["dominators_ms"]), file=sys.stderr)
+# every object of the dump: memtrace's retained = the oracle's
+mine = {str(x["id"]): x["r"] for x in json.load(open(d + "/all.hprof"))["a"]["a"]["all"]}
+orc = oracle["retained"]
+assert set(k for k, v in mine.items() if v is not None) == set(orc), "reachable sets differ"
+bad = [(k, mine[k], orc[k]) for k in orc if mine[k] != orc[k]]
+assert not bad, "%d objects differ, e.g. %s" % (len(bad), bad[:5])
+# the oracle's own view of the construction: owners by key, the Shareds' dominator
+keys = oracle["keys"]["RetainWorkload$Owner"]
+assert sorted((k, orc[o]) for o, k in keys.items()) == list(enumerate(owner))
+print("  dump: %d reachable objects agree with the oracle" % len(orc), file=sys.stderr)
+PY
+python3 - "$TMPD/p.live" "$TMPD/p.hprof" <<'PY' || fail "paths"
+import json, sys
+for f in sys.argv[1:]:
+  recs = [json.loads(l) for l in open(f) if l.startswith("{")]
+  assert len(recs) == 5, recs
+  for r in recs:
+    p = r["path"]
+    assert "root" in p[0] and p[-1]["class"] == "RetainWorkload$Shared" and p[-1]["id"] == r["id"]
+    steps = [(s.get("ref"), s.get("field", s.get("index"))) for s in p[1:]]
+    i = steps.index(("static_field", "OWNERS"))
+    assert p[i]["class"] == "class RetainWorkload", (f, p)
+    assert steps[i + 1] == ("field", "elementData") and steps[i + 2][0] == "array_element", steps
+    assert 0 <= steps[i + 2][1] < 10 and steps[i + 3:] == [("field", "shared")], steps
+PY
+grep -q "static RetainWorkload.OWNERS -> java.util.ArrayList" "$TMPD/p.txt" || { cat "$TMPD/p.txt"; fail "text path"; }
+# --id on the dump: an owner's referrer is the list's array; --id needs a file
+oid=$(python3 -c "import json; k=json.load(open('$TMPD/oracle.json'))['keys']['RetainWorkload\$Owner']; print([o for o, v in k.items() if v == 3][0])")
+"$MEMTRACE" --json heap "$TMPD/r.hprof" --id "$oid" >"$TMPD/id.json" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "--id"; }
+assert_eq "$(json_get "$TMPD/id.json" '[r["class"] for r in recs[0]["referrers"]], recs[0]["path"][-2]["class"]')" \
+	"(['java.lang.Object[]'], 'java.lang.Object[]')" "--id referrers and path"
+"$MEMTRACE" heap -p "$JVM_PID" --id 5 >/dev/null 2>"$TMPD/e" && fail "--id on a live JVM"
+grep -q "needs a heap file" "$TMPD/e" || { cat "$TMPD/e"; fail "--id live: no reason"; }
+# bad input: a clear message and a non-zero exit
+bad() { # CODE PATTERN ARGS...
+	local code=$1 pat=$2; shift 2
+	"$MEMTRACE" heap "$@" >/dev/null 2>"$TMPD/e"; local rc=$?
+	[ $rc -eq "$code" ] || { cat "$TMPD/e"; fail "heap $*: exit $rc, expected $code"; }
+	grep -q -- "$pat" "$TMPD/e" || { cat "$TMPD/e"; fail "heap $*: no '$pat'"; }
+}
+bad 2 "usage: memtrace heap" --retained
+bad 2 "usage: memtrace heap" "$TMPD/r.hprof" --retained --paths X
+bad 1 "no class of the heap is named 'NoSuchClass'" "$TMPD/r.hprof" --paths NoSuchClass
+bad 1 "no object of the heap has id 12345" "$TMPD/r.hprof" --id 12345
+bad 1 "cannot open" "$TMPD/nonexistent" --retained
+bad 2 "invalid --id" "$TMPD/r.hprof" --id abc
+kill -0 "$JVM_PID" || fail "JVM died"
+exit 0

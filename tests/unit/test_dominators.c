@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_dominators - the dominator tree and retained sizes (analysis/
+ * dominators.c) against a brute-force definition (d dominates o when o is
+ * unreachable from the roots without d) on heaps known by construction and
+ * on random graphs (cycles, self references, several roots, unreachable
+ * parts); the referrers index and the shortest root paths (analysis/
+ * heapgraph.c) against a plain breadth-first search; the by-class sums. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis/dominators.h"
+#include "analysis/heapgraph.h"
+#include "dsl/dsl.h"
+
+/* A heap of n objects with edges given as (from, to) pairs. */
+struct g {
+	struct dsl_heap h;
+	struct dsl_hobject *obj;
+	struct dsl_href *refs;
+	struct dsl_hroot *roots;
+	struct dsl_hclass cls[3];
+};
+
+static void g_build(struct g *g, uint32_t n, const uint32_t (*e)[2], uint32_t ne,
+		    const uint32_t *roots, uint32_t nr, const uint64_t *size)
+{
+	uint32_t k = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->obj = calloc(n + 1, sizeof(*g->obj));
+	g->refs = calloc(ne + 1, sizeof(*g->refs));
+	g->roots = calloc(nr + 1, sizeof(*g->roots));
+	assert_non_null(g->obj);
+	for (int c = 0; c < 3; c++)
+		g->cls[c] = (struct dsl_hclass){ .name = c == 0 ? "A" : c == 1 ? "B" : "C",
+						 .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+						 .loader = DSL_NOOBJ };
+	for (uint32_t o = 0; o < n; o++) {
+		g->obj[o].id = 100 + o;
+		g->obj[o].cls = o % 3;
+		g->obj[o].size = size ? size[o] : 8 * (o + 1);
+		g->obj[o].length = -1;
+		g->obj[o].ref_first = k;
+		for (uint32_t i = 0; i < ne; i++)
+			if (e[i][0] == o)
+				g->refs[k++] = (struct dsl_href){ .to = e[i][1], .index = -1,
+								  .kind = DSL_REF_FIELD };
+		g->obj[o].nrefs = k - g->obj[o].ref_first;
+	}
+	for (uint32_t i = 0; i < nr; i++)
+		g->roots[i] = (struct dsl_hroot){ .obj = roots[i], .kind = DSL_ROOT_JNI_GLOBAL };
+	g->h = (struct dsl_heap){ .objects = g->obj, .nobjects = n, .classes = g->cls,
+				  .nclasses = 3, .refs = g->refs, .nrefs = k, .roots = g->roots,
+				  .nroots = nr };
+}
+
+static void g_free(struct g *g)
+{
+	free(g->obj);
+	free(g->refs);
+	free(g->roots);
+}
+
+/* Objects reached from the roots, skipping object @skip (DSL_NOOBJ: none). */
+static void reach(const struct dsl_heap *h, uint32_t skip, uint8_t *seen)
+{
+	uint32_t *q = malloc((h->nobjects + 1) * sizeof(*q)), head = 0, tail = 0;
+
+	memset(seen, 0, h->nobjects);
+	for (uint32_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj;
+
+		if (o != skip && !seen[o]) {
+			seen[o] = 1;
+			q[tail++] = o;
+		}
+	}
+	while (head < tail) {
+		const struct dsl_hobject *x = &h->objects[q[head++]];
+
+		for (uint32_t k = 0; k < x->nrefs; k++) {
+			uint32_t t = h->refs[x->ref_first + k].to;
+
+			if (t != skip && !seen[t]) {
+				seen[t] = 1;
+				q[tail++] = t;
+			}
+		}
+	}
+	free(q);
+}
+
+/* The brute-force definition, checked against dominators_compute(). */
+static void check_against_definition(const struct dsl_heap *h)
+{
+	uint32_t n = h->nobjects;
+	uint8_t *all = malloc(n + 1), *without = malloc(n + 1);
+	uint8_t *dom = calloc((size_t)n * n + 1, 1); /* dom[d * n + o]: d dominates o */
+	uint32_t *ndom = calloc(n + 1, sizeof(*ndom));
+	struct mt_referrers r;
+	struct mt_domtree d;
+
+	assert_int_equal(referrers_build(h, &r), 0);
+	assert_int_equal(dominators_compute(h, &r, &d), 0);
+	reach(h, DSL_NOOBJ, all);
+	for (uint32_t x = 0; x < n; x++) {
+		if (!all[x])
+			continue;
+		reach(h, x, without);
+		for (uint32_t o = 0; o < n; o++)
+			if (all[o] && (o == x || !without[o])) {
+				dom[(size_t)x * n + o] = 1;
+				ndom[o]++;
+			}
+	}
+	uint32_t reached = 0;
+
+	for (uint32_t o = 0; o < n; o++) {
+		uint64_t ret = 0;
+		uint32_t idom = MT_DOM_ROOT;
+
+		if (!all[o]) {
+			assert_int_equal(d.idom[o], MT_DOM_UNREACHED);
+			assert_true(d.retained[o] == DSL_NORETAINED);
+			continue;
+		}
+		reached++;
+		/* the immediate dominator: the strict dominator with the most dominators */
+		for (uint32_t x = 0; x < n; x++)
+			if (x != o && dom[(size_t)x * n + o] &&
+			    (idom == MT_DOM_ROOT || ndom[x] > ndom[idom]))
+				idom = x;
+		for (uint32_t y = 0; y < n; y++)
+			if (dom[(size_t)o * n + y])
+				ret += h->objects[y].size;
+		if (d.idom[o] != idom)
+			fail_msg("object %u: idom %u, expected %u", o, d.idom[o], idom);
+		assert_int_equal(d.retained[o], ret);
+	}
+	assert_int_equal(d.reached, reached);
+	dominators_free(&d);
+	referrers_free(&r);
+	free(all);
+	free(without);
+	free(dom);
+	free(ndom);
+}
+
+/* Known by construction: two owners with exclusive subtrees and a shared object. */
+static void test_known(void **state)
+{
+	/* 0 holder -> 1 owner A, 2 owner B; A -> 3, 4 (exclusive); B -> 5 (exclusive);
+	 * A -> 6 and B -> 6 (shared); 6 -> 7; 7 -> 6 (a cycle); 8 unreachable -> 1 */
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 1, 4 }, { 2, 5 },
+					 { 1, 6 }, { 2, 6 }, { 6, 7 }, { 7, 6 }, { 8, 1 },
+					 { 3, 3 } };
+	static const uint64_t size[] = { 16, 24, 32, 1000, 2000, 4000, 48, 56, 64 };
+	uint32_t root = 0;
+	struct g g;
+	struct mt_referrers r;
+	struct mt_domtree d;
+
+	g_build(&g, 9, e, 11, &root, 1, size);
+	assert_int_equal(referrers_build(&g.h, &r), 0);
+	assert_int_equal(dominators_compute(&g.h, &r, &d), 0);
+	assert_int_equal(d.retained[1], 24 + 1000 + 2000);   /* A: not the shared 6, 7 */
+	assert_int_equal(d.retained[2], 32 + 4000);          /* B */
+	assert_int_equal(d.retained[6], 48 + 56);
+	assert_int_equal(d.idom[6], 0);                      /* neither owner retains it */
+	assert_int_equal(d.retained[0], 16 + 24 + 32 + 1000 + 2000 + 4000 + 48 + 56);
+	assert_int_equal(d.idom[0], MT_DOM_ROOT);
+	assert_int_equal(d.idom[8], MT_DOM_UNREACHED);
+	assert_int_equal(d.unreached_bytes, 64);
+	assert_int_equal(d.reached, 8);
+	/* referrers: 6 is referred to by 1, 2 and 7, in object order */
+	assert_int_equal(r.first[7] - r.first[6], 3);
+	assert_int_equal(r.from[r.first[6]], 1);
+	assert_int_equal(r.from[r.first[6] + 1], 2);
+	assert_int_equal(r.from[r.first[6] + 2], 7);
+	/* by class (o % 3): A = {0, 3, 6}, B = {1, 4, 7}, C = {2, 5, 8} */
+	{
+		struct mt_domkids k;
+		uint64_t bytes[3], count[3];
+
+		assert_int_equal(dominators_children(&d, &k), 0);
+		assert_int_equal(dominators_by_class(&g.h, &d, &k, bytes, count), 0);
+		assert_int_equal(bytes[0], d.retained[0]); /* 0 holds everything of class A */
+		assert_int_equal(count[0], 1);
+		/* 1 dominates 4; 7 is below 0's 6, not below a B: counted apart */
+		assert_int_equal(bytes[1], d.retained[1] + d.retained[7]);
+		assert_int_equal(count[1], 2);
+		dominators_children_free(&k);
+	}
+	dominators_free(&d);
+	referrers_free(&r);
+	check_against_definition(&g.h);
+	g_free(&g);
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* Random graphs of many shapes against the definition. */
+static void test_random(void **state)
+{
+	for (int t = 0; t < 300; t++) {
+		uint32_t n = 1 + rnd(60), ne = rnd(4 * n + 1), nr = 1 + rnd(4);
+		uint32_t (*e)[2] = calloc(ne + 1, sizeof(*e)), roots[4];
+		struct g g;
+
+		for (uint32_t i = 0; i < ne; i++) {
+			e[i][0] = rnd(n);
+			/* mostly forward edges (tree-like heaps), some back and self */
+			e[i][1] = rnd(4) ? (e[i][0] + 1 + rnd(5)) % n : rnd(n);
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			roots[i] = rnd(n);
+		g_build(&g, n, (const uint32_t (*)[2])e, ne, roots, nr, NULL);
+		check_against_definition(&g.h);
+		g_free(&g);
+		free(e);
+	}
+}
+
+/* A long chain: the DFS and eval stacks are explicit (no recursion). */
+static void test_deep_chain(void **state)
+{
+	uint32_t n = 200000, root = 0;
+	uint32_t (*e)[2] = calloc(n, sizeof(*e));
+	struct g g;
+	struct mt_referrers r;
+	struct mt_domtree d;
+	uint32_t *via;
+
+	for (uint32_t i = 0; i + 1 < n; i++) {
+		e[i][0] = i;
+		e[i][1] = i + 1;
+	}
+	e[n - 1][0] = n - 1; /* and back to the start: a cycle */
+	e[n - 1][1] = 0;
+	memset(&g, 0, sizeof(g));
+	g.obj = calloc(n, sizeof(*g.obj));
+	g.refs = calloc(n, sizeof(*g.refs));
+	g.roots = calloc(1, sizeof(*g.roots));
+	g.cls[0] = (struct dsl_hclass){ .name = "A", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+					.loader = DSL_NOOBJ };
+	for (uint32_t o = 0; o < n; o++) {
+		g.obj[o] = (struct dsl_hobject){ .id = o + 1, .size = 8, .length = -1,
+						 .ref_first = o, .nrefs = 1 };
+		g.refs[o] = (struct dsl_href){ .to = e[o][1], .index = -1, .kind = DSL_REF_FIELD };
+	}
+	g.roots[0] = (struct dsl_hroot){ .obj = root, .kind = DSL_ROOT_THREAD };
+	g.h = (struct dsl_heap){ .objects = g.obj, .nobjects = n, .classes = g.cls, .nclasses = 1,
+				 .refs = g.refs, .nrefs = n, .roots = g.roots, .nroots = 1 };
+	assert_int_equal(referrers_build(&g.h, &r), 0);
+	assert_int_equal(dominators_compute(&g.h, &r, &d), 0);
+	for (uint32_t o = 1; o < n; o++)
+		assert_int_equal(d.idom[o], o - 1);
+	assert_int_equal(d.retained[0], 8ull * n);
+	assert_int_equal(d.retained[n - 1], 8);
+	assert_int_equal(rootpaths_build(&g.h, &via), 0);
+	g.h.root_via = via;
+	{
+		struct dsl_pathstep st[4];
+
+		assert_int_equal(dsl_root_path(&g.h, n - 1, st, 4), n);
+		assert_int_equal(st[0].obj, 0);
+		assert_int_equal(st[0].from, DSL_NOOBJ);
+		assert_int_equal(st[1].obj, 1);
+		assert_int_equal(st[1].from, 0);
+	}
+	free(via);
+	dominators_free(&d);
+	referrers_free(&r);
+	g_free(&g);
+	free(e);
+}
+
+/* Shortest paths: as long as a plain BFS's distances, each step a real edge. */
+static void test_root_paths(void **state)
+{
+	for (int t = 0; t < 200; t++) {
+		uint32_t n = 1 + rnd(80), ne = rnd(3 * n + 1), nr = 1 + rnd(3);
+		uint32_t (*e)[2] = calloc(ne + 1, sizeof(*e)), roots[3];
+		uint32_t *via, *dist = malloc((n + 1) * sizeof(*dist)), *q = malloc((n + 1) * 4);
+		uint32_t head = 0, tail = 0;
+		struct g g;
+
+		for (uint32_t i = 0; i < ne; i++) {
+			e[i][0] = rnd(n);
+			e[i][1] = rnd(n);
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			roots[i] = rnd(n);
+		g_build(&g, n, (const uint32_t (*)[2])e, ne, roots, nr, NULL);
+		for (uint32_t o = 0; o < n; o++)
+			dist[o] = UINT32_MAX;
+		for (uint32_t i = 0; i < nr; i++)
+			if (dist[roots[i]] == UINT32_MAX) {
+				dist[roots[i]] = 1;
+				q[tail++] = roots[i];
+			}
+		while (head < tail) {
+			uint32_t x = q[head++];
+
+			for (uint32_t k = 0; k < g.obj[x].nrefs; k++) {
+				uint32_t y = g.refs[g.obj[x].ref_first + k].to;
+
+				if (dist[y] == UINT32_MAX) {
+					dist[y] = dist[x] + 1;
+					q[tail++] = y;
+				}
+			}
+		}
+		assert_int_equal(rootpaths_build(&g.h, &via), 0);
+		g.h.root_via = via;
+		for (uint32_t o = 0; o < n; o++) {
+			struct dsl_pathstep st[128];
+			size_t len = dsl_root_path(&g.h, o, st, 128);
+
+			if (dist[o] == UINT32_MAX) {
+				assert_int_equal(len, 0);
+				continue;
+			}
+			assert_int_equal(len, dist[o]);
+			assert_int_equal(st[len - 1].obj, o);
+			assert_int_equal(st[0].from, DSL_NOOBJ);
+			assert_int_equal(g.roots[st[0].ref].obj, st[0].obj);
+			for (size_t i = 1; i < len; i++) {
+				assert_int_equal(st[i].from, st[i - 1].obj);
+				assert_int_equal(g.refs[st[i].ref].to, st[i].obj);
+				assert_int_equal(dsl_ref_owner(&g.h, st[i].ref), st[i].from);
+			}
+		}
+		free(via);
+		free(dist);
+		free(q);
+		g_free(&g);
+		free(e);
+	}
+}
+
+/* Text of references: fields, array elements, statics, other kinds. */
+static void test_ref_text(void **state)
+{
+	static const struct dsl_hfield f[] = { { "next", DSL_FK_REF }, { "value", DSL_FK_REF } };
+	struct dsl_hclass cls[] = {
+		{ .name = "pkg.Node", .obj = DSL_NOOBJ, .super = DSL_NOOBJ, .loader = DSL_NOOBJ,
+		  .fields = f, .nfields = 2 },
+		{ .name = "java.lang.Object[]", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+		  .loader = DSL_NOOBJ },
+		{ .name = "java.lang.Class", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+		  .loader = DSL_NOOBJ },
+		{ .name = "pkg.Holder", .obj = 2, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+	};
+	struct dsl_hstatic st[] = { { "CACHE", 3 } };
+	struct dsl_href refs[] = { { .to = 1, .index = 1, .kind = DSL_REF_FIELD },
+				   { .to = 0, .index = 7, .kind = DSL_REF_ARRAY_ELEMENT },
+				   { .to = 1, .index = 0, .kind = DSL_REF_STATIC_FIELD },
+				   { .to = 2, .index = -1, .kind = DSL_REF_CLASS } };
+	struct dsl_hobject obj[] = { { .id = 1, .cls = 0, .ref_first = 0, .nrefs = 1 },
+				     { .id = 2, .cls = 1, .ref_first = 1, .nrefs = 1 },
+				     { .id = 3, .cls = 2, .ref_first = 2, .nrefs = 2 } };
+	struct dsl_heap h = { .objects = obj, .nobjects = 3, .classes = cls, .nclasses = 4,
+			      .refs = refs, .nrefs = 4, .statics = st, .nstatics = 1 };
+	char b[256];
+
+	assert_string_equal(dsl_ref_text(&h, 0, &refs[0], b, sizeof(b)), "pkg.Node.value");
+	assert_string_equal(dsl_ref_text(&h, 1, &refs[1], b, sizeof(b)), "java.lang.Object[][7]");
+	assert_string_equal(dsl_ref_text(&h, 2, &refs[2], b, sizeof(b)), "static pkg.Holder.CACHE");
+	assert_string_equal(dsl_ref_text(&h, 2, &refs[3], b, sizeof(b)), "java.lang.Class (class)");
+	assert_string_equal(dsl_obj_class_text(&h, 2, b, sizeof(b)), "class pkg.Holder");
+	assert_int_equal(dsl_ref_owner(&h, 0), 0);
+	assert_int_equal(dsl_ref_owner(&h, 1), 1);
+	assert_int_equal(dsl_ref_owner(&h, 3), 2);
+	assert_int_equal(dsl_ref_owner(&h, 4), DSL_NOOBJ);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_deep_chain),
+		cmocka_unit_test(test_root_paths),
+		cmocka_unit_test(test_ref_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

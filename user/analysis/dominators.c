@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dominators.c - the dominator tree and retained sizes (see dominators.h).
+ *
+ * Everything below works on DFS numbers: 0 is the virtual root, 1 .. N-1 the
+ * objects in the preorder of a depth-first search from the roots (in heap
+ * order). Arrays indexed by DFS number: vertex (the object), anc (the DFS
+ * parent, then the path-compressed forest link), semi, label, idom.
+ *
+ *  1. DFS: number the objects, record each one's DFS parent (iterative, an
+ *     explicit stack of (object, next reference)).
+ *  2. Semidominators, from N-1 down to 1: semi(w) is the smallest of its
+ *     DFS parent and, over w's referrers v (the virtual root for a heap
+ *     root: 0), semi(label) of eval(v) - the smallest semi on v's path up
+ *     the forest of the already processed (higher-numbered) vertices, found
+ *     with path compression. The forest is implicit: a vertex numbered above
+ *     w counts as linked to its parent.
+ *  3. idom(w), from 2 up: start at the DFS parent and climb idom links
+ *     while above semi(w) (the nearest common ancestor of the two, since
+ *     the parent's idom chain is final by then).
+ *  4. Retained sizes: each vertex's shallow size, added to its idom's from
+ *     N-1 down to 1 (a dominator always has a smaller DFS number).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dominators.h"
+
+struct dfs_frame {
+	uint32_t obj;
+	uint32_t next;  /* references of obj still to follow: next .. nrefs */
+};
+
+void dominators_free(struct mt_domtree *d)
+{
+	free(d->idom);
+	free(d->retained);
+	memset(d, 0, sizeof(*d));
+}
+
+/* eval(v): the vertex of smallest semi on v's path to the root of its tree in
+ * the forest of vertices >= last, compressing the path (stack: scratch). */
+static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
+		     const uint32_t *semi, uint32_t *stack)
+{
+	uint32_t sp = 0, p, plabel;
+
+	if (anc[v] < last)
+		return label[v];
+	do { /* every vertex whose link leads to a linked vertex */
+		stack[sp++] = v;
+		v = anc[v];
+	} while (anc[v] >= last);
+	/* v: the topmost linked vertex; its link is the tree's root */
+	p = v;
+	plabel = label[p];
+	while (sp) {
+		uint32_t x = stack[--sp];
+
+		anc[x] = anc[p];
+		if (semi[plabel] < semi[label[x]])
+			label[x] = plabel;
+		else
+			plabel = label[x];
+		p = x;
+	}
+	return label[p];
+}
+
+int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
+		       struct mt_domtree *d)
+{
+	uint32_t n = h->nobjects, N = 1;
+	uint32_t *num = NULL, *vertex = NULL, *anc = NULL, *semi = NULL, *label = NULL;
+	uint32_t *idom = NULL, *stack = NULL;
+	uint8_t *isroot = NULL;
+	struct dfs_frame *dfs = NULL;
+	int err = -ENOMEM;
+
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	d->idom = malloc(((size_t)n + 1) * sizeof(*d->idom));
+	d->retained = malloc(((size_t)n + 1) * sizeof(*d->retained));
+	num = calloc((size_t)n + 1, sizeof(*num));
+	vertex = malloc(((size_t)n + 2) * sizeof(*vertex));
+	anc = malloc(((size_t)n + 2) * sizeof(*anc));
+	isroot = calloc((size_t)n / 8 + 1, 1);
+	dfs = malloc(((size_t)n + 1) * sizeof(*dfs));
+	if (!d->idom || !d->retained || !num || !vertex || !anc || !isroot || !dfs)
+		goto out;
+	/* 1. DFS from every root, in heap order; num 0: not reached */
+	vertex[0] = DSL_NOOBJ;
+	anc[0] = 0;
+	for (uint32_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj, sp = 0;
+
+		isroot[o >> 3] |= (uint8_t)(1u << (o & 7));
+		if (num[o])
+			continue;
+		num[o] = N;
+		vertex[N] = o;
+		anc[N++] = 0;
+		dfs[sp++] = (struct dfs_frame){ o, 0 };
+		while (sp) {
+			struct dfs_frame *f = &dfs[sp - 1];
+			const struct dsl_hobject *obj = &h->objects[f->obj];
+			uint32_t w;
+
+			if (f->next >= obj->nrefs) {
+				sp--;
+				continue;
+			}
+			w = h->refs[obj->ref_first + f->next++].to;
+			if (num[w])
+				continue;
+			num[w] = N;
+			vertex[N] = w;
+			anc[N++] = num[f->obj];
+			dfs[sp++] = (struct dfs_frame){ w, 0 };
+		}
+	}
+	free(dfs);
+	dfs = NULL;
+	{
+		uint64_t kept = ((uint64_t)n + 1) * 12, walk = ((uint64_t)n + 1) * 4 + 2 *
+				((uint64_t)n + 2) * 4 + (uint64_t)n / 8 + 1;
+		uint64_t dfs_b = ((uint64_t)n + 1) * sizeof(*dfs), semi_b = (uint64_t)N * 16;
+
+		d->peak_bytes = kept + walk + (dfs_b > semi_b ? dfs_b : semi_b);
+	}
+	semi = malloc((size_t)N * sizeof(*semi));
+	label = malloc((size_t)N * sizeof(*label));
+	idom = malloc((size_t)N * sizeof(*idom));
+	stack = malloc((size_t)N * sizeof(*stack));
+	if (!semi || !label || !idom || !stack)
+		goto out;
+	for (uint32_t i = 0; i < N; i++) {
+		semi[i] = label[i] = i;
+		idom[i] = anc[i];
+	}
+	/* 2. semidominators */
+	for (uint32_t i = N - 1; i >= 1; i--) {
+		uint32_t w = vertex[i], s = anc[i];
+
+		if (isroot[w >> 3] & (1u << (w & 7)))
+			s = 0; /* the virtual root refers to every heap root */
+		for (uint32_t k = r->first[w]; k < r->first[w + 1] && s; k++) {
+			uint32_t v = num[r->from[k]], u;
+
+			if (!v)
+				continue; /* a referrer no root reaches */
+			u = eval(v, i + 1, anc, label, semi, stack);
+			if (semi[u] < s)
+				s = semi[u];
+		}
+		semi[i] = s;
+	}
+	/* 3. immediate dominators: the nearest common ancestor of parent and semi */
+	for (uint32_t i = 2; i < N; i++) {
+		uint32_t c = idom[i];
+
+		while (c > semi[i])
+			c = idom[c];
+		idom[i] = c;
+	}
+	/* 4. the tree by object, retained sizes bottom-up */
+	for (uint32_t o = 0; o < n; o++) {
+		if (num[o]) {
+			d->retained[o] = h->objects[o].size;
+			d->reached_bytes += h->objects[o].size;
+		} else {
+			d->idom[o] = MT_DOM_UNREACHED;
+			d->retained[o] = DSL_NORETAINED;
+			d->unreached_bytes += h->objects[o].size;
+		}
+	}
+	for (uint32_t i = N - 1; i >= 1; i--) {
+		uint32_t o = vertex[i];
+
+		if (idom[i]) {
+			d->idom[o] = vertex[idom[i]];
+			d->retained[vertex[idom[i]]] += d->retained[o];
+		} else {
+			d->idom[o] = MT_DOM_ROOT;
+		}
+	}
+	d->reached = N - 1;
+	err = 0;
+out:
+	free(num);
+	free(vertex);
+	free(anc);
+	free(isroot);
+	free(dfs);
+	free(semi);
+	free(label);
+	free(idom);
+	free(stack);
+	if (err)
+		dominators_free(d);
+	return err;
+}
+
+int dominators_children(const struct mt_domtree *d, struct mt_domkids *k)
+{
+	uint32_t n = d->n;
+
+	memset(k, 0, sizeof(*k));
+	k->first = calloc((size_t)n + 3, sizeof(*k->first));
+	k->kid = malloc(((size_t)d->reached + 1) * sizeof(*k->kid));
+	if (!k->first || !k->kid) {
+		dominators_children_free(k);
+		return -ENOMEM;
+	}
+	k->n = n;
+	/* the virtual root is parent n */
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t p = d->idom[o];
+
+		if (p == MT_DOM_UNREACHED)
+			continue;
+		k->first[(p == MT_DOM_ROOT ? n : p) + 1]++;
+	}
+	for (uint32_t v = 0; v <= n; v++)
+		k->first[v + 1] += k->first[v];
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t p = d->idom[o];
+
+		if (p == MT_DOM_UNREACHED)
+			continue;
+		k->kid[k->first[p == MT_DOM_ROOT ? n : p]++] = o;
+	}
+	for (uint32_t v = n + 1; v > 0; v--)
+		k->first[v] = k->first[v - 1];
+	k->first[0] = 0;
+	return 0;
+}
+
+void dominators_children_free(struct mt_domkids *k)
+{
+	free(k->first);
+	free(k->kid);
+	memset(k, 0, sizeof(*k));
+}
+
+int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
+			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count)
+{
+	uint32_t n = d->n, sp = 0, *open = calloc((size_t)h->nclasses + 1, sizeof(*open));
+	struct dfs_frame *stack = malloc(((size_t)d->reached + 2) * sizeof(*stack));
+
+	if (!open || !stack) {
+		free(open);
+		free(stack);
+		return -ENOMEM;
+	}
+	memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
+	memset(count, 0, (size_t)h->nclasses * sizeof(*count));
+	/* depth-first down the tree; open[c]: instances of c on the way down */
+	stack[sp++] = (struct dfs_frame){ n, k->first[n] };
+	while (sp) {
+		struct dfs_frame *f = &stack[sp - 1];
+		uint32_t o;
+
+		if (f->next >= k->first[f->obj + 1]) {
+			if (f->obj != n)
+				open[h->objects[f->obj].cls]--;
+			sp--;
+			continue;
+		}
+		o = k->kid[f->next++];
+		if (!open[h->objects[o].cls]++) {
+			bytes[h->objects[o].cls] += d->retained[o];
+			count[h->objects[o].cls]++;
+		}
+		stack[sp++] = (struct dfs_frame){ o, k->first[o] };
+	}
+	free(open);
+	free(stack);
+	return 0;
+}

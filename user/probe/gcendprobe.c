@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gcendprobe.c - the GC cause uprobe shared by gctrace and the collector. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "jvm/elfsym.h"
+#include "jvm/proc.h"
+#include "probe/gcendprobe.h"
+#include "lib/util.h"
+
+int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, struct bpf_link **link,
+		      struct gccause_table *t, const char **why)
+{
+	uint64_t addr, off;
+	struct mt_elf *e;
+	int err;
+
+	*link = NULL;
+	e = elfsym_open(p->libjvm_host);
+	if (!e) {
+		*why = "libjvm.so unreadable";
+		return -ENOENT;
+	}
+	if (elfsym_lookup(e, GCENDPROBE_SYM, &addr, NULL)) {
+		*why = "no GCMemoryManager::gc_end(bool, bool, bool, bool, GCCause::Cause, bool, "
+		       "const char*) in libjvm's .symtab";
+		err = -ENOENT;
+		goto out;
+	}
+	err = gccause_read(e, t);
+	if (err) {
+		*why = err == -ENOENT ? "no GCCause::to_string in libjvm's .symtab"
+				      : "GCCause::to_string has a shape memtrace does not know";
+		err = err == -ENOENT ? -ENOENT : -ENOTSUP;
+		goto out;
+	}
+	err = elfsym_vaddr_to_offset(e, addr, &off);
+	if (err) {
+		*why = "GCMemoryManager::gc_end has no file offset";
+		goto out;
+	}
+	*link = bpf_program__attach_uprobe(prog, false, p->pid, p->libjvm_host, off);
+	if (!*link) {
+		err = -errno;
+		p_err("cannot attach a uprobe to GCMemoryManager::gc_end in %s: %s", p->libjvm,
+		      strerror(errno));
+	}
+out:
+	elfsym_free(e);
+	return err;
+}
