@@ -116,6 +116,11 @@ $(AGENT_SO): $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(B
 $(BUILD)/noop.bpf.o: bench/noop.bpf.c $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 
+# bench/freeze.sh: what a page fault after a fork costs here.
+$(BUILD)/bench/faultcost: bench/faultcost.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
 # bench/sequencer.sh: the sequencer on a synthetic stream.
 $(BUILD)/bench/sequencer_bench: bench/sequencer_bench.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -160,7 +165,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench $(BUILD)/bench/faultcost
 	@bench/run.sh
 
 # libFuzzer harnesses (tests/fuzz/fuzz_NAME.c, tests/fuzz/README.md): clang with

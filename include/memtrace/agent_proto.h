@@ -70,7 +70,9 @@ enum mt_ap_type {
 	MT_AP_HEAP_REQUEST = 13, /* client → agent: struct mt_ap_heap_request + field names */
 	MT_AP_HEAP_DATA    = 14, /* agent → client: heap records (variable length, below) */
 	MT_AP_HEAP_DONE    = 15, /* agent → client: struct mt_ap_heap_done, the last word */
-	MT_AP_TYPE_MAX     = 15,
+	MT_AP_HEAP_RELEASE = 16, /* client → agent: no payload, no reply; the frozen copy a
+				  * COPY record named (below) has been read: kill it */
+	MT_AP_TYPE_MAX     = 16,
 };
 
 /* mt_ap_payload_size() of a type whose payload length varies (<= MT_AP_MAX_PAYLOAD). */
@@ -230,7 +232,16 @@ struct mt_ap_gc {
 					* bytes each, unaligned); the SAMPLED record says which
 					* object of the walk each one is. An older agent refuses
 					* the flag. */
-#define MT_AP_HEAP_FLAGS     0xffu     /* every flag above; other bits are refused */
+#define MT_AP_HEAP_FREEZE    (1u << 8) /* an untagged walk of a frozen copy of the JVM: at the
+					* walk's first callback (inside the pause, before
+					* any object is visited) the agent forks; the JVM
+					* leaves the pause at once and the copy (a child
+					* process that never runs Java) does the walk. A
+					* struct mt_ap_heap_freeze follows the request
+					* struct, before the names; a FREEZE record says
+					* how it went (below). An agent without it refuses
+					* the flag (ERROR); memtrace then walks as before. */
+#define MT_AP_HEAP_FLAGS     0x1ffu    /* every flag above; other bits are refused */
 #define MT_AP_HEAP_MAX_SAMPLES 4096u   /* sample ids one request may carry */
 
 struct mt_ap_heap_request {
@@ -239,6 +250,74 @@ struct mt_ap_heap_request {
 	uint32_t nfields;      /* NUL-terminated names following the struct */
 	uint32_t nsamples;     /* with MT_AP_HEAP_SAMPLES: sample ids after the names */
 };
+
+/*
+ * A frozen walk (MT_AP_HEAP_FREEZE). The copy is the JVM as it was in the
+ * pause: HotSpot's own FollowReferences goes on in it with the agent's
+ * callbacks, so it reports what a walk in the pause would have reported.
+ * The copy is sandboxed before it goes on (every fd closed, writable shared
+ * mappings replaced by private copies, signals at their defaults, no core
+ * file, a CPU limit, seccomp refusing new files, sockets, processes and
+ * signals to others, oom_score_adj 1000, killed with the JVM's VM thread).
+ * Its walk ends when HotSpot leaves the safepoint in the copy: the agent
+ * reads SafepointSynchronize::_state there (memtrace finds the symbol).
+ * The agent then copies the walk's records out of the copy, kills it and
+ * reaps it. memtrace closing the connection kills the copy too. Whatever
+ * fails (the fork, the copy, a limit), the agent walks again in a pause and
+ * says why in the FREEZE record: a snapshot is never lost to a freeze.
+ */
+#define MT_AP_FREEZE_LOCKS 2
+#define MT_AP_FREEZE_SPACES 6
+
+struct mt_ap_heap_freeze {
+	uint64_t state_addr;   /* SafepointSynchronize::_state (int; 2: at a safepoint) */
+	uint64_t reset_addr;   /* JDK 17: ObjectMarker::_needs_reset (bool), cleared in the
+				* copy after the roots so that HotSpot does not visit the
+				* whole heap again to unmark it; 0 where there is none */
+	uint64_t heap_lo;      /* the Java heap's reserved range: must be private */
+	uint64_t heap_hi;      /* memory (not shared with the copy), else no freeze */
+	uint64_t locks[MT_AP_FREEZE_LOCKS]; /* pthread mutexes that HotSpot threads still
+				* running in a pause (JIT compilers) take, and that the
+				* copy's walk needs: the arena chunk pool's (JDK 17's
+				* ThreadCritical tc_mutex, JDK 21+'s GlobalChunkPoolMutex).
+				* The agent holds them across the fork, so the copy gets
+				* them free (a lock held by a thread that does not exist in
+				* the copy would stop its walk for good); 0: unused */
+	uint32_t lock_ptr;     /* bit i: locks[i] is the address of a pointer to the mutex */
+	uint32_t stall_ms;     /* the copy's walk calls back nothing this long: killed */
+	uint32_t max_ms;       /* the copy's walk lasts longer: killed */
+	uint32_t flags;        /* MT_AP_FREEZE_* */
+	/* The heap's unused space (above each space's or region's top), not shared
+	 * with the copy (MADV_DONTFORK around the fork): the JVM allocates there
+	 * after the pause without a page fault per page, and fork copies fewer
+	 * page tables. Read by the agent in the pause, every read checked. */
+	uint32_t space_kind;   /* MT_AP_FREEZE_SPACES_* */
+	uint16_t off_bottom, off_top, off_end; /* in a space / region object */
+	uint16_t reserved16;
+	uint32_t gc_wait_ms;   /* first wait up to this long for a GC to end, and freeze
+				* right after it: the young generation is then empty,
+				* so kept out of the copy, and the JVM's allocations
+				* after the pause fault nothing in (0: freeze now) */
+	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
+				* objects (Serial and Parallel swap their survivor
+				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
+				* [1] its _base's offset, [2] its _length's offset */
+};
+
+#define MT_AP_FREEZE_SPACES_NONE 0 /* share the whole heap */
+#define MT_AP_FREEZE_SPACES_LIST 1 /* spaces[]: Serial, Parallel */
+#define MT_AP_FREEZE_SPACES_G1   2 /* G1's region table */
+
+#define MT_AP_FREEZE_TEST_FAIL  (1u << 0) /* tests: the copy kills itself after the roots */
+#define MT_AP_FREEZE_TEST_HANG  (1u << 1) /* tests: the copy stops calling back after the roots */
+#define MT_AP_FREEZE_DIRECT     (1u << 2) /* memtrace reads the walk's records out of the copy
+					   * itself: the agent sends a COPY record (where they
+					   * are) instead of VISITS, PRIMS and STRING, and keeps
+					   * the copy until HEAP_RELEASE, memtrace's leaving or
+					   * keep_ms after DONE. Without it the agent reads them
+					   * out of the copy and sends them. */
+#define MT_AP_FREEZE_TEST_NOFORK (1u << 3) /* tests: the fork fails (EAGAIN) */
+#define MT_AP_FREEZE_FLAGS      0xfu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -272,6 +351,8 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_NAMED   = 42, /* arg n: struct mt_ap_hnamed_hdr, n × struct mt_ap_hnamed */
 	MT_AP_HREC_VISITS  = 43, /* arg n: n × struct mt_ap_hvisit */
 	MT_AP_HREC_SAMPLED = 44, /* arg n: n × struct mt_ap_hsampled (MT_AP_HEAP_SAMPLES) */
+	MT_AP_HREC_FREEZE  = 45, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
+	MT_AP_HREC_COPY    = 46, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
 };
 
 /* A sampled object found in the walk: its id in the walk (untagged walks: a
@@ -374,6 +455,57 @@ struct mt_ap_hclass_ext {
 	uint32_t nstatics;
 };
 
+/* FREEZE: how the frozen walk went. */
+struct mt_ap_hfreeze {
+	int32_t status;        /* 0: the records come from the frozen copy; else -errno of
+				* what failed, and the walk was done in a pause instead */
+	uint32_t stage;        /* enum mt_ap_freeze_stage: where it failed */
+	uint32_t child_pid;    /* the copy's pid in the JVM's pid namespace (0: no fork) */
+	uint32_t reserved;
+	uint64_t fork_ns;      /* fork() inside the pause */
+	uint64_t walk_ns;      /* from the fork to the end of the copy's walk */
+	uint64_t pull_ns;      /* reading the walk's records out of the copy */
+	uint64_t child_maxrss_kb; /* the copy's peak resident memory (getrusage) */
+	uint64_t child_minflt; /* its page faults (copy-on-write of what it wrote) */
+	uint64_t child_cpu_ns; /* its CPU time */
+	uint64_t fallback_pause_ns; /* the walk done in a pause after a failure, else 0 */
+	uint64_t unshared_bytes; /* the heap's unused space kept out of the copy */
+	uint32_t unshared_runs;  /* in that many address ranges */
+	uint32_t gc_waited;      /* 1: the freeze followed a GC's end (gc_wait_ms) */
+	uint64_t gc_wait_ns;     /* waited for that GC (0: no wait asked) */
+	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
+};
+
+/* COPY: where the walk's records are in the frozen copy (MT_AP_FREEZE_DIRECT). */
+struct mt_ap_hcopy {
+	uint32_t child_pid;    /* the copy's pid in the JVM's pid namespace */
+	uint32_t keep_ms;      /* the agent kills it this long after DONE at the latest */
+	uint64_t visits;       /* address of nvisits struct mt_ap_hvisit */
+	uint64_t nvisits;
+	uint64_t prims;        /* address of nprims struct mt_ap_hprim */
+	uint64_t nprims;
+	uint64_t strs;         /* address of nstrs struct mt_ap_hstrref */
+	uint64_t nstrs;
+	uint64_t reserved;
+};
+
+/* One string value in the copy. */
+struct mt_ap_hstrref {
+	uint64_t obj;          /* key of the String (as in VISITS) */
+	uint32_t len;          /* UTF-8 bytes, <= MT_AP_HSTR_MAX */
+	uint32_t reserved;
+	uint64_t utf8;         /* address of len bytes and a NUL */
+};
+
+enum mt_ap_freeze_stage {
+	MT_AP_FREEZE_OK = 0,
+	MT_AP_FREEZE_CHECK = 1,   /* before the walk: the request or the JVM does not allow it */
+	MT_AP_FREEZE_FORK = 2,    /* fork() failed in the pause */
+	MT_AP_FREEZE_WALK = 3,    /* the copy died, stalled or ran out of time */
+	MT_AP_FREEZE_PULL = 4,    /* its records could not be read */
+	MT_AP_FREEZE_CLIENT = 5,  /* memtrace went away: the copy was killed */
+};
+
 /* AGES: the session's walks so far, this one last; first_id ascending. */
 struct mt_ap_hages {
 	uint64_t gcs;      /* GCs the session counted by this walk's pause */
@@ -399,6 +531,10 @@ _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
 _Static_assert(sizeof(struct mt_ap_hclass_ext) == 8, "hclass ext layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
+_Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
+_Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
+_Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 192, "hfreeze layout");
 _Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");
@@ -433,6 +569,7 @@ static inline long mt_ap_payload_size(unsigned type)
 	case MT_AP_HEAP_REQUEST: return MT_AP_VARLEN;
 	case MT_AP_HEAP_DATA:   return MT_AP_VARLEN;
 	case MT_AP_HEAP_DONE:   return sizeof(struct mt_ap_heap_done);
+	case MT_AP_HEAP_RELEASE: return 0;
 	default:                return -1;
 	}
 }

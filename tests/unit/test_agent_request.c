@@ -153,17 +153,31 @@ static void test_good_requests_after_hello(void **state)
 	assert_true(req.sample.interval == UINT32_MAX);
 }
 
+/* A HEAP_REQUEST with MT_AP_HEAP_FREEZE: the request, @fz, the names. */
+static struct frame freeze_frame(const struct mt_ap_heap_freeze *fz, uint32_t nfields,
+				 const void *names, size_t len)
+{
+	unsigned char p[512];
+	struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_FREEZE, .nfields = nfields };
+
+	memcpy(p, &hr, sizeof(hr));
+	memcpy(p + sizeof(hr), fz, sizeof(*fz));
+	memcpy(p + sizeof(hr) + sizeof(*fz), names, len);
+	return mk(MT_AP_HEAP_REQUEST, 9, p, sizeof(hr) + sizeof(*fz) + len);
+}
+
 static void test_good_heap_request(void **state)
 {
 	static const char names[] = "next\0value"; /* two names, both NUL-terminated */
-	struct frame f = heap_frame(MT_AP_HEAP_FLAGS, 2, names, sizeof(names));
+	uint32_t all = MT_AP_HEAP_FLAGS & ~MT_AP_HEAP_FREEZE; /* FREEZE brings its struct */
+	struct frame f = heap_frame(all, 2, names, sizeof(names));
 	struct request req;
 	char why[REQUEST_WHY];
 
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(names));
 	assert_int_equal(req.hdr.type, MT_AP_HEAP_REQUEST);
 	assert_int_equal(req.hdr.seq, 9);
-	assert_int_equal(req.heap.flags, MT_AP_HEAP_FLAGS);
+	assert_int_equal(req.heap.flags, all);
 	assert_int_equal(req.heap.max_pause_ms, 7);
 	assert_int_equal(req.heap.nfields, 2);
 	assert_ptr_equal(req.names, f.b + MT_AP_HDR_SIZE + 16);
@@ -180,6 +194,68 @@ static void test_good_heap_request(void **state)
 	f = heap_frame(MT_AP_HEAP_REFS, 0, "", 0);
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16);
 	assert_int_equal(req.names_len, 0);
+}
+
+/* MT_AP_HEAP_FREEZE: its struct between the request and the names, checked. */
+static void test_freeze_request(void **state)
+{
+	static const char names[] = "next";
+	struct mt_ap_heap_freeze fz = { .state_addr = 0x7f0000001000, .heap_lo = 0x80000000,
+					.heap_hi = 0x100000000, .stall_ms = 30000, .max_ms = 600000,
+					.gc_wait_ms = 2000, .space_kind = MT_AP_FREEZE_SPACES_G1 };
+	struct frame f = freeze_frame(&fz, 1, names, sizeof(names));
+	struct request req;
+	char why[REQUEST_WHY];
+
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz) + sizeof(names));
+	assert_int_equal(req.heap.flags, MT_AP_HEAP_FREEZE);
+	assert_true(req.freeze.state_addr == fz.state_addr);
+	assert_true(req.freeze.heap_hi == fz.heap_hi);
+	assert_int_equal(req.freeze.gc_wait_ms, 2000);
+	assert_int_equal(req.freeze.space_kind, MT_AP_FREEZE_SPACES_G1);
+	assert_ptr_equal(req.names, f.b + MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	assert_string_equal(req.names, "next");
+	/* with MT_AP_HEAP_SAMPLES too: request, struct, names, sample ids */
+	{
+		unsigned char p[512];
+		struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_FREEZE | MT_AP_HEAP_SAMPLES,
+						 .nfields = 1, .nsamples = 1 };
+		uint64_t id = 41, got = 0;
+		size_t len = sizeof(hr) + sizeof(fz) + sizeof(names) + 8;
+
+		memcpy(p, &hr, sizeof(hr));
+		memcpy(p + sizeof(hr), &fz, sizeof(fz));
+		memcpy(p + sizeof(hr) + sizeof(fz), names, sizeof(names));
+		memcpy(p + sizeof(hr) + sizeof(fz) + sizeof(names), &id, 8);
+		f = mk(MT_AP_HEAP_REQUEST, 9, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_true(req.freeze.heap_hi == fz.heap_hi);
+		assert_string_equal(req.names, "next");
+		assert_int_equal(req.heap.nsamples, 1);
+		memcpy(&got, req.samples, 8);
+		assert_int_equal(got, 41);
+	}
+	/* without FREEZE the same bytes are names: no struct is read */
+	f = heap_frame(0, 0, &fz, sizeof(fz));
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	assert_true(req.freeze.state_addr == 0);
+	/* the struct cut short */
+	f = heap_frame(MT_AP_HEAP_FREEZE, 0, &fz, sizeof(fz) - 1);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	/* unknown freeze flags, no state address, an empty heap range */
+	fz.flags = MT_AP_FREEZE_FLAGS + 1;
+	f = freeze_frame(&fz, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	fz.flags = MT_AP_FREEZE_TEST_HANG;
+	f = freeze_frame(&fz, 0, "", 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	fz.state_addr = 0;
+	f = freeze_frame(&fz, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	fz.state_addr = 1;
+	fz.heap_hi = fz.heap_lo;
+	f = freeze_frame(&fz, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
 }
 
 /* Frames back to back: one at a time, each from where the last ended. */
@@ -518,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_good_hello),
 		cmocka_unit_test(test_good_requests_after_hello),
 		cmocka_unit_test(test_good_heap_request),
+		cmocka_unit_test(test_freeze_request),
 		cmocka_unit_test(test_heap_request_samples),
 		cmocka_unit_test(test_frames_in_a_row),
 		cmocka_unit_test(test_truncated),

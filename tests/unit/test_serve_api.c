@@ -78,6 +78,8 @@ static void gated_run(struct serve_query *q)
 	case 'p':
 		o.pause_from_jvm = c == 'd';
 		o.partial = c == 'p';
+		o.frozen = c == 'd'; /* done: walked by a frozen copy; partial: in a pause */
+		o.copy_walk_ms = o.frozen ? 40.5 : 0;
 		o.result = strdup("{\"n\":1}");
 		serve_query_done(q, &o);
 		break;
@@ -553,7 +555,8 @@ static void test_query(void **state)
 	assert_string_equal(x->body, "{\"id\":1,\"pid\":101,\"state\":\"done\",\"started_ns\":T,"
 				     "\"max_pause_ms\":250,\"ended_ns\":T,\"pause_ms\":1.500,"
 				     "\"pause_from\":\"jvm_safepoints\",\"partial\":false,"
-				     "\"objects\":7,\"eval_ms\":0.250,\"result\":{\"n\":1}}\n");
+				     "\"objects\":7,\"eval_ms\":0.250,\"walk_mode\":\"frozen\","
+				     "\"copy_walk_ms\":40.500,\"result\":{\"n\":1}}\n");
 
 	/* partial, then failed with and without diagnostics */
 	assert_int_equal(req(x, "POST", "/api/v1/jvms/101/query?max_pause_ms=0", PROG_OK), 202);
@@ -564,7 +567,8 @@ static void test_query(void **state)
 	assert_string_equal(x->body, "{\"id\":3,\"pid\":101,\"state\":\"done\",\"started_ns\":T,"
 				     "\"max_pause_ms\":0,\"ended_ns\":T,\"pause_ms\":1.500,"
 				     "\"pause_from\":\"agent\",\"partial\":true,"
-				     "\"objects\":7,\"eval_ms\":0.250,\"result\":{\"n\":1}}\n");
+				     "\"objects\":7,\"eval_ms\":0.250,\"walk_mode\":\"paused\","
+				     "\"result\":{\"n\":1}}\n");
 	assert_int_equal(req(x, "POST", "/api/v1/jvms/101/query", PROG_OK), 202);
 	release(101, 'f');
 	wait_query(x, 4);

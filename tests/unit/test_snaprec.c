@@ -198,6 +198,41 @@ static void test_age_ranges(void **state)
 	snapshot_free(&s);
 }
 
+/* FREEZE: how a frozen walk went, kept as sent; frozen only with status 0
+ * and a copy; a short body refused. */
+static void test_freeze_record(void **state)
+{
+	struct mt_ap_hfreeze fr = { .status = 0, .child_pid = 77, .fork_ns = 2000000,
+				    .walk_ns = 59000000, .unshared_bytes = 1 << 20 };
+	char buf[512], why[128];
+	size_t off = 0;
+	struct mt_snapshot s;
+
+	snapshot_init(&s);
+	memset(fr.why, 'x', sizeof(fr.why)); /* unterminated: cut at the end */
+	assert_true(mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr, sizeof(fr)) > 0);
+	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), 0);
+	assert_true(s.has_freeze && s.frozen);
+	assert_int_equal(s.freeze.child_pid, 77);
+	assert_true(s.freeze.walk_ns == 59000000);
+	assert_int_equal(strlen(s.freeze.why), sizeof(s.freeze.why) - 1);
+	snapshot_free(&s);
+	/* a fallback: the walk was done in a pause */
+	snapshot_init(&s);
+	fr.status = -ETIMEDOUT;
+	off = 0;
+	mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr, sizeof(fr));
+	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), 0);
+	assert_true(s.has_freeze && !s.frozen);
+	snapshot_free(&s);
+	/* cut short */
+	snapshot_init(&s);
+	off = 0;
+	mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr, sizeof(fr) - 8);
+	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), -EBADMSG);
+	snapshot_free(&s);
+}
+
 /* A CLASS record with the extension: interfaces, reference statics, kind. */
 static size_t class_ext(char *buf, size_t cap, uint64_t id, uint32_t flags, uint32_t nifaces,
 			const uint64_t *ifaces, const char *static_name, uint32_t claim_ifaces)
@@ -292,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_keep_raw),
 		cmocka_unit_test(test_protocol),
 		cmocka_unit_test(test_age_ranges),
+		cmocka_unit_test(test_freeze_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

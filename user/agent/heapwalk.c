@@ -49,6 +49,18 @@
  *      the layout a second time; when that check fails it asks again with
  *      MT_AP_HEAP_NOUNTAGGED, and every later walk of the agent uses tags.
  *
+ * Frozen (MT_AP_HEAP_FREEZE, untagged walks only; freeze.c). At the walk's
+ * first callback, a root, before any object is visited, freeze_here() forks:
+ * the JVM returns JVMTI_VISIT_ABORT and leaves the pause; in the copy the
+ * same callbacks go on recording visits, values and strings (copy_step()
+ * counts them for the JVM's thread, which watches). When HotSpot leaves the
+ * safepoint in the copy the walk is over: finish_frozen() reads what the
+ * copy's callbacks counted and either hands memtrace the addresses of its
+ * records (COPY record, MT_AP_FREEZE_DIRECT: the copy is `held` until
+ * HEAP_RELEASE) or reads them into this agent's vectors (pull_from_copy())
+ * and kills the copy. Anything failing after the fork: the walk is done
+ * again in a pause, and the FREEZE record says why.
+ *
  * Tagged (KEEPIDS: a --count session that needs ages). The old way: the
  * same steps, but every class, loader, thread and object gets a tag in the
  * walk's env (id << 1; bit 0 unused) and the callbacks record objects and
@@ -76,11 +88,15 @@
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
+#include "freeze.h"
 #include "heapwalk.h"
 #include "sampler.h"
 
@@ -119,11 +135,17 @@ struct hw_vec {
 	bool oom;
 };
 
+/* A string value: the layout of struct mt_ap_hstrref, so that memtrace can
+ * read a frozen copy's array of them as it is (MT_AP_FREEZE_DIRECT). */
 struct hw_str {
 	uint64_t obj;
 	uint32_t len;
+	uint32_t reserved;
 	char *utf8;
 };
+_Static_assert(sizeof(struct hw_str) == sizeof(struct mt_ap_hstrref) &&
+	       offsetof(struct hw_str, utf8) == offsetof(struct mt_ap_hstrref, utf8) &&
+	       sizeof(char *) == sizeof(uint64_t), "hw_str is a struct mt_ap_hstrref");
 
 struct hw_thread {
 	uint64_t id;
@@ -140,6 +162,7 @@ struct hw_named {
 
 
 #define HW_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
+#define COPY_KEEP_MS 120000 /* a frozen copy memtrace reads itself lives at most this after DONE */
 
 /* The session: env, ids, GC count and walks (until heap_session_end()). */
 static struct {
@@ -163,6 +186,11 @@ static bool untagged_broken;
  * environment to read the word before it instead. */
 static int oop_slot = -2;
 
+/* A frozen copy whose records memtrace reads itself (MT_AP_FREEZE_DIRECT),
+ * kept after DONE until HEAP_RELEASE, the session's end or held_until. */
+static struct freeze held = { .mem_fd = -1, .pidfd = -1 };
+static uint64_t held_until;
+
 /* Visits of the agent's last untagged walk: the next one reserves that much
  * (+25 %) before its pause, so the pause neither copies nor faults pages in. */
 static size_t last_visits = 1u << 18;
@@ -178,7 +206,7 @@ static jvmtiEnv *names_env, *plain_env;
 static _Atomic uint64_t hs_gcs;
 
 /* The state of one walk and of its sending. */
-static struct {
+static struct hw_state {
 	jvmtiEnv *env;           /* hs.env while walking */
 	uint32_t flags;
 	uint64_t first_id;       /* hs.next_id when the walk began */
@@ -209,6 +237,15 @@ static struct {
 	uint8_t *projidx;        /* [JVMTI index] projected in some class (prefilter) */
 	int32_t nprojidx;
 	uint64_t layout_bad;
+	/* frozen walks (MT_AP_HEAP_FREEZE): the copy, and whether to send FREEZE */
+	bool want_freeze;        /* the request asked: a FREEZE record goes out */
+	bool freezing;           /* the fork is (still) the plan for this walk */
+	bool reset_done;         /* the copy cleared ObjectMarker::_needs_reset */
+	uint64_t fz_left;        /* the JVM's VM thread left the walk's callback after the fork */
+	bool want_copy;          /* MT_AP_FREEZE_DIRECT served: a COPY record goes out */
+	struct mt_ap_hcopy copy;
+	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
+	struct freeze fz;
 	jlong own_tid;           /* the agent thread's Java thread id, -1 unknown */
 	struct mt_ap_heap_done done;
 	/* sending cursor: section, index within it */
@@ -549,6 +586,55 @@ static void resolve_named(void)
 	}
 }
 
+/*
+ * A frozen walk, at the walk's first callback (a root: the fork comes before
+ * any object is visited): true when this process is the JVM and must leave
+ * the pause now (the copy walks). A failed fork leaves the walk to the pause.
+ */
+static bool freeze_here(void)
+{
+	pid_t pid;
+
+	if (!hw.freezing || hw.fz.forked)
+		return false;
+	pid = freeze_fork(&hw.fz);
+	if (pid > 0) {
+		hw.fz_left = agent_mono_ns(); /* the pause ends right after this return */
+		return true;
+	}
+	if (pid == 0)
+		hw.flags &= ~MT_AP_HEAP_MAXPAUSE; /* the copy pauses nothing */
+	else
+		hw.freezing = false;
+	return false;
+}
+
+/* In the copy, every callback: count it (the JVM's thread watches the count);
+ * at the first one between objects (@object_ref), the roots are all in: on
+ * JDK 17 clear ObjectMarker::_needs_reset so that the walk's end does not
+ * unmark the whole heap (nothing is left to unmark in a copy about to die). */
+static void copy_step(bool object_ref)
+{
+	hw.progress++;
+	if (!object_ref || hw.reset_done)
+		return;
+	hw.reset_done = true;
+	if (hw.fz.req.flags & MT_AP_FREEZE_TEST_FAIL)
+		_exit(80);
+	if (hw.fz.req.flags & MT_AP_FREEZE_TEST_HANG) {
+		struct timespec t = { 3600, 0 };
+
+		for (;;)
+			nanosleep(&t, NULL);
+	}
+	if (hw.fz.req.reset_addr) {
+		volatile uint8_t *r = (volatile uint8_t *)(uintptr_t)hw.fz.req.reset_addr;
+
+		if (*r == 1)
+			*r = 0;
+	}
+}
+
 /* Is JVMTI index idx projected in some class? (the in-pause prefilter) */
 static bool maybe_projected(jint idx)
 {
@@ -571,6 +657,10 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT;
 	if (!hw.resolved) /* inside the pause: nothing moves until it ends */
 		resolve_named();
+	if (freeze_here())
+		return JVMTI_VISIT_ABORT; /* the JVM: out of the pause, the copy walks on */
+	if (hw.fz.in_child)
+		copy_step(referrer_tag_ptr != NULL);
 	to = referee_key(tag_ptr, size);
 	if (!to || (size & 7) || (size >> 35)) {
 		hw.layout_bad += !!to;
@@ -610,6 +700,8 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 	struct mt_ap_hprim *p;
 	int want;
 
+	if (hw.fz.in_child)
+		copy_step(true);
 	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
 		return 0;
 	if (hw.untagged) { /* the object's class is known after the pause: checked then */
@@ -700,6 +792,8 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 
 	uint64_t obj;
 
+	if (hw.fz.in_child)
+		copy_step(true);
 	if (!(hw.flags & MT_AP_HEAP_STRINGS))
 		return 0;
 	if (hw.untagged) { /* FollowReferences visits each String once, after its referee callback */
@@ -1065,11 +1159,14 @@ static void free_state(void)
 	vec_free(&hw.sampled);
 	vec_free(&hw.stags);
 	free(hw.projidx);
+	free(hw.fz.runs);
 	memset(&hw, 0, sizeof(hw));
 }
 
 void heap_release(void)
 {
+	if (held.child > 0 && !held_until) /* DONE is out: memtrace reads the copy now */
+		held_until = agent_mono_ns() + (uint64_t)COPY_KEEP_MS * 1000000;
 	free_state();
 	malloc_trim(0); /* the snapshot's arrays back to the system, not kept by malloc */
 }
@@ -1092,6 +1189,7 @@ static jint JNICALL on_untag(jlong class_tag, jlong size, jlong *tag_ptr, jint l
  */
 void heap_session_end(void)
 {
+	heap_copy_release();
 	free_state();
 	if (hs.env) {
 		jvmtiHeapCallbacks cb = { .heap_iteration_callback = on_untag };
@@ -1309,6 +1407,189 @@ static int build_projidx(char *why, size_t n)
 	return 0;
 }
 
+/* A frozen walk of an allocating JVM: wait (up to @ms) for the next GC to
+ * end (the session env counts GarbageCollectionFinish), so that the fork
+ * comes when the young generation is empty. */
+static void wait_for_gc(uint32_t ms)
+{
+	uint64_t g0 = atomic_load(&hs_gcs), t0 = agent_mono_ns();
+	struct timespec nap = { 0, 500000 };
+
+	while (atomic_load(&hs_gcs) == g0 && agent_mono_ns() - t0 < (uint64_t)ms * 1000000)
+		nanosleep(&nap, NULL);
+	hw.fz.rec.gc_waited = atomic_load(&hs_gcs) != g0;
+	hw.fz.rec.gc_wait_ns = agent_mono_ns() - t0;
+}
+
+/* Make room for @n entries in @v without touching them (they are read over). */
+static int vec_room(struct hw_vec *v, size_t k)
+{
+	char *np;
+
+	if (k <= v->cap)
+		return 0;
+	np = realloc(v->p, k * v->esz);
+	if (!np)
+		return -ENOMEM;
+	v->p = np;
+	v->cap = k;
+	return 0;
+}
+
+/* The copy's entries of vector @theirs (read out of the copy) into @ours. */
+static int pull_vec(struct hw_vec *ours, const struct hw_vec *theirs)
+{
+	int err;
+
+	ours->n = 0;
+	if (!theirs->n)
+		return 0;
+	if (theirs->esz != ours->esz)
+		return -EPROTO;
+	err = vec_room(ours, theirs->n);
+	if (!err)
+		err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)theirs->p, ours->p,
+				  theirs->n * theirs->esz);
+	if (!err)
+		ours->n = theirs->n;
+	return err;
+}
+
+/* The copy's strings: the entries, then each one's bytes. */
+static int pull_strings(const struct hw_vec *theirs)
+{
+	struct hw_str *ss;
+	uint64_t *addrs;
+	void **bufs;
+	size_t *lens;
+	int err = pull_vec(&hw.strs, theirs);
+
+	if (err || !hw.strs.n)
+		return err;
+	ss = (struct hw_str *)hw.strs.p;
+	addrs = calloc(hw.strs.n, sizeof(*addrs));
+	bufs = calloc(hw.strs.n, sizeof(*bufs));
+	lens = calloc(hw.strs.n, sizeof(*lens));
+	if (!addrs || !bufs || !lens)
+		err = -ENOMEM;
+	for (size_t i = 0; i < hw.strs.n && !err; i++) {
+		addrs[i] = (uint64_t)(uintptr_t)ss[i].utf8;
+		lens[i] = ss[i].len + 1;
+		bufs[i] = ss[i].len <= MT_AP_HSTR_MAX ? malloc(lens[i]) : NULL;
+		ss[i].utf8 = bufs[i];
+		if (!bufs[i]) { /* free_state() frees the ones before */
+			hw.strs.n = i;
+			err = -ENOMEM;
+		}
+	}
+	if (!err)
+		err = freeze_readv(&hw.fz, addrs, bufs, lens, hw.strs.n);
+	for (size_t i = 0; i < hw.strs.n && !err; i++)
+		ss[i].utf8[ss[i].len] = '\0';
+	free(addrs);
+	free(bufs);
+	free(lens);
+	return err;
+}
+
+/*
+ * After the copy's walk: what its callbacks counted and, unless memtrace reads
+ * them itself (MT_AP_FREEZE_DIRECT: their addresses go into hw.copy), its
+ * records into the agent (the same vectors a walk in the pause fills).
+ * Returns 0 or -errno.
+ */
+static int pull_from_copy(void)
+{
+	struct hw_state *ch = malloc(sizeof(*ch));
+	uint64_t t0 = agent_mono_ns();
+	int err;
+
+	if (!ch)
+		return -ENOMEM;
+	err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)&hw, ch, sizeof(*ch));
+	if (!err && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
+		hw.want_copy = true;
+		hw.copy = (struct mt_ap_hcopy){
+			.child_pid = (uint32_t)hw.fz.child, .keep_ms = COPY_KEEP_MS,
+			.visits = (uint64_t)(uintptr_t)ch->visits.p, .nvisits = ch->visits.n,
+			.prims = (uint64_t)(uintptr_t)ch->prims.p, .nprims = ch->prims.n,
+			.strs = (uint64_t)(uintptr_t)ch->strs.p, .nstrs = ch->strs.n,
+		};
+		if (ch->visits.esz != hw.visits.esz || ch->prims.esz != hw.prims.esz ||
+		    ch->strs.esz != hw.strs.esz)
+			err = -EPROTO;
+	} else if (!err) {
+		err = pull_vec(&hw.visits, &ch->visits);
+		if (!err)
+			err = pull_vec(&hw.prims, &ch->prims);
+		if (!err)
+			err = pull_strings(&ch->strs);
+	}
+	if (!err) {
+		hw.done.truncated += ch->done.truncated;
+		hw.done.mismatches += ch->done.mismatches;
+		hw.layout_bad = ch->layout_bad;
+		hw.aborted = ch->aborted;
+		hw.visits.oom = ch->visits.oom;
+		hw.prims.oom = ch->prims.oom;
+		hw.strs.oom = ch->strs.oom;
+	}
+	free(ch);
+	hw.fz.rec.pull_ns = agent_mono_ns() - t0;
+	return err;
+}
+
+/*
+ * A frozen walk after the pause: wait for the copy's walk, take its records,
+ * kill it. Returns 0, or -errno with the reason in hw.fz.rec (the copy is
+ * gone either way; the caller walks in a pause instead, unless memtrace left).
+ */
+static int finish_frozen(int watch_fd)
+{
+	int err = freeze_wait(&hw.fz, watch_fd, &hw.progress);
+
+	hw.fz.rec.walk_ns = agent_mono_ns() - hw.fz.t_fork;
+	if (!err) {
+		err = pull_from_copy();
+		if (err)
+			freeze_fail(&hw.fz, MT_AP_FREEZE_PULL, err,
+				    "cannot read the walk out of the frozen copy: %s", strerror(-err));
+	}
+	if (!err && hw.want_copy && !hw.layout_bad) {
+		/* memtrace reads it: keep the copy (held owns it from now on) */
+		heap_copy_release();
+		held = hw.fz;
+		held_until = 0; /* set when DONE goes out */
+		hw.fz.child = 0;
+		hw.fz.mem_fd = hw.fz.pidfd = -1;
+		hw.fz.runs = NULL;
+		return 0;
+	}
+	hw.want_copy = false;
+	freeze_end(&hw.fz);
+	return err;
+}
+
+bool heap_copy_held(void)
+{
+	return held.child > 0;
+}
+
+void heap_copy_release(void)
+{
+	if (held.child > 0)
+		freeze_end(&held);
+	memset(&held, 0, sizeof(held));
+	held.mem_fd = held.pidfd = -1; /* never 0: that is the JVM's stdin */
+	held_until = 0;
+}
+
+void heap_copy_expire(uint64_t now_ns)
+{
+	if (held.child > 0 && held_until && now_ns > held_until)
+		heap_copy_release();
+}
+
 /* The Java thread id of the calling thread (the agent's), -1 if unknown. */
 static jlong own_thread_id(JNIEnv *jni)
 {
@@ -1410,8 +1691,9 @@ static void untag_samples(void)
 	hw.stags.n = 0;
 }
 
-int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t names_len,
-	      const void *samples, struct mt_ap_heap_done *done, char *why, size_t n)
+int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
+	      const char *names, size_t names_len, const void *samples, int watch_fd,
+	      struct mt_ap_heap_done *done, char *why, size_t n)
 {
 	jvmtiHeapCallbacks cb = { 0 };
 	JNIEnv *jni = agent.jni;
@@ -1424,6 +1706,7 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		snprintf(why, n, "a heap snapshot is still being sent");
 		return -EBUSY;
 	}
+	heap_copy_release(); /* memtrace has read the last one or given up */
 	free_state();
 	err = session_env(why, n);
 	if (err)
@@ -1449,6 +1732,14 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	hw.tenv = hw.untagged ? names_env : hs.env;
 	if (hw.untagged || ((req->flags & MT_AP_HEAP_BARE) && tag_env_get(&plain_env)))
 		hw.env = plain_env;
+	hw.want_freeze = freeze != NULL;
+	if (freeze && !hw.untagged) {
+		memset(&hw.fz, 0, sizeof(hw.fz));
+		freeze_fail(&hw.fz, MT_AP_FREEZE_CHECK, -ENOTSUP,
+			    "a walk that tags objects is not frozen");
+	} else if (freeze) {
+		hw.freezing = !freeze_begin(&hw.fz, freeze);
+	}
 	vec_init(&hw.visits, sizeof(struct mt_ap_hvisit));
 	vec_init(&hw.given, sizeof(uint64_t));
 	vec_init(&hw.named, sizeof(struct hw_named));
@@ -1498,7 +1789,8 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 	if (req->flags & MT_AP_HEAP_SAMPLES)
 		find_samples(jni, samples, req->nsamples);
 	hw.own_tid = own_thread_id(jni);
-	if (hw.untagged)
+	/* (a frozen walk records nothing here: the copy grows its own vector) */
+	if (hw.untagged && !hw.freezing)
 		vec_reserve(&hw.visits, last_visits + last_visits / 4);
 	cb.heap_reference_callback = hw.untagged ? on_ref_untagged : on_ref;
 	if (!hw.untagged)
@@ -1507,21 +1799,50 @@ int heap_walk(const struct mt_ap_heap_request *req, const char *names, size_t na
 		cb.primitive_field_callback = on_prim;
 	if (hw.flags & MT_AP_HEAP_STRINGS)
 		cb.string_primitive_value_callback = on_string;
+	if (hw.freezing && hw.fz.req.gc_wait_ms)
+		wait_for_gc(hw.fz.req.gc_wait_ms);
 	t1 = agent_mono_ns();
 	hw.done.prep_ns = t1 - hw.t0;
 	hw.t0 = t1;
 	hw.deadline_ns = t1 + (uint64_t)req->max_pause_ms * 1000000;
 	e = (*hw.env)->FollowReferences(hw.env, 0, NULL, NULL, &cb, NULL);
 	hw.done.pause_ns = agent_mono_ns() - t1;
+	/* frozen: what is left of the pause after the fork is HotSpot returning
+	 * from an aborted walk; this thread waking up afterwards is not pause */
+	if (hw.freezing && hw.fz.child > 0 && hw.fz_left > t1)
+		hw.done.pause_ns = hw.fz_left - t1;
+	if (hw.freezing && hw.fz.child > 0 && finish_frozen(watch_fd)) {
+		/* the copy failed: walk again in a pause (memtrace gone: stop) */
+		struct mt_ap_hfreeze rec = hw.fz.rec;
+		uint64_t first = hw.done.pause_ns;
+
+		untag_given();
+		untag_samples();
+		(*jni)->PopLocalFrame(jni, NULL);
+		free_state();
+		if (rec.stage == MT_AP_FREEZE_CLIENT) {
+			snprintf(why, n, "%s", rec.why);
+			return -ECONNRESET;
+		}
+		err = heap_walk(req, NULL, names, names_len, samples, watch_fd, done, why, n);
+		if (!err) {
+			hw.want_freeze = true;
+			hw.fz.rec = rec;
+			hw.fz.rec.fallback_pause_ns = hw.done.pause_ns;
+			hw.done.pause_ns += first;
+			done->pause_ns = hw.done.pause_ns;
+		}
+		return err;
+	}
 	if (hw.untagged) {
-		if (!hw.aborted && !hw.layout_bad)
-			last_visits = hw.visits.n;
+		if (!hw.aborted && !hw.layout_bad) /* a frozen copy's stay in the copy */
+			last_visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 		untag_given();
 		untag_samples();
 		/* memtrace numbers the other objects from named_next; later walks of
 		 * the session number theirs past every id this one could use */
 		hw.named_next = hs.next_id;
-		hs.next_id += hw.visits.n;
+		hs.next_id += hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 	}
 	(*jni)->PopLocalFrame(jni, NULL);
 walked:
@@ -1534,7 +1855,7 @@ walked:
 				  (unsigned long long)hw.layout_bad);
 			untagged_broken = true;
 			free_state();
-			err = heap_walk(req, names, names_len, samples, done, why, n);
+			err = heap_walk(req, NULL, names, names_len, samples, watch_fd, done, why, n);
 			if (!err) {
 				hw.done.pause_ns += first;
 				done->pause_ns = hw.done.pause_ns;
@@ -1550,7 +1871,9 @@ walked:
 	if (out_of_memory())
 		agent_log("out of memory during a heap walk: the snapshot is partial");
 	hw.done.partial = hw.aborted || out_of_memory();
-	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED);
+	hw.done.flags = hw.flags & ~(MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED | MT_AP_HEAP_FREEZE);
+	if (hw.freezing && hw.fz.rec.child_pid && !hw.fz.rec.status)
+		hw.done.flags |= MT_AP_HEAP_FREEZE; /* the records come from the frozen copy */
 	if (!hw.untagged && !(hw.flags & MT_AP_HEAP_BARE))
 		hw.done.flags |= MT_AP_HEAP_KEEPIDS; /* served with object tags */
 	hw.done.objects = hw.objs.n;
@@ -1786,6 +2109,26 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			if (hw.pos < hw.sampled.n)
 				r = put_batch(buf, cap, &off, MT_AP_HREC_SAMPLED, &hw.sampled);
 			break;
+		case 11: /* how a frozen walk went */
+			if (hw.want_freeze && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_FREEZE, 0, &hw.fz.rec,
+						  sizeof(hw.fz.rec));
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
+		case 12: /* where memtrace reads the frozen copy's records */
+			if (hw.want_copy && hw.pos == 0) {
+				r = mt_ap_rec_put(buf, cap, &off, MT_AP_HREC_COPY, 0, &hw.copy,
+						  sizeof(hw.copy));
+				if (r > 0)
+					hw.pos++;
+				else
+					r = 0;
+			}
+			break;
 		default:
 			return (long)off; /* everything is out: the caller sends DONE */
 		}
@@ -1807,6 +2150,8 @@ long heap_next_chunk(void *vbuf, size_t cap)
 			case 8: len = hw.named.n; break;
 			case 9: len = hw.visits.n; break;
 			case 10: len = hw.sampled.n; break;
+			case 11: len = hw.want_freeze; break;
+			case 12: len = hw.want_copy; break;
 			}
 			if ((hw.done.flags & MT_AP_HEAP_BARE) || hw.pos >= len) {
 				hw.sec++;
@@ -1821,7 +2166,7 @@ long heap_next_chunk(void *vbuf, size_t cap)
 
 bool heap_sent_all(void)
 {
-	return hw.pending && hw.sec > 10;
+	return hw.pending && hw.sec > 12;
 }
 
 void heap_done_info(struct mt_ap_heap_done *d)

@@ -28,17 +28,28 @@ static const char *decode_why(long err)
 	}
 }
 
-/* HEAP_REQUEST: the struct, then nfields NUL-terminated names, all inside. */
+/* HEAP_REQUEST: the struct, with FREEZE its struct, then nfields
+ * NUL-terminated names, all inside. */
 static int check_heap(struct request *req, char *why, size_t why_n)
 {
 	const char *p, *end;
-	size_t len = req->hdr.len;
+	size_t len = req->hdr.len, head = sizeof(req->heap);
 
 	if (len < sizeof(req->heap) || len > MT_AP_HEAP_REQ_MAX)
 		goto bad;
 	memcpy(&req->heap, req->payload, sizeof(req->heap));
-	req->names = (const char *)req->payload + sizeof(req->heap);
-	req->names_len = len - sizeof(req->heap);
+	if (req->heap.flags & MT_AP_HEAP_FREEZE) {
+		const struct mt_ap_heap_freeze *f = &req->freeze;
+
+		if (len < head + sizeof(*f))
+			goto bad;
+		memcpy(&req->freeze, (const char *)req->payload + head, sizeof(*f));
+		head += sizeof(*f);
+		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr || f->heap_lo >= f->heap_hi)
+			goto bad;
+	}
+	req->names = (const char *)req->payload + head;
+	req->names_len = len - head;
 	end = req->names + req->names_len;
 	p = req->names;
 	for (uint32_t i = 0; i < req->heap.nfields && p; i++) {
@@ -87,6 +98,7 @@ static int check_request(struct request *req, bool hello_done, char *why, size_t
 		return 0;
 	case MT_AP_DETACH:
 	case MT_AP_SAMPLE_STOP:
+	case MT_AP_HEAP_RELEASE:
 		return 0;
 	case MT_AP_SAMPLE_START:
 		memcpy(&req->sample, req->payload, sizeof(req->sample));

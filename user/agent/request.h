@@ -23,8 +23,9 @@ struct request {
 		struct mt_ap_sample_start sample;  /* SAMPLE_START */
 		struct mt_ap_heap_request heap;    /* HEAP_REQUEST */
 	};
+	struct mt_ap_heap_freeze freeze; /* HEAP_REQUEST with MT_AP_HEAP_FREEZE, else zeros */
 	const char *names;           /* HEAP_REQUEST: heap.nfields NUL-terminated field */
-	size_t names_len;            /* names, in names_len bytes after the struct */
+	size_t names_len;            /* names, in names_len bytes after the struct(s) */
 	const void *samples;         /* HEAP_REQUEST with MT_AP_HEAP_SAMPLES: heap.nsamples
 				      * sample ids (8 bytes each, unaligned) after the names */
 };
@@ -43,7 +44,9 @@ struct request {
  *   -ENOMSG           an unknown frame type
  *   -EPROTO           a payload of the wrong size for its type, a first
  *                     frame other than HELLO, a reply type, a malformed
- *                     HEAP_REQUEST (names, flags, size)
+ *                     HEAP_REQUEST (names, flags, size; with FREEZE: its
+ *                     struct missing, unknown freeze flags, a heap range
+ *                     that is empty, a zero state address)
  *   -EINVAL           SAMPLE_START with a zero interval or a depth out of
  *                     1..MT_AP_MAX_DEPTH
  * (SAMPLE_START with another record version: -EPROTONOSUPPORT.) Checks that

@@ -52,6 +52,8 @@ static bool stopping;   /* SAMPLE_STOP seen: drain the rest, then SAMPLE_STOPPED
 static uint32_t stop_seq;
 static uint64_t last_stats_ms;
 static uint32_t heap_seq; /* the HEAP_REQUEST being answered */
+static pid_t client_pid;    /* the client's pid (SO_PEERCRED, in our pid namespace) */
+static uint64_t client_since_ms;
 
 /* Shared with Agent_OnUnload: the socket file we bound (under agent.lock). */
 static char bound_path[sizeof(agent.sock_path)];
@@ -244,7 +246,12 @@ static void accept_client(void)
 			session_end();
 	}
 	if (client_fd >= 0) {
-		send_error(fd, 0, EBUSY, "another memtrace is connected to this JVM");
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "another memtrace is connected to this JVM (pid %d, "
+			 "for %llu s)", (int)client_pid,
+			 (unsigned long long)((now_ms() - client_since_ms) / 1000));
+		send_error(fd, 0, EBUSY, msg);
 		close(fd);
 		return;
 	}
@@ -256,6 +263,8 @@ static void accept_client(void)
 	}
 	tx_len = 0;
 	client_fd = fd;
+	client_pid = cred.pid;
+	client_since_ms = now_ms();
 	hello_done = false;
 	rx_len = 0;
 }
@@ -340,7 +349,8 @@ static void handle_heap_request(const struct request *req)
 	char why[128];
 	int err;
 
-	err = heap_walk(&req->heap, req->names, req->names_len, req->samples, &done, why,
+	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
+			req->names, req->names_len, req->samples, client_fd, &done, why,
 			sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
@@ -411,6 +421,9 @@ static void handle_request(const struct request *req)
 		break;
 	case MT_AP_HEAP_REQUEST:
 		handle_heap_request(req);
+		break;
+	case MT_AP_HEAP_RELEASE: /* memtrace has read the frozen copy */
+		heap_copy_release();
 		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {
@@ -507,6 +520,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		}
 		pump_samples();
 		pump_heap();
+		heap_copy_expire(agent_mono_ns());
 	}
 }
 

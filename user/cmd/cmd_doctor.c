@@ -12,6 +12,7 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "heap/heapfreeze.h"
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
 #include "jvm/privs.h"
@@ -65,6 +66,8 @@ struct report {
 	bool attach_socket;       /* /tmp/.java_pid<nspid> exists already */
 	bool agent_warning;       /* JDK 21+ without an explicit EnableDynamicAgentLoading */
 	bool root, cap_bpf, cap_perfmon, cap_ptrace, cap_admin;
+	bool freeze;              /* heap snapshots can be frozen walks */
+	char freeze_why[192];     /* else why not */
 };
 
 static void usage(FILE *f)
@@ -77,6 +80,7 @@ static void usage(FILE *f)
 
 static void inspect(struct report *r)
 {
+	struct mt_ap_heap_freeze fz;
 	struct mt_vmstructs *vs = NULL;
 	struct mt_usdt_note *notes = NULL;
 	struct mt_elf *e;
@@ -128,6 +132,7 @@ static void inspect(struct report *r)
 	r->cap_bpf = (eff >> MT_CAP_BPF) & 1;
 	r->cap_perfmon = (eff >> MT_CAP_PERFMON) & 1;
 	r->cap_ptrace = (eff >> MT_CAP_SYS_PTRACE) & 1;
+	r->freeze = !heapfreeze_prepare(&r->p, &fz, r->freeze_why, sizeof(r->freeze_why));
 }
 
 static bool flag_is(const struct report *r, const char *name, bool *val)
@@ -184,7 +189,12 @@ static void print_json(const struct report *r)
 	for (size_t i = 0, k = 0; i < MT_ARRAY_SIZE(dflags); i++)
 		if (r->flag_err[i])
 			printf("%s\"%s\"", k++ ? "," : "", dflags[i].name);
-	printf("],\"attach_possible\":%s,\"attach_listener_running\":%s,"
+	printf("],\"heap_walk\":\"%s\"", r->freeze ? "frozen" : "paused");
+	if (!r->freeze) {
+		printf(",\"heap_walk_why\":");
+		json_str(stdout, r->freeze_why);
+	}
+	printf(",\"attach_possible\":%s,\"attach_listener_running\":%s,"
 	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s,"
 	       "\"container_id\":",
 	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
@@ -277,6 +287,10 @@ static void print_text(const struct report *r)
 	printf("  alloc   %s\n", r->sym_tlab ? "uprobes on AllocTracer (TLAB-refill sampling, no flags)" :
 					       "nothing without symbols");
 	printf("  agent   %s\n", attach_ok(r) ? "dynamic attach" : "unavailable");
+	if (r->freeze)
+		printf("  heap    snapshots from a frozen copy of the JVM (its pause: a fork)\n");
+	else
+		printf("  heap    snapshots walked in a pause: %s\n", r->freeze_why);
 }
 
 int do_doctor(int argc, char **argv)

@@ -29,8 +29,9 @@ static int by_bytes(const void *a, const void *b)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace histo -p PID [--json] [--top N] [--max-pause MS]\n"
-		   "  Live instances and shallow bytes per class (a heap walk; the JVM pauses\n"
-		   "  only for it). JSON: one line per class with class, instances, bytes.\n");
+		   "  Live instances and shallow bytes per class (a heap walk, by default in a\n"
+		   "  frozen copy of the JVM forked in a short pause: see `memtrace -h`, --walk).\n"
+		   "  JSON: one line per class with class, instances, bytes.\n");
 }
 
 int do_histo(int argc, char **argv)
@@ -109,14 +110,16 @@ int do_histo(int argc, char **argv)
 			       (unsigned long long)rows[i].bytes, name);
 		}
 	}
-	if (json)
+	if (json) {
 		printf("{\"event\":\"histo_total\",\"pid\":%d,\"instances\":%llu,\"bytes\":%llu,"
-		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s}\n", o.pid,
+		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s", o.pid,
 		       (unsigned long long)ti, (unsigned long long)tb,
 		       (double)snap.info.pause_ns / 1e6,
 		       snap.pause_from_jvm ? "jvm_safepoints" : "agent",
 		       snap.info.partial ? "true" : "false");
-	else
+		snapshot_json_walk(&snap, stdout);
+		printf("}\n");
+	} else
 		printf("%6s %12llu %14llu  (total)\n", "", (unsigned long long)ti,
 		       (unsigned long long)tb);
 	rc = 0;

@@ -34,8 +34,9 @@ static void usage(FILE *f)
 		   "                      [--every SECONDS --count N] [--save FILE]\n"
 		   "       memtrace query SNAPSHOT|DUMP.hprof (-e PROGRAM | -f FILE) [--json]\n"
 		   "  Run a memory-analysis program (dsl/README.md) on the live heap of a JVM\n"
-		   "  (a snapshot the agent takes; the JVM pauses only for the walk, at most MS\n"
-		   "  milliseconds with --max-pause, then the result is partial), on a file\n"
+		   "  (a snapshot the agent takes, by default from a frozen copy of the JVM\n"
+		   "  forked in a short pause, see --walk in `memtrace -h`; with --max-pause MS\n"
+		   "  the pause lasts at most MS milliseconds, else the result is partial), on a file\n"
 		   "  saved by `memtrace snapshot` or --save, or on a `jcmd PID GC.heap_dump` file.\n"
 		   "  --count N runs it N times in one agent session, --every SECONDS apart\n"
 		   "  (default 1): `age` is then the GCs an object survived since the session's\n"
@@ -82,10 +83,12 @@ static int eval_print(struct dsl_program **prog, const char *src, size_t srclen,
 	p_info("evaluated on %u objects in %s", qo.objects, fmt_ns(qo.eval_ns, b, sizeof(b)));
 	if (json) {
 		printf("{\"event\":\"query\",\"source\":\"%s\",\"pid\":%d,\"pause_ms\":%.3f,"
-		       "\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f,",
+		       "\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f",
 		       snap->source, snap->pid, (double)snap->info.pause_ns / 1e6,
 		       snap->pause_from_jvm ? "jvm_safepoints" : "agent",
 		       snap->info.partial ? "true" : "false", qo.objects, (double)qo.eval_ns / 1e6);
+		snapshot_json_walk(snap, stdout);
+		putchar(',');
 		if (walk)
 			printf("\"walk\":%d,", walk);
 		if (snap->has_ages)

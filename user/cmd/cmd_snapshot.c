@@ -15,7 +15,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace snapshot -p PID -o FILE [--max-pause MS]\n"
-		   "  Walk the JVM's heap (it pauses only for the walk) and save every object,\n"
+		   "  Walk the JVM's heap (by default in a frozen copy of it: see --walk in\n"
+		   "  `memtrace -h`) and save every object,\n"
 		   "  reference, root, field value and string to FILE (`memtrace query FILE`).\n");
 }
 

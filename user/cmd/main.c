@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "heap/heapfreeze.h"
 #include "lib/util.h"
 
 struct cmd {
@@ -39,9 +40,14 @@ static const struct cmd cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [--json] [--quiet] <command> [options] [arguments]\n"
+	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] <command> [options] [arguments]\n"
 		   "       memtrace -p PID            (the live view: memtrace top)\n"
-		   "       memtrace --version\n\ncommands:\n");
+		   "       memtrace --version\n\n"
+		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
+		   "  serve, heap) are taken: in a frozen copy of the JVM forked in a short\n"
+		   "  pause (frozen), in a pause as long as the walk (paused), or frozen where\n"
+		   "  possible (auto, the default)\n\n"
+		   "commands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
 	fprintf(f, "\n`memtrace COMMAND -h` shows a command's options. Options may come\n"
@@ -70,6 +76,13 @@ int main(int argc, char **argv)
 			mt_opts.json = true;
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			mt_opts.quiet = true;
+		} else if (!strcmp(argv[i], "--walk") || !strncmp(argv[i], "--walk=", 7)) {
+			const char *m = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
+
+			if (heapfreeze_mode_parse(m, &mt_opts.walk)) {
+				p_err("--walk takes auto, frozen or paused, not '%s'", m);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
 			printf("memtrace %s\n", MT_VERSION);
 			return 0;

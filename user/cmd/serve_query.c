@@ -151,12 +151,18 @@ void serve_query_json(FILE *f, const struct serve_query *q)
 		fprintf(f, ",\"max_pause_ms\":%u", q->max_pause_ms);
 	if (q->state != SERVE_QUERY_RUNNING)
 		fprintf(f, ",\"ended_ns\":%llu", (unsigned long long)q->ended_ns);
-	if (q->state == SERVE_QUERY_DONE)
+	if (q->state == SERVE_QUERY_DONE) {
 		fprintf(f, ",\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,"
-			"\"eval_ms\":%.3f,\"result\":%s", q->out.pause_ms,
+			"\"eval_ms\":%.3f", q->out.pause_ms,
 			q->out.pause_from_jvm ? "jvm_safepoints" : "agent",
-			q->out.partial ? "true" : "false", q->out.objects, q->out.eval_ms,
-			q->out.result);
+			q->out.partial ? "true" : "false", q->out.objects, q->out.eval_ms);
+		if (q->out.frozen)
+			fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f",
+				q->out.copy_walk_ms);
+		else
+			fputs(",\"walk_mode\":\"paused\"", f);
+		fprintf(f, ",\"result\":%s", q->out.result);
+	}
 	if (q->state == SERVE_QUERY_FAILED) {
 		fputs(",\"error\":", f);
 		json_str(f, q->error);
@@ -217,6 +223,8 @@ void serve_query_live(struct serve_query *q)
 		.pause_ms = (double)snap.info.pause_ns / 1e6,
 		.eval_ms = (double)qo.eval_ns / 1e6,
 		.pause_from_jvm = snap.pause_from_jvm,
+		.frozen = snap.frozen,
+		.copy_walk_ms = (double)snap.freeze.walk_ns / 1e6,
 		.partial = snap.info.partial,
 		.objects = qo.objects,
 		.result = qo.json,

@@ -27,6 +27,8 @@ enum serve_query_state { SERVE_QUERY_RUNNING, SERVE_QUERY_DONE, SERVE_QUERY_FAIL
 struct serve_query_outcome {
 	double pause_ms, eval_ms;
 	bool pause_from_jvm;     /* pause_ms from the JVM's safepoint counters */
+	bool frozen;             /* walked by a frozen copy of the JVM (pause_ms: its fork) */
+	double copy_walk_ms;     /* frozen: the copy's walk, off the pause */
 	bool partial;
 	uint32_t objects;
 	char *result;            /* the program's JSON (no newline), malloc'd */

@@ -248,6 +248,20 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 				goto bad;
 			err = APPEND(s, visits, b, r.arg);
 			break;
+		case MT_AP_HREC_FREEZE:
+			if (bl < sizeof(s->freeze))
+				goto bad;
+			memcpy(&s->freeze, b, sizeof(s->freeze));
+			s->freeze.why[sizeof(s->freeze.why) - 1] = '\0';
+			s->has_freeze = true;
+			s->frozen = s->freeze.status == 0 && s->freeze.child_pid;
+			break;
+		case MT_AP_HREC_COPY:
+			if (bl < sizeof(s->copy))
+				goto bad;
+			memcpy(&s->copy, b, sizeof(s->copy));
+			s->has_copy = true;
+			break;
 		case MT_AP_HREC_NAMED: {
 			struct mt_ap_hnamed_hdr h;
 

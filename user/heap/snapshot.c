@@ -79,18 +79,50 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 {
 	char b[32];
 
-	if (!strcmp(s->source, "live"))
+	if (s->has_freeze && !s->frozen && s->freeze.status)
+		p_warn("JVM %d: the frozen heap walk failed (%s): walked in a pause instead",
+		       s->pid, s->freeze.why);
+	if (!strcmp(s->source, "live") && s->frozen) {
+		char w[32], k[32], u[32];
+
+		char g[64] = "";
+
+		if (s->freeze.gc_wait_ns)
+			snprintf(g, sizeof(g), ", %s %s for a GC", s->freeze.gc_waited ? "after" :
+				 "no GC in", fmt_ns(s->freeze.gc_wait_ns, k, sizeof(k)));
+		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused heap "
+		       "not shared; the copy walked %llu objects, %llu references, %u classes in "
+		       "%s%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
+		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
+		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
+		       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
+		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
+		       s->info.nclasses, fmt_ns(s->freeze.walk_ns, k, sizeof(k)),
+		       s->info.partial ? "; PARTIAL" : "");
+	} else if (!strcmp(s->source, "live")) {
 		p_info("heap walk paused JVM %d for %s (%s; %llu objects, %llu references, "
 		       "%u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
 		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
+	}
 	if (s->info.partial)
 		p_warn("the heap walk was cut short (--max-pause or out of memory): the result "
 		       "covers only part of the heap");
 	if (s->info.mismatches)
 		p_warn("%llu field values had an unexpected type and were left out",
 		       (unsigned long long)s->info.mismatches);
+}
+
+void snapshot_json_walk(const struct mt_snapshot *s, FILE *f)
+{
+	if (strcmp(s->source, "live"))
+		return;
+	if (s->frozen)
+		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f",
+			(double)s->freeze.walk_ns / 1e6);
+	else
+		fputs(",\"walk_mode\":\"paused\"", f);
 }
 
 const char *snapshot_java_name(const char *sig, char *buf, size_t n)

@@ -9,6 +9,7 @@
 #define MEMTRACE_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,15 @@ struct mt_snapshot {
 	 * the agent's timing around FollowReferences (agent_pause_ns either way) */
 	bool pause_from_jvm;
 	uint64_t agent_pause_ns;
+	/* a frozen walk (MT_AP_HEAP_FREEZE asked): how it went, from the agent's
+	 * FREEZE record; frozen: the records come from the copy (info.pause_ns
+	 * is then the fork's pause, not the walk's) */
+	bool has_freeze;
+	bool frozen;
+	struct mt_ap_hfreeze freeze;
+	/* the frozen copy's records to read (MT_AP_HREC_COPY; heapfreeze_read_copy()) */
+	bool has_copy;
+	struct mt_ap_hcopy copy;
 };
 
 /* snapshot_init - zero *@s for use. */
@@ -110,6 +120,11 @@ const char *snapshot_strdup(struct mt_snapshot *s, const char *p, size_t n);
 /* snapshot_print_walk - the pause and counts of a live walk, warnings for a
  * partial one (stderr). */
 void snapshot_print_walk(const struct mt_snapshot *s);
+
+/* snapshot_json_walk - the walk's mode for --json lines, written to @f:
+ * ,"walk_mode":"frozen","copy_walk_ms":N (the copy's walk, off the pause) or
+ * ,"walk_mode":"paused" (the walk was the pause); nothing for files. */
+void snapshot_json_walk(const struct mt_snapshot *s, FILE *f);
 
 /* snapshot_java_name - "java.lang.String" for "Ljava/lang/String;", "int[]"
  * for "[I", into buf. */

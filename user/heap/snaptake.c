@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agentctl/agentsession.h"
+#include "heap/heapfreeze.h"
 #include "heap/snaprec.h"
 #include "heap/snaptake.h"
 #include "heap/walkids.h"
@@ -16,13 +18,15 @@
 #include "lib/util.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
+#define WATCH_MS        100    /* how often memory is looked at during a frozen walk */
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
-			const char *const *fields, int nfields, const uint64_t *samples,
-			uint32_t nsamples)
+			const struct mt_ap_heap_freeze *freeze, const char *const *fields,
+			int nfields, const uint64_t *samples, uint32_t nsamples)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
-	size_t len = sizeof(req), ids = (size_t)nsamples * 8;
+	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0);
+	size_t len = head, ids = (size_t)nsamples * 8;
 	char *buf;
 	long n;
 	int err;
@@ -32,7 +36,7 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	if (len + ids > MT_AP_HEAP_REQ_MAX) { /* absurdly many names: ask for every field */
 		req.flags |= MT_AP_HEAP_ALLFIELDS;
 		nfields = 0;
-		len = sizeof(req);
+		len = head;
 	}
 	req.nfields = (uint32_t)nfields;
 	if (nsamples) {
@@ -43,7 +47,9 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + MT_AP_HDR_SIZE, &req, sizeof(req));
-	len = sizeof(req);
+	if (flags & MT_AP_HEAP_FREEZE)
+		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req), freeze, sizeof(*freeze));
+	len = head;
 	for (int i = 0; i < nfields; i++) {
 		size_t l = strlen(fields[i]) + 1;
 
@@ -87,6 +93,120 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 	return 0;
 }
 
+/* In a pause, not frozen: say why (once per session, as an info line). */
+static void no_freeze(struct mt_snapsession *ss, const char *why)
+{
+	p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s", ss->p->pid, why);
+	ss->freeze_off = true;
+}
+
+/*
+ * Is the JVM filling its eden (the young generation's allocation space, in
+ * its hsperfdata counters; looked at every 10 ms for up to 200 ms)? Then the
+ * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
+ * after it the eden is empty and kept out of the copy, so the JVM's
+ * allocations after the pause take no page fault (measured: an eden shared
+ * with the copy cost the mutator ~3 us of system time per 4 KiB page it
+ * allocated over). 0: no wait (an idle JVM writes no eden).
+ */
+static uint32_t gc_wait_ms(struct mt_snapsession *ss)
+{
+	static const char *used = "sun.gc.generation.0.space.0.used";
+	static const char *young = "sun.gc.collector.0.invocations";
+	struct timespec t = { 0, 10000000 };
+	int64_t u0, u1, c0 = 0, c1 = 0;
+
+	if (!ss->pd || perfdata_long(ss->pd, used, &u0))
+		return 0;
+	perfdata_long(ss->pd, young, &c0);
+	for (int i = 0; i < 20; i++) {
+		nanosleep(&t, NULL);
+		if (perfdata_long(ss->pd, used, &u1))
+			return 0;
+		perfdata_long(ss->pd, young, &c1);
+		/* allocating: the eden grew, or filled up and was collected */
+		if (u1 >= u0 + HEAPFREEZE_EDEN_MIN / 16 || c1 > c0)
+			return HEAPFREEZE_GC_WAIT_MS;
+	}
+	return 0;
+}
+
+/*
+ * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
+ * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
+ */
+static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_pause_ms)
+{
+	uint64_t need, have, fork_ns;
+	char why[192], a[32], b[32];
+
+	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
+	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
+		return 0;
+	/* a walk in the caller's session (snaptake_attach(): leaks --paths, in
+	 * its sampling session): a copy that memory runs short for could only be
+	 * given up by closing that session, its samples with it; auto walks it in
+	 * a pause as before (the walk's line says "paused", not "frozen") */
+	if (ss->borrowed && mt_opts.walk == HEAPFREEZE_AUTO)
+		return 0;
+	/* --max-pause bounds the pause: the fork's must fit in it (it cannot be
+	 * cut short), else the walk in a pause is cut short instead */
+	if ((*flags & MT_AP_HEAP_MAXPAUSE) && mt_opts.walk == HEAPFREEZE_AUTO &&
+	    (fork_ns = heapfreeze_fork_estimate_ns(ss->p)) > (uint64_t)max_pause_ms * 1000000) {
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: its fork could "
+		       "take about %s, over --max-pause", ss->p->pid, fmt_ns(fork_ns, a, sizeof(a)));
+		return 0;
+	}
+	if (!ss->freeze_checked) {
+		ss->freeze_checked = true;
+		if (heapfreeze_prepare(ss->p, &ss->freeze, why, sizeof(why))) {
+			if (mt_opts.walk == HEAPFREEZE_FROZEN) {
+				p_err("JVM %d cannot be frozen for the heap walk: %s", ss->p->pid, why);
+				return -ENOTSUP;
+			}
+			no_freeze(ss, why);
+		}
+	}
+	if (ss->freeze_off)
+		return 0;
+	if (mt_opts.walk == HEAPFREEZE_AUTO && !heapfreeze_headroom(ss->p, &need, &have) &&
+	    have < need + HEAPFREEZE_MARGIN) {
+		snprintf(why, sizeof(why), "a copy could take up to %s more memory (the JVM's "
+			 "anonymous resident memory) and %s is left", fmt_bytes(need, a, sizeof(a)),
+			 fmt_bytes(have, b, sizeof(b)));
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s",
+		       ss->p->pid, why);
+		return 0;
+	}
+	*flags |= MT_AP_HEAP_FREEZE;
+	ss->freeze.gc_wait_ms = gc_wait_ms(ss);
+	return 0;
+}
+
+/* During a frozen walk: is memory running out? Then give up on the copy
+ * (closing the connection makes the agent kill it). */
+static bool memory_low(struct mt_snapsession *ss)
+{
+	uint64_t need, have;
+	char b[32];
+
+	if (heapfreeze_headroom(ss->p, &need, &have) || have >= HEAPFREEZE_MARGIN / 2)
+		return false;
+	p_warn("JVM %d: only %s of memory left during the frozen heap walk: the copy was "
+	       "stopped; walking in a pause instead", ss->p->pid, fmt_bytes(have, b, sizeof(b)));
+	return true;
+}
+
+/* Start the session over (after the agent closed it or we gave up a copy). */
+static int reopen(struct mt_snapsession *ss)
+{
+	struct mt_ap_hello_reply hello;
+	bool loaded;
+
+	agentsock_close(&ss->so);
+	return agentsession_open(ss->p, &ss->so, &hello, &loaded);
+}
+
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
@@ -94,15 +214,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	struct mt_sp_window spw;
 	struct mt_ap_hdr h;
 	char why[128];
-	uint64_t ns;
+	uint64_t ns, waited = 0;
+	bool first = true;
 	int err;
 
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
+	err = plan_freeze(ss, &flags, max_pause_ms);
+	if (err)
+		goto fail;
 	perfdata_window_begin(ss->pd, &spw);
 	ss->walks++;
-	err = send_request(&ss->so, flags, max_pause_ms, fields, nfields, ss->samples,
+	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields, ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
 								 : ss->nsamples);
 	if (err) {
@@ -110,9 +234,24 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		goto fail;
 	}
 	for (;;) {
-		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		/* a frozen walk: look at memory while the copy walks */
+		int slice = (first && (flags & MT_AP_HEAP_FREEZE) && mt_opts.walk == HEAPFREEZE_AUTO) ?
+			    WATCH_MS : WALK_TIMEOUT_MS;
+
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, slice);
 		if (err == -EINTR)
 			continue;
+		if (err == 0 && slice == WATCH_MS && (waited += WATCH_MS) < WALK_TIMEOUT_MS) {
+			if (!memory_low(ss))
+				continue;
+			ss->freeze_off = true; /* for the rest of the session too */
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
+					     nfields, s);
+		}
 		if (err == 0) {
 			p_err("the agent in JVM %d sent no heap data within %d s", p->pid,
 			      WALK_TIMEOUT_MS / 1000);
@@ -122,6 +261,20 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (err < 0) {
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
+		}
+		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
+			first = false;
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace: no frozen walks */
+			no_freeze(ss, "the agent loaded in it predates frozen walks");
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
+					     nfields, s);
 		}
 		if (h.type == MT_AP_ERROR) {
 			err = -EREMOTEIO;
@@ -137,6 +290,23 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
 			if (s->pause_from_jvm)
 				s->info.pause_ns = ns;
+			/* a frozen walk's records still in the copy: read them, then let
+			 * the agent kill it (if they cannot be read, freeze again and let
+			 * the agent send them) */
+			if (s->has_copy) {
+				char cwhy[192];
+
+				err = heapfreeze_read_copy(p, s, cwhy, sizeof(cwhy));
+				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				if (err) {
+					p_warn("JVM %d: %s; the agent sends the records instead",
+					       p->pid, cwhy);
+					ss->freeze.flags &= ~MT_AP_FREEZE_DIRECT;
+					snapshot_free(s);
+					return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE,
+							     max_pause_ms, fields, nfields, s);
+				}
+			}
 			/* an untagged walk: its objects get their ids here */
 			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
 			if (err == -EPROTO && !(flags & MT_AP_HEAP_NOUNTAGGED)) {

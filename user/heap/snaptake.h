@@ -30,6 +30,10 @@ struct mt_snapsession {
 	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
 				      * DONE): the agent clears them at the end */
 	bool broken;                 /* a take failed: close without DETACH */
+	/* frozen walks (heap/heapfreeze.h): checked once per session */
+	bool freeze_checked;
+	bool freeze_off;             /* this JVM (or its agent) cannot be frozen */
+	struct mt_ap_heap_freeze freeze;
 	/* snaptake_attach(): the caller's own session's socket, given back (with
 	 * its seq) by snaptake_close(), which then neither detaches nor closes */
 	struct mt_agentsock *borrowed;
@@ -52,8 +56,12 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
  * the caller frees it with snapshot_free()): MT_AP_HEAP_* @flags, values of
  * the @nfields fields named in @fields, a walk limit @max_pause_ms (with
  * MT_AP_HEAP_MAXPAUSE). An untagged walk that does not check out is taken
- * again with tags (a warning says so). Returns 0 or -errno (printed; the
- * session is then unusable: close it).
+ * again with tags (a warning says so). Untagged walks are frozen walks
+ * (MT_AP_HEAP_FREEZE: the JVM pauses only to fork a copy that does the
+ * walk) unless --walk paused, or this JVM cannot be frozen, or a copy could
+ * take more memory than is left (each said once on stderr); memory running
+ * low during the copy's walk stops it and the walk is done in a pause.
+ * Returns 0 or -errno (printed; the session is then unusable: close it).
  */
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s);

@@ -17,6 +17,8 @@
 struct mt_opts {
 	bool json;   /* --json: JSON lines on stdout */
 	bool quiet;  /* -q: no progress lines on stderr */
+	int walk;    /* --walk: how heap snapshots are taken (enum heapfreeze_mode in
+		      * heap/heapfreeze.h: 0 auto, 1 frozen, 2 paused) */
 };
 extern struct mt_opts mt_opts;
 

@@ -24,6 +24,7 @@ for want in false true; do
 	if [ "$ext" -eq 0 ]; then assert_eq "$absent" True "ExtendedDTraceProbes absent"; else assert_eq "$absent" False "ExtendedDTraceProbes present"; fi
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["jdk_major"]')" "$JDK" "JDK major"
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["heap_walk"]')" frozen "heap snapshots frozen"
 	# GC cause names read from this libjvm: 39 on JDK 17, 34 on JDK 25 (their enums)
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_causes"]')" "$([ "$JDK" = 17 ] && echo 39 || echo 34)" "GC causes"
 	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/d.$want.txt" || fail "doctor (text) exited $?"

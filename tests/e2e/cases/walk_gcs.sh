@@ -5,6 +5,10 @@
 # exact answers (202 objects held by QHolder over fields and array elements;
 # 1100 QNode in histo, as `jmap -histo:live` counts them) without falling
 # back to tags (no line on the JVM's stderr), and the JVM lives on.
+# Serial, Parallel and G1 are walked in a frozen copy of the JVM (heap
+# snapshots' default), with the unused space of their spaces/regions kept out
+# of the copy; ZGC and Shenandoah are walked in a pause, and memtrace says
+# why (their heap changes outside pauses); --walk frozen refuses them.
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -22,7 +26,20 @@ for gc in UseSerialGC UseParallelGC UseG1GC UseZGC UseShenandoahGC; do
 		"$live" "$gc: histo's QNode vs jmap -histo:live"
 	assert_eq "$live" 1100 "$gc: QNode by construction"
 	if grep -q "could not tell objects apart" "$TMPD/$gc.out"; then fail "$gc: fell back to tags"; fi
-	note "$gc: $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]s' "$TMPD/e")"
+	case $gc in
+	UseZGC | UseShenandoahGC)
+		grep -q "walking the heap in a pause, not in a frozen copy: its collector" "$TMPD/e" ||
+			{ cat "$TMPD/e"; fail "$gc: no reason for the walk in a pause"; }
+		"$MEMTRACE" --walk frozen histo -p "$JVM_PID" >/dev/null 2>"$TMPD/e2" &&
+			fail "$gc: --walk frozen accepted"
+		grep -q "cannot be frozen" "$TMPD/e2" || { cat "$TMPD/e2"; fail "$gc: --walk frozen error"; } ;;
+	*)
+		grep -q "frozen: fork .* of unused heap not shared" "$TMPD/e" ||
+			{ cat "$TMPD/e"; fail "$gc: not frozen"; }
+		grep -q "frozen: fork [0-9.]* [mu]s, 0 B of unused" "$TMPD/e" &&
+			{ cat "$TMPD/e"; fail "$gc: the unused heap was shared"; } ;;
+	esac
+	note "$gc: $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]s.*' "$TMPD/e" | cut -c1-150)"
 	kill -0 "$JVM_PID" || fail "$gc: the JVM died"
 	kill "$JVM_PID"; wait "$JVM_PID" 2>/dev/null || true
 done

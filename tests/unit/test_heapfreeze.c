@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_heapfreeze - the pure parts of user/heap/heapfreeze.c: --walk's
+ * values, a cgroup's bytes left under its limit (v1 and v2 texts), a field
+ * of /proc/meminfo or /proc/PID/status. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "heap/heapfreeze.h"
+
+static void test_mode(void **state)
+{
+	int m = -1;
+
+	assert_int_equal(heapfreeze_mode_parse("auto", &m), 0);
+	assert_int_equal(m, HEAPFREEZE_AUTO);
+	assert_int_equal(heapfreeze_mode_parse("frozen", &m), 0);
+	assert_int_equal(m, HEAPFREEZE_FROZEN);
+	assert_int_equal(heapfreeze_mode_parse("paused", &m), 0);
+	assert_int_equal(m, HEAPFREEZE_PAUSED);
+	assert_int_equal(heapfreeze_mode_parse("Frozen", &m), -EINVAL);
+	assert_int_equal(heapfreeze_mode_parse("", &m), -EINVAL);
+	assert_int_equal(m, HEAPFREEZE_PAUSED); /* untouched on error */
+}
+
+static void test_cgroup_left(void **state)
+{
+	/* v2 */
+	assert_true(heapfreeze_cgroup_left("max\n", "123\n") == UINT64_MAX);
+	assert_true(heapfreeze_cgroup_left("1073741824\n", "1000000\n") == 1073741824ull - 1000000);
+	assert_true(heapfreeze_cgroup_left("1000\n", "5000\n") == 0); /* over: nothing left */
+	/* v1 "unlimited": 2^63 rounded down to a page */
+	assert_true(heapfreeze_cgroup_left("9223372036854771712\n", "5\n") == UINT64_MAX);
+	/* missing or garbage files: no limit known */
+	assert_true(heapfreeze_cgroup_left(NULL, "5") == UINT64_MAX);
+	assert_true(heapfreeze_cgroup_left("100", NULL) == UINT64_MAX);
+	assert_true(heapfreeze_cgroup_left("x", "5") == UINT64_MAX);
+	assert_true(heapfreeze_cgroup_left("100", "y") == UINT64_MAX);
+}
+
+static void test_meminfo(void **state)
+{
+	static const char meminfo[] = "MemTotal:       24684156 kB\n"
+				      "MemFree:        21915204 kB\n"
+				      "MemAvailable:   23277552 kB\n";
+	static const char status[] = "Name:\tjava\nVmRSS:\t  719204 kB\nRssAnon:\t  680000 kB\n";
+
+	assert_true(heapfreeze_meminfo_kb(meminfo, "MemAvailable") == 23277552);
+	assert_true(heapfreeze_meminfo_kb(meminfo, "MemTotal") == 24684156);
+	assert_true(heapfreeze_meminfo_kb(meminfo, "Mem") == UINT64_MAX); /* whole keys only */
+	assert_true(heapfreeze_meminfo_kb(meminfo, "Cached") == UINT64_MAX);
+	assert_true(heapfreeze_meminfo_kb(status, "RssAnon") == 680000);
+	assert_true(heapfreeze_meminfo_kb(status, "VmRSS") == 719204);
+	assert_true(heapfreeze_meminfo_kb("", "VmRSS") == UINT64_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mode),
+		cmocka_unit_test(test_cgroup_left),
+		cmocka_unit_test(test_meminfo),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

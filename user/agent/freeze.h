@@ -1,0 +1,81 @@
+/* freeze.h - a frozen copy of the JVM for a heap walk (freeze.c): checked
+ * before the walk, forked at its first callback (inside the pause),
+ * sandboxed in the copy, waited for, read and killed by the socket thread.
+ * See MT_AP_HEAP_FREEZE in agent_proto.h for the protocol. */
+#ifndef MEMTRACE_AGENT_FREEZE_H
+#define MEMTRACE_AGENT_FREEZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "memtrace/agent_proto.h"
+
+/* One frozen walk; zeroed by freeze_begin(). */
+struct freeze {
+	struct mt_ap_heap_freeze req;
+	pid_t parent;            /* the JVM's pid (getpid() before the fork) */
+	pid_t child;             /* the copy, > 0 in the JVM after the fork */
+	bool in_child;           /* this process is the copy */
+	bool forked;             /* the fork was tried (at the walk's first callback) */
+	int mem_fd;              /* the copy's /proc/PID/mem, -1 */
+	int pidfd;               /* the copy's pidfd (kill without a pid race), -1 */
+	uint64_t t_fork;         /* CLOCK_MONOTONIC just before the fork */
+	struct mt_ap_hfreeze rec; /* what the FREEZE record will say */
+	/* the heap's unused ranges kept out of the copy (MADV_DONTFORK) */
+	struct { uint64_t lo, hi; } *runs;
+	uint32_t nruns;
+};
+
+/*
+ * freeze_begin - before the walk (the JVM running): keep @req in *@fz and
+ * check that a copy can be taken: the Java heap is private anonymous memory
+ * (a shared or file-backed heap would let the copy write into the JVM's),
+ * the addresses memtrace gave are readable. Returns 0, or -errno with the
+ * reason in fz->rec (stage MT_AP_FREEZE_CHECK): then walk in the pause.
+ */
+int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req);
+
+/*
+ * freeze_fork - in the walk's first callback (the VM thread, inside the
+ * pause): check that this is a safepoint (_state is 2), fork. Returns the
+ * copy's pid in the JVM, 0 in the copy (sandboxed: every fd closed, see
+ * agent_proto.h), or -errno with the reason in fz->rec (then the walk goes
+ * on in the pause). Only async-signal-safe work after the fork in the copy.
+ */
+pid_t freeze_fork(struct freeze *fz);
+
+/*
+ * freeze_wait - in the JVM after the pause: wait until the copy's walk is
+ * over (HotSpot left the safepoint in the copy), watching @watch_fd (the
+ * memtrace connection: gone means give up) and *@progress in the copy (a
+ * counter its callbacks bump: still for req.stall_ms means stuck). Returns
+ * 0, or -errno with the reason in fz->rec (the copy is still there: call
+ * freeze_end()).
+ */
+int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress);
+
+/* freeze_read - @len bytes at @addr of the copy into @buf. 0 or -errno. */
+int freeze_read(struct freeze *fz, uint64_t addr, void *buf, size_t len);
+
+/*
+ * freeze_readv - the copy's memory into many buffers: @n pieces, piece i
+ * from @addrs[i] (@lens[i] bytes) into @bufs[i]. 0 or -errno.
+ */
+int freeze_readv(struct freeze *fz, const uint64_t *addrs, void *const *bufs,
+		 const size_t *lens, size_t n);
+
+/*
+ * freeze_end - kill the copy (if any) and reap it; its rusage goes into
+ * fz->rec; close the fds freeze_fork() and freeze_read() opened. No-op
+ * unless freeze_fork() ran on @fz; safe to call twice. (A zeroed struct
+ * freeze has fds 0: the JVM's stdin, never to be closed.)
+ */
+void freeze_end(struct freeze *fz);
+
+/* freeze_fail - note that @stage failed with @err (-errno) and why (printf). */
+void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

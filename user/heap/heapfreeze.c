@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heapfreeze.c - what memtrace checks and hands the agent for a frozen heap
+ * walk (see heapfreeze.h and MT_AP_HEAP_FREEZE in agent_proto.h).
+ *
+ * The agent needs two HotSpot addresses that VMStructs does not publish, so
+ * they come from libjvm's .symtab: SafepointSynchronize::_state, which tells
+ * it when the copy's walk is over (HotSpot leaves the safepoint in the copy
+ * after FollowReferences returns), and on JDK 17 ObjectMarker::_needs_reset
+ * (that JDK unmarks the whole heap after a walk that got past its roots;
+ * the copy skips it). The heap's reserved range (CollectedHeap::_reserved)
+ * lets the agent check that the heap is private memory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heap/heapfreeze.h"
+#include "heap/snapshot.h"
+#include "jvm/jvmflags.h"
+#include "jvm/proc.h"
+#include "jvm/vmstructs.h"
+#include "lib/util.h"
+
+#define SYM_STATE "_ZN20SafepointSynchronize6_stateE"
+#define SYM_RESET "_ZN12ObjectMarker12_needs_resetE"
+#define SYM_TC_MUTEX "_ZL8tc_mutex"               /* JDK 17: ThreadCritical's pthread mutex */
+#define SYM_CHUNK_MUTEX "_ZL20GlobalChunkPoolMutex" /* JDK 21+: a pointer to the chunk pool's */
+
+int heapfreeze_mode_parse(const char *s, int *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = HEAPFREEZE_AUTO;
+	else if (!strcmp(s, "frozen"))
+		*mode = HEAPFREEZE_FROZEN;
+	else if (!strcmp(s, "paused"))
+		*mode = HEAPFREEZE_PAUSED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON };
+
+/* The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP. */
+static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum gc *gc,
+		    char *why, size_t n)
+{
+	static const char *const ok[] = { "UseG1GC", "UseParallelGC", "UseSerialGC",
+					  "UseEpsilonGC" };
+	static const char *const no[] = { "UseZGC", "UseShenandoahGC" };
+	bool on = false;
+
+	for (size_t i = 0; i < MT_ARRAY_SIZE(no); i++)
+		if (!jvmflags_get_bool(p, vs, no[i], &on) && on) {
+			snprintf(why, n, "its collector (%s) changes the heap outside pauses and "
+				 "would write into a copy", no[i] + 3);
+			return -ENOTSUP;
+		}
+	for (size_t i = 0; i < MT_ARRAY_SIZE(ok); i++)
+		if (!jvmflags_get_bool(p, vs, ok[i], &on) && on) {
+			*gc = (enum gc)i;
+			return 0;
+		}
+	snprintf(why, n, "its collector is not one memtrace knows (G1, Parallel, Serial)");
+	return -ENOTSUP;
+}
+
+/* off = offset of Type::field (or as a supertype declares it), as a u16. */
+static int off16(const struct mt_vmstructs *vs, const char *type, const char *field,
+		 uint16_t *off)
+{
+	uint64_t o;
+	int err = vmstructs_field_offset_inherited(vs, type, field, &o);
+
+	if (!err && o > UINT16_MAX)
+		err = -ERANGE;
+	if (!err)
+		*off = (uint16_t)o;
+	return err;
+}
+
+/* spaces[i] = the address of the pointer field @owner_type::@field of the
+ * object at @owner (a space object's pointer, read by the agent in the pause). */
+static int space_field(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f, int i,
+		       uint64_t owner, const char *owner_type, const char *field)
+{
+	uint64_t o;
+	int err = vmstructs_field_offset(vs, owner_type, field, &o);
+
+	if (!err && !owner)
+		err = -EFAULT;
+	if (!err)
+		f->spaces[i] = owner + o;
+	return err;
+}
+
+/*
+ * Where the heap's unused space is, for the agent to keep it out of the copy:
+ * G1's region table; the young and old spaces of Parallel and Serial. Any
+ * entry missing: the whole heap is shared (a slower fork, more page faults
+ * afterwards, the same snapshot). Never fails.
+ */
+static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap,
+			struct mt_ap_heap_freeze *f)
+{
+	uint64_t a, young = 0, old = 0, hrm, regions, base, len;
+	int err = 0;
+
+	if (gc == GC_G1) {
+		const char *hr = vmstructs_type(vs, "G1HeapRegion") ? "G1HeapRegion" : "HeapRegion";
+		const char *mgr = vmstructs_type(vs, "G1HeapRegionManager") ? "G1HeapRegionManager" :
+				  "HeapRegionManager";
+
+		err = vmstructs_field_offset(vs, "G1CollectedHeap", "_hrm", &hrm);
+		if (!err)
+			err = vmstructs_field_offset(vs, mgr, "_regions", &regions);
+		if (!err)
+			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_base", &base);
+		if (!err)
+			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_length", &len);
+		if (!err)
+			err = off16(vs, hr, "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, hr, "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, hr, "_end", &f->off_end);
+		if (!err) {
+			f->spaces[0] = heap + hrm + regions;
+			f->spaces[1] = base;
+			f->spaces[2] = len;
+			f->space_kind = MT_AP_FREEZE_SPACES_G1;
+		}
+		return;
+	}
+	if (gc == GC_PARALLEL) {
+		err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_young_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, a, &young);
+		if (!err)
+			err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_old_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, a, &old);
+		if (!err)
+			err = space_field(vs, f, 0, young, "PSYoungGen", "_eden_space");
+		if (!err)
+			err = space_field(vs, f, 1, young, "PSYoungGen", "_from_space");
+		if (!err)
+			err = space_field(vs, f, 2, young, "PSYoungGen", "_to_space");
+		if (!err)
+			err = space_field(vs, f, 3, old, "PSOldGen", "_object_space");
+		if (!err)
+			err = off16(vs, "MutableSpace", "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, "MutableSpace", "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, "MutableSpace", "_end", &f->off_end);
+	} else if (gc == GC_SERIAL) {
+		const char *ht = vmstructs_field(vs, "SerialHeap", "_young_gen") ? "SerialHeap" :
+				 "GenCollectedHeap";
+
+		err = vmstructs_field_offset(vs, ht, "_young_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, heap + a, &young);
+		if (!err)
+			err = vmstructs_field_offset(vs, ht, "_old_gen", &a);
+		if (!err)
+			err = vmstructs_read_ptr(vs, heap + a, &old);
+		if (!err)
+			err = space_field(vs, f, 0, young, "DefNewGeneration", "_eden_space");
+		if (!err)
+			err = space_field(vs, f, 1, young, "DefNewGeneration", "_from_space");
+		if (!err)
+			err = space_field(vs, f, 2, young, "DefNewGeneration", "_to_space");
+		if (!err)
+			err = space_field(vs, f, 3, old, "TenuredGeneration", "_the_space");
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_bottom", &f->off_bottom);
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_top", &f->off_top);
+		if (!err)
+			err = off16(vs, "ContiguousSpace", "_end", &f->off_end);
+	} else {
+		return;
+	}
+	if (err)
+		memset(f->spaces, 0, sizeof(f->spaces));
+	else
+		f->space_kind = MT_AP_FREEZE_SPACES_LIST;
+}
+
+/* e2e tests (walk_frozen): MEMTRACE_TEST_FREEZE=fail makes the copy die after
+ * the roots, =hang makes it stop calling back (given up after 1.5 s here),
+ * =pull makes the agent read the records out of the copy and send them,
+ * =nofork makes the fork fail (the walk goes on in the pause). */
+static void test_hooks(struct mt_ap_heap_freeze *f)
+{
+	const char *t = getenv("MEMTRACE_TEST_FREEZE");
+
+	if (t && !strcmp(t, "pull"))
+		f->flags &= ~MT_AP_FREEZE_DIRECT;
+	if (t && !strcmp(t, "nofork"))
+		f->flags |= MT_AP_FREEZE_TEST_NOFORK;
+	if (t && !strcmp(t, "fail"))
+		f->flags |= MT_AP_FREEZE_TEST_FAIL;
+	if (t && !strcmp(t, "hang")) {
+		f->flags |= MT_AP_FREEZE_TEST_HANG;
+		f->stall_ms = 1500;
+	}
+}
+
+int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n)
+{
+	struct mt_vmstructs *vs = NULL;
+	uint64_t heap, start = 0, words = 0, a_heap, off_res, off_start, off_words;
+	enum gc gc = GC_G1;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = vmstructs_open(p, &vs);
+	if (err) {
+		snprintf(why, n, "its VMStructs tables cannot be read (%s)", strerror(-err));
+		return err;
+	}
+	err = check_gc(p, vs, &gc, why, n);
+	if (err)
+		goto out;
+	if (vmstructs_symbol(vs, SYM_STATE, &f->state_addr)) {
+		snprintf(why, n, "libjvm has no .symtab (SafepointSynchronize::_state unknown)");
+		err = -ENOENT;
+		goto out;
+	}
+	if (vmstructs_symbol(vs, SYM_RESET, &f->reset_addr))
+		f->reset_addr = 0; /* JDK 21+: a bitmap marks, nothing to unmark */
+	/* the arena chunk pool's lock: JIT compiler threads take it during pauses
+	 * and the copy's walk needs it (a deadlock in the copy, seen on JDK 17) */
+	if (!vmstructs_symbol(vs, SYM_CHUNK_MUTEX, &f->locks[0])) {
+		f->lock_ptr = 1;
+	} else if (vmstructs_symbol(vs, SYM_TC_MUTEX, &f->locks[0])) {
+		snprintf(why, n, "libjvm's arena lock is unknown (neither %s nor %s in .symtab)",
+			 SYM_CHUNK_MUTEX, SYM_TC_MUTEX);
+		err = -ENOENT;
+		goto out;
+	}
+	err = vmstructs_static_addr(vs, "Universe", "_collectedHeap", &a_heap);
+	if (!err)
+		err = vmstructs_field_offset(vs, "CollectedHeap", "_reserved", &off_res);
+	if (!err)
+		err = vmstructs_field_offset(vs, "MemRegion", "_start", &off_start);
+	if (!err)
+		err = vmstructs_field_offset(vs, "MemRegion", "_word_size", &off_words);
+	if (!err)
+		err = vmstructs_read_ptr(vs, a_heap, &heap);
+	if (!err)
+		err = vmstructs_read_ptr(vs, heap + off_res + off_start, &start);
+	if (!err)
+		err = vmstructs_read_ptr(vs, heap + off_res + off_words, &words);
+	if (err || !start || !words || words > (1ull << 50)) {
+		snprintf(why, n, "the Java heap's range cannot be read from VMStructs");
+		err = err ? err : -EPROTO;
+		goto out;
+	}
+	f->heap_lo = start;
+	f->heap_hi = start + words * 8;
+	find_spaces(vs, gc, heap, f);
+	f->stall_ms = HEAPFREEZE_STALL_MS;
+	f->max_ms = HEAPFREEZE_MAX_MS;
+	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
+	test_hooks(f);
+out:
+	vmstructs_free(vs);
+	return err;
+}
+
+uint64_t heapfreeze_meminfo_kb(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == ':')
+			return strtoull(l + kl + 1, NULL, 10);
+	}
+	return UINT64_MAX;
+}
+
+uint64_t heapfreeze_cgroup_left(const char *limit, const char *usage)
+{
+	uint64_t lim, use;
+	char *end;
+
+	if (!limit || !usage || !strncmp(limit, "max", 3))
+		return UINT64_MAX;
+	lim = strtoull(limit, &end, 10);
+	if (end == limit || lim >= (1ull << 62)) /* v1's "unlimited" is 2^63 - a page */
+		return UINT64_MAX;
+	use = strtoull(usage, &end, 10);
+	if (end == usage)
+		return UINT64_MAX;
+	return use >= lim ? 0 : lim - use;
+}
+
+/* The least left under the limits of the cgroup at @dir and its ancestors
+ * up to @top (v2: memory.max/current, v1: memory.limit_in_bytes/usage_in_bytes). */
+static uint64_t cgroup_left(char *dir, size_t top, bool v2)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (;;) {
+		char lp[PATH_MAX + 32], up[PATH_MAX + 32];
+		char *l, *u, *slash;
+		uint64_t left;
+
+		snprintf(lp, sizeof(lp), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+		snprintf(up, sizeof(up), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+		l = read_file(lp, NULL);
+		u = read_file(up, NULL);
+		left = heapfreeze_cgroup_left(l, u);
+		free(l);
+		free(u);
+		if (left < least)
+			least = left;
+		slash = strrchr(dir, '/');
+		if (!slash || (size_t)(slash - dir) < top)
+			break;
+		*slash = '\0';
+	}
+	return least;
+}
+
+int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
+{
+	char path[64], *text;
+	uint64_t kb, left = UINT64_MAX;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	text = read_file(path, NULL);
+	if (!text)
+		return -errno;
+	kb = heapfreeze_meminfo_kb(text, "RssAnon");
+	free(text);
+	if (kb == UINT64_MAX)
+		return -EPROTO;
+	*need = kb * 1024;
+	text = read_file("/proc/meminfo", NULL);
+	kb = text ? heapfreeze_meminfo_kb(text, "MemAvailable") : UINT64_MAX;
+	free(text);
+	if (kb != UINT64_MAX)
+		left = kb * 1024;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	text = read_file(path, NULL);
+	for (char *l = text; l && *l;) {
+		char *nl = strchr(l, '\n'), dir[PATH_MAX];
+		const char *rel = NULL;
+		bool v2 = false;
+		uint64_t c;
+
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(l, "0::", 3)) {
+			rel = l + 3;
+			v2 = true;
+		} else if (strstr(l, ":memory:")) {
+			rel = strstr(l, ":memory:") + 8;
+		}
+		if (rel) {
+			int base = snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", v2 ? "" : "/memory");
+
+			if (base > 0 && strlen(rel) + (size_t)base < sizeof(dir) && !strstr(rel, "..")) {
+				snprintf(dir + base, sizeof(dir) - (size_t)base, "%s",
+					 strcmp(rel, "/") ? rel : "");
+				c = cgroup_left(dir, (size_t)base, v2);
+				if (c < left)
+					left = c;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	*have = left;
+	return 0;
+}
+
+uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
+{
+	char path[64], *text;
+	uint64_t kb;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	text = read_file(path, NULL);
+	kb = text ? heapfreeze_meminfo_kb(text, "VmRSS") : UINT64_MAX;
+	free(text);
+	return kb == UINT64_MAX ? 0 : kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
+}
+
+/* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */
+static int find_copy(int jvm, uint32_t nspid)
+{
+	char path[64], *text;
+	DIR *d;
+	struct dirent *e;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", jvm);
+	d = opendir(path);
+	while (d && !found && (e = readdir(d))) {
+		char cp[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", jvm, e->d_name);
+		text = read_file(cp, NULL);
+		for (char *t = text ? strtok(text, " \n") : NULL; t && !found; t = strtok(NULL, " \n")) {
+			int c = atoi(t);
+			char sp[64], *st, *ns;
+
+			snprintf(sp, sizeof(sp), "/proc/%d/status", c);
+			st = c > 0 ? read_file(sp, NULL) : NULL;
+			ns = st ? strstr(st, "\nNSpid:") : NULL;
+			if (ns && heapfreeze_meminfo_kb(st, "PPid") == (uint64_t)jvm) {
+				char *eol = strchr(ns + 1, '\n'), *last;
+
+				if (eol)
+					*eol = '\0';
+				last = strrchr(ns, '\t');
+				if (last && strtoul(last + 1, NULL, 10) == nspid)
+					found = c;
+			}
+			free(st);
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t addr)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t r = pread(fd, (char *)buf + off, len - off, (off_t)(addr + off));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		off += (size_t)r;
+	}
+	return 0;
+}
+
+/* Append @k entries of @esz bytes at @src to s->raw as records of @kind. */
+static int raw_records(struct mt_snapshot *s, unsigned kind, const void *src, size_t k, size_t esz)
+{
+	size_t per = (0xfff0 - 8) / esz;
+
+	for (size_t i = 0; i < k; i += per) {
+		size_t m = k - i < per ? k - i : per;
+		size_t len = 8 + m * esz;
+
+		if (snapshot_grow(&s->raw, &s->raw_cap, s->raw_len, len, 1))
+			return -ENOMEM;
+		if (mt_ap_rec_put(s->raw, s->raw_cap, &s->raw_len, kind, (uint32_t)m,
+				  (const char *)src + i * esz, m * esz) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n)
+{
+	const struct mt_ap_hcopy *c = &s->copy;
+	struct mt_ap_hstrref *refs = NULL;
+	char path[64];
+	int pid, fd = -1, err = 0;
+
+	if (c->nvisits > (1ull << 34) || c->nprims > (1ull << 34) || c->nstrs > (1ull << 30)) {
+		snprintf(why, n, "the frozen copy's record counts make no sense");
+		return -EPROTO;
+	}
+	pid = find_copy(p->pid, c->child_pid);
+	if (!pid) {
+		snprintf(why, n, "the frozen copy (pid %u in the JVM) is not among the JVM's "
+			 "children", c->child_pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	err = snapshot_grow(&s->visits, &s->cap_visits, s->nvisits, c->nvisits, sizeof(*s->visits));
+	if (!err && c->nvisits)
+		err = pread_all(fd, s->visits + s->nvisits, c->nvisits * sizeof(*s->visits), c->visits);
+	if (!err) {
+		err = raw_records(s, MT_AP_HREC_VISITS, s->visits + s->nvisits, c->nvisits,
+				  sizeof(*s->visits));
+		s->nvisits += c->nvisits;
+	}
+	if (!err)
+		err = snapshot_grow(&s->prims, &s->cap_prims, s->nprims, c->nprims, sizeof(*s->prims));
+	if (!err && c->nprims)
+		err = pread_all(fd, s->prims + s->nprims, c->nprims * sizeof(*s->prims), c->prims);
+	if (!err) {
+		err = raw_records(s, MT_AP_HREC_PRIMS, s->prims + s->nprims, c->nprims,
+				  sizeof(*s->prims));
+		s->nprims += c->nprims;
+	}
+	if (!err && c->nstrs) {
+		refs = calloc(c->nstrs, sizeof(*refs));
+		err = refs ? pread_all(fd, refs, c->nstrs * sizeof(*refs), c->strs) : -ENOMEM;
+	}
+	for (uint64_t i = 0; i < c->nstrs && !err; i++) {
+		char buf[8 + MT_AP_HSTR_MAX + 1];
+		struct mt_snap_string st = { .obj = refs[i].obj };
+
+		if (refs[i].len > MT_AP_HSTR_MAX) {
+			err = -EPROTO;
+			break;
+		}
+		memcpy(buf, &refs[i].obj, 8);
+		err = pread_all(fd, buf + 8, refs[i].len + 1, refs[i].utf8);
+		if (err)
+			break;
+		buf[8 + refs[i].len] = '\0';
+		st.s = snapshot_strdup(s, buf + 8, refs[i].len);
+		if (!st.s || snapshot_grow(&s->strings, &s->cap_strings, s->nstrings, 1,
+					   sizeof(*s->strings)) ||
+		    snapshot_grow(&s->raw, &s->raw_cap, s->raw_len, 8 + 8 + refs[i].len + 8, 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		s->strings[s->nstrings++] = st;
+		if (mt_ap_rec_put(s->raw, s->raw_cap, &s->raw_len, MT_AP_HREC_STRING, refs[i].len,
+				  buf, 8 + refs[i].len + 1) < 0)
+			err = -ENOMEM;
+	}
+	free(refs);
+	close(fd);
+	if (err == -ENOMEM)
+		snprintf(why, n, "out of memory for the frozen copy's records");
+	else if (err == -EPROTO)
+		snprintf(why, n, "a string in the frozen copy is longer than the agent sends");
+	else if (err)
+		snprintf(why, n, "cannot read the frozen copy (pid %d): %s", pid, strerror(-err));
+	return err;
+}

@@ -1,0 +1,84 @@
+/* heapfreeze.h - frozen heap walks from memtrace's side (MT_AP_HEAP_FREEZE in
+ * agent_proto.h): whether a JVM can be frozen (its collector, the symbols the
+ * agent needs, a private heap), the request's parameters, and the memory
+ * headroom a frozen copy may use. The agent forks the JVM inside the walk's
+ * pause and lets the copy do the walk: the JVM's pause is the fork's, and
+ * afterwards every page it shares with the copy costs one page fault at its
+ * first write (a copy-on-write while the copy lives). */
+#ifndef MEMTRACE_HEAPFREEZE_H
+#define MEMTRACE_HEAPFREEZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/agent_proto.h"
+
+struct mt_proc;
+struct mt_snapshot;
+
+/* --walk: how heap snapshots are taken (mt_opts.walk). */
+enum heapfreeze_mode {
+	HEAPFREEZE_AUTO = 0,   /* frozen where this JVM allows it, else in a pause (said why) */
+	HEAPFREEZE_FROZEN = 1, /* frozen or an error; no memory headroom check */
+	HEAPFREEZE_PAUSED = 2, /* the JVMTI walk in a pause, as before frozen walks */
+};
+
+#define HEAPFREEZE_STALL_MS 30000  /* the copy's walk calls back nothing this long: stuck */
+#define HEAPFREEZE_MAX_MS   600000 /* the copy's walk may last this long */
+#define HEAPFREEZE_MARGIN   (64ull << 20) /* headroom kept free besides what a copy may use */
+#define HEAPFREEZE_GC_WAIT_MS 2000 /* an allocating JVM: freeze after its next GC, waiting this long */
+#define HEAPFREEZE_EDEN_MIN (16ll << 20) /* eden growing by a 16th of this: wait for a GC */
+#define HEAPFREEZE_FORK_NS_PER_MB 60000 /* fork()'s cost per MiB resident, an upper estimate
+					 * (25-50 us measured here, on a loaded 2-core VM) */
+
+/* heapfreeze_mode_parse - "auto", "frozen" or "paused" into *@mode.
+ * Returns 0 or -EINVAL. */
+int heapfreeze_mode_parse(const char *s, int *mode);
+
+/*
+ * heapfreeze_prepare - can JVM @p be frozen for a walk? Fills @f (symbols
+ * from libjvm's .symtab, the heap's reserved range from VMStructs, the
+ * default limits). Refused: collectors whose heap is not plain private
+ * memory between pauses (ZGC, Shenandoah: their barriers would write in the
+ * copy, and ZGC maps its heap shared), a libjvm without .symtab. Returns 0,
+ * or -errno with the reason in @why (nothing printed).
+ */
+int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n);
+
+/*
+ * heapfreeze_headroom - the memory JVM @p may take while a frozen copy of it
+ * lives (*@need: its anonymous resident memory, each page copied at most once
+ * by whichever process writes it first) and what its cgroups (every
+ * ancestor with a limit, v1 or v2) and the machine (MemAvailable) have left
+ * (*@have). Returns 0, or -errno when nothing could be read.
+ */
+int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have);
+
+/*
+ * heapfreeze_read_copy - the walk's records out of the frozen copy that
+ * s->copy (a COPY record of JVM @p's agent) names: the copy is found among
+ * the JVM's children by its pid in the JVM's namespace, read through
+ * /proc/PID/mem into s's visits, values and strings, and the same records
+ * are appended to s->raw (so a saved snapshot holds them). Returns 0, or
+ * -errno with the reason in @why (nothing printed).
+ */
+int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n);
+
+/* heapfreeze_fork_estimate_ns - an upper estimate of the pause a fork of JVM
+ * @p would take (its resident memory's page tables are copied), for
+ * --max-pause. 0 when unknown. */
+uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p);
+
+/*
+ * heapfreeze_cgroup_left - pure: the bytes left under a cgroup's limit, from
+ * the text of its limit file (@limit: "max", a v1 near-2^63 "unlimited", or
+ * a number) and its usage file (@usage). UINT64_MAX when unlimited or
+ * unreadable.
+ */
+uint64_t heapfreeze_cgroup_left(const char *limit, const char *usage);
+
+/* heapfreeze_meminfo_kb - pure: field @key ("MemAvailable") of a
+ * /proc/meminfo or /proc/PID/status text @text, in kB; UINT64_MAX if absent. */
+uint64_t heapfreeze_meminfo_kb(const char *text, const char *key);
+
+#endif
