@@ -192,14 +192,15 @@ FUZZ_recording := $(addprefix user/monitor/,recording.c sequencer.c check.c objr
 	$(addprefix user/lib/,util.c idmap.c)
 FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
-	$(addprefix user/heap/,heapview.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
-	$(addprefix user/jvm/,attach.c perfdata.c proc.c) user/analysis/ageranges.c \
+	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
+	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c) \
+	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
 FUZZ_LIBS_usdt := -lelf -lbpf
 FUZZ_LIBS_vmstructs := -lelf
 FUZZ_LIBS_agent_frames := -lelf
-FUZZ_LIBS_http := -lmicrohttpd -lpthread
+FUZZ_LIBS_http := -lmicrohttpd -lpthread -lelf
 FUZZERS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(BUILD)/fuzz/obj/%.o: %.c $(USER_HDRS) $(wildcard user/agent/*.h) | $(BUILD)

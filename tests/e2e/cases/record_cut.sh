@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # record_cut - recordings survive their writer. Three `memtrace record`s of
 # one JVM at once: one ends normally, one is killed -9, one writes into a
-# 48 KiB tmpfs (a private mount) until the disk is full. Then the complete
+# 256 KiB tmpfs (a private mount) until the disk is full. Then the complete
 # one is cut at every 4 KiB boundary, re-framed as one gzip stream (a
 # recording from before the framing), and given zeros in place of its end
 # (a host crash). Every time `check` exits 0 with no violation and reads
@@ -18,8 +18,8 @@ r1=$!
 "$MEMTRACE" record -p "$pid" -o "$TMPD/killed.rec.gz" 2>"$TMPD/killed.err" &
 r2=$!
 mkdir -p "$TMPD/small"
-# ENOSPC: a 48 KiB tmpfs in a mount namespace of its own (nothing left mounted)
-unshare --mount bash -c "mount -t tmpfs -o size=48k tmpfs '$TMPD/small' &&
+# ENOSPC: a 256 KiB tmpfs (a member is up to a second of events: parks fill 48 KiB at once) in a mount namespace of its own (nothing left mounted)
+unshare --mount bash -c "mount -t tmpfs -o size=256k tmpfs '$TMPD/small' &&
 	'$MEMTRACE' record -p $pid -o '$TMPD/small/rec.gz' --duration 20 2>'$TMPD/enospc.err';
 	echo \$? >'$TMPD/enospc.rc'; cp '$TMPD/small/rec.gz' '$TMPD/enospc.rec.gz'" &
 r3=$!
@@ -98,7 +98,7 @@ assert c["events"] > 1000, c
 print(f"kill -9 after 3.5 s: {c['events']} events, cut {c['cut']['reason']} at byte {c['cut']['at_byte']}")
 
 small = open(f"{d}/enospc.rec.gz", "rb").read()
-assert len(small) <= 48 * 1024, len(small)
+assert len(small) <= 256 * 1024, len(small)
 c = expect(f"{d}/enospc.rec.gz", small, False)
 assert c["cut"]["reason"] in ("writer_error", "no_trailer"), c
 assert c["events"] > 0, c
