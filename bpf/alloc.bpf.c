@@ -89,7 +89,7 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 
 /* Duty cycle: the sample's cost, raw bytes and thread, for user space's
  * choice of the next window (started at @t0). */
-static __always_inline void measure(__u64 t0, __u64 raw)
+static __always_inline void measure(__u64 t0, __u64 raw, __u64 w)
 {
 	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid(), win = window;
 	struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
@@ -107,6 +107,9 @@ static __always_inline void measure(__u64 t0, __u64 raw)
 	if (c) {
 		c->samples++;
 		c->raw_bytes += raw;
+		/* w (w - raw) in KiB^2, shifted so a 4 GiB weight cannot overflow */
+		if (w > raw)
+			c->var_kib2 += ((w >> 5) * ((w - raw) >> 5)) >> 10;
 		c->ns += bpf_ktime_get_ns() - t0;
 	}
 }
@@ -144,7 +147,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
 				 tc_add(klass, unload_gen, w, 0);
-	measure(t0, bytes);
+	measure(t0, bytes, w);
 }
 
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,

@@ -79,6 +79,10 @@ struct mt_alloc_cost {           /* per-CPU, summed by user space */
 	__u64 raw_bytes;         /* their weights before scaling */
 	__u64 skipped;           /* samples the gate let go (keep < 1) */
 	__u64 skipped_ns;        /* their time in the program */
+	__u64 var_kib2;          /* variance of the thinned estimate, KiB^2: a sample
+				  * of x bytes kept with chance p weighs w = x / p
+				  * and adds w (w - x) = x^2 (1 - p) / p^2, the
+				  * Horvitz-Thompson estimator's unbiased term */
 };
 
 struct mt_alloc_tid {            /* samples of one thread in window `window` */

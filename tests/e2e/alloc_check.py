@@ -58,13 +58,25 @@ if mode in ("thin", "windows", "budget"):
     # rate between them (bench/alloc_budget.sh measures it over a minute);
     # a window's scale applied wrong would be off by 3x
     windowed = mode == "windows" or dc["observed"] < 0.999
-    # thinning is unbiased; its spread: a kept share k of n samples of about
-    # equal weight gives a relative deviation of sqrt((1 - k) / (k n)) - four
-    # of those, at least 5 % (measured: fixed keep 0.2, 5000 kept, within 2 %)
-    n = final["total_samples"] / max(dc["kept_share"], 1e-6)
-    spread = ((1 - dc["kept_share"]) / max(dc["kept_share"] * n, 1)) ** 0.5
-    tolerance = 0.35 if windowed else max(0.05, 4 * spread)
-    print(f"  tolerance {100 * tolerance:.1f} % (kept {dc['kept_share']:.3f} of ~{n:.0f} samples)")
+    # thinning is unbiased; memtrace reports the spread of its total (the
+    # Horvitz-Thompson variance of the kept samples' weights): the JVM's count
+    # must be within four of those standard errors, plus 2 % for what
+    # sampling refills misses without thinning (measured 0.999-1.005)
+    se = dc.get("total_bytes_stderr")
+    if windowed:
+        if se is not None:
+            print("  a standard error reported under time windows"); ok = False
+        tolerance = 0.35
+    else:
+        if se is None or se < 0:
+            print("  no total_bytes_stderr while thinning"); sys.exit(1)
+        if dc["kept_share"] < 0.999 and se <= 0:
+            print("  zero spread for a thinned estimate"); ok = False
+        if dc["kept_share"] >= 0.999 and se != 0:
+            print("  a spread although every sample was kept"); ok = False
+        tolerance = 0.02 + 4 * se / final["total_bytes"]
+    print(f"  tolerance {100 * tolerance:.1f} % (kept {dc['kept_share']:.3f}, "
+          f"standard error {se} B)")
     mode = "shares"
 if mode == "shares":
     three = sum(classes[n]["bytes"] for n in names.values())

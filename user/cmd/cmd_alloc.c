@@ -230,9 +230,13 @@ static void print_duty(struct alloctrace *t, bool json)
 		printf(",\"duty_cycle\":{\"budget\":%.4f,\"observed\":%.4f,\"duty\":%.4f,"
 		       "\"keep\":%.4f,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
 		       "\"busiest_thread_samples_per_s\":%.0f,\"cost_per_sample_ns\":%.0f,"
-		       "\"trap_ns\":%.0f,\"windows\":%llu}",
+		       "\"trap_ns\":%.0f,\"windows\":%llu,\"total_bytes_stderr\":",
 		       d.budget, d.observed, d.duty, d.keep, d.kept_share, d.max_cost_share, d.rate,
 		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows);
+		if (d.stderr_bytes >= 0)
+			printf("%.0f}", d.stderr_bytes);
+		else
+			printf("null}");
 		return;
 	}
 	if (d.observed > 0.999 && d.kept_share > 0.999)
@@ -249,7 +253,15 @@ static void print_duty(struct alloctrace *t, bool json)
 			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
 			       "estimate varies with the workload's rate between them)",
 			       100 * d.observed, (unsigned long long)d.windows);
-		printf("; bytes are scaled to the whole\n");
+		printf("; bytes are scaled to the whole");
+		if (d.stderr_bytes >= 0) {
+			char b[32];
+
+			/* two standard errors: a 95 % interval for the total */
+			printf(" (the total within +-%s, 95 %%; a class's share within more)",
+			       fmt_bytes((uint64_t)(2 * d.stderr_bytes), b, sizeof(b)));
+		}
+		printf("\n");
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* alloctrace.c - the alloc BPF object's lifecycle and name resolution. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,6 +469,7 @@ static struct mt_alloc_cost cost_now(struct alloctrace *t)
 			sum.raw_bytes += per[i].raw_bytes;
 			sum.skipped += per[i].skipped;
 			sum.skipped_ns += per[i].skipped_ns;
+			sum.var_kib2 += per[i].var_kib2;
 		}
 	free(per);
 	return sum;
@@ -591,6 +593,9 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->cost_ns = t->dc.cost_ns;
 	d->trap_ns = t->dc.trap_ns;
 	d->windows = t->dc.windows;
+	/* the thinning's spread: known only when no window scaled the weights */
+	d->stderr_bytes = d->observed > 0.999 && !t->dc.windowed ?
+		sqrt((double)cost_now(t).var_kib2) * 1024 : -1;
 	pthread_mutex_unlock(&t->mu);
 }
 

@@ -43,6 +43,9 @@ struct alloctrace_duty {
 	double cost_ns;   /* per sample, trap included (last window) */
 	double trap_ns;   /* the trap alone, as measured at start */
 	uint64_t windows; /* windows so far */
+	double stderr_bytes; /* standard error of the total bytes from thinning
+			   * (sqrt of the Horvitz-Thompson variance estimate);
+			   * < 0 when time windows make it unknown */
 };
 
 /* One aggregated row: a class (and stack) with its bytes and samples. */
