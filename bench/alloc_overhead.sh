@@ -15,6 +15,8 @@ ROUNDS=${ROUNDS:-4}
 # (~8 GB/s on a quiet machine here; WORKLOAD=AllocBench for small objects)
 WORKLOAD=${WORKLOAD:-AllocDeep --depth 40 --size 256}
 PHASE=${PHASE:-3}
+# BUDGETS="0.5 2": also the stacks under those budgets; ONLY_BUDGETS=1: only
+# those
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
@@ -37,15 +39,31 @@ run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 	kill $pid; wait $pid 2>/dev/null || true
 	# what memtrace chose under the budget, the last round
 	grep -h '"duty_cycle"' "$tmp/$name.mt.$((ROUNDS - 1))" 2>/dev/null |
-		python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("  memtrace:", d.get("duty_cycle"), "rate", round(d["total_bytes"] / d["duration_s"] / 1e9, 2), "GB/s")' || true
+		python3 -c 'import json,sys
+t = sys.stdin.read().strip()
+if t:
+    d = json.loads(t); c = d.get("duty_cycle")
+    print("  memtrace:", c, "rate", round(d["total_bytes"] / d["duration_s"] / 1e9, 2), "GB/s")
+    if c:  # its own account: the trap on every refill, the program on the kept ones
+        trap = c["trap_ns"] * c["busiest_thread_samples_per_s"] / 1e9
+        print("  memtrace, by its own account, costs the busiest thread: %.2f %%" %
+              (100 * (trap + c["keep"] * max(c["max_cost_share"] - trap, 0))))' || true
 }
 
+if [ -z "${ONLY_BUDGETS:-}" ]; then
 echo "== allocation throughput, JVM without flags: baseline vs memtrace alloc attached (by class, default 1 % budget)"
 JFLAGS="" run_jvm plain baseline "memtrace-alloc" --duration 1000
 python3 "$ROOT/bench/phases.py" "$tmp/plain.out" "$tmp/plain.phases"
 echo "== the same with whole Java stacks (--by stack: the walker, under the same budget)"
 JFLAGS="" run_jvm stacks baseline "memtrace-alloc-stacks" --by stack --duration 1000
 python3 "$ROOT/bench/phases.py" "$tmp/stacks.out" "$tmp/stacks.phases"
+fi
+for b in ${BUDGETS:-}; do # more budgets for the stacks, e.g. BUDGETS="0.5 2"
+	echo "== whole Java stacks under --budget $b"
+	JFLAGS="" run_jvm "stacks$b" baseline "memtrace-alloc-stacks-budget-$b" --by stack --budget "$b" --duration 1000
+	python3 "$ROOT/bench/phases.py" "$tmp/stacks$b.out" "$tmp/stacks$b.phases"
+done
+[ -n "${ONLY_BUDGETS:-}" ] && exit 0
 echo "== the same with every sample taken (--by stack --budget 0: what the budget saves)"
 JFLAGS="" run_jvm nobudget baseline "memtrace-alloc-stacks-all" --by stack --budget 0 --duration 1000
 python3 "$ROOT/bench/phases.py" "$tmp/nobudget.out" "$tmp/nobudget.phases"

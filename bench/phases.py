@@ -4,7 +4,10 @@
 WORKLOAD_OUT holds "tput <epoch_ms> <count>" lines (250 ms intervals);
 PHASES holds "<label> <start_ms> <end_ms>" lines. The first 500 ms of each
 phase are skipped (attach/detach settling). Prints, per label, the median of
-the phases' mean throughputs (allocations/s), and ratios against "baseline".
+the phases' mean throughputs (allocations/s), and ratios against "baseline":
+the ratio of the medians, and the median of paired ratios (each other phase
+against the mean of the baseline phases on either side of it, which cancels
+slow drifts of a shared machine), with the paired ratios' quartiles.
 """
 import statistics
 import sys
@@ -16,12 +19,14 @@ for line in open(sys.argv[1]):
     if len(p) == 3 and p[0] == "tput":
         samples.append((int(p[1]), int(p[2])))
 per = {}
+seq = []
 for line in open(sys.argv[2]):
     label, a, b = line.split()
     a, b = int(a) + 500, int(b)
     xs = [c for t, c in samples if a + 250 <= t <= b]
     if len(xs) >= 2:
         per.setdefault(label, []).append(sum(xs) / (len(xs) * 0.25))
+        seq.append((label, sum(xs) / (len(xs) * 0.25)))
 for label, v in per.items():
     print(f"  {label:28} {statistics.median(v)/1e6:8.2f} M {unit}/s (median of {len(v)} phases; "
           f"min {min(v)/1e6:.2f}, max {max(v)/1e6:.2f})")
@@ -30,3 +35,14 @@ if base:
     for label, v in per.items():
         if label != "baseline":
             print(f"  ratio {label} / baseline: {statistics.median(v)/base:.4f}")
+paired = {}
+for i, (label, v) in enumerate(seq):
+    if label == "baseline":
+        continue
+    near = [seq[j][1] for j in (i - 1, i + 1) if 0 <= j < len(seq) and seq[j][0] == "baseline"]
+    if near:
+        paired.setdefault(label, []).append(v / statistics.mean(near))
+for label, r in paired.items():
+    q = statistics.quantiles(r, n=4) if len(r) >= 2 else [r[0]] * 3
+    print(f"  paired ratio {label} / baseline: median {statistics.median(r):.4f} "
+          f"(quartiles {q[0]:.4f}-{q[2]:.4f}, {len(r)} pairs)")

@@ -254,6 +254,11 @@ static void print_duty(struct alloctrace *t, bool json)
 			       "estimate varies with the workload's rate between them)",
 			       100 * d.observed, (unsigned long long)d.windows);
 		printf("; bytes are scaled to the whole");
+		/* thinning cannot take the trap away: say when it alone is over */
+		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)
+			printf("; the uprobe trap alone costs that thread %.2f%%, over the budget "
+			       "(--budget-windows attaches the probes part of the time)",
+			       100 * d.trap_ns * d.rate / 1e9);
 		if (d.stderr_bytes >= 0) {
 			char b[32];
 
