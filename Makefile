@@ -121,6 +121,11 @@ $(BUILD)/bench/faultcost: bench/faultcost.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
+# issue #14's two designs, timed: copy into a memfd vs fork.
+$(BUILD)/bench/copycost: bench/copycost.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
 # bench/sequencer.sh: the sequencer on a synthetic stream.
 $(BUILD)/bench/sequencer_bench: bench/sequencer_bench.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -165,7 +170,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench $(BUILD)/bench/faultcost
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench $(BUILD)/bench/faultcost $(BUILD)/bench/copycost
 	@bench/run.sh
 
 # libFuzzer harnesses (tests/fuzz/fuzz_NAME.c, tests/fuzz/README.md): clang with
