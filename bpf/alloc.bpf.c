@@ -129,7 +129,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 		account(ctx, klass, bytes, 0, thread);
 		if (targ_tl.on)
 			tlab && thread ? tc_open(thread, obj, bytes, bytes, klass, unload_gen) :
-					 tc_add(klass, unload_gen, bytes, 0);
+					 tc_outside(klass, unload_gen, bytes);
 		return;
 	}
 	if (keep != 0xffffffff && bpf_get_prandom_u32() >= keep) {
@@ -146,7 +146,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	account(ctx, klass, w, 0, thread);
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
-				 tc_add(klass, unload_gen, w, 0);
+				 tc_outside(klass, unload_gen, w);
 	measure(t0, bytes, w);
 }
 

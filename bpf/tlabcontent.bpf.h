@@ -76,16 +76,36 @@ static __always_inline void tc_stat(__u32 which)
 		*n += 1;
 }
 
-/* Add @bytes to (@klass, @gen); a new key is announced for its name. */
-static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 parsed)
+/* a * b bytes^2 in KiB^2 (a weight of 4 GiB squared still fits) */
+static __always_inline __u64 tc_kib2(__u64 a, __u64 b)
+{
+	return (a >> 10) * (b >> 10);
+}
+
+/* A draw (a kept TLAB, an object outside one) of weight @w: its W^2. */
+static __always_inline void tc_draw(__u64 w)
+{
+	__u32 which = MT_CONTENT_W2;
+	__u64 *n = bpf_map_lookup_elem(&content_stats, &which);
+
+	if (n)
+		*n += tc_kib2(w, w);
+}
+
+/* Add @bytes of a draw of weight @w to (@klass, @gen); a new key is
+ * announced for its name. */
+static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 parsed, __u64 w)
 {
 	struct mt_content_key k = { .klass = klass, .gen = gen };
-	struct mt_content_val *v, init = { bytes, parsed };
+	__u64 sq = tc_kib2(bytes, bytes), cross = tc_kib2(bytes, w);
+	struct mt_content_val *v, init = { bytes, parsed, sq, cross };
 
 	v = bpf_map_lookup_elem(&content, &k);
 	if (v) {
 		__sync_fetch_and_add(&v->bytes, bytes);
 		__sync_fetch_and_add(&v->parsed, parsed);
+		__sync_fetch_and_add(&v->sq_kib2, sq);
+		__sync_fetch_and_add(&v->cross_kib2, cross);
 		return;
 	}
 	if (bpf_map_update_elem(&content, &k, &init, BPF_NOEXIST)) {
@@ -93,12 +113,21 @@ static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 pa
 		if (v) {
 			__sync_fetch_and_add(&v->bytes, bytes);
 			__sync_fetch_and_add(&v->parsed, parsed);
+			__sync_fetch_and_add(&v->sq_kib2, sq);
+			__sync_fetch_and_add(&v->cross_kib2, cross);
 		} else {
 			mt_count_drop(&content_drops);
 		}
 		return;
 	}
 	tc_announce(klass, gen);
+}
+
+/* An object outside a TLAB, of weight @w: a draw of its own, all its class's. */
+static __always_inline void tc_outside(__u64 klass, __u32 gen, __u64 w)
+{
+	tc_draw(w);
+	tc_add(klass, gen, w, 0, w);
 }
 
 /* One object at c->off: its class and size, counted. 0 = go on, 1 = stop. */
@@ -189,10 +218,11 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	__u32 zero = 0, gc = 0;
 	__u64 len;
 
+	tc_draw(st->weight);
 	if (!targ_tl.gc_count || bpf_probe_read_user(&gc, sizeof(gc), (void *)targ_tl.gc_count) ||
 	    gc != st->gc) {
 		tc_stat(MT_CONTENT_GC);
-		tc_add(st->klass, st->gen, st->weight, 0);
+		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	c = bpf_map_lookup_elem(&tc_scratch, &zero);
@@ -202,7 +232,7 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	if (len < 24 || bpf_probe_read_user(c->buf, 4096, (void *)st->start) ||
 	    (len > 4096 && bpf_probe_read_user(c->buf + 4096, 4096, (void *)(st->start + 4096)))) {
 		tc_stat(MT_CONTENT_BAD);
-		tc_add(st->klass, st->gen, st->weight, 0);
+		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	c->off = 0;
@@ -217,13 +247,14 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	if (c->bad)
 		tc_stat(MT_CONTENT_BAD);
 	if (!c->parsed) {
-		tc_add(st->klass, st->gen, st->weight, 0);
+		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	tc_stat(MT_CONTENT_PARSED);
 	for (__u32 j = 0; j < MT_TLAB_MAX_CLASSES; j++)
 		if (c->klass[j])
-			tc_add(c->klass[j], st->gen, st->weight * c->bytes[j] / c->parsed, 1);
+			tc_add(c->klass[j], st->gen, st->weight * c->bytes[j] / c->parsed, 1,
+			       st->weight);
 }
 
 /* A refill of @thread: its previous kept TLAB is full, parse it. */

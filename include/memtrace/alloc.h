@@ -146,6 +146,12 @@ struct mt_content_key {
 struct mt_content_val {
 	__u64 bytes;              /* estimated (scaled) bytes */
 	__u64 parsed;             /* TLABs this class was found in by parsing */
+	/* For the spread of the shares (user/probe/alloctrace.c): each kept
+	 * TLAB or object outside one is a draw of weight W giving this class
+	 * y of it; sums of y^2 and of y W, in KiB^2 (with MT_CONTENT_W2's
+	 * sum of W^2: the ratio estimator's linearised variance). */
+	__u64 sq_kib2;
+	__u64 cross_kib2;
 };
 
 /* Per-CPU counters of the parser (`content_stats`). */
@@ -154,6 +160,7 @@ enum mt_content_stat {
 	MT_CONTENT_GC,            /* retired by a collection: to their opening class */
 	MT_CONTENT_BAD,           /* an object the parser could not size (slow-path
 				   * instance, unreadable): parsed up to there */
+	MT_CONTENT_W2,            /* not a count: the sum of the draws' W^2, KiB^2 */
 	MT_CONTENT_NSTATS,
 };
 

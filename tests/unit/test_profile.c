@@ -680,6 +680,77 @@ static void test_pprof_bad_path(void **state)
 	profile_free(p);
 }
 
+static void test_order_by_bytes(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "a" }, *b[] = { "b" }, *c[] = { "c" }, *d[] = { "d" };
+	size_t *o;
+
+	assert_non_null(p);
+	o = profile_order_by_bytes(p); /* empty: still an array to free */
+	assert_non_null(o);
+	free(o);
+	assert_int_equal(profile_add(p, a, 1, 10, 1), 0);
+	assert_int_equal(profile_add(p, b, 1, 30, 1), 0);
+	assert_int_equal(profile_add(p, c, 1, 10, 1), 0);
+	assert_int_equal(profile_add(p, d, 1, 20, 1), 0);
+	o = profile_order_by_bytes(p);
+	assert_non_null(o);
+	/* heaviest first, equal weights in order of first appearance */
+	assert_int_equal(o[0], 1);
+	assert_int_equal(o[1], 3);
+	assert_int_equal(o[2], 0);
+	assert_int_equal(o[3], 2);
+	free(o);
+	profile_free(p);
+}
+
+/* sink_write_files: each file asked for is written; a failure is reported
+ * for its file and the others are still written. */
+static void test_write_files(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "long[]" };
+	char dir[] = "/tmp/mt-test-sinkfiles.XXXXXX", col[64], fg[64], pb[64], *text;
+	FILE *f;
+	long n;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(col, sizeof(col), "%s/c.txt", dir);
+	snprintf(fg, sizeof(fg), "%s/f.html", dir);
+	snprintf(pb, sizeof(pb), "%s/p.pb.gz", dir);
+	assert_int_equal(profile_add(p, a, 2, 64, 1), 0);
+	assert_int_equal(sink_write_files(p, &(struct sink_files){ col, fg, pb }, "t"), 0);
+	f = fopen(col, "r");
+	assert_non_null(f);
+	text = calloc(1, 64);
+	assert_non_null(text);
+	assert_non_null(fgets(text, 64, f));
+	assert_string_equal(text, "main;long[] 64\n");
+	fclose(f);
+	free(text);
+	f = fopen(fg, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	assert_true(n > 100);
+	assert_int_equal(access(pb, R_OK), 0);
+	assert_int_equal(unlink(col), 0);
+	/* nothing asked for: nothing written, no error */
+	assert_int_equal(sink_write_files(p, &(struct sink_files){ NULL, NULL, NULL }, "t"), 0);
+	assert_int_equal(access(col, F_OK), -1);
+	/* an unwritable collapsed file: -EIO, the pprof beside it still written */
+	assert_int_equal(unlink(pb), 0);
+	assert_int_equal(sink_write_files(p, &(struct sink_files){ "/nonexistent-dir/c", NULL, pb },
+					  "t"), -EIO);
+	assert_int_equal(access(pb, R_OK), 0);
+	unlink(pb);
+	unlink(fg);
+	rmdir(dir);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_frames_kinds_and_labels),
 		cmocka_unit_test(test_pprof_inlined_lines),
 		cmocka_unit_test(test_pprof_bad_path),
+		cmocka_unit_test(test_order_by_bytes),
+		cmocka_unit_test(test_write_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -438,6 +438,30 @@ size_t profile_nstacks(const struct profile *p)
 	return p->nstacks;
 }
 
+/* qsort_r: stack numbers by their stacks' bytes, descending, then ascending. */
+static int by_bytes_desc(const void *a, const void *b, void *ctx)
+{
+	const struct profile *p = ctx;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	uint64_t wa = p->stacks[ia].bytes, wb = p->stacks[ib].bytes;
+
+	if (wa != wb)
+		return wa < wb ? 1 : -1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+size_t *profile_order_by_bytes(const struct profile *p)
+{
+	size_t *order = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < p->nstacks; i++)
+		order[i] = i;
+	qsort_r(order, p->nstacks, sizeof(*order), by_bytes_desc, (void *)p);
+	return order;
+}
+
 const struct profile_stack *profile_stack_at(const struct profile *p, size_t i)
 {
 	return i < p->nstacks ? &p->stacks[i] : NULL;

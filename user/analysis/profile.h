@@ -117,6 +117,10 @@ void profile_get_window(const struct profile *p, uint64_t *start_epoch_ns, uint6
  * profile_add() or profile_free(). */
 size_t profile_nstacks(const struct profile *p);
 const struct profile_stack *profile_stack_at(const struct profile *p, size_t i);
+/* profile_order_by_bytes - the stacks' numbers, heaviest first (equal weights
+ * in order of first appearance): a malloc'd array of profile_nstacks()
+ * entries (at least one slot) the caller frees, NULL when out of memory. */
+size_t *profile_order_by_bytes(const struct profile *p);
 /* Distinct frames, and the name of frame @id (NULL if out of range). */
 size_t profile_nnames(const struct profile *p);
 const char *profile_name(const struct profile *p, uint32_t id);

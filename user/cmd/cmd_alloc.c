@@ -46,6 +46,7 @@ struct alloc_opts {
 struct class_row {
 	const char *name;
 	uint64_t bytes, samples;
+	double se;  /* standard error of its share; < 0: unknown (by refills, windows) */
 };
 
 static void usage(FILE *f)
@@ -101,8 +102,10 @@ static struct class_row *by_class(const struct alloc_row *rows, size_t n, size_t
 		for (j = 0; j < *nc; j++)
 			if (!strcmp(c[j].name, rows[i].class_name))
 				break;
-		if (j == *nc)
+		if (j == *nc) {
+			c[j].se = -1;
 			c[(*nc)++].name = rows[i].class_name;
+		}
 		c[j].bytes += rows[i].bytes;
 		c[j].samples += rows[i].samples;
 	}
@@ -123,37 +126,6 @@ static void request_perfmap(const struct mt_proc *p)
 		return; /* attach_command said why */
 	if (r.code)
 		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
-}
-
-static int write_outputs(const struct alloc_opts *o, struct profile *prof)
-{
-	int err = 0;
-
-	if (o->collapsed) {
-		FILE *f = fopen(o->collapsed, "we");
-
-		if (!f || sink_collapsed_write(prof, f)) {
-			p_err("cannot write collapsed stacks to %s: %s", o->collapsed, strerror(errno));
-			err = -EIO;
-		}
-		if (f)
-			fclose(f);
-	}
-	if (o->flamegraph) {
-		FILE *f = fopen(o->flamegraph, "we");
-
-		if (!f || sink_flamegraph_write(prof, f, "memtrace alloc")) {
-			p_err("cannot write the flame graph to %s: %s", o->flamegraph, strerror(errno));
-			err = -EIO;
-		}
-		if (f)
-			fclose(f);
-	}
-	if (o->pprof && sink_pprof_write(prof, o->pprof)) {
-		p_err("cannot write pprof to %s: %s", o->pprof, strerror(errno));
-		err = -EIO;
-	}
-	return err;
 }
 
 struct site_row {
@@ -463,7 +435,7 @@ int do_alloc(int argc, char **argv)
 		total = 0;
 		for (size_t i = 0; classes && i < ncontent; i++) {
 			classes[nc++] = (struct class_row){ content[i].class_name, content[i].bytes,
-							    content[i].tlabs };
+							    content[i].tlabs, content[i].share_stderr };
 			total += content[i].bytes;
 		}
 		if (classes)
@@ -513,10 +485,13 @@ int do_alloc(int argc, char **argv)
 
 			printf("%s{\"class\":", i ? "," : "");
 			json_str(stdout, classes[i].name);
-			printf(",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f}",
+			printf(",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f",
 			       (unsigned long long)classes[i].bytes,
 			       (unsigned long long)classes[i].samples, share,
 			       secs > 0 ? classes[i].bytes / secs : 0);
+			if (classes[i].se >= 0)
+				printf(",\"share_stderr\":%.6f", classes[i].se);
+			printf("}");
 		}
 		printf("],\"class_shares_from\":\"%s\",\"total_bytes_by_refills\":%llu",
 		       content ? "tlab_contents" : "refills", (unsigned long long)refill_total);
@@ -572,6 +547,16 @@ int do_alloc(int argc, char **argv)
 			       fmt_bytes(secs > 0 ? (uint64_t)(classes[i].bytes / secs) : 0, r,
 					 sizeof(r)),
 			       (unsigned long long)classes[i].samples);
+		if (content) {
+			double se = 0;
+
+			for (size_t i = 0; i < nc && (int)i < o.top; i++)
+				if (classes[i].se > se)
+					se = classes[i].se;
+			if (se > 0.0005)
+				printf("each share above within +-%.1f points (95 %%: two standard errors "
+				       "of the kept TLABs' spread)\n", 200 * se);
+		}
 		if (content)
 			printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
 			       "kept TLABs parsed; %llu retired by a collection before they could be, "
@@ -603,7 +588,8 @@ int do_alloc(int argc, char **argv)
 		p_warn("%.0f%% of frames are unresolved: JIT-compiled Java code keeps no frame "
 		       "pointer, so stacks stop there. Run the JVM with -XX:+PreserveFramePointer "
 		       "for complete Java stacks", 100.0 * unresolved / (resolved + unresolved));
-	if (prof && write_outputs(&o, prof))
+	if (prof && sink_write_files(prof, &(struct sink_files){ o.collapsed, o.flamegraph, o.pprof },
+				     "memtrace alloc"))
 		goto cleanup;
 	rc = 0;
 cleanup:

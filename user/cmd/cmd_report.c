@@ -195,15 +195,6 @@ static void alloc_event(struct report *rp, const struct mt_ev *e)
 		alloc_stack(rp, e, name);
 }
 
-/* Stack indexes by bytes, heaviest first. */
-static int by_bytes_desc(const void *a, const void *b, void *ctx)
-{
-	uint64_t x = profile_stack_at(ctx, *(const size_t *)a)->bytes;
-	uint64_t y = profile_stack_at(ctx, *(const size_t *)b)->bytes;
-
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
 /* The recording's allocation stacks: the heaviest as text or JSON, and the
  * profile files asked for. Returns 0 or -EIO (printed). */
 static int stacks_print(struct report *rp, const struct report_opts *o, size_t top)
@@ -220,13 +211,10 @@ static int stacks_print(struct report *rp, const struct report_opts *o, size_t t
 	} else {
 		/* the heaviest stacks by their innermost Java frame and class */
 		uint64_t total = profile_total_bytes(rp->prof);
-		size_t *order = malloc(n * sizeof(*order));
+		size_t *order = profile_order_by_bytes(rp->prof);
 
 		if (!order)
 			return -ENOMEM;
-		for (size_t i = 0; i < n; i++)
-			order[i] = i;
-		qsort_r(order, n, sizeof(*order), by_bytes_desc, rp->prof);
 		printf("\ntop allocation stacks (%zu distinct), by their allocating Java frame\n", n);
 		for (size_t i = 0; i < n && i < top; i++) {
 			const struct profile_stack *s = profile_stack_at(rp->prof, order[i]);
@@ -243,30 +231,9 @@ static int stacks_print(struct report *rp, const struct report_opts *o, size_t t
 		}
 		free(order);
 	}
-	if (o->collapsed) {
-		FILE *f = fopen(o->collapsed, "we");
-
-		if (!f || sink_collapsed_write(rp->prof, f)) {
-			p_err("cannot write collapsed stacks to %s: %s", o->collapsed, strerror(errno));
-			err = -EIO;
-		}
-		if (f)
-			fclose(f);
-	}
-	if (o->flamegraph) {
-		FILE *f = fopen(o->flamegraph, "we");
-
-		if (!f || sink_flamegraph_write(rp->prof, f, "memtrace report")) {
-			p_err("cannot write the flame graph to %s: %s", o->flamegraph, strerror(errno));
-			err = -EIO;
-		}
-		if (f)
-			fclose(f);
-	}
-	if (o->pprof && sink_pprof_write(rp->prof, o->pprof)) {
-		p_err("cannot write pprof to %s: %s", o->pprof, strerror(errno));
+	if (sink_write_files(rp->prof, &(struct sink_files){ o->collapsed, o->flamegraph, o->pprof },
+			     "memtrace report"))
 		err = -EIO;
-	}
 	return err;
 }
 

@@ -599,6 +599,20 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* The duty cycle's correction of the scaled weights to now (1 without windows). */
+static double scale_now(struct alloctrace *t)
+{
+	struct dutycycle_measure m = { 0 };
+	double factor;
+
+	pthread_mutex_lock(&t->mu);
+	if (t->dc.on && !t->dc.wclosed)
+		window_measure(t, &m);
+	factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+	pthread_mutex_unlock(&t->mu);
+	return factor;
+}
+
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 {
 	int fd = bpf_map__fd(t->skel->maps.allocs);
@@ -609,15 +623,8 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 
 	ring_buffer__consume(t->rb); /* names of the newest keys first */
 	*n = 0;
-	if (t->duty) {
-		struct dutycycle_measure m = { 0 };
-
-		pthread_mutex_lock(&t->mu);
-		if (t->dc.on && !t->dc.wclosed)
-			window_measure(t, &m);
-		factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
-		pthread_mutex_unlock(&t->mu);
-	}
+	if (t->duty)
+		factor = scale_now(t);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct mt_alloc_val v;
 		struct name_ent *e;
@@ -667,9 +674,10 @@ static const char *class_name(struct alloctrace *t, uint64_t klass, uint32_t gen
 	return e ? e->name : "(unknown class)";
 }
 
-/* Add @bytes and @tlabs to @name's row in @c (*n rows, room for one more). */
+/* Add @bytes, @tlabs and the spread's sums to @name's row in @c (*n rows,
+ * room for one more). */
 static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
-		      uint64_t tlabs)
+		      uint64_t tlabs, double sq, double cross)
 {
 	size_t i;
 
@@ -677,9 +685,32 @@ static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64
 		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
 			break;
 	if (i == *n)
-		c[(*n)++] = (struct alloc_class){ name, 0, 0 };
+		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0, 0, 0 };
 	c[i].bytes += bytes;
 	c[i].tlabs += tlabs;
+	c[i].sq_kib2 += sq;
+	c[i].cross_kib2 += cross;
+}
+
+/* Each class's share s = Y_c / Y and its standard error by the ratio
+ * estimator's linearisation over the draws i (kept TLABs, objects outside
+ * them): var(s) = sum_i (y_ic - s W_i)^2 / Y^2
+ *               = (sum y_ic^2 - 2 s sum y_ic W_i + s^2 sum W_i^2) / Y^2.
+ * It holds the thinning's spread and the parsed slices' (a slice that
+ * misses a class); at keep 1 it still counts the TLAB-to-TLAB variation,
+ * so it is an upper bound there. */
+static void class_spread(struct alloc_class *c, size_t n, double w2, bool known)
+{
+	double y = 0;
+
+	for (size_t i = 0; i < n; i++)
+		y += (double)c[i].bytes / 1024;
+	for (size_t i = 0; i < n; i++) {
+		double s = y > 0 ? (double)c[i].bytes / 1024 / y : 0;
+		double v = c[i].sq_kib2 - 2 * s * c[i].cross_kib2 + s * s * w2;
+
+		c[i].share_stderr = !known ? -1 : y > 0 && v > 0 ? sqrt(v) / y : 0;
+	}
 }
 
 struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
@@ -690,24 +721,19 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 	uint64_t tkey, tnext, *tprev = NULL;
 	struct alloc_class *c = NULL, *tmp;
 	size_t cap = 0;
-	double factor = 1;
+	double factor = 1, w2, ww;
 
 	*n = 0;
+	w2 = (double)bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats),
+					   MT_CONTENT_W2);
 	if (stats)
 		for (uint32_t i = 0; i < MT_CONTENT_NSTATS; i++)
 			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats), i);
 	if (!t->content)
 		return NULL;
 	ring_buffer__consume(t->rb); /* names of the newest keys first */
-	if (t->duty) {
-		struct dutycycle_measure m = { 0 };
-
-		pthread_mutex_lock(&t->mu);
-		if (t->dc.on && !t->dc.wclosed)
-			window_measure(t, &m);
-		factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
-		pthread_mutex_unlock(&t->mu);
-	}
+	if (t->duty)
+		factor = scale_now(t);
 	/* parsed TLABs and objects outside TLABs, then kept TLABs not parsed yet */
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct mt_content_val v;
@@ -723,7 +749,8 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 			c = tmp;
 		}
 		class_add(c, n, class_name(t, key.klass, key.gen),
-			  (uint64_t)((double)v.bytes * factor + 0.5), v.parsed);
+			  (uint64_t)((double)v.bytes * factor + 0.5), v.parsed, (double)v.sq_kib2,
+			  (double)v.cross_kib2);
 	}
 	while (!bpf_map_get_next_key(sfd, tprev, &tnext)) {
 		struct mt_tlab_state st;
@@ -738,9 +765,13 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 				break;
 			c = tmp;
 		}
+		/* a draw all of its opening class's */
+		ww = (double)(st.weight >> 10) * (double)(st.weight >> 10);
+		w2 += ww;
 		class_add(c, n, class_name(t, st.klass, st.gen),
-			  (uint64_t)((double)st.weight * factor + 0.5), 0);
+			  (uint64_t)((double)st.weight * factor + 0.5), 0, ww, ww);
 	}
+	class_spread(c, *n, w2, !(t->duty && t->dc.windowed));
 	return c;
 }
 

@@ -85,6 +85,11 @@ struct alloc_class {
 	const char *class_name;  /* owned by the tracer */
 	uint64_t bytes;          /* estimated, like alloc_row's */
 	uint64_t tlabs;          /* TLABs it was found in by parsing */
+	double share_stderr;     /* standard error of its share of the total
+				  * (the kept TLABs as draws: thinning and the
+				  * parsed slices' spread); < 0 when time windows
+				  * make it unknown */
+	double sq_kib2, cross_kib2; /* its sums for that (mt_content_val) */
 };
 
 /*

@@ -6,18 +6,6 @@
 #include "sink/sinks.h"
 #include "lib/util.h"
 
-/* Heaviest first; equal weights keep their order of first appearance. */
-static int by_bytes_desc(const void *a, const void *b, void *ctx)
-{
-	const struct profile *p = ctx;
-	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-	uint64_t wa = profile_stack_at(p, ia)->bytes, wb = profile_stack_at(p, ib)->bytes;
-
-	if (wa != wb)
-		return wa < wb ? 1 : -1;
-	return ia < ib ? -1 : ia > ib;
-}
-
 /* write_frame - @s with ';' and control characters replaced. */
 static void write_frame(FILE *f, const char *s)
 {
@@ -55,12 +43,9 @@ int sink_collapsed_write(const struct profile *p, FILE *f)
 	}
 	err = -ENOMEM;
 	n = profile_nstacks(byl);
-	order = malloc((n ? n : 1) * sizeof(*order));
+	order = profile_order_by_bytes(byl);
 	if (!order)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_bytes_desc, byl);
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_stack *s = profile_stack_at(byl, order[i]);
 

@@ -7,26 +7,12 @@
 #include "sink/sinks.h"
 #include "lib/util.h"
 
-static int by_bytes_desc(const void *a, const void *b, void *ctx)
-{
-	const struct profile *p = ctx;
-	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-	uint64_t wa = profile_stack_at(p, ia)->bytes, wb = profile_stack_at(p, ib)->bytes;
-
-	if (wa != wb)
-		return wa < wb ? 1 : -1;
-	return ia < ib ? -1 : ia > ib;
-}
-
 int sink_stacks_json(const struct profile *p, FILE *f, size_t top)
 {
-	size_t n = profile_nstacks(p), *order = malloc((n ? n : 1) * sizeof(*order));
+	size_t n = profile_nstacks(p), *order = profile_order_by_bytes(p);
 
 	if (!order)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_bytes_desc, (void *)p);
 	fputc('[', f);
 	for (size_t i = 0; i < n && i < top; i++) {
 		const struct profile_stack *s = profile_stack_at(p, order[i]);

@@ -53,4 +53,16 @@ int sink_pprof_write(const struct profile *p, const char *path);
  */
 int sink_stacks_json(const struct profile *p, FILE *f, size_t top);
 
+/* The files a command writes a profile to; NULL: not asked for. */
+struct sink_files {
+	const char *collapsed, *flamegraph, *pprof;
+};
+
+/*
+ * sink_write_files - @p to each file of @files (the flame graph titled
+ * @title). Unlike the sinks above it prints what failed (p_err), once per
+ * file, and goes on with the others. Returns 0 or -EIO.
+ */
+int sink_write_files(const struct profile *p, const struct sink_files *files, const char *title);
+
 #endif
