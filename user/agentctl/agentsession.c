@@ -99,6 +99,22 @@ int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 	}
 }
 
+/* Remove a dead socket at the agent's path @sock before loading: an earlier
+ * process with this pid killed with -9 left it, and the agent of a JVM of
+ * another uid could not replace it (/tmp is sticky), so it would never
+ * listen. A socket someone listens on stays (attach_remove_stale). */
+static void clear_stale_socket(const struct mt_proc *p, const char *sock)
+{
+	int dirfd = attach_open_dir(p, "/tmp");
+
+	if (dirfd < 0)
+		return;
+	if (attach_remove_stale(dirfd, strrchr(sock, '/') + 1) == 1)
+		p_info("removed a stale %s that an earlier process with pid %d left", sock,
+		       p->nspid);
+	close(dirfd);
+}
+
 /* Place the agent in the target, `load` it, remove the copy. */
 int agentsession_load(const struct mt_proc *p, char *shown, size_t n)
 {
@@ -114,6 +130,7 @@ int agentsession_load(const struct mt_proc *p, char *shown, size_t n)
 		return err;
 	agentsock_path(p->nspid, sock, sizeof(sock));
 	snprintf(opts, sizeof(opts), "sock=%s", sock);
+	clear_stale_socket(p, sock);
 	err = attach_load(p, af.path, opts, &rc);
 	if (err == -ECANCELED && rc == MT_AGENT_E_TWICE)
 		p_info("hint: another copy of the agent (another memtrace version or place) "

@@ -52,7 +52,13 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$JAVA" -cp "$CLASSES" Attach
 UPID=$!
 JVM_PIDS+=("$UPID")
 wait_for_line "$TMPD/u.out" READY 60 || { cat "$TMPD/u.out" >&2; fail "uid 65534 JVM did not start"; }
+# what an earlier root process with this pid, killed with -9, leaves: a dead
+# root-owned socket at the agent's path, which the uid 65534 agent cannot
+# replace in the sticky /tmp (seen in CI through pid reuse)
+python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('/tmp/.memtrace-$UPID.sock')"
+assert_eq "$(stat -c %u /tmp/.memtrace-$UPID.sock)" 0 "planted stale socket owner"
 "$MEMTRACE" --json attach -p "$UPID" >"$TMPD/u.json" 2>"$TMPD/u.err" || { cat "$TMPD/u.err" >&2; fail "attach to a uid 65534 JVM"; }
+grep -q "removed a stale /tmp/.memtrace-$UPID.sock" "$TMPD/u.err" || { cat "$TMPD/u.err" >&2; fail "the stale socket's removal was not said"; }
 assert_eq "$(stat -c %u /tmp/.memtrace-$UPID.sock)" 65534 "agent socket owner"
 assert_eq "$(stat -c %u /tmp/.java_pid$UPID)" 65534 "attach socket owner"
 "$MEMTRACE" detach -p "$UPID" >/dev/null || fail "detach from a uid 65534 JVM"
