@@ -81,6 +81,25 @@ static void test_heap_programs(void **state)
 	snapshot_free(&s);
 }
 
+/* A size no Java object can have (a corrupt file, a fuzzed stream) is
+ * refused with a reason: it would wrap the retained sizes and totals. */
+static void test_impossible_size(void **state)
+{
+	struct mt_snapshot s;
+	struct mt_heapview hv;
+	char why[160];
+
+	load_fixture(&s, false);
+	s.objs[1].size = UINT64_MAX - 40;
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "corrupt"));
+	assert_non_null(strstr(why, "16 GiB"));
+	s.objs[1].size = 1ull << 34; /* long[2^31 - 1]: possible */
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	heapview_free(&hv);
+	snapshot_free(&s);
+}
+
 /* The fixture's ids moved far apart (ids of a heap dump are addresses): the
  * index goes through the hash map, not the dense array, and the programs
  * see the same heap. */
@@ -300,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_statics),
 		cmocka_unit_test(test_heap_programs),
 		cmocka_unit_test(test_sparse_ids),
+		cmocka_unit_test(test_impossible_size),
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_heap_ages),
 	};

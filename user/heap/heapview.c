@@ -194,6 +194,9 @@ static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base
 	return m;
 }
 
+#define HEAPVIEW_MAX_OBJECT (1ull << 35)   /* bytes: long[2^31 - 1] is 16 GiB */
+#define HEAPVIEW_MAX_HEAP (1ull << 50)     /* bytes */
+
 int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		   struct mt_heapview *hv, char *why, size_t wn)
 {
@@ -208,7 +211,7 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	struct cls_aux *aux = NULL;
 	uint32_t *rcount = NULL, nroots = 0, nloaders = 0, unknown, ncls, nstatics = 0;
 	size_t nrefs = 0;
-	uint64_t maxid = 0;
+	uint64_t maxid = 0, total = 0;
 	int err = -ENOMEM;
 
 	memset(hv, 0, sizeof(*hv));
@@ -219,8 +222,20 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 	}
 	ncls = (uint32_t)s->nclasses + 1; /* + "<unknown class>" */
 	unknown = ncls - 1;
-	for (size_t i = 0; i < s->nobjs; i++)
+	for (size_t i = 0; i < s->nobjs; i++) {
+		/* no Java object exceeds 16 GiB (long[2^31 - 1]), no heap a PiB:
+		 * a file that says otherwise is corrupt, and its sizes would wrap
+		 * the sums (retained sizes, totals) */
+		if (s->objs[i].size > HEAPVIEW_MAX_OBJECT || (total += s->objs[i].size) > HEAPVIEW_MAX_HEAP) {
+			snprintf(why, wn, "object %llu claims %llu bytes (%s): the snapshot is corrupt",
+				 (unsigned long long)s->objs[i].id,
+				 (unsigned long long)s->objs[i].size,
+				 s->objs[i].size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
+									 "the heap would exceed 1 PiB");
+			return -EINVAL;
+		}
 		maxid = s->objs[i].id > maxid ? s->objs[i].id : maxid;
+	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		maxid = s->classes[i].id > maxid ? s->classes[i].id : maxid;
 		maxid = s->classes[i].loader > maxid ? s->classes[i].loader : maxid;
