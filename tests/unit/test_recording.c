@@ -321,6 +321,50 @@ static void test_trailing_zeros(void **state)
 	free(buf);
 }
 
+/* A host crash inside the last block: the file holds the block's first
+ * bytes, then zeros (4 KiB). Inflating on into the zeros makes up lines (the
+ * all-zero bit string is a valid deflate code that copies earlier text): the
+ * reader takes the zeros for the end of the data, so what it reads is what
+ * zlib decodes from the bytes before them - a prefix of the stream, checked
+ * event by event in read_all(). Every cut point of the block. */
+static void test_torn_then_zeros(void **state)
+{
+	uint64_t offs[NMEMBERS + 1], nev;
+	unsigned char *buf, *z;
+	size_t size;
+
+	write_stream(offs, &nev, false);
+	buf = slurp(path, &size);
+	z = calloc(1, (size_t)offs[NMEMBERS] + 4096);
+	assert_non_null(z);
+	for (size_t n = (size_t)offs[NMEMBERS - 1] + 1; n < offs[NMEMBERS]; n++) {
+		struct recording_cut cut;
+		size_t real = n, whole;
+		bool trailer;
+
+		memcpy(z, buf, n);
+		spill(cutpath, z, n + 4096);
+		for (whole = n; whole < offs[NMEMBERS] && !buf[whole]; whole++)
+			;
+		if (whole == offs[NMEMBERS]) {
+			/* all it lacks are zeros (its length's high bytes): whole */
+			assert_int_equal(read_all(cutpath, &cut, &trailer), nev);
+			assert_int_equal(cut.kind, REC_CUT_GARBAGE);
+			assert_int_equal(cut.at, offs[NMEMBERS]);
+			continue;
+		}
+		while (!buf[real - 1])
+			real--; /* a written zero at the end counts as the zeros */
+		assert_int_equal(read_all(cutpath, &cut, &trailer), zlib_lines(buf, real) - 1);
+		assert_false(trailer);
+		assert_int_equal(cut.size, n + 4096);
+		assert_int_equal(cut.kind, REC_CUT_TORN);
+		assert_int_equal(cut.at, offs[NMEMBERS - 1]);
+	}
+	free(z);
+	free(buf);
+}
+
 /* A write error in the middle of a block (the file size limit: EFBIG, as
  * ENOSPC would be): the file is cut back to its last block, the trailer
  * with the error still fits, and every event of the whole blocks reads. */
@@ -498,6 +542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cut_every_byte, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trailing_zeros, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_then_zeros, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_large_stream, setup, teardown),

@@ -51,6 +51,9 @@ struct recording_reader {
 	unsigned char *in;          /* compressed input, in[0] at file offset in_off */
 	size_t in_len;
 	uint64_t in_off;
+	uint64_t data_end;          /* read no further than this (UINT64_MAX: the end) */
+	uint64_t zero_at;           /* zeros from here to the end (UINT64_MAX: none) */
+	bool redone;                /* the member at the zeros was read again before them */
 	bool eof;
 	char *dec;                  /* decoded bytes of the member; lines from dpos */
 	size_t dlen, dpos, dcap;
@@ -832,7 +835,7 @@ void recording_on_side(struct recording_reader *r, recording_side_fn fn, void *c
  * came, 0 at the end of the file, -errno. */
 static int rd_fill(struct recording_reader *r)
 {
-	size_t keep = r->z.avail_in;
+	size_t keep = r->z.avail_in, want;
 	ssize_t k;
 
 	if (r->eof)
@@ -841,8 +844,11 @@ static int rd_fill(struct recording_reader *r)
 		memmove(r->in, r->z.next_in, keep);
 	r->in_off += r->in_len - keep;
 	r->in_len = keep;
+	want = IN_CAP - keep;
+	if (r->data_end - (r->in_off + keep) < want)
+		want = (size_t)(r->data_end - (r->in_off + keep));
 	do
-		k = read(r->fd, r->in + keep, IN_CAP - keep);
+		k = want ? read(r->fd, r->in + keep, want) : 0;
 	while (k < 0 && errno == EINTR);
 	if (k < 0)
 		return -errno;
@@ -863,12 +869,69 @@ static uint64_t rd_pos(const struct recording_reader *r)
 /* The input ends here, for reason @kind (a cut unless REC_CUT_NONE). */
 static void rd_stop(struct recording_reader *r, enum recording_cut_kind kind, uint64_t at)
 {
-	struct stat st;
-
 	r->st = RD_END;
 	r->cut.kind = kind;
 	r->cut.at = at;
-	r->cut.size = !fstat(r->fd, &st) ? (uint64_t)st.st_size : at;
+	if (r->cut.size < at)
+		r->cut.size = at;
+}
+
+/* Where the run of zeros that ends the file open on r->fd begins, if it is
+ * REC_ZERO_TAIL bytes or longer (what a host that crashed before its file
+ * system wrote the data leaves), into r->zero_at; the file's size into
+ * r->cut.size. A file that is not a regular one has neither. */
+static void rd_find_zeros(struct recording_reader *r)
+{
+	unsigned char buf[4096];
+	struct stat st;
+	uint64_t end;
+
+	r->zero_at = r->data_end = UINT64_MAX;
+	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	r->cut.size = (uint64_t)st.st_size;
+	end = r->cut.size;
+	while (end) {
+		size_t n = end < sizeof(buf) ? (size_t)end : sizeof(buf), i;
+		ssize_t k = pread(r->fd, buf, n, (off_t)(end - n));
+
+		if (k != (ssize_t)n)
+			return; /* unreadable: the reads that follow say so */
+		for (i = n; i && !buf[i - 1]; i--)
+			;
+		end -= n - i;
+		if (i)
+			break;
+	}
+	if (r->cut.size - end >= REC_ZERO_TAIL)
+		r->zero_at = end;
+}
+
+/* The member being decoded did not end whole and its bytes ran into the
+ * zeros that end the file: inflating zeros as deflate data makes up lines
+ * (the all-zero bit string is a valid code that copies earlier text; seen in
+ * e2e record_cut), and a member's last bytes may be zeros too (its length's
+ * high bytes), so where its data ends is only known now. Read it again from
+ * its start, up to the zeros only: a torn member, its lines a prefix of what
+ * was written (a deflate error before the zeros stays one). 1 if it is read
+ * again, 0 if not (no zeros, lines of it handed out already, or read again
+ * once), -errno. */
+static int rd_redo_before_zeros(struct recording_reader *r)
+{
+	if (r->redone || r->stream || r->member_off >= r->zero_at)
+		return 0;
+	r->redone = true;
+	if (lseek(r->fd, (off_t)r->member_off, SEEK_SET) != (off_t)r->member_off)
+		return -errno;
+	r->data_end = r->zero_at;
+	r->in_off = r->member_off;
+	r->in_len = 0;
+	r->z.next_in = r->in;
+	r->z.avail_in = 0;
+	r->eof = false;
+	inflateReset(&r->z);
+	r->dlen = r->dpos = 0;
+	return 1;
 }
 
 /* Between members: the next one begins (1), or the file ends (0, with the
@@ -884,7 +947,7 @@ static int rd_begin_member(struct recording_reader *r)
 		rd_stop(r, REC_CUT_NONE, rd_pos(r));
 		return 0;
 	}
-	if (r->z.avail_in == 1 && r->z.next_in[0] == 0x1f) {
+	if ((r->z.avail_in == 1 || rd_pos(r) + 1 == r->zero_at) && r->z.next_in[0] == 0x1f) {
 		rd_stop(r, REC_CUT_TORN, rd_pos(r)); /* cut after a member's first byte */
 		return 0;
 	}
@@ -940,6 +1003,9 @@ static int rd_decode(struct recording_reader *r)
 			return -EIO;
 		}
 		if (!err) {
+			err = rd_redo_before_zeros(r);
+			if (err)
+				return err < 0 ? err : 0;
 			/* the file ends inside this member: its start is all there is */
 			rd_stop(r, REC_CUT_TORN, r->member_off);
 			r->st = RD_TORN;
@@ -961,6 +1027,9 @@ static int rd_decode(struct recording_reader *r)
 	case Z_MEM_ERROR:
 		return -ENOMEM;
 	default:
+		err = rd_redo_before_zeros(r);
+		if (err)
+			return err < 0 ? err : 0;
 		/* bad deflate data or CRC: none of this member is trusted */
 		r->dlen = r->dpos = 0;
 		rd_stop(r, REC_CUT_CORRUPT, r->member_off);
@@ -1068,6 +1137,7 @@ struct recording_reader *recording_open(const char *path, struct recording_heade
 		err = errno;
 		goto fail;
 	}
+	rd_find_zeros(r);
 	memset(h, 0, sizeof(*h));
 	err = read_line(r);
 	if (err <= 0 || strncmp(r->line, "{\"memtrace_recording\":1", 23)) {

@@ -17,8 +17,10 @@
  * - is handed out as it is decoded). Where the file ends before its trailer
  * recording_cut() says what is there and where it stops:
  *   torn     the last member ends inside (the writer was killed, the disk
- *            filled up, the file was cut): the complete lines decoded from
- *            its start are read (a prefix of what was written)
+ *            filled up, the file was cut, the host crashed): the complete
+ *            lines decoded from its start are read (a prefix of what was
+ *            written); zeros at the end of the file (REC_ZERO_TAIL) are
+ *            not taken for its data
  *   corrupt  a member fails deflate or its CRC: nothing of it is read, nor
  *            anything after it
  *   garbage  bytes after the last member that are not a gzip member (zeros:
@@ -134,6 +136,10 @@ struct recording_trailer {
 #define REC_MEMBER_NS 1000000000ull
 /* The reader checks a member's CRC before handing out its lines up to this size. */
 #define REC_VERIFY_BYTES (16u << 20)
+/* A file that ends in this many zero bytes or more ends before them: no gzip
+ * member ends so (its last 4 bytes are its length, never 0 here, so at most
+ * 3 zeros), and a torn member read on into them would decode made-up lines. */
+#define REC_ZERO_TAIL 8
 
 struct recording_writer;
 struct recording_reader;
