@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/e2e/run.sh [CASE...] - run the end-to-end cases against both JDKs.
-# Prints one line per case and JDK, then "N passed, N failed, N skipped".
+# Prints one line per case and JDK, then "N passed, N failed, N skipped";
+# E2E_NOTES=1 also prints the notes of the cases that pass.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export ROOT MEMTRACE="$ROOT/build/memtrace" CLASSES="$ROOT/build/java"
@@ -23,6 +24,7 @@ run_one() { # case jdk home
 	dt=$(( $(date +%s) - t0 ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS  $name [jdk $jdk] (${dt}s)"
+		[ -n "${E2E_NOTES:-}" ] && sed "s/^/    /" "$tmpd/log"
 		rm -rf "$tmpd"
 	elif [ $rc -eq 77 ]; then
 		skipn=$((skipn + 1)); echo "SKIP  $name [jdk $jdk]: $(grep -m1 '^SKIP' "$tmpd/log")"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -81,7 +82,9 @@ static void test_counters(void **state)
 	assert_int_equal(perfdata_long(pd, "sun.rt.safepoint", &v), -ENOENT); /* exact names only */
 	assert_int_equal(perfdata_safepoints(pd, &sp), 0);
 	assert_int_equal(sp.count, 7);
-	assert_int_equal(sp.time_ns, 3868769);
+	assert_int_equal(sp.sync_ns, 4268);
+	assert_int_equal(sp.rest_ns, 3868769);
+	assert_int_equal(sp.time_ns, 3868769 + 4268); /* the log's Total: reaching + the rest */
 	perfdata_free(pd);
 	perfdata_free(NULL);
 
@@ -89,11 +92,22 @@ static void test_counters(void **state)
 	b_init(&b);
 	b_long(&b, "sun.os.hrt.frequency", 10000000);
 	b_long(&b, "sun.rt.safepointTime", 123);
+	b_long(&b, "sun.rt.safepointSyncTime", 2);
 	b_long(&b, "sun.rt.safepoints", 1);
 	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
 	assert_non_null(pd);
 	assert_int_equal(perfdata_safepoints(pd, &sp), 0);
-	assert_int_equal(sp.time_ns, 12300);
+	assert_int_equal(sp.time_ns, 12500);
+	perfdata_free(pd);
+
+	/* no sync time: half of the pause is not a pause, -ENOENT */
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 1000000000);
+	b_long(&b, "sun.rt.safepointTime", 123);
+	b_long(&b, "sun.rt.safepoints", 1);
+	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+	assert_non_null(pd);
+	assert_int_equal(perfdata_safepoints(pd, &sp), -ENOENT);
 	perfdata_free(pd);
 
 	/* no safepoint counters (another JVM): -ENOENT, not a guess */
@@ -106,7 +120,7 @@ static void test_counters(void **state)
 	unlink(b_write(&b, 0));
 }
 
-/* A file with these safepoint counters (ns ticks). */
+/* A file with these safepoint counters (ns ticks; sync time 10 % of the rest). */
 static struct mt_perfdata *counters(int64_t count, int64_t time_ns)
 {
 	struct builder b;
@@ -115,6 +129,7 @@ static struct mt_perfdata *counters(int64_t count, int64_t time_ns)
 	b_init(&b);
 	b_long(&b, "sun.os.hrt.frequency", 1000000000);
 	b_long(&b, "sun.rt.safepoints", count);
+	b_long(&b, "sun.rt.safepointSyncTime", time_ns / 10);
 	b_long(&b, "sun.rt.safepointTime", time_ns);
 	return perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
 }
@@ -132,16 +147,39 @@ static void test_window(void **state)
 	perfdata_window_begin(pd, &w);
 	assert_int_equal(perfdata_window_end(pd, &w, &ns), 0);
 	perfdata_free(pd);
-	pd = counters(5, 251000);              /* one safepoint later: its time */
+	pd = counters(5, 251000);              /* one safepoint later: its time, reaching it included */
 	assert_non_null(pd);
 	assert_int_equal(perfdata_window_end(pd, &w, &ns), 1);
-	assert_int_equal(ns, 250000);
+	assert_int_equal(ns, 250000 + 25000);
 	perfdata_free(pd);
 	pd = counters(6, 300000);              /* two: their sum, and the count says so */
 	assert_non_null(pd);
 	assert_int_equal(perfdata_window_end(pd, &w, &ns), 2);
-	assert_int_equal(ns, 299000);
+	assert_int_equal(ns, 299000 + 29900);
 	perfdata_free(pd);
+	{
+		/* counted but its time not added yet (it has not ended): waited
+		 * for, then unknown - never the sync time alone */
+		struct builder b;
+		char why[256];
+		uint64_t t0 = 0;
+		struct timespec ts;
+
+		b_init(&b);
+		b_long(&b, "sun.os.hrt.frequency", 1000000000);
+		b_long(&b, "sun.rt.safepoints", 5);
+		b_long(&b, "sun.rt.safepointSyncTime", 100 + 7000);
+		b_long(&b, "sun.rt.safepointTime", 1000);
+		pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+		assert_non_null(pd);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+		assert_int_equal(perfdata_window_end(pd, &w, &ns), -1);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		assert_true((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 - t0 >=
+			    PERFDATA_SETTLE_MS);
+		perfdata_free(pd);
+	}
 	pd = counters(3, 900);                 /* counters went back (another JVM): unknown */
 	assert_non_null(pd);
 	assert_int_equal(perfdata_window_end(pd, &w, &ns), -1);

@@ -76,7 +76,7 @@ static void gated_run(struct serve_query *q)
 	switch (c) {
 	case 'd':
 	case 'p':
-		o.pause_from_jvm = c == 'd';
+		o.pause_from = c == 'd' ? "jvm_safepoints" : "agent";
 		o.partial = c == 'p';
 		o.frozen = c == 'd'; /* done: walked by a frozen copy; partial: in a pause */
 		o.copy_walk_ms = o.frozen ? 40.5 : 0;

@@ -115,7 +115,7 @@ int do_histo(int argc, char **argv)
 		       "\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s", o.pid,
 		       (unsigned long long)ti, (unsigned long long)tb,
 		       (double)snap.info.pause_ns / 1e6,
-		       snap.pause_from_jvm ? "jvm_safepoints" : "agent",
+		       snapshot_pause_name(snap.pause_from),
 		       snap.info.partial ? "true" : "false");
 		snapshot_json_walk(&snap, stdout);
 		printf("}\n");

@@ -85,7 +85,7 @@ static int eval_print(struct dsl_program **prog, const char *src, size_t srclen,
 		printf("{\"event\":\"query\",\"source\":\"%s\",\"pid\":%d,\"pause_ms\":%.3f,"
 		       "\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,\"eval_ms\":%.3f",
 		       snap->source, snap->pid, (double)snap->info.pause_ns / 1e6,
-		       snap->pause_from_jvm ? "jvm_safepoints" : "agent",
+		       snapshot_pause_name(snap->pause_from),
 		       snap->info.partial ? "true" : "false", qo.objects, (double)qo.eval_ns / 1e6);
 		snapshot_json_walk(snap, stdout);
 		putchar(',');

@@ -154,7 +154,7 @@ void serve_query_json(FILE *f, const struct serve_query *q)
 	if (q->state == SERVE_QUERY_DONE) {
 		fprintf(f, ",\"pause_ms\":%.3f,\"pause_from\":\"%s\",\"partial\":%s,\"objects\":%u,"
 			"\"eval_ms\":%.3f", q->out.pause_ms,
-			q->out.pause_from_jvm ? "jvm_safepoints" : "agent",
+			q->out.pause_from,
 			q->out.partial ? "true" : "false", q->out.objects, q->out.eval_ms);
 		if (q->out.frozen)
 			fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f",
@@ -222,7 +222,7 @@ void serve_query_live(struct serve_query *q)
 	o = (struct serve_query_outcome){
 		.pause_ms = (double)snap.info.pause_ns / 1e6,
 		.eval_ms = (double)qo.eval_ns / 1e6,
-		.pause_from_jvm = snap.pause_from_jvm,
+		.pause_from = snapshot_pause_name(snap.pause_from),
 		.frozen = snap.frozen,
 		.copy_walk_ms = (double)snap.freeze.walk_ns / 1e6,
 		.partial = snap.info.partial,

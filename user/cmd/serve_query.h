@@ -26,7 +26,7 @@ enum serve_query_state { SERVE_QUERY_RUNNING, SERVE_QUERY_DONE, SERVE_QUERY_FAIL
 /* What a finished query found (SERVE_QUERY_DONE). */
 struct serve_query_outcome {
 	double pause_ms, eval_ms;
-	bool pause_from_jvm;     /* pause_ms from the JVM's safepoint counters */
+	const char *pause_from;  /* who timed pause_ms: snapshot_pause_name() (static) */
 	bool frozen;             /* walked by a frozen copy of the JVM (pause_ms: its fork) */
 	double copy_walk_ms;     /* frozen: the copy's walk, off the pause */
 	bool partial;

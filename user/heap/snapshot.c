@@ -75,6 +75,18 @@ const char *snapshot_strdup(struct mt_snapshot *s, const char *p, size_t n)
 }
 
 /* Print the pause and what the walk saw, once, on stderr. */
+const char *snapshot_pause_name(enum snapshot_pause p)
+{
+	return p == SNAP_PAUSE_COUNTERS ? "jvm_safepoints" :
+	       p == SNAP_PAUSE_RECORD ? "jvm_safepoint_record" : "agent";
+}
+
+const char *snapshot_pause_phrase(enum snapshot_pause p)
+{
+	return p == SNAP_PAUSE_COUNTERS ? "the JVM's safepoint time" :
+	       p == SNAP_PAUSE_RECORD ? "the JVM's safepoint record" : "timed by the agent";
+}
+
 void snapshot_print_walk(const struct mt_snapshot *s)
 {
 	char b[32];
@@ -93,7 +105,7 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused heap "
 		       "not shared; the copy walked %llu objects, %llu references, %u classes in "
 		       "%s%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
-		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
+		       snapshot_pause_phrase(s->pause_from),
 		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
 		       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
@@ -102,7 +114,7 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 	} else if (!strcmp(s->source, "live")) {
 		p_info("heap walk paused JVM %d for %s (%s; %llu objects, %llu references, "
 		       "%u classes%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
-		       s->pause_from_jvm ? "the JVM's safepoint time" : "timed by the agent",
+		       snapshot_pause_phrase(s->pause_from),
 		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, s->info.partial ? "; PARTIAL" : "");
 	}

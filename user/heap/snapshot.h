@@ -58,6 +58,20 @@ struct mt_snap_string {
 };
 
 /* A snapshot: arrays in the source's order, strings owned by the snapshot. */
+/* Who timed a live walk's pause. */
+enum snapshot_pause {
+	SNAP_PAUSE_AGENT,        /* the agent, around FollowReferences: the JVM's
+				  * own record was not to be had (no hsperfdata
+				  * and a stripped libjvm), and the safepoint's
+				  * reaching and leaving can fall outside it */
+	SNAP_PAUSE_COUNTERS,     /* the JVM's hsperfdata counters (perfdata.h) */
+	SNAP_PAUSE_RECORD,       /* the JVM's record of its last safepoint (sptrace.h) */
+};
+/* snapshot_pause_name - "agent", "jvm_safepoints", "jvm_safepoint_record" (JSON). */
+const char *snapshot_pause_name(enum snapshot_pause p);
+/* snapshot_pause_phrase - how the pause was timed, for a person. */
+const char *snapshot_pause_phrase(enum snapshot_pause p);
+
 struct mt_snapshot {
 	struct mt_ap_heap_done info; /* pause, counts, partial, flags */
 	int pid;
@@ -84,10 +98,10 @@ struct mt_snapshot {
 	bool has_ages;
 	struct mt_ageranges ages;
 	uint32_t ages_walks_dropped; /* walks past the agent's bound */
-	/* info.pause_ns is the JVM's own safepoint time for the walk (hsperfdata,
-	 * exactly one safepoint during the request) when pause_from_jvm; else
-	 * the agent's timing around FollowReferences (agent_pause_ns either way) */
-	bool pause_from_jvm;
+	/* where info.pause_ns comes from (exactly one safepoint during the
+	 * request for the JVM's own figures); agent_pause_ns is the agent's
+	 * timing around FollowReferences either way */
+	enum snapshot_pause pause_from;
 	uint64_t agent_pause_ns;
 	/* a frozen walk (MT_AP_HEAP_FREEZE asked): how it went, from the agent's
 	 * FREEZE record; frozen: the records come from the copy (info.pause_ns

@@ -15,6 +15,7 @@
 #include "heap/snaptake.h"
 #include "heap/walkids.h"
 #include "jvm/perfdata.h"
+#include "jvm/sptrace.h"
 #include "lib/util.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
@@ -67,10 +68,46 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	return err;
 }
 
+/* Where the pause of what memtrace asks the JVM to do is read: its hsperfdata
+ * counters, else (-XX:-UsePerfData) its record of its last safepoint. */
+static void sources_open(struct mt_snapsession *ss)
+{
+	char why[256];
+
+	ss->pd = perfdata_open(ss->p, why, sizeof(why));
+	if (!ss->pd)
+		sptrace_open(ss->p, &ss->sp); /* a stripped libjvm: neither */
+}
+
+/* Both sources at the start of a request. */
+struct pause_window {
+	struct mt_sp_window pd;
+	struct sptrace_window sp;
+};
+
+static void pause_begin(const struct mt_snapsession *ss, struct pause_window *w)
+{
+	perfdata_window_begin(ss->pd, &w->pd);
+	sptrace_window_begin(ss->pd ? NULL : &ss->sp, &w->sp);
+}
+
+/* The JVM's own figure for the request's pause: exactly one safepoint since
+ * pause_begin() (its time in *@ns, its source in *@from; 1), none (0), more
+ * than one (their number), or -1 (no source). */
+static int pause_end(const struct mt_snapsession *ss, const struct pause_window *w,
+		     uint64_t *ns, enum snapshot_pause *from)
+{
+	if (w->pd.ok) {
+		*from = SNAP_PAUSE_COUNTERS;
+		return perfdata_window_end(ss->pd, &w->pd, ns);
+	}
+	*from = SNAP_PAUSE_RECORD;
+	return sptrace_window_end(&ss->sp, &w->sp, ns);
+}
+
 int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 {
 	struct mt_ap_hello_reply hello;
-	char why[256];
 	bool loaded;
 	int err;
 
@@ -88,8 +125,8 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 		return err < 0 ? err : -EIO; /* agentsession_open() printed why */
 	}
 	ss->p = p;
-	/* the JVM's own safepoint counters give the walk's pause (none: the agent's timing) */
-	ss->pd = perfdata_open(p, why, sizeof(why));
+	/* the JVM's own account gives the walk's pause (none: the agent's timing) */
+	sources_open(ss);
 	return 0;
 }
 
@@ -211,7 +248,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
 	const struct mt_proc *p = ss->p;
-	struct mt_sp_window spw;
+	struct pause_window spw;
 	struct mt_ap_hdr h;
 	char why[128];
 	uint64_t ns, waited = 0;
@@ -224,7 +261,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	err = plan_freeze(ss, &flags, max_pause_ms);
 	if (err)
 		goto fail;
-	perfdata_window_begin(ss->pd, &spw);
+	pause_begin(ss, &spw);
 	ss->walks++;
 	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields, ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
@@ -287,9 +324,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				ss->tagged = true;
 			s->agent_pause_ns = s->info.pause_ns;
 			/* exactly one safepoint since the request: the walk's */
-			s->pause_from_jvm = perfdata_window_end(ss->pd, &spw, &ns) == 1;
-			if (s->pause_from_jvm)
+			if (pause_end(ss, &spw, &ns, &s->pause_from) == 1)
 				s->info.pause_ns = ns;
+			else
+				s->pause_from = SNAP_PAUSE_AGENT;
 			/* a frozen walk's records still in the copy: read them, then let
 			 * the agent kill it (if they cannot be read, freeze again and let
 			 * the agent send them) */
@@ -354,11 +392,7 @@ int snaptake_attach(const struct mt_proc *p, struct mt_agentsock *so, struct mt_
 		return -ENOMEM;
 	}
 	ss->p = p;
-	{
-		char why[256];
-
-		ss->pd = perfdata_open(p, why, sizeof(why));
-	}
+	sources_open(ss);
 	return 0;
 }
 
@@ -377,18 +411,19 @@ void snaptake_close(struct mt_snapsession *ss)
 	if (ss->so.fd >= 0 && !ss->broken) {
 		/* after walks with object tags the agent clears them before it ACKs:
 		 * a pause, printed (single walks tag no object: no pause) */
-		struct mt_sp_window spw;
+		struct pause_window spw;
 		uint64_t t0 = mono_ns(), ns;
 
-		perfdata_window_begin(ss->pd, &spw);
+		pause_begin(ss, &spw);
 		if (!agentsock_detach(&ss->so) && ss->tagged) {
 			uint64_t dt = mono_ns() - t0;
-			int n = perfdata_window_end(ss->pd, &spw, &ns);
+			enum snapshot_pause from;
+			int n = pause_end(ss, &spw, &ns, &from);
 			char f[32];
 
 			if (n == 1)
-				p_info("releasing the walk's tags paused JVM %d for %s (the JVM's "
-				       "safepoint time)", ss->p->pid, fmt_ns(ns, f, sizeof(f)));
+				p_info("releasing the walk's tags paused JVM %d for %s (%s)", ss->p->pid,
+				       fmt_ns(ns, f, sizeof(f)), snapshot_pause_phrase(from));
 			else if (n != 0) /* 0: no safepoint, nothing was tagged */
 				p_info("releasing the walk's tags paused JVM %d for at most %s "
 				       "(timed by memtrace)", ss->p->pid, fmt_ns(dt, f, sizeof(f)));

@@ -16,6 +16,7 @@
 #include "agentctl/agentsock.h"
 #include "heap/snapshot.h"
 #include "jvm/proc.h"
+#include "jvm/sptrace.h"
 
 struct mt_perfdata;
 
@@ -26,6 +27,7 @@ struct mt_snapsession {
 	struct mt_agentsock so;
 	char *buf;                   /* MT_AP_MAX_PAYLOAD bytes */
 	struct mt_perfdata *pd;      /* the JVM's hsperfdata, NULL without one */
+	struct sptrace sp;           /* without: its record of its last safepoint */
 	unsigned walks;              /* takes so far */
 	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
 				      * DONE): the agent clears them at the end */

@@ -206,14 +206,17 @@ int perfdata_long(const struct mt_perfdata *pd, const char *name, int64_t *v)
 
 int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s)
 {
-	int64_t freq, count, ticks;
+	int64_t freq, count, sync, rest;
 
 	if (perfdata_long(pd, "sun.os.hrt.frequency", &freq) || freq <= 0 ||
 	    perfdata_long(pd, "sun.rt.safepoints", &count) ||
-	    perfdata_long(pd, "sun.rt.safepointTime", &ticks))
+	    perfdata_long(pd, "sun.rt.safepointSyncTime", &sync) ||
+	    perfdata_long(pd, "sun.rt.safepointTime", &rest))
 		return -ENOENT;
 	s->count = (uint64_t)count;
-	s->time_ns = (uint64_t)((long double)ticks * 1e9L / (long double)freq);
+	s->sync_ns = (uint64_t)((long double)sync * 1e9L / (long double)freq);
+	s->rest_ns = (uint64_t)((long double)rest * 1e9L / (long double)freq);
+	s->time_ns = s->sync_ns + s->rest_ns;
 	return 0;
 }
 
@@ -227,9 +230,17 @@ int perfdata_window_end(const struct mt_perfdata *pd, const struct mt_sp_window 
 {
 	struct mt_safepoints now;
 
-	if (!w->ok || perfdata_safepoints(pd, &now) || now.count < w->at.count ||
-	    now.time_ns < w->at.time_ns)
-		return -1;
+	for (int waited = 0;; waited++) {
+		if (!w->ok || perfdata_safepoints(pd, &now) || now.count < w->at.count ||
+		    now.sync_ns < w->at.sync_ns || now.rest_ns < w->at.rest_ns)
+			return -1;
+		/* counted at its begin, its time added at its end: not ended yet */
+		if (now.count == w->at.count || now.rest_ns != w->at.rest_ns)
+			break;
+		if (waited == PERFDATA_SETTLE_MS)
+			return -1;
+		usleep(1000);
+	}
 	*ns = now.time_ns - w->at.time_ns;
 	return now.count - w->at.count > 1000000 ? -1 : (int)(now.count - w->at.count);
 }
