@@ -576,7 +576,9 @@ int alloctrace_poll(struct alloctrace *t, int timeout_ms)
 
 void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 {
+	struct dutycycle_measure m = { 0 };
 	uint64_t now = mono_ns();
+	double kept, seen;
 
 	memset(d, 0, sizeof(*d));
 	if (!t->duty)
@@ -587,7 +589,13 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->observed = dutycycle_observed(&t->dc, now);
 	d->duty = t->dc.duty;
 	d->keep = t->dc.wkeep;
-	d->kept_share = t->dc.seen ? t->dc.kept / t->dc.seen : 1;
+	/* the closed windows and the open one: a run shorter than a window
+	 * (a burst) would otherwise say 1 while most of it was thinned */
+	if (t->dc.on && !t->dc.wclosed)
+		window_measure(t, &m);
+	kept = t->dc.kept + (double)m.samples;
+	seen = t->dc.seen + (double)(m.samples + m.skipped);
+	d->kept_share = seen ? kept / seen : 1;
 	d->max_cost_share = t->dc.max_share;
 	d->rate = t->dc.rate;
 	d->cost_ns = t->dc.cost_ns;

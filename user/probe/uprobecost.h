@@ -10,7 +10,8 @@
 struct bpf_program;
 
 /* Used when the measurement fails (memtrace stripped, attach refused):
- * bench/probe_cost measured 1.2-1.35 us here (kernel 6.18, 2-core VM). */
+ * bench/probe_cost measured 1.2-1.35 us here (kernel 6.18, 2-core VM); a
+ * later VM of the same kind read 5.0 us (stop 22): machines differ 4x. */
 #define UPROBECOST_DEFAULT_NS 1300.0
 
 /*

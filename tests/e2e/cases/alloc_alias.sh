@@ -5,7 +5,9 @@
 # by the class that opens each TLAB reads it as 5/9, 3/9, 1/9 (the refill
 # falls on the same positions of the pattern); memtrace's class table comes
 # from the TLABs' contents (include/memtrace/alloc.h) and must be within 2
-# points of the construction, its total within 5 % of ThreadMXBean. JFR's
+# points of the construction, its total within 5 % of ThreadMXBean (both
+# widened to four of memtrace's standard errors when its budget thinned the
+# samples: tests/e2e/estimate.py). JFR's
 # jdk.ObjectAllocationSample on the same run is printed beside it, not
 # asserted (it samples the refills too, throttled: its shares vary by run).
 # TIMEOUT: 90
@@ -22,13 +24,16 @@ kill -INT $mt; wait $mt || { cat "$TMPD/mt.err"; fail "alloc exited non-zero"; }
 "$JAVA_HOME/bin/jcmd" "$JVM_PID" JFR.dump name=mt filename="$TMPD/a.jfr" >/dev/null || fail "JFR.dump"
 "$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationSample "$TMPD/a.jfr" >"$TMPD/a.jfr.json" ||
 	fail "jfr print"
-python3 - "$TMPD/mt.json" "$TMPD/w.out" "$TMPD/a.jfr.json" <<'PY' || fail "class shares off"
+PYTHONPATH="$ROOT/tests/e2e" python3 - "$TMPD/mt.json" "$TMPD/w.out" "$TMPD/a.jfr.json" <<'PY' || fail "class shares off"
 import json, re, sys
+from estimate import share_tolerance, total_tolerance
 d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"event":"alloc"')][0]
 jvm = int(re.search(r"allocated_bytes (\d+)", open(sys.argv[2]).read()).group(1))
 names = ["long[]", "char[]", "AllocAlias$Obj64"]
 want = [60.0, 30.0, 10.0]
 c = {x["class"]: x["bytes"] for x in d["classes"]}
+recs = {x["class"]: x for x in d["classes"]}
+among = sum(recs[k]["share"] for k in names if k in recs)
 three = sum(c.get(k, 0) for k in names)
 got = [100 * c.get(k, 0) / three for k in names]
 jfr = {}
@@ -40,10 +45,14 @@ jt = sum(jfr.get(k, 0) for k in names) or 1
 print("class shares from:", d.get("class_shares_from"), d.get("tlab_contents"))
 ok = d.get("class_shares_from") == "tlab_contents"
 for k, g, w in zip(names, got, want):
-    print(f"  {k:18} memtrace {g:5.1f} %  JFR {100 * jfr.get(k, 0) / jt:5.1f} %  (by construction {w:.0f} %)")
-    ok &= abs(g - w) <= 2
+    tol = share_tolerance(recs.get(k, {}), 2.0, among)
+    print(f"  {k:18} memtrace {g:5.1f} %  JFR {100 * jfr.get(k, 0) / jt:5.1f} %  "
+          f"(by construction {w:.0f} %; tolerance {tol:.1f} points)")
+    ok &= abs(g - w) <= tol
 ratio = d["total_bytes"] / jvm
-print(f"  total: memtrace {d['total_bytes']} B, ThreadMXBean {jvm} B, ratio {ratio:.4f}")
-ok &= abs(ratio - 1) <= 0.05
+tol = total_tolerance(d, 0.05)
+print(f"  total: memtrace {d['total_bytes']} B, ThreadMXBean {jvm} B, ratio {ratio:.4f} "
+      f"(tolerance {100 * tol:.1f} %; duty cycle {d.get('duty_cycle')})")
+ok &= abs(ratio - 1) <= tol
 sys.exit(0 if ok else 1)
 PY
