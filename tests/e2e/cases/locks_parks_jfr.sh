@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # locks_parks_jfr - java.util.concurrent contention from the hotspot:thread__park__*
 # probes (no JVM flag, no agent) against JFR's jdk.ThreadPark (threshold 0) on
-# the same run: 4 threads x 1500 takes of one fair ReentrantLock held 50 us
+# the same run: 4 threads x 1500 takes of one fair ReentrantLock held 100 us
 # (tests/java/ParkContention.java), a "sleeper" parking 150 times with
 # parkNanos and no blocker, a "napper" calling Thread.sleep(1) 150 times. The
 # parks on ReentrantLock$FairSync and those without a blocker must be equal in
-# number, their time parked within 5 %; the lock is contended (it had an
+# number, their time parked within 5 % and never below JFR's: JFR times each
+# park inside the probes' window (from after park__begin to the start of its
+# commit), so memtrace's is longer by a constant per park - the probes' trap
+# out of park__begin and into park__end, and JFR's commit (its stack walk):
+# 11-18 us on a VM whose uprobe trap costs 5 us (stop 22; with 50 us holds,
+# parks of ~240 us, that was 5.2 %; with 100 us, parks of ~0.7 ms, +1.0 to
+# +2.7 %). The lock is contended (it had an
 # owner), the sleeper's (1 ms each) parks are waiting; Thread.sleep is counted apart
 # (thread__sleep__* probes vs JFR's jdk.ThreadSleep).
 # On the same run, `memtrace record` has the parks and sleeps in its stream:
@@ -19,7 +25,7 @@ sed '/name="jdk.Thread\(Park\|Sleep\)"/,/<\/event>/{s#<setting name="threshold"[
 	"$JAVA_HOME/lib/jfr/default.jfc" >"$TMPD/park.jfc"
 grep -A3 'name="jdk.ThreadPark"' "$TMPD/park.jfc" | grep -q '>0 ms<' || fail "could not set jdk.ThreadPark's threshold"
 jvm_start p -Xmx128m "-XX:StartFlightRecording:filename=$TMPD/p.jfr,settings=$TMPD/park.jfc" \
-	ParkContention 4 1500 50 "$TMPD/go"
+	ParkContention 4 1500 100 "$TMPD/go"
 pid=$JVM_PID
 "$MEMTRACE" locks -p "$pid" --stacks --duration 20 --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 m=$!
@@ -92,7 +98,9 @@ assert summ["no_thread"] == 0 and summ["map_full"] == 0 and summ["missed"] == 0,
 for cls in (fair, None):
     (jn, jt), (mn, mt) = jfr[cls], ours.get(cls, (0, 0))
     assert jn == mn, (cls, "count", jn, mn)
-    assert abs(mt - jt) <= 0.05 * jt, (cls, "time", jt, mt)
+    print(f"{cls}: {mn} parks, memtrace {mt / 1e9:.4f} s, JFR {jt / 1e9:.4f} s: "
+          f"{100 * (mt - jt) / jt:+.2f} %, {(mt - jt) / max(mn, 1) / 1e3:.1f} us a park")
+    assert jt <= mt <= 1.05 * jt, (cls, "time", jt, mt)
 assert jfr[None][0] == 150, jfr[None]
 assert kind[fair] == {"contended"}, kind
 assert kind[None] == {"waiting"}, kind
@@ -133,7 +141,7 @@ assert all(r["event"] != "wait_edge" for r in rep), "threads blocked at the end?
 for (cls, how), name in (((fair, "park"), fair), (("(no blocker)", "timed"), None)):
     r, (jn, jt) = pc[(cls, how)], jfr[name]
     assert r["parks"] == jn, (cls, "count", r["parks"], jn)
-    assert abs(r["parked_ns"] - jt) <= 0.05 * jt, (cls, "time", r["parked_ns"], jt)
+    assert jt <= r["parked_ns"] <= 1.05 * jt, (cls, "time", r["parked_ns"], jt)
 assert pc[(fair, "park")]["contended_parks"] == pc[(fair, "park")]["parks"], pc
 assert pc[(fair, "park")]["blockers"] == 1, pc
 assert pc[("(no blocker)", "timed")]["waiting_parks"] == 150, pc
