@@ -332,9 +332,18 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		}
 	} else {
 		if (t->duty) { /* the trap's cost first, then the measuring window */
-			pthread_mutex_init(&t->mu, NULL);
-			pthread_cond_init(&t->cv, NULL);
+			pthread_condattr_t ca;
 			double trap = UPROBECOST_DEFAULT_NS;
+
+			pthread_mutex_init(&t->mu, NULL);
+			/* duty_main() waits for a CLOCK_MONOTONIC deadline: the
+			 * default clock (CLOCK_REALTIME) made every wait return at
+			 * once, and the thread spun in futex() - a whole core of
+			 * system time, taken from the JVM on a 2-core machine */
+			pthread_condattr_init(&ca);
+			pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+			pthread_cond_init(&t->cv, &ca);
+			pthread_condattr_destroy(&ca);
 
 			if (uprobecost_measure(t->skel->progs.handle_calibrate, 20000, &trap))
 				trap = UPROBECOST_DEFAULT_NS;
