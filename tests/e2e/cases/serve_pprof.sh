@@ -3,7 +3,7 @@
 # client, `go tool pprof http://memtrace:TOKEN@HOST/...` (basic auth with the
 # token, as Go sends it): a gzip'd profile.proto of a 2 s window whose leaves
 # are AllocShares' three classes with their shares by construction (50/30/20
-# of the bytes, within 3 points), under their allocating methods; the
+# of the bytes, within 3 points, every sample kept), under their allocating methods; the
 # endpoint refuses a missing or wrong token (401), an unknown pid (404), a
 # bad window (400) and an unknown profile (404).
 # TIMEOUT: 90
@@ -23,7 +23,12 @@ jvm_start w -Xmx256m -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Allo
 	-XX:CompileCommand=dontinline,AllocShares::mid -XX:CompileCommand=dontinline,AllocShares::small \
 	AllocShares --go "$TMPD/go" --mb 65536
 pid=$JVM_PID
-"$MEMTRACE" serve -p "$pid" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" >"$TMPD/serve.log" 2>&1 &
+# every sample kept (the tests' fixed duty cycle): the shares below check the
+# profile's weights and stacks, not the budget's thinning, whose spread in a
+# 2 s window is not in the profile (it swung Big and Mid by 5 points on a VM
+# whose uprobe trap costs 5 us; alloc_budget and alloc_shares check thinning
+# against memtrace's own standard errors)
+MEMTRACE_TEST_DUTY=1:1 "$MEMTRACE" serve -p "$pid" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" >"$TMPD/serve.log" 2>&1 &
 SERVE=$!
 status() { # PATH [AUTH]: the HTTP status
 	python3 - "$PORT" "$1" "${2:-}" <<'PY'
@@ -85,11 +90,11 @@ ok = total > 0
 for cls, share in want.items():
     got = by_leaf.get(cls, 0) / total if total else 0
     print(f"  {cls}: {got:.3f} (by construction {share:.2f}), called from {sorted(parents.get(cls, []))}")
-    # a stack sample is a TLAB refill and weighs the whole TLAB: under a
-    # periodic loop refills alias (README: AllocAlias' 60 % read 55.6 % by
-    # refills), and the budget thins 2 s of them; class shares from the TLABs'
-    # contents (alloc's class table) have no stacks to go with them
-    ok &= abs(got - share) <= 0.05
+    # a stack sample is a TLAB refill and weighs the whole TLAB: refills
+    # alias with a periodic loop (README: AllocAlias' 60 % read 55.6 % by
+    # refills; AllocShares shuffles its order against it); class shares from
+    # the TLABs' contents (alloc's class table) have no stacks to go with them
+    ok &= abs(got - share) <= 0.03
     site = "AllocShares." + cls.split("$")[1].lower()
     ok &= site in parents.get(cls, set())
 sys.exit(0 if ok else 1)
