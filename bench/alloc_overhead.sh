@@ -16,7 +16,7 @@ ROUNDS=${ROUNDS:-4}
 WORKLOAD=${WORKLOAD:-AllocDeep --depth 40 --size 256}
 PHASE=${PHASE:-3}
 # BUDGETS="0.5 2": also the stacks under those budgets; ONLY_BUDGETS=1: only
-# those
+# those (and WINDOWS=1: also with --budget-windows)
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
@@ -63,6 +63,14 @@ for b in ${BUDGETS:-}; do # more budgets for the stacks, e.g. BUDGETS="0.5 2"
 	JFLAGS="" run_jvm "stacks$b" baseline "memtrace-alloc-stacks-budget-$b" --by stack --budget "$b" --duration 1000
 	python3 "$ROOT/bench/phases.py" "$tmp/stacks$b.out" "$tmp/stacks$b.phases"
 done
+if [ -n "${WINDOWS:-}" ]; then # WINDOWS=1: also by class and by stack with --budget-windows
+	echo "== by class, default budget with time windows (--budget-windows: the lever for the trap)"
+	JFLAGS="" run_jvm windows baseline "memtrace-alloc-windows" --budget-windows --duration 1000
+	python3 "$ROOT/bench/phases.py" "$tmp/windows.out" "$tmp/windows.phases"
+	echo "== whole Java stacks, default budget with time windows"
+	JFLAGS="" run_jvm swindows baseline "memtrace-alloc-stacks-windows" --by stack --budget-windows --duration 1000
+	python3 "$ROOT/bench/phases.py" "$tmp/swindows.out" "$tmp/swindows.phases"
+fi
 [ -n "${ONLY_BUDGETS:-}" ] && exit 0
 echo "== the same with every sample taken (--by stack --budget 0: what the budget saves)"
 JFLAGS="" run_jvm nobudget baseline "memtrace-alloc-stacks-all" --by stack --budget 0 --duration 1000
