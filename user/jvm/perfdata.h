@@ -7,10 +7,11 @@
  * place: a prologue (magic 0xcafec0c0, byte order, version 2.x, the entry
  * table's offset and count) and entries (length, name offset, vector length,
  * type 'J' for a 64-bit long, units, variability, data offset). memtrace uses
- * it for the JVM's own account of its stops -- sun.rt.safepoints (count) and
- * sun.rt.safepointTime (ticks of sun.os.hrt.frequency, from the safepoint's
- * begin, synchronisation included) -- so the pause it prints for a heap walk
- * is the JVM's figure, not a timing taken around it. -XX:-UsePerfData (or
+ * it for the JVM's own account of its stops -- sun.rt.safepoints (count),
+ * sun.rt.safepointSyncTime and sun.rt.safepointTime (ticks of
+ * sun.os.hrt.frequency; their sum is the whole stop: struct mt_safepoints) --
+ * so the pause it prints for a heap walk is the JVM's figure, not a timing
+ * taken around it. -XX:-UsePerfData (or
  * -XX:+PerfDisableSharedMem) leaves no file: callers fall back.
  */
 #ifndef MEMTRACE_PERFDATA_H
