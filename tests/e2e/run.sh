@@ -6,7 +6,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export ROOT MEMTRACE="$ROOT/build/memtrace" CLASSES="$ROOT/build/java"
 JDKS=("17:${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64}" "25:${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}")
-pass=0 failn=0 skipn=0 failed=()
+pass=0 failn=0 skipn=0 failed=() faillogs=()
 
 "$ROOT/tests/java/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -30,7 +30,7 @@ run_one() { # case jdk home
 		skipn=$((skipn + 1)); echo "SKIP  $name [jdk $jdk]: $(grep -m1 '^SKIP' "$tmpd/log")"
 		rm -rf "$tmpd"
 	else
-		failn=$((failn + 1)); failed+=("$name[$jdk]")
+		failn=$((failn + 1)); failed+=("$name[$jdk]"); faillogs+=("$tmpd/log")
 		[ $rc -eq 124 ] && echo "  (timed out after ${tmo}s)"
 		echo "FAIL  $name [jdk $jdk] (${dt}s, exit $rc); log $tmpd/log:"
 		sed 's/^/    /' "$tmpd/log" | tail -40
@@ -53,5 +53,12 @@ for c in "${cases[@]}"; do
 	done
 done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+# again at the end, where a log shortened from the middle still shows it:
+# each failed case's last lines and those that say what differed
+for i in "${!faillogs[@]}"; do
+	echo "-- ${failed[$i]}: what failed"
+	grep -E -i 'fail|differ|mismatch|wrong|lacks|not the expected|no samples|error' "${faillogs[$i]}" |
+		tail -12 | sed 's/^/    /'
+done
 echo "e2e: $pass passed, $failn failed, $skipn skipped"
 [ $failn -eq 0 ]

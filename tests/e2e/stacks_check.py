@@ -148,7 +148,8 @@ elif mode == "c1":
     if sh < 0.99:
         ok = False
 elif mode == "inl":
-    # the JIT decides: seen 85-100 % (the rest C1 or C2 code of c40 alone)
+    # c40 is inlined by order (CompileCommand=inline): the rest is the
+    # interpreter's, before c39 is compiled
     sh = kind_share("AllocStacks$ChainObj", lambda f: f.startswith("AllocStacks$Chain.c4"), "i")
     print(f"  AllocStacks$ChainObj   c40 inlined: {100 * sh:.1f} % of their bytes")
     if sh < 0.5:
