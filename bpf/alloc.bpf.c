@@ -22,8 +22,8 @@ const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stac
 const volatile __u8 targ_duty = 0;      /* duty-cycled: scale weights, measure the cost */
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
-__u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for more */
-__u32 keep = 0xffffffff;                /* duty cycle: keep a sample if random < keep */
+__u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for its period */
+__u32 keep = MT_ALLOC_KEEP_ONE;         /* duty cycle: a thread's keep without an alloc_tkeep entry */
 __u32 window = 0;                       /* duty cycle: the current window's number */
 
 struct {
@@ -39,6 +39,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mt_alloc_tid);
 } alloc_tids SEC(".maps");
+
+/* tid -> its keep (MT_ALLOC_KEEP_ONE units) in the current window; user space writes it */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_ALLOC_MAX_TIDS);
+	__type(key, __u32);
+	__type(value, __u32);
+} alloc_tkeep SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -87,26 +95,33 @@ static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
 				    __u64 thread);
 
-/* Duty cycle: the sample's cost, raw bytes and thread, for user space's
- * choice of the next window (started at @t0). */
-static __always_inline void measure(__u64 t0, __u64 raw, __u64 w)
+/* Duty cycle: count a sample of thread @tid in the current window (user
+ * space reads each thread's rate from these). */
+static __always_inline void count_seen(__u32 tid)
 {
-	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid(), win = window;
-	struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
-	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { win, 1 };
+	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { window, 1 };
 
-	if (t) {
-		if (t->window != win) {
-			t->window = win;
-			t->samples = 0;
-		}
-		t->samples++;
-	} else {
+	if (!t) {
 		bpf_map_update_elem(&alloc_tids, &tid, &init, BPF_ANY);
+		return;
 	}
+	if (t->window != window) {
+		t->window = window;
+		t->samples = 0;
+	}
+	t->samples++;
+}
+
+/* Duty cycle: a kept sample's cost, its estimate @est (bytes over keep) and
+ * the variance term of its weight @w, for user space's next choice. */
+static __always_inline void measure(__u64 t0, __u64 raw, __u64 est, __u64 w)
+{
+	__u32 zero = 0;
+	struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
+
 	if (c) {
 		c->samples++;
-		c->raw_bytes += raw;
+		c->raw_bytes += est;
 		/* w (w - raw) in KiB^2, shifted so a 4 GiB weight cannot overflow */
 		if (w > raw)
 			c->var_kib2 += ((w >> 5) * ((w - raw) >> 5)) >> 10;
@@ -120,7 +135,8 @@ static __always_inline void measure(__u64 t0, __u64 raw, __u64 w)
 static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 thread,
 				   __u64 obj, bool tlab)
 {
-	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w;
+	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w, est;
+	__u32 tid, kp, *k;
 
 	/* a refill: this thread's previous kept TLAB is full, read it now */
 	if (targ_tl.on && tlab && thread)
@@ -132,7 +148,11 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 					 tc_outside(klass, unload_gen, bytes);
 		return;
 	}
-	if (keep != 0xffffffff && bpf_get_prandom_u32() >= keep) {
+	tid = (__u32)bpf_get_current_pid_tgid();
+	k = bpf_map_lookup_elem(&alloc_tkeep, &tid);
+	kp = k ? *k : keep;
+	count_seen(tid);
+	if (kp < MT_ALLOC_KEEP_ONE && (bpf_get_prandom_u32() & (MT_ALLOC_KEEP_ONE - 1)) >= kp) {
 		__u32 zero = 0;
 		struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
 
@@ -142,12 +162,14 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 		}
 		return;
 	}
-	w = bytes * weight_scale / MT_ALLOC_SCALE_ONE;
+	/* the sample stands for 1 / (its chance) samples, then for its period */
+	est = kp < MT_ALLOC_KEEP_ONE && kp ? bytes * MT_ALLOC_KEEP_ONE / kp : bytes;
+	w = est * weight_scale / MT_ALLOC_SCALE_ONE;
 	account(ctx, klass, w, 0, thread);
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
 				 tc_outside(klass, unload_gen, w);
-	measure(t0, bytes, w);
+	measure(t0, bytes, est, w);
 }
 
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,

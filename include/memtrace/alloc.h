@@ -67,16 +67,24 @@ struct mt_alloc_event {
  * and sets weight_scale so each window's bytes stand for its whole period;
  * the program measures what it needs for that: its own time, the raw bytes,
  * and samples per thread in the current window. Within a window each sample
- * is kept with probability keep / 2^32 (bpf_get_prandom_u32), the rest
- * costing only that gate.
+ * is kept with probability keep / MT_ALLOC_KEEP_ONE (16 random bits), the
+ * rest costing only that gate; keep is per thread (alloc_tkeep, written by
+ * user space at each window's close from the thread's own rate in it), so
+ * only the threads whose samples would cost more than the budget are
+ * thinned. A thread without an entry (new since the last close) takes the
+ * global keep, the busiest thread's. A kept sample weighs its bytes times
+ * MT_ALLOC_KEEP_ONE / keep times weight_scale (the window's share of its
+ * period): Horvitz-Thompson with each sample's own chance.
  */
 #define MT_ALLOC_SCALE_ONE 256   /* weight_scale meaning 1.0 */
+#define MT_ALLOC_KEEP_ONE 65536  /* keep meaning "every sample" */
 #define MT_ALLOC_MAX_TIDS 4096
 
 struct mt_alloc_cost {           /* per-CPU, summed by user space */
 	__u64 ns;                /* time in the program for kept samples (bpf_ktime_get_ns) */
 	__u64 samples;           /* kept samples */
-	__u64 raw_bytes;         /* their weights before scaling */
+	__u64 raw_bytes;         /* their bytes over their keep: the window's
+				  * estimate before weight_scale */
 	__u64 skipped;           /* samples the gate let go (keep < 1) */
 	__u64 skipped_ns;        /* their time in the program */
 	__u64 var_kib2;          /* variance of the thinned estimate, KiB^2: a sample
@@ -87,7 +95,7 @@ struct mt_alloc_cost {           /* per-CPU, summed by user space */
 
 struct mt_alloc_tid {            /* samples of one thread in window `window` */
 	__u32 window;
-	__u32 samples;
+	__u32 samples;           /* seen: kept and skipped */
 };
 
 /*

@@ -49,15 +49,15 @@ static void run(struct sim *s, uint64_t from, uint64_t to, uint64_t step, double
 			dutycycle_started(&s->d, t);
 		}
 		if (s->attached && !s->pending) {
-			s->raw += b * k;
+			s->raw += b; /* the kept samples' bytes over keep: b expected */
 			s->kept += n * k;
 			s->kept_ns += n * k * (GATE_NS + work_ns);
 			s->skipped += n * (1 - k);
 			s->skipped_ns += n * (1 - k) * GATE_NS;
-			s->scaled += b * k * (double)s->scale / DUTYCYCLE_SCALE_ONE;
+			s->scaled += b * (double)s->scale / DUTYCYCLE_SCALE_ONE;
 		}
 		s->w = (struct dutycycle_measure){ (uint64_t)s->raw, (uint64_t)s->kept,
-						   (uint64_t)s->kept, (uint64_t)s->kept_ns,
+						   (uint64_t)(s->kept + s->skipped), (uint64_t)s->kept_ns,
 						   (uint64_t)s->skipped, (uint64_t)s->skipped_ns };
 		if (s->pending || t + step < s->blocked) /* the duty thread is in a call */
 			continue;
@@ -237,7 +237,9 @@ static void test_slow_calls_idle_tail(void **state)
 	busy = s.truth;
 	run(&s, 8000 * MS, 12000 * MS, MS, 0, 524288, 3700);
 	assert_true(s.truth == busy);
-	assert_true(fabs(estimate(&s, 12000 * MS) / s.truth - 1) < 0.05);
+	/* -4.95 % with 32-bit keeps, -5.00 % with 16-bit ones: the period the
+	 * workload stops in stands at the rate of a window that saw part of it */
+	assert_true(fabs(estimate(&s, 12000 * MS) / s.truth - 1) < 0.06);
 	assert_true(s.d.pstart + 2 * DUTYCYCLE_PERIOD_NS > 12000 * MS);
 }
 
@@ -282,6 +284,34 @@ static void test_random_offsets(void **state)
 	assert_true(distinct >= n / 2);
 }
 
+/* Each thread's keep from its own rate: the busiest thread's is the global
+ * one; a thread whose every sample fits the budget keeps them all; one in
+ * between is thinned less; each thread's cost is within the budget. */
+static void test_thread_keep(void **state)
+{
+	struct sim s;
+	double busy, mid, k;
+
+	start(&s, 0.01, 500);
+	s.d.no_windows = true;
+	run(&s, 0, 5000 * MS, MS, 8e9 / 1000, 524288, 3700);
+	busy = s.d.rate;
+	assert_int_equal(dutycycle_thread_keep(&s.d, busy), s.d.keepk);
+	assert_true(s.d.keep < 0.1);
+	/* 200 samples/s at 4.2 us: 0.08 %, all of them */
+	assert_int_equal(dutycycle_thread_keep(&s.d, 200), DUTYCYCLE_KEEP_ONE);
+	assert_int_equal(dutycycle_thread_keep(&s.d, 0), DUTYCYCLE_KEEP_ONE);
+	/* 3000 samples/s: 1.3 % at keep 1, thinned to the budget */
+	mid = 3000;
+	k = (double)dutycycle_thread_keep(&s.d, mid) / DUTYCYCLE_KEEP_ONE;
+	assert_true(k > s.d.keep && k < 1);
+	assert_true(fabs(mid * (s.d.trap_ns + s.d.gate_ns + k * s.d.work_ns) * 1e-9 - 0.01) < 1e-4);
+	/* a forced keep (tests) is every thread's */
+	s.d.force_keep = 0.25;
+	assert_int_equal(dutycycle_thread_keep(&s.d, 200), DUTYCYCLE_KEEP_ONE / 4);
+	(void)state;
+}
+
 /* Extreme rates hit the floor; nothing observed means factor 1. */
 static void test_floor_and_empty(void **state)
 {
@@ -312,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_no_windows),
 		cmocka_unit_test(test_random_offsets),
 		cmocka_unit_test(test_floor_and_empty),
+		cmocka_unit_test(test_thread_keep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

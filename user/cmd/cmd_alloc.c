@@ -200,10 +200,11 @@ static void print_duty(struct alloctrace *t, bool json)
 		return;
 	if (json) {
 		printf(",\"duty_cycle\":{\"budget\":%.4f,\"observed\":%.4f,\"duty\":%.4f,"
-		       "\"keep\":%.4f,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
+		       "\"keep\":%.4f,\"threads_thinned\":%u,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
 		       "\"busiest_thread_samples_per_s\":%.0f,\"cost_per_sample_ns\":%.0f,"
 		       "\"trap_ns\":%.0f,\"windows\":%llu,\"total_bytes_stderr\":",
-		       d.budget, d.observed, d.duty, d.keep, d.kept_share, d.max_cost_share, d.rate,
+		       d.budget, d.observed, d.duty, d.keep, d.threads_thinned, d.kept_share,
+		       d.max_cost_share, d.rate,
 		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows);
 		if (d.stderr_bytes >= 0)
 			printf("%.0f}", d.stderr_bytes);
@@ -221,6 +222,10 @@ static void print_duty(struct alloctrace *t, bool json)
 		       "kept %.1f%% of the samples at random", 100 * d.budget,
 		       100 * d.max_cost_share, d.cost_ns / 1000, d.trap_ns / 1000,
 		       100 * d.kept_share);
+		if (d.threads_thinned)
+			printf(" (%u thread%s thinned, the busiest now keeping %.1f%%; the others "
+			       "keep every sample)", d.threads_thinned, d.threads_thinned == 1 ? "" : "s",
+			       100 * d.keep);
 		if (d.observed < 0.999)
 			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
 			       "estimate varies with the workload's rate between them)",

@@ -68,6 +68,7 @@ struct alloctrace {
 	struct mt_elf *elf;     /* libjvm, kept to attach the TLAB uprobes again */
 	struct mt_proc proc;
 	struct mt_alloc_cost base; /* the cost counters when the window opened */
+	unsigned int thinned;      /* threads with keep < 1 (window_thread_keeps) */
 	bool attached;
 	pthread_t thread;
 	bool thread_on, stop;
@@ -507,11 +508,40 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 	}
 }
 
+/* The window just closed (its number still current): each thread seen in
+ * it gets its keep for the next one from its own rate there; a thread not
+ * seen loses its entry and takes the global keep when it comes back. A tid
+ * the LRU counters forgot (over MT_ALLOC_MAX_TIDS threads) keeps a stale
+ * entry until reused; a full alloc_tkeep leaves new threads the global keep:
+ * both err on the side of the budget. Under t->mu. */
+static void window_thread_keeps(struct alloctrace *t)
+{
+	int cfd = bpf_map__fd(t->skel->maps.alloc_tids), kfd = bpf_map__fd(t->skel->maps.alloc_tkeep);
+	uint32_t key, next, *prev = NULL, keep;
+	struct mt_alloc_tid v;
+	unsigned int thinned = 0;
+
+	while (!bpf_map_get_next_key(cfd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(cfd, &key, &v))
+			continue;
+		if (v.window != t->skel->bss->window || !t->dc.wlen) {
+			bpf_map_delete_elem(kfd, &key);
+			continue;
+		}
+		keep = dutycycle_thread_keep(&t->dc, (double)v.samples * 1e9 / (double)t->dc.wlen);
+		thinned += keep < DUTYCYCLE_KEEP_ONE;
+		bpf_map_update_elem(kfd, &key, &keep, BPF_ANY);
+	}
+	t->thinned = thinned;
+}
+
 /* A new window: its number and weight scale, its counters from now. */
 static void window_open(struct alloctrace *t)
 {
 	t->skel->bss->window++;
-	t->skel->data->keep = t->dc.keep32;
+	t->skel->data->keep = t->dc.keepk;
 	t->skel->data->weight_scale = (uint32_t)t->dc.scale;
 	t->base = cost_now(t);
 }
@@ -539,6 +569,7 @@ static void *duty_main(void *arg)
 		uint64_t now = mono_ns(), next = dutycycle_next(&t->dc);
 		enum dutycycle_action a;
 		struct timespec ts;
+		bool closing;
 
 		if (now < next) { /* sleep until the edge (or until told to stop) */
 			clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -551,11 +582,14 @@ static void *duty_main(void *arg)
 			pthread_cond_timedwait(&t->cv, &t->mu, &ts);
 			continue;
 		}
-		if (t->dc.on) { /* the window ends: later samples add nothing */
+		closing = t->dc.on;
+		if (closing) { /* the window ends: later samples add nothing */
 			t->skel->data->weight_scale = 0;
 			window_measure(t, &m);
 		}
 		a = dutycycle_tick(&t->dc, now, &m);
+		if (closing)
+			window_thread_keeps(t);
 		if (a == DUTYCYCLE_RESCALE)
 			window_open(t);
 		pthread_mutex_unlock(&t->mu);
@@ -598,6 +632,7 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->observed = dutycycle_observed(&t->dc, now);
 	d->duty = t->dc.duty;
 	d->keep = t->dc.wkeep;
+	d->threads_thinned = t->thinned;
 	/* the closed windows and the open one: a run shorter than a window
 	 * (a burst) would otherwise say 1 while most of it was thinned */
 	if (t->dc.on && !t->dc.wclosed)

@@ -35,7 +35,9 @@ struct alloctrace_duty {
 	double budget;    /* as asked */
 	double observed;  /* share of the time the probes were attached so far */
 	double duty;      /* the current period's share */
-	double keep;      /* a sample's chance to be kept in the current window */
+	double keep;      /* the busiest thread's chance to keep a sample in the
+			   * current window (each thread has its own: probe/dutycycle.h) */
+	unsigned int threads_thinned; /* threads whose keep is below 1 now */
 	double kept_share;/* samples kept / samples seen, closed windows */
 	double max_cost_share; /* the most every sample would have cost the busiest
 			   * thread, over the closed windows */

@@ -13,10 +13,38 @@ static double rnd(struct dutycycle *d)
 	return (double)((d->rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
 }
 
-/* keep as the program compares it with a random 32-bit number. */
+/* keep as the program compares it with 16 random bits (at least 1). */
 static uint32_t keep_threshold(double keep)
 {
-	return keep >= 1 ? UINT32_MAX : (uint32_t)(keep * 4294967296.0);
+	if (keep >= 1)
+		return DUTYCYCLE_KEEP_ONE;
+	return keep * DUTYCYCLE_KEEP_ONE < 1 ? 1 : (uint32_t)(keep * DUTYCYCLE_KEEP_ONE + 0.5);
+}
+
+/* The share of samples a thread taking @r samples a second can keep under
+ * the budget in the windows (the trap and the gate it pays for all of them),
+ * from DUTYCYCLE_MIN_KEEP to 1. */
+static double thread_keep(const struct dutycycle *d, double r)
+{
+	double room, keep;
+
+	if (d->force_keep > 0 || d->force_duty > 0)
+		return d->force_keep > 0 ? d->force_keep : 1;
+	if (r * d->cost_ns * 1e-9 <= d->budget)
+		return 1; /* everything, always */
+	room = d->budget / d->duty - r * (d->trap_ns + d->gate_ns) * 1e-9;
+	keep = d->work_ns > 0 && room > 0 ? room / (r * d->work_ns * 1e-9) :
+	       d->work_ns > 0 ? 0 : 1;
+	if (keep > 1)
+		keep = 1;
+	if (keep < DUTYCYCLE_MIN_KEEP)
+		keep = DUTYCYCLE_MIN_KEEP;
+	return keep;
+}
+
+uint32_t dutycycle_thread_keep(const struct dutycycle *d, double rate)
+{
+	return keep_threshold(thread_keep(d, rate));
 }
 
 void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t now,
@@ -30,7 +58,7 @@ void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t
 	d->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
 	d->on = true;
 	d->duty = d->keep = d->wkeep = 1;
-	d->keep32 = UINT32_MAX;
+	d->keepk = DUTYCYCLE_KEEP_ONE;
 	d->scale = d->wscale = DUTYCYCLE_SCALE_ONE;
 	d->pstart = d->wstart = now;
 	d->wlive = true;
@@ -44,10 +72,10 @@ uint64_t dutycycle_next(const struct dutycycle *d)
 }
 
 /* Choose duty and keep for what comes next from the window of @len ns just
- * closed (@m; its samples were kept with probability d->wkeep). */
+ * closed (@m: its estimate and the busiest thread's samples, kept or not). */
 static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint64_t len)
 {
-	double r, base, work, room;
+	double r, base, work;
 
 	if (m->skipped)
 		d->gate_ns = (double)m->skipped_ns / (double)m->skipped;
@@ -55,37 +83,26 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 		work = (double)m->bpf_ns / (double)m->samples - d->gate_ns;
 		d->work_ns = work > 0 ? work : 0;
 	}
-	r = len ? (double)m->max_thread_samples / d->wkeep * 1e9 / (double)len : 0;
+	r = len ? (double)m->max_thread_samples * 1e9 / (double)len : 0;
 	d->rate = r;
 	d->cost_ns = d->trap_ns + d->gate_ns + d->work_ns;
 	d->kept += (double)m->samples;
 	d->seen += (double)(m->samples + m->skipped);
 	if (r * d->cost_ns * 1e-9 > d->max_share)
 		d->max_share = r * d->cost_ns * 1e-9;
-	d->duty = d->keep = 1;
-	if (d->force_keep > 0 || d->force_duty > 0) {
-		if (d->force_keep > 0)
-			d->keep = d->force_keep;
-		if (d->force_duty > 0)
-			d->duty = d->force_duty;
-		return;
-	}
-	if (r * d->cost_ns * 1e-9 <= d->budget)
-		return; /* everything, always */
-	base = r * (d->trap_ns + d->gate_ns) * 1e-9; /* the busiest thread, all attached */
-	if (base > DUTYCYCLE_TRAP_SHARE * d->budget && !d->no_windows) {
-		d->duty = DUTYCYCLE_TRAP_SHARE * d->budget / base;
-		if (d->duty < DUTYCYCLE_MIN_DUTY)
-			d->duty = DUTYCYCLE_MIN_DUTY;
+	d->duty = 1;
+	if (d->force_duty > 0) {
+		d->duty = d->force_duty;
+	} else if (d->force_keep <= 0 && r * d->cost_ns * 1e-9 > d->budget && !d->no_windows) {
+		base = r * (d->trap_ns + d->gate_ns) * 1e-9; /* the busiest thread, all attached */
+		if (base > DUTYCYCLE_TRAP_SHARE * d->budget) {
+			d->duty = DUTYCYCLE_TRAP_SHARE * d->budget / base;
+			if (d->duty < DUTYCYCLE_MIN_DUTY)
+				d->duty = DUTYCYCLE_MIN_DUTY;
+		}
 	}
 	/* what is left of the budget in the windows pays for the kept samples */
-	room = d->budget / d->duty - base;
-	d->keep = d->work_ns > 0 && room > 0 ? room / (r * d->work_ns * 1e-9) :
-		  d->work_ns > 0 ? 0 : 1;
-	if (d->keep > 1)
-		d->keep = 1;
-	if (d->keep < DUTYCYCLE_MIN_KEEP)
-		d->keep = DUTYCYCLE_MIN_KEEP;
+	d->keep = thread_keep(d, r);
 }
 
 /* Close the open window at @now: it stands for its period. */
@@ -116,9 +133,9 @@ static enum dutycycle_action close_window(struct dutycycle *d, uint64_t now,
 		d->wstart = next + (uint64_t)(rnd(d) * ((double)DUTYCYCLE_PERIOD_NS - wlen));
 		d->wend = d->wstart + (uint64_t)wlen;
 	}
-	d->keep32 = keep_threshold(d->keep);
-	d->keep = d->keep32 == UINT32_MAX ? 1 : (double)d->keep32 / 4294967296.0;
-	d->scale = (uint64_t)((double)DUTYCYCLE_SCALE_ONE / d->keep *
+	d->keepk = keep_threshold(d->keep);
+	d->keep = (double)d->keepk / DUTYCYCLE_KEEP_ONE;
+	d->scale = (uint64_t)((double)DUTYCYCLE_SCALE_ONE *
 			      (wlen > 0 ? (double)DUTYCYCLE_PERIOD_NS / wlen : 1) + 0.5);
 	d->on = false;
 	if (d->wstart <= now) { /* the next window begins at once: no detach */
@@ -139,7 +156,7 @@ static enum dutycycle_action open_window(struct dutycycle *d, uint64_t now)
 	uint64_t len = d->wend - d->wstart;
 
 	if (d->wclosed && d->wlen) {
-		d->last_rate = (double)d->wraw / d->wkeep / (double)d->wlen;
+		d->last_rate = (double)d->wraw / (double)d->wlen;
 		d->est += d->last_rate * (double)d->plen;
 		d->scaled += (double)d->wraw * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
 		d->covered += d->plen;
@@ -191,17 +208,17 @@ double dutycycle_factor(const struct dutycycle *d, uint64_t now, uint64_t raw_op
 		double len = (double)(now - d->wstart);
 
 		if (len > 0) {
-			est += (double)raw_open / d->wkeep * span / len;
+			est += (double)raw_open * span / len;
 			scaled += (double)raw_open * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
 		}
 	} else if (d->wclosed && d->wlen) { /* closed: it stands for its period so far */
 		if (d->plen && span > (double)d->plen)
 			span = (double)d->plen;
-		est += (double)d->wraw / d->wkeep * span / (double)d->wlen;
+		est += (double)d->wraw * span / (double)d->wlen;
 		scaled += (double)d->wraw * (double)d->wscale / DUTYCYCLE_SCALE_ONE;
 		/* the next period's window has not opened yet: the last rate */
 		if (now > d->pstart + d->plen)
-			est += (double)d->wraw / d->wkeep / (double)d->wlen *
+			est += (double)d->wraw / (double)d->wlen *
 			       (double)(now - d->pstart - d->plen);
 	}
 	if (scaled <= 0)

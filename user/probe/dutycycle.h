@@ -23,7 +23,13 @@
  * Both are chosen per window from the one just closed: the busiest thread's
  * samples per second r give its overhead r (t + g + keep w) in the windows;
  * duty = min(1, DUTYCYCLE_TRAP_SHARE budget / (r (t + g))) and keep fills
- * the rest of the budget. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
+ * the rest of the budget. keep is also chosen for each thread from its own
+ * rate (dutycycle_thread_keep): a thread that allocates slowly keeps all of
+ * its samples while the busiest one is thinned, so the classes and stacks
+ * of the slow threads carry no thinning spread (one keep for all, the
+ * busiest thread's, left the slow ones a handful of heavy samples: shares
+ * off by 5 points on a 5 us trap). The global keep, the busiest thread's,
+ * is what a thread new since the last window's close takes. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
  * measures.
  *
  * Estimates: the scaled bytes the kernel summed are corrected at read time
@@ -45,12 +51,14 @@
 #define DUTYCYCLE_GATE_NS 30.0   /* the gate's cost until one is measured */
 #define DUTYCYCLE_TRAP_SHARE 0.9 /* windows only when trap + gate exceed this share */
 #define DUTYCYCLE_SCALE_ONE 256   /* = MT_ALLOC_SCALE_ONE */
+#define DUTYCYCLE_KEEP_ONE 65536  /* = MT_ALLOC_KEEP_ONE */
 
 /* What the probe counted in the window that is closing. */
 struct dutycycle_measure {
-	uint64_t raw_bytes;          /* weights of the kept samples, before scaling */
+	uint64_t raw_bytes;          /* the kept samples' bytes over their keep, before
+				      * the window's scale */
 	uint64_t samples;            /* kept samples */
-	uint64_t max_thread_samples; /* kept samples of the busiest thread */
+	uint64_t max_thread_samples; /* samples of the busiest thread, kept or not */
 	uint64_t bpf_ns;             /* time in the BPF program for the kept samples */
 	uint64_t skipped;            /* samples the gate let go */
 	uint64_t skipped_ns;         /* their time in the program */
@@ -68,9 +76,10 @@ struct dutycycle {
 	uint64_t rng;
 	bool on;                     /* the probes are (to be) attached */
 	double duty;                 /* of the current period */
-	double keep;                 /* a sample's chance to be kept, in the next window */
-	uint32_t keep32;             /* keep as the program's threshold (2^32 - 1: all) */
-	uint64_t scale;              /* of the next window: period / window / keep,
+	double keep;                 /* the busiest thread's chance to keep a sample,
+				      * in the next window */
+	uint32_t keepk;              /* keep in DUTYCYCLE_KEEP_ONE units (the program's) */
+	uint64_t scale;              /* of the next window: period / window,
 				      * DUTYCYCLE_SCALE_ONE units */
 	/* the current period and its window */
 	uint64_t pstart, plen;       /* plen 0: ends when its window closes */
@@ -96,9 +105,9 @@ struct dutycycle {
 
 enum dutycycle_action {
 	DUTYCYCLE_NONE = 0,
-	DUTYCYCLE_ATTACH,    /* attach now, with weight scale d->scale, keep d->keep32 */
+	DUTYCYCLE_ATTACH,    /* attach now, with weight scale d->scale, keep d->keepk */
 	DUTYCYCLE_DETACH,    /* detach now */
-	DUTYCYCLE_RESCALE,   /* stay attached; a new window: d->scale, d->keep32 */
+	DUTYCYCLE_RESCALE,   /* stay attached; a new window: d->scale, d->keepk */
 };
 
 /* dutycycle_init - start at @now, attached (the measuring window); @budget
@@ -124,6 +133,13 @@ enum dutycycle_action dutycycle_tick(struct dutycycle *d, uint64_t now,
  * here and keeps its length.
  */
 void dutycycle_started(struct dutycycle *d, uint64_t now);
+
+/*
+ * dutycycle_thread_keep - the keep (DUTYCYCLE_KEEP_ONE units, >= 1) for a
+ * thread that took @rate samples a second in the window just closed, under
+ * the duty and costs dutycycle_tick() chose there.
+ */
+uint32_t dutycycle_thread_keep(const struct dutycycle *d, double rate);
 
 /*
  * dutycycle_factor - what to multiply the scaled sums by to estimate all
