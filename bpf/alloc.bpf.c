@@ -25,6 +25,8 @@ __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 __u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for its period */
 __u32 keep = MT_ALLOC_KEEP_ONE;         /* duty cycle: a thread's keep without an alloc_tkeep entry */
 __u32 window = 0;                       /* duty cycle: the current window's number */
+__u32 new_free = 0;                     /* duty cycle: samples of a window a thread
+					 * without an alloc_tkeep entry keeps in full */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -96,20 +98,20 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 				    __u64 thread);
 
 /* Duty cycle: count a sample of thread @tid in the current window (user
- * space reads each thread's rate from these). */
-static __always_inline void count_seen(__u32 tid)
+ * space reads each thread's rate from these); returns its count so far. */
+static __always_inline __u32 count_seen(__u32 tid)
 {
 	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { window, 1 };
 
 	if (!t) {
 		bpf_map_update_elem(&alloc_tids, &tid, &init, BPF_ANY);
-		return;
+		return 1;
 	}
 	if (t->window != window) {
 		t->window = window;
 		t->samples = 0;
 	}
-	t->samples++;
+	return ++t->samples;
 }
 
 /* Duty cycle: a kept sample's cost, its estimate @est (bytes over keep) and
@@ -136,7 +138,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 				   __u64 obj, bool tlab)
 {
 	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w, est;
-	__u32 tid, kp, *k;
+	__u32 tid, kp, seen, *k;
 
 	/* a refill: this thread's previous kept TLAB is full, read it now */
 	if (targ_tl.on && tlab && thread)
@@ -148,10 +150,13 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 					 tc_outside(klass, unload_gen, bytes);
 		return;
 	}
+	/* the thread's keep; one new since the last close keeps its first
+	 * new_free samples of a window (what the budget pays for in full),
+	 * then the busiest thread's share */
 	tid = (__u32)bpf_get_current_pid_tgid();
 	k = bpf_map_lookup_elem(&alloc_tkeep, &tid);
-	kp = k ? *k : keep;
-	count_seen(tid);
+	seen = count_seen(tid);
+	kp = k ? *k : seen <= new_free ? MT_ALLOC_KEEP_ONE : keep;
 	if (kp < MT_ALLOC_KEEP_ONE && (bpf_get_prandom_u32() & (MT_ALLOC_KEEP_ONE - 1)) >= kp) {
 		__u32 zero = 0;
 		struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);

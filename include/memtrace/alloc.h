@@ -71,8 +71,9 @@ struct mt_alloc_event {
  * rest costing only that gate; keep is per thread (alloc_tkeep, written by
  * user space at each window's close from the thread's own rate in it), so
  * only the threads whose samples would cost more than the budget are
- * thinned. A thread without an entry (new since the last close) takes the
- * global keep, the busiest thread's. A kept sample weighs its bytes times
+ * thinned. A thread without an entry (new since the last close) keeps its
+ * first new_free samples of a window (what the budget pays for in full)
+ * and then takes the global keep, the busiest thread's. A kept sample weighs its bytes times
  * MT_ALLOC_KEEP_ONE / keep times weight_scale (the window's share of its
  * period): Horvitz-Thompson with each sample's own chance.
  */

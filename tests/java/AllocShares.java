@@ -18,11 +18,18 @@ import java.nio.file.Path;
  * N MiB, then prints the objects of each class and the bytes the JVM counted
  * for this thread (com.sun.management.ThreadMXBean), then DONE, then idles.
  * With --exact-count K it allocates exactly K objects of each class instead.
+ * With --trickle M a second thread allocates Trickle objects (64 B) at about
+ * M MB/s from go until the main thread is done, which then prints the bytes
+ * the JVM counted for that thread ("trickle_bytes N"): a slow allocator next
+ * to a fast one.
  */
 public class AllocShares {
     static final class Big { long a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13; }
     static final class Mid { long a0, a1, a2, a3, a4, a5; }
     static final class Small { long a0, a1; }
+    static final class Trickle { long a0, a1, a2, a3, a4, a5; }
+    static volatile boolean trickleStop;
+    static volatile long trickleBytes = -1;
     static volatile Object sink;
     static final byte[][] ORDERS = new byte[256][];
     static {
@@ -41,12 +48,13 @@ public class AllocShares {
 
     public static void main(String[] args) throws Exception {
         String go = null;
-        long mb = 1024, exact = -1;
+        long mb = 1024, exact = -1, trickle = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--go": go = args[++i]; break;
                 case "--mb": mb = Long.parseLong(args[++i]); break;
                 case "--exact-count": exact = Long.parseLong(args[++i]); break;
+                case "--trickle": trickle = Long.parseLong(args[++i]); break;
                 default: throw new IllegalArgumentException(args[i]);
             }
         }
@@ -58,6 +66,24 @@ public class AllocShares {
         System.out.println("READY");
         System.out.flush();
         while (go != null && !Files.exists(Path.of(go))) Thread.sleep(10);
+        Thread slow = null;
+        if (trickle > 0) {
+            final long perTick = trickle * 1024 * 1024 / 100 / 64;
+            slow = new Thread(() -> {
+                long me = Thread.currentThread().getId();
+                long b0 = tmx.getThreadAllocatedBytes(me);
+                try {
+                    while (!trickleStop) {
+                        for (long i = 0; i < perTick; i++) sink = new Trickle();
+                        Thread.sleep(10);
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                trickleBytes = tmx.getThreadAllocatedBytes(me) - b0;
+            }, "trickle");
+            slow.start();
+        }
         long before = tmx.getThreadAllocatedBytes(tid);
         long big = 0, mid = 0, small = 0;
         if (exact >= 0) {
@@ -69,8 +95,13 @@ public class AllocShares {
             big = rounds * 25; mid = rounds * 30; small = rounds * 40;
         }
         long after = tmx.getThreadAllocatedBytes(tid);
+        if (slow != null) {
+            trickleStop = true;
+            slow.join();
+        }
         System.out.println("objects Big=" + big + " Mid=" + mid + " Small=" + small);
         System.out.println("allocated_bytes " + (after - before));
+        if (slow != null) System.out.println("trickle_bytes " + trickleBytes);
         System.out.println("DONE");
         System.out.flush();
         while (true) Thread.sleep(1000);

@@ -223,9 +223,9 @@ static void print_duty(struct alloctrace *t, bool json)
 		       100 * d.max_cost_share, d.cost_ns / 1000, d.trap_ns / 1000,
 		       100 * d.kept_share);
 		if (d.threads_thinned)
-			printf(" (%u thread%s thinned, the busiest now keeping %.1f%%; the others "
-			       "keep every sample)", d.threads_thinned, d.threads_thinned == 1 ? "" : "s",
-			       100 * d.keep);
+			printf(" (from %u thread%s at most: each thread keeps the share its own "
+			       "rate allows, the others all of theirs)", d.threads_thinned,
+			       d.threads_thinned == 1 ? "" : "s");
 		if (d.observed < 0.999)
 			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
 			       "estimate varies with the workload's rate between them)",

@@ -68,7 +68,7 @@ struct alloctrace {
 	struct mt_elf *elf;     /* libjvm, kept to attach the TLAB uprobes again */
 	struct mt_proc proc;
 	struct mt_alloc_cost base; /* the cost counters when the window opened */
-	unsigned int thinned;      /* threads with keep < 1 (window_thread_keeps) */
+	unsigned int thinned;      /* the most threads with keep < 1 at once (window_thread_keeps) */
 	bool attached;
 	pthread_t thread;
 	bool thread_on, stop;
@@ -510,11 +510,12 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 
 /* The window just closed (its number still current): each thread seen in
  * it gets its keep for the next one from its own rate there; a thread not
- * seen loses its entry and takes the global keep when it comes back. A tid
- * the LRU counters forgot (over MT_ALLOC_MAX_TIDS threads) keeps a stale
- * entry until reused; a full alloc_tkeep leaves new threads the global keep:
- * both err on the side of the budget. Under t->mu. */
-static void window_thread_keeps(struct alloctrace *t)
+ * seen loses its entry and is a new thread when it comes back (its first
+ * new_free samples of a window in full, then the global keep). A tid the LRU
+ * counters forgot (over MT_ALLOC_MAX_TIDS threads) keeps a stale entry until
+ * reused; a full alloc_tkeep leaves new threads as new: both keep within the
+ * budget. Under t->mu. */
+static void window_thread_keeps(struct alloctrace *t, uint64_t len)
 {
 	int cfd = bpf_map__fd(t->skel->maps.alloc_tids), kfd = bpf_map__fd(t->skel->maps.alloc_tkeep);
 	uint32_t key, next, *prev = NULL, keep;
@@ -526,15 +527,16 @@ static void window_thread_keeps(struct alloctrace *t)
 		prev = &key;
 		if (bpf_map_lookup_elem(cfd, &key, &v))
 			continue;
-		if (v.window != t->skel->bss->window || !t->dc.wlen) {
+		if (v.window != t->skel->bss->window || !len) {
 			bpf_map_delete_elem(kfd, &key);
 			continue;
 		}
-		keep = dutycycle_thread_keep(&t->dc, (double)v.samples * 1e9 / (double)t->dc.wlen);
+		keep = dutycycle_thread_keep(&t->dc, (double)v.samples * 1e9 / (double)len);
 		thinned += keep < DUTYCYCLE_KEEP_ONE;
 		bpf_map_update_elem(kfd, &key, &keep, BPF_ANY);
 	}
-	t->thinned = thinned;
+	if (thinned > t->thinned)
+		t->thinned = thinned;
 }
 
 /* A new window: its number and weight scale, its counters from now. */
@@ -542,6 +544,7 @@ static void window_open(struct alloctrace *t)
 {
 	t->skel->bss->window++;
 	t->skel->data->keep = t->dc.keepk;
+	t->skel->bss->new_free = dutycycle_new_free(&t->dc);
 	t->skel->data->weight_scale = (uint32_t)t->dc.scale;
 	t->base = cost_now(t);
 }
@@ -569,6 +572,7 @@ static void *duty_main(void *arg)
 		uint64_t now = mono_ns(), next = dutycycle_next(&t->dc);
 		enum dutycycle_action a;
 		struct timespec ts;
+		uint64_t len;
 		bool closing;
 
 		if (now < next) { /* sleep until the edge (or until told to stop) */
@@ -583,13 +587,14 @@ static void *duty_main(void *arg)
 			continue;
 		}
 		closing = t->dc.on;
+		len = now > t->dc.wstart ? now - t->dc.wstart : 0; /* as dutycycle_tick() takes it */
 		if (closing) { /* the window ends: later samples add nothing */
 			t->skel->data->weight_scale = 0;
 			window_measure(t, &m);
 		}
 		a = dutycycle_tick(&t->dc, now, &m);
 		if (closing)
-			window_thread_keeps(t);
+			window_thread_keeps(t, len);
 		if (a == DUTYCYCLE_RESCALE)
 			window_open(t);
 		pthread_mutex_unlock(&t->mu);

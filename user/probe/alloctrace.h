@@ -37,7 +37,7 @@ struct alloctrace_duty {
 	double duty;      /* the current period's share */
 	double keep;      /* the busiest thread's chance to keep a sample in the
 			   * current window (each thread has its own: probe/dutycycle.h) */
-	unsigned int threads_thinned; /* threads whose keep is below 1 now */
+	unsigned int threads_thinned; /* the most threads whose keep was below 1 at once */
 	double kept_share;/* samples kept / samples seen, closed windows */
 	double max_cost_share; /* the most every sample would have cost the busiest
 			   * thread, over the closed windows */

@@ -47,6 +47,16 @@ uint32_t dutycycle_thread_keep(const struct dutycycle *d, double rate)
 	return keep_threshold(thread_keep(d, rate));
 }
 
+uint32_t dutycycle_new_free(const struct dutycycle *d)
+{
+	double n;
+
+	if (d->force_keep > 0 || d->cost_ns <= 0)
+		return 0;
+	n = d->budget * (double)DUTYCYCLE_PERIOD_NS / d->cost_ns;
+	return n >= 4294967295.0 ? UINT32_MAX : (uint32_t)n;
+}
+
 void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t now,
 		    uint64_t seed)
 {

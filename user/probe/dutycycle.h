@@ -28,8 +28,9 @@
  * its samples while the busiest one is thinned, so the classes and stacks
  * of the slow threads carry no thinning spread (one keep for all, the
  * busiest thread's, left the slow ones a handful of heavy samples: shares
- * off by 5 points on a 5 us trap). The global keep, the busiest thread's,
- * is what a thread new since the last window's close takes. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
+ * off by 5 points on a 5 us trap). A thread new since the last window's
+ * close keeps its first dutycycle_new_free() samples of a window in full
+ * (what the budget pays for), then the global keep, the busiest thread's. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
  * measures.
  *
  * Estimates: the scaled bytes the kernel summed are corrected at read time
@@ -140,6 +141,11 @@ void dutycycle_started(struct dutycycle *d, uint64_t now);
  * the duty and costs dutycycle_tick() chose there.
  */
 uint32_t dutycycle_thread_keep(const struct dutycycle *d, double rate);
+
+/* dutycycle_new_free - how many samples of a window a thread with no keep
+ * of its own (new since the last close) keeps in full: as many as the
+ * budget pays for over a period at the last measured cost (0 before one). */
+uint32_t dutycycle_new_free(const struct dutycycle *d);
 
 /*
  * dutycycle_factor - what to multiply the scaled sums by to estimate all
