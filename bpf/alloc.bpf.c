@@ -20,6 +20,7 @@ const volatile __u32 targ_tgid = 0;     /* host tgid of the JVM */
 const volatile __u8 targ_stacks = 1;    /* capture user stacks and the allocating Java frame */
 const volatile __u8 targ_native = 1;    /* ... and the native (libjvm) user stack */
 const volatile __u8 targ_duty = 0;      /* duty-cycled: scale weights, measure the cost */
+const volatile __u32 targ_allocated_off = 0; /* Thread::_allocated_bytes; 0: weigh by TLAB size */
 
 __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 __u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for its period */
@@ -97,15 +98,39 @@ static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len)
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,
 				    __u64 thread);
 
-/* Duty cycle: count a sample of thread @tid in the current window (user
- * space reads each thread's rate from these); returns its count so far. */
-static __always_inline __u32 count_seen(__u32 tid)
+/*
+ * A sample of thread @tid (JavaThread @thread) standing for @bytes (the new
+ * TLAB's size, or the object's outside one): count it in the current window
+ * (user space reads each thread's rate from these) and set *@used to the
+ * bytes the thread used since its previous sample - the move of its
+ * Thread::_allocated_bytes, which grows by a TLAB's used part when it is
+ * retired (at a refill, or half full at a GC) and by each object outside
+ * one. A sample weighed by the new TLAB's size counts what a GC retires
+ * unused as allocated: a thread that fills less than a TLAB between two GCs
+ * read 1.4x its bytes. 0 at the thread's first sample (less than a TLAB
+ * before it is missed, as after its last); @bytes when the offset is not
+ * known. Returns the thread's samples in the window so far.
+ */
+static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes, __u64 *used)
 {
-	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { window, 1 };
+	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { window, 1, 0 };
+	__u64 a = 0;
 
+	*used = bytes;
+	if (targ_allocated_off && thread &&
+	    bpf_probe_read_user(&a, sizeof(a), (void *)(thread + targ_allocated_off)))
+		a = 0;
 	if (!t) {
+		init.allocated = a;
 		bpf_map_update_elem(&alloc_tids, &tid, &init, BPF_ANY);
+		if (a)
+			*used = 0;
 		return 1;
+	}
+	if (a) {
+		/* a tid reused by a new thread starts lower: its first sample */
+		*used = t->allocated && a >= t->allocated ? a - t->allocated : 0;
+		t->allocated = a;
 	}
 	if (t->window != window) {
 		t->window = window;
@@ -137,25 +162,25 @@ static __always_inline void measure(__u64 t0, __u64 raw, __u64 est, __u64 w)
 static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 thread,
 				   __u64 obj, bool tlab)
 {
-	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w, est;
+	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w, est, used;
 	__u32 tid, kp, seen, *k;
 
 	/* a refill: this thread's previous kept TLAB is full, read it now */
 	if (targ_tl.on && tlab && thread)
 		tc_refill(thread);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	seen = thread_sample(tid, thread, bytes, &used);
 	if (!targ_duty) {
-		account(ctx, klass, bytes, 0, thread);
+		account(ctx, klass, used, 0, thread);
 		if (targ_tl.on)
-			tlab && thread ? tc_open(thread, obj, bytes, bytes, klass, unload_gen) :
-					 tc_outside(klass, unload_gen, bytes);
+			tlab && thread ? tc_open(thread, obj, bytes, used, klass, unload_gen) :
+					 tc_outside(klass, unload_gen, used);
 		return;
 	}
 	/* the thread's keep; one new since the last close keeps its first
 	 * new_free samples of a window (what the budget pays for in full),
 	 * then the busiest thread's share */
-	tid = (__u32)bpf_get_current_pid_tgid();
 	k = bpf_map_lookup_elem(&alloc_tkeep, &tid);
-	seen = count_seen(tid);
 	kp = k ? *k : seen <= new_free ? MT_ALLOC_KEEP_ONE : keep;
 	if (kp < MT_ALLOC_KEEP_ONE && (bpf_get_prandom_u32() & (MT_ALLOC_KEEP_ONE - 1)) >= kp) {
 		__u32 zero = 0;
@@ -168,13 +193,13 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 		return;
 	}
 	/* the sample stands for 1 / (its chance) samples, then for its period */
-	est = kp < MT_ALLOC_KEEP_ONE && kp ? bytes * MT_ALLOC_KEEP_ONE / kp : bytes;
+	est = kp < MT_ALLOC_KEEP_ONE && kp ? used * MT_ALLOC_KEEP_ONE / kp : used;
 	w = est * weight_scale / MT_ALLOC_SCALE_ONE;
 	account(ctx, klass, w, 0, thread);
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
 				 tc_outside(klass, unload_gen, w);
-	measure(t0, bytes, est, w);
+	measure(t0, used, est, w);
 }
 
 static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 name_len,

@@ -97,6 +97,7 @@ struct mt_alloc_cost {           /* per-CPU, summed by user space */
 struct mt_alloc_tid {            /* samples of one thread in window `window` */
 	__u32 window;
 	__u32 samples;           /* seen: kept and skipped */
+	__u64 allocated;         /* its Thread::_allocated_bytes at its last sample */
 };
 
 /*

@@ -20,8 +20,9 @@ import java.nio.file.Path;
  * With --exact-count K it allocates exactly K objects of each class instead.
  * With --trickle M a second thread allocates Trickle objects (64 B) at about
  * M MB/s from go until the main thread is done, which then prints the bytes
- * the JVM counted for that thread ("trickle_bytes N"): a slow allocator next
- * to a fast one.
+ * the JVM counted for that thread and the Trickle objects it allocated
+ * ("trickle_bytes N objects K"; the last one stays live): a slow allocator
+ * next to a fast one.
  */
 public class AllocShares {
     static final class Big { long a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13; }
@@ -29,7 +30,8 @@ public class AllocShares {
     static final class Small { long a0, a1; }
     static final class Trickle { long a0, a1, a2, a3, a4, a5; }
     static volatile boolean trickleStop;
-    static volatile long trickleBytes = -1;
+    static volatile long trickleBytes = -1, trickleObjects;
+    static volatile Object trickleLast;   // one stays live: its size in a class histogram
     static volatile Object sink;
     static final byte[][] ORDERS = new byte[256][];
     static {
@@ -71,16 +73,18 @@ public class AllocShares {
             final long perTick = trickle * 1024 * 1024 / 100 / 64;
             slow = new Thread(() -> {
                 long me = Thread.currentThread().getId();
-                long b0 = tmx.getThreadAllocatedBytes(me);
+                long b0 = tmx.getThreadAllocatedBytes(me), n = 0;
                 try {
                     while (!trickleStop) {
-                        for (long i = 0; i < perTick; i++) sink = new Trickle();
+                        for (long i = 0; i < perTick; i++) trickleLast = new Trickle();
+                        n += perTick;
                         Thread.sleep(10);
                     }
                 } catch (InterruptedException e) {
                     return;
                 }
                 trickleBytes = tmx.getThreadAllocatedBytes(me) - b0;
+                trickleObjects = n;
             }, "trickle");
             slow.start();
         }
@@ -101,7 +105,7 @@ public class AllocShares {
         }
         System.out.println("objects Big=" + big + " Mid=" + mid + " Small=" + small);
         System.out.println("allocated_bytes " + (after - before));
-        if (slow != null) System.out.println("trickle_bytes " + trickleBytes);
+        if (slow != null) System.out.println("trickle_bytes " + trickleBytes + " objects " + trickleObjects);
         System.out.println("DONE");
         System.out.flush();
         while (true) Thread.sleep(1000);

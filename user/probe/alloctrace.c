@@ -265,6 +265,19 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	t->skel->rodata->targ_native = o->stacks && o->native;
 	t->duty = !o->exact && o->budget > 0;
 	t->skel->rodata->targ_duty = t->duty;
+	/* weigh a sample by the bytes its thread used since its last one (its
+	 * Thread::_allocated_bytes), not by the new TLAB's size */
+	if (t->vs) {
+		uint64_t off;
+
+		if (!vmstructs_field_offset_inherited(t->vs, "Thread", "_allocated_bytes", &off) &&
+		    off && off < UINT32_MAX)
+			t->skel->rodata->targ_allocated_off = (uint32_t)off;
+		else
+			p_warn("this JVM's VMStructs lack Thread::_allocated_bytes: a sample stands "
+			       "for its new TLAB's size, and TLABs a GC retires unused count as "
+			       "allocated");
+	}
 	if (o->stacks && t->vs && !o->exact) {
 		err = jwalk_layout(t->vs, &t->jw);
 		if (err)
