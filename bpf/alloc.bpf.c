@@ -26,6 +26,7 @@ __u32 unload_gen = 0;                   /* bumped by class__unloaded */
 __u32 weight_scale = MT_ALLOC_SCALE_ONE; /* duty cycle: this window's bytes stand for its period */
 __u32 keep = MT_ALLOC_KEEP_ONE;         /* duty cycle: a thread's keep without an alloc_tkeep entry */
 __u32 window = 0;                       /* duty cycle: the current window's number */
+__u32 attach_gen = 0;                   /* duty cycle: bumped when the probes are attached again */
 __u32 new_free = 0;                     /* duty cycle: samples of a window a thread
 					 * without an alloc_tkeep entry keeps in full */
 
@@ -108,12 +109,15 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
  * one. A sample weighed by the new TLAB's size counts what a GC retires
  * unused as allocated: a thread that fills less than a TLAB between two GCs
  * read 1.4x its bytes. 0 at the thread's first sample (less than a TLAB
- * before it is missed, as after its last); @bytes when the offset is not
- * known. Returns the thread's samples in the window so far.
+ * before it is missed, as after its last), and at its first after the
+ * probes were detached (time windows: what it used meanwhile is the
+ * window's scale's to estimate); @bytes when the offset is not known.
+ * Returns the thread's samples in the window so far.
  */
 static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes, __u64 *used)
 {
-	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid), init = { window, 1, 0 };
+	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid),
+			    init = { window, 1, 0, attach_gen, 0 };
 	__u64 a = 0;
 
 	*used = bytes;
@@ -129,8 +133,10 @@ static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes,
 	}
 	if (a) {
 		/* a tid reused by a new thread starts lower: its first sample */
-		*used = t->allocated && a >= t->allocated ? a - t->allocated : 0;
+		*used = t->allocated && a >= t->allocated && t->attach == attach_gen ?
+			a - t->allocated : 0;
 		t->allocated = a;
+		t->attach = attach_gen;
 	}
 	if (t->window != window) {
 		t->window = window;

@@ -98,6 +98,8 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
 	__u32 window;
 	__u32 samples;           /* seen: kept and skipped */
 	__u64 allocated;         /* its Thread::_allocated_bytes at its last sample */
+	__u32 attach;            /* attach_gen then: after a detach, a first sample again */
+	__u32 pad;
 };
 
 /*

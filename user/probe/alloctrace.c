@@ -611,8 +611,12 @@ static void *duty_main(void *arg)
 		if (a == DUTYCYCLE_RESCALE)
 			window_open(t);
 		pthread_mutex_unlock(&t->mu);
-		if (a == DUTYCYCLE_DETACH)
+		if (a == DUTYCYCLE_DETACH) {
 			detach_tlab(t);
+			/* no program runs now: a thread's next sample starts afresh (what it
+			 * used meanwhile is the next window's scale's to estimate) */
+			t->skel->bss->attach_gen++;
+		}
 		/* the breakpoints go in during the call, which then waits: the
 		 * window counts (weight scale > 0) from its return */
 		if (a == DUTYCYCLE_ATTACH && !t->attached && !attach_tlab(t, &t->proc, t->elf))
