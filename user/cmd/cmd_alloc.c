@@ -223,8 +223,8 @@ static void print_duty(struct alloctrace *t, bool json)
 		       100 * d.max_cost_share, d.cost_ns / 1000, d.trap_ns / 1000,
 		       100 * d.kept_share);
 		if (d.threads_thinned)
-			printf(" (from %u thread%s at most: each thread keeps the share its own "
-			       "rate allows, the others all of theirs)", d.threads_thinned,
+			printf(" (%u thread%s thinned at most; a thread whose samples fit the "
+			       "budget keeps them all)", d.threads_thinned,
 			       d.threads_thinned == 1 ? "" : "s");
 		if (d.observed < 0.999)
 			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
