@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# bench/alloc_h2.sh - `memtrace alloc` on a real program nobody here wrote:
+# Debian's H2 database server (libh2-java) under a concurrent JDBC load
+# (tests/java/H2Load.java, as bench/locks_h2.sh), on each JDK, against JFR on
+# the same run:
+#  - the total: memtrace's estimate of the bytes the server allocated during
+#    the load, against the JVM's own per-thread counters as JFR records them
+#    (jdk.ThreadAllocationStatistics every 100 ms: each thread's bytes at its
+#    first record after memtrace stopped - its last one for a thread that
+#    ended, which misses up to 100 ms of it - minus at its last one before
+#    memtrace started; the server is idle outside the load), and against the sum of
+#    JFR's jdk.ObjectAllocationSample weights (its own estimate, unthrottled);
+#  - the class shares of the top classes: memtrace's (from the TLABs'
+#    contents) against JFR's samples'.
+# Prints both; informational (sampling on both sides). Needs root.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+H2JAR=${H2JAR:-/usr/share/java/h2.jar}
+CLIENTS=${CLIENTS:-8}
+SECS=${SECS:-10}
+JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
+[ -r "$H2JAR" ] || { echo "alloc_h2: $H2JAR is missing: apt-get install libh2-java (scripts/install-deps.sh)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/mt-bench-h2a.XXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$ROOT/tests/java/build.sh" >/dev/null
+port=19192
+for jdk in $JDKS; do
+	[ -x "$jdk/bin/java" ] || { echo "== $jdk: absent, skipped"; continue; }
+	d="$tmp/$(basename "$jdk")"
+	mkdir -p "$d/db"
+	port=$((port + 1))
+	"$jdk/bin/java" -Dh2.bindAddress=127.0.0.1 -Xmx256m \
+		"-XX:StartFlightRecording:filename=$d/h2.jfr,settings=profile,jdk.ObjectAllocationSample#throttle=100000/s,jdk.ThreadAllocationStatistics#period=100ms" \
+		-cp "$H2JAR" org.h2.tools.Server -tcp -tcpPort "$port" -ifNotExists -baseDir "$d/db" \
+		>"$d/server.out" 2>&1 &
+	server=$!
+	for _ in $(seq 100); do grep -q "TCP server running" "$d/server.out" && break; sleep 0.1; done
+	grep -q "TCP server running" "$d/server.out" || { cat "$d/server.out"; exit 1; }
+	"$jdk/bin/java" -cp "$ROOT/build/java:$H2JAR" H2Load "jdbc:h2:tcp://127.0.0.1:$port/bench" \
+		"$CLIENTS" "$SECS" "$d/go" >"$d/client.out" 2>&1 &
+	client=$!
+	for _ in $(seq 300); do grep -q READY "$d/client.out" && break; sleep 0.1; done
+	sleep 1.5 # a statistics record between the setup and memtrace's start
+	"$ROOT/build/memtrace" alloc -p "$server" --json >"$d/alloc.json" 2>"$d/alloc.err" &
+	mt=$!
+	for _ in $(seq 300); do grep -q '"start"' "$d/alloc.json" && break; sleep 0.1; done
+	t0=$(date +%s%N)
+	touch "$d/go"
+	wait "$client"
+	sleep 0.5
+	kill -INT "$mt"; wait "$mt"
+	t1=$(date +%s%N)
+	sleep 1.5 # a statistics record after memtrace's end
+	kill "$server"; wait "$server" || true # JFR writes its recording at exit
+	"$jdk/bin/jfr" print --json --events jdk.ObjectAllocationSample,jdk.ThreadAllocationStatistics \
+		"$d/h2.jfr" >"$d/jfr.json"
+	echo "== H2 $("$jdk/bin/java" -version 2>&1 | head -1), $CLIENTS clients, $SECS s: $(grep OPS "$d/client.out")"
+	python3 - "$d/alloc.json" "$d/jfr.json" "$t0" "$t1" <<'PY'
+import json, re, sys
+from datetime import datetime, timezone
+final = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
+ev = json.load(open(sys.argv[2]))["recording"]["events"]
+t0, t1 = int(sys.argv[3]), int(sys.argv[4])
+def ns(s):
+    m = re.match(r"(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$", s)
+    sec = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+    return int(sec) * 10**9 + int((m.group(2) or "0").ljust(9, "0")[:9])
+def java_name(n):
+    dims = len(n) - len(n.lstrip("["))
+    n = n[dims:]
+    prim = dict(Z="boolean", B="byte", C="char", S="short", I="int", J="long", F="float", D="double")
+    if dims:
+        n = prim[n] if n in prim else n[1:-1]
+    return n.replace("/", ".") + "[]" * dims
+before, after = {}, {}
+samp, sampw = {}, 0
+for e in ev:
+    v = e["values"]
+    t = ns(v["startTime"])
+    if e["type"] == "jdk.ThreadAllocationStatistics":
+        tid = v["thread"]["javaThreadId"] if v.get("thread") else None
+        if tid is None:
+            continue
+        if t < t0:
+            before[tid] = v["allocated"]
+        elif t > t1:
+            after.setdefault(tid, v["allocated"])
+    elif t0 <= t <= t1:
+        cls = java_name(v["objectClass"]["name"])
+        samp[cls] = samp.get(cls, 0) + v["weight"]
+        sampw += v["weight"]
+jvm = sum(a - before.get(tid, 0) for tid, a in after.items())
+# threads that ended during the load: their last record inside the window
+last = {}
+for e in ev:
+    v = e["values"]
+    if e["type"] == "jdk.ThreadAllocationStatistics" and v.get("thread"):
+        tid = v["thread"]["javaThreadId"]
+        if tid not in after and ns(v["startTime"]) >= t0:
+            last[tid] = v["allocated"]
+jvm += sum(a - before.get(tid, 0) for tid, a in last.items())
+mt = final["total_bytes"]
+dc = final.get("duty_cycle") or {}
+se = dc.get("total_bytes_stderr")
+print(f"  total: memtrace {mt / 2**20:.1f} MiB (standard error {se / 2**20 if se else 0:.1f} MiB, "
+      f"kept {dc.get('kept_share', 1):.3f}, threads thinned {dc.get('threads_thinned', 0)}), "
+      f"the JVM's per-thread counters {jvm / 2**20:.1f} MiB (x{mt / jvm:.3f}), "
+      f"JFR's samples {sampw / 2**20:.1f} MiB (x{sampw / jvm:.3f})")
+mine = {c["class"]: c for c in final["classes"]}
+top = sorted(mine, key=lambda c: -mine[c]["bytes"])[:8]
+print(f"  {'class':48} {'memtrace':>9} {'JFR':>7}")
+for c in top:
+    print(f"  {c[:48]:48} {100 * mine[c]['share']:8.1f}% {100 * samp.get(c, 0) / sampw:6.1f}%")
+PY
+done
