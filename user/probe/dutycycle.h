@@ -30,8 +30,8 @@
  * busiest thread's, left the slow ones a handful of heavy samples: shares
  * off by 5 points on a 5 us trap). A thread new since the last window's
  * close keeps its first dutycycle_new_free() samples of a window in full
- * (what the budget pays for), then the global keep, the busiest thread's. The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only
- * measures.
+ * (what the budget pays for), then the global keep, the busiest thread's.
+ * The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only measures.
  *
  * Estimates: the scaled bytes the kernel summed are corrected at read time
  * (dutycycle_factor) for windows that closed late, for a period cut short
