@@ -55,23 +55,12 @@ for jdk in $JDKS; do
 	"$jdk/bin/jfr" print --json --events jdk.ObjectAllocationSample,jdk.ThreadAllocationStatistics \
 		"$d/h2.jfr" >"$d/jfr.json"
 	echo "== H2 $("$jdk/bin/java" -version 2>&1 | head -1), $CLIENTS clients, $SECS s: $(grep OPS "$d/client.out")"
-	python3 - "$d/alloc.json" "$d/jfr.json" "$t0" "$t1" <<'PY'
-import json, re, sys
-from datetime import datetime, timezone
+	PYTHONPATH="$ROOT/bench" python3 - "$d/alloc.json" "$d/jfr.json" "$t0" "$t1" <<'PY'
+import json, sys
+from jfrjson import ns, java_name  # bench/, through PYTHONPATH
 final = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
 ev = json.load(open(sys.argv[2]))["recording"]["events"]
 t0, t1 = int(sys.argv[3]), int(sys.argv[4])
-def ns(s):
-    m = re.match(r"(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$", s)
-    sec = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
-    return int(sec) * 10**9 + int((m.group(2) or "0").ljust(9, "0")[:9])
-def java_name(n):
-    dims = len(n) - len(n.lstrip("["))
-    n = n[dims:]
-    prim = dict(Z="boolean", B="byte", C="char", S="short", I="int", J="long", F="float", D="double")
-    if dims:
-        n = prim[n] if n in prim else n[1:-1]
-    return n.replace("/", ".") + "[]" * dims
 before, after = {}, {}
 samp, sampw = {}, 0
 for e in ev:

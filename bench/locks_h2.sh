@@ -68,24 +68,13 @@ for jdk in $JDKS; do
 	echo "== H2 $(sed -n 's/.*"jdk":"\([^"]*\)".*/\1/p' "$d/locks.json" | head -1), $CLIENTS clients, $SECS s: $(grep OPS "$d/client.out")"
 	"$ROOT/build/memtrace" check "$d/h2.mtr" | sed 's/^/  record: /' || rc=1
 	"$ROOT/build/memtrace" report "$d/h2.mtr" | sed -n '/^java.util.concurrent parks/,/^wait graph/p' | sed 's/^/  report: /' 
-	python3 - "$d/locks.json" "$d/jfr.json" <<'PY' || rc=1
+	PYTHONPATH="$ROOT/bench" python3 - "$d/locks.json" "$d/jfr.json" <<'PY' || rc=1
 import json, re, sys
-from datetime import datetime, timezone
+from jfrjson import ns, java_name  # bench/, through PYTHONPATH
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ev = json.load(open(sys.argv[2]))["recording"]["events"]
 t0 = [r for r in recs if r["event"] == "start"][0]["real_ns"]
 t1 = [r for r in recs if r["event"] == "summary"][0]["parks_read_real_ns"]
-def ns(s):  # "2026-11-25T04:01:29.284572006Z"
-    m = re.match(r"(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$", s)
-    sec = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
-    return int(sec) * 10**9 + int((m.group(2) or "0").ljust(9, "0")[:9])
-def java_name(n):  # "[I" -> "int[]", "[Lpkg/C;" -> "pkg.C[]", "pkg/C" -> "pkg.C"
-    dims = len(n) - len(n.lstrip("["))
-    n = n[dims:]
-    prim = dict(Z="boolean", B="byte", C="char", S="short", I="int", J="long", F="float", D="double")
-    if dims:
-        n = prim[n] if n in prim else n[1:-1]
-    return n.replace("/", ".") + "[]" * dims
 def dur(s):
     m = re.match(r"PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S", s)
     return int(round(((int(m.group(1) or 0) * 60 + int(m.group(2) or 0)) * 60 + float(m.group(3))) * 1e9))
