@@ -197,9 +197,10 @@ static void test_pool_and_manager_names(void **state)
 	assert_false(gcpair_manager_is_full("G1 Concurrent GC"));
 }
 
-static struct mt_gc_event cause_ev(uint32_t tid, const char *cause, const char *action)
+static struct mt_gc_event cause_ev(uint32_t tid, uint64_t ts, const char *cause,
+				   const char *action)
 {
-	struct mt_gc_event e = { .kind = MT_GC_CAUSE, .tid = tid };
+	struct mt_gc_event e = { .kind = MT_GC_CAUSE, .tid = tid, .ts_ns = ts };
 
 	strncpy(e.cause, cause, sizeof(e.cause) - 1);
 	strncpy(e.action, action, sizeof(e.action) - 1);
@@ -209,7 +210,9 @@ static struct mt_gc_event cause_ev(uint32_t tid, const char *cause, const char *
 /* A cause heard on a thread goes to the next cycle whose pool ends on that
  * thread, once; a cycle of another thread, or one without a cause heard,
  * has none (Parallel's System.gc(): a young then a full cycle, each with
- * its own gc_end). */
+ * its own gc_end). The cause's time (gc_end's entry, where HotSpot reads
+ * GcInfo's end time) ends the cycle; the pool ends after it are not the
+ * pause, and a cause older than the cycle's start is not its end. */
 static void test_causes(void **state)
 {
 	struct sink s = { 0 };
@@ -219,11 +222,11 @@ static void test_causes(void **state)
 	gcpair_init(&gp, collect, &s);
 	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 100, .tid = 42, .is_full = 1 });
 	feed(&gp, ev(MT_POOL_BEGIN, 110, "PS Scavenge", "PS Eden Space", 1000));
-	feed(&gp, cause_ev(42, "System.gc()", "end of minor GC"));
+	feed(&gp, cause_ev(42, 115, "System.gc()", "end of minor GC"));
 	feed(&gp, ev(MT_POOL_END, 120, "PS Scavenge", "PS Eden Space", 0));
 	feed(&gp, ev(MT_POOL_BEGIN, 130, "PS MarkSweep", "PS Old Gen", 500));
-	feed(&gp, cause_ev(7, "G1 Evacuation Pause", "end of minor GC")); /* another thread */
-	feed(&gp, cause_ev(42, "System.gc()", "end of major GC"));
+	feed(&gp, cause_ev(7, 132, "G1 Evacuation Pause", "end of minor GC")); /* another thread */
+	feed(&gp, cause_ev(42, 135, "System.gc()", "end of major GC"));
 	feed(&gp, ev(MT_POOL_END, 140, "PS MarkSweep", "PS Old Gen", 300));
 	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 150, .tid = 42 });
 	/* a cycle whose cause was not heard (a libjvm without the uprobe) */
@@ -244,6 +247,11 @@ static void test_causes(void **state)
 	assert_string_equal(s.recs[2].cause, "");
 	assert_string_equal(s.recs[2].action, "");
 	assert_string_equal(s.recs[3].cause, "G1 Evacuation Pause");
+	assert_int_equal(s.recs[0].end_ns, 115);
+	assert_int_equal(s.recs[1].start_ns, 130);
+	assert_int_equal(s.recs[1].end_ns, 135);
+	assert_int_equal(s.recs[2].end_ns, 210);
+	assert_int_equal(s.recs[3].end_ns, 310); /* its cause (132) predates it */
 }
 
 int main(void)

@@ -114,22 +114,29 @@ static void cause_heard(struct gcpair *gp, const struct mt_gc_event *e)
 	if (!w)
 		w = &gp->causes[e->tid % MT_GC_MAX_CAUSES]; /* more GC threads than slots */
 	w->tid = e->tid;
+	w->ts_ns = e->ts_ns;
 	memcpy(w->cause, e->cause, MT_GC_NAME_LEN);
 	w->cause[MT_GC_NAME_LEN - 1] = '\0';
 	memcpy(w->action, e->action, MT_GC_NAME_LEN);
 	w->action[MT_GC_NAME_LEN - 1] = '\0';
 }
 
-/* The cycle of @e's pool end takes the cause waiting on its thread. */
-static void cause_take(struct gcpair *gp, struct gc_record *r, uint32_t tid)
+/* Cycle @c (at its first pool end, on @tid) takes the cause waiting on that
+ * thread, and with it the time gc_end was entered: HotSpot reads the
+ * collection's end time (GcInfo, the GarbageCollectorMXBean's) right there,
+ * before it reads every pool's usage and fires each pool's end probe. A
+ * cause older than the cycle's start is not this cycle's end. */
+static void cause_take(struct gcpair *gp, struct gc_cycle *c, uint32_t tid)
 {
 	for (int i = 0; i < MT_GC_MAX_CAUSES; i++) {
 		struct gc_cause_wait *w = &gp->causes[i];
 
 		if (w->tid != tid || !tid)
 			continue;
-		memcpy(r->cause, w->cause, MT_GC_NAME_LEN);
-		memcpy(r->action, w->action, MT_GC_NAME_LEN);
+		memcpy(c->rec.cause, w->cause, MT_GC_NAME_LEN);
+		memcpy(c->rec.action, w->action, MT_GC_NAME_LEN);
+		if (w->ts_ns >= c->rec.start_ns)
+			c->cause_ns = w->ts_ns;
 		w->tid = 0;
 		return;
 	}
@@ -145,13 +152,13 @@ static void pool_end(struct gcpair *gp, const struct mt_gc_event *e)
 		return;
 	}
 	if (!c->rec.cause[0])
-		cause_take(gp, &c->rec, e->tid);
+		cause_take(gp, c, e->tid);
 	p->ended = true;
 	p->used_after = e->used;
 	p->committed = e->committed;
 	p->max = e->max;
 	c->nended++;
-	c->rec.end_ns = e->ts_ns;
+	c->rec.end_ns = c->cause_ns ? c->cause_ns : e->ts_ns;
 	if (c->nended == c->nbegun) {
 		c->open = false;
 		if (gp->vmop_open)

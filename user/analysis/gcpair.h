@@ -64,7 +64,8 @@ struct gc_pool {
 struct gc_record {
 	uint64_t seq;          /* 1, 2, ... in order of completion */
 	uint64_t start_ns;     /* monotonic ns: first pool begin (or gc__begin) */
-	uint64_t end_ns;       /* monotonic ns: last pool end (or gc__end) */
+	uint64_t end_ns;       /* monotonic ns: entry of GCMemoryManager::gc_end (the
+	                        * cause event), else last pool end (or gc__end) */
 	uint64_t vmop_ns;      /* gc__begin..gc__end of the enclosing VM op, 0 if none */
 	bool full;
 	bool in_vmop;          /* inside gc__begin/gc__end */
@@ -82,11 +83,13 @@ struct gc_cycle {
 	bool open;
 	struct gc_record rec;
 	int nbegun, nended;
+	uint64_t cause_ns;     /* ts of the cause event taken, 0 if none */
 };
 
 /* A cause heard on thread @tid, for the next pool end of that thread. */
 struct gc_cause_wait {
 	uint32_t tid;          /* 0: free */
+	uint64_t ts_ns;        /* when GCMemoryManager::gc_end was entered */
 	char cause[MT_GC_NAME_LEN];
 	char action[MT_GC_NAME_LEN];
 };
