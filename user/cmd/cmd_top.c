@@ -3,6 +3,8 @@
  * cmd_top.c - `memtrace -p PID` / `memtrace top -p PID`: the live view.
  * Collections and pools (USDT) and the top allocating classes (TLAB
  * sampling), and with --age live sampled bytes by age (memtrace's agent),
+ * and with --stacks the top allocating paths (whole Java stacks from the
+ * kernel's walker, bpf/jstack.bpf.h, with their class),
  * refreshed every --interval seconds: a full-screen view on a terminal
  * (ncurses; panels: 0 overview, 1 collections, 2 allocation, 3 age, tab
  * cycles; q quits, p pauses, space refreshes), plain periodic lines
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "agentctl/agentlive.h"
+#include "analysis/pathrate.h"
 #include "probe/alloctrace.h"
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
@@ -45,6 +48,8 @@ static const char *const panel_name[] = { "overview", "collections", "allocation
 
 #define MAX_LOCKS 32
 #define MAX_CAUSES 8 /* causes counted per interval (a busy JVM has 1-3) */
+#define TOP_PATHS 10  /* paths in a JSON record */
+#define MAX_FRAMES 256
 
 struct cls {
 	const char *name;
@@ -70,6 +75,10 @@ struct top {
 	int nclasses;
 	uint64_t alloc_interval, alloc_total;
 	uint64_t t0;
+	/* --stacks: bytes per (Java stack, class) */
+	bool stacks;
+	bool stacks_nomem;   /* a round ran out of memory: its paths are partial */
+	struct pathrate paths;
 	/* locks (--locks): java.util.concurrent parks per blocker class */
 	struct mt_vmstructs *vs;
 	struct parktrace *pk;
@@ -88,13 +97,16 @@ struct top {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--age] [--locks] [--plain] [--json]\n"
+	fprintf(f, "usage: memtrace [top] -p PID [--interval S] [--duration S] [--stacks] [--age] [--locks]\n"
+		   "                    [--plain] [--json]\n"
 		   "  The live view: recent collections and pools, pause times, allocation rate\n"
-		   "  and the top allocating classes; with --age also live sampled bytes by age\n"
-		   "  (and with --locks java.util.concurrent parks per second by blocker class)\n"
-		   "  in GCs survived (loads memtrace's JVMTI agent into the JVM). Full screen on\n"
-		   "  a terminal: panels 0 overview, 1 collections, 2 allocation, 3 age (tab\n"
-		   "  cycles), q quits, p pauses the display, space refreshes; plain lines otherwise.\n");
+		   "  and the top allocating classes; with --stacks also the top allocating paths\n"
+		   "  (whole Java stacks walked in the kernel, with their class); with --age also\n"
+		   "  live sampled bytes by age in GCs survived (loads memtrace's JVMTI agent into\n"
+		   "  the JVM); with --locks java.util.concurrent parks per second by blocker\n"
+		   "  class. Full screen on a terminal: panels 0 overview, 1 collections,\n"
+		   "  2 allocation (and paths), 3 age (tab cycles), q quits, p pauses the\n"
+		   "  display, space refreshes; plain lines otherwise.\n");
 }
 
 static void on_gc(const struct gc_record *r, void *ctx)
@@ -120,8 +132,10 @@ static void on_gc(const struct gc_record *r, void *ctx)
 
 		for (i = 0; i < t->ncauses && strcmp(t->causes[i].name, r->cause); i++)
 			;
-		if (i == t->ncauses && i < MAX_CAUSES)
-			memcpy(t->causes[t->ncauses++].name, r->cause, MT_GC_NAME_LEN);
+		if (i == t->ncauses && i < MAX_CAUSES) {
+			memcpy(t->causes[i].name, r->cause, MT_GC_NAME_LEN);
+			t->causes[t->ncauses++].n = 0; /* the slot may hold an old interval's count */
+		}
 		if (i < t->ncauses)
 			t->causes[i].n++;
 	}
@@ -171,9 +185,34 @@ static int cls_cmp(const void *a, const void *b)
 	return x->interval < y->interval ? 1 : x->interval > y->interval ? -1 : 0;
 }
 
+/* row_frames - row @r's Java stack as "root;...;leaf" in @buf ("" without
+ * one; a name that does not fit ends the text). Method and class names
+ * cannot hold ';' (JVMS 4.2), so the text splits back into frames. */
+static const char *row_frames(struct alloctrace *at, const struct alloc_row *r, char *buf,
+			      size_t len)
+{
+	const char *names[MAX_FRAMES];
+	int n = r->jstack ? alloctrace_java_frames(at, r, names, MAX_FRAMES, false) : 0;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		if (off + l + 2 > len)
+			break;
+		if (off)
+			buf[off++] = ';';
+		memcpy(buf + off, names[i], l + 1);
+		off += l;
+	}
+	return buf;
+}
+
 /* Refresh per-class bytes of the last interval from the kernel aggregate. */
 static void update_alloc(struct top *t, struct alloctrace *at)
 {
+	char fb[8192];
 	struct alloc_row *rows;
 	size_t n;
 	uint64_t total = 0;
@@ -183,14 +222,21 @@ static void update_alloc(struct top *t, struct alloctrace *at)
 	for (int i = 0; i < t->nclasses; i++)
 		t->classes[i].total = 0;
 	rows = alloctrace_rows(at, &n);
+	if (t->stacks)
+		pathrate_begin(&t->paths);
 	for (size_t i = 0; i < n; i++) {
 		struct cls *c = cls_get(t, rows[i].class_name);
 
 		if (c)
 			c->total += rows[i].bytes;
 		total += rows[i].bytes;
+		if (t->stacks && pathrate_add(&t->paths, row_frames(at, &rows[i], fb, sizeof(fb)),
+					      rows[i].class_name, rows[i].bytes, rows[i].samples))
+			t->stacks_nomem = true;
 	}
 	free(rows);
+	if (t->stacks && pathrate_end(&t->paths))
+		t->stacks_nomem = true;
 	for (int i = 0; i < t->nclasses; i++)
 		t->classes[i].interval = t->classes[i].total - t->classes[i].interval;
 	t->alloc_interval = total - t->alloc_total;
@@ -253,6 +299,58 @@ static void update_locks(struct top *t)
 	free(l);
 }
 
+/* path_text - "Class <- leaf frame <- caller <- ..." (the allocating end
+ * first, as a reader of a one-line view wants it) into @buf. */
+static const char *path_text(const struct pathrate_path *pp, char *buf, size_t len)
+{
+	const char *f = pp->frames, *e = f + strlen(f);
+	size_t off = (size_t)snprintf(buf, len, "%s", pp->class_name);
+
+	if (!*f && off < len)
+		snprintf(buf + off, len - off, " <- (no Java stack)");
+	while (e > f && off < len) {
+		const char *b = e;
+
+		while (b > f && b[-1] != ';')
+			b--;
+		off += (size_t)snprintf(buf + off, len - off, " <- %.*s", (int)(e - b), b);
+		e = b > f ? b - 1 : f;
+	}
+	return buf;
+}
+
+/* print_paths_json - the record's "top_paths" and "java_stacks" members. */
+static void print_paths_json(struct top *t, struct alloctrace *at)
+{
+	printf(",\"top_paths\":[");
+	for (size_t i = 0, k = 0; i < t->paths.ncur && k < TOP_PATHS; i++) {
+		const struct pathrate_path *pp = &t->paths.cur[i];
+		const char *f = pp->frames;
+
+		if (!pp->total)
+			continue;
+		printf("%s{\"class\":", k++ ? "," : "");
+		json_str(stdout, pp->class_name);
+		printf(",\"bytes_per_s\":%.0f,\"total_bytes\":%llu,\"samples\":%llu,\"frames\":[",
+		       pp->interval / t->interval, (unsigned long long)pp->total,
+		       (unsigned long long)pp->samples);
+		for (int nf = 0; *f; nf++) {
+			const char *e = strchrnul(f, ';');
+			char name[1024];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(e - f), f);
+			printf("%s", nf ? "," : "");
+			json_str(stdout, name);
+			f = *e ? e + 1 : e;
+		}
+		printf("]}");
+	}
+	printf("],\"java_stacks\":{\"paths\":%zu,\"unknown_frames\":%llu,"
+	       "\"lost_stacks\":%llu,\"partial\":%s}",
+	       t->paths.ncur, (unsigned long long)alloctrace_unknown_frames(at),
+	       (unsigned long long)alloctrace_lost_jstacks(at), t->stacks_nomem ? "true" : "false");
+}
+
 static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -261,10 +359,12 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 
 	localtime_r(&now, &tm);
 	if (mt_opts.json) {
-		printf("{\"event\":\"top\",\"pid\":%d,\"young\":%llu,\"full\":%llu,\"pause_ns\":%llu,"
+		printf("{\"event\":\"top\",\"pid\":%d,\"young\":%llu,\"full\":%llu,\"other\":%llu,"
+		       "\"pause_ns\":%llu,"
 		       "\"pause_max_ns\":%llu,\"heap_used\":%llu,\"heap_committed\":%llu,"
 		       "\"alloc_bytes_per_s\":%.0f,\"lost_events\":%llu,\"top_classes\":[",
 		       t->p.pid, (unsigned long long)t->n_young, (unsigned long long)t->n_full,
+		       (unsigned long long)t->n_other,
 		       (unsigned long long)t->pause_total, (unsigned long long)t->pause_max,
 		       (unsigned long long)t->heap_used, (unsigned long long)t->heap_committed,
 		       t->alloc_interval / t->interval,
@@ -274,7 +374,10 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			json_str(stdout, t->classes[i].name);
 			printf(",\"bytes_per_s\":%.0f}", t->classes[i].interval / t->interval);
 		}
-		printf("],\"causes\":{");
+		printf("]");
+		if (t->stacks && at)
+			print_paths_json(t, at);
+		printf(",\"causes\":{");
 		for (int i = 0; i < t->ncauses; i++) {
 			printf("%s", i ? "," : "");
 			json_str(stdout, t->causes[i].name);
@@ -323,6 +426,14 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 			printf(" %s %.0f%%%s", t->classes[i].name,
 			       100.0 * t->classes[i].interval / t->alloc_interval, i < 3 ? "," : "");
 		printf("\n");
+	}
+	if (t->stacks && at && t->paths.interval_bytes) {
+		char pb[512];
+
+		for (size_t i = 0; i < t->paths.ncur && i < 3 && t->paths.cur[i].interval; i++)
+			printf("         %s %4.1f%%  %s\n", i ? "    " : "path:",
+			       100.0 * t->paths.cur[i].interval / t->paths.interval_bytes,
+			       path_text(&t->paths.cur[i], pb, sizeof(pb)));
 	}
 	if (t->pk && t->nlocks && t->locks[0].contended && t->locks[0].parks_s) {
 		printf("         contended:");
@@ -418,6 +529,24 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 	return row;
 }
 
+/* draw_paths - the top allocating paths (--stacks), the class first. */
+static int draw_paths(struct top *t, struct alloctrace *at, int row)
+{
+	char pb[1024], d[32];
+
+	attron(A_BOLD);
+	mvprintw(row++, 0, "PATHS  Java stacks (walked in the kernel), the class first%s",
+		 t->stacks_nomem ? "  [out of memory: partial]" : "");
+	attroff(A_BOLD);
+	for (size_t i = 0; i < t->paths.ncur && row < LINES - 1 && t->paths.cur[i].interval; i++)
+		mvprintw(row++, 2, "%5.1f%%  %12s/s  %.*s",
+			 t->paths.interval_bytes ?
+				 100.0 * t->paths.cur[i].interval / t->paths.interval_bytes : 0,
+			 fmt_bytes((uint64_t)(t->paths.cur[i].interval / t->interval), d, sizeof(d)),
+			 COLS > 30 ? COLS - 26 : 4, path_text(&t->paths.cur[i], pb, sizeof(pb)));
+	return row;
+}
+
 /* draw_alloc - the allocation section; @total adds the bytes since start. */
 static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
 {
@@ -433,7 +562,10 @@ static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
 	else
 		mvprintw(row++, 0, "ALLOCATION  unavailable (see `memtrace doctor`)");
 	attroff(A_BOLD);
-	for (int i = 0; at && i < t->nclasses && row < LINES - 1 &&
+	/* with paths below them, the classes take at most half the rows left */
+	int last = total && t->stacks ? row + (LINES - row) / 2 : LINES - 1;
+
+	for (int i = 0; at && i < t->nclasses && row < last &&
 			(t->classes[i].interval || (total && t->classes[i].total)); i++) {
 		if (total)
 			mvprintw(row++, 2, "%5.1f%%  %12s/s  %12s  %.*s",
@@ -447,6 +579,8 @@ static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
 				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
 				 cols > 30 ? cols - 26 : 4, t->classes[i].name);
 	}
+	if (total && t->stacks && at)
+		row = draw_paths(t, at, row + 1);
 	return row;
 }
 
@@ -534,6 +668,7 @@ int do_top(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "age", no_argument, NULL, 'A' },
 		{ "locks", no_argument, NULL, 'L' },
+		{ "stacks", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -584,6 +719,10 @@ int do_top(int argc, char **argv)
 			break;
 		case 'L':
 			locks = true;
+			break;
+		case 'S':
+			t->stacks = true;
+			ao.stacks = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -708,6 +847,7 @@ out:
 	vmstructs_free(t->vs);
 	alloctrace_free(at);
 	gctrace_free(gt);
+	pathrate_fini(&t->paths);
 	free(t);
 	return rc;
 usage_err:

@@ -148,15 +148,19 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	probes[1].prog = t->skel->progs.handle_gc_end;
 	probes[2].prog = t->skel->progs.handle_pool_begin;
 	probes[3].prog = t->skel->progs.handle_pool_end;
-	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
-	if (err)
-		goto err_links;
-	/* The causes: a uprobe of their own; without it collections have none. */
+	/* The causes: a uprobe of their own; without it collections have none.
+	 * Attached first: a cycle whose pool begins are seen then always has
+	 * its gc_end seen too (attached after, the first cycle could lack its
+	 * cause and its end time). A cause heard for a cycle whose begins were
+	 * missed is overwritten by the next cycle's own before its pool ends. */
 	err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, &t->cause_link, &t->causes,
 				&t->no_cause);
 	if (err == -ENOENT || err == -ENOTSUP)
 		err = 0;
 	else if (err)
+		goto err_links;
+	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
+	if (err)
 		goto err_links;
 
 	/* Open the ring buffer. */

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # top_live - the live view: under tmux, the full-screen panels show
 # collections and the top allocating classes and they update; the keys 1, 2,
-# 3 and tab switch to the collections, allocation and age panels; q quits.
+# 3 and tab switch to the collections, allocation and age panels; with
+# --stacks the allocation panel lists paths through DemoWorkload; q quits.
 # Plain mode (not a terminal) prints periodic JSON lines whose allocation
-# rate and collection counts are non-zero for a busy JVM.
+# rate and collection counts are non-zero for a busy JVM, and whose causes
+# add up to the interval's collections.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 command -v tmux >/dev/null || skip "tmux is not installed"
 
 jvm_start w -Xmx256m DemoWorkload 60
 sess="mt-top-$$-$JDK"
-tmux new-session -d -s "$sess" -x 120 -y 40 "$MEMTRACE -p $JVM_PID --interval 1; echo EXITED; sleep 30"
+tmux new-session -d -s "$sess" -x 120 -y 40 "$MEMTRACE -p $JVM_PID --interval 1 --stacks; echo EXITED; sleep 30"
 sleep 4
 tmux capture-pane -t "$sess" -p >"$TMPD/p1"
 sleep 2.5
@@ -32,6 +34,8 @@ panel() {
 }
 panel 1 "pool (last collection)" "ALLOCATION"
 panel 2 "ALLOCATION .*since start" "COLLECTIONS"
+panel 2 "PATHS  Java stacks" "COLLECTIONS"      # --stacks: the paths below the classes
+grep -q -- "DemoWorkload.* <- " "$TMPD/pk" || { cat "$TMPD/pk"; tmux kill-session -t "$sess"; fail "no path through DemoWorkload on panel 2"; }
 panel 3 "age sampling is off: start the view with --age" "ALLOCATION"
 panel Tab "COLLECTIONS" "pool (last collection)"   # tab after the last panel: the overview
 panel Tab "pool (last collection)" "ALLOCATION"
@@ -51,3 +55,7 @@ n=$(json_get "$TMPD/top.json" 'len([r for r in recs if r["event"] == "top" and r
 # each interval's collections by cause (the cause uprobe): young ones of a busy G1 JVM
 n=$(json_get "$TMPD/top.json" 'sum(r["causes"].get("G1 Evacuation Pause", 0) for r in recs if r["event"] == "top")')
 [ "$n" -ge 1 ] || { cat "$TMPD/top.json"; fail "no G1 Evacuation Pause among the intervals' causes"; }
+# the causes count each interval's collections once: the young and full ones
+# all have a cause, pauses without a memory manager (JDK 17's remark) none
+n=$(json_get "$TMPD/top.json" 'sum(1 for r in recs if r["event"] == "top" and not (r["young"] + r["full"] <= sum(r["causes"].values()) <= r["young"] + r["full"] + r["other"]))')
+[ "$n" -eq 0 ] || { cat "$TMPD/top.json"; fail "$n interval(s) whose causes do not add up to their collections"; }
