@@ -115,7 +115,7 @@ elif mode == "exact":
             print("  object sizes differ from 128/64/32"); ok = False
     else:
         print("bytes not reported by memtrace for this JDK (its object__alloc size is unreliable)")
-        if any(c["bytes"] for c in final["classes"]):
+        if any(c["bytes"] for c in final["classes"]) or final["total_bytes"] or final["total_bytes_by_refills"]:
             print("  but bytes were reported"); ok = False
 print("OK" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)

@@ -453,7 +453,7 @@ int do_alloc(int argc, char **argv)
 		 * bytes are not reported rather than reported wrong. */
 		for (size_t i = 0; i < nc; i++)
 			classes[i].bytes = 0;
-		total = 0;
+		total = refill_total = 0; /* the sum of garbage is garbage (seen: 2^64 - 3e11) */
 		if (classes)
 			qsort(classes, nc, sizeof(*classes), by_count);
 	}
