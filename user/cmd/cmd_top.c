@@ -345,9 +345,10 @@ static void print_paths_json(struct top *t, struct alloctrace *at)
 		}
 		printf("]}");
 	}
-	printf("],\"java_stacks\":{\"paths\":%zu,\"unknown_frames\":%llu,"
+	printf("],\"java_stacks\":{\"paths\":%zu,\"total_bytes\":%llu,\"unknown_frames\":%llu,"
 	       "\"lost_stacks\":%llu,\"partial\":%s}",
-	       t->paths.ncur, (unsigned long long)alloctrace_unknown_frames(at),
+	       t->paths.ncur, (unsigned long long)t->paths.total_bytes,
+	       (unsigned long long)alloctrace_unknown_frames(at),
 	       (unsigned long long)alloctrace_lost_jstacks(at), t->stacks_nomem ? "true" : "false");
 }
 

@@ -80,6 +80,8 @@ for c in truth:
     if abs(r - 1) > 0.03:
         ok = False; print("   FAIL: beyond 3 %")
 allb = sum(p["total_bytes"] for p in paths)
+if last["java_stacks"]["total_bytes"] < allb:
+    ok = False; print("FAIL: java_stacks.total_bytes below the listed paths' sum")
 r = allb / sum(truth.values())
 print(f"all paths {allb} vs the five threads {sum(truth.values())}: ratio {r:.4f}")
 if abs(r - 1) > 0.03:
