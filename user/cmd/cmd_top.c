@@ -530,8 +530,9 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 	return row;
 }
 
-/* draw_paths - the top allocating paths (--stacks), the class first. */
-static int draw_paths(struct top *t, struct alloctrace *at, int row)
+/* draw_paths - the top allocating paths (--stacks), the class first, at most
+ * @max of them. */
+static int draw_paths(struct top *t, int row, int max)
 {
 	char pb[1024], d[32];
 
@@ -539,7 +540,8 @@ static int draw_paths(struct top *t, struct alloctrace *at, int row)
 	mvprintw(row++, 0, "PATHS  Java stacks (walked in the kernel), the class first%s",
 		 t->stacks_nomem ? "  [out of memory: partial]" : "");
 	attroff(A_BOLD);
-	for (size_t i = 0; i < t->paths.ncur && row < LINES - 1 && t->paths.cur[i].interval; i++)
+	for (size_t i = 0; i < t->paths.ncur && (int)i < max && row < LINES - 1 &&
+			   t->paths.cur[i].interval; i++)
 		mvprintw(row++, 2, "%5.1f%%  %12s/s  %.*s",
 			 t->paths.interval_bytes ?
 				 100.0 * t->paths.cur[i].interval / t->paths.interval_bytes : 0,
@@ -563,8 +565,9 @@ static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
 	else
 		mvprintw(row++, 0, "ALLOCATION  unavailable (see `memtrace doctor`)");
 	attroff(A_BOLD);
-	/* with paths below them, the classes take at most half the rows left */
-	int last = total && t->stacks ? row + (LINES - row) / 2 : LINES - 1;
+	/* with paths below them, the classes take at most half the rows left
+	 * (five in the overview, which shows three paths) */
+	int last = !t->stacks ? LINES - 1 : total ? row + (LINES - row) / 2 : row + 5;
 
 	for (int i = 0; at && i < t->nclasses && row < last &&
 			(t->classes[i].interval || (total && t->classes[i].total)); i++) {
@@ -580,8 +583,8 @@ static int draw_alloc(struct top *t, struct alloctrace *at, int row, bool total)
 				 fmt_bytes((uint64_t)(t->classes[i].interval / t->interval), d, sizeof(d)),
 				 cols > 30 ? cols - 26 : 4, t->classes[i].name);
 	}
-	if (total && t->stacks && at)
-		row = draw_paths(t, at, row + 1);
+	if (t->stacks && at)
+		row = draw_paths(t, row + 1, total ? LINES : 3);
 	return row;
 }
 

@@ -2,7 +2,8 @@
 # top_live - the live view: under tmux, the full-screen panels show
 # collections and the top allocating classes and they update; the keys 1, 2,
 # 3 and tab switch to the collections, allocation and age panels; with
-# --stacks the allocation panel lists paths through DemoWorkload; q quits.
+# --stacks the overview and the allocation panel list paths through
+# DemoWorkload; q quits.
 # Plain mode (not a terminal) prints periodic JSON lines whose allocation
 # rate and collection counts are non-zero for a busy JVM, and whose causes
 # add up to the interval's collections.
@@ -17,7 +18,7 @@ sleep 4
 tmux capture-pane -t "$sess" -p >"$TMPD/p1"
 sleep 2.5
 tmux capture-pane -t "$sess" -p >"$TMPD/p2"
-for pat in "COLLECTIONS" "ALLOCATION" "DemoWorkload" "young" "long\[\]"; do
+for pat in "COLLECTIONS" "ALLOCATION" "PATHS" "DemoWorkload" "young" "long\[\]"; do
 	grep -q -- "$pat" "$TMPD/p2" || { cat "$TMPD/p2"; tmux kill-session -t "$sess"; fail "panel lacks '$pat'"; }
 done
 cmp -s "$TMPD/p1" "$TMPD/p2" && { tmux kill-session -t "$sess"; fail "the view did not update"; }
