@@ -69,6 +69,9 @@ struct alloctrace {
 	struct mt_proc proc;
 	struct mt_alloc_cost base; /* the cost counters when the window opened */
 	unsigned int thinned;      /* the most threads with keep < 1 at once (window_thread_keeps) */
+	/* the per-thread counters as window_measure read them, for window_thread_keeps */
+	struct tid_seen { uint32_t tid; bool in_window; uint64_t samples; } *seen;
+	size_t nseen, capseen;
 	bool attached;
 	pthread_t thread;
 	bool thread_on, stop;
@@ -447,6 +450,7 @@ void alloctrace_free(struct alloctrace *t)
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->ents[i].name);
 	free(t->ents);
+	free(t->seen);
 	jstackname_free(t->jn);
 	idmap_free(&t->warmed);
 	klassname_cache_free(t->names);
@@ -498,7 +502,10 @@ static struct mt_alloc_cost cost_now(struct alloctrace *t)
 	return sum;
 }
 
-/* What the open window counted: cost since it opened, its busiest thread. */
+/* What the open window counted: cost since it opened, its busiest thread.
+ * Each thread's counters are kept in t->seen for window_thread_keeps (one
+ * pass over the map; a thread that finds no room there is left out: it
+ * keeps its old keep, or is new). */
 static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 {
 	struct mt_alloc_cost c = cost_now(t);
@@ -512,12 +519,27 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 	m->skipped = c.skipped - t->base.skipped;
 	m->skipped_ns = c.skipped_ns - t->base.skipped_ns;
 	m->max_thread_samples = 0;
+	t->nseen = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		bool in_window;
+
 		key = next;
 		prev = &key;
-		if (!bpf_map_lookup_elem(fd, &key, &v) && v.window == t->skel->bss->window &&
-		    v.samples > m->max_thread_samples)
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		in_window = v.window == t->skel->bss->window;
+		if (in_window && v.samples > m->max_thread_samples)
 			m->max_thread_samples = v.samples;
+		if (t->nseen == t->capseen) {
+			size_t cap = t->capseen ? 2 * t->capseen : 64;
+			struct tid_seen *n = realloc(t->seen, cap * sizeof(*n));
+
+			if (!n)
+				continue;
+			t->seen = n;
+			t->capseen = cap;
+		}
+		t->seen[t->nseen++] = (struct tid_seen){ key, in_window, v.samples };
 	}
 }
 
@@ -530,23 +552,20 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
  * budget. Under t->mu. */
 static void window_thread_keeps(struct alloctrace *t, uint64_t len)
 {
-	int cfd = bpf_map__fd(t->skel->maps.alloc_tids), kfd = bpf_map__fd(t->skel->maps.alloc_tkeep);
-	uint32_t key, next, *prev = NULL, keep;
-	struct mt_alloc_tid v;
+	int kfd = bpf_map__fd(t->skel->maps.alloc_tkeep);
 	unsigned int thinned = 0;
+	uint32_t keep;
 
-	while (!bpf_map_get_next_key(cfd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(cfd, &key, &v))
-			continue;
-		if (v.window != t->skel->bss->window || !len) {
-			bpf_map_delete_elem(kfd, &key);
+	for (size_t i = 0; i < t->nseen; i++) {
+		const struct tid_seen *s = &t->seen[i];
+
+		if (!s->in_window || !len) {
+			bpf_map_delete_elem(kfd, &s->tid);
 			continue;
 		}
-		keep = dutycycle_thread_keep(&t->dc, (double)v.samples * 1e9 / (double)len);
+		keep = dutycycle_thread_keep(&t->dc, (double)s->samples * 1e9 / (double)len);
 		thinned += keep < DUTYCYCLE_KEEP_ONE;
-		bpf_map_update_elem(kfd, &key, &keep, BPF_ANY);
+		bpf_map_update_elem(kfd, &s->tid, &keep, BPF_ANY);
 	}
 	if (thinned > t->thinned)
 		t->thinned = thinned;
