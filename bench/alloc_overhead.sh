@@ -21,6 +21,11 @@ tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
 now_ms() { date +%s%3N; }
+# the JVM's CPU time (all its threads, utime + stime) in clock ticks: the
+# probes' cost lands in the allocating thread's system time, so allocations
+# per CPU second are a second, steadier measure than per wall second (a
+# shared VM's steal and the other core's load move the latter by +-10 %)
+jvm_cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 	local name=$1 off=$2 on=$3; shift 3
@@ -29,14 +34,25 @@ run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 	until grep -q READY "$tmp/$name.out"; do sleep 0.1; done
 	sleep 3 # JIT warm-up
 	for ((r = 0; r < ROUNDS; r++)); do
-		local a; a=$(now_ms); sleep "$PHASE"; echo "$off $a $(now_ms)" >>"$tmp/$name.phases"
+		local a c; a=$(now_ms); c=$(jvm_cpu "$pid"); sleep "$PHASE"
+		echo "$off $a $(now_ms) $c $(jvm_cpu "$pid")" >>"$tmp/$name.phases"
 		"$ROOT/build/memtrace" -q alloc -p "$pid" "$@" --json >"$tmp/$name.mt.$r" 2>&1 &
 		local mt=$!
-		sleep 0.5
-		a=$(now_ms); sleep "$PHASE"; echo "$on $a $(now_ms)" >>"$tmp/$name.phases"
+		# the steady state: after memtrace's start-up (BPF load, the trap's
+		# calibration: 0.8-1.3 s here, on the other core) and its first
+		# measuring window (SETTLE s; SETTLE=0 puts them in the phase)
+		for ((w = 0; w < 100; w++)); do grep -q '"start"' "$tmp/$name.mt.$r" && break; sleep 0.05; done
+		sleep "${SETTLE:-1}"
+		a=$(now_ms); c=$(jvm_cpu "$pid"); sleep "$PHASE"
+		echo "$on $a $(now_ms) $c $(jvm_cpu "$pid")" >>"$tmp/$name.phases"
+		# memtrace's own CPU over its session (start-up included), for the note
+		awk -v s="$(($(now_ms) - a))" '{print $14 + $15, s}' "/proc/$mt/stat" >>"$tmp/$name.mtcpu" 2>/dev/null || true
 		kill -INT $mt; wait $mt || true
 	done
 	kill $pid; wait $pid 2>/dev/null || true
+	[ -s "$tmp/$name.mtcpu" ] && awk -v hz="$(getconf CLK_TCK)" '{t += $1; ms += $2} END {
+		printf "  memtrace itself: %.1f s of CPU over %d sessions (start-up included), %.1f %% of one core over the measured phases\n",
+			t / hz, NR, 100 * (t / hz) / (ms / 1000)}' "$tmp/$name.mtcpu"
 	# what memtrace chose under the budget, the last round
 	grep -h '"duty_cycle"' "$tmp/$name.mt.$((ROUNDS - 1))" 2>/dev/null |
 		python3 -c 'import json,sys

@@ -12,6 +12,10 @@
 #include "javaframe.bpf.h"
 #include "jstack.bpf.h"
 
+/* keys carry the thread (time windows: each thread's total comes from its
+ * own counter, user space scales its keys to it) */
+const volatile __u8 targ_key_tid = 0;
+
 static __always_inline void announce(__u64 klass, __u32 gen, __u32 name_len);
 #define tc_announce(klass, gen) announce(klass, gen, 0)
 #include "tlabcontent.bpf.h"
@@ -49,7 +53,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_ALLOC_MAX_TIDS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct mt_alloc_tkeep);
 } alloc_tkeep SEC(".maps");
 
 struct {
@@ -110,22 +114,26 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
  * unused as allocated: a thread that fills less than a TLAB between two GCs
  * read 1.4x its bytes. 0 at the thread's first sample (less than a TLAB
  * before it is missed, as after its last), and at its first after the
- * probes were detached (time windows: what it used meanwhile is the
- * window's scale's to estimate); @bytes when the offset is not known.
+ * probes were detached, unless user space read its counter when the window
+ * opened (time windows: then it weighs what the thread used in the window;
+ * before, the window's scale's to estimate); @bytes when the offset is not
+ * known.
  * Returns the thread's samples in the window so far.
  */
-static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes, __u64 *used)
+static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes, __u64 *used,
+					   struct mt_alloc_tid **entry)
 {
 	struct mt_alloc_tid *t = bpf_map_lookup_elem(&alloc_tids, &tid),
-			    init = { window, 1, 0, attach_gen, 0 };
+			    init = { window, 1, 0, attach_gen, 0, thread, 0, 0 };
 	__u64 a = 0;
 
+	*entry = t;
 	*used = bytes;
 	if (targ_allocated_off && thread &&
 	    bpf_probe_read_user(&a, sizeof(a), (void *)(thread + targ_allocated_off)))
 		a = 0;
 	if (!t) {
-		init.allocated = a;
+		init.allocated = init.base = a;
 		bpf_map_update_elem(&alloc_tids, &tid, &init, BPF_ANY);
 		if (a)
 			*used = 0;
@@ -133,11 +141,12 @@ static __always_inline __u32 thread_sample(__u32 tid, __u64 thread, __u64 bytes,
 	}
 	if (a) {
 		/* a tid reused by a new thread starts lower: its first sample */
-		*used = t->allocated && a >= t->allocated && t->attach == attach_gen ?
-			a - t->allocated : 0;
+		*used = t->allocated && a >= t->allocated && t->attach == attach_gen &&
+			t->thread == thread ? a - t->allocated : 0;
 		t->allocated = a;
 		t->attach = attach_gen;
 	}
+	t->thread = thread;
 	if (t->window != window) {
 		t->window = window;
 		t->samples = 0;
@@ -158,6 +167,7 @@ static __always_inline void measure(__u64 t0, __u64 raw, __u64 est, __u64 w)
 		/* w (w - raw) in KiB^2, shifted so a 4 GiB weight cannot overflow */
 		if (w > raw)
 			c->var_kib2 += ((w >> 5) * ((w - raw) >> 5)) >> 10;
+		c->scaled_bytes += w;
 		c->ns += bpf_ktime_get_ns() - t0;
 	}
 }
@@ -169,13 +179,15 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 				   __u64 obj, bool tlab)
 {
 	__u64 t0 = targ_duty ? bpf_ktime_get_ns() : 0, w, est, used;
-	__u32 tid, kp, seen, *k;
+	struct mt_alloc_tkeep *k;
+	struct mt_alloc_tid *te;
+	__u32 tid, kp, seen, sc;
 
 	/* a refill: this thread's previous kept TLAB is full, read it now */
 	if (targ_tl.on && tlab && thread)
 		tc_refill(thread);
 	tid = (__u32)bpf_get_current_pid_tgid();
-	seen = thread_sample(tid, thread, bytes, &used);
+	seen = thread_sample(tid, thread, bytes, &used, &te);
 	if (!targ_duty) {
 		account(ctx, klass, used, 0, thread);
 		if (targ_tl.on)
@@ -187,7 +199,9 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	 * new_free samples of a window (what the budget pays for in full),
 	 * then the busiest thread's share */
 	k = bpf_map_lookup_elem(&alloc_tkeep, &tid);
-	kp = k ? *k : seen <= new_free ? MT_ALLOC_KEEP_ONE : keep;
+	kp = k ? k->keep : seen <= new_free ? MT_ALLOC_KEEP_ONE : keep;
+	/* its own scale in windows; none after a window's close (weight_scale 0) */
+	sc = weight_scale && k && k->scale ? k->scale : weight_scale;
 	if (kp < MT_ALLOC_KEEP_ONE && (bpf_get_prandom_u32() & (MT_ALLOC_KEEP_ONE - 1)) >= kp) {
 		__u32 zero = 0;
 		struct mt_alloc_cost *c = bpf_map_lookup_elem(&alloc_cost, &zero);
@@ -200,7 +214,9 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	}
 	/* the sample stands for 1 / (its chance) samples, then for its period */
 	est = kp < MT_ALLOC_KEEP_ONE && kp ? used * MT_ALLOC_KEEP_ONE / kp : used;
-	w = est * weight_scale / MT_ALLOC_SCALE_ONE;
+	w = est * sc / MT_ALLOC_SCALE_ONE;
+	if (te) /* its own sum: what stands for it before user space knows its counter */
+		__sync_fetch_and_add(&te->scaled, w);
 	account(ctx, klass, w, 0, thread);
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
@@ -215,6 +231,7 @@ static __always_inline void account(void *ctx, __u64 klass, __u64 bytes, __u32 n
 	struct mt_alloc_val *v, init = { bytes, 1 };
 
 	key.klass = klass;
+	key.tid = targ_key_tid ? (__u32)bpf_get_current_pid_tgid() : 0;
 	/* by class only: skip the frame reads, keep the cost at the trap; with the
 	 * walker, user space finds the allocating frame in the stack */
 	if (targ_stacks && !targ_jw.nheaps)
@@ -317,6 +334,27 @@ int handle_class_unloaded(struct pt_regs *ctx)
 	e->name_len = (__u32)mt_usdt_arg(&g, s, 1);
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* hotspot:thread__stop, in the thread that ends: its counter as it ends, for
+ * user space's totals under time windows (threadctr.h: a thread that ends
+ * between two readings of the thread list would lose what it used since). */
+SEC("uprobe")
+int handle_thread_end(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct mt_alloc_tid *t;
+	__u64 a = 0;
+
+	if (!mine() || !targ_allocated_off)
+		return 0;
+	t = bpf_map_lookup_elem(&alloc_tids, &tid);
+	if (!t || !t->thread)
+		return 0;
+	if (!bpf_probe_read_user(&a, sizeof(a), (void *)(t->thread + targ_allocated_off)) &&
+	    a >= t->allocated)
+		t->allocated = a;
 	return 0;
 }
 

@@ -96,7 +96,8 @@ static __always_inline void tc_draw(__u64 w)
  * announced for its name. */
 static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 parsed, __u64 w)
 {
-	struct mt_content_key k = { .klass = klass, .gen = gen };
+	struct mt_content_key k = { .klass = klass, .gen = gen,
+				    .tid = targ_key_tid ? (__u32)bpf_get_current_pid_tgid() : 0 };
 	__u64 sq = tc_kib2(bytes, bytes), cross = tc_kib2(bytes, w);
 	struct mt_content_val *v, init = { bytes, parsed, sq, cross };
 
@@ -222,7 +223,11 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	if (!targ_tl.gc_count || bpf_probe_read_user(&gc, sizeof(gc), (void *)targ_tl.gc_count) ||
 	    gc != st->gc) {
 		tc_stat(MT_CONTENT_GC);
-		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
+		/* keyed by thread (time windows), a TLAB that cannot be read is
+		 * left out: its thread's parsed TLABs stand for it, scaled to its
+		 * counter; the opening class would bring back the aliasing */
+		if (!targ_key_tid)
+			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	c = bpf_map_lookup_elem(&tc_scratch, &zero);
@@ -232,7 +237,8 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	if (len < 24 || bpf_probe_read_user(c->buf, 4096, (void *)st->start) ||
 	    (len > 4096 && bpf_probe_read_user(c->buf + 4096, 4096, (void *)(st->start + 4096)))) {
 		tc_stat(MT_CONTENT_BAD);
-		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
+		if (!targ_key_tid)
+			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	c->off = 0;
@@ -247,7 +253,8 @@ static __always_inline void tc_parse(const struct mt_tlab_state *st)
 	if (c->bad)
 		tc_stat(MT_CONTENT_BAD);
 	if (!c->parsed) {
-		tc_add(st->klass, st->gen, st->weight, 0, st->weight);
+		if (!targ_key_tid)
+			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
 		return;
 	}
 	tc_stat(MT_CONTENT_PARSED);

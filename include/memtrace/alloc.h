@@ -41,6 +41,9 @@ struct mt_alloc_key {
 	__u64 jstack;    /* key of the whole Java stack in `jstacks` (jstack.h), 0 if none */
 	__s32 stack_id;  /* user stack id in alloc_stacks, < 0 if not captured */
 	__u32 gen;       /* class-unload generation when the sample was taken */
+	__u32 tid;       /* the sampled thread under time windows (targ_key_tid), else 0:
+			  * user space scales each thread's keys to its own counter */
+	__u32 pad;
 };
 
 struct mt_alloc_val {
@@ -92,6 +95,17 @@ struct mt_alloc_cost {           /* per-CPU, summed by user space */
 				  * of x bytes kept with chance p weighs w = x / p
 				  * and adds w (w - x) = x^2 (1 - p) / p^2, the
 				  * Horvitz-Thompson estimator's unbiased term */
+	__u64 scaled_bytes;      /* the kept samples' weights as counted (scaled) */
+};
+
+/* A thread's choices for the current window, written by user space at each
+ * window's close (alloc_tkeep). */
+struct mt_alloc_tkeep {
+	__u32 keep;              /* MT_ALLOC_KEEP_ONE units */
+	__u32 scale;             /* its weight scale, MT_ALLOC_SCALE_ONE units (0: the
+				  * global weight_scale): the window's share of its
+				  * period, corrected by how much slower the thread
+				  * allocates while the probes are in (its `corr`) */
 };
 
 struct mt_alloc_tid {            /* samples of one thread in window `window` */
@@ -99,7 +113,16 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
 	__u32 samples;           /* seen: kept and skipped */
 	__u64 allocated;         /* its Thread::_allocated_bytes at its last sample */
 	__u32 attach;            /* attach_gen then: after a detach, a first sample again */
-	__u32 pad;
+	__u32 corr;              /* user space's: its allocation rate out of the windows
+				  * over that in them, MT_ALLOC_SCALE_ONE units (0: not
+				  * measured) */
+	__u64 thread;            /* its JavaThread*: user space reads its counter when
+				  * a window opens (the window's first sample weighs
+				  * from there) */
+	__u64 base;              /* its counter at its first sample, then as user
+				  * space read it at the last window's open: its bytes
+				  * since are the counter's move (exact totals) */
+	__u64 scaled;            /* its kept samples' weights as counted (scaled) */
 };
 
 /*
@@ -152,7 +175,7 @@ struct mt_tlab_state {
 struct mt_content_key {
 	__u64 klass;
 	__u32 gen;
-	__u32 pad;
+	__u32 tid;       /* as mt_alloc_key's */
 };
 
 struct mt_content_val {

@@ -60,6 +60,10 @@ if mode in ("thin", "windows", "budget"):
               f"{'thinned or windowed' if acted else 'took all'}")
         if over != acted:
             print("  the choice does not follow the budget"); ok = False
+        # the trap alone over the budget: time windows, by default
+        if dc["trap_ns"] * dc["busiest_thread_samples_per_s"] * 1e-9 > dc["budget"] and \
+                dc["observed"] > 0.999:
+            print("  the trap alone is over the budget, yet no time windows"); ok = False
     # time windows: one a second, the estimate varies with the workload's
     # rate between them (bench/alloc_budget.sh measures it over a minute);
     # a window's scale applied wrong would be off by 3x
@@ -69,7 +73,14 @@ if mode in ("thin", "windows", "budget"):
     # must be within four of those standard errors, plus 2 % for what
     # sampling refills misses without thinning (measured 0.999-1.005)
     se = dc.get("total_bytes_stderr")
-    if windowed:
+    if dc.get("counted_total"):
+        # the total is the JVM's own per-thread counters' (probe/threadctr.h):
+        # no spread, and within 1 % of ThreadMXBean's count of the workload's
+        # thread (other threads allocate a little: the attach listener ...)
+        if se != 0:
+            print("  a spread reported for a counted total"); ok = False
+        tolerance = 0.01
+    elif windowed:
         if se is not None:
             print("  a standard error reported under time windows"); ok = False
         tolerance = 0.35

@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
 		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
-		"                      [--budget-windows]\n"
+		"                      [--no-budget-windows]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
 		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
@@ -69,9 +69,11 @@ static void usage(FILE *f)
 		"  --budget PCT: what sampling may cost the busiest allocating thread, in %%\n"
 		"  of its time (default 1): above it memtrace observes only part of the time\n"
 		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n"
-		"  Samples are kept at random (weights 1/keep); the uprobe trap itself stays,\n"
-		"  unless --budget-windows: then, when the trap alone exceeds the budget, the\n"
-		"  probes are attached one window a second (coarse: see README).\n");
+		"  Samples are kept at random (weights 1/keep). When the uprobe trap alone\n"
+		"  exceeds the budget, the probes are attached in short windows (ten periods\n"
+		"  a second, a window at a random offset in each); totals then come from the\n"
+		"  JVM's own per-thread allocation counters, classes and stacks from the\n"
+		"  windows' samples. --no-budget-windows: thinning only (the trap stays).\n");
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -202,10 +204,12 @@ static void print_duty(struct alloctrace *t, bool json)
 		printf(",\"duty_cycle\":{\"budget\":%.4f,\"observed\":%.4f,\"duty\":%.4f,"
 		       "\"keep\":%.4f,\"threads_thinned\":%u,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
 		       "\"busiest_thread_samples_per_s\":%.0f,\"cost_per_sample_ns\":%.0f,"
-		       "\"trap_ns\":%.0f,\"windows\":%llu,\"total_bytes_stderr\":",
+		       "\"trap_ns\":%.0f,\"windows\":%llu,\"counted_total\":%s,"
+		       "\"total_bytes_stderr\":",
 		       d.budget, d.observed, d.duty, d.keep, d.threads_thinned, d.kept_share,
 		       d.max_cost_share, d.rate,
-		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows);
+		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows,
+		       d.counted_total ? "true" : "false");
 		if (d.stderr_bytes >= 0)
 			printf("%.0f}", d.stderr_bytes);
 		else
@@ -227,16 +231,19 @@ static void print_duty(struct alloctrace *t, bool json)
 			       "budget keeps them all)", d.threads_thinned,
 			       d.threads_thinned == 1 ? "" : "s");
 		if (d.observed < 0.999)
-			printf(" and attached its probes %.1f%% of the time (%llu windows: the "
-			       "estimate varies with the workload's rate between them)",
+			printf(" and attached its probes %.1f%% of the time (%llu windows)",
 			       100 * d.observed, (unsigned long long)d.windows);
 		printf("; bytes are scaled to the whole");
 		/* thinning cannot take the trap away: say when it alone is over */
 		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)
 			printf("; the uprobe trap alone costs that thread %.2f%%, over the budget "
-			       "(--budget-windows attaches the probes part of the time)",
+			       "(without --no-budget-windows, memtrace attaches the probes part of the time)",
 			       100 * d.trap_ns * d.rate / 1e9);
-		if (d.stderr_bytes >= 0) {
+		if (d.counted_total) {
+			printf(" (the total is the JVM's own per-thread allocation counters', "
+			       "each thread's samples scaled to its own: only the split by class "
+			       "and stack is sampled)");
+		} else if (d.stderr_bytes >= 0) {
 			char b[32];
 
 			/* two standard errors: a 95 % interval for the total */
@@ -294,11 +301,13 @@ int do_alloc(int argc, char **argv)
 		{ "no-perfmap", no_argument, NULL, 'N' },
 		{ "vm-frames", no_argument, NULL, 'V' },
 		{ "budget", required_argument, NULL, 'B' },
-		{ "budget-windows", no_argument, NULL, 'W' },
+		{ "budget-windows", no_argument, NULL, 'W' },   /* the default now */
+		{ "no-budget-windows", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloc_opts o = { .top = 20, .perfmap = true, .budget = ALLOCTRACE_BUDGET };
+	struct alloc_opts o = { .top = 20, .perfmap = true, .budget = ALLOCTRACE_BUDGET,
+				.windows = true };
 	struct cmdopt co = { .usage = usage };
 	struct alloctrace_opts to = { 0 };
 	struct alloctrace *t = NULL;
@@ -359,6 +368,9 @@ int do_alloc(int argc, char **argv)
 			break;
 		case 'W':
 			o.windows = true;
+			break;
+		case 'w':
+			o.windows = false;
 			break;
 		case 'B': {
 			char *end;

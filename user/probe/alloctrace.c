@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -17,17 +18,21 @@
 #include "jvm/elfsym.h"
 #include "probe/tlabprobe.h"
 #include "probe/bpfutil.h"
+#include "probe/detach.h"
 #include "probe/dutycycle.h"
+#include "probe/threadctr.h"
 #include "probe/uprobecost.h"
 #include "jvm/jframes.h"
 #include "jvm/jobject.h"
 #include "jvm/jstackname.h"
+#include "jvm/jthreadlist.h"
 #include "jvm/jwalk.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "memtrace/alloc.h"
 #include "jvm/pidns.h"
 #include "probe/usdtspec.h"
+#include "probe/uprobemulti.h"
 #include "lib/hash.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
@@ -70,9 +75,18 @@ struct alloctrace {
 	struct mt_alloc_cost base; /* the cost counters when the window opened */
 	unsigned int thinned;      /* the most threads with keep < 1 at once (window_thread_keeps) */
 	/* the per-thread counters as window_measure read them, for window_thread_keeps */
-	struct tid_seen { uint32_t tid; bool in_window; uint64_t samples; } *seen;
+	struct tid_seen { uint32_t tid; bool in_window; uint64_t samples;
+			  struct mt_alloc_tid v; } *seen;
 	size_t nseen, capseen;
 	bool attached;
+	bool multi;                /* the TLAB uprobes through uprobe_multi links (tlab_fd) */
+	int tlab_fd[2];
+	uint64_t tlab_off[2];
+	bool detached;             /* the last window ended with a detach */
+	struct threadctr tc;       /* every thread's own counter (windows) */
+	struct jthreadlist tl;
+	bool tl_on;                /* tl works: totals under windows are the counters' */
+	struct detacher *det;      /* destroys the links off the duty cycle's thread */
 	pthread_t thread;
 	bool thread_on, stop;
 	pthread_mutex_t mu;
@@ -206,7 +220,16 @@ static int attach_tlab(struct alloctrace *t, const struct mt_proc *p, struct mt_
 	struct bpf_program *progs[2] = { t->skel->progs.handle_new_tlab,
 					 t->skel->progs.handle_outside_tlab };
 	const char *missing = "";
-	int err = tlabprobe_attach(progs, e, p, t->tlab, &missing);
+	int err = 0;
+
+	if (t->multi) { /* windows: offsets once, then a link per window */
+		if (!t->tlab_off[0])
+			err = tlabprobe_offsets(e, p, t->tlab_off, &missing);
+		if (!err)
+			err = tlabprobe_attach_multi(progs, p, t->tlab_off, t->tlab_fd);
+	} else {
+		err = tlabprobe_attach(progs, e, p, t->tlab, &missing);
+	}
 
 	if (err == -ENOENT)
 		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s: it is "
@@ -217,6 +240,9 @@ static int attach_tlab(struct alloctrace *t, const struct mt_proc *p, struct mt_
 }
 
 static void *duty_main(void *arg);
+static void destroy_link(void *l);
+static void close_link_fd(void *p);
+static int read_threads(struct alloctrace *t);
 
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o)
 {
@@ -228,6 +254,8 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->tlab_fd[0] = t->tlab_fd[1] = -1;
+	threadctr_init(&t->tc);
 	t->exact = o->exact;
 	t->pid = p->pid;
 	err = vmstructs_open(p, &t->vs);
@@ -324,6 +352,25 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 			t->content = true;
 		}
 	}
+	/* under windows totals come from every thread's own counter, and the
+	 * keys carry their thread to be scaled to it (probe/threadctr.h); the
+	 * maps hold more keys for that */
+	t->tl_on = t->vs && !jthreadlist_layout(t->vs, &t->tl);
+	if (t->duty && o->windows && t->tl_on) {
+		t->skel->rodata->targ_key_tid = 1;
+		bpf_map__set_max_entries(t->skel->maps.allocs, 4 * MT_ALLOC_MAX_KEYS);
+		bpf_map__set_max_entries(t->skel->maps.content, 4 * MT_ALLOC_MAX_KEYS);
+	}
+	/* windows attach and detach the TLAB uprobes many times a second:
+	 * through uprobe_multi links where the kernel has them (see
+	 * probe/uprobemulti.h for why the perf-event ones cannot) */
+	if (t->duty && uprobemulti_supported()) {
+		t->multi = true;
+		bpf_program__set_expected_attach_type(t->skel->progs.handle_new_tlab,
+			(enum bpf_attach_type)UPROBEMULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(t->skel->progs.handle_outside_tlab,
+			(enum bpf_attach_type)UPROBEMULTI_ATTACH_TYPE);
+	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
 		bpfutil_load_failed("alloc", err);
@@ -364,6 +411,14 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 
 			if (uprobecost_measure(t->skel->progs.handle_calibrate, 20000, &trap))
 				trap = UPROBECOST_DEFAULT_NS;
+			/* NULL: detach in place */
+			t->det = detach_new(t->multi ? close_link_fd : destroy_link);
+			/* every thread's counter now: the session's start (windows) */
+			if (t->tl_on && read_threads(t)) {
+				t->tl_on = false;
+				p_warn("cannot read the JVM's thread list: estimates under time "
+				       "windows stand on the windows' rates alone");
+			}
 			dutycycle_init(&t->dc, o->budget, trap, mono_ns(),
 				       mono_ns() ^ (uint64_t)p->pid);
 			t->dc.no_windows = !o->windows;
@@ -379,6 +434,12 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 			goto err_links;
 		t->attached = true;
 	}
+	/* per-thread totals: a thread's counter as it ends (windows) */
+	if (t->skel->rodata->targ_key_tid &&
+	    usdt_attach(&t->usdt, t->skel->progs.handle_thread_end, e, p->libjvm_host, p->pid,
+			"hotspot", "thread__stop") < 0)
+		p_warn("cannot attach to hotspot:thread__stop: a thread that ends between two "
+		       "readings of its counter loses what it allocated since");
 	/* the walker's pc cache needs to hear of code being freed */
 	if (t->walker) {
 		if (usdt_attach(&t->usdt, t->skel->progs.handle_code_unload, e, p->libjvm_host,
@@ -411,8 +472,12 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	return t;
 
 err_links:
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		bpf_link__destroy(t->tlab[i]);
+		if (t->tlab_fd[i] >= 0)
+			close(t->tlab_fd[i]);
+	}
+	detach_free(t->det);
 	usdt_detach_all(&t->usdt);
 err_destroy:
 	alloc_bpf__destroy(t->skel);
@@ -442,8 +507,12 @@ void alloctrace_free(struct alloctrace *t)
 		pthread_cond_destroy(&t->cv);
 	}
 	ring_buffer__free(t->rb);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		bpf_link__destroy(t->tlab[i]);
+		if (t->tlab_fd[i] >= 0)
+			close(t->tlab_fd[i]);
+	}
+	detach_free(t->det); /* the windows' detaches still waiting */
 	elfsym_free(t->elf);
 	usdt_detach_all(&t->usdt);
 	alloc_bpf__destroy(t->skel);
@@ -451,6 +520,7 @@ void alloctrace_free(struct alloctrace *t)
 		free(t->ents[i].name);
 	free(t->ents);
 	free(t->seen);
+	threadctr_free(&t->tc);
 	jstackname_free(t->jn);
 	idmap_free(&t->warmed);
 	klassname_cache_free(t->names);
@@ -497,6 +567,7 @@ static struct mt_alloc_cost cost_now(struct alloctrace *t)
 			sum.skipped += per[i].skipped;
 			sum.skipped_ns += per[i].skipped_ns;
 			sum.var_kib2 += per[i].var_kib2;
+			sum.scaled_bytes += per[i].scaled_bytes;
 		}
 	free(per);
 	return sum;
@@ -512,6 +583,8 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 	int fd = bpf_map__fd(t->skel->maps.alloc_tids);
 	uint32_t key, next, *prev = NULL;
 	struct mt_alloc_tid v;
+	uint64_t busiest = 0;
+	double corr;
 
 	m->raw_bytes = c.raw_bytes - t->base.raw_bytes;
 	m->samples = c.samples - t->base.samples;
@@ -519,6 +592,7 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 	m->skipped = c.skipped - t->base.skipped;
 	m->skipped_ns = c.skipped_ns - t->base.skipped_ns;
 	m->max_thread_samples = 0;
+	m->slow_share = 0;
 	t->nseen = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		bool in_window;
@@ -528,8 +602,10 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 		if (bpf_map_lookup_elem(fd, &key, &v))
 			continue;
 		in_window = v.window == t->skel->bss->window;
-		if (in_window && v.samples > m->max_thread_samples)
+		if (in_window && v.samples > m->max_thread_samples) {
 			m->max_thread_samples = v.samples;
+			busiest = v.thread;
+		}
 		if (t->nseen == t->capseen) {
 			size_t cap = t->capseen ? 2 * t->capseen : 64;
 			struct tid_seen *n = realloc(t->seen, cap * sizeof(*n));
@@ -539,8 +615,12 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 			t->seen = n;
 			t->capseen = cap;
 		}
-		t->seen[t->nseen++] = (struct tid_seen){ key, in_window, v.samples };
+		t->seen[t->nseen++] = (struct tid_seen){ key, in_window, v.samples, v };
 	}
+	/* the busiest thread's slowdown in the windows before, as measured */
+	corr = busiest ? threadctr_corr(&t->tc, busiest) : 0;
+	if (corr > 1)
+		m->slow_share = 1 - 1 / corr;
 }
 
 /* The window just closed (its number still current): each thread seen in
@@ -554,7 +634,7 @@ static void window_thread_keeps(struct alloctrace *t, uint64_t len)
 {
 	int kfd = bpf_map__fd(t->skel->maps.alloc_tkeep);
 	unsigned int thinned = 0;
-	uint32_t keep;
+	struct mt_alloc_tkeep k;
 
 	for (size_t i = 0; i < t->nseen; i++) {
 		const struct tid_seen *s = &t->seen[i];
@@ -563,9 +643,12 @@ static void window_thread_keeps(struct alloctrace *t, uint64_t len)
 			bpf_map_delete_elem(kfd, &s->tid);
 			continue;
 		}
-		keep = dutycycle_thread_keep(&t->dc, (double)s->samples * 1e9 / (double)len);
-		thinned += keep < DUTYCYCLE_KEEP_ONE;
-		bpf_map_update_elem(kfd, &s->tid, &keep, BPF_ANY);
+		k.keep = dutycycle_thread_keep(&t->dc, (double)s->samples * 1e9 / (double)len);
+		/* the next window's scale, for how much slower it allocates in windows */
+		k.scale = threadctr_scale(&t->tc, s->v.thread, (uint32_t)t->dc.scale,
+					  MT_ALLOC_SCALE_ONE);
+		thinned += k.keep < DUTYCYCLE_KEEP_ONE;
+		bpf_map_update_elem(kfd, &s->tid, &k, BPF_ANY);
 	}
 	if (thinned > t->thinned)
 		t->thinned = thinned;
@@ -581,15 +664,95 @@ static void window_open(struct alloctrace *t)
 	t->base = cost_now(t);
 }
 
-/* Detach the TLAB uprobes (the breakpoints go at once; the call then waits
- * for a grace period). */
+static void destroy_link(void *l)
+{
+	bpf_link__destroy(l);
+}
+
+/* A uprobe_multi link's fd, handed over as (void *)(fd + 1). */
+static void close_link_fd(void *p)
+{
+	close((int)((intptr_t)p - 1));
+}
+
+/* Detach the TLAB uprobes: each destroy removes its breakpoints at once,
+ * then waits for a grace period (60-500 ms) on a thread of its own
+ * (probe/detach.h), so that windows can be short and many. */
 static void detach_tlab(struct alloctrace *t)
 {
 	for (int i = 0; i < 2; i++) {
-		bpf_link__destroy(t->tlab[i]);
+		if (t->det)
+			detach_later(t->det, t->tlab[i]);
+		else
+			bpf_link__destroy(t->tlab[i]);
 		t->tlab[i] = NULL;
+		if (t->tlab_fd[i] >= 0 && t->det)
+			detach_later(t->det, (void *)(intptr_t)(t->tlab_fd[i] + 1));
+		else if (t->tlab_fd[i] >= 0)
+			close(t->tlab_fd[i]);
+		t->tlab_fd[i] = -1;
 	}
 	t->attached = false;
+}
+
+/* Read every Java thread's allocation counter into t->tc (probe/threadctr.h),
+ * the program's last sample of each first (t->seen: window_measure()'s) for
+ * threads that end before the next reading. Under t->mu. 0 or -errno. */
+static int read_threads(struct alloctrace *t)
+{
+	uint64_t *jts, *ctr;
+	size_t n;
+	bool *ok;
+	int err, tries = 0;
+
+	if (!t->tl_on)
+		return -ENOENT;
+	do
+		err = jthreadlist_read(&t->tl, &jts, &ctr, &ok, &n);
+	while (err == -EAGAIN && ++tries < 4);
+	if (err)
+		return err;
+	for (size_t i = 0; i < t->nseen; i++)
+		if (t->seen[i].v.thread)
+			threadctr_sampled(&t->tc, t->seen[i].v.thread, t->seen[i].v.allocated);
+	err = threadctr_list(&t->tc, jts, ctr, ok, n);
+	free(jts);
+	free(ctr);
+	free(ok);
+	return err;
+}
+
+/*
+ * Before a window opens after a detach (no program runs): a new attach
+ * generation, and each thread the program has seen starts it from its
+ * counter read now, so that its first sample in the window weighs what it
+ * used since (without this, nothing: a thread slower than a sample per
+ * window would never count). The same reading measures each thread's
+ * slowdown in the window before (threadctr_open). A thread not read starts
+ * afresh at its first sample. Under t->mu.
+ */
+static void window_baselines(struct alloctrace *t, uint64_t now)
+{
+	int fd = bpf_map__fd(t->skel->maps.alloc_tids);
+	uint32_t gen = ++t->skel->bss->attach_gen;
+	struct dutycycle_measure m;
+
+	window_measure(t, &m); /* every thread the program has now */
+	if (read_threads(t))
+		return;
+	threadctr_open(&t->tc, now);
+	for (size_t i = 0; i < t->nseen; i++) {
+		struct mt_alloc_tid v;
+		uint64_t ctr;
+
+		/* fresh: samples after the close moved it (weighing nothing) */
+		if (bpf_map_lookup_elem(fd, &t->seen[i].tid, &v) || !v.thread ||
+		    !threadctr_last(&t->tc, v.thread, &ctr) || !threadctr_valid(ctr, v.allocated))
+			continue;
+		v.allocated = ctr;
+		v.attach = gen;
+		bpf_map_update_elem(fd, &t->seen[i].tid, &v, BPF_EXIST);
+	}
 }
 
 /* The duty cycle's thread: at each window edge, close or open a window;
@@ -604,7 +767,7 @@ static void *duty_main(void *arg)
 		uint64_t now = mono_ns(), next = dutycycle_next(&t->dc);
 		enum dutycycle_action a;
 		struct timespec ts;
-		uint64_t len;
+		uint64_t len, start;
 		bool closing;
 
 		if (now < next) { /* sleep until the edge (or until told to stop) */
@@ -623,6 +786,8 @@ static void *duty_main(void *arg)
 		if (closing) { /* the window ends: later samples add nothing */
 			t->skel->data->weight_scale = 0;
 			window_measure(t, &m);
+			if (!read_threads(t))
+				threadctr_close(&t->tc, now);
 		}
 		a = dutycycle_tick(&t->dc, now, &m);
 		if (closing)
@@ -632,18 +797,29 @@ static void *duty_main(void *arg)
 		pthread_mutex_unlock(&t->mu);
 		if (a == DUTYCYCLE_DETACH) {
 			detach_tlab(t);
-			/* no program runs now: a thread's next sample starts afresh (what it
-			 * used meanwhile is the next window's scale's to estimate) */
-			t->skel->bss->attach_gen++;
+			t->detached = true;
 		}
-		/* the breakpoints go in during the call, which then waits: the
-		 * window counts (weight scale > 0) from its return */
-		if (a == DUTYCYCLE_ATTACH && !t->attached && !attach_tlab(t, &t->proc, t->elf))
-			t->attached = true;
+		start = 0;
+		if (a == DUTYCYCLE_ATTACH && !t->attached) {
+			/* no program runs now: the window opens (its weights) and
+			 * each thread's next sample weighs from its counter read
+			 * here, so the window counts from here */
+			pthread_mutex_lock(&t->mu);
+			start = mono_ns();
+			if (t->detached)
+				window_baselines(t, start);
+			t->detached = false;
+			window_open(t);
+			pthread_mutex_unlock(&t->mu);
+			/* the breakpoints are in place when the call returns */
+			if (!attach_tlab(t, &t->proc, t->elf))
+				t->attached = true;
+		}
 		pthread_mutex_lock(&t->mu);
 		if (a == DUTYCYCLE_ATTACH) {
-			window_open(t);
-			dutycycle_started(&t->dc, mono_ns());
+			if (!start)
+				window_open(t);
+			dutycycle_started(&t->dc, start ? start : mono_ns());
 		}
 	}
 	pthread_mutex_unlock(&t->mu);
@@ -686,24 +862,142 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->cost_ns = t->dc.cost_ns;
 	d->trap_ns = t->dc.trap_ns;
 	d->windows = t->dc.windows;
-	/* the thinning's spread: known only when no window scaled the weights */
-	d->stderr_bytes = d->observed > 0.999 && !t->dc.windowed ?
-		sqrt((double)cost_now(t).var_kib2) * 1024 : -1;
+	/* the thinning's spread: known only when no window scaled the weights;
+	 * none when the total is counted */
+	d->counted_total = t->tl_on && t->skel->rodata->targ_key_tid;
+	d->stderr_bytes = d->counted_total ? 0 :
+			  d->observed > 0.999 && !t->dc.windowed ?
+			  sqrt((double)cost_now(t).var_kib2) * 1024 : -1;
 	pthread_mutex_unlock(&t->mu);
 }
 
-/* The duty cycle's correction of the scaled weights to now (1 without windows). */
-static double scale_now(struct alloctrace *t)
+/*
+ * The factors that turn the kernel's scaled weights into bytes, now: one
+ * for the whole (the duty cycle's correction, 1 without windows), and
+ * under windows with per-thread keys one per thread - its counter's move
+ * since the session began over its keys' weights (probe/threadctr.h) -,
+ * with @f->other for the keys of threads without one (the other threads'
+ * bytes over their weights) and @f->norm for the bytes of threads never
+ * sampled (all keys scaled by exact / counted then). Under no lock.
+ */
+struct factors {
+	double global, other, norm;
+	bool per_thread;
+	struct idmap by_tid, by_jt; /* -> double * into vals */
+	double *vals;
+};
+
+static void factors_free(struct factors *f)
+{
+	idmap_free(&f->by_tid);
+	idmap_free(&f->by_jt);
+	free(f->vals);
+}
+
+/* @by_tid (tid -> double *: the weights each thread's keys hold) and
+ * @total (all keys'): the denominators, when not the program's per-thread
+ * sums (the class view's parsed TLABs); NULL: those sums. */
+static void factors_now(struct alloctrace *t, struct factors *f, const struct idmap *by_tid,
+			double total)
 {
 	struct dutycycle_measure m = { 0 };
-	double factor;
+	double exact, scaled, known_exact = 0, known_scaled = 0;
 
+	memset(f, 0, sizeof(*f));
+	idmap_init(&f->by_tid);
+	idmap_init(&f->by_jt);
+	f->global = f->other = f->norm = 1;
 	pthread_mutex_lock(&t->mu);
 	if (t->dc.on && !t->dc.wclosed)
 		window_measure(t, &m);
-	factor = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+	f->global = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+	/* keys by thread (windows allowed): every thread's bytes since the
+	 * session began are its counter's move, not the windows' rates nor the
+	 * thinned samples' sum */
+	if (!t->tl_on || !(t->dc.windowed || t->skel->rodata->targ_key_tid))
+		goto out;
+	scaled = by_tid ? total : (double)cost_now(t).scaled_bytes;
+	window_measure(t, &m);
+	if (read_threads(t) || scaled <= 0)
+		goto out;
+	exact = threadctr_total(&t->tc);
+	f->global = f->other = exact / scaled;
+	if (!t->skel->rodata->targ_key_tid || !t->nseen ||
+	    !(f->vals = calloc(t->nseen, sizeof(*f->vals))))
+		goto out;
+	for (size_t i = 0; i < t->nseen; i++) {
+		const struct mt_alloc_tid *v = &t->seen[i].v;
+		const double *d = by_tid ? idmap_get(by_tid, t->seen[i].tid) : NULL;
+		double bytes, w = by_tid ? (d ? *d : 0) : (double)v->scaled;
+
+		if (w <= 0 || !v->thread || !threadctr_thread(&t->tc, v->thread, &bytes))
+			continue;
+		f->vals[i] = bytes / w;
+		if (idmap_put(&f->by_tid, t->seen[i].tid, &f->vals[i]) ||
+		    idmap_put(&f->by_jt, v->thread, &f->vals[i]))
+			continue;
+		known_exact += bytes;
+		known_scaled += w;
+	}
+	f->per_thread = true;
+	if (scaled > known_scaled + 0.5)
+		f->other = (exact - known_exact) / (scaled - known_scaled);
+	else if (known_exact > 0) /* bytes of threads never sampled: spread */
+		f->norm = exact / known_exact;
+	if (f->other < 0)
+		f->other = 0;
+out:
 	pthread_mutex_unlock(&t->mu);
-	return factor;
+}
+
+/* The factor for the keys of thread @tid (JavaThread @jt when @tid is 0). */
+static double factor_of(const struct factors *f, uint32_t tid, uint64_t jt)
+{
+	double *v;
+
+	if (!f->per_thread)
+		return f->global;
+	v = tid ? idmap_get(&f->by_tid, tid) : idmap_get(&f->by_jt, jt);
+	return (v ? *v : f->other) * f->norm;
+}
+
+/* Rows alike but for their thread, next to each other. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct alloc_row *x = a, *y = b;
+
+	if (x->class_name != y->class_name)
+		return x->class_name < y->class_name ? -1 : 1;
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	if (x->java_pc != y->java_pc)
+		return x->java_pc < y->java_pc ? -1 : 1;
+	if (x->method != y->method)
+		return x->method < y->method ? -1 : 1;
+	if (x->jstack != y->jstack)
+		return x->jstack < y->jstack ? -1 : 1;
+	return 0;
+}
+
+/* Merge the per-thread rows of one key (sorted first). */
+static void rows_merge(struct alloc_row *rows, size_t *n)
+{
+	size_t w = 0;
+
+	if (*n < 2)
+		return;
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	for (size_t i = 1; i < *n; i++) {
+		if (!row_cmp(&rows[w], &rows[i])) {
+			rows[w].bytes += rows[i].bytes;
+			rows[w].samples += rows[i].samples;
+		} else {
+			rows[++w] = rows[i];
+		}
+	}
+	*n = w + 1;
 }
 
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
@@ -711,13 +1005,13 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 	int fd = bpf_map__fd(t->skel->maps.allocs);
 	struct mt_alloc_key key, next, *prev = NULL;
 	struct alloc_row *rows = NULL, *tmp;
-	double factor = 1;
+	struct factors f = { .global = 1, .other = 1, .norm = 1 };
 	size_t cap = 0;
 
 	ring_buffer__consume(t->rb); /* names of the newest keys first */
 	*n = 0;
 	if (t->duty)
-		factor = scale_now(t);
+		factors_now(t, &f, NULL, 0);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct mt_alloc_val v;
 		struct name_ent *e;
@@ -740,7 +1034,8 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		}
 		rows[*n] = (struct alloc_row){ e ? e->name : "(unknown class)", key.stack_id,
 					       key.gen, key.java_pc, key.method, key.jstack,
-					       (uint64_t)((double)v.bytes * factor + 0.5), v.samples };
+					       (uint64_t)((double)v.bytes * factor_of(&f, key.tid, 0) +
+							  0.5), v.samples };
 		/* the walker's keys leave the allocating frame to its stack (key is
 		 * the iteration's cursor: not changed) */
 		if (key.jstack && !key.java_pc && !key.method && t->walker) {
@@ -752,6 +1047,9 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 		}
 		(*n)++;
 	}
+	factors_free(&f);
+	if (t->skel->rodata->targ_key_tid)
+		rows_merge(rows, n);
 	return rows;
 }
 
@@ -813,8 +1111,11 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 	struct mt_content_key key, next, *prev = NULL;
 	uint64_t tkey, tnext, *tprev = NULL;
 	struct alloc_class *c = NULL, *tmp;
-	size_t cap = 0;
-	double factor = 1, w2, ww;
+	struct factors f = { .global = 1, .other = 1, .norm = 1 };
+	struct content_ent { struct mt_content_key k; struct mt_content_val v; } *ents = NULL;
+	size_t cap = 0, ne = 0, capent = 0;
+	double w2, ww, total = 0, *sums = NULL;
+	struct idmap by_tid;
 
 	*n = 0;
 	w2 = (double)bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats),
@@ -824,28 +1125,60 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(t->skel->maps.content_stats), i);
 	if (!t->content)
 		return NULL;
+	idmap_init(&by_tid);
 	ring_buffer__consume(t->rb); /* names of the newest keys first */
-	if (t->duty)
-		factor = scale_now(t);
-	/* parsed TLABs and objects outside TLABs, then kept TLABs not parsed yet */
+	/* parsed TLABs and objects outside TLABs (keyed by thread: each
+	 * thread's sum first, for its factor) */
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct mt_content_val v;
+		struct content_ent *x;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
+		if (ne == capent) {
+			capent = capent ? 2 * capent : 256;
+			if (!(x = realloc(ents, capent * sizeof(*ents))))
+				break;
+			ents = x;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &ents[ne].v))
 			continue;
+		ents[ne].k = key;
+		total += (double)ents[ne].v.bytes;
+		ne++;
+	}
+	if (t->duty && t->skel->rodata->targ_key_tid && ne &&
+	    (sums = calloc(ne, sizeof(*sums)))) {
+		size_t ns = 0;
+
+		for (size_t i = 0; i < ne; i++) {
+			double *d = idmap_get(&by_tid, ents[i].k.tid);
+
+			if (!d && !idmap_put(&by_tid, ents[i].k.tid, &sums[ns]))
+				d = &sums[ns++];
+			if (d)
+				*d += (double)ents[i].v.bytes;
+		}
+		factors_now(t, &f, &by_tid, total);
+	} else if (t->duty) {
+		factors_now(t, &f, NULL, 0);
+	}
+	for (size_t i = 0; i < ne; i++) {
 		if (*n + 1 >= cap) {
 			cap = cap ? 2 * cap : 256;
 			if (!(tmp = realloc(c, cap * sizeof(*c))))
 				break;
 			c = tmp;
 		}
-		class_add(c, n, class_name(t, key.klass, key.gen),
-			  (uint64_t)((double)v.bytes * factor + 0.5), v.parsed, (double)v.sq_kib2,
-			  (double)v.cross_kib2);
+		class_add(c, n, class_name(t, ents[i].k.klass, ents[i].k.gen),
+			  (uint64_t)((double)ents[i].v.bytes * factor_of(&f, ents[i].k.tid, 0) + 0.5),
+			  ents[i].v.parsed, (double)ents[i].v.sq_kib2, (double)ents[i].v.cross_kib2);
 	}
-	while (!bpf_map_get_next_key(sfd, tprev, &tnext)) {
+	free(ents);
+	free(sums);
+	idmap_free(&by_tid);
+	/* kept TLABs not parsed yet: all their opening class's, unless each
+	 * thread is scaled to its counter (its parsed TLABs stand for it) */
+	while (!f.per_thread && !bpf_map_get_next_key(sfd, tprev, &tnext)) {
 		struct mt_tlab_state st;
 
 		tkey = tnext;
@@ -858,13 +1191,15 @@ struct alloc_class *alloctrace_classes(struct alloctrace *t, size_t *n,
 				break;
 			c = tmp;
 		}
-		/* a draw all of its opening class's */
 		ww = (double)(st.weight >> 10) * (double)(st.weight >> 10);
 		w2 += ww;
 		class_add(c, n, class_name(t, st.klass, st.gen),
-			  (uint64_t)((double)st.weight * factor + 0.5), 0, ww, ww);
+			  (uint64_t)((double)st.weight * factor_of(&f, 0, tkey) + 0.5), 0, ww, ww);
 	}
-	class_spread(c, *n, w2, !(t->duty && t->dc.windowed));
+	/* the draws' spread: known without windows, or with each thread scaled
+	 * to its counter (a thread's share of each window is then its own) */
+	class_spread(c, *n, w2, !(t->duty && t->dc.windowed) || f.per_thread);
+	factors_free(&f);
 	return c;
 }
 

@@ -47,7 +47,11 @@ struct alloctrace_duty {
 	uint64_t windows; /* windows so far */
 	double stderr_bytes; /* standard error of the total bytes from thinning
 			   * (sqrt of the Horvitz-Thompson variance estimate);
-			   * < 0 when time windows make it unknown */
+			   * < 0 when time windows make it unknown; 0 with
+			   * counted_total */
+	bool counted_total;  /* the total is the JVM's own per-thread counters'
+			   * (probe/threadctr.h), each thread's keys scaled to
+			   * its own: only the classes and stacks are sampled */
 };
 
 /* One aggregated row: a class (and stack) with its bytes and samples. */

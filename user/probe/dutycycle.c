@@ -94,6 +94,15 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 		d->work_ns = work > 0 ? work : 0;
 	}
 	r = len ? (double)m->max_thread_samples * 1e9 / (double)len : 0;
+	/* a window is short (ms): one that fell in a GC pause, or caught the
+	 * thread idle for a moment, reads a low rate, and the next period would
+	 * be attached nearly whole at the real rate's cost. The rate that
+	 * decides is the highest of the recent windows', decaying by
+	 * DUTYCYCLE_RATE_DECAY a window: a real drop is followed within ~10
+	 * windows (a second). */
+	if (r < d->rate_hold * DUTYCYCLE_RATE_DECAY)
+		r = d->rate_hold * DUTYCYCLE_RATE_DECAY;
+	d->rate_hold = r;
 	d->rate = r;
 	d->cost_ns = d->trap_ns + d->gate_ns + d->work_ns;
 	d->kept += (double)m->samples;
@@ -113,6 +122,16 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 	}
 	/* what is left of the budget in the windows pays for the kept samples */
 	d->keep = thread_keep(d, r);
+	/* the measured slowdown over the model's: fewer windows */
+	if (d->duty < 1 && d->force_duty <= 0 && m->slow_share > 0) {
+		double model = r * (d->trap_ns + d->gate_ns + d->keep * d->work_ns) * 1e-9;
+
+		if (m->slow_share > model && model > 0) {
+			d->duty *= model / m->slow_share;
+			if (d->duty < DUTYCYCLE_MIN_DUTY)
+				d->duty = DUTYCYCLE_MIN_DUTY;
+		}
+	}
 }
 
 /* Close the open window at @now: it stands for its period. */

@@ -11,19 +11,29 @@
  *    thousand samples, not of a few windows). It saves w, not t + g.
  *  - duty: when the trap and the gate alone would cost the busiest thread
  *    more than DUTYCYCLE_TRAP_SHARE of the budget, time is cut into periods of
- *    DUTYCYCLE_PERIOD_NS and the uprobes are attached for one window of
- *    duty x period in each, at a random offset (a periodic workload cannot
- *    stay in phase with the windows); weights are scaled by period / window.
- *    Attaching and detaching a uprobe each wait for an RCU grace period
- *    (5-500 ms here), so this lever is coarse: one window a second, whose
- *    estimate has the variance of the workload's rate over a few windows
- *    (and memtrace's attaching competes with the JVM for CPU at the start of
- *    each window on a busy machine). It is used only when thinning cannot
- *    help: the trap alone over budget (above ~10 GB/s on one thread here).
+ *    DUTYCYCLE_PERIOD_NS (100 ms) and the uprobes are attached for one window
+ *    of duty x period in each, at a random offset (a periodic workload cannot
+ *    stay in phase with the windows); weights are scaled by period / window
+ *    (per thread, by how much slower it allocates in windows: threadctr.h).
+ *    Ten windows a second, so a burst of a few hundred ms is seen several
+ *    times. That needs a uprobe_multi link (uprobemulti.h: attached in
+ *    ~0.1 ms whatever detach is in flight) and a detach whose grace-period
+ *    wait runs on a thread of its own (detach.h); with perf-event uprobes
+ *    an attach waited behind the previous detach's 60-90 ms, and windows
+ *    were one a second. Totals under windows are not the windows' rates x
+ *    time but the JVM's own per-thread counters (threadctr.h); the windows
+ *    give the classes and stacks. It is used only when thinning cannot
+ *    help: the trap alone over budget (above ~2 GB/s on one thread here,
+ *    with a 5-6 us trap).
  * Both are chosen per window from the one just closed: the busiest thread's
- * samples per second r give its overhead r (t + g + keep w) in the windows;
+ * samples per second r (the recent windows' highest, decaying: a window in
+ * a GC pause reads ~0) give its overhead r (t + g + keep w) in the windows;
  * duty = min(1, DUTYCYCLE_TRAP_SHARE budget / (r (t + g))) and keep fills
- * the rest of the budget. keep is also chosen for each thread from its own
+ * the rest of the budget. That model counts the trap as calibrated in a
+ * loop; in a JVM a window slows the thread more (the trap's cache and TLB
+ * effects: 23-25 % measured from its counters where the model said
+ * 11-20 %), so where the busiest thread's slowdown was measured
+ * (slow_share) and exceeds the model, duty shrinks by their ratio. keep is also chosen for each thread from its own
  * rate (dutycycle_thread_keep): a thread that allocates slowly keeps all of
  * its samples while the busiest one is thinned, so the classes and stacks
  * of the slow threads carry no thinning spread (one keep for all, the
@@ -33,7 +43,8 @@
  * (what the budget pays for), then the global keep, the busiest thread's.
  * The first window (DUTYCYCLE_MEASURE_NS, attached, keep 1) only measures.
  *
- * Estimates: the scaled bytes the kernel summed are corrected at read time
+ * Estimates (when the JVM's thread counters cannot be read, threadctr.h):
+ * the scaled bytes the kernel summed are corrected at read time
  * (dutycycle_factor) for windows that closed late, for a period cut short
  * by the end of the session, and for the time since the last window ended
  * (at that window's rate). Periods are contiguous: one whose window opened
@@ -45,12 +56,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define DUTYCYCLE_PERIOD_NS 1000000000ull
+#define DUTYCYCLE_PERIOD_NS 100000000ull
 #define DUTYCYCLE_MEASURE_NS 200000000ull
 #define DUTYCYCLE_MIN_DUTY 0.02
 #define DUTYCYCLE_MIN_KEEP (1.0 / 64)
 #define DUTYCYCLE_GATE_NS 30.0   /* the gate's cost until one is measured */
 #define DUTYCYCLE_TRAP_SHARE 0.9 /* windows only when trap + gate exceed this share */
+#define DUTYCYCLE_RATE_DECAY 0.8 /* the rate that decides: the recent windows' highest,
+				  * times this a window */
 #define DUTYCYCLE_SCALE_ONE 256   /* = MT_ALLOC_SCALE_ONE */
 #define DUTYCYCLE_KEEP_ONE 65536  /* = MT_ALLOC_KEEP_ONE */
 
@@ -63,6 +76,9 @@ struct dutycycle_measure {
 	uint64_t bpf_ns;             /* time in the BPF program for the kept samples */
 	uint64_t skipped;            /* samples the gate let go */
 	uint64_t skipped_ns;         /* their time in the program */
+	double slow_share;           /* the busiest thread's measured slowdown while the
+				      * probes are in (1 - 1 / its corr, threadctr.h);
+				      * 0: not measured */
 };
 
 struct dutycycle {
@@ -95,7 +111,8 @@ struct dutycycle {
 	uint64_t covered;            /* their length */
 	double last_rate;            /* bytes per ns of the last finished period's window */
 	/* the last window's measurement (for printing) */
-	double rate;                 /* busiest thread's samples per second */
+	double rate;                 /* busiest thread's samples per second (held) */
+	double rate_hold;            /* the recent windows' highest, decaying */
 	double cost_ns;              /* per sample at keep 1, trap included */
 	double gate_ns, work_ns;     /* the program's gate, and a kept sample's work */
 	uint64_t windows;            /* windows closed */

@@ -8,6 +8,8 @@
 #ifndef MEMTRACE_TLABPROBE_H
 #define MEMTRACE_TLABPROBE_H
 
+#include <stdint.h>
+
 /* The two methods' mangled names (doctor looks them up too). */
 #define TLABPROBE_SYM_NEW_TLAB \
 	"_ZN11AllocTracer27send_allocation_in_new_tlabEP5KlassPP12HeapWordImplmmP10JavaThread"
@@ -30,5 +32,22 @@ struct mt_proc;
  */
 int tlabprobe_attach(struct bpf_program *const progs[2], const struct mt_elf *e,
 		     const struct mt_proc *p, struct bpf_link *links[2], const char **missing);
+
+/*
+ * tlabprobe_offsets - the file offsets in @e (libjvm of @p) of the two
+ * methods, in tlabprobe_attach()'s order. 0; -ENOENT with *@missing named
+ * (nothing printed); other -errno after printing why.
+ */
+int tlabprobe_offsets(const struct mt_elf *e, const struct mt_proc *p, uint64_t off[2],
+		      const char **missing);
+
+/*
+ * tlabprobe_attach_multi - as tlabprobe_attach(), through uprobe_multi links
+ * (probe/uprobemulti.h: @progs loaded with its expected attach type) at the
+ * offsets @off of tlabprobe_offsets(): @fds gets the links' fds (the caller
+ * closes them), or both -1 on failure. 0 or -errno (printed).
+ */
+int tlabprobe_attach_multi(struct bpf_program *const progs[2], const struct mt_proc *p,
+			   const uint64_t off[2], int fds[2]);
 
 #endif
