@@ -3,8 +3,8 @@
 # JVM's own count under its cost budget's two levers, over a longer run than
 # the e2e test (AllocShares: one thread, shares 50/30/20 by construction,
 # ThreadMXBean's count of its bytes): samples kept at random with
-# probability 0.1 and 0.02, and the opt-in time windows (--budget-windows;
-# here fixed at 30 % of the time), all at once on one JVM. MB= bytes to
+# probability 0.1 and 0.02, and time windows (here fixed at 30 % of the
+# time), all at once on one JVM. MB= bytes to
 # allocate (default 40960). Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -16,26 +16,40 @@ ROUNDS=${ROUNDS:-4}
 WORKLOAD=${WORKLOAD:-AllocDeep --depth 40 --size 256}
 PHASE=${PHASE:-3}
 # BUDGETS="0.5 2": also the stacks under those budgets; ONLY_BUDGETS=1: only
-# those (and WINDOWS=1: also with --budget-windows)
+# those (and NOWINDOWS=1: also with --no-budget-windows, thinning only: the
+# trap paid on every refill)
 tmp=$(mktemp -d /tmp/mt-bench.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
 now_ms() { date +%s%3N; }
-# the JVM's CPU time (all its threads, utime + stime) in clock ticks: the
-# probes' cost lands in the allocating thread's system time, so allocations
-# per CPU second are a second, steadier measure than per wall second (a
-# shared VM's steal and the other core's load move the latter by +-10 %)
+# CPU time (utime + stime, clock ticks) of /proc/$1: the probes' cost lands
+# in the allocating thread's system time, so allocations per CPU second of
+# that thread are a second measure, free of the GC threads and of the time
+# the thread waits (a shared VM's steal and the other core's load move the
+# wall-clock rate by +-10 % here)
 jvm_cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# the allocating thread: the JVM's busiest over a second after warm-up (its
+# CPU per allocation holds the probes' cost without the GC threads' noise)
+busiest_tid() {
+	local pid=$1 a b
+	a=$(for t in /proc/$pid/task/*; do echo "${t##*/} $(awk '{print $14 + $15}' "$t/stat")"; done)
+	sleep 1
+	b=$(for t in /proc/$pid/task/*; do echo "${t##*/} $(awk '{print $14 + $15}' "$t/stat")"; done)
+	join <(sort <<<"$a") <(sort <<<"$b") | awk '{d = $3 - $2; if (d > m) { m = d; t = $1 }} END {print t}'
+}
 
 run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 	local name=$1 off=$2 on=$3; shift 3
 	"$JAVA" -Xmx256m $JFLAGS -cp "$ROOT/build/java" $WORKLOAD >"$tmp/$name.out" 2>&1 &
 	local pid=$!
 	until grep -q READY "$tmp/$name.out"; do sleep 0.1; done
-	sleep 3 # JIT warm-up
+	sleep 2 # JIT warm-up
+	local tid; tid=$(busiest_tid "$pid")
+	# per CPU second: the allocating thread's (THREAD_CPU=0: the whole JVM's)
+	local cpuof=$pid; [ "${THREAD_CPU:-1}" = 1 ] && cpuof=$pid/task/$tid
 	for ((r = 0; r < ROUNDS; r++)); do
-		local a c; a=$(now_ms); c=$(jvm_cpu "$pid"); sleep "$PHASE"
-		echo "$off $a $(now_ms) $c $(jvm_cpu "$pid")" >>"$tmp/$name.phases"
+		local a c; a=$(now_ms); c=$(jvm_cpu "$cpuof"); sleep "$PHASE"
+		echo "$off $a $(now_ms) $c $(jvm_cpu "$cpuof")" >>"$tmp/$name.phases"
 		"$ROOT/build/memtrace" -q alloc -p "$pid" "$@" --json >"$tmp/$name.mt.$r" 2>&1 &
 		local mt=$!
 		# the steady state: after memtrace's start-up (BPF load, the trap's
@@ -43,8 +57,8 @@ run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 		# measuring window (SETTLE s; SETTLE=0 puts them in the phase)
 		for ((w = 0; w < 100; w++)); do grep -q '"start"' "$tmp/$name.mt.$r" && break; sleep 0.05; done
 		sleep "${SETTLE:-1}"
-		a=$(now_ms); c=$(jvm_cpu "$pid"); sleep "$PHASE"
-		echo "$on $a $(now_ms) $c $(jvm_cpu "$pid")" >>"$tmp/$name.phases"
+		a=$(now_ms); c=$(jvm_cpu "$cpuof"); sleep "$PHASE"
+		echo "$on $a $(now_ms) $c $(jvm_cpu "$cpuof")" >>"$tmp/$name.phases"
 		# memtrace's own CPU over its session (start-up included), for the note
 		awk -v s="$(($(now_ms) - a))" '{print $14 + $15, s}' "/proc/$mt/stat" >>"$tmp/$name.mtcpu" 2>/dev/null || true
 		kill -INT $mt; wait $mt || true
@@ -79,13 +93,13 @@ for b in ${BUDGETS:-}; do # more budgets for the stacks, e.g. BUDGETS="0.5 2"
 	JFLAGS="" run_jvm "stacks$b" baseline "memtrace-alloc-stacks-budget-$b" --by stack --budget "$b" --duration 1000
 	python3 "$ROOT/bench/phases.py" "$tmp/stacks$b.out" "$tmp/stacks$b.phases"
 done
-if [ -n "${WINDOWS:-}" ]; then # WINDOWS=1: also by class and by stack with --budget-windows
-	echo "== by class, default budget with time windows (--budget-windows: the lever for the trap)"
-	JFLAGS="" run_jvm windows baseline "memtrace-alloc-windows" --budget-windows --duration 1000
-	python3 "$ROOT/bench/phases.py" "$tmp/windows.out" "$tmp/windows.phases"
-	echo "== whole Java stacks, default budget with time windows"
-	JFLAGS="" run_jvm swindows baseline "memtrace-alloc-stacks-windows" --by stack --budget-windows --duration 1000
-	python3 "$ROOT/bench/phases.py" "$tmp/swindows.out" "$tmp/swindows.phases"
+if [ -n "${NOWINDOWS:-}" ]; then # NOWINDOWS=1: by class and by stack, thinning only
+	echo "== by class, default budget, thinning only (--no-budget-windows: the trap on every refill)"
+	JFLAGS="" run_jvm nowin baseline "memtrace-alloc-nowindows" --no-budget-windows --duration 1000
+	python3 "$ROOT/bench/phases.py" "$tmp/nowin.out" "$tmp/nowin.phases"
+	echo "== whole Java stacks, default budget, thinning only"
+	JFLAGS="" run_jvm snowin baseline "memtrace-alloc-stacks-nowindows" --by stack --no-budget-windows --duration 1000
+	python3 "$ROOT/bench/phases.py" "$tmp/snowin.out" "$tmp/snowin.phases"
 fi
 [ -n "${ONLY_BUDGETS:-}" ] && exit 0
 echo "== the same with every sample taken (--by stack --budget 0: what the budget saves)"

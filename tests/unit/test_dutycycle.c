@@ -357,7 +357,7 @@ static void test_thread_keep(void **state)
 	assert_true(k > s.d.keep && k < 1);
 	assert_true(fabs(mid * (s.d.trap_ns + s.d.gate_ns + k * s.d.work_ns) * 1e-9 - 0.01) < 1e-4);
 	/* a new thread keeps what the budget pays for over a period in full */
-	assert_true(fabs(dutycycle_new_free(&s.d) - 0.01 * DUTYCYCLE_PERIOD_NS / s.d.cost_ns) <= 1);
+	assert_true(fabs(dutycycle_new_free(&s.d) - 0.01 * DUTYCYCLE_THIN_PERIOD_NS / s.d.cost_ns) <= 1);
 	/* a forced keep (tests) is every thread's */
 	s.d.force_keep = 0.25;
 	assert_int_equal(dutycycle_thread_keep(&s.d, 200), DUTYCYCLE_KEEP_ONE / 4);

@@ -13,6 +13,15 @@ static double rnd(struct dutycycle *d)
 	return (double)((d->rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
 }
 
+/* The period: short under windows (bursts are seen several times), a
+ * second when thinning only (each thread's keep from a second's rate: with
+ * 100 ms ones a slow or bursty thread's keep swung with each window's rate,
+ * and top's per-thread bytes read 0.97-1.22 of ThreadMXBean). */
+static uint64_t period(const struct dutycycle *d)
+{
+	return d->no_windows ? DUTYCYCLE_THIN_PERIOD_NS : DUTYCYCLE_PERIOD_NS;
+}
+
 /* keep as the program compares it with 16 random bits (at least 1). */
 static uint32_t keep_threshold(double keep)
 {
@@ -53,7 +62,7 @@ uint32_t dutycycle_new_free(const struct dutycycle *d)
 
 	if (d->force_keep > 0 || d->cost_ns <= 0)
 		return 0;
-	n = d->budget * (double)DUTYCYCLE_PERIOD_NS / d->cost_ns;
+	n = d->budget * (double)period(d) / d->cost_ns;
 	return n >= 4294967295.0 ? UINT32_MAX : (uint32_t)n;
 }
 
@@ -156,16 +165,16 @@ static enum dutycycle_action close_window(struct dutycycle *d, uint64_t now,
 	if (d->duty >= 1) { /* the next period is one window, open from its start */
 		wlen = 0;
 		d->wstart = next;
-		d->wend = next + DUTYCYCLE_PERIOD_NS;
+		d->wend = next + period(d);
 	} else {
-		wlen = d->duty * (double)DUTYCYCLE_PERIOD_NS;
-		d->wstart = next + (uint64_t)(rnd(d) * ((double)DUTYCYCLE_PERIOD_NS - wlen));
+		wlen = d->duty * (double)period(d);
+		d->wstart = next + (uint64_t)(rnd(d) * ((double)period(d) - wlen));
 		d->wend = d->wstart + (uint64_t)wlen;
 	}
 	d->keepk = keep_threshold(d->keep);
 	d->keep = (double)d->keepk / DUTYCYCLE_KEEP_ONE;
 	d->scale = (uint64_t)((double)DUTYCYCLE_SCALE_ONE *
-			      (wlen > 0 ? (double)DUTYCYCLE_PERIOD_NS / wlen : 1) + 0.5);
+			      (wlen > 0 ? (double)period(d) / wlen : 1) + 0.5);
 	d->on = false;
 	if (d->wstart <= now) { /* the next window begins at once: no detach */
 		if (dutycycle_tick(d, now, m) != DUTYCYCLE_ATTACH) {
@@ -191,7 +200,7 @@ static enum dutycycle_action open_window(struct dutycycle *d, uint64_t now)
 		d->covered += d->plen;
 	}
 	d->pstart += d->plen;
-	d->plen = d->duty >= 1 ? 0 : DUTYCYCLE_PERIOD_NS;
+	d->plen = d->duty >= 1 ? 0 : period(d);
 	d->wstart = now;           /* opened late: the same length from now */
 	d->wend = now + len;
 	d->wclosed = false;

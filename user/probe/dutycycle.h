@@ -56,7 +56,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define DUTYCYCLE_PERIOD_NS 100000000ull
+#define DUTYCYCLE_PERIOD_NS 100000000ull       /* under windows */
+#define DUTYCYCLE_THIN_PERIOD_NS 1000000000ull  /* thinning only (no_windows) */
 #define DUTYCYCLE_MEASURE_NS 200000000ull
 #define DUTYCYCLE_MIN_DUTY 0.02
 #define DUTYCYCLE_MIN_KEEP (1.0 / 64)
