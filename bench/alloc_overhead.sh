@@ -15,6 +15,7 @@ ROUNDS=${ROUNDS:-4}
 # (~8 GB/s on a quiet machine here; WORKLOAD=AllocBench for small objects)
 WORKLOAD=${WORKLOAD:-AllocDeep --depth 40 --size 256}
 PHASE=${PHASE:-3}
+# EXTRA="--no-perfmap": more memtrace arguments for every session.
 # BUDGETS="0.5 2": also the stacks under those budgets; ONLY_BUDGETS=1: only
 # those (and NOWINDOWS=1: also with --no-budget-windows, thinning only: the
 # trap paid on every refill)
@@ -50,7 +51,7 @@ run_jvm() { # name label_off label_on memtrace-args... ; JVM flags in JFLAGS
 	for ((r = 0; r < ROUNDS; r++)); do
 		local a c; a=$(now_ms); c=$(jvm_cpu "$cpuof"); sleep "$PHASE"
 		echo "$off $a $(now_ms) $c $(jvm_cpu "$cpuof")" >>"$tmp/$name.phases"
-		"$ROOT/build/memtrace" -q alloc -p "$pid" "$@" --json >"$tmp/$name.mt.$r" 2>&1 &
+		"$ROOT/build/memtrace" -q alloc -p "$pid" "$@" ${EXTRA:-} --json >"$tmp/$name.mt.$r" 2>&1 &
 		local mt=$!
 		# the steady state: after memtrace's start-up (BPF load, the trap's
 		# calibration: 0.8-1.3 s here, on the other core) and its first
