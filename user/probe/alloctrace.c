@@ -902,22 +902,24 @@ static void factors_now(struct alloctrace *t, struct factors *f, const struct id
 {
 	struct dutycycle_measure m = { 0 };
 	double exact, scaled, known_exact = 0, known_scaled = 0;
+	bool counted;
 
 	memset(f, 0, sizeof(*f));
 	idmap_init(&f->by_tid);
 	idmap_init(&f->by_jt);
 	f->global = f->other = f->norm = 1;
-	pthread_mutex_lock(&t->mu);
-	if (t->dc.on && !t->dc.wclosed)
-		window_measure(t, &m);
-	f->global = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
 	/* keys by thread (windows allowed): every thread's bytes since the
 	 * session began are its counter's move, not the windows' rates nor the
 	 * thinned samples' sum */
-	if (!t->tl_on || !(t->dc.windowed || t->skel->rodata->targ_key_tid))
+	counted = t->tl_on && (t->dc.windowed || t->skel->rodata->targ_key_tid);
+	pthread_mutex_lock(&t->mu);
+	/* one pass over the threads: the open window's bytes, and t->seen */
+	if ((t->dc.on && !t->dc.wclosed) || counted)
+		window_measure(t, &m);
+	f->global = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
+	if (!counted)
 		goto out;
 	scaled = by_tid ? total : (double)cost_now(t).scaled_bytes;
-	window_measure(t, &m);
 	if (read_threads(t) || scaled <= 0)
 		goto out;
 	exact = threadctr_total(&t->tc);
