@@ -204,11 +204,11 @@ static void print_duty(struct alloctrace *t, bool json)
 		printf(",\"duty_cycle\":{\"budget\":%.4f,\"observed\":%.4f,\"duty\":%.4f,"
 		       "\"keep\":%.4f,\"threads_thinned\":%u,\"kept_share\":%.4f,\"max_cost_share\":%.5f,"
 		       "\"busiest_thread_samples_per_s\":%.0f,\"cost_per_sample_ns\":%.0f,"
-		       "\"trap_ns\":%.0f,\"windows\":%llu,\"counted_total\":%s,"
+		       "\"trap_ns\":%.0f,\"windows\":%llu,\"period_ms\":%.0f,\"counted_total\":%s,"
 		       "\"total_bytes_stderr\":",
 		       d.budget, d.observed, d.duty, d.keep, d.threads_thinned, d.kept_share,
 		       d.max_cost_share, d.rate,
-		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows,
+		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows, d.period_ms,
 		       d.counted_total ? "true" : "false");
 		if (d.stderr_bytes >= 0)
 			printf("%.0f}", d.stderr_bytes);
@@ -231,8 +231,9 @@ static void print_duty(struct alloctrace *t, bool json)
 			       "budget keeps them all)", d.threads_thinned,
 			       d.threads_thinned == 1 ? "" : "s");
 		if (d.observed < 0.999)
-			printf(" and attached its probes %.1f%% of the time (%llu windows)",
-			       100 * d.observed, (unsigned long long)d.windows);
+			printf(" and attached its probes %.1f%% of the time (%llu windows, one "
+			       "in %.0f ms)", 100 * d.observed, (unsigned long long)d.windows,
+			       d.period_ms);
 		printf("; bytes are scaled to the whole");
 		/* thinning cannot take the trap away: say when it alone is over */
 		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)

@@ -57,6 +57,7 @@ struct alloctrace {
 	uint32_t seen_gen;      /* highest unload generation heard of */
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
+	FILE *winlog;           /* MEMTRACE_WINDOW_LOG (window_log()), or NULL */
 	bool walker;            /* the Java stack walker is on */
 	bool content;           /* class shares from the TLABs' contents */
 	struct jstackname *jn;  /* names for the walker's stacks */
@@ -422,6 +423,10 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 			dutycycle_init(&t->dc, o->budget, trap, mono_ns(),
 				       mono_ns() ^ (uint64_t)p->pid);
 			t->dc.no_windows = !o->windows;
+			if (getenv("MEMTRACE_WINDOW_LOG") &&
+			    !(t->winlog = fopen(getenv("MEMTRACE_WINDOW_LOG"), "w")))
+				p_warn("cannot write the window log %s: %s",
+				       getenv("MEMTRACE_WINDOW_LOG"), strerror(errno));
 			/* tests: fixed keep and duty ("KEEP:DUTY"), to check the
 			 * scaled estimates against a workload's own count */
 			if (getenv("MEMTRACE_TEST_DUTY") &&
@@ -513,6 +518,8 @@ void alloctrace_free(struct alloctrace *t)
 			close(t->tlab_fd[i]);
 	}
 	detach_free(t->det); /* the windows' detaches still waiting */
+	if (t->winlog)
+		fclose(t->winlog);
 	elfsym_free(t->elf);
 	usdt_detach_all(&t->usdt);
 	alloc_bpf__destroy(t->skel);
@@ -757,6 +764,18 @@ static void window_baselines(struct alloctrace *t, uint64_t now)
 
 /* The duty cycle's thread: at each window edge, close or open a window;
  * the slow attach and detach calls happen outside the lock. */
+/* bench/window_profile.sh: each attach and detach of the windows, as
+ * "attach|detach <CLOCK_MONOTONIC ns before the call> <ns after>", to the
+ * file MEMTRACE_WINDOW_LOG names (a bench's hook, off by default). */
+static void window_log(struct alloctrace *t, const char *what, uint64_t before)
+{
+	if (!t->winlog)
+		return;
+	fprintf(t->winlog, "%s %llu %llu\n", what, (unsigned long long)before,
+		(unsigned long long)mono_ns());
+	fflush(t->winlog);
+}
+
 static void *duty_main(void *arg)
 {
 	struct alloctrace *t = arg;
@@ -796,8 +815,11 @@ static void *duty_main(void *arg)
 			window_open(t);
 		pthread_mutex_unlock(&t->mu);
 		if (a == DUTYCYCLE_DETACH) {
+			uint64_t t0 = mono_ns();
+
 			detach_tlab(t);
 			t->detached = true;
+			window_log(t, "detach", t0);
 		}
 		start = 0;
 		if (a == DUTYCYCLE_ATTACH && !t->attached) {
@@ -814,6 +836,7 @@ static void *duty_main(void *arg)
 			/* the breakpoints are in place when the call returns */
 			if (!attach_tlab(t, &t->proc, t->elf))
 				t->attached = true;
+			window_log(t, "attach", start);
 		}
 		pthread_mutex_lock(&t->mu);
 		if (a == DUTYCYCLE_ATTACH) {
@@ -862,6 +885,7 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->cost_ns = t->dc.cost_ns;
 	d->trap_ns = t->dc.trap_ns;
 	d->windows = t->dc.windows;
+	d->period_ms = (double)t->dc.period_ns / 1e6;
 	/* the thinning's spread: known only when no window scaled the weights;
 	 * none when the total is counted */
 	d->counted_total = t->tl_on && t->skel->rodata->targ_key_tid;

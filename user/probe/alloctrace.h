@@ -45,6 +45,8 @@ struct alloctrace_duty {
 	double cost_ns;   /* per sample, trap included (last window) */
 	double trap_ns;   /* the trap alone, as measured at start */
 	uint64_t windows; /* windows so far */
+	double period_ms; /* of the periods under windows (dutycycle.h: from the
+			   * budget and the windows' fixed cost) */
 	double stderr_bytes; /* standard error of the total bytes from thinning
 			   * (sqrt of the Horvitz-Thompson variance estimate);
 			   * < 0 when time windows make it unknown; 0 with

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dutycycle.c - look at part of the events under a cost budget; see dutycycle.h. */
+#include <math.h>
 #include <string.h>
 
 #include "probe/dutycycle.h"
@@ -19,7 +20,8 @@ static double rnd(struct dutycycle *d)
  * and top's per-thread bytes read 0.97-1.22 of ThreadMXBean). */
 static uint64_t period(const struct dutycycle *d)
 {
-	return d->no_windows ? DUTYCYCLE_THIN_PERIOD_NS : DUTYCYCLE_PERIOD_NS;
+	return d->no_windows ? DUTYCYCLE_THIN_PERIOD_NS :
+	       d->period_ns ? d->period_ns : DUTYCYCLE_PERIOD_NS;
 }
 
 /* keep as the program compares it with 16 random bits (at least 1). */
@@ -41,7 +43,8 @@ static double thread_keep(const struct dutycycle *d, double r)
 		return d->force_keep > 0 ? d->force_keep : 1;
 	if (r * d->cost_ns * 1e-9 <= d->budget)
 		return 1; /* everything, always */
-	room = d->budget / d->duty - r * (d->trap_ns + d->gate_ns) * 1e-9;
+	room = (d->duty < 1 ? d->wbudget : d->budget) / d->duty -
+	       r * (d->trap_ns + d->gate_ns) * 1e-9;
 	keep = d->work_ns > 0 && room > 0 ? room / (r * d->work_ns * 1e-9) :
 	       d->work_ns > 0 ? 0 : 1;
 	if (keep > 1)
@@ -70,7 +73,8 @@ void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t
 		    uint64_t seed)
 {
 	memset(d, 0, sizeof(*d));
-	d->budget = budget;
+	d->budget = d->wbudget = budget;
+	d->period_ns = DUTYCYCLE_PERIOD_NS;
 	d->trap_ns = trap_ns;
 	d->gate_ns = DUTYCYCLE_GATE_NS;
 	d->t0 = now;
@@ -90,11 +94,30 @@ uint64_t dutycycle_next(const struct dutycycle *d)
 	return d->on ? d->wend : d->wstart;
 }
 
+/* Under windows: the period long enough for the windows' fixed costs to fit
+ * DUTYCYCLE_WINDOW_SHARE of the budget (from DUTYCYCLE_PERIOD_NS to
+ * DUTYCYCLE_MAX_PERIOD_NS), and what is left for the traps in them. */
+static void choose_period(struct dutycycle *d)
+{
+	double p = DUTYCYCLE_WINDOW_COST_NS / (DUTYCYCLE_WINDOW_SHARE * d->budget);
+
+	if (p < (double)DUTYCYCLE_PERIOD_NS)
+		p = (double)DUTYCYCLE_PERIOD_NS;
+	if (p > (double)DUTYCYCLE_MAX_PERIOD_NS)
+		p = (double)DUTYCYCLE_MAX_PERIOD_NS;
+	d->period_ns = (uint64_t)p;
+	d->wbudget = d->budget - DUTYCYCLE_WINDOW_COST_NS / p;
+	/* a budget too small for even one window a second: the traps keep a
+	 * quarter of it (the fixed costs then exceed it; printed as measured) */
+	if (d->wbudget < (1 - DUTYCYCLE_WINDOW_SHARE) * d->budget / 3)
+		d->wbudget = (1 - DUTYCYCLE_WINDOW_SHARE) * d->budget / 3;
+}
+
 /* Choose duty and keep for what comes next from the window of @len ns just
  * closed (@m: its estimate and the busiest thread's samples, kept or not). */
 static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint64_t len)
 {
-	double r, base, work;
+	double r, base, work, decay;
 
 	if (m->skipped)
 		d->gate_ns = (double)m->skipped_ns / (double)m->skipped;
@@ -107,10 +130,11 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 	 * thread idle for a moment, reads a low rate, and the next period would
 	 * be attached nearly whole at the real rate's cost. The rate that
 	 * decides is the highest of the recent windows', decaying by
-	 * DUTYCYCLE_RATE_DECAY a window: a real drop is followed within ~10
-	 * windows (a second). */
-	if (r < d->rate_hold * DUTYCYCLE_RATE_DECAY)
-		r = d->rate_hold * DUTYCYCLE_RATE_DECAY;
+	 * DUTYCYCLE_RATE_DECAY every 100 ms: a real drop is followed within
+	 * about a second. */
+	decay = pow(DUTYCYCLE_RATE_DECAY, (double)period(d) / (double)DUTYCYCLE_PERIOD_NS);
+	if (r < d->rate_hold * decay)
+		r = d->rate_hold * decay;
 	d->rate_hold = r;
 	d->rate = r;
 	d->cost_ns = d->trap_ns + d->gate_ns + d->work_ns;
@@ -119,12 +143,15 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 	if (r * d->cost_ns * 1e-9 > d->max_share)
 		d->max_share = r * d->cost_ns * 1e-9;
 	d->duty = 1;
+	d->wbudget = d->budget;
+	d->period_ns = DUTYCYCLE_PERIOD_NS;
 	if (d->force_duty > 0) {
 		d->duty = d->force_duty;
 	} else if (d->force_keep <= 0 && r * d->cost_ns * 1e-9 > d->budget && !d->no_windows) {
 		base = r * (d->trap_ns + d->gate_ns) * 1e-9; /* the busiest thread, all attached */
 		if (base > DUTYCYCLE_TRAP_SHARE * d->budget) {
-			d->duty = DUTYCYCLE_TRAP_SHARE * d->budget / base;
+			choose_period(d);
+			d->duty = DUTYCYCLE_TRAP_SHARE * d->wbudget / base;
 			if (d->duty < DUTYCYCLE_MIN_DUTY)
 				d->duty = DUTYCYCLE_MIN_DUTY;
 		}
