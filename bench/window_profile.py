@@ -6,8 +6,7 @@ TICKS: "<ns> <allocations so far>" about every ms (tests/java/AllocTick.java);
 WINLOG: memtrace's MEMTRACE_WINDOW_LOG ("attach|detach <ns before> <ns after>",
 the same CLOCK_MONOTONIC). For each window, the thread's rate in 1 ms bins
 from 5 ms before its attach to SPAN_MS (default 60) after, over its local
-rate (the 200 ms around it: the neighbouring windows' costs are in it, so the
-loss below is slightly low); then the bins' means, and the thread's time lost
+rate (the 300 ms around it, less every window's [-5, SPAN_MS] ms); then the bins' means, and the thread's time lost
 per window: inside the window, and after it (the detach's aftermath).
 """
 import bisect
@@ -36,12 +35,30 @@ for a in att:
     j = bisect.bisect_left(det, a)
     if j < len(det):
         lens.append((det[j] - a) / 1e6)
+MS = 1_000_000
+
+
+def local_rate(a):
+    """The thread's rate in the 300 ms around @a, outside every window and
+    the SPAN_MS after it (the windows' own costs out of the baseline)."""
+    n = t = 0
+    lo = bisect.bisect_left(att, a - 300 * MS)
+    near = att[lo:bisect.bisect_right(att, a + 150 * MS)]
+    for s0 in range(a - 150 * MS, a + 150 * MS, MS):
+        if any(w - 5 * MS <= s0 < w + span * MS for w in near):
+            continue
+        u, v = count_at(s0), count_at(s0 + MS)
+        if u is not None and v is not None:
+            n += v - u
+            t += MS
+    return n / (t / 1e9) if t >= 30 * MS else None
+
+
 prof = {}
 for a in att[1:-1]:
-    x, y = count_at(a - 100_000_000), count_at(a + 100_000_000)
-    if x is None or y is None or y <= x:
+    local = local_rate(a)
+    if not local:
         continue
-    local = (y - x) / 0.2
     for off in range(-5, span):
         u, v = count_at(a + off * 1_000_000), count_at(a + (off + 1) * 1_000_000)
         if u is not None and v is not None:

@@ -211,9 +211,13 @@ static void print_duty(struct alloctrace *t, bool json)
 		       d.cost_ns, d.trap_ns, (unsigned long long)d.windows, d.period_ms,
 		       d.counted_total ? "true" : "false");
 		if (d.stderr_bytes >= 0)
-			printf("%.0f}", d.stderr_bytes);
+			printf("%.0f", d.stderr_bytes);
 		else
-			printf("null}");
+			printf("null");
+		/* the windows' cost to the busiest thread, as measured */
+		if (d.loss_share > -1)
+			printf(",\"measured_loss\":%.5f,\"loss_adj\":%.3f", d.loss_share, d.loss_adj);
+		printf("}");
 		return;
 	}
 	if (d.observed > 0.999 && d.kept_share > 0.999)
@@ -234,6 +238,9 @@ static void print_duty(struct alloctrace *t, bool json)
 			printf(" and attached its probes %.1f%% of the time (%llu windows, one "
 			       "in %.0f ms)", 100 * d.observed, (unsigned long long)d.windows,
 			       d.period_ms);
+		if (d.observed < 0.999 && d.loss_share > -1)
+			printf("; the windows cost the busiest thread %.2f%% of its time, as "
+			       "measured from its own allocation counter", 100 * d.loss_share);
 		printf("; bytes are scaled to the whole");
 		/* thinning cannot take the trap away: say when it alone is over */
 		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)

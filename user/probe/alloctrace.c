@@ -58,6 +58,7 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	FILE *winlog;           /* MEMTRACE_WINDOW_LOG (window_log()), or NULL */
+	uint64_t tail_due;      /* mono_ns of the threads' tail reading (0: none) */
 	bool walker;            /* the Java stack walker is on */
 	bool content;           /* class shares from the TLABs' contents */
 	struct jstackname *jn;  /* names for the walker's stacks */
@@ -628,6 +629,8 @@ static void window_measure(struct alloctrace *t, struct dutycycle_measure *m)
 	corr = busiest ? threadctr_corr(&t->tc, busiest) : 0;
 	if (corr > 1)
 		m->slow_share = 1 - 1 / corr;
+	/* and what the windows cost it, all told */
+	m->loss_ok = busiest && threadctr_loss(&t->tc, busiest, &m->loss_share);
 }
 
 /* The window just closed (its number still current): each thread seen in
@@ -765,14 +768,15 @@ static void window_baselines(struct alloctrace *t, uint64_t now)
 /* The duty cycle's thread: at each window edge, close or open a window;
  * the slow attach and detach calls happen outside the lock. */
 /* bench/window_profile.sh: each attach and detach of the windows, as
- * "attach|detach <CLOCK_MONOTONIC ns before the call> <ns after>", to the
- * file MEMTRACE_WINDOW_LOG names (a bench's hook, off by default). */
-static void window_log(struct alloctrace *t, const char *what, uint64_t before)
+ * "attach|detach <CLOCK_MONOTONIC ns before the call> <ns after> <ns planned>",
+ * to the file MEMTRACE_WINDOW_LOG names (a bench's hook, off by default). */
+static void window_log(struct alloctrace *t, const char *what, uint64_t before,
+		       uint64_t planned)
 {
 	if (!t->winlog)
 		return;
-	fprintf(t->winlog, "%s %llu %llu\n", what, (unsigned long long)before,
-		(unsigned long long)mono_ns());
+	fprintf(t->winlog, "%s %llu %llu %llu\n", what, (unsigned long long)before,
+		(unsigned long long)mono_ns(), (unsigned long long)planned);
 	fflush(t->winlog);
 }
 
@@ -789,6 +793,16 @@ static void *duty_main(void *arg)
 		uint64_t len, start;
 		bool closing;
 
+		/* THREADCTR_TAIL_NS after a detach: the threads' counters, for
+		 * the windows' whole cost (threadctr_tail) */
+		if (t->tail_due && !t->dc.on && now >= t->tail_due) {
+			t->tail_due = 0;
+			if (!read_threads(t))
+				threadctr_tail(&t->tc, now);
+			continue;
+		}
+		if (t->tail_due && !t->dc.on && t->tail_due < next)
+			next = t->tail_due;
 		if (now < next) { /* sleep until the edge (or until told to stop) */
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			ts.tv_sec += (time_t)((next - now) / 1000000000ull);
@@ -819,9 +833,13 @@ static void *duty_main(void *arg)
 
 			detach_tlab(t);
 			t->detached = true;
-			window_log(t, "detach", t0);
+			window_log(t, "detach", t0, next);
+			if (t->tl_on)
+				t->tail_due = t0 + THREADCTR_TAIL_NS;
 		}
 		start = 0;
+		if (a == DUTYCYCLE_ATTACH)
+			t->tail_due = 0; /* the next window came first: no tail reading */
 		if (a == DUTYCYCLE_ATTACH && !t->attached) {
 			/* no program runs now: the window opens (its weights) and
 			 * each thread's next sample weighs from its counter read
@@ -836,7 +854,7 @@ static void *duty_main(void *arg)
 			/* the breakpoints are in place when the call returns */
 			if (!attach_tlab(t, &t->proc, t->elf))
 				t->attached = true;
-			window_log(t, "attach", start);
+			window_log(t, "attach", start, next);
 		}
 		pthread_mutex_lock(&t->mu);
 		if (a == DUTYCYCLE_ATTACH) {
@@ -886,6 +904,8 @@ void alloctrace_duty(struct alloctrace *t, struct alloctrace_duty *d)
 	d->trap_ns = t->dc.trap_ns;
 	d->windows = t->dc.windows;
 	d->period_ms = (double)t->dc.period_ns / 1e6;
+	d->loss_share = t->dc.loss;
+	d->loss_adj = t->dc.loss_adj;
 	/* the thinning's spread: known only when no window scaled the weights;
 	 * none when the total is counted */
 	d->counted_total = t->tl_on && t->skel->rodata->targ_key_tid;

@@ -47,6 +47,10 @@ struct alloctrace_duty {
 	uint64_t windows; /* windows so far */
 	double period_ms; /* of the periods under windows (dutycycle.h: from the
 			   * budget and the windows' fixed cost) */
+	double loss_share;/* what the windows cost the busiest thread, all told,
+			   * measured from its counter (threadctr.h); < 0: not
+			   * measured (no windows, or no thread list) */
+	double loss_adj;  /* the factor that measure put on the duty */
 	double stderr_bytes; /* standard error of the total bytes from thinning
 			   * (sqrt of the Horvitz-Thompson variance estimate);
 			   * < 0 when time windows make it unknown; 0 with

@@ -74,6 +74,8 @@ void dutycycle_init(struct dutycycle *d, double budget, double trap_ns, uint64_t
 {
 	memset(d, 0, sizeof(*d));
 	d->budget = d->wbudget = budget;
+	d->loss_adj = 1;
+	d->loss = -1;
 	d->period_ns = DUTYCYCLE_PERIOD_NS;
 	d->trap_ns = trap_ns;
 	d->gate_ns = DUTYCYCLE_GATE_NS;
@@ -167,6 +169,24 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 			if (d->duty < DUTYCYCLE_MIN_DUTY)
 				d->duty = DUTYCYCLE_MIN_DUTY;
 		}
+	}
+	/* what the windows cost the thread, all told, as measured */
+	if (m->loss_ok)
+		d->loss = m->loss_share;
+	if (d->duty < 1 && d->force_duty <= 0 && m->loss_ok) {
+		double target = DUTYCYCLE_LOSS_TARGET * d->budget,
+		       f = 1 + DUTYCYCLE_LOSS_GAIN * (target - m->loss_share) / target;
+
+		f = f < 1 - DUTYCYCLE_LOSS_STEP ? 1 - DUTYCYCLE_LOSS_STEP :
+		    f > 1 + DUTYCYCLE_LOSS_STEP ? 1 + DUTYCYCLE_LOSS_STEP : f;
+		d->loss_adj *= f;
+		d->loss_adj = d->loss_adj < DUTYCYCLE_LOSS_MIN ? DUTYCYCLE_LOSS_MIN :
+			      d->loss_adj > 1 ? 1 : d->loss_adj;
+	}
+	if (d->duty < 1 && d->force_duty <= 0) {
+		d->duty *= d->loss_adj;
+		if (d->duty < DUTYCYCLE_MIN_DUTY)
+			d->duty = DUTYCYCLE_MIN_DUTY;
 	}
 }
 

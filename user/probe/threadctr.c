@@ -149,6 +149,41 @@ static double median(const double *v, unsigned n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+/* The mean of the middle values of @n (<= THREADCTR_CORR_N): without the
+ * lowest and the highest when there are five (a GC pause in one span). */
+static double trimmed_mean(const double *v, unsigned n)
+{
+	double sum = 0, lo = v[0], hi = v[0];
+
+	for (unsigned i = 0; i < n; i++) {
+		sum += v[i];
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	return n >= THREADCTR_CORR_N ? (sum - lo - hi) / (n - 2) : sum / n;
+}
+
+/* The window before this open (at @now) cost thread @r: the bytes it fell
+ * short, from the open to the tail's reading, of its clean rate after that,
+ * as time, over the period. */
+static void measure_loss(struct threadctr_thread *r, uint64_t now)
+{
+	double clean, short_ns, x;
+
+	if (!r->tail_ok || r->last < r->tail_ctr || now < r->tail_ns + THREADCTR_CLEAN_MIN_NS ||
+	    r->tail_ns <= r->open_ns || r->tail_ctr - r->open_ctr < THREADCTR_MIN_BYTES)
+		return;
+	clean = (double)(r->last - r->tail_ctr) / (double)(now - r->tail_ns);
+	if (clean <= 0)
+		return;
+	short_ns = (double)(r->tail_ns - r->open_ns) - (double)(r->tail_ctr - r->open_ctr) / clean;
+	x = short_ns / (double)(now - r->open_ns);
+	x = x < -0.5 ? -0.5 : x > 0.5 ? 0.5 : x;
+	r->lm[r->nl++ % THREADCTR_CORR_N] = x;
+	if (r->nl >= THREADCTR_CORR_USE)
+		r->loss = trimmed_mean(r->lm, r->nl < THREADCTR_CORR_N ? r->nl : THREADCTR_CORR_N);
+}
+
 void threadctr_open(struct threadctr *c, uint64_t now)
 {
 	size_t pos = 0;
@@ -174,6 +209,9 @@ void threadctr_open(struct threadctr *c, uint64_t now)
 			r->corr = r->nm >= THREADCTR_CORR_USE ? median(r->m, r->nm < THREADCTR_CORR_N ?
 								       r->nm : THREADCTR_CORR_N) : 0;
 		}
+		if (listed && r->open_ok && r->close_ok)
+			measure_loss(r, now);
+		r->tail_ok = false;
 		r->open_ok = listed;
 		r->open_ctr = r->last;
 		r->open_ns = now;
@@ -194,6 +232,32 @@ void threadctr_close(struct threadctr *c, uint64_t now)
 		r->close_ctr = r->last;
 		r->close_ns = now;
 	}
+}
+
+void threadctr_tail(struct threadctr *c, uint64_t now)
+{
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
+
+	while (idmap_next(&c->threads, &pos, &key, &val)) {
+		struct threadctr_thread *r = val;
+
+		r->tail_ok = r->close_ok && r->reading == c->readings && r->last >= r->close_ctr &&
+			     now > r->close_ns;
+		r->tail_ctr = r->last;
+		r->tail_ns = now;
+	}
+}
+
+bool threadctr_loss(const struct threadctr *c, uint64_t jt, double *loss)
+{
+	const struct threadctr_thread *r = idmap_get(&c->threads, jt);
+
+	if (!r || r->nl < THREADCTR_CORR_USE)
+		return false;
+	*loss = r->loss;
+	return true;
 }
 
 bool threadctr_thread(const struct threadctr *c, uint64_t jt, double *bytes)

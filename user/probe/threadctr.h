@@ -25,7 +25,15 @@
  *    that in them, from its counters at a window's open and close and the
  *    next open (threadctr_open, threadctr_close): the median of the last
  *    THREADCTR_CORR_N measurements, so that one window a thread started or
- *    stopped allocating in (in: idle half of it, out: busy) does not count.
+ *    stopped allocating in (in: idle half of it, out: busy) does not count;
+ *  - each thread's loss: the share of its time a window cost it, all told
+ *    (the trap in the window, the attach's edge, the slower tail after the
+ *    detach that corr does not see): from a reading THREADCTR_TAIL_NS after
+ *    the close (threadctr_tail), its clean rate from there to the next open,
+ *    and the bytes it fell short of that rate from the open to the tail's
+ *    reading, over the period (open to next open); the mean of the middle
+ *    three of the last five. The duty cycle holds the busiest thread's to
+ *    the budget (dutycycle.h).
  * A reading is trusted only at or above the thread's last and less than
  * THREADCTR_MAX_STEP above it; a lower one means another thread at the same
  * address (the old one ended at its last reading).
@@ -46,6 +54,12 @@
 #define THREADCTR_CORR_USE 3             /* ... once there are 3 */
 
 #define THREADCTR_MAX_GONE 8192          /* ended threads kept by name */
+/* loss: the thread's counter is read again this long after a window's
+ * close, the end of the time the window slowed it (the detach's tail,
+ * bench/window_profile.sh: 5-50 ms) ... */
+#define THREADCTR_TAIL_NS 60000000ull
+#define THREADCTR_CLEAN_MIN_NS 20000000ull /* ... and its clean rate needs this
+					    * much after that before the next open */
 
 struct threadctr {
 	struct idmap threads;   /* JavaThread* -> struct threadctr_thread * */
@@ -64,6 +78,11 @@ struct threadctr_thread {
 	double corr;                  /* 0: not measured */
 	double m[THREADCTR_CORR_N];   /* the last measurements, a ring */
 	unsigned nm;                  /* measurements so far */
+	uint64_t tail_ctr, tail_ns;   /* THREADCTR_TAIL_NS after that close (tail_ok) */
+	bool tail_ok;
+	double loss;                  /* share of its time the windows cost it (nl >= 3) */
+	double lm[THREADCTR_CORR_N];  /* the last loss measurements, a ring */
+	unsigned nl;
 };
 
 /* threadctr_init / threadctr_free (NULL-safe: the threads' records). */
@@ -94,6 +113,15 @@ double threadctr_total(const struct threadctr *c);
  * at an open the window before it (open, close, this open) measures corr. */
 void threadctr_open(struct threadctr *c, uint64_t now);
 void threadctr_close(struct threadctr *c, uint64_t now);
+
+/* threadctr_tail - THREADCTR_TAIL_NS after a window's close, at @now: each
+ * listed thread's counter as of the reading just handed over (its loss is
+ * measured at the next threadctr_open). */
+void threadctr_tail(struct threadctr *c, uint64_t now);
+
+/* threadctr_loss - thread @jt's measured loss (share of its time, may be
+ * slightly negative from noise) in *@loss; false when not measured yet. */
+bool threadctr_loss(const struct threadctr *c, uint64_t jt, double *loss);
 
 /* threadctr_thread - thread @jt's bytes since the session began (or since
  * it started), ended or not; false when it is not known. */
