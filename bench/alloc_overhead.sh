@@ -75,10 +75,13 @@ t = sys.stdin.read().strip()
 if t:
     d = json.loads(t); c = d.get("duty_cycle")
     print("  memtrace:", c, "rate", round(d["total_bytes"] / d["duration_s"] / 1e9, 2), "GB/s")
-    if c:  # its own account: the trap on every refill, the program on the kept ones
+    if c and "measured_loss" in c:  # windows: what they cost, from the thread counter
+        print("  memtrace, as it measured (the windows, all told), costs the busiest thread: %.2f %%"
+              % (100 * c["measured_loss"]))
+    elif c:  # its own account: the trap on every refill, the program on the kept ones
         trap = c["trap_ns"] * c["busiest_thread_samples_per_s"] / 1e9
         print("  memtrace, by its own account, costs the busiest thread: %.2f %%" %
-              (100 * (trap + c["keep"] * max(c["max_cost_share"] - trap, 0))))' || true
+              (100 * c["observed"] * (trap + c["keep"] * max(c["max_cost_share"] - trap, 0))))' || true
 }
 
 if [ -z "${ONLY_BUDGETS:-}" ]; then
