@@ -79,10 +79,12 @@
  * DUTYCYCLE_LOSS_GAIN x (target - loss) / target a window, at most
  * DUTYCYCLE_LOSS_STEP either way */
 #define DUTYCYCLE_LOSS_GAIN 0.1
-/* ... toward this share of the budget: the measure reads 0.3-0.5 points
- * under bench/window_profile.sh's (what it misses: the slower tail past
- * its reading, the next attach's edge in its clean span) */
-#define DUTYCYCLE_LOSS_TARGET 0.7
+/* ... toward this share of the budget: one reading is noisy (GC pauses
+ * fall unevenly between its spans: -0.8 to +2.7 % where
+ * bench/window_profile.sh read 0.6-1.2 %) and misses the slower tail past
+ * its reading and the next attach's edge; at 70 % the duty stayed at 3-4 %
+ * and the profile read 0.9-1.2 % */
+#define DUTYCYCLE_LOSS_TARGET 0.5
 #define DUTYCYCLE_LOSS_STEP 0.1
 #define DUTYCYCLE_LOSS_MIN 0.25
 #define DUTYCYCLE_THIN_PERIOD_NS 1000000000ull  /* thinning only (no_windows) */
