@@ -70,10 +70,12 @@ static void usage(FILE *f)
 		"  of its time (default 1): above it memtrace observes only part of the time\n"
 		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n"
 		"  Samples are kept at random (weights 1/keep). When the uprobe trap alone\n"
-		"  exceeds the budget, the probes are attached in short windows (ten periods\n"
-		"  a second, a window at a random offset in each); totals then come from the\n"
-		"  JVM's own per-thread allocation counters, classes and stacks from the\n"
-		"  windows' samples. --no-budget-windows: thinning only (the trap stays).\n");
+		"  exceeds the budget, the probes are attached in short windows (one at a\n"
+		"  random offset in each period: 333 ms under the default budget, longer\n"
+		"  under a smaller one), held to the budget by what they are measured to\n"
+		"  cost; totals then come from the JVM's own per-thread allocation counters,\n"
+		"  classes and stacks from the windows' samples. --no-budget-windows:\n"
+		"  thinning only (the trap stays).\n");
 }
 
 static int by_bytes(const void *a, const void *b)

@@ -796,7 +796,13 @@ static void *duty_main(void *arg)
 		/* THREADCTR_TAIL_NS after a detach: the threads' counters, for
 		 * the windows' whole cost (threadctr_tail) */
 		if (t->tail_due && !t->dc.on && now >= t->tail_due) {
+			struct dutycycle_measure tm;
+
 			t->tail_due = 0;
+			/* the program's last counters first (t->seen): a thread
+			 * that ended since the close leaves the list at this
+			 * reading, and its count at hotspot:thread__stop is there */
+			window_measure(t, &tm);
 			if (!read_threads(t))
 				threadctr_tail(&t->tc, now);
 			continue;
