@@ -109,8 +109,9 @@ static void choose_period(struct dutycycle *d)
 		p = (double)DUTYCYCLE_MAX_PERIOD_NS;
 	d->period_ns = (uint64_t)p;
 	d->wbudget = d->budget - DUTYCYCLE_WINDOW_COST_NS / p;
-	/* a budget too small for even one window a second: the traps keep a
-	 * quarter of it (the fixed costs then exceed it; printed as measured) */
+	/* a budget too small for even one window a second: the traps keep
+	 * (1 - DUTYCYCLE_WINDOW_SHARE) / 3 of it (the fixed costs then take
+	 * more than the budget's share; the measured loss says so) */
 	if (d->wbudget < (1 - DUTYCYCLE_WINDOW_SHARE) * d->budget / 3)
 		d->wbudget = (1 - DUTYCYCLE_WINDOW_SHARE) * d->budget / 3;
 }
