@@ -765,8 +765,6 @@ static void window_baselines(struct alloctrace *t, uint64_t now)
 	}
 }
 
-/* The duty cycle's thread: at each window edge, close or open a window;
- * the slow attach and detach calls happen outside the lock. */
 /* bench/window_profile.sh: each attach and detach of the windows, as
  * "attach|detach <CLOCK_MONOTONIC ns before the call> <ns after> <ns planned>",
  * to the file MEMTRACE_WINDOW_LOG names (a bench's hook, off by default). */
@@ -780,6 +778,9 @@ static void window_log(struct alloctrace *t, const char *what, uint64_t before,
 	fflush(t->winlog);
 }
 
+/* The duty cycle's thread: at each window edge, close or open a window (and
+ * THREADCTR_TAIL_NS after each detach, read the threads' counters); the slow
+ * attach and detach calls happen outside the lock. */
 static void *duty_main(void *arg)
 {
 	struct alloctrace *t = arg;

@@ -48,8 +48,9 @@ struct alloctrace_duty {
 	double period_ms; /* of the periods under windows (dutycycle.h: from the
 			   * budget and the windows' fixed cost) */
 	double loss_share;/* what the windows cost the busiest thread, all told,
-			   * measured from its counter (threadctr.h); < 0: not
-			   * measured (no windows, or no thread list) */
+			   * measured from its counter (threadctr.h; may read
+			   * slightly negative from noise); -1: not measured (no
+			   * windows, or no thread list) */
 	double loss_adj;  /* the factor that measure put on the duty */
 	double stderr_bytes; /* standard error of the total bytes from thinning
 			   * (sqrt of the Horvitz-Thompson variance estimate);

@@ -118,7 +118,7 @@ struct dutycycle_measure {
 struct dutycycle {
 	double budget;               /* share of one allocating thread's time */
 	double loss_adj;             /* on the duty, from the measured loss (1: none) */
-	double loss;                 /* the last measured loss; < 0: none */
+	double loss;                 /* the last measured loss; -1: none */
 	double wbudget;              /* what of it the windows' traps may take (the
 				      * rest: DUTYCYCLE_WINDOW_COST_NS a window) */
 	uint64_t period_ns;          /* of the periods under windows, from the budget */
