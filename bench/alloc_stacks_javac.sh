@@ -3,18 +3,24 @@
 # compiling java.xml's sources from the JDK's lib/src.zip, with `memtrace alloc`
 # and JFR (jdk.ObjectAllocationSample, settings=profile) on the same run.
 # Prints both weighted median Java depths (bytes as weights) and both shares
-# of bytes with a com.sun.tools.javac frame. SRC= another src.zip. Needs root.
+# of bytes with a com.sun.tools.javac frame. SRC= another src.zip; REPEAT=N
+# compiles N times in the one JVM (default 3: memtrace's walks come in
+# windows of a few ms, ~3 a second under the default budget, each window
+# one moment of javac, so its median moves with the number of windows: one
+# compile gave ~45 of them and medians 39-46 over runs). Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JDK=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 tmp=$(mktemp -d /tmp/mt-javac.XXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+# KEEP=DIR: memtrace's JSON and collapsed stacks and JFR's events kept there
+trap 'kill $(jobs -p) 2>/dev/null || true; [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" &&
+	cp "$tmp"/m.json "$tmp"/c "$tmp"/r.json "$KEEP"/ 2>/dev/null; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
 (cd "$tmp" && unzip -q "${SRC:-$JDK/lib/src.zip}" 'java.xml/*')
 find "$tmp/java.xml" -name '*.java' >"$tmp/files"
 mkdir "$tmp/out"
 "$JDK/bin/java" -Xmx1g -XX:StartFlightRecording=name=mt,settings=profile -cp "$ROOT/build/java" \
-	JavacRun --go "$tmp/go" -d "$tmp/out" --module-source-path "$tmp" -proc:none -nowarn \
+	JavacRun --go "$tmp/go" --repeat "${REPEAT:-3}" -d "$tmp/out" --module-source-path "$tmp" -proc:none -nowarn \
 	-XDignore.symbol.file --module java.xml -implicit:none >"$tmp/w.out" 2>&1 &
 pid=$!
 until grep -q READY "$tmp/w.out"; do sleep 0.1; done
@@ -61,6 +67,10 @@ final = [json.loads(l) for l in open(f"{tmp}/m.json") if l.startswith('{"event":
 print("  memtrace walks:", final["java_stacks"]["walks"], "stops:",
       {k: v for k, v in final["java_stacks"]["stops"].items() if v},
       "unknown frames:", final["java_stacks"]["unknown_frames"])
+dc = final.get("duty_cycle", {})
+if dc.get("windows"):
+    print(f"  memtrace duty cycle: {100 * dc['duty']:.1f} % of {dc['period_ms']:.0f} ms periods "
+          f"at the end, {dc['windows']} windows, measured loss {100 * dc['measured_loss']:.2f} %")
 print(f"  weighted median Java depth: memtrace {wmedian(mt)}, JFR {wmedian(jd)}")
 print(f"  bytes with a com.sun.tools.javac frame: memtrace {100 * jav / tot:.1f} %, "
       f"JFR {100 * jj / jt:.1f} %")

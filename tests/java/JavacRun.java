@@ -5,18 +5,26 @@ import javax.tools.ToolProvider;
 /**
  * JavacRun - javac in this JVM, on request, for bench/alloc_stacks_javac.sh:
  * prints READY, waits for FILE, compiles with the given javac arguments
- * (javax.tools), prints "DONE rc", then idles.
+ * (javax.tools) N times (default 1: more samples for both profilers on the
+ * same run), prints "DONE rc", then idles.
  *
- *   java JavacRun --go FILE JAVAC_ARGS...
+ *   java JavacRun --go FILE [--repeat N] JAVAC_ARGS...
  */
 public class JavacRun {
     public static void main(String[] args) throws Exception {
         String go = args[1];
-        String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
+        int from = 2, repeat = 1;
+        if (args.length > 3 && args[2].equals("--repeat")) {
+            repeat = Integer.parseInt(args[3]);
+            from = 4;
+        }
+        String[] rest = java.util.Arrays.copyOfRange(args, from, args.length);
         System.out.println("READY");
         System.out.flush();
         while (!Files.exists(Path.of(go))) Thread.sleep(10);
-        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, rest);
+        int rc = 0;
+        for (int i = 0; i < repeat; i++)
+            rc |= ToolProvider.getSystemJavaCompiler().run(null, null, null, rest);
         System.out.println("DONE " + rc);
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

@@ -422,6 +422,32 @@ static void test_measured_loss(void **state)
 	(void)state;
 }
 
+/* A measured loss far over the model (3x), the duty taken to its floor: the windows
+ * keep the floor's length, the periods grow (fewer windows: their fixed
+ * costs shrink), the estimate stays the truth. */
+static void test_loss_stretches_period(void **state)
+{
+	uint64_t p0 = (uint64_t)(DUTYCYCLE_WINDOW_COST_NS / (DUTYCYCLE_WINDOW_SHARE * 0.01));
+	struct sim s;
+
+	start(&s, 0.01, 5000);
+	s.loss_factor = 3;
+	/* 16 GB/s: the model's duty ~4 %, a quarter of it under the floor */
+	run(&s, 0, 60000 * MS, MS / 4, 16e9 / 1000, 524288, 3700);
+	assert_true(s.d.period_ns > 3 * p0 / 2);
+	assert_true(s.d.period_ns <= DUTYCYCLE_MAX_PERIOD_NS);
+	assert_true(s.d.duty < DUTYCYCLE_MIN_DUTY);
+	/* the windows as long as the floor makes them in the budget's period */
+	assert_true(fabs(s.d.duty * (double)s.d.period_ns / (DUTYCYCLE_MIN_DUTY * (double)p0) - 1) <
+		    0.01);
+	/* the loss down from what the floor left (3x its cost there) */
+	assert_true(s.d.loss < 3 * (s.d.rate * DUTYCYCLE_MIN_DUTY *
+				    (s.d.trap_ns + s.d.gate_ns + s.d.keep * s.d.work_ns) * 1e-9 +
+				    DUTYCYCLE_WINDOW_COST_NS / (double)p0));
+	assert_true(fabs(estimate(&s, 60000 * MS) / s.truth - 1) < 0.01);
+	(void)state;
+}
+
 /* Extreme rates hit the floor; nothing observed means factor 1. */
 static void test_floor_and_empty(void **state)
 {
@@ -455,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_random_offsets),
 		cmocka_unit_test(test_window_cost),
 		cmocka_unit_test(test_measured_loss),
+		cmocka_unit_test(test_loss_stretches_period),
 		cmocka_unit_test(test_floor_and_empty),
 		cmocka_unit_test(test_thread_keep),
 	};

@@ -169,6 +169,63 @@ static void test_loss(void **state)
 	threadctr_free(&c);
 }
 
+/* The JVM's stops inside the spans (collections: no bytes, time passes),
+ * a different number in each: handed over (threadctr_paused), every single
+ * measurement is the window's loss; not handed over, they scatter. */
+static void test_loss_paused(void **state)
+{
+	uint64_t jt = 0xb000;
+	double clean = 1000e3; /* bytes per ms */
+
+	(void)state;
+	for (int given = 1; given >= 0; given--) {
+		struct threadctr c;
+		struct threadctr_thread *r;
+		uint64_t ctr = 1000, t = 0, paused = 0;
+		double lo = 1, hi = -1;
+
+		threadctr_init(&c);
+		for (int i = 0; i < 6; i++) {
+			uint64_t pw = (uint64_t)(i % 3) * 4 * MS, pc = (uint64_t)((i * 7) % 4) * 6 * MS;
+
+			list(&c, 1, &jt, &ctr);
+			if (given)
+				threadctr_paused(&c, paused);
+			threadctr_open(&c, t);
+			if (i >= 2) { /* the window before this open, measured */
+				r = idmap_get(&c.threads, jt);
+				double x = r->lm[(r->nl - 1) % THREADCTR_CORR_N];
+
+				lo = x < lo ? x : lo;
+				hi = x > hi ? x : hi;
+			}
+			ctr += (uint64_t)(10 * 0.75 * clean);
+			t += 10 * MS;
+			list(&c, 1, &jt, &ctr);
+			threadctr_close(&c, t);
+			/* 40 ms at 95 %, 20 ms clean, and pw stopped */
+			ctr += (uint64_t)(40 * 0.95 * clean + 20 * clean);
+			t += 60 * MS + pw;
+			paused += pw;
+			list(&c, 1, &jt, &ctr);
+			if (given)
+				threadctr_paused(&c, paused);
+			threadctr_tail(&c, t);
+			/* to the next open: 130 ms clean and pc stopped */
+			ctr += (uint64_t)(130 * clean);
+			t += 130 * MS + pc;
+			paused += pc;
+		}
+		if (given) { /* each one 4.5 ms of 200 ms running */
+			assert_true(fabs(lo - 0.0225) < 1e-4);
+			assert_true(fabs(hi - 0.0225) < 1e-4);
+		} else { /* the stops move single readings by points */
+			assert_true(hi - lo > 0.03);
+		}
+		threadctr_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_corr),
 		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_loss_paused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,7 +73,8 @@ static void usage(FILE *f)
 		"  exceeds the budget, the probes are attached in short windows (one at a\n"
 		"  random offset in each period: 333 ms under the default budget, longer\n"
 		"  under a smaller one), held to the budget by what they are measured to\n"
-		"  cost; totals then come from the JVM's own per-thread allocation counters,\n"
+		"  cost (periods up to 1 s when that takes the windows under 2 %% of the\n"
+		"  time); totals then come from the JVM's own per-thread allocation counters,\n"
 		"  classes and stacks from the windows' samples. --no-budget-windows:\n"
 		"  thinning only (the trap stays).\n");
 }

@@ -28,6 +28,7 @@
 #include "jvm/jthreadlist.h"
 #include "jvm/jwalk.h"
 #include "jvm/jvmflags.h"
+#include "jvm/perfdata.h"
 #include "jvm/klassname.h"
 #include "memtrace/alloc.h"
 #include "jvm/pidns.h"
@@ -88,6 +89,7 @@ struct alloctrace {
 	struct threadctr tc;       /* every thread's own counter (windows) */
 	struct jthreadlist tl;
 	bool tl_on;                /* tl works: totals under windows are the counters' */
+	struct mt_perfdata *pd;    /* the JVM's stop counters for the loss's spans, or NULL */
 	struct detacher *det;      /* destroys the links off the duty cycle's thread */
 	pthread_t thread;
 	bool thread_on, stop;
@@ -244,7 +246,7 @@ static int attach_tlab(struct alloctrace *t, const struct mt_proc *p, struct mt_
 static void *duty_main(void *arg);
 static void destroy_link(void *l);
 static void close_link_fd(void *p);
-static int read_threads(struct alloctrace *t);
+static int read_threads(struct alloctrace *t, struct dutycycle_measure *m);
 
 struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctrace_opts *o)
 {
@@ -358,6 +360,13 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	 * keys carry their thread to be scaled to it (probe/threadctr.h); the
 	 * maps hold more keys for that */
 	t->tl_on = t->vs && !jthreadlist_layout(t->vs, &t->tl);
+	/* the JVM's stops, taken out of the spans the windows' loss is
+	 * measured on (threadctr_paused); without hsperfdata, spans as they are */
+	if (t->tl_on) {
+		char why[128];
+
+		t->pd = perfdata_open(p, why, sizeof(why));
+	}
 	if (t->duty && o->windows && t->tl_on) {
 		t->skel->rodata->targ_key_tid = 1;
 		bpf_map__set_max_entries(t->skel->maps.allocs, 4 * MT_ALLOC_MAX_KEYS);
@@ -416,7 +425,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 			/* NULL: detach in place */
 			t->det = detach_new(t->multi ? close_link_fd : destroy_link);
 			/* every thread's counter now: the session's start (windows) */
-			if (t->tl_on && read_threads(t)) {
+			if (t->tl_on && read_threads(t, NULL)) {
 				t->tl_on = false;
 				p_warn("cannot read the JVM's thread list: estimates under time "
 				       "windows stand on the windows' rates alone");
@@ -528,6 +537,7 @@ void alloctrace_free(struct alloctrace *t)
 		free(t->ents[i].name);
 	free(t->ents);
 	free(t->seen);
+	perfdata_free(t->pd);
 	threadctr_free(&t->tc);
 	jstackname_free(t->jn);
 	idmap_free(&t->warmed);
@@ -706,15 +716,20 @@ static void detach_tlab(struct alloctrace *t)
 }
 
 /* Read every Java thread's allocation counter into t->tc (probe/threadctr.h),
- * the program's last sample of each first (t->seen: window_measure()'s) for
- * threads that end before the next reading. Under t->mu. 0 or -errno. */
-static int read_threads(struct alloctrace *t)
+ * after the program's last sample of each (window_measure() into @m, NULL:
+ * not wanted; it refreshes t->seen, with or without a thread list): a thread that ended since the last
+ * reading leaves the list now, and its count at hotspot:thread__stop is in
+ * that sample - stale t->seen lost it (31 % of a thread once). Under t->mu.
+ * 0 or -errno. */
+static int read_threads(struct alloctrace *t, struct dutycycle_measure *m)
 {
+	struct dutycycle_measure own;
 	uint64_t *jts, *ctr;
 	size_t n;
 	bool *ok;
 	int err, tries = 0;
 
+	window_measure(t, m ? m : &own);
 	if (!t->tl_on)
 		return -ENOENT;
 	do
@@ -726,10 +741,34 @@ static int read_threads(struct alloctrace *t)
 		if (t->seen[i].v.thread)
 			threadctr_sampled(&t->tc, t->seen[i].v.thread, t->seen[i].v.allocated);
 	err = threadctr_list(&t->tc, jts, ctr, ok, n);
+	if (t->pd) { /* the stops so far, after the counters (one ending now counts next time) */
+		struct mt_safepoints sp;
+
+		if (!perfdata_safepoints(t->pd, &sp))
+			threadctr_paused(&t->tc, sp.time_ns);
+	}
 	free(jts);
 	free(ctr);
 	free(ok);
 	return err;
+}
+
+/* MEMTRACE_WINDOW_LOG (window_log()): "loss <readings> <share>", the newest
+ * single loss reading (probe/threadctr.h) of the thread with the most
+ * samples in the window before, at each open. Under t->mu. */
+static void window_log_loss(struct alloctrace *t)
+{
+	const struct threadctr_thread *r;
+	uint64_t jt = 0, most = 0;
+
+	for (size_t i = 0; i < t->nseen; i++)
+		if (t->seen[i].in_window && t->seen[i].samples > most) {
+			most = t->seen[i].samples;
+			jt = t->seen[i].v.thread;
+		}
+	r = jt ? idmap_get(&t->tc.threads, jt) : NULL;
+	if (r && r->nl)
+		fprintf(t->winlog, "loss %u %.5f\n", r->nl, r->lm[(r->nl - 1) % THREADCTR_CORR_N]);
 }
 
 /*
@@ -745,12 +784,12 @@ static void window_baselines(struct alloctrace *t, uint64_t now)
 {
 	int fd = bpf_map__fd(t->skel->maps.alloc_tids);
 	uint32_t gen = ++t->skel->bss->attach_gen;
-	struct dutycycle_measure m;
 
-	window_measure(t, &m); /* every thread the program has now */
-	if (read_threads(t))
+	if (read_threads(t, NULL)) /* after every thread the program has now */
 		return;
 	threadctr_open(&t->tc, now);
+	if (t->winlog) /* the bench's hook: the busiest thread's newest loss reading */
+		window_log_loss(t);
 	for (size_t i = 0; i < t->nseen; i++) {
 		struct mt_alloc_tid v;
 		uint64_t ctr;
@@ -797,14 +836,8 @@ static void *duty_main(void *arg)
 		/* THREADCTR_TAIL_NS after a detach: the threads' counters, for
 		 * the windows' whole cost (threadctr_tail) */
 		if (t->tail_due && !t->dc.on && now >= t->tail_due) {
-			struct dutycycle_measure tm;
-
 			t->tail_due = 0;
-			/* the program's last counters first (t->seen): a thread
-			 * that ended since the close leaves the list at this
-			 * reading, and its count at hotspot:thread__stop is there */
-			window_measure(t, &tm);
-			if (!read_threads(t))
+			if (!read_threads(t, NULL))
 				threadctr_tail(&t->tc, now);
 			continue;
 		}
@@ -825,8 +858,7 @@ static void *duty_main(void *arg)
 		len = now > t->dc.wstart ? now - t->dc.wstart : 0; /* as dutycycle_tick() takes it */
 		if (closing) { /* the window ends: later samples add nothing */
 			t->skel->data->weight_scale = 0;
-			window_measure(t, &m);
-			if (!read_threads(t))
+			if (!read_threads(t, &m))
 				threadctr_close(&t->tc, now);
 		}
 		a = dutycycle_tick(&t->dc, now, &m);
@@ -954,6 +986,7 @@ static void factors_now(struct alloctrace *t, struct factors *f, const struct id
 	struct dutycycle_measure m = { 0 };
 	double exact, scaled, known_exact = 0, known_scaled = 0;
 	bool counted;
+	int err = 0;
 
 	memset(f, 0, sizeof(*f));
 	idmap_init(&f->by_tid);
@@ -964,14 +997,17 @@ static void factors_now(struct alloctrace *t, struct factors *f, const struct id
 	 * thinned samples' sum */
 	counted = t->tl_on && (t->dc.windowed || t->skel->rodata->targ_key_tid);
 	pthread_mutex_lock(&t->mu);
-	/* one pass over the threads: the open window's bytes, and t->seen */
-	if ((t->dc.on && !t->dc.wclosed) || counted)
+	/* one pass over the threads: the open window's bytes, and t->seen
+	 * (with the threads' counters when counted) */
+	if (counted)
+		err = read_threads(t, &m);
+	else if (t->dc.on && !t->dc.wclosed)
 		window_measure(t, &m);
 	f->global = dutycycle_factor(&t->dc, mono_ns(), m.raw_bytes);
 	if (!counted)
 		goto out;
 	scaled = by_tid ? total : (double)cost_now(t).scaled_bytes;
-	if (read_threads(t) || scaled <= 0)
+	if (err || scaled <= 0)
 		goto out;
 	exact = threadctr_total(&t->tc);
 	f->global = f->other = exact / scaled;

@@ -185,9 +185,25 @@ static void choose(struct dutycycle *d, const struct dutycycle_measure *m, uint6
 			      d->loss_adj > 1 ? 1 : d->loss_adj;
 	}
 	if (d->duty < 1 && d->force_duty <= 0) {
-		d->duty *= d->loss_adj;
-		if (d->duty < DUTYCYCLE_MIN_DUTY)
-			d->duty = DUTYCYCLE_MIN_DUTY;
+		double want = d->duty * d->loss_adj, p;
+
+		d->duty = want;
+		/* below the floor a window would be too short to sample (and
+		 * its fixed cost would stay): windows as long as the floor
+		 * makes them, further apart (a measured loss over the target
+		 * at the floor had nothing left to move: the windows' fixed
+		 * cost dominates on a fast allocator, bench/window_profile.sh) */
+		if (want < DUTYCYCLE_MIN_DUTY) {
+			p = (double)d->period_ns * DUTYCYCLE_MIN_DUTY / want;
+			if (p > (double)DUTYCYCLE_MAX_PERIOD_NS)
+				p = (double)DUTYCYCLE_MAX_PERIOD_NS;
+			if (p > (double)d->period_ns) {
+				d->duty = DUTYCYCLE_MIN_DUTY * (double)d->period_ns / p;
+				d->period_ns = (uint64_t)p;
+			} else {
+				d->duty = DUTYCYCLE_MIN_DUTY;
+			}
+		}
 	}
 }
 

@@ -42,7 +42,11 @@
  * (slow_share) and exceeds the model, duty shrinks by their ratio. That
  * still misses what a window costs outside itself; the busiest thread's
  * loss, measured from its counter over whole periods (loss_share), moves a
- * factor on the duty until the loss is the budget. keep is also chosen for each thread from its own
+ * factor on the duty until the loss is DUTYCYCLE_LOSS_TARGET of the budget;
+ * where that would take the duty under DUTYCYCLE_MIN_DUTY, the windows keep
+ * the floor's length and the period grows instead (up to
+ * DUTYCYCLE_MAX_PERIOD_NS: fewer windows, so less of their fixed cost).
+ * keep is also chosen for each thread from its own
  * rate (dutycycle_thread_keep): a thread that allocates slowly keeps all of
  * its samples while the busiest one is thinned, so the classes and stacks
  * of the slow threads carry no thinning spread (one keep for all, the
@@ -79,17 +83,18 @@
  * DUTYCYCLE_LOSS_GAIN x (target - loss) / target a window, at most
  * DUTYCYCLE_LOSS_STEP either way */
 #define DUTYCYCLE_LOSS_GAIN 0.1
-/* ... toward this share of the budget: one reading is noisy (GC pauses
- * fall unevenly between its spans: -0.8 to +2.7 % where
- * bench/window_profile.sh read 0.6-1.2 %) and misses the slower tail past
- * its reading and the next attach's edge; at 70 % the duty stayed at 3-4 %
- * and the profile read 0.9-1.2 % */
+/* ... toward this share of the budget: one reading is noisy (its spans
+ * without the JVM's stops, threadctr_paused: interquartile range 1.8-2.8
+ * points of the thread's time on AllocTick, 4.2-4.8 with them) and misses
+ * the slower tail past its reading and the next attach's edge (single
+ * readings' median 0.5-0.7 % where bench/window_profile.sh read 0.7-1.4 %);
+ * at 70 % the duty stayed at 3-4 % and the profile read 0.9-1.2 % */
 #define DUTYCYCLE_LOSS_TARGET 0.5
 #define DUTYCYCLE_LOSS_STEP 0.1
 #define DUTYCYCLE_LOSS_MIN 0.25
 #define DUTYCYCLE_THIN_PERIOD_NS 1000000000ull  /* thinning only (no_windows) */
 #define DUTYCYCLE_MEASURE_NS 200000000ull
-#define DUTYCYCLE_MIN_DUTY 0.02
+#define DUTYCYCLE_MIN_DUTY 0.02 /* of the budget's period: below it, longer periods */
 #define DUTYCYCLE_MIN_KEEP (1.0 / 64)
 #define DUTYCYCLE_GATE_NS 30.0   /* the gate's cost until one is measured */
 #define DUTYCYCLE_TRAP_SHARE 0.9 /* windows only when trap + gate exceed this share */

@@ -11,6 +11,7 @@ void threadctr_init(struct threadctr *c)
 	c->readings = 0;
 	c->gone = 0;
 	c->ngone = 0;
+	c->paused_ns = 0;
 }
 
 void threadctr_free(struct threadctr *c)
@@ -163,21 +164,28 @@ static double trimmed_mean(const double *v, unsigned n)
 	return n >= THREADCTR_CORR_N ? (sum - lo - hi) / (n - 2) : sum / n;
 }
 
-/* The window before this open (at @now) cost thread @r: the bytes it fell
- * short, from the open to the tail's reading, of its clean rate after that,
- * as time, over the period. */
-static void measure_loss(struct threadctr_thread *r, uint64_t now)
+/* The window before this open (at @now, the JVM's stops @paused so far)
+ * cost thread @r: the bytes it fell short, from the open to the tail's
+ * reading, of its clean rate after that, as time, over the period; every
+ * span without the stops in it. */
+static void measure_loss(struct threadctr_thread *r, uint64_t now, uint64_t paused)
 {
-	double clean, short_ns, x;
+	double clean, short_ns, x, cspan, wspan;
 
 	if (!r->tail_ok || r->last < r->tail_ctr || now < r->tail_ns + THREADCTR_CLEAN_MIN_NS ||
-	    r->tail_ns <= r->open_ns || r->tail_ctr - r->open_ctr < THREADCTR_MIN_BYTES)
+	    r->tail_ns <= r->open_ns || r->tail_ctr - r->open_ctr < THREADCTR_MIN_BYTES ||
+	    paused < r->tail_paused || r->tail_paused < r->open_paused)
 		return;
-	clean = (double)(r->last - r->tail_ctr) / (double)(now - r->tail_ns);
+	cspan = (double)(now - r->tail_ns) - (double)(paused - r->tail_paused);
+	wspan = (double)(r->tail_ns - r->open_ns) - (double)(r->tail_paused - r->open_paused);
+	/* stopped for most of a span (or counters out of step): nothing to say */
+	if (cspan < THREADCTR_CLEAN_MIN_NS / 2 || wspan <= 0)
+		return;
+	clean = (double)(r->last - r->tail_ctr) / cspan;
 	if (clean <= 0)
 		return;
-	short_ns = (double)(r->tail_ns - r->open_ns) - (double)(r->tail_ctr - r->open_ctr) / clean;
-	x = short_ns / (double)(now - r->open_ns);
+	short_ns = wspan - (double)(r->tail_ctr - r->open_ctr) / clean;
+	x = short_ns / (cspan + wspan);
 	x = x < -0.5 ? -0.5 : x > 0.5 ? 0.5 : x;
 	r->lm[r->nl++ % THREADCTR_CORR_N] = x;
 	if (r->nl >= THREADCTR_CORR_USE)
@@ -210,11 +218,12 @@ void threadctr_open(struct threadctr *c, uint64_t now)
 								       r->nm : THREADCTR_CORR_N) : 0;
 		}
 		if (listed && r->open_ok && r->close_ok)
-			measure_loss(r, now);
+			measure_loss(r, now, c->paused_ns);
 		r->tail_ok = false;
 		r->open_ok = listed;
 		r->open_ctr = r->last;
 		r->open_ns = now;
+		r->open_paused = c->paused_ns;
 		r->close_ok = false;
 	}
 }
@@ -247,7 +256,13 @@ void threadctr_tail(struct threadctr *c, uint64_t now)
 			     now > r->close_ns;
 		r->tail_ctr = r->last;
 		r->tail_ns = now;
+		r->tail_paused = c->paused_ns;
 	}
+}
+
+void threadctr_paused(struct threadctr *c, uint64_t ns)
+{
+	c->paused_ns = ns;
 }
 
 bool threadctr_loss(const struct threadctr *c, uint64_t jt, double *loss)
