@@ -226,6 +226,38 @@ static void test_loss_paused(void **state)
 	}
 }
 
+/* A thread that changes its pace between the spans (idle after the tail,
+ * or idle in the window and busy after): no reading, where one would have
+ * read -50 % or +30 % of its time. */
+static void test_loss_pace(void **state)
+{
+	double clean = 1000e3; /* bytes per ms */
+
+	(void)state;
+	for (int idle_after = 1; idle_after >= 0; idle_after--) {
+		struct threadctr c;
+		uint64_t jt = 0xc000, ctr = 1000, t = 0;
+
+		threadctr_init(&c);
+		list(&c, 1, &jt, &ctr);
+		threadctr_open(&c, t);
+		ctr += (uint64_t)((idle_after ? 10 * 0.75 : 0.5) * clean);
+		t += 10 * MS;
+		list(&c, 1, &jt, &ctr);
+		threadctr_close(&c, t);
+		ctr += (uint64_t)((idle_after ? 60 : 10) * clean);
+		t += 60 * MS;
+		list(&c, 1, &jt, &ctr);
+		threadctr_tail(&c, t);
+		ctr += (uint64_t)((idle_after ? 5 : 130) * clean); /* idle, or busy */
+		t += 130 * MS;
+		list(&c, 1, &jt, &ctr);
+		threadctr_open(&c, t);
+		assert_int_equal(((struct threadctr_thread *)idmap_get(&c.threads, jt))->nl, 0);
+		threadctr_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_corr),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_loss_paused),
+		cmocka_unit_test(test_loss_pace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,6 +185,12 @@ static void measure_loss(struct threadctr_thread *r, uint64_t now, uint64_t paus
 	if (clean <= 0)
 		return;
 	short_ns = wspan - (double)(r->tail_ctr - r->open_ctr) / clean;
+	/* a window costs part of its span, never most of it, and cannot make
+	 * the thread much faster: beyond those the thread changed its pace
+	 * between the spans (javac between phases, a thread going idle: single
+	 * readings of -50 % and the mean at -13 % once) - nothing to say */
+	if (short_ns > THREADCTR_LOSS_MAX_SPAN * wspan || short_ns < -THREADCTR_LOSS_MIN_SPAN * wspan)
+		return;
 	x = short_ns / (cspan + wspan);
 	x = x < -0.5 ? -0.5 : x > 0.5 ? 0.5 : x;
 	r->lm[r->nl++ % THREADCTR_CORR_N] = x;

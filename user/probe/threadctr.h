@@ -61,6 +61,10 @@
 #define THREADCTR_TAIL_NS 60000000ull
 #define THREADCTR_CLEAN_MIN_NS 20000000ull /* ... and its clean rate needs this
 					    * much after that before the next open */
+/* a reading whose time lost is over this share of the window's span (open
+ * to tail), or under minus the next, is a change of pace, not a cost */
+#define THREADCTR_LOSS_MAX_SPAN 0.5
+#define THREADCTR_LOSS_MIN_SPAN 0.25
 
 struct threadctr {
 	struct idmap threads;   /* JavaThread* -> struct threadctr_thread * */
