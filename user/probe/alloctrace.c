@@ -717,10 +717,11 @@ static void detach_tlab(struct alloctrace *t)
 
 /* Read every Java thread's allocation counter into t->tc (probe/threadctr.h),
  * after the program's last sample of each (window_measure() into @m, NULL:
- * not wanted; it refreshes t->seen, with or without a thread list): a thread that ended since the last
- * reading leaves the list now, and its count at hotspot:thread__stop is in
- * that sample - stale t->seen lost it (31 % of a thread once). Under t->mu.
- * 0 or -errno. */
+ * not wanted; it refreshes t->seen, with or without a thread list): a
+ * thread that ended since the last reading leaves the list now, and its
+ * count at hotspot:thread__stop is in that sample - a stale t->seen lost it
+ * (31 % of a thread once). Then the JVM's stops so far (threadctr_paused).
+ * Under t->mu. 0 or -errno. */
 static int read_threads(struct alloctrace *t, struct dutycycle_measure *m)
 {
 	struct dutycycle_measure own;
