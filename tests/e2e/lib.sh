@@ -46,7 +46,12 @@ jvm_stop() {
 
 cleanup_jvms() {
 	local p
-	for p in "${JVM_PIDS[@]}"; do jvm_stop "$p"; done
+	# and the agent sockets a JVM killed here left in /tmp: its pid comes
+	# round again, and a later test's JVM would find an old socket
+	for p in "${JVM_PIDS[@]}"; do
+		jvm_stop "$p"
+		kill -0 "$p" 2>/dev/null || rm -f "/tmp/.memtrace-$p.sock"
+	done
 }
 trap cleanup_jvms EXIT
 

@@ -2,14 +2,70 @@
 /* agentsession.c - load, connect and greet memtrace's agent in a JVM. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
+#include <sys/stat.h>
 
 #include "agentctl/agentfile.h"
 #include "agentctl/agentsession.h"
 #include "jvm/attach.h"
 #include "lib/util.h"
+
+/* The epoch second process @pid started: /proc/PID/stat's starttime (clock
+ * ticks after boot) plus /proc/stat's btime. 0 when unknown. */
+static time_t proc_started(int pid)
+{
+	char path[64], buf[1024], *rp, *f, *save = NULL;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	rp = strrchr(buf, ')'); /* after comm, which may hold spaces */
+	if (!rp)
+		return 0;
+	/* field 3 (state) follows ") "; starttime is field 22 */
+	f = strtok_r(rp + 1, " ", &save);
+	for (i = 3; f && i < 22; i++)
+		f = strtok_r(NULL, " ", &save);
+	if (!f)
+		return 0;
+	ticks = strtoull(f, NULL, 10);
+	fp = fopen("/proc/stat", "r");
+	if (!fp)
+		return 0;
+	while (fgets(buf, sizeof(buf), fp))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(fp);
+	return btime && hz > 0 ? (time_t)(btime + ticks / (unsigned long long)hz) : 0;
+}
+
+/* Whether the agent socket @path of JVM @p was made before the JVM started:
+ * left by an earlier process that had its pid (a JVM killed before its agent
+ * could remove it; pids come round again). */
+static bool socket_predates(const struct mt_proc *p, const char *path)
+{
+	char host[PATH_MAX];
+	struct stat st;
+	time_t started = proc_started(p->pid);
+
+	snprintf(host, sizeof(host), "%s%s", p->root, path);
+	if (!started || stat(host, &st))
+		return false;
+	return st.st_mtime + 1 < started;
+}
 
 /* Explain an agent socket error once. */
 void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s, int err)
@@ -28,8 +84,13 @@ void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s,
 		      "-p %d` first", p->pid, path, p->pid);
 		break;
 	case -ECONNREFUSED:
-		p_err("%s in JVM %d is a stale socket (no agent listens); `memtrace attach -p %d "
-		      "--load` starts one", path, p->pid, p->pid);
+		if (socket_predates(p, path))
+			p_err("no memtrace agent listens in JVM %d: %s is older than the JVM, "
+			      "left by an earlier process with its pid; `memtrace attach -p %d` "
+			      "loads an agent (which replaces it)", p->pid, path, p->pid);
+		else
+			p_err("%s in JVM %d is a stale socket (no agent listens); `memtrace attach "
+			      "-p %d --load` starts one", path, p->pid, p->pid);
 		break;
 	case -EPERM:
 	case -EACCES:

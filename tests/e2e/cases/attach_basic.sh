@@ -12,6 +12,18 @@ sums_ok() { # FILE: every "tick N sum S" line has the same S
 ticks() { grep -c '^tick ' "$1"; }
 
 jvm_start w AttachWorkload
+# a socket left by an earlier process with this pid (a JVM killed before its
+# agent removed it: pids come round again on a machine that ran kill -9
+# tests) is not this JVM's agent: said so, exit 1
+sock=/tmp/.memtrace-$JVM_PID.sock
+rm -f "$sock"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$sock"
+touch -d '1 hour ago' "$sock"
+"$MEMTRACE" detach -p "$JVM_PID" 2>"$TMPD/d00.err" && fail "detach with an old socket succeeded"
+cat "$TMPD/d00.err"
+assert_contains "$TMPD/d00.err" "no memtrace agent listens"
+assert_contains "$TMPD/d00.err" "left by an earlier process"
+rm -f "$sock"
 # nothing to detach from yet: a clear error, exit 1
 "$MEMTRACE" detach -p "$JVM_PID" 2>"$TMPD/d0.err" && fail "detach without an agent succeeded"
 assert_contains "$TMPD/d0.err" "no memtrace agent listens"

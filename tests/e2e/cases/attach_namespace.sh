@@ -55,6 +55,7 @@ wait_for_line "$TMPD/u.out" READY 60 || { cat "$TMPD/u.out" >&2; fail "uid 65534
 # what an earlier root process with this pid, killed with -9, leaves: a dead
 # root-owned socket at the agent's path, which the uid 65534 agent cannot
 # replace in the sticky /tmp (seen in CI through pid reuse)
+rm -f "/tmp/.memtrace-$UPID.sock" # one truly left by an earlier process: bind anew
 python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('/tmp/.memtrace-$UPID.sock')"
 assert_eq "$(stat -c %u /tmp/.memtrace-$UPID.sock)" 0 "planted stale socket owner"
 "$MEMTRACE" --json attach -p "$UPID" >"$TMPD/u.json" 2>"$TMPD/u.err" || { cat "$TMPD/u.err" >&2; fail "attach to a uid 65534 JVM"; }

@@ -74,6 +74,10 @@ wait_for_line "$TMPD/a.out" READY 60 || { cat "$TMPD/a.out" >&2; fail "JVM A did
 A=${UNSHARES[0]} # unshare without --fork execs: sh, then java, keep its pid
 [ "$(cat /proc/$A/comm)" = java ] || fail "pid $A is $(cat /proc/$A/comm), not the JVM"
 JVM_PIDS+=("$A")
+# a socket in the host's /tmp under A's pid is an earlier process's (A's /tmp
+# is private; pids come round again on a machine that ran kill -9 tests): not
+# A's, and in the way of the check below
+rm -f "/tmp/.memtrace-$A.sock"
 PORT=$(free_port)
 unshare --mount sh -c "$PRIVATE_TMP && exec '$D/memtrace' serve -p $A --listen 127.0.0.1:$PORT --token-file '$D/token' --rescan 1" \
 	>"$TMPD/serve-a.log" 2>&1 &
