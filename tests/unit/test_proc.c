@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
@@ -66,6 +67,27 @@ static void test_kthread(void **state)
 	assert_false(proc_parse_kthread("9 (x) S 1"));
 }
 
+/* starttime, field 22, after a comm with spaces and parentheses; our own
+ * process started after boot and not in the future. */
+static void test_starttime(void **state)
+{
+	unsigned long long t = 0;
+
+	(void)state;
+	assert_int_equal(proc_parse_starttime("4242 (java) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+					      "12 3 0 0 20 0 30 0 987654 1000 50\n", &t), 0);
+	assert_int_equal(t, 987654);
+	assert_int_equal(proc_parse_starttime("7 (a) b (c)) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 "
+					      "1 0 55 1 2", &t), 0);
+	assert_int_equal(t, 55);
+	assert_int_equal(proc_parse_starttime("7 (x) S 1 7", &t), -EINVAL);
+	assert_int_equal(proc_parse_starttime("garbage", &t), -EINVAL);
+	assert_true(proc_start_time(getpid()) > 0);
+	assert_true(proc_start_time(getpid()) <= time(NULL));
+	assert_true(proc_start_time(getpid()) > time(NULL) - 3600);
+	assert_int_equal(proc_start_time(0x3ffffff0), 0);
+}
+
 /* Our own process is alive and is not a JVM; pid 0x3ffffff0 does not exist. */
 static void test_live(void **state)
 {
@@ -86,6 +108,7 @@ int main(void)
 		cmocka_unit_test(test_nstgid),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_kthread),
+		cmocka_unit_test(test_starttime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,53 +4,15 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <time.h>
 #include <sys/stat.h>
 
 #include "agentctl/agentfile.h"
 #include "agentctl/agentsession.h"
 #include "jvm/attach.h"
+#include "jvm/proc.h"
 #include "lib/util.h"
-
-/* The epoch second process @pid started: /proc/PID/stat's starttime (clock
- * ticks after boot) plus /proc/stat's btime. 0 when unknown. */
-static time_t proc_started(int pid)
-{
-	char path[64], buf[1024], *rp, *f, *save = NULL;
-	unsigned long long ticks = 0, btime = 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *fp;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	if (!fgets(buf, sizeof(buf), fp))
-		buf[0] = '\0';
-	fclose(fp);
-	rp = strrchr(buf, ')'); /* after comm, which may hold spaces */
-	if (!rp)
-		return 0;
-	/* field 3 (state) follows ") "; starttime is field 22 */
-	f = strtok_r(rp + 1, " ", &save);
-	for (i = 3; f && i < 22; i++)
-		f = strtok_r(NULL, " ", &save);
-	if (!f)
-		return 0;
-	ticks = strtoull(f, NULL, 10);
-	fp = fopen("/proc/stat", "r");
-	if (!fp)
-		return 0;
-	while (fgets(buf, sizeof(buf), fp))
-		if (sscanf(buf, "btime %llu", &btime) == 1)
-			break;
-	fclose(fp);
-	return btime && hz > 0 ? (time_t)(btime + ticks / (unsigned long long)hz) : 0;
-}
 
 /* Whether the agent socket @path of JVM @p was made before the JVM started:
  * left by an earlier process that had its pid (a JVM killed before its agent
@@ -59,7 +21,7 @@ static bool socket_predates(const struct mt_proc *p, const char *path)
 {
 	char host[PATH_MAX];
 	struct stat st;
-	time_t started = proc_started(p->pid);
+	time_t started = proc_start_time(p->pid);
 
 	snprintf(host, sizeof(host), "%s%s", p->root, path);
 	if (!started || stat(host, &st))

@@ -33,6 +33,48 @@ bool proc_exists(int pid)
 	return alive;
 }
 
+int proc_parse_starttime(const char *stat, unsigned long long *ticks)
+{
+	const char *p = strrchr(stat, ')'); /* after comm, which may hold anything */
+	char *end;
+	int field = 2;
+
+	if (!p)
+		return -EINVAL;
+	for (p++; *p && field < 22; p++) /* field 3 (state) follows ") " */
+		if (*p == ' ')
+			field++;
+	if (field != 22 || *p < '0' || *p > '9')
+		return -EINVAL;
+	*ticks = strtoull(p, &end, 10);
+	return *end == ' ' || *end == '\n' || !*end ? 0 : -EINVAL;
+}
+
+time_t proc_start_time(int pid)
+{
+	char path[64], *st, *line;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	st = read_file(path, NULL);
+	if (!st)
+		return 0;
+	err = proc_parse_starttime(st, &ticks);
+	free(st);
+	if (err || hz <= 0)
+		return 0;
+	st = read_file("/proc/stat", NULL);
+	if (!st)
+		return 0;
+	line = strstr(st, "\nbtime ");
+	if (line)
+		btime = strtoull(line + 7, NULL, 10);
+	free(st);
+	return btime ? (time_t)(btime + ticks / (unsigned long long)hz) : 0;
+}
+
 bool proc_parse_kthread(const char *stat)
 {
 	const char *p = strrchr(stat, ')');

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 struct mt_proc {
@@ -45,6 +46,14 @@ void proc_explain(int pid, int err);
 /* proc_parse_kthread - whether /proc/PID/stat text @stat has PF_KTHREAD in
  * its flags. Pure: unit-tested. */
 bool proc_parse_kthread(const char *stat);
+
+/* proc_parse_starttime - field 22 of /proc/PID/stat text @stat (clock ticks
+ * after boot the process started) into *@ticks: 0 or -EINVAL. */
+int proc_parse_starttime(const char *stat, unsigned long long *ticks);
+
+/* proc_start_time - the epoch second host pid @pid started (its starttime
+ * plus /proc/stat's btime), or 0 when unknown. */
+time_t proc_start_time(int pid);
 
 /* proc_exists - true while host pid @pid is alive (and not a zombie). */
 bool proc_exists(int pid);
