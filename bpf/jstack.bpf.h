@@ -60,7 +60,9 @@ struct {
 	__type(value, struct mt_jstack);
 } jstack_scratch SEC(".maps");
 
-/* Distinct stacks, keyed by a 64-bit hash of their frames. */
+/* Distinct stacks, keyed by a 64-bit hash of their frames. A map that grows
+ * as it fills by default; alloc and park make it a small preallocated one
+ * that user space drains (user/probe/jstackstore.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_JSTACK_MAX_KEYS);

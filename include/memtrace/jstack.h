@@ -31,7 +31,12 @@
 #endif
 
 #define MT_JSTACK_MAX_DEPTH 128   /* frames kept per stack (power of two) */
-#define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept */
+#define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept (a map that grows) */
+/* Where user space drains the map (user/probe/jstackstore.h), it is
+ * preallocated with this many stacks (12.6 MiB): a new stack's store is then
+ * a copy into a free element, not an allocation in the allocating thread's
+ * time. Drained five times a second, it holds 20 k new stacks a second. */
+#define MT_JSTACK_DRAINED_KEYS 4096
 #define MT_JSTACK_MAX_HEAPS 4     /* CodeHeaps (non-nmethods, profiled, non-profiled) */
 
 /* mt_jframe.b of a compiled frame carries this bit (no user address has it). */

@@ -180,11 +180,13 @@ static void test_loss_paused(void **state)
 	(void)state;
 	for (int given = 1; given >= 0; given--) {
 		struct threadctr c;
-		struct threadctr_thread *r;
 		uint64_t ctr = 1000, t = 0, paused = 0;
+		unsigned n0;
+		double x0;
 		double lo = 1, hi = -1;
 
 		threadctr_init(&c);
+		assert_false(threadctr_reading(&c, jt, &n0, &x0));
 		for (int i = 0; i < 6; i++) {
 			uint64_t pw = (uint64_t)(i % 3) * 4 * MS, pc = (uint64_t)((i * 7) % 4) * 6 * MS;
 
@@ -193,9 +195,11 @@ static void test_loss_paused(void **state)
 				threadctr_paused(&c, paused);
 			threadctr_open(&c, t);
 			if (i >= 2) { /* the window before this open, measured */
-				r = idmap_get(&c.threads, jt);
-				double x = r->lm[(r->nl - 1) % THREADCTR_CORR_N];
+				unsigned n = 0;
+				double x = 0;
 
+				assert_true(threadctr_reading(&c, jt, &n, &x));
+				assert_int_equal(n, i); /* one a window, from the first */
 				lo = x < lo ? x : lo;
 				hi = x > hi ? x : hi;
 			}

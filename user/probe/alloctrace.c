@@ -20,6 +20,7 @@
 #include "probe/bpfutil.h"
 #include "probe/detach.h"
 #include "probe/dutycycle.h"
+#include "probe/jstackstore.h"
 #include "probe/threadctr.h"
 #include "probe/uprobecost.h"
 #include "jvm/jframes.h"
@@ -63,7 +64,7 @@ struct alloctrace {
 	bool walker;            /* the Java stack walker is on */
 	bool content;           /* class shares from the TLABs' contents */
 	struct jstackname *jn;  /* names for the walker's stacks */
-	struct idmap warmed;    /* stack keys named while their code lived */
+	struct jstackstore *store; /* the walker's stacks, drained from `jstacks` */
 	uint64_t last_warm;     /* mono_ns of the last pass over new stacks */
 	struct name_ent *ents;
 	size_t nents, cap;
@@ -382,9 +383,21 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 		bpf_program__set_expected_attach_type(t->skel->progs.handle_outside_tlab,
 			(enum bpf_attach_type)UPROBEMULTI_ATTACH_TYPE);
 	}
+	/* the walker's stacks: a small preallocated map user space drains
+	 * (probe/jstackstore.h), not one that allocates as it fills */
+	if (t->walker) {
+		bpf_map__set_map_flags(t->skel->maps.jstacks, 0);
+		bpf_map__set_max_entries(t->skel->maps.jstacks, MT_JSTACK_DRAINED_KEYS);
+	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {
 		bpfutil_load_failed("alloc", err);
+		goto err_destroy;
+	}
+	if (t->walker && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),
+									  JSTACKSTORE_MAX_KEPT))) {
+		err = -errno;
+		p_err("cannot keep the walker's stacks: %s", strerror(errno));
 		goto err_destroy;
 	}
 
@@ -495,10 +508,13 @@ err_links:
 	detach_free(t->det);
 	usdt_detach_all(&t->usdt);
 err_destroy:
+	jstackstore_free(t->store);
 	alloc_bpf__destroy(t->skel);
 err_elf:
 	elfsym_free(e);
 err_free:
+	jstackname_free(t->jn);
+	perfdata_free(t->pd);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
 	free(t);
@@ -540,32 +556,32 @@ void alloctrace_free(struct alloctrace *t)
 	perfdata_free(t->pd);
 	threadctr_free(&t->tc);
 	jstackname_free(t->jn);
-	idmap_free(&t->warmed);
+	jstackstore_free(t->store);
 	klassname_cache_free(t->names);
 	vmstructs_free(t->vs);
 	free(t);
 }
 
-/* Name the stacks the walker stored since the last pass, while their compiled
- * code still lives (five times a second at most). */
+static void warm_one(void *arg, uint64_t key, const struct mt_jstack *st)
+{
+	struct alloctrace *t = arg;
+
+	(void)key;
+	jstackname_warm(t->jn, st, t->seen_gen);
+}
+
+/* Move the stacks the walker stored since the last pass into user space
+ * (probe/jstackstore.h), naming each new one while its compiled code still
+ * lives (five times a second at most). */
 static void warm_stacks(struct alloctrace *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.jstacks);
-	uint64_t key, next, *prev = NULL, now = mono_ns();
-	struct mt_jstack st;
+	uint64_t now = mono_ns();
 
-	if (!t->walker || now - t->last_warm < 200000000ull)
+	if (!t->store || now - t->last_warm < 200000000ull)
 		return;
 	t->last_warm = now;
 	jstackname_seen_gen(t->jn, t->seen_gen);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (idmap_get(&t->warmed, key) || bpf_map_lookup_elem(fd, &key, &st))
-			continue;
-		jstackname_warm(t->jn, &st, t->seen_gen);
-		idmap_put(&t->warmed, key, (void *)1);
-	}
+	jstackstore_drain(t->store, warm_one, t);
 }
 
 /* The program's cost counters, summed over CPUs. */
@@ -720,8 +736,7 @@ static void detach_tlab(struct alloctrace *t)
  * not wanted; it refreshes t->seen, with or without a thread list): a
  * thread that ended since the last reading leaves the list now, and its
  * count at hotspot:thread__stop is in that sample - a stale t->seen lost it
- * (31 % of a thread once). Then the JVM's stops so far (threadctr_paused).
- * Under t->mu. 0 or -errno. */
+ * (31 % of a thread once). Under t->mu. 0 or -errno. */
 static int read_threads(struct alloctrace *t, struct dutycycle_measure *m)
 {
 	struct dutycycle_measure own;
@@ -742,16 +757,21 @@ static int read_threads(struct alloctrace *t, struct dutycycle_measure *m)
 		if (t->seen[i].v.thread)
 			threadctr_sampled(&t->tc, t->seen[i].v.thread, t->seen[i].v.allocated);
 	err = threadctr_list(&t->tc, jts, ctr, ok, n);
-	if (t->pd) { /* the stops so far, after the counters (one ending now counts next time) */
-		struct mt_safepoints sp;
-
-		if (!perfdata_safepoints(t->pd, &sp))
-			threadctr_paused(&t->tc, sp.time_ns);
-	}
 	free(jts);
 	free(ctr);
 	free(ok);
 	return err;
+}
+
+/* The JVM's stops so far (threadctr_paused), read after the threads'
+ * counters (a stop ending now counts at the next reading): only the open
+ * and the tail, whose spans the loss measures, need them. Under t->mu. */
+static void read_stops(struct alloctrace *t)
+{
+	struct mt_safepoints sp;
+
+	if (t->pd && !perfdata_safepoints(t->pd, &sp))
+		threadctr_paused(&t->tc, sp.time_ns);
 }
 
 /* MEMTRACE_WINDOW_LOG (window_log()): "loss <readings> <share>", the newest
@@ -759,17 +779,17 @@ static int read_threads(struct alloctrace *t, struct dutycycle_measure *m)
  * samples in the window before, at each open. Under t->mu. */
 static void window_log_loss(struct alloctrace *t)
 {
-	const struct threadctr_thread *r;
 	uint64_t jt = 0, most = 0;
+	unsigned n;
+	double x;
 
 	for (size_t i = 0; i < t->nseen; i++)
 		if (t->seen[i].in_window && t->seen[i].samples > most) {
 			most = t->seen[i].samples;
 			jt = t->seen[i].v.thread;
 		}
-	r = jt ? idmap_get(&t->tc.threads, jt) : NULL;
-	if (r && r->nl)
-		fprintf(t->winlog, "loss %u %.5f\n", r->nl, r->lm[(r->nl - 1) % THREADCTR_CORR_N]);
+	if (jt && threadctr_reading(&t->tc, jt, &n, &x))
+		fprintf(t->winlog, "loss %u %.5f\n", n, x);
 }
 
 /*
@@ -788,6 +808,7 @@ static void window_baselines(struct alloctrace *t, uint64_t now)
 
 	if (read_threads(t, NULL)) /* after every thread the program has now */
 		return;
+	read_stops(t);
 	threadctr_open(&t->tc, now);
 	if (t->winlog) /* the bench's hook: the busiest thread's newest loss reading */
 		window_log_loss(t);
@@ -838,8 +859,10 @@ static void *duty_main(void *arg)
 		 * the windows' whole cost (threadctr_tail) */
 		if (t->tail_due && !t->dc.on && now >= t->tail_due) {
 			t->tail_due = 0;
-			if (!read_threads(t, NULL))
+			if (!read_threads(t, NULL)) {
+				read_stops(t);
 				threadctr_tail(&t->tc, now);
+			}
 			continue;
 		}
 		if (t->tail_due && !t->dc.on && t->tail_due < next)
@@ -1128,11 +1151,10 @@ struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n)
 							  0.5), v.samples };
 		/* the walker's keys leave the allocating frame to its stack (key is
 		 * the iteration's cursor: not changed) */
-		if (key.jstack && !key.java_pc && !key.method && t->walker) {
+		if (key.jstack && !key.java_pc && !key.method && t->store) {
 			struct mt_jstack st;
 
-			if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &key.jstack,
-						 &st))
+			if (!jstackstore_get(t->store, key.jstack, &st))
 				jwalk_leaf(t->vs, &t->jw, &st, &rows[*n].java_pc, &rows[*n].method);
 		}
 		(*n)++;
@@ -1345,8 +1367,7 @@ int alloctrace_java_frames(struct alloctrace *t, const struct alloc_row *r, cons
 {
 	struct mt_jstack st;
 
-	if (!t->walker || !r->jstack ||
-	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
+	if (!t->store || !r->jstack || jstackstore_get(t->store, r->jstack, &st))
 		return -ENOENT;
 	jstackname_seen_gen(t->jn, t->seen_gen);
 	return jstackname_frames(t->jn, &st, r->gen, names, max, stubs);
@@ -1357,8 +1378,7 @@ int alloctrace_java_frames_full(struct alloctrace *t, const struct alloc_row *r,
 {
 	struct mt_jstack st;
 
-	if (!t->walker || !r->jstack ||
-	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->jstack, &st))
+	if (!t->store || !r->jstack || jstackstore_get(t->store, r->jstack, &st))
 		return -ENOENT;
 	jstackname_seen_gen(t->jn, t->seen_gen);
 	return jstackname_frames_full(t->jn, &st, r->gen, frames, max, stubs);

@@ -12,6 +12,7 @@
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
+#include "probe/jstackstore.h"
 #include "probe/usdtspec.h"
 #include "jvm/elfsym.h"
 #include "jvm/jobject.h"
@@ -43,7 +44,7 @@ struct parktrace {
 	struct idmap names;      /* host tid -> thread name (malloc'd), every thread seen */
 	struct jstackname *jn;   /* --stacks: names for the waiters' stacks */
 	struct idmap ownable;    /* Klass* -> 1 + (extends AbstractOwnableSynchronizer) */
-	struct idmap warmed;     /* stack keys named while their compiled code lived */
+	struct jstackstore *store; /* --stacks: the walker's stacks, drained from `jstacks` */
 	uint64_t last_warm;      /* mono_ns of the last pass over new stacks */
 };
 
@@ -60,7 +61,7 @@ void parktrace_free(struct parktrace *t)
 	idmap_free(&t->ns2host);
 	idmap_free_vals(&t->names);
 	idmap_free(&t->ownable);
-	idmap_free(&t->warmed);
+	jstackstore_free(t->store);
 	jstackname_free(t->jn);
 	free(t);
 }
@@ -175,6 +176,9 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 			goto fail;
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
+		/* a small preallocated map user space drains (probe/jstackstore.h) */
+		bpf_map__set_map_flags(t->skel->maps.jstacks, 0);
+		bpf_map__set_max_entries(t->skel->maps.jstacks, MT_JSTACK_DRAINED_KEYS);
 	}
 	/* Streaming: into the collector's ring buffer, in order with the
 	 * thread's other events; the per-blocker tables shrink to nothing. */
@@ -207,6 +211,12 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 	err = park_bpf__load(t->skel);
 	if (err) {
 		bpfutil_load_failed("park", err);
+		goto fail;
+	}
+	if (stacks && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),
+									  JSTACKSTORE_MAX_KEPT))) {
+		err = -errno;
+		p_err("cannot keep the walker's stacks: %s", strerror(errno));
 		goto fail;
 	}
 	/* AbstractOwnableSynchronizer is loaded early in most JVMs: one walk of
@@ -421,25 +431,23 @@ static void name_of(struct parktrace *t, uint32_t tid, char *out, size_t len)
 		snprintf(out, len, "tid %u", tid);
 }
 
-/* Name the stacks the walker stored since the last pass while their compiled
- * code still lives (five times a second at most), as alloctrace does. */
+static void warm_one(void *arg, uint64_t key, const struct mt_jstack *st)
+{
+	(void)key;
+	jstackname_warm(arg, st, 0);
+}
+
+/* Move the stacks the walker stored since the last pass into user space,
+ * naming each new one while its compiled code still lives (five times a
+ * second at most), as alloctrace does. */
 static void warm_stacks(struct parktrace *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.jstacks);
-	uint64_t key, next, *prev = NULL, now = mono_ns();
-	struct mt_jstack st;
+	uint64_t now = mono_ns();
 
-	if (!t->jn || now - t->last_warm < 200000000ull)
+	if (!t->store || now - t->last_warm < 200000000ull)
 		return;
 	t->last_warm = now;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (idmap_get(&t->warmed, key) || bpf_map_lookup_elem(fd, &key, &st))
-			continue;
-		jstackname_warm(t->jn, &st, 0);
-		idmap_put(&t->warmed, key, (void *)1);
-	}
+	jstackstore_drain(t->store, warm_one, t->jn);
 }
 
 int parktrace_refresh(struct parktrace *t)
@@ -522,8 +530,8 @@ static void merge_into(struct parktrace *t, struct parktrace_lock *l, const stru
 		l->v.hist[i] += r->v.hist[i];
 	if (!l->v.owner_tid)
 		l->v.owner_tid = r->v.owner_tid;
-	if (!t->jn || !r->key.jstack || l->nstacks == PARKTRACE_STACKS ||
-	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->key.jstack, &st))
+	if (!t->store || !r->key.jstack || l->nstacks == PARKTRACE_STACKS ||
+	    jstackstore_get(t->store, r->key.jstack, &st))
 		return;
 	l->stacks[l->nstacks].parks = r->v.count;
 	l->stacks[l->nstacks].ns = r->v.total_ns;
@@ -645,8 +653,7 @@ static int mon_add(struct parktrace *t, struct parktrace_monitor *m, struct mon_
 	m->ns += r->v.total_ns;
 	if (r->v.max_ns > m->max_ns)
 		m->max_ns = r->v.max_ns;
-	if (!r->key.jstack || !t->jn ||
-	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.jstacks), &r->key.jstack, &js)) {
+	if (!r->key.jstack || !t->store || jstackstore_get(t->store, r->key.jstack, &js)) {
 		m->unwalked += r->v.count;
 		return 0;
 	}

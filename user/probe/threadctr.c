@@ -191,8 +191,7 @@ static void measure_loss(struct threadctr_thread *r, uint64_t now, uint64_t paus
 	 * readings of -50 % and the mean at -13 % once) - nothing to say */
 	if (short_ns > THREADCTR_LOSS_MAX_SPAN * wspan || short_ns < -THREADCTR_LOSS_MIN_SPAN * wspan)
 		return;
-	x = short_ns / (cspan + wspan);
-	x = x < -0.5 ? -0.5 : x > 0.5 ? 0.5 : x;
+	x = short_ns / (cspan + wspan); /* within (-0.25, 0.5) by the guard above */
 	r->lm[r->nl++ % THREADCTR_CORR_N] = x;
 	if (r->nl >= THREADCTR_CORR_USE)
 		r->loss = trimmed_mean(r->lm, r->nl < THREADCTR_CORR_N ? r->nl : THREADCTR_CORR_N);
@@ -278,6 +277,17 @@ bool threadctr_loss(const struct threadctr *c, uint64_t jt, double *loss)
 	if (!r || r->nl < THREADCTR_CORR_USE)
 		return false;
 	*loss = r->loss;
+	return true;
+}
+
+bool threadctr_reading(const struct threadctr *c, uint64_t jt, unsigned *n, double *x)
+{
+	const struct threadctr_thread *r = idmap_get(&c->threads, jt);
+
+	if (!r || !r->nl)
+		return false;
+	*n = r->nl;
+	*x = r->lm[(r->nl - 1) % THREADCTR_CORR_N];
 	return true;
 }
 

@@ -142,6 +142,10 @@ void threadctr_paused(struct threadctr *c, uint64_t ns);
  * slightly negative from noise) in *@loss; false when not measured yet. */
 bool threadctr_loss(const struct threadctr *c, uint64_t jt, double *loss);
 
+/* threadctr_reading - thread @jt's newest single loss reading in *@x and
+ * how many it has had in *@n (the bench's window log); false when none. */
+bool threadctr_reading(const struct threadctr *c, uint64_t jt, unsigned *n, double *x);
+
 /* threadctr_thread - thread @jt's bytes since the session began (or since
  * it started), ended or not; false when it is not known. */
 bool threadctr_thread(const struct threadctr *c, uint64_t jt, double *bytes);

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jstackstore.c - the walker's stacks moved from their BPF map into user
+ * space (see jstackstore.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "lib/idmap.h"
+#include "probe/jstackstore.h"
+
+/* A stack as kept here: only the frames it has. */
+struct kept {
+	uint32_t depth, stop;
+	struct mt_jframe f[];
+};
+
+struct jstackstore {
+	int fd;
+	uint32_t max;        /* the map's max_entries: a drain's bound */
+	uint64_t max_kept;   /* stacks kept here at most */
+	struct idmap stacks; /* key -> struct kept * */
+};
+
+struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	struct jstackstore *s;
+
+	memset(&info, 0, sizeof(info));
+	if (map_fd < 0 || bpf_obj_get_info_by_fd(map_fd, &info, &len)) {
+		errno = map_fd < 0 ? EBADF : errno;
+		return NULL;
+	}
+	if (info.key_size != sizeof(uint64_t) || info.value_size != sizeof(struct mt_jstack)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = map_fd;
+	s->max = info.max_entries;
+	s->max_kept = max_kept;
+	idmap_init(&s->stacks);
+	return s;
+}
+
+void jstackstore_free(struct jstackstore *s)
+{
+	if (!s)
+		return;
+	idmap_free_vals(&s->stacks);
+	free(s);
+}
+
+/* Keep @st under @key (a copy of its frames). 0 or -ENOMEM. */
+static int keep(struct jstackstore *s, uint64_t key, const struct mt_jstack *st)
+{
+	uint32_t d = st->depth < MT_JSTACK_MAX_DEPTH ? st->depth : MT_JSTACK_MAX_DEPTH;
+	struct kept *k = malloc(sizeof(*k) + d * sizeof(k->f[0]));
+
+	if (!k)
+		return -ENOMEM;
+	k->depth = d;
+	k->stop = st->stop;
+	memcpy(k->f, st->f, d * sizeof(k->f[0]));
+	if (idmap_put(&s->stacks, key, k)) {
+		free(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int jstackstore_drain(struct jstackstore *s, jstackstore_fn fn, void *arg)
+{
+	struct mt_jstack st;
+	uint64_t key;
+	int moved = 0;
+
+	/* deleting as it goes, the map's first key is always the next one */
+	for (uint32_t i = 0; i < s->max && !bpf_map_get_next_key(s->fd, NULL, &key); i++) {
+		if (bpf_map_lookup_elem(s->fd, &key, &st))
+			continue; /* gone meanwhile */
+		if (!idmap_get(&s->stacks, key)) {
+			if (s->stacks.n >= s->max_kept)
+				break; /* full: the map fills, and the walker counts what it cannot store */
+			if (keep(s, key, &st))
+				return -ENOMEM;
+			if (fn)
+				fn(arg, key, &st);
+		}
+		bpf_map_delete_elem(s->fd, &key);
+		moved++;
+	}
+	return moved;
+}
+
+int jstackstore_get(const struct jstackstore *s, uint64_t key, struct mt_jstack *st)
+{
+	const struct kept *k = idmap_get(&s->stacks, key);
+
+	if (!k)
+		return bpf_map_lookup_elem(s->fd, &key, st) ? -ENOENT : 0;
+	st->depth = k->depth;
+	st->stop = k->stop;
+	memcpy(st->f, k->f, k->depth * sizeof(k->f[0]));
+	memset(st->f + k->depth, 0, (MT_JSTACK_MAX_DEPTH - k->depth) * sizeof(st->f[0]));
+	return 0;
+}
+
+uint64_t jstackstore_count(const struct jstackstore *s)
+{
+	return s->stacks.n;
+}
