@@ -221,7 +221,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 		account(ctx, klass, used, 0, thread);
 		if (targ_tl.on)
 			tlab && thread ? tc_open(thread, obj, bytes, used, klass, unload_gen) :
-					 tc_outside(klass, unload_gen, used);
+					 tc_outside(thread, klass, unload_gen, used, bytes, used);
 		return;
 	}
 	/* the thread's keep; one new since the last close keeps its first
@@ -249,7 +249,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	account(ctx, klass, w, 0, thread);
 	if (targ_tl.on)
 		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
-				 tc_outside(klass, unload_gen, w);
+				 tc_outside(thread, klass, unload_gen, w, bytes, used);
 	measure(t0, used, est, w);
 }
 

@@ -138,13 +138,15 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
  * TLAB's weight among the classes in proportion to their bytes there. A TLAB
  * that a collection retired meanwhile (CollectedHeap::_total_collections
  * moved) cannot be read and goes to its opening class, as does one that no
- * refill followed (user space, at the end). Objects allocated outside a
- * TLAB go to their own class, exactly.
+ * refill followed (user space, at the end). An object allocated outside a
+ * TLAB gets its own part of its sample's weight; the rest (what its thread
+ * allocated in its TLAB since the last sample) goes to that TLAB's weight
+ * (bpf/tlabcontent.bpf.h, tc_outside).
  */
-#define MT_TLAB_SLICE 8192        /* bytes parsed per TLAB (two 4 KiB reads) */
+#define MT_TLAB_SLICE 8192        /* bytes parsed per TLAB (read in 1 KiB chunks as reached) */
 #define MT_TLAB_MAX_OBJS 256      /* objects parsed per TLAB, at most */
-#define MT_TLAB_MAX_CLASSES 16    /* slots of the per-TLAB class table: parsing stops
-				   * at a second class in one slot */
+#define MT_TLAB_MAX_CLASSES 16    /* classes per TLAB (an open-addressed table): parsing
+				   * stops at the 17th */
 
 /* The object layout the parser needs, from VMStructs (user/jvm/jobject.h). */
 struct mt_tlab_layout {
