@@ -47,7 +47,21 @@ head -c 5000 "$TMPD/heap.snap" >"$TMPD/trunc.snap"; bad "$TMPD/trunc.snap" "trai
 cp "$TMPD/heap.snap" "$TMPD/flip.snap"
 printf '\x5a' | dd of="$TMPD/flip.snap" bs=1 seek=4000 conv=notrunc 2>/dev/null
 bad "$TMPD/flip.snap" "checksum mismatch"
-head -c 300000 "$TMPD/heap.hprof" >"$TMPD/trunc.hprof"; bad "$TMPD/trunc.hprof" "truncated HPROF record"
+# an HPROF cut 100 bytes into its first heap dump segment, and one cut after
+# its strings and classes (records whole: no heap dump). A fixed 300 000
+# bytes fell inside the segments on JDK 17.0.15 and on a record boundary
+# among JDK 17.0.21's 1.9 MB of strings.
+seg=$(python3 - "$TMPD/heap.hprof" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = d.index(b"\0") + 13
+while off < len(d) and d[off] not in (0x0C, 0x1C):
+    off += 9 + struct.unpack(">I", d[off + 5:off + 9])[0]
+print(off)
+PY
+)
+head -c $((seg + 100)) "$TMPD/heap.hprof" >"$TMPD/trunc.hprof"; bad "$TMPD/trunc.hprof" "truncated HPROF record"
+head -c "$seg" "$TMPD/heap.hprof" >"$TMPD/noheap.hprof"; bad "$TMPD/noheap.hprof" "holds no heap dump"
 echo "hello" >"$TMPD/junk.bin"; bad "$TMPD/junk.bin" "not a memtrace snapshot"
 : >"$TMPD/empty.bin"; bad "$TMPD/empty.bin" "is empty"
 bad "$TMPD/nonexistent" "cannot open"

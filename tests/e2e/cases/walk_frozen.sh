@@ -73,6 +73,19 @@ def recs(path):
     return out
 f, p = recs(sys.argv[1]), recs(sys.argv[2])
 assert set(f) == set(p), (sorted(f), sorted(p))
+# a thread may change state between the two walks (seconds apart): once in
+# a clean-clone run one primitive value read 225 (JVMTI: alive, sleeping)
+# in one walk and 5 (alive, runnable) in the other - java.lang.Thread's
+# threadStatus. Up to two such values may differ; nothing else.
+a, b = f[36][0], p[36][0]
+if a != b and len(a) == len(b):
+    d = [(struct.unpack_from("<QQQ", a, i), struct.unpack_from("<QQQ", b, i))
+         for i in range(0, len(a), 24) if a[i:i + 24] != b[i:i + 24]]
+    state = lambda v: v & 1 and v < 0x1000  # a JVMTI thread state of a live thread
+    assert len(d) <= 2 and all(x[0] == y[0] and x[2] == y[2] and state(x[1]) and state(y[1])
+                               for x, y in d), "primitive values differ: %s" % d[:4]
+    print("  a thread's state moved between the walks: %s" % d, file=sys.stderr)
+    p[36] = f[36]
 for k in sorted(f):
     assert f[k] == p[k], "record kind %d differs" % k
 print("  identical: %d visits, %d records of %d kinds" % (len(f[43][0]) // 32,
