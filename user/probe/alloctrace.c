@@ -386,8 +386,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	/* the walker's stacks: a small preallocated map user space drains
 	 * (probe/jstackstore.h), not one that allocates as it fills */
 	if (t->walker) {
-		bpf_map__set_map_flags(t->skel->maps.jstacks, 0);
-		bpf_map__set_max_entries(t->skel->maps.jstacks, MT_JSTACK_DRAINED_KEYS);
+		jstackstore_size_map(t->skel->maps.jstacks);
 	}
 	err = alloc_bpf__load(t->skel);
 	if (err) {

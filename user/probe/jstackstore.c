@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "lib/idmap.h"
 #include "probe/jstackstore.h"
@@ -24,6 +25,12 @@ struct jstackstore {
 	uint64_t max_kept;   /* stacks kept here at most */
 	struct idmap stacks; /* key -> struct kept * */
 };
+
+void jstackstore_size_map(struct bpf_map *m)
+{
+	bpf_map__set_map_flags(m, 0);
+	bpf_map__set_max_entries(m, MT_JSTACK_DRAINED_KEYS);
+}
 
 struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept)
 {

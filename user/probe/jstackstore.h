@@ -31,6 +31,11 @@
 
 struct jstackstore;
 
+/* jstackstore_size_map - make @m (a skeleton's `jstacks`, before load) the
+ * small preallocated map a store drains: MT_JSTACK_DRAINED_KEYS stacks. */
+struct bpf_map;
+void jstackstore_size_map(struct bpf_map *m);
+
 /* jstackstore_new - a store of at most @max_kept stacks over the BPF map
  * @map_fd (keys __u64, values struct mt_jstack; the caller keeps the fd open
  * while the store lives). Returns the store, or NULL with errno set. Free

@@ -177,8 +177,7 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
 		/* a small preallocated map user space drains (probe/jstackstore.h) */
-		bpf_map__set_map_flags(t->skel->maps.jstacks, 0);
-		bpf_map__set_max_entries(t->skel->maps.jstacks, MT_JSTACK_DRAINED_KEYS);
+		jstackstore_size_map(t->skel->maps.jstacks);
 	}
 	/* Streaming: into the collector's ring buffer, in order with the
 	 * thread's other events; the per-blocker tables shrink to nothing. */
