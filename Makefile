@@ -189,7 +189,7 @@ FUZZ_perfdata := user/jvm/perfdata.c
 FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c
 FUZZ_agent_request := user/agent/request.c
 FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c) \
-	$(addprefix user/jvm/,attach.c proc.c klassname.c elfsym.c vmstructs.c) \
+	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
 	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
 FUZZ_recording := $(addprefix user/monitor/,recording.c sequencer.c check.c objrec.c) \

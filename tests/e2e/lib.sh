@@ -6,6 +6,10 @@
 #   JDK        "17" or "25"                      CLASSES    compiled tests/java
 #   TMPD       a fresh directory for this run    ROOT       the repository
 # It exits 0 (pass), 77 (skip: print the reason first) or anything else (fail).
+# Header lines: "# TIMEOUT: S" (default 120), "# JDKS: none" (run once), and
+# "# ALONE: why" (run.sh runs it with no other case in flight: it compares
+# times or costs). Cases otherwise run two at a time: a case keeps its files
+# in TMPD and takes free ports, never fixed names.
 set -u
 JAVA="$JAVA_HOME/bin/java"
 JVM_PIDS=()

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jvm/attach.h"
+#include "jvm/jvmflags.h"
 #include "lib/util.h"
 
 int attach_build_request(char *buf, size_t cap, const char *cmd, const char *a1,
@@ -293,12 +294,33 @@ static int create_trigger(const struct mt_proc *p, int dirfd, const char *name)
 	return 0;
 }
 
+/*
+ * Refuse a JVM whose listener can never start (-XX:+DisableAttachMechanism,
+ * read from libjvm's .symtab): signalling it would only print a thread dump
+ * on its stdout, and the wait would run out. A flag that cannot be read
+ * (stripped libjvm) is no refusal: the bounded wait still ends it.
+ */
+static int check_attach_enabled(const struct mt_proc *p)
+{
+	bool disabled = false;
+
+	if (jvmflags_get_bool(p, NULL, "DisableAttachMechanism", &disabled) || !disabled)
+		return 0;
+	p_err("JVM %d runs with -XX:+DisableAttachMechanism: it never starts its attach "
+	      "listener, so the agent cannot be loaded (memtrace sent it nothing); restart it "
+	      "without the flag, or load the agent at startup with -agentpath", p->pid);
+	return -EPERM;
+}
+
 // Force the JVM to start its attach listener: trigger file, SIGQUIT, poll.
 static int start_attach_mechanism(const struct mt_proc *p, int tmpfd, const char *sock)
 {
 	char trig[64];
 	int dirfd, err, waited = 0, delay = 10;
 
+	err = check_attach_enabled(p);
+	if (err)
+		return err;
 	err = check_sigquit(p);
 	if (err)
 		return err;

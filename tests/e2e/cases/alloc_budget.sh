@@ -27,6 +27,7 @@
 # The choice of keep from a budget is unit-tested in
 # tests/unit/test_dutycycle.c; the throughput side in bench/alloc_overhead.sh;
 # longer windowed runs in bench/alloc_budget.sh.
+# ALONE: memtrace measures its own cost per sample and keeps to its budget
 # TIMEOUT: 150
 . "$ROOT/tests/e2e/lib.sh"
 

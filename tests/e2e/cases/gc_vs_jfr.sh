@@ -8,6 +8,7 @@
 # Causes: each collection's cause equals JFR's; the workload makes "Allocation
 # Failure" / "G1 Evacuation Pause", "System.gc()", "Diagnostic Command" (GC.run)
 # and, under G1, "G1 Humongous Allocation".
+# ALONE: collection durations against JFR's within 5 %
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 

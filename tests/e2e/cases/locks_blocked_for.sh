@@ -17,6 +17,7 @@
 #    j.u.c. deadlock from the stream's parks (owners read at each park) - the
 #    threads jstack's deadlock detection names - and the other edges (the
 #    monitor's owner unknown: it entered uncontended, no probe saw it).
+# ALONE: blocked-for against the workload's clock within 50 ms
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 

@@ -18,6 +18,7 @@
 # `check` finds rules 1-5 hold (also on a second recording filtered to two
 # threads and paused for a while), and `report` sums them per blocker class
 # equal to JFR in number, within 5 % in time, contended vs waiting as above.
+# ALONE: park times against JFR's, within 5 % and never below
 # TIMEOUT: 150
 . "$ROOT/tests/e2e/lib.sh"
 

@@ -14,7 +14,7 @@
 #    age_construction.sh asserts live).
 # The text report prints both sections too; a recording without objects says
 # age and leaks are unavailable (and still reports the rest).
-# TIMEOUT: 50
+# TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start l -Xmx256m LeakWorkload

@@ -4,6 +4,7 @@
 # memtrace_lock_parked_seconds_total) to Prometheus; on the same run JFR's
 # jdk.ThreadPark (threshold 0) counts the same parks on the workload's fair
 # ReentrantLock (tests/java/ParkContention.java), and the seconds agree within 5 %.
+# ALONE: parked seconds against JFR's within 5 %
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 

@@ -7,7 +7,7 @@
 # POST /api/v1/jvms/PID/record/pause and /resume pause the reporting of a
 # `memtrace record` of another JVM: its recording passes `check` and reports
 # no allocation, collection or pool event inside the paused window.
-# TIMEOUT: 60
+# TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

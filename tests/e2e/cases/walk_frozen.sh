@@ -17,6 +17,7 @@
 #  - the copy dying or hanging (test hooks) gives the same answer from a
 #    walk in a pause, and says why; memtrace killed -9 while the copy walks
 #    leaves no copy behind and the next walk works.
+# ALONE: the frozen pause against the JVM's log and against a paused walk
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 

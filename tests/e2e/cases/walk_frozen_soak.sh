@@ -11,6 +11,7 @@
 #    its heap while copies live (sampled every 50 ms), and nothing outlives
 #    a walk (no child of the JVM, no zombie); the JVM lives on, its fds 0-2
 #    are the same files and its stdin still reads.
+# ALONE: RSS sampled every 50 ms while walks race two mutators
 # TIMEOUT: 60
 . "$ROOT/tests/e2e/lib.sh"
 

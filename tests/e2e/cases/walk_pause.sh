@@ -31,6 +31,7 @@
 # acknowledges the detach; memtrace prints it the same way ("at most ...
 # (timed by memtrace)" with no JVM figure: the round trip, never below the
 # operation itself).
+# ALONE: printed pauses against the JVM's safepoint log
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
