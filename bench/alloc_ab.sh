@@ -67,7 +67,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 		a=$(now_ms); c=$(ticks $tstat); s=$(stopped_ns $pid); sleep "$PHASE"
 		echo "$label $a $(now_ms) $c $(ticks $tstat)" >>"$tmp/phases"
 		echo "$label $s $(stopped_ns $pid) $m $(ticks /proc/$mt/stat)" >>"$tmp/stops"
-		kill -INT $mt; wait $mt 2>/dev/null || true
+		# (a background sleep ignores SIGINT, as a non-interactive shell sets it)
+		if [ "$label" = aa ]; then kill $mt; else kill -INT $mt; fi
+		wait $mt 2>/dev/null || true
 	done <<<"$CFGS"
 done
 kill $pid; wait $pid 2>/dev/null || true

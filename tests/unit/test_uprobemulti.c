@@ -14,9 +14,8 @@
 #include <cmocka.h>
 
 #include "jvm/elfsym.h"
+#include "probe/uprobecost.h"
 #include "probe/uprobemulti.h"
-
-int uprobemulti_probe_target(int x);
 
 static void test_self_offset(void **state)
 {
@@ -25,9 +24,9 @@ static void test_self_offset(void **state)
 
 	(void)state;
 	assert_non_null(e);
-	assert_int_equal(uprobemulti_self_offset((uint64_t)(uintptr_t)uprobemulti_probe_target,
+	assert_int_equal(uprobemulti_self_offset((uint64_t)(uintptr_t)uprobecost_target,
 						 &off), 0);
-	assert_int_equal(elfsym_lookup(e, "uprobemulti_probe_target", &addr, NULL), 0);
+	assert_int_equal(elfsym_lookup(e, "uprobecost_target", &addr, NULL), 0);
 	assert_int_equal(elfsym_vaddr_to_offset(e, addr, &foff), 0);
 	assert_int_equal(off, foff);
 	/* not an address of our code */

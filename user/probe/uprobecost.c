@@ -8,13 +8,12 @@
 #include "lib/util.h"
 
 /*
- * The probed function, in assembly so that it begins as the probes it stands
+ * uprobecost_target, in assembly so that it begins as the probes it stands
  * for do: AllocTracer::send_allocation_in_new_tlab and _outside_tlab start
  * with `push %rbp` in the libjvm of JDK 17 and 25, an instruction the kernel
  * emulates at a uprobe; one it cannot emulate (gcc's `lea` of a leaf
  * function) is single-stepped out of line, at ten times the cost.
  */
-int uprobecost_target(int x);
 __asm__(".text\n"
 	".globl uprobecost_target\n"
 	".type uprobecost_target, @function\n"

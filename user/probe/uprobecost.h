@@ -22,4 +22,11 @@ struct bpf_program;
  */
 int uprobecost_measure(struct bpf_program *noop, int calls, double *ns);
 
+/*
+ * uprobecost_target - returns @x + 1; the function of memtrace's own that
+ * uprobes are measured on (and probe/uprobemulti.c tries a uprobe_multi
+ * link on). It begins with `push %rbp` as the JVM functions probed do.
+ */
+int uprobecost_target(int x);
+
 #endif

@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
+#include "probe/uprobecost.h"
 #include "probe/uprobemulti.h"
 
 /* union bpf_attr's link_create as Linux 6.6 lays it out for uprobe_multi. */
@@ -73,20 +74,8 @@ int uprobemulti_self_offset(uint64_t addr, uint64_t *off)
 	return err;
 }
 
-/* What the probe attaches to: a function of our own. */
-int uprobemulti_probe_target(int x);
-__asm__(".text\n"
-	".globl uprobemulti_probe_target\n"
-	".type uprobemulti_probe_target, @function\n"
-	"uprobemulti_probe_target:\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"	lea 1(%rdi), %eax\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size uprobemulti_probe_target, .-uprobemulti_probe_target\n");
-
-/* Load "return 0" for uprobe_multi and attach it to our own function. */
+/* Load "return 0" for uprobe_multi and attach it to our own function
+ * (uprobecost_target: the trap's measure probes it too). */
 static bool probe(void)
 {
 	struct bpf_insn insns[2] = {
@@ -98,7 +87,7 @@ static bool probe(void)
 	uint64_t off;
 	int prog, link;
 
-	if (uprobemulti_self_offset((uint64_t)(uintptr_t)uprobemulti_probe_target, &off))
+	if (uprobemulti_self_offset((uint64_t)(uintptr_t)uprobecost_target, &off))
 		return false;
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "mt_um_probe", "GPL", insns, 2, &o);
 	if (prog < 0)
