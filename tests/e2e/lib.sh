@@ -73,6 +73,19 @@ print(eval(sys.argv[2]))
 PY
 }
 
+# agent_copies_left DIR: print how many files DIR (a memtrace agent directory,
+# /tmp/.memtrace-UID) holds, counted under its lock - user/agentctl/agentfile.c
+# holds it from placing a copy to removing it, and a case running beside this
+# one may be loading its agent. 0 when DIR does not exist (never created here).
+agent_copies_left() {
+	local lk n
+	exec {lk}<"$1" 2>/dev/null || { echo 0; return 0; }
+	flock -w 30 "$lk" || { exec {lk}<&-; echo "lock of $1 not taken in 30 s" >&2; echo 999; return 0; }
+	n=$(ls -A "$1" 2>/dev/null | wc -l)
+	exec {lk}<&-
+	echo "$n"
+}
+
 assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"; }
 assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "${3:-'$2' not found in $1}"; }; }
 

@@ -16,6 +16,6 @@ for i in "${!pids[@]}"; do
 	wait "${pids[$i]}" || { cat "$TMPD/a.$((i + 1))"; fail "concurrent load $((i + 1)) failed"; }
 done
 kill -0 "$JVM_PID" || fail "the JVM died"
-left=$(ls -A "/proc/$JVM_PID/root/tmp/.memtrace-$(stat -c %u /proc/$JVM_PID)" 2>/dev/null | wc -l)
+left=$(agent_copies_left "/proc/$JVM_PID/root/tmp/.memtrace-$(stat -c %u /proc/$JVM_PID)")
 assert_eq "$left" 0 "agent copies left in the JVM's /tmp"
 "$MEMTRACE" detach -p "$JVM_PID" >/dev/null || fail "detach"

@@ -47,6 +47,6 @@ assert_eq "$n" 1 "agent threads"
 last=$(grep -c '^tick ' "$TMPD/w.out")
 wait_for_line "$TMPD/w.out" "^tick $((last + 1)) " 10 || fail "JVM stopped ticking"
 [ "$(awk '/^tick /{print $4}' "$TMPD/w.out" | sort -u | wc -l)" -eq 1 ] || fail "checksum changed"
-ls /tmp/.memtrace-0 2>/dev/null | grep -q . && fail "agent copies left in /tmp/.memtrace-0"
+assert_eq "$(agent_copies_left /tmp/.memtrace-0)" 0 "agent copies left in /tmp/.memtrace-0"
 note "JDK $JDK stderr: $(grep -c 'loaded dynamically' "$TMPD/w.out") 'loaded dynamically' lines, $(grep -c '^WARNING' "$TMPD/w.out") WARNING lines in total"
 exit 0
