@@ -24,11 +24,13 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh"
 now_ms() { date +%s%3N; }
 ticks() { awk '{print $14 + $15}' "$1"; }
-# hsperfdata's sun.rt.safepointTime (ns): the JVM's stopped time
+# hsperfdata's sun.rt.safepointTime (ns): the JVM's stopped time. Read here
+# rather than with `jcmd PerfCounter.print`, whose JVM start would load the
+# other core in the middle of the phases.
 stopped_ns() {
 	python3 - "$1" <<'PY'
-import struct, sys
-d = open(f"/tmp/hsperfdata_{__import__('pwd').getpwuid(__import__('os').stat(f'/proc/{sys.argv[1]}').st_uid).pw_name}/{sys.argv[1]}", "rb").read()
+import glob, struct, sys
+d = open(glob.glob(f"/tmp/hsperfdata_*/{sys.argv[1]}")[0], "rb").read()
 bo = "<" if d[4] == 1 else ">"
 off, n = struct.unpack_from(bo + "ii", d, 24)
 for _ in range(n):

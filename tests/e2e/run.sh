@@ -89,19 +89,20 @@ for c in "${cases[@]}"; do
 	if grep -q '^# ALONE:' "$c"; then alone+=("${runs[@]}"); else shared+=("${runs[@]}"); fi
 done
 
-declare -A inflight=()
+declare -A inflight=() # pid of a background run -> its ID
+# reap_next: wait for any run in flight to end, then reap it
+reap_next() {
+	local done_pid d
+	wait -n -p done_pid; d=${inflight[$done_pid]}; unset "inflight[$done_pid]"; reap "$d"
+}
 id=0
 for r in "${shared[@]}"; do
-	while [ ${#inflight[@]} -ge "$JOBS" ]; do
-		wait -n -p done_pid; d=${inflight[$done_pid]}; unset "inflight[$done_pid]"; reap "$d"
-	done
+	while [ ${#inflight[@]} -ge "$JOBS" ]; do reap_next; done
 	id=$((id + 1)); read -r c jdk home <<<"$r"
 	run_one "$id" "$c" "$jdk" "$home" &
 	inflight[$!]=$id
 done
-while [ ${#inflight[@]} -gt 0 ]; do
-	wait -n -p done_pid; d=${inflight[$done_pid]}; unset "inflight[$done_pid]"; reap "$d"
-done
+while [ ${#inflight[@]} -gt 0 ]; do reap_next; done
 for r in "${alone[@]}"; do
 	id=$((id + 1)); read -r c jdk home <<<"$r"
 	run_one "$id" "$c" "$jdk" "$home"; reap "$id"
