@@ -317,7 +317,16 @@ struct mt_ap_heap_freeze {
 					   * keep_ms after DONE. Without it the agent reads them
 					   * out of the copy and sends them. */
 #define MT_AP_FREEZE_TEST_NOFORK (1u << 3) /* tests: the fork fails (EAGAIN) */
-#define MT_AP_FREEZE_FLAGS      0xfu
+#define MT_AP_FREEZE_MARK       (1u << 4) /* the copy marks the live heap itself from the walk's
+					   * roots (heapmark.c in the agent) instead of going
+					   * on with FollowReferences: a struct
+					   * mt_ap_heap_layout follows the freeze struct, a MARK
+					   * record says where the results are in the copy
+					   * (with MT_AP_FREEZE_DIRECT only) */
+#define MT_AP_FREEZE_COMPARE    (1u << 5) /* tests, with _MARK: the copy marks, then walks on
+					   * with FollowReferences as without it; both results
+					   * are sent (MARK and COPY records) */
+#define MT_AP_FREEZE_FLAGS      0x3fu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -353,6 +362,7 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_SAMPLED = 44, /* arg n: n × struct mt_ap_hsampled (MT_AP_HEAP_SAMPLES) */
 	MT_AP_HREC_FREEZE  = 45, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
 	MT_AP_HREC_COPY    = 46, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
+	MT_AP_HREC_MARK    = 47, /* arg 0; body: struct mt_ap_hmark (MT_AP_FREEZE_MARK only) */
 };
 
 /* A sampled object found in the walk: its id in the walk (untagged walks: a
@@ -489,6 +499,97 @@ struct mt_ap_hcopy {
 	uint64_t reserved;
 };
 
+/*
+ * The heap as the frozen copy's own marker reads it (MT_AP_FREEZE_MARK): where
+ * HotSpot keeps what a collector's marking needs, from the JVM's VMStructs and
+ * libjvm's .symtab (memtrace reads them; user/heap/heapfreeze.c). Offsets are
+ * bytes; every static int that HotSpot computes at start (java_lang_Class::*,
+ * java_lang_ref_Reference::_referent_offset, ...) is sent as its value. The
+ * marker checks what it reads against it (a Klass whose first word is not one
+ * of the vtables below stops the mark) and says why it stopped.
+ */
+enum mt_ap_klass_kind {
+	MT_AP_K_INSTANCE = 0,     /* InstanceKlass */
+	MT_AP_K_REF = 1,          /* InstanceRefKlass (java.lang.ref.Reference and subclasses) */
+	MT_AP_K_MIRROR = 2,       /* InstanceMirrorKlass (java.lang.Class) */
+	MT_AP_K_LOADER = 3,       /* InstanceClassLoaderKlass */
+	MT_AP_K_STACKCHUNK = 4,   /* InstanceStackChunkKlass (JDK 19+): the mark stops there */
+	MT_AP_K_TYPEARRAY = 5,    /* TypeArrayKlass */
+	MT_AP_K_OBJARRAY = 6,     /* ObjArrayKlass */
+	MT_AP_K_KINDS = 7,
+};
+
+#define MT_AP_LAYOUT_COOPS   (1u << 0) /* compressed oops (narrow_oop_base/shift) */
+#define MT_AP_LAYOUT_CKLASS  (1u << 1) /* compressed class pointers (narrow_klass_base/shift) */
+
+struct mt_ap_heap_layout {
+	uint32_t size;              /* sizeof(struct mt_ap_heap_layout) as the sender knows it */
+	uint32_t flags;             /* MT_AP_LAYOUT_* */
+	uint64_t oop_base, klass_base;
+	uint32_t oop_shift, klass_shift;
+	uint32_t obj_align;         /* ObjectAlignmentInBytes */
+	uint32_t klass_off;         /* the klass word in an object (8) */
+	uint32_t length_off;        /* an array's length (12 with compressed class pointers, 16) */
+	/* Klass, InstanceKlass, ConstantPool(Cache), ClassLoaderData */
+	uint32_t k_layout_helper, k_java_mirror, k_cld, k_next_link, k_super, k_vtable_len;
+	uint32_t ik_size;           /* sizeof(InstanceKlass): the vtable follows it */
+	uint32_t ik_itable_len, ik_oop_map_size, ik_reference_type, ik_constants;
+	uint32_t ik_local_interfaces;
+	uint32_t cp_cache, cpc_resolved_refs;
+	uint32_t cld_loader, cld_klasses;
+	uint32_t array_data;        /* Array<T>::_data for 8-byte T (local interfaces) */
+	uint32_t array_length;      /* Array<T>::_length */
+	uint64_t vtables[MT_AP_K_KINDS]; /* what a Klass's first word is, per kind */
+	/* java.lang.Class mirrors (java_lang_Class::_*_offset values) */
+	int32_t m_klass, m_oop_size, m_static_count, m_statics; /* _statics: first static field */
+	int32_t m_loader, m_pd, m_signers;
+	int32_t ref_referent;       /* java.lang.ref.Reference.referent */
+	int32_t str_value, str_coder;
+	uint64_t string_klass;      /* the Klass* of java.lang.String */
+	uint64_t reserved[4];
+};
+
+/*
+ * MARK: what the copy's marker found, and where its results are in the copy
+ * (read like COPY's, with the copy held). Objects and references are records
+ * as in tagged walks (ids: a named object's own; every other object
+ * next_id + its rank in address order); roots and primitive values likewise;
+ * HISTO totals per class; KLASS names each class object the walk met that is
+ * not a named class, by its Klass* (memtrace reads its name).
+ */
+struct mt_ap_hmark {
+	int32_t status;        /* 0, or -errno: the mark stopped (why) and sent nothing */
+	uint32_t reserved;
+	uint64_t truncated;    /* strings cut to MT_AP_HSTR_MAX bytes */
+	uint64_t objs, nobjs;      /* struct mt_ap_hobj */
+	uint64_t refs, nrefs;      /* struct mt_ap_href */
+	uint64_t roots, nroots;    /* struct mt_ap_hroot */
+	uint64_t prims, nprims;    /* struct mt_ap_hprim */
+	uint64_t strs, nstrs;      /* struct mt_ap_hstrref */
+	uint64_t histo, nhisto;    /* struct mt_ap_hhisto */
+	uint64_t klasses, nklasses; /* struct mt_ap_hklass */
+	uint64_t sampled, nsampled; /* struct mt_ap_hsampled */
+	uint64_t marked;           /* live objects */
+	uint64_t bytes;            /* their shallow bytes */
+	uint64_t edges;            /* references followed */
+	uint64_t weak;             /* referents of weak and phantom references not followed */
+	uint64_t clds;             /* class loaders' data kept alive */
+	uint64_t mark_ns, emit_ns; /* the mark, the records */
+	uint64_t next_id;          /* the first id of an object that is not named */
+	char why[96];
+};
+
+struct mt_ap_hhisto {
+	uint64_t cls;          /* the class object's id */
+	uint64_t klass;        /* its Klass* */
+	uint64_t count, bytes;
+};
+
+struct mt_ap_hklass {
+	uint64_t id;           /* the class object's id */
+	uint64_t klass;        /* its Klass* (0: a primitive type's class) */
+};
+
 /* One string value in the copy. */
 struct mt_ap_hstrref {
 	uint64_t obj;          /* key of the String (as in VISITS) */
@@ -528,6 +629,8 @@ _Static_assert(sizeof(struct mt_ap_href) == 24, "href layout");
 _Static_assert(sizeof(struct mt_ap_hroot) == 16, "hroot layout");
 _Static_assert(sizeof(struct mt_ap_hprim) == 24, "hprim layout");
 _Static_assert(sizeof(struct mt_ap_hclass) == 32, "hclass layout");
+_Static_assert(sizeof(struct mt_ap_hhisto) == 32, "hhisto layout");
+_Static_assert(sizeof(struct mt_ap_hklass) == 16, "hklass layout");
 _Static_assert(sizeof(struct mt_ap_hclass_ext) == 8, "hclass ext layout");
 _Static_assert(sizeof(struct mt_ap_hvisit) == 32, "hvisit layout");
 _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");

@@ -1,0 +1,634 @@
+/* test_agent_heapmark.c - the frozen copy's own mark (user/agent/heapmark.c)
+ * on a heap built in memory with HotSpot's layouts: fake Klass structures
+ * (vtable word, layout helper, mirror handle, loader data, oop maps after
+ * the vtable and itable), class objects with statics, loader data with its
+ * class list and resolved references, references weak and soft, with and
+ * without compressed oops and class pointers. What is live, what each record
+ * says, and how a layout that does not hold stops the mark. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <jvmti.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent/heapmark.h"
+
+/* The fake layout's offsets. */
+enum {
+	K_LH = 8, K_MIRROR = 16, K_CLD = 24, K_NEXT = 32, K_SUPER = 40, K_VTLEN = 48,
+	IK_ITLEN = 52, IK_MAPS = 56, IK_REFTYPE = 60, IK_CONSTANTS = 64, IK_IFACES = 72,
+	IK_SIZE = 96, CP_CACHE = 8, CPC_RR = 16, CLD_LOADER = 8, CLD_KLASSES = 16,
+	M_KLASS = 16, M_OOPSIZE = 24, M_SCOUNT = 28, M_LOADER = 32, M_PD = 40, M_SIGNERS = 44,
+	M_STATICS = 48, REF_REFERENT = 16, STR_VALUE = 12, STR_CODER = 16,
+};
+
+#define VT(kind) (0x7000 + 16 * (kind))
+#define HEAP_SZ (1u << 20)
+
+/* A heap and the metadata around it. */
+struct fake {
+	bool coops, cklass;
+	char *heap;            /* objects from heap + 4096 (the oop base's first page is null) */
+	size_t top;
+	char *meta;            /* Klasses, loader data, constant pools, handles */
+	size_t mtop;
+	struct mt_ap_heap_layout L;
+	uint64_t class_klass;  /* java.lang.Class's Klass */
+};
+
+static struct fake *fake_new(bool coops, bool cklass)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->coops = coops;
+	f->cklass = cklass;
+	f->heap = aligned_alloc(4096, HEAP_SZ);
+	f->meta = aligned_alloc(4096, HEAP_SZ);
+	assert_non_null(f->heap);
+	assert_non_null(f->meta);
+	memset(f->heap, 0, HEAP_SZ);
+	memset(f->meta, 0, HEAP_SZ);
+	f->top = 4096;
+	f->mtop = 64;
+	f->L = (struct mt_ap_heap_layout){
+		.size = sizeof(struct mt_ap_heap_layout),
+		.flags = (coops ? MT_AP_LAYOUT_COOPS : 0) | (cklass ? MT_AP_LAYOUT_CKLASS : 0),
+		.oop_base = (uint64_t)(uintptr_t)f->heap, .oop_shift = 3,
+		.klass_base = (uint64_t)(uintptr_t)f->meta, .klass_shift = 3,
+		.obj_align = 8, .klass_off = 8, .length_off = cklass ? 12 : 16,
+		.k_layout_helper = K_LH, .k_java_mirror = K_MIRROR, .k_cld = K_CLD,
+		.k_next_link = K_NEXT, .k_super = K_SUPER, .k_vtable_len = K_VTLEN,
+		.ik_size = IK_SIZE, .ik_itable_len = IK_ITLEN, .ik_oop_map_size = IK_MAPS,
+		.ik_reference_type = IK_REFTYPE, .ik_constants = IK_CONSTANTS,
+		.ik_local_interfaces = IK_IFACES, .cp_cache = CP_CACHE, .cpc_resolved_refs = CPC_RR,
+		.cld_loader = CLD_LOADER, .cld_klasses = CLD_KLASSES, .array_data = 8,
+		.array_length = 0, .m_klass = M_KLASS, .m_oop_size = M_OOPSIZE,
+		.m_static_count = M_SCOUNT, .m_statics = M_STATICS, .m_loader = M_LOADER,
+		.m_pd = M_PD, .m_signers = M_SIGNERS, .ref_referent = REF_REFERENT,
+		.str_value = STR_VALUE, .str_coder = STR_CODER,
+	};
+	for (int k = 0; k < MT_AP_K_KINDS; k++)
+		f->L.vtables[k] = VT(k);
+	return f;
+}
+
+static void fake_free(struct fake *f)
+{
+	free(f->heap);
+	free(f->meta);
+	free(f);
+}
+
+static uint64_t addr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void w64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); }
+static void w32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); }
+
+static uint64_t meta_alloc(struct fake *f, size_t n)
+{
+	uint64_t a = addr(f->meta + f->mtop);
+
+	f->mtop = (f->mtop + n + 15) & ~(size_t)15;
+	assert_true(f->mtop < HEAP_SZ);
+	return a;
+}
+
+/* An OopHandle: a pointer to a slot holding the object. */
+static void set_handle(struct fake *f, uint64_t at, uint64_t obj)
+{
+	uint64_t slot = meta_alloc(f, 8);
+
+	w64(slot, obj);
+	w64(at, slot);
+}
+
+static uint64_t cld_new(struct fake *f)
+{
+	return meta_alloc(f, 32);
+}
+
+/* A Klass of @kind with layout helper @lh and oop maps {off,count}... (pairs). */
+static uint64_t klass_new(struct fake *f, int kind, int32_t lh, uint64_t cld, int nmaps, ...)
+{
+	uint64_t k = meta_alloc(f, IK_SIZE + 8 * 3 + 8 * 2 + 8 * (size_t)nmaps);
+	va_list ap;
+
+	w64(k, VT(kind));
+	w32(k + K_LH, (uint32_t)lh);
+	w64(k + K_CLD, cld);
+	w32(k + K_VTLEN, 3);
+	w32(k + IK_ITLEN, 2);
+	w32(k + IK_MAPS, (uint32_t)nmaps);
+	va_start(ap, nmaps);
+	for (int i = 0; i < nmaps; i++) {
+		uint64_t m = k + IK_SIZE + 8 * 5 + 8 * (uint64_t)i;
+
+		w32(m, (uint32_t)va_arg(ap, int));
+		w32(m + 4, (uint32_t)va_arg(ap, int));
+	}
+	va_end(ap);
+	if (cld) { /* linked into its loader data's list */
+		w64(k + K_NEXT, *(uint64_t *)(uintptr_t)(cld + CLD_KLASSES));
+		w64(cld + CLD_KLASSES, k);
+	}
+	return k;
+}
+
+static uint64_t obj_alloc(struct fake *f, uint64_t klass, size_t size)
+{
+	uint64_t o = addr(f->heap + f->top);
+
+	f->top += (size + 7) & ~(size_t)7;
+	assert_true(f->top < HEAP_SZ);
+	if (f->cklass)
+		w32(o + 8, (uint32_t)((klass - f->L.klass_base) >> 3));
+	else
+		w64(o + 8, klass);
+	return o;
+}
+
+/* Store a reference to @to in the slot at @at. */
+static void put_oop(struct fake *f, uint64_t at, uint64_t to)
+{
+	if (f->coops)
+		w32(at, to ? (uint32_t)((to - f->L.oop_base) >> 3) : 0);
+	else
+		w64(at, to);
+}
+
+static uint32_t oopsz(const struct fake *f)
+{
+	return f->coops ? 4 : 8;
+}
+
+/* An array class's layout helper: tag, header, log2 element size. */
+static int32_t array_lh(bool obj, uint32_t hdr, uint32_t log2)
+{
+	return (int32_t)((obj ? 0x80000000u : 0xc0000000u) | (hdr << 16) | log2);
+}
+
+static uint32_t array_hdr(const struct fake *f)
+{
+	return f->cklass ? 16 : 24;
+}
+
+static uint64_t array_new(struct fake *f, uint64_t klass, uint32_t len, uint32_t esz)
+{
+	uint64_t o = obj_alloc(f, klass, array_hdr(f) + (size_t)len * esz);
+
+	w32(o + f->L.length_off, len);
+	return o;
+}
+
+/* A class object for @k (its statics: @nstatics references), made @k's mirror. */
+static uint64_t mirror_new(struct fake *f, uint64_t k, uint32_t nstatics)
+{
+	size_t size = (M_STATICS + nstatics * oopsz(f) + 7) & ~(size_t)7;
+	uint64_t m = obj_alloc(f, f->class_klass, size);
+
+	w64(m + M_KLASS, k);
+	w32(m + M_OOPSIZE, (uint32_t)(size / 8));
+	w32(m + M_SCOUNT, nstatics);
+	if (k)
+		set_handle(f, k + K_MIRROR, m);
+	return m;
+}
+
+static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nroots,
+		const struct hm_named *named, size_t nnamed, const struct hm_class *cls,
+		size_t ncls, struct hm_result *r, int want)
+{
+	struct mt_ap_hroot rr[32];
+	struct hm_input in = {
+		.L = &f->L, .heap_lo = addr(f->heap) + 4096, .heap_hi = addr(f->heap) + HEAP_SZ,
+		.flags = flags, .roots = rr, .nroots = nroots, .named = named, .nnamed = nnamed,
+		.classes = cls, .nclasses = ncls, .next_id = 1000,
+	};
+
+	assert_true(nroots <= 32);
+	for (size_t i = 0; i < nroots; i++)
+		rr[i] = (struct mt_ap_hroot){ .to = roots[i], .kind = JVMTI_HEAP_REFERENCE_JNI_GLOBAL };
+	assert_int_equal(heapmark_run(&in, r), want);
+}
+
+/* The java.lang.Class klass (its instances' fields: loader, pd, signers, one more). */
+static void class_klass(struct fake *f, uint64_t boot_cld)
+{
+	/* a mirror's instance fields: 32 (loader) .. 48, as oops */
+	f->class_klass = klass_new(f, MT_AP_K_MIRROR, 48 | 1, boot_cld, 1, M_LOADER,
+				   f->coops ? 4 : 2);
+}
+
+static const struct mt_ap_hhisto *histo_of(const struct hm_result *r, uint64_t klass)
+{
+	for (uint64_t i = 0; i < r->info.nhisto; i++)
+		if (r->histo[i].klass == klass)
+			return &r->histo[i];
+	return NULL;
+}
+
+static uint64_t count_of(const struct hm_result *r, uint64_t klass)
+{
+	const struct mt_ap_hhisto *h = histo_of(r, klass);
+
+	return h ? h->count : 0;
+}
+
+/* Objects, arrays and what is not reached, for each layout. */
+static void graph(bool coops, bool cklass)
+{
+	struct fake *f = fake_new(coops, cklass);
+	uint64_t boot = cld_new(f), A, B, Arr, Bytes, a1, a2, b1, b2, dead, arr, bytes;
+	struct hm_result r;
+
+	class_klass(f, 0);
+	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2); /* two fields at 16 */
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
+	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, array_hdr(f), coops ? 2 : 3), boot, 0);
+	Bytes = klass_new(f, MT_AP_K_TYPEARRAY, array_lh(false, array_hdr(f), 0), boot, 0);
+	mirror_new(f, A, 0);
+	mirror_new(f, B, 0);
+	mirror_new(f, Arr, 0);
+	mirror_new(f, Bytes, 0);
+	a1 = obj_alloc(f, A, 32);
+	b1 = obj_alloc(f, B, 24);
+	dead = obj_alloc(f, B, 24); /* reachable from nothing */
+	b2 = obj_alloc(f, B, 24);
+	a2 = obj_alloc(f, A, 32);   /* a1 <-> a2: a cycle */
+	arr = array_new(f, Arr, 5, oopsz(f));
+	bytes = array_new(f, Bytes, 13, 1);
+	put_oop(f, a1 + 16, b1);
+	put_oop(f, a1 + 16 + oopsz(f), a2);
+	put_oop(f, a2 + 16, a1);
+	put_oop(f, arr + array_hdr(f) + 0 * oopsz(f), b2);
+	put_oop(f, arr + array_hdr(f) + 2 * oopsz(f), bytes);
+	put_oop(f, arr + array_hdr(f) + 4 * oopsz(f), b2);
+	(void)dead;
+	{
+		uint64_t roots[] = { a1, arr };
+
+		run(f, HM_HISTO | HM_OBJS, roots, 2, NULL, 0, NULL, 0, &r, 0);
+	}
+	assert_int_equal(count_of(&r, A), 2);
+	assert_int_equal(count_of(&r, B), 2);
+	assert_int_equal(count_of(&r, Arr), 1);
+	assert_int_equal(count_of(&r, Bytes), 1);
+	assert_int_equal(histo_of(&r, Bytes)->bytes, (array_hdr(f) + 13 + 7) & ~7u);
+	assert_int_equal(histo_of(&r, Arr)->bytes, (array_hdr(f) + 5 * oopsz(f) + 7) & ~7u);
+	assert_int_equal(histo_of(&r, A)->bytes, 64);
+	/* the boot loader's data: every class object in it is live */
+	assert_int_equal(count_of(&r, f->class_klass), 4);
+	assert_int_equal(r.info.marked, 2 + 2 + 1 + 1 + 4);
+	assert_int_equal(r.info.nobjs, r.info.marked);
+	/* ids: next_id + rank in address order; sizes and lengths */
+	for (uint64_t i = 0; i < r.info.nobjs; i++)
+		assert_int_equal(r.objs[i].id, 1000 + i);
+	for (uint64_t i = 1; i < r.info.nobjs; i++)
+		assert_true(r.objs[i].id > r.objs[i - 1].id);
+	{
+		bool saw_arr = false;
+
+		for (uint64_t i = 0; i < r.info.nobjs; i++)
+			if (r.objs[i].length == 5) {
+				saw_arr = true;
+				assert_int_not_equal(r.objs[i].cls, 0);
+			}
+		assert_true(saw_arr);
+	}
+	heapmark_free(&r);
+	heapmark_free(&r); /* a zeroed result: nothing */
+	fake_free(f);
+}
+
+static void test_graph_coops_cklass(void **st) { (void)st; graph(true, true); }
+static void test_graph_wide(void **st) { (void)st; graph(false, false); }
+static void test_graph_coops_wide_klass(void **st) { (void)st; graph(true, false); }
+
+/* A class's loader data is kept as one, as the collector keeps it: an instance
+ * keeps its loader, every class object the loader defined, their resolved
+ * references; statics are followed; a class object's own fields too. */
+static void test_loader_data(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), app = cld_new(f), Loader, K1, K2, loader, m1, m2, inst;
+	uint64_t Arr, rr, str, statobj, cp, cache, Other, other_m, refl;
+	struct hm_result r;
+
+	(void)st;
+	class_klass(f, boot);
+	Loader = klass_new(f, MT_AP_K_LOADER, 16, boot, 0);
+	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, 16, 2), boot, 0);
+	Other = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
+	mirror_new(f, Loader, 0);
+	mirror_new(f, Arr, 0);
+	other_m = mirror_new(f, Other, 0);
+	K1 = klass_new(f, MT_AP_K_INSTANCE, 16, app, 0);
+	K2 = klass_new(f, MT_AP_K_INSTANCE, 16, app, 0);
+	m1 = mirror_new(f, K1, 1);
+	m2 = mirror_new(f, K2, 0);
+	loader = obj_alloc(f, Loader, 16);
+	set_handle(f, app + CLD_LOADER, loader);
+	put_oop(f, m1 + M_LOADER, loader);
+	/* K2's constant pool's resolved references: an Object[] holding a string-ish object */
+	rr = array_new(f, Arr, 1, 4);
+	str = obj_alloc(f, Other, 16);
+	put_oop(f, rr + 16, str);
+	cp = meta_alloc(f, 32);
+	cache = meta_alloc(f, 32);
+	w64(K2 + IK_CONSTANTS, cp);
+	w64(cp + CP_CACHE, cache);
+	set_handle(f, cache + CPC_RR, rr);
+	/* K1's static field holds an object; its mirror's second own field another */
+	statobj = obj_alloc(f, Other, 16);
+	put_oop(f, m1 + M_STATICS, statobj);
+	refl = obj_alloc(f, Other, 16);
+	put_oop(f, m1 + M_LOADER + 4, refl); /* another of the class object's own fields */
+	inst = obj_alloc(f, K1, 16);
+	{
+		uint64_t roots[] = { inst };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, 0);
+	}
+	assert_int_equal(count_of(&r, K1), 1);
+	assert_int_equal(count_of(&r, Loader), 1);
+	/* m1, m2 (the app loader's classes) and the boot data's class objects */
+	assert_int_equal(count_of(&r, f->class_klass), 2 + 3);
+	assert_int_equal(count_of(&r, Arr), 1);         /* resolved references */
+	assert_int_equal(count_of(&r, Other), 3);       /* in them, the static, the field */
+	assert_int_equal(r.info.clds, 2);
+	(void)m2;
+	(void)other_m;
+	heapmark_free(&r);
+	fake_free(f);
+}
+
+/* Weak and phantom referents are not followed; soft ones are. */
+static void test_references(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), Weak, Soft, Obj, w, s, wo, so;
+	struct hm_result r;
+
+	(void)st;
+	class_klass(f, 0);
+	Weak = klass_new(f, MT_AP_K_REF, 32, boot, 1, REF_REFERENT, 3);
+	Soft = klass_new(f, MT_AP_K_REF, 32, boot, 1, REF_REFERENT, 3);
+	*(uint8_t *)(uintptr_t)(Weak + IK_REFTYPE) = 3;
+	*(uint8_t *)(uintptr_t)(Soft + IK_REFTYPE) = 2;
+	Obj = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
+	w = obj_alloc(f, Weak, 32);
+	s = obj_alloc(f, Soft, 32);
+	wo = obj_alloc(f, Obj, 16);
+	so = obj_alloc(f, Obj, 16);
+	put_oop(f, w + REF_REFERENT, wo);
+	put_oop(f, s + REF_REFERENT, so);
+	{
+		uint64_t roots[] = { w, s };
+
+		run(f, HM_HISTO | HM_REFS, roots, 2, NULL, 0, NULL, 0, &r, 0);
+	}
+	assert_int_equal(count_of(&r, Obj), 1);
+	assert_int_equal(r.info.weak, 1);
+	/* the weak edge leads to no live object: no record; the soft one has one */
+	{
+		int fields = 0;
+
+		for (uint64_t i = 0; i < r.info.nrefs; i++)
+			fields += r.refs[i].kind == JVMTI_HEAP_REFERENCE_FIELD;
+		assert_int_equal(fields, 1);
+	}
+	heapmark_free(&r);
+	fake_free(f);
+}
+
+/* Records: ids of named objects, FIELD indices by offset, array slots, the
+ * edges of a class object, roots, values, strings, sampled objects. */
+static void test_records(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), K, Sup, Str, Bytes, Chars, mK, mSup, mStr, mBytes, o, s1, s2;
+	uint64_t v1, v2, loader_m;
+	struct hm_field kf[] = {
+		{ .off = 12, .index = 3, .type = 'I', .projected = true },
+		{ .off = 16, .index = 4, .type = 'L', .projected = false },
+		{ .off = 20, .index = 5, .type = 'L', .projected = false },
+		{ .off = 24, .index = 6, .type = 'F', .projected = true },
+	};
+	struct hm_field ks[] = { { .off = M_STATICS, .index = 1, .type = 'L' } };
+	struct hm_class cls[2];
+	struct hm_named named[3];
+	struct hm_result r;
+	uint64_t oid = 0;
+	float fv = 2.5f;
+	bool saw_field4 = false, saw_field5 = false, saw_class = false, saw_static = false;
+	bool saw_super = false;
+
+	(void)st;
+	class_klass(f, 0);
+	Sup = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
+	K = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2);
+	w64(K + K_SUPER, Sup);
+	Str = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 1, STR_VALUE, 1);
+	Bytes = klass_new(f, MT_AP_K_TYPEARRAY, array_lh(false, 16, 0), boot, 0);
+	Chars = Bytes;
+	f->L.string_klass = Str;
+	mSup = mirror_new(f, Sup, 0);
+	mK = mirror_new(f, K, 1);
+	mStr = mirror_new(f, Str, 0);
+	mBytes = mirror_new(f, Bytes, 0);
+	loader_m = mSup;
+	o = obj_alloc(f, K, 32);
+	w32(o + 12, (uint32_t)-7);
+	memcpy((void *)(uintptr_t)(o + 24), &fv, 4);
+	s1 = obj_alloc(f, Str, 24);
+	v1 = array_new(f, Bytes, 5, 1);
+	memcpy((void *)(uintptr_t)(v1 + 16), "h\xe9llo", 5); /* LATIN1 */
+	s2 = obj_alloc(f, Str, 24);
+	v2 = array_new(f, Chars, 4, 1);
+	{
+		uint16_t u[2] = { 0xd83d, 0xde00 }; /* one code point, two chars: UTF16 */
+
+		memcpy((void *)(uintptr_t)(v2 + 16), u, 4);
+	}
+	*(uint8_t *)(uintptr_t)(s2 + STR_CODER) = 1;
+	put_oop(f, s1 + STR_VALUE, v1);
+	put_oop(f, s2 + STR_VALUE, v2);
+	put_oop(f, o + 16, s1);
+	put_oop(f, o + 20, s2);
+	put_oop(f, mK + M_STATICS, o);
+	cls[0] = (struct hm_class){ .mirror = mK, .fields = kf, .nfields = 4, .statics = ks,
+				    .nstatics = 1 };
+	cls[1] = (struct hm_class){ .mirror = mStr };
+	named[0] = (struct hm_named){ .addr = mK, .id = 10 };
+	named[1] = (struct hm_named){ .addr = mSup, .id = 11 };
+	named[2] = (struct hm_named){ .addr = s2, .sample = 77 };
+	{
+		uint64_t roots[] = { o };
+
+		run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS | HM_HISTO, roots, 1, named, 3,
+		    cls, 2, &r, 0);
+	}
+	for (uint64_t i = 0; i < r.info.nobjs; i++)
+		if (r.objs[i].size == 32 && r.objs[i].cls == 10)
+			oid = r.objs[i].id;
+	assert_true(oid >= 1000);
+	for (uint64_t i = 0; i < r.info.nrefs; i++) {
+		const struct mt_ap_href *e = &r.refs[i];
+
+		if (e->from == oid && e->kind == JVMTI_HEAP_REFERENCE_FIELD && e->index == 4)
+			saw_field4 = true;
+		if (e->from == oid && e->kind == JVMTI_HEAP_REFERENCE_FIELD && e->index == 5)
+			saw_field5 = true;
+		if (e->from == oid && e->kind == JVMTI_HEAP_REFERENCE_CLASS && e->to == 10)
+			saw_class = true;
+		if (e->from == 10 && e->kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD &&
+		    e->index == 1 && e->to == oid)
+			saw_static = true;
+		if (e->from == 10 && e->kind == JVMTI_HEAP_REFERENCE_SUPERCLASS && e->to == 11)
+			saw_super = true;
+		assert_true(e->from == 10 || e->from == 11 || e->from >= 1000);
+		assert_true(e->kind != JVMTI_HEAP_REFERENCE_CLASS || e->from != 10);
+	}
+	assert_true(saw_field4 && saw_field5 && saw_class && saw_static && saw_super);
+	assert_int_equal(r.info.nroots, 1);
+	assert_int_equal(r.roots[0].to, oid);
+	assert_int_equal(r.roots[0].kind, JVMTI_HEAP_REFERENCE_JNI_GLOBAL);
+	/* values: the int and the float (as a double), not the references */
+	assert_int_equal(r.info.nprims, 2);
+	for (uint64_t i = 0; i < r.info.nprims; i++) {
+		assert_int_equal(r.prims[i].obj, oid);
+		if (r.prims[i].type == 'I') {
+			assert_int_equal((int64_t)r.prims[i].bits, -7);
+		} else {
+			double d;
+
+			memcpy(&d, &r.prims[i].bits, 8);
+			assert_true(d == 2.5);
+		}
+	}
+	/* strings: LATIN1 and UTF-16 as UTF-8 */
+	assert_int_equal(r.info.nstrs, 2);
+	assert_string_equal((const char *)(uintptr_t)r.strs[0].utf8, "h\xc3\xa9llo");
+	assert_int_equal(r.strs[0].len, 6);
+	assert_string_equal((const char *)(uintptr_t)r.strs[1].utf8, "\xf0\x9f\x98\x80");
+	/* the sampled string keeps its rank id and names its sample */
+	assert_int_equal(r.info.nsampled, 1);
+	assert_int_equal(r.sampled[0].sample, 77);
+	assert_true(r.sampled[0].id >= 1000);
+	/* unnamed class objects the walk met: named by their Klass */
+	{
+		bool saw_str = false;
+
+		for (uint64_t i = 0; i < r.info.nklasses; i++) {
+			assert_true(r.klasses[i].id >= 1000);
+			saw_str |= r.klasses[i].klass == Str;
+			assert_true(r.klasses[i].klass != K && r.klasses[i].klass != Sup);
+		}
+		assert_true(saw_str);
+	}
+	assert_int_equal(histo_of(&r, K)->cls, 10);
+	(void)mStr;
+	(void)mBytes;
+	(void)loader_m;
+	heapmark_free(&r);
+	fake_free(f);
+}
+
+/* A layout that does not hold stops the mark, with a reason. */
+static void test_bad_layouts(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), K, o, bad;
+	struct hm_result r;
+
+	(void)st;
+	class_klass(f, 0);
+	K = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 1, 16, 1);
+	o = obj_alloc(f, K, 24);
+	bad = meta_alloc(f, IK_SIZE + 64);
+	w64(bad, 0x1234); /* not a vtable the layout knows */
+	{
+		uint64_t p = obj_alloc(f, bad, 24), roots[] = { o };
+
+		put_oop(f, o + 16, p);
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
+		assert_non_null(strstr(r.info.why, "no Klass the layout knows"));
+		assert_int_equal(r.info.status, -EPROTO);
+		heapmark_free(&r);
+	}
+	{ /* a root outside the heap */
+		uint64_t roots[] = { addr(f->meta) };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
+		assert_non_null(strstr(r.info.why, "outside the heap"));
+		heapmark_free(&r);
+	}
+	{ /* a stack chunk */
+		uint64_t C = klass_new(f, MT_AP_K_STACKCHUNK, 32, boot, 0), c = obj_alloc(f, C, 32);
+		uint64_t roots[] = { c };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
+		assert_non_null(strstr(r.info.why, "stack chunk"));
+		heapmark_free(&r);
+	}
+	{ /* an oop map past the instance */
+		uint64_t B = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 1, 12, 4), b = obj_alloc(f, B, 16);
+		uint64_t roots[] = { b };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
+		assert_non_null(strstr(r.info.why, "oop map"));
+		heapmark_free(&r);
+	}
+	{ /* an incomplete layout */
+		uint64_t roots[] = { o };
+
+		f->L.size--;
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EINVAL);
+		assert_non_null(strstr(r.info.why, "incomplete"));
+		heapmark_free(&r);
+		f->L.size++;
+	}
+	fake_free(f);
+}
+
+static void test_utf8(void **st)
+{
+	uint16_t s[] = { 'a', 0xe9, 0x20ac, 0xd83d, 0xde00, 0xdc00, 'z' };
+	char out[32];
+	bool cut;
+	size_t n;
+
+	(void)st;
+	n = heapmark_utf8(s, 7, out, sizeof(out) - 1, &cut);
+	assert_false(cut);
+	assert_string_equal(out, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdz");
+	assert_int_equal(n, strlen(out));
+	n = heapmark_utf8(s, 7, out, 4, &cut); /* 'a' + 2 bytes fit, the euro sign does not */
+	assert_true(cut);
+	assert_int_equal(n, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_graph_coops_cklass),
+		cmocka_unit_test(test_graph_wide),
+		cmocka_unit_test(test_graph_coops_wide_klass),
+		cmocka_unit_test(test_loader_data),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_bad_layouts),
+		cmocka_unit_test(test_utf8),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

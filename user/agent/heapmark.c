@@ -1,0 +1,1133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heapmark.c - the frozen copy's own mark of the live heap (see heapmark.h).
+ *
+ * Why: HotSpot's FollowReferences costs 0.2-0.7 us per object and reference
+ * in the copy (a callback per reference, the walk's own object marker
+ * writing every header, which copies every heap page the copy touches), and
+ * its records were ~40 bytes per reference for memtrace to turn into ids
+ * with a hash look-up each. A mark of our own costs a bit per 8 heap bytes,
+ * a few loads per object, and writes the records memtrace keeps, with ids it
+ * needs no table for (an object's rank in address order).
+ *
+ * What is live is what the collector keeps (so a histogram equals jmap
+ * -histo:live, class objects and what hangs off them included):
+ *   - the roots JVMTI reported (JNI globals, every oop of the always-alive
+ *     class loader data as SYSTEM_CLASS, monitors, VM globals, threads, stack
+ *     and JNI locals);
+ *   - an object's reference fields (InstanceKlass's nonstatic oop maps: a
+ *     class object's own fields among them - Class.classLoader, reflection
+ *     data, its module - which FollowReferences never reported), an object
+ *     array's elements, a class object's static reference fields;
+ *   - the first time an object of a class, or the class's own mirror, is
+ *     met, the data of the class's loader (ClassLoaderData), which the
+ *     collector keeps as one: the loader object, the mirror of every class it
+ *     defined, each one's constant pool resolved references (an Object[]);
+ *   - not the referent of a WeakReference or PhantomReference (a
+ *     SoftReference's is kept: the collector keeps those while memory is
+ *     ample; a FinalReference's until it is finalized).
+ * A virtual thread's stack chunk ends the mark (its oops are described by
+ * the frames' own oop maps): the caller walks the old way.
+ *
+ * Then one pass over the mark bits in address order writes the records: an
+ * object's id is its named id (class, loader, thread) or next_id + its rank
+ * among the marked objects. Edges are written as FollowReferences reports
+ * them (CLASS to the object's class, FIELD with the JVMTI field index,
+ * ARRAY_ELEMENT with the slot, and from a class object CLASS_LOADER, SIGNERS,
+ * PROTECTION_DOMAIN, SUPERCLASS, INTERFACE, STATIC_FIELD, and CONSTANT_POOL
+ * to its resolved references array), so that queries, dominators and paths
+ * read them alike.
+ */
+#include <errno.h>
+#include <jvmti.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "heapmark.h"
+
+#define KPOOL_BLOCK   1024      /* class infos per block (blocks never move) */
+#define MAX_MAPS      4096      /* oop map blocks a class may have */
+#define MAX_INSTANCE  (1u << 24) /* bytes an instance may have */
+#define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
+#define REF_WEAK      3         /* HotSpot's ReferenceType: REF_WEAK */
+#define REF_PHANTOM   5         /*   and REF_PHANTOM: referents not followed */
+
+struct oopmap {
+	int32_t off;
+	uint32_t count;
+};
+
+/* What the marker knows of one Klass. */
+struct kinfo {
+	uint64_t klass;
+	uint64_t mirror;           /* its class object, 0 none (yet) */
+	const struct hm_class *cls; /* the named class's fields, NULL if unnamed */
+	const struct oopmap *maps;
+	uint32_t nmaps;
+	int32_t lh;                /* layout helper */
+	uint8_t kind;              /* MT_AP_K_* */
+	uint8_t reftype;
+	uint64_t count, bytes;     /* live instances */
+};
+
+/* Open addressing: 64-bit keys (never 0) to 32-bit values. */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t mask, n;
+};
+
+struct growvec {
+	char *p;
+	size_t n, cap, esz;
+};
+
+struct mark {
+	const struct hm_input *in;
+	const struct mt_ap_heap_layout *L;
+	struct hm_result *out;
+	uint64_t lo, hi;
+	unsigned shift;            /* log2(obj_align) */
+	uint32_t oopsz;            /* 4 with compressed oops, else 8 */
+	uint64_t *bits;            /* one bit per obj_align bytes of [lo, hi) */
+	size_t nwords;
+	uint32_t *rank;            /* marked objects before each word */
+	uint64_t *stack;           /* the objects to scan */
+	size_t sp, scap;
+	struct kinfo **kpool;      /* blocks of KPOOL_BLOCK */
+	size_t nk, kblocks;
+	struct u64map kmap;        /* Klass* -> kinfo index */
+	struct u64map cldset;      /* ClassLoaderData* seen */
+	struct u64map named;       /* address -> index in in->named */
+	struct u64map classes;     /* mirror -> index in in->classes */
+	struct kinfo *last;        /* the last class looked up */
+	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
+	char **arena;              /* string bytes (blocks never move) */
+	size_t narena, arena_left;
+	char *arena_at;
+	int err;
+};
+
+/* ---- small containers ---- */
+
+static int u64map_init(struct u64map *m, size_t expect)
+{
+	size_t cap = 16;
+
+	while (cap < expect * 2)
+		cap <<= 1;
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->vals = calloc(cap, sizeof(*m->vals));
+	m->mask = cap - 1;
+	m->n = 0;
+	return m->keys && m->vals ? 0 : -ENOMEM;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t u64hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+/* The value of @k, or -1. */
+static int64_t u64map_get(const struct u64map *m, uint64_t k)
+{
+	for (size_t i = u64hash(k) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->keys[i] == k)
+			return m->vals[i];
+		if (!m->keys[i])
+			return -1;
+	}
+}
+
+static int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->mask + 1) {
+		struct u64map g;
+		int err = u64map_init(&g, (m->mask + 1));
+
+		if (err) {
+			u64map_free(&g);
+			return err;
+		}
+		for (size_t j = 0; j <= m->mask; j++)
+			if (m->keys[j])
+				u64map_put(&g, m->keys[j], m->vals[j]);
+		u64map_free(m);
+		*m = g;
+	}
+	for (i = u64hash(k) & m->mask; m->keys[i] && m->keys[i] != k; i = (i + 1) & m->mask)
+		;
+	m->n += !m->keys[i];
+	m->keys[i] = k;
+	m->vals[i] = v;
+	return 0;
+}
+
+static void *vec_push(struct mark *mk, struct growvec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 4096;
+		char *p = realloc(v->p, cap * v->esz);
+
+		if (!p) {
+			mk->err = -ENOMEM;
+			return NULL;
+		}
+		v->p = p;
+		v->cap = cap;
+	}
+	return memset(v->p + v->n++ * v->esz, 0, v->esz);
+}
+
+/* ---- reading the heap ---- */
+
+static uint64_t rd64(uint64_t a)
+{
+	return *(const uint64_t *)(uintptr_t)a;
+}
+
+static uint32_t rd32(uint64_t a)
+{
+	return *(const uint32_t *)(uintptr_t)a;
+}
+
+static int32_t rdi32(uint64_t a)
+{
+	return *(const int32_t *)(uintptr_t)a;
+}
+
+/* A reference field's object (0 for null). */
+static uint64_t load_oop(const struct mark *mk, uint64_t slot)
+{
+	uint32_t n;
+
+	if (mk->oopsz == 8)
+		return rd64(slot);
+	n = rd32(slot);
+	return n ? mk->L->oop_base + ((uint64_t)n << mk->L->oop_shift) : 0;
+}
+
+/* An OopHandle's object (0 for an empty handle). */
+static uint64_t load_handle(uint64_t handle_at)
+{
+	uint64_t p = rd64(handle_at);
+
+	return p ? rd64(p) : 0;
+}
+
+static uint64_t klass_of(const struct mark *mk, uint64_t obj)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+
+	if (L->flags & MT_AP_LAYOUT_CKLASS)
+		return L->klass_base + ((uint64_t)rd32(obj + L->klass_off) << L->klass_shift);
+	return rd64(obj + L->klass_off);
+}
+
+static bool in_heap(const struct mark *mk, uint64_t a)
+{
+	return a >= mk->lo && a < mk->hi && !(a & ((1ull << mk->shift) - 1));
+}
+
+static size_t bit_of(const struct mark *mk, uint64_t a)
+{
+	return (size_t)((a - mk->lo) >> mk->shift);
+}
+
+static bool marked(const struct mark *mk, uint64_t a)
+{
+	size_t b;
+
+	if (!in_heap(mk, a))
+		return false;
+	b = bit_of(mk, a);
+	return mk->bits[b >> 6] & (1ull << (b & 63));
+}
+
+static void fail(struct mark *mk, int err, const char *fmt, unsigned long long a)
+	__attribute__((format(printf, 3, 0)));
+
+/* Stop the mark with @err; the first reason stays. @fmt takes one %llx. */
+static void fail(struct mark *mk, int err, const char *fmt, unsigned long long a)
+{
+	if (mk->err)
+		return;
+	mk->err = err;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(mk->out->info.why, sizeof(mk->out->info.why), fmt, a);
+#pragma GCC diagnostic pop
+}
+
+/* Mark @a and queue it for scanning, unless it is null or marked already. */
+static void mark_push(struct mark *mk, uint64_t a)
+{
+	size_t b;
+	uint64_t bit;
+
+	if (!a)
+		return;
+	if (!in_heap(mk, a)) {
+		fail(mk, -EPROTO, "a reference outside the heap (0x%llx)", (unsigned long long)a);
+		return;
+	}
+	b = bit_of(mk, a);
+	bit = 1ull << (b & 63);
+	if (mk->bits[b >> 6] & bit)
+		return;
+	mk->bits[b >> 6] |= bit;
+	if (mk->sp == mk->scap) {
+		size_t cap = mk->scap ? mk->scap * 2 : 65536;
+		uint64_t *s = realloc(mk->stack, cap * sizeof(*s));
+
+		if (!s) {
+			mk->err = -ENOMEM;
+			return;
+		}
+		mk->stack = s;
+		mk->scap = cap;
+	}
+	mk->stack[mk->sp++] = a;
+}
+
+/* ---- classes ---- */
+
+static struct kinfo *kinfo_at(const struct mark *mk, size_t i)
+{
+	return &mk->kpool[i / KPOOL_BLOCK][i % KPOOL_BLOCK];
+}
+
+static struct kinfo *kinfo_new(struct mark *mk)
+{
+	if (mk->nk == mk->kblocks * KPOOL_BLOCK) {
+		struct kinfo **p = realloc(mk->kpool, (mk->kblocks + 1) * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		mk->kpool = p;
+		p[mk->kblocks] = calloc(KPOOL_BLOCK, sizeof(struct kinfo));
+		if (!p[mk->kblocks])
+			return NULL;
+		mk->kblocks++;
+	}
+	return kinfo_at(mk, mk->nk++);
+}
+
+/* The kind of the Klass at @k by its vtable, or -1. */
+static int klass_kind(const struct mark *mk, uint64_t k)
+{
+	uint64_t vt = rd64(k);
+
+	for (int i = 0; i < MT_AP_K_KINDS; i++)
+		if (mk->L->vtables[i] && vt == mk->L->vtables[i])
+			return i;
+	return -1;
+}
+
+static void keep_cld(struct mark *mk, uint64_t cld);
+
+/* What the marker needs of Klass @k, read once. The first sight of a class
+ * keeps its loader's data alive, as the collector does. NULL when @k is not
+ * a Klass as the layout says (mk->err set). */
+static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	struct kinfo *ki;
+	int64_t i;
+	int kind;
+
+	if (mk->last && mk->last->klass == k)
+		return mk->last;
+	i = u64map_get(&mk->kmap, k);
+	if (i >= 0)
+		return mk->last = kinfo_at(mk, (size_t)i);
+	if (!k || (k & 7)) {
+		fail(mk, -EPROTO, "an object whose class pointer is 0x%llx", (unsigned long long)k);
+		return NULL;
+	}
+	kind = klass_kind(mk, k);
+	if (kind < 0) {
+		fail(mk, -EPROTO, "a class pointer 0x%llx that is no Klass the layout knows",
+		     (unsigned long long)k);
+		return NULL;
+	}
+	ki = kinfo_new(mk);
+	if (!ki || u64map_put(&mk->kmap, k, (uint32_t)(mk->nk - 1))) {
+		mk->err = -ENOMEM;
+		return NULL;
+	}
+	ki->klass = k;
+	ki->kind = (uint8_t)kind;
+	ki->lh = rdi32(k + L->k_layout_helper);
+	ki->mirror = load_handle(k + L->k_java_mirror);
+	if (kind <= MT_AP_K_STACKCHUNK) {
+		uint64_t maps = k + L->ik_size + 8ull * (uint32_t)rdi32(k + L->k_vtable_len) +
+				8ull * (uint32_t)rdi32(k + L->ik_itable_len);
+		int32_t n = rdi32(k + L->ik_oop_map_size);
+
+		if (ki->lh <= 0 || (uint32_t)ki->lh >= MAX_INSTANCE || n < 0 || n > MAX_MAPS) {
+			fail(mk, -EPROTO, "an instance class 0x%llx whose layout makes no sense",
+			     (unsigned long long)k);
+			return NULL;
+		}
+		ki->maps = (const struct oopmap *)(uintptr_t)maps;
+		ki->nmaps = (uint32_t)n;
+		for (uint32_t j = 0; j < ki->nmaps; j++)
+			if (ki->maps[j].off < 8 || ki->maps[j].count > MAX_INSTANCE / 4 ||
+			    ki->maps[j].off + (uint64_t)ki->maps[j].count * mk->oopsz >
+				    (uint32_t)(ki->lh & ~7)) {
+				fail(mk, -EPROTO, "an oop map of class 0x%llx outside its instances",
+				     (unsigned long long)k);
+				return NULL;
+			}
+		if (kind == MT_AP_K_REF)
+			ki->reftype = *(const uint8_t *)(uintptr_t)(k + L->ik_reference_type);
+	} else if (ki->lh >= 0) {
+		fail(mk, -EPROTO, "an array class 0x%llx whose layout helper is not an array's",
+		     (unsigned long long)k);
+		return NULL;
+	}
+	if (ki->mirror) {
+		int64_t c = u64map_get(&mk->classes, ki->mirror);
+
+		ki->cls = c >= 0 ? &mk->in->classes[c] : NULL;
+	}
+	mk->last = ki;
+	keep_cld(mk, rd64(k + L->k_cld));
+	/* keep_cld may have added classes: mk->last moved, ki did not (a block) */
+	return ki;
+}
+
+/* A ClassLoaderData met for the first time: what it holds is live. */
+static void keep_cld(struct mark *mk, uint64_t cld)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+
+	if (!cld || mk->err || u64map_get(&mk->cldset, cld) >= 0)
+		return;
+	if (u64map_put(&mk->cldset, cld, 1)) {
+		mk->err = -ENOMEM;
+		return;
+	}
+	mk->out->info.clds++;
+	mark_push(mk, load_handle(cld + L->cld_loader));
+	for (uint64_t k = rd64(cld + L->cld_klasses); k && !mk->err; k = rd64(k + L->k_next_link)) {
+		uint64_t cp, cache;
+
+		mark_push(mk, load_handle(k + L->k_java_mirror));
+		if (klass_kind(mk, k) > MT_AP_K_STACKCHUNK || klass_kind(mk, k) < 0)
+			continue;
+		cp = rd64(k + L->ik_constants);
+		cache = cp ? rd64(cp + L->cp_cache) : 0;
+		if (cache)
+			mark_push(mk, load_handle(cache + L->cpc_resolved_refs));
+	}
+}
+
+/* An array's element count and byte size; the object's size for others. */
+static uint64_t obj_size(const struct mark *mk, const struct kinfo *ki, uint64_t obj,
+			 int32_t *length)
+{
+	uint32_t lh = (uint32_t)ki->lh;
+
+	*length = -1;
+	if (ki->kind == MT_AP_K_MIRROR)
+		return 8ull * (uint32_t)rdi32(obj + mk->L->m_oop_size);
+	if (ki->kind < MT_AP_K_TYPEARRAY)
+		return lh & ~7u;
+	*length = rdi32(obj + mk->L->length_off);
+	{
+		uint64_t hdr = (lh >> 16) & 0xff, sz = hdr + ((uint64_t)(uint32_t)*length << (lh & 63));
+		uint64_t al = mk->L->obj_align;
+
+		return (sz + al - 1) & ~(al - 1);
+	}
+}
+
+/* ---- the mark ---- */
+
+/* The referent slot a Reference of @ki must not follow, or 0. */
+static uint64_t weak_slot(const struct mark *mk, const struct kinfo *ki, uint64_t obj)
+{
+	if (ki->kind != MT_AP_K_REF || (ki->reftype != REF_WEAK && ki->reftype != REF_PHANTOM))
+		return 0;
+	return obj + (uint32_t)mk->L->ref_referent;
+}
+
+static void scan(struct mark *mk, uint64_t obj)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
+	uint64_t skip, size;
+	int32_t len;
+
+	if (!ki)
+		return;
+	size = obj_size(mk, ki, obj, &len);
+	if (size < 8 || obj + size > mk->hi || len < -1) {
+		fail(mk, -EPROTO, "an object at 0x%llx whose size makes no sense",
+		     (unsigned long long)obj);
+		return;
+	}
+	ki->count++;
+	ki->bytes += size;
+	mk->out->info.marked++;
+	mk->out->info.bytes += size;
+	switch (ki->kind) {
+	case MT_AP_K_STACKCHUNK:
+		fail(mk, -ENOTSUP, "a virtual thread's stack chunk (0x%llx): this JVM is walked "
+		     "by JVMTI", (unsigned long long)obj);
+		return;
+	case MT_AP_K_TYPEARRAY:
+		return;
+	case MT_AP_K_OBJARRAY: {
+		uint64_t at = obj + (((uint32_t)ki->lh >> 16) & 0xff);
+
+		for (int32_t i = 0; i < len; i++, at += mk->oopsz)
+			mark_push(mk, load_oop(mk, at));
+		mk->out->info.edges += (uint64_t)len;
+		return;
+	}
+	default:
+		break;
+	}
+	skip = weak_slot(mk, ki, obj);
+	for (uint32_t m = 0; m < ki->nmaps; m++) {
+		uint64_t at = obj + (uint32_t)ki->maps[m].off;
+
+		for (uint32_t i = 0; i < ki->maps[m].count; i++, at += mk->oopsz) {
+			if (at == skip) {
+				mk->out->info.weak += load_oop(mk, at) != 0;
+				continue;
+			}
+			mark_push(mk, load_oop(mk, at));
+			mk->out->info.edges++;
+		}
+	}
+	if (ki->kind == MT_AP_K_MIRROR) {
+		int32_t n = rdi32(obj + L->m_static_count);
+		uint64_t k = rd64(obj + (uint32_t)L->m_klass), at = obj + (uint32_t)L->m_statics;
+
+		if (n < 0 || at + (uint64_t)n * mk->oopsz > obj + size) {
+			fail(mk, -EPROTO, "a class object at 0x%llx whose statics make no sense",
+			     (unsigned long long)obj);
+			return;
+		}
+		for (int32_t i = 0; i < n; i++, at += mk->oopsz)
+			mark_push(mk, load_oop(mk, at));
+		mk->out->info.edges += (uint64_t)n;
+		if (k)
+			kinfo_get(mk, k); /* the class it mirrors: its loader's data */
+	}
+}
+
+static int mark_all(struct mark *mk)
+{
+	const struct hm_input *in = mk->in;
+
+	for (size_t i = 0; i < in->nroots && !mk->err; i++)
+		mark_push(mk, in->roots[i].to); /* outside the heap: fails */
+	while (mk->sp && !mk->err) {
+		scan(mk, mk->stack[--mk->sp]);
+		if (in->progress && !(mk->out->info.marked & PROGRESS_MASK))
+			(*in->progress)++;
+	}
+	return mk->err;
+}
+
+/* ---- the records ---- */
+
+static int build_rank(struct mark *mk)
+{
+	uint32_t r = 0;
+
+	mk->rank = malloc((mk->nwords + 1) * sizeof(*mk->rank));
+	if (!mk->rank)
+		return -ENOMEM;
+	for (size_t w = 0; w < mk->nwords; w++) {
+		mk->rank[w] = r;
+		r += (uint32_t)__builtin_popcountll(mk->bits[w]);
+	}
+	mk->rank[mk->nwords] = r;
+	return 0;
+}
+
+/* The id of marked object @a. */
+static uint64_t id_of(const struct mark *mk, uint64_t a)
+{
+	int64_t n = mk->named.n ? u64map_get(&mk->named, a) : -1;
+	size_t b;
+
+	if (n >= 0 && !mk->in->named[n].sample)
+		return mk->in->named[n].id;
+	b = bit_of(mk, a);
+	return mk->in->next_id + mk->rank[b >> 6] +
+	       (uint64_t)__builtin_popcountll(mk->bits[b >> 6] & ((1ull << (b & 63)) - 1));
+}
+
+static void put_ref(struct mark *mk, uint64_t from, uint64_t to, int32_t index, uint32_t kind)
+{
+	struct mt_ap_href *r;
+
+	if (!to || !marked(mk, to))
+		return;
+	r = vec_push(mk, &mk->refs);
+	if (!r)
+		return;
+	r->from = from;
+	r->to = id_of(mk, to);
+	r->index = index;
+	r->kind = kind;
+}
+
+/* The field at byte @off of @fields (sorted by offset), or NULL. */
+static const struct hm_field *field_at(const struct hm_field *f, uint32_t n, uint32_t off)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (f[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && f[lo].off == off ? &f[lo] : NULL;
+}
+
+static bool wants(const struct mark *mk, const struct hm_field *f)
+{
+	return (mk->in->flags & HM_REFS) || (f && f->projected);
+}
+
+/* An instance's reference fields as FIELD edges (a class object's own fields
+ * as FollowReferences names them). */
+static void put_fields(struct mark *mk, const struct kinfo *ki, uint64_t obj, uint64_t id)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	const struct hm_field *fields = ki->cls ? ki->cls->fields : NULL;
+	uint32_t nfields = ki->cls ? ki->cls->nfields : 0;
+
+	if (ki->kind == MT_AP_K_MIRROR) {
+		fields = mk->in->class_fields;
+		nfields = mk->in->nclass_fields;
+	}
+	for (uint32_t m = 0; m < ki->nmaps && !mk->err; m++) {
+		uint32_t off = (uint32_t)ki->maps[m].off;
+
+		for (uint32_t i = 0; i < ki->maps[m].count; i++, off += mk->oopsz) {
+			const struct hm_field *f = field_at(fields, nfields, off);
+			uint32_t kind = JVMTI_HEAP_REFERENCE_FIELD;
+
+			if (ki->kind == MT_AP_K_MIRROR) {
+				if ((int32_t)off == L->m_loader)
+					kind = JVMTI_HEAP_REFERENCE_CLASS_LOADER;
+				else if ((int32_t)off == L->m_pd)
+					kind = JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN;
+				else if ((int32_t)off == L->m_signers)
+					kind = JVMTI_HEAP_REFERENCE_SIGNERS;
+			}
+			if (kind == JVMTI_HEAP_REFERENCE_FIELD && !wants(mk, f))
+				continue;
+			if (kind != JVMTI_HEAP_REFERENCE_FIELD && !(mk->in->flags & HM_REFS))
+				continue;
+			put_ref(mk, id, load_oop(mk, obj + off),
+				kind == JVMTI_HEAP_REFERENCE_FIELD && f ? f->index : -1, kind);
+		}
+	}
+}
+
+/* A class object's edges besides its own fields: statics, super, interfaces,
+ * its constant pool's resolved references. */
+static void put_mirror(struct mark *mk, uint64_t obj, uint64_t id)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	uint64_t k = rd64(obj + (uint32_t)L->m_klass), at = obj + (uint32_t)L->m_statics;
+	int32_t n = rdi32(obj + L->m_static_count);
+	const struct kinfo *ki = k ? kinfo_get(mk, k) : NULL;
+	const struct hm_class *c = ki ? ki->cls : NULL;
+
+	for (int32_t i = 0; i < n; i++, at += mk->oopsz) {
+		const struct hm_field *f = c ? field_at(c->statics, c->nstatics,
+							(uint32_t)(at - obj)) : NULL;
+
+		if (wants(mk, f))
+			put_ref(mk, id, load_oop(mk, at), f ? f->index : -1,
+				JVMTI_HEAP_REFERENCE_STATIC_FIELD);
+	}
+	if (!ki || !(mk->in->flags & HM_REFS))
+		return;
+	if (ki->kind <= MT_AP_K_STACKCHUNK) {
+		uint64_t sup = rd64(k + L->k_super), ifs = rd64(k + L->ik_local_interfaces);
+		uint64_t cp = rd64(k + L->ik_constants), cache = cp ? rd64(cp + L->cp_cache) : 0;
+
+		if (sup)
+			put_ref(mk, id, load_handle(sup + L->k_java_mirror), -1,
+				JVMTI_HEAP_REFERENCE_SUPERCLASS);
+		if (ifs) {
+			int32_t ni = rdi32(ifs + L->array_length);
+
+			for (int32_t i = 0; i < ni && i < 65536; i++) {
+				uint64_t ik = rd64(ifs + L->array_data + 8ull * (uint32_t)i);
+
+				if (ik)
+					put_ref(mk, id, load_handle(ik + L->k_java_mirror), -1,
+						JVMTI_HEAP_REFERENCE_INTERFACE);
+			}
+		}
+		if (cache)
+			put_ref(mk, id, load_handle(cache + L->cpc_resolved_refs), -1,
+				JVMTI_HEAP_REFERENCE_CONSTANT_POOL);
+	}
+}
+
+static void put_prims(struct mark *mk, const struct kinfo *ki, uint64_t obj, uint64_t id)
+{
+	const struct hm_class *c = ki->cls;
+
+	for (uint32_t i = 0; c && i < c->nfields; i++) {
+		const struct hm_field *f = &c->fields[i];
+		struct mt_ap_hprim *p;
+		uint64_t bits = 0;
+
+		if (!f->projected || f->type == 'L' || f->type == '[')
+			continue;
+		switch (f->type) { /* as the JVMTI walk sends them: 64-bit integers, a double */
+		case 'Z':
+			bits = *(const uint8_t *)(uintptr_t)(obj + f->off);
+			break;
+		case 'B':
+			bits = (uint64_t)(int64_t)*(const int8_t *)(uintptr_t)(obj + f->off);
+			break;
+		case 'C':
+			bits = *(const uint16_t *)(uintptr_t)(obj + f->off);
+			break;
+		case 'S':
+			bits = (uint64_t)(int64_t)*(const int16_t *)(uintptr_t)(obj + f->off);
+			break;
+		case 'I':
+			bits = (uint64_t)(int64_t)rdi32(obj + f->off);
+			break;
+		case 'F': {
+			float fl;
+			double d;
+
+			memcpy(&fl, (const void *)(uintptr_t)(obj + f->off), 4);
+			d = fl;
+			memcpy(&bits, &d, 8);
+			break;
+		}
+		case 'J': case 'D':
+			bits = rd64(obj + f->off);
+			break;
+		default:
+			continue;
+		}
+		p = vec_push(mk, &mk->prims);
+		if (!p)
+			return;
+		p->obj = id;
+		p->bits = bits;
+		p->index = f->index;
+		p->type = (uint32_t)f->type;
+	}
+}
+
+static char *arena_take(struct mark *mk, size_t n)
+{
+	char *p;
+
+	if (n > mk->arena_left) {
+		size_t sz = n > (1u << 20) ? n : (1u << 20);
+		char **a = realloc(mk->arena, (mk->narena + 1) * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		mk->arena = a;
+		a[mk->narena] = malloc(sz);
+		if (!a[mk->narena])
+			return NULL;
+		mk->arena_at = a[mk->narena++];
+		mk->arena_left = sz;
+	}
+	p = mk->arena_at;
+	mk->arena_at += n;
+	mk->arena_left -= n;
+	return p;
+}
+
+size_t heapmark_utf8(const uint16_t *s, size_t n, char *out, size_t max, bool *cut)
+{
+	size_t o = 0;
+
+	*cut = false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = s[i];
+		size_t need;
+
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s[i + 1] >= 0xdc00 && s[i + 1] < 0xe000) {
+			c = 0x10000 + ((c - 0xd800) << 10) + (s[i + 1] - 0xdc00);
+			i++;
+		} else if (c >= 0xd800 && c < 0xe000) {
+			c = 0xfffd;
+		}
+		need = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (o + need > max) {
+			*cut = true;
+			break;
+		}
+		if (need == 1) {
+			out[o++] = (char)c;
+		} else if (need == 2) {
+			out[o++] = (char)(0xc0 | (c >> 6));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else if (need == 3) {
+			out[o++] = (char)(0xe0 | (c >> 12));
+			out[o++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | (c >> 18));
+			out[o++] = (char)(0x80 | ((c >> 12) & 0x3f));
+			out[o++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* A java.lang.String's value (compact strings: LATIN1 bytes or UTF-16). */
+static void put_string(struct mark *mk, uint64_t obj, uint64_t id)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	uint64_t val = load_oop(mk, obj + (uint32_t)L->str_value);
+	uint8_t coder = *(const uint8_t *)(uintptr_t)(obj + (uint32_t)L->str_coder);
+	struct kinfo *vk;
+	struct mt_ap_hstrref *s;
+	uint32_t n, chars;
+	uint64_t data;
+	uint16_t *u16;
+	bool cut;
+	char *o;
+
+	if (!val || !marked(mk, val))
+		return;
+	vk = kinfo_get(mk, klass_of(mk, val));
+	if (!vk || vk->kind != MT_AP_K_TYPEARRAY)
+		return;
+	n = rd32(val + L->length_off);
+	data = val + (((uint32_t)vk->lh >> 16) & 0xff);
+	chars = coder ? n / 2 : n;
+	u16 = malloc((chars ? chars : 1) * sizeof(*u16));
+	o = u16 ? arena_take(mk, (chars < MT_AP_HSTR_MAX / 3 ? chars * 3 : MT_AP_HSTR_MAX) + 1)
+		: NULL;
+	s = o ? vec_push(mk, &mk->strs) : NULL;
+	if (!s) {
+		free(u16);
+		mk->err = -ENOMEM;
+		return;
+	}
+	for (uint32_t i = 0; i < chars; i++)
+		u16[i] = coder ? ((const uint16_t *)(uintptr_t)data)[i]
+			       : ((const uint8_t *)(uintptr_t)data)[i];
+	s->obj = id;
+	s->len = (uint32_t)heapmark_utf8(u16, chars,
+				 o, chars < MT_AP_HSTR_MAX / 3 ? chars * 3 : MT_AP_HSTR_MAX, &cut);
+	s->utf8 = (uint64_t)(uintptr_t)o;
+	mk->out->info.truncated += cut;
+	/* give back what the string did not use */
+	mk->arena_left += (size_t)((chars < MT_AP_HSTR_MAX / 3 ? chars * 3 : MT_AP_HSTR_MAX) -
+				   s->len);
+	mk->arena_at = o + s->len + 1;
+	free(u16);
+}
+
+static void put_object(struct mark *mk, uint64_t obj)
+{
+	uint32_t fl = mk->in->flags;
+	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
+	uint64_t id, size;
+	int32_t len;
+
+	if (!ki)
+		return;
+	id = id_of(mk, obj);
+	size = obj_size(mk, ki, obj, &len);
+	if (fl & HM_OBJS) {
+		struct mt_ap_hobj *o = vec_push(mk, &mk->objs);
+
+		if (!o)
+			return;
+		o->id = id;
+		o->cls = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
+		o->size = size;
+		o->length = len;
+	}
+	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR) /* as JVMTI: none from a class object */
+		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
+	if (fl & (HM_REFS | HM_PRIMS)) {
+		if (ki->kind == MT_AP_K_OBJARRAY) {
+			if (fl & HM_REFS) {
+				uint64_t at = obj + (((uint32_t)ki->lh >> 16) & 0xff);
+
+				for (int32_t i = 0; i < len && !mk->err; i++, at += mk->oopsz)
+					put_ref(mk, id, load_oop(mk, at), i,
+						JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT);
+			}
+		} else if (ki->kind < MT_AP_K_TYPEARRAY) {
+			put_fields(mk, ki, obj, id);
+			if (ki->kind == MT_AP_K_MIRROR)
+				put_mirror(mk, obj, id);
+		}
+	}
+	if ((fl & HM_PRIMS) && ki->cls && ki->kind < MT_AP_K_TYPEARRAY)
+		put_prims(mk, ki, obj, id);
+	if ((fl & HM_STRINGS) && ki->klass == mk->L->string_klass)
+		put_string(mk, obj, id);
+}
+
+static int emit(struct mark *mk)
+{
+	const struct hm_input *in = mk->in;
+	uint64_t done = 0;
+
+	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
+		if (build_rank(mk))
+			return -ENOMEM;
+		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
+			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
+				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
+
+				put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
+				if (in->progress && !(++done & PROGRESS_MASK))
+					(*in->progress)++;
+			}
+		}
+	}
+	if ((in->flags & HM_REFS) && mk->rank) {
+		for (size_t i = 0; i < in->nroots && !mk->err; i++) {
+			struct mt_ap_hroot *r = vec_push(mk, &mk->roots);
+
+			if (r) {
+				r->to = id_of(mk, in->roots[i].to);
+				r->kind = in->roots[i].kind;
+			}
+		}
+	}
+	for (size_t i = 0; i < in->nnamed && mk->rank && !mk->err; i++) {
+		struct mt_ap_hsampled *s;
+
+		if (!in->named[i].sample || !marked(mk, in->named[i].addr))
+			continue;
+		s = vec_push(mk, &mk->sampled);
+		if (s) {
+			s->id = id_of(mk, in->named[i].addr);
+			s->sample = in->named[i].sample;
+		}
+	}
+	/* per class: totals, and the class objects that are not named classes */
+	for (size_t i = 0; i < mk->nk && !mk->err; i++) {
+		const struct kinfo *ki = kinfo_at(mk, i);
+		int64_t nm = ki->mirror ? u64map_get(&mk->named, ki->mirror) : -1;
+		bool walked = ki->mirror && mk->rank && marked(mk, ki->mirror);
+
+		if ((in->flags & HM_HISTO) && ki->count) {
+			struct mt_ap_hhisto *h = vec_push(mk, &mk->histo);
+
+			if (!h)
+				break;
+			h->klass = ki->klass;
+			h->cls = nm >= 0 ? in->named[nm].id : walked ? id_of(mk, ki->mirror) : 0;
+			h->count = ki->count;
+			h->bytes = ki->bytes;
+		}
+		if (nm < 0 && walked) {
+			struct mt_ap_hklass *k = vec_push(mk, &mk->klasses);
+
+			if (k) {
+				k->id = id_of(mk, ki->mirror);
+				k->klass = ki->klass;
+			}
+		}
+	}
+	return mk->err;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int check_layout(struct mark *mk)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	uint32_t al;
+
+	if (!L || L->size != sizeof(*L))
+		return -EINVAL;
+	al = L->obj_align;
+	if (al < 8 || (al & (al - 1)) || al > 256)
+		return -EINVAL;
+	if (!mk->lo || mk->hi <= mk->lo || (mk->lo & (al - 1)) || !L->k_java_mirror ||
+	    !L->ik_size || !L->klass_off || !L->length_off || L->m_statics <= 0 ||
+	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0)
+		return -EINVAL;
+	mk->shift = (unsigned)__builtin_ctz(al);
+	mk->oopsz = (L->flags & MT_AP_LAYOUT_COOPS) ? 4 : 8;
+	return 0;
+}
+
+static int setup(struct mark *mk)
+{
+	const struct hm_input *in = mk->in;
+	size_t bits = (size_t)((mk->hi - mk->lo) >> mk->shift);
+
+	mk->nwords = (bits + 63) / 64;
+	mk->bits = calloc(mk->nwords ? mk->nwords : 1, sizeof(*mk->bits));
+	if (!mk->bits || u64map_init(&mk->kmap, 1024) || u64map_init(&mk->cldset, 64) ||
+	    u64map_init(&mk->named, in->nnamed) || u64map_init(&mk->classes, in->nclasses))
+		return -ENOMEM;
+	for (size_t i = 0; i < in->nnamed; i++)
+		if (in->named[i].addr && u64map_put(&mk->named, in->named[i].addr, (uint32_t)i))
+			return -ENOMEM;
+	for (size_t i = 0; i < in->nclasses; i++)
+		if (in->classes[i].mirror &&
+		    u64map_put(&mk->classes, in->classes[i].mirror, (uint32_t)i))
+			return -ENOMEM;
+	mk->objs.esz = sizeof(struct mt_ap_hobj);
+	mk->refs.esz = sizeof(struct mt_ap_href);
+	mk->roots.esz = sizeof(struct mt_ap_hroot);
+	mk->prims.esz = sizeof(struct mt_ap_hprim);
+	mk->strs.esz = sizeof(struct mt_ap_hstrref);
+	mk->histo.esz = sizeof(struct mt_ap_hhisto);
+	mk->klasses.esz = sizeof(struct mt_ap_hklass);
+	mk->sampled.esz = sizeof(struct mt_ap_hsampled);
+	return 0;
+}
+
+/* Hand the record vectors to @out; free the rest of the marker's state
+ * (the string arena stays: the strings point into it). */
+static void finish(struct mark *mk, struct hm_result *out)
+{
+	struct {
+		void **dst;
+		struct growvec *v;
+		uint64_t *n;
+	} give[] = {
+		{ (void **)&out->objs, &mk->objs, &out->info.nobjs },
+		{ (void **)&out->refs, &mk->refs, &out->info.nrefs },
+		{ (void **)&out->roots, &mk->roots, &out->info.nroots },
+		{ (void **)&out->prims, &mk->prims, &out->info.nprims },
+		{ (void **)&out->strs, &mk->strs, &out->info.nstrs },
+		{ (void **)&out->histo, &mk->histo, &out->info.nhisto },
+		{ (void **)&out->klasses, &mk->klasses, &out->info.nklasses },
+		{ (void **)&out->sampled, &mk->sampled, &out->info.nsampled },
+	};
+
+	for (size_t i = 0; i < sizeof(give) / sizeof(give[0]); i++) {
+		*give[i].dst = give[i].v->p;
+		*give[i].n = give[i].v->n;
+		give[i].v->p = NULL;
+	}
+	for (size_t i = 0; i < mk->kblocks; i++)
+		free(mk->kpool[i]);
+	free(mk->kpool);
+	u64map_free(&mk->kmap);
+	u64map_free(&mk->cldset);
+	u64map_free(&mk->named);
+	u64map_free(&mk->classes);
+	free(mk->bits);
+	free(mk->rank);
+	free(mk->stack);
+}
+
+/* The string arena, owned by the result (struct hm_result.priv). */
+struct arena_own {
+	char **blocks;
+	size_t n;
+};
+
+int heapmark_run(const struct hm_input *in, struct hm_result *out)
+{
+	struct mark mk = { .in = in, .L = in->L, .out = out, .lo = in->heap_lo, .hi = in->heap_hi };
+	struct arena_own *ar;
+	uint64_t t0 = now_ns(), t1;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = check_layout(&mk);
+	if (err) {
+		snprintf(out->info.why, sizeof(out->info.why), "the heap layout memtrace sent is "
+			 "incomplete");
+		goto out;
+	}
+	err = setup(&mk);
+	if (!err)
+		err = mark_all(&mk);
+	t1 = now_ns();
+	out->info.mark_ns = t1 - t0;
+	if (!err)
+		err = emit(&mk);
+	out->info.emit_ns = now_ns() - t1;
+	if (err == -ENOMEM && !out->info.why[0])
+		snprintf(out->info.why, sizeof(out->info.why), "out of memory in the frozen copy");
+out:
+	out->info.status = err;
+	out->info.next_id = in->next_id;
+	finish(&mk, out);
+	ar = calloc(1, sizeof(*ar));
+	if (ar) {
+		ar->blocks = mk.arena;
+		ar->n = mk.narena;
+	} else {
+		for (size_t i = 0; i < mk.narena; i++)
+			free(mk.arena[i]);
+		free(mk.arena);
+		out->strs = NULL;
+		out->info.nstrs = 0;
+	}
+	out->priv = ar;
+	return err;
+}
+
+void heapmark_free(struct hm_result *r)
+{
+	struct arena_own *ar;
+
+	if (!r)
+		return;
+	ar = r->priv;
+	if (ar) {
+		for (size_t i = 0; i < ar->n; i++)
+			free(ar->blocks[i]);
+		free(ar->blocks);
+		free(ar);
+	}
+	free(r->objs);
+	free(r->refs);
+	free(r->roots);
+	free(r->prims);
+	free(r->strs);
+	free(r->histo);
+	free(r->klasses);
+	free(r->sampled);
+	memset(r, 0, sizeof(*r));
+}
