@@ -502,11 +502,15 @@ struct mt_ap_hcopy {
 /*
  * The heap as the frozen copy's own marker reads it (MT_AP_FREEZE_MARK): where
  * HotSpot keeps what a collector's marking needs, from the JVM's VMStructs and
- * libjvm's .symtab (memtrace reads them; user/heap/heapfreeze.c). Offsets are
+ * libjvm's .symtab (memtrace reads them; user/heap/heaplayout.c). Offsets are
  * bytes; every static int that HotSpot computes at start (java_lang_Class::*,
- * java_lang_ref_Reference::_referent_offset, ...) is sent as its value. The
- * marker checks what it reads against it (a Klass whose first word is not one
- * of the vtables below stops the mark) and says why it stopped.
+ * java_lang_ref_Reference::_referent_offset, ...) is sent as its value. A
+ * Klass's kind is told as HotSpot tells it (the layout helper's sign and
+ * array tag, the reference type, java.lang.Class, ClassLoader's subclasses,
+ * the stack chunk class): a C++ vtable would not do, since CDS gives the
+ * archived classes vtables of its own. Every Klass is checked against its
+ * class object (mirror.klass == Klass) before use; a check that fails stops
+ * the mark, with a reason.
  */
 enum mt_ap_klass_kind {
 	MT_AP_K_INSTANCE = 0,     /* InstanceKlass */
@@ -539,13 +543,16 @@ struct mt_ap_heap_layout {
 	uint32_t cld_loader, cld_klasses;
 	uint32_t array_data;        /* Array<T>::_data for 8-byte T (local interfaces) */
 	uint32_t array_length;      /* Array<T>::_length */
-	uint64_t vtables[MT_AP_K_KINDS]; /* what a Klass's first word is, per kind */
+	/* the classes whose instances are told apart (vmClasses; the agent fills
+	 * the stack chunk class, 0 when there is none) */
+	uint64_t class_klass, loader_klass, string_klass, stackchunk_klass;
 	/* java.lang.Class mirrors (java_lang_Class::_*_offset values) */
 	int32_t m_klass, m_oop_size, m_static_count, m_statics; /* _statics: first static field */
 	int32_t m_loader, m_pd, m_signers;
 	int32_t ref_referent;       /* java.lang.ref.Reference.referent */
 	int32_t str_value, str_coder;
-	uint64_t string_klass;      /* the Klass* of java.lang.String */
+	int32_t loader_data;        /* java.lang.ClassLoader's injected loader_data (its CLD) */
+	uint32_t reserved32;
 	uint64_t reserved[4];
 };
 

@@ -24,7 +24,7 @@ enum {
 	IK_ITLEN = 52, IK_MAPS = 56, IK_REFTYPE = 60, IK_CONSTANTS = 64, IK_IFACES = 72,
 	IK_SIZE = 96, CP_CACHE = 8, CPC_RR = 16, CLD_LOADER = 8, CLD_KLASSES = 16,
 	M_KLASS = 16, M_OOPSIZE = 24, M_SCOUNT = 28, M_LOADER = 32, M_PD = 40, M_SIGNERS = 44,
-	M_STATICS = 48, REF_REFERENT = 16, STR_VALUE = 12, STR_CODER = 16,
+	M_STATICS = 48, REF_REFERENT = 16, STR_VALUE = 12, STR_CODER = 16, LOADER_DATA = 16,
 };
 
 #define VT(kind) (0x7000 + 16 * (kind))
@@ -71,10 +71,8 @@ static struct fake *fake_new(bool coops, bool cklass)
 		.array_length = 0, .m_klass = M_KLASS, .m_oop_size = M_OOPSIZE,
 		.m_static_count = M_SCOUNT, .m_statics = M_STATICS, .m_loader = M_LOADER,
 		.m_pd = M_PD, .m_signers = M_SIGNERS, .ref_referent = REF_REFERENT,
-		.str_value = STR_VALUE, .str_coder = STR_CODER,
+		.str_value = STR_VALUE, .str_coder = STR_CODER, .loader_data = LOADER_DATA,
 	};
-	for (int k = 0; k < MT_AP_K_KINDS; k++)
-		f->L.vtables[k] = VT(k);
 	return f;
 }
 
@@ -226,6 +224,7 @@ static void class_klass(struct fake *f, uint64_t boot_cld)
 	/* a mirror's instance fields: 32 (loader) .. 48, as oops */
 	f->class_klass = klass_new(f, MT_AP_K_MIRROR, 48 | 1, boot_cld, 1, M_LOADER,
 				   f->coops ? 4 : 2);
+	f->L.class_klass = f->class_klass;
 }
 
 static const struct mt_ap_hhisto *histo_of(const struct hm_result *r, uint64_t klass)
@@ -325,7 +324,8 @@ static void test_loader_data(void **st)
 
 	(void)st;
 	class_klass(f, boot);
-	Loader = klass_new(f, MT_AP_K_LOADER, 16, boot, 0);
+	Loader = klass_new(f, MT_AP_K_LOADER, 24, boot, 0);
+	f->L.loader_klass = Loader;
 	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, 16, 2), boot, 0);
 	Other = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
 	mirror_new(f, Loader, 0);
@@ -335,7 +335,8 @@ static void test_loader_data(void **st)
 	K2 = klass_new(f, MT_AP_K_INSTANCE, 16, app, 0);
 	m1 = mirror_new(f, K1, 1);
 	m2 = mirror_new(f, K2, 0);
-	loader = obj_alloc(f, Loader, 16);
+	loader = obj_alloc(f, Loader, 24);
+	w64(loader + LOADER_DATA, app);
 	set_handle(f, app + CLD_LOADER, loader);
 	put_oop(f, m1 + M_LOADER, loader);
 	/* K2's constant pool's resolved references: an Object[] holding a string-ish object */
@@ -365,9 +366,23 @@ static void test_loader_data(void **st)
 	assert_int_equal(count_of(&r, Arr), 1);         /* resolved references */
 	assert_int_equal(count_of(&r, Other), 3);       /* in them, the static, the field */
 	assert_int_equal(r.info.clds, 2);
+	heapmark_free(&r);
+	{ /* a loader object alone keeps what it defined (its injected loader_data) */
+		uint64_t third = cld_new(f), K3 = klass_new(f, MT_AP_K_INSTANCE, 16, third, 0);
+		uint64_t l2 = obj_alloc(f, Loader, 24), roots[] = { l2 };
+
+		mirror_new(f, K3, 0);
+		w64(l2 + LOADER_DATA, third);
+		set_handle(f, third + CLD_LOADER, l2);
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, 0);
+		assert_int_equal(count_of(&r, Loader), 1);
+		assert_int_equal(count_of(&r, f->class_klass), 1 + 3); /* K3's and the boot ones */
+		assert_int_equal(count_of(&r, K1), 0);
+		assert_int_equal(r.info.clds, 2);
+		heapmark_free(&r);
+	}
 	(void)m2;
 	(void)other_m;
-	heapmark_free(&r);
 	fake_free(f);
 }
 
@@ -554,8 +569,7 @@ static void test_bad_layouts(void **st)
 	class_klass(f, 0);
 	K = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 1, 16, 1);
 	o = obj_alloc(f, K, 24);
-	bad = meta_alloc(f, IK_SIZE + 64);
-	w64(bad, 0x1234); /* not a vtable the layout knows */
+	bad = meta_alloc(f, IK_SIZE + 64); /* layout helper 0: no Klass has that */
 	{
 		uint64_t p = obj_alloc(f, bad, 24), roots[] = { o };
 
@@ -576,6 +590,7 @@ static void test_bad_layouts(void **st)
 		uint64_t C = klass_new(f, MT_AP_K_STACKCHUNK, 32, boot, 0), c = obj_alloc(f, C, 32);
 		uint64_t roots[] = { c };
 
+		f->L.stackchunk_klass = C;
 		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
 		assert_non_null(strstr(r.info.why, "stack chunk"));
 		heapmark_free(&r);
@@ -586,6 +601,15 @@ static void test_bad_layouts(void **st)
 
 		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
 		assert_non_null(strstr(r.info.why, "oop map"));
+		heapmark_free(&r);
+	}
+	{ /* a Klass whose class object names another Klass */
+		uint64_t K2 = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0), m = mirror_new(f, K2, 0);
+		uint64_t x = obj_alloc(f, K2, 16), roots[] = { x };
+
+		w64(m + M_KLASS, K);
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
+		assert_non_null(strstr(r.info.why, "does not name it back"));
 		heapmark_free(&r);
 	}
 	{ /* an incomplete layout */

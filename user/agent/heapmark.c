@@ -327,15 +327,38 @@ static struct kinfo *kinfo_new(struct mark *mk)
 	return kinfo_at(mk, mk->nk++);
 }
 
-/* The kind of the Klass at @k by its vtable, or -1. */
+/* Is Klass @k @super or one of its subclasses? */
+static bool subclass_of(const struct mark *mk, uint64_t k, uint64_t super)
+{
+	for (int depth = 0; k && depth < 256; depth++, k = rd64(k + mk->L->k_super))
+		if (k == super)
+			return true;
+	return false;
+}
+
+/* The kind of the Klass at @k, as HotSpot tells it, or -1 when its layout
+ * helper is none a Klass has. */
 static int klass_kind(const struct mark *mk, uint64_t k)
 {
-	uint64_t vt = rd64(k);
+	const struct mt_ap_heap_layout *L = mk->L;
+	int32_t lh = rdi32(k + L->k_layout_helper);
 
-	for (int i = 0; i < MT_AP_K_KINDS; i++)
-		if (mk->L->vtables[i] && vt == mk->L->vtables[i])
-			return i;
-	return -1;
+	if (lh < 0) {
+		uint32_t tag = (uint32_t)lh >> 30;
+
+		return tag == 3 ? MT_AP_K_TYPEARRAY : tag == 2 ? MT_AP_K_OBJARRAY : -1;
+	}
+	if (lh == 0)
+		return -1;
+	if (k == L->class_klass)
+		return MT_AP_K_MIRROR;
+	if (*(const uint8_t *)(uintptr_t)(k + L->ik_reference_type))
+		return MT_AP_K_REF;
+	if (L->stackchunk_klass && k == L->stackchunk_klass)
+		return MT_AP_K_STACKCHUNK;
+	if (L->loader_klass && subclass_of(mk, k, L->loader_klass))
+		return MT_AP_K_LOADER;
+	return MT_AP_K_INSTANCE;
 }
 
 static void keep_cld(struct mark *mk, uint64_t cld);
@@ -364,6 +387,16 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 		fail(mk, -EPROTO, "a class pointer 0x%llx that is no Klass the layout knows",
 		     (unsigned long long)k);
 		return NULL;
+	}
+	/* a Klass and its class object name each other */
+	{
+		uint64_t m = load_handle(k + L->k_java_mirror);
+
+		if (m && (!in_heap(mk, m) || rd64(m + (uint32_t)L->m_klass) != k)) {
+			fail(mk, -EPROTO, "a class pointer 0x%llx whose class object does not "
+			     "name it back", (unsigned long long)k);
+			return NULL;
+		}
 	}
 	ki = kinfo_new(mk);
 	if (!ki || u64map_put(&mk->kmap, k, (uint32_t)(mk->nk - 1))) {
@@ -428,8 +461,10 @@ static void keep_cld(struct mark *mk, uint64_t cld)
 	for (uint64_t k = rd64(cld + L->cld_klasses); k && !mk->err; k = rd64(k + L->k_next_link)) {
 		uint64_t cp, cache;
 
+		int32_t lh = rdi32(k + L->k_layout_helper);
+
 		mark_push(mk, load_handle(k + L->k_java_mirror));
-		if (klass_kind(mk, k) > MT_AP_K_STACKCHUNK || klass_kind(mk, k) < 0)
+		if (lh <= 0) /* an array class: no constant pool */
 			continue;
 		cp = rd64(k + L->ik_constants);
 		cache = cp ? rd64(cp + L->cp_cache) : 0;
@@ -518,6 +553,8 @@ static void scan(struct mark *mk, uint64_t obj)
 			mk->out->info.edges++;
 		}
 	}
+	if (ki->kind == MT_AP_K_LOADER) /* a loader keeps what it defined */
+		keep_cld(mk, rd64(obj + (uint32_t)L->loader_data));
 	if (ki->kind == MT_AP_K_MIRROR) {
 		int32_t n = rdi32(obj + L->m_static_count);
 		uint64_t k = rd64(obj + (uint32_t)L->m_klass), at = obj + (uint32_t)L->m_statics;
@@ -988,7 +1025,8 @@ static int check_layout(struct mark *mk)
 		return -EINVAL;
 	if (!mk->lo || mk->hi <= mk->lo || (mk->lo & (al - 1)) || !L->k_java_mirror ||
 	    !L->ik_size || !L->klass_off || !L->length_off || L->m_statics <= 0 ||
-	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0)
+	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0 || !L->class_klass ||
+	    (L->loader_klass && L->loader_data <= 0))
 		return -EINVAL;
 	mk->shift = (unsigned)__builtin_ctz(al);
 	mk->oopsz = (L->flags & MT_AP_LAYOUT_COOPS) ? 4 : 8;
