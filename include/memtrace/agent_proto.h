@@ -241,7 +241,10 @@ struct mt_ap_gc {
 					* struct, before the names; a FREEZE record says
 					* how it went (below). An agent without it refuses
 					* the flag (ERROR); memtrace then walks as before. */
-#define MT_AP_HEAP_FLAGS     0x1ffu    /* every flag above; other bits are refused */
+#define MT_AP_HEAP_COUNTS    (1u << 9) /* with FREEZE and MARK: totals per class only (HISTO
+					* records in the copy), no objects; an agent that
+					* cannot mark sends objects as without it */
+#define MT_AP_HEAP_FLAGS     0x3ffu    /* every flag above; other bits are refused */
 #define MT_AP_HEAP_MAX_SAMPLES 4096u   /* sample ids one request may carry */
 
 struct mt_ap_heap_request {

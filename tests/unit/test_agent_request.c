@@ -16,7 +16,7 @@
 
 struct frame {
 	size_t n;
-	unsigned char b[MT_AP_HDR_SIZE + 256];
+	unsigned char b[MT_AP_HDR_SIZE + 1024];
 };
 
 /* A frame as memtrace sends it: header (@len payload bytes claimed) + @payload. */
@@ -234,6 +234,33 @@ static void test_freeze_request(void **state)
 		assert_int_equal(req.heap.nsamples, 1);
 		memcpy(&got, req.samples, 8);
 		assert_int_equal(got, 41);
+	}
+	/* with MARK: the layout follows the freeze struct; its size must be ours */
+	{
+		unsigned char p[1024];
+		struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_FREEZE | MT_AP_HEAP_COUNTS,
+						 .nfields = 1 };
+		struct mt_ap_heap_freeze fm = fz;
+		struct mt_ap_heap_layout lay = { .size = sizeof(lay), .m_klass = 16,
+						 .class_klass = 0x7000 };
+		size_t len = sizeof(hr) + sizeof(fm) + sizeof(lay) + sizeof(names);
+
+		fm.flags = MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT;
+		memcpy(p, &hr, sizeof(hr));
+		memcpy(p + sizeof(hr), &fm, sizeof(fm));
+		memcpy(p + sizeof(hr) + sizeof(fm), &lay, sizeof(lay));
+		memcpy(p + sizeof(hr) + sizeof(fm) + sizeof(lay), names, sizeof(names));
+		f = mk(MT_AP_HEAP_REQUEST, 10, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_int_equal(req.layout.m_klass, 16);
+		assert_true(req.layout.class_klass == 0x7000);
+		assert_string_equal(req.names, "next");
+		lay.size--; /* a layout of another size: refused */
+		memcpy(p + sizeof(hr) + sizeof(fm), &lay, sizeof(lay));
+		f = mk(MT_AP_HEAP_REQUEST, 11, p, len);
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		f = mk(MT_AP_HEAP_REQUEST, 12, p, sizeof(hr) + sizeof(fm) + 8); /* cut short */
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
 	}
 	/* without FREEZE the same bytes are names: no struct is read */
 	f = heap_frame(0, 0, &fz, sizeof(fz));

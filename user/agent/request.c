@@ -47,6 +47,14 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 		head += sizeof(*f);
 		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr || f->heap_lo >= f->heap_hi)
 			goto bad;
+		if (f->flags & MT_AP_FREEZE_MARK) {
+			if (len < head + sizeof(req->layout))
+				goto bad;
+			memcpy(&req->layout, (const char *)req->payload + head, sizeof(req->layout));
+			head += sizeof(req->layout);
+			if (req->layout.size != sizeof(req->layout))
+				goto bad;
+		}
 	}
 	req->names = (const char *)req->payload + head;
 	req->names_len = len - head;

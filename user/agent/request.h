@@ -24,6 +24,8 @@ struct request {
 		struct mt_ap_heap_request heap;    /* HEAP_REQUEST */
 	};
 	struct mt_ap_heap_freeze freeze; /* HEAP_REQUEST with MT_AP_HEAP_FREEZE, else zeros */
+	struct mt_ap_heap_layout layout; /* with MT_AP_FREEZE_MARK (after the freeze struct),
+					  * else zeros */
 	const char *names;           /* HEAP_REQUEST: heap.nfields NUL-terminated field */
 	size_t names_len;            /* names, in names_len bytes after the struct(s) */
 	const void *samples;         /* HEAP_REQUEST with MT_AP_HEAP_SAMPLES: heap.nsamples
@@ -46,7 +48,8 @@ struct request {
  *                     frame other than HELLO, a reply type, a malformed
  *                     HEAP_REQUEST (names, flags, size; with FREEZE: its
  *                     struct missing, unknown freeze flags, a heap range
- *                     that is empty, a zero state address)
+ *                     that is empty, a zero state address; with MARK: the
+ *                     layout missing or of another size)
  *   -EINVAL           SAMPLE_START with a zero interval or a depth out of
  *                     1..MT_AP_MAX_DEPTH
  * (SAMPLE_START with another record version: -EPROTONOSUPPORT.) Checks that

@@ -8,23 +8,9 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
-#include "heap/heapview.h"
+#include "heap/heaphisto.h"
 #include "heap/snapshot.h"
 #include "lib/util.h"
-
-struct histo_row {
-	uint32_t cls;
-	uint64_t instances, bytes;
-};
-
-static int by_bytes(const void *a, const void *b)
-{
-	const struct histo_row *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	return x->cls < y->cls ? -1 : x->cls > y->cls;
-}
 
 static void usage(FILE *f)
 {
@@ -46,11 +32,9 @@ int do_histo(int argc, char **argv)
 	};
 	struct cmdopt o = { .usage = usage, .terse = true, .top = UINT64_MAX };
 	struct mt_snapshot snap;
-	struct mt_heapview hv = { 0 };
-	struct histo_row *rows = NULL;
+	struct heaphisto hh = { 0 };
 	uint64_t ti = 0, tb = 0;
 	bool json = mt_opts.json;
-	char why[160];
 	int ch, err, rc = 1;
 
 	optind = 0;
@@ -67,47 +51,30 @@ int do_histo(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (cmdopt_snapshot(&o, 0, &snap))
+	/* totals per class are all a histogram needs (the copy's own mark counts them) */
+	if (cmdopt_snapshot(&o, MT_AP_HEAP_COUNTS, &snap))
 		return 1;
-	{
-		struct dsl_needs none = { 0 };
-
-		err = heapview_build(&snap, &none, &hv, why, sizeof(why));
-	}
-	if (err) {
-		p_err("cannot build the heap: %s", why);
-		goto out;
-	}
-	rows = calloc(hv.heap.nclasses + 1, sizeof(*rows));
-	if (!rows) {
+	if (heaphisto_build(&snap, &hh)) {
 		p_err("out of memory");
 		goto out;
 	}
-	for (uint32_t i = 0; i < hv.heap.nclasses; i++)
-		rows[i].cls = i;
-	for (uint32_t i = 0; i < hv.heap.nobjects; i++) {
-		rows[hv.heap.objects[i].cls].instances++;
-		rows[hv.heap.objects[i].cls].bytes += hv.heap.objects[i].size;
-	}
-	qsort(rows, hv.heap.nclasses, sizeof(*rows), by_bytes);
 	if (!json)
 		printf("%6s %12s %14s  %s\n", "#", "instances", "bytes", "class");
-	for (uint32_t i = 0, shown = 0; i < hv.heap.nclasses; i++) {
-		const char *name = hv.heap.classes[rows[i].cls].name;
+	for (size_t i = 0; i < hh.n; i++) {
+		const struct heaphisto_row *r = &hh.rows[i];
 
-		ti += rows[i].instances;
-		tb += rows[i].bytes;
-		if (!rows[i].instances || shown >= o.top)
+		ti += r->instances;
+		tb += r->bytes;
+		if (i >= o.top)
 			continue;
-		shown++;
 		if (json) {
 			printf("{\"class\":");
-			json_str(stdout, name);
+			json_str(stdout, r->name);
 			printf(",\"instances\":%llu,\"bytes\":%llu}\n",
-			       (unsigned long long)rows[i].instances, (unsigned long long)rows[i].bytes);
+			       (unsigned long long)r->instances, (unsigned long long)r->bytes);
 		} else {
-			printf("%6u %12llu %14llu  %s\n", shown, (unsigned long long)rows[i].instances,
-			       (unsigned long long)rows[i].bytes, name);
+			printf("%6zu %12llu %14llu  %s\n", i + 1, (unsigned long long)r->instances,
+			       (unsigned long long)r->bytes, r->name);
 		}
 	}
 	if (json) {
@@ -124,8 +91,7 @@ int do_histo(int argc, char **argv)
 		       (unsigned long long)tb);
 	rc = 0;
 out:
-	free(rows);
-	heapview_free(&hv);
+	heaphisto_free(&hh);
 	snapshot_free(&snap);
 	return rc;
 }

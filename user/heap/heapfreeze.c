@@ -397,7 +397,7 @@ uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
 }
 
 /* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */
-static int find_copy(int jvm, uint32_t nspid)
+int heapfreeze_copy_pid(int jvm, uint32_t nspid)
 {
 	char path[64], *text;
 	DIR *d;
@@ -483,7 +483,7 @@ int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *w
 		snprintf(why, n, "the frozen copy's record counts make no sense");
 		return -EPROTO;
 	}
-	pid = find_copy(p->pid, c->child_pid);
+	pid = heapfreeze_copy_pid(p->pid, c->child_pid);
 	if (!pid) {
 		snprintf(why, n, "the frozen copy (pid %u in the JVM) is not among the JVM's "
 			 "children", c->child_pid);

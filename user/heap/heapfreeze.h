@@ -64,6 +64,11 @@ int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
  */
 int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n);
 
+/* heapfreeze_copy_pid - the pid (in our namespace) of JVM @jvm's frozen copy,
+ * found among its children by @nspid, its pid in the JVM's namespace; 0 when
+ * it is not there. */
+int heapfreeze_copy_pid(int jvm, uint32_t nspid);
+
 /* heapfreeze_fork_estimate_ns - an upper estimate of the pause a fork of JVM
  * @p would take (its resident memory's page tables are copied), for
  * --max-pause. 0 when unknown. */

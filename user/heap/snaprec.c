@@ -262,6 +262,13 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 			memcpy(&s->copy, b, sizeof(s->copy));
 			s->has_copy = true;
 			break;
+		case MT_AP_HREC_MARK:
+			if (bl < sizeof(s->mark))
+				goto bad;
+			memcpy(&s->mark, b, sizeof(s->mark));
+			s->mark.why[sizeof(s->mark.why) - 1] = '\0';
+			s->has_mark = true;
+			break;
 		case MT_AP_HREC_NAMED: {
 			struct mt_ap_hnamed_hdr h;
 

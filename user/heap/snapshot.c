@@ -32,6 +32,8 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->visits);
 	free(s->named);
 	free(s->raw);
+	free(s->histo);
+	free(s->klass_ids);
 	dsl_arena_free(s->names);
 	ageranges_free(&s->ages);
 	memset(s, 0, sizeof(*s));

@@ -112,6 +112,16 @@ struct mt_snapshot {
 	/* the frozen copy's records to read (MT_AP_HREC_COPY; heapfreeze_read_copy()) */
 	bool has_copy;
 	struct mt_ap_hcopy copy;
+	/* the frozen copy's own mark (MT_AP_HREC_MARK; snapmark_read()): its
+	 * records are the arrays above, ids final (no walkids) */
+	bool has_mark;
+	struct mt_ap_hmark mark;
+	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
+	 * record's id, or 0 with klass named by the class record snapmark_read()
+	 * made for it (klass_ids below) */
+	struct mt_ap_hhisto *histo; size_t nhisto;
+	/* classes named by their Klass* (the mark's KLASS records): Klass -> class id */
+	struct mt_ap_hklass *klass_ids; size_t nklass_ids;
 };
 
 /* snapshot_init - zero *@s for use. */

@@ -11,22 +11,28 @@
 
 #include "agentctl/agentsession.h"
 #include "heap/heapfreeze.h"
+#include "heap/heaplayout.h"
+#include "heap/snapmark.h"
 #include "heap/snaprec.h"
 #include "heap/snaptake.h"
 #include "heap/walkids.h"
 #include "jvm/perfdata.h"
 #include "jvm/sptrace.h"
+#include "jvm/vmstructs.h"
 #include "lib/util.h"
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
 #define WATCH_MS        100    /* how often memory is looked at during a frozen walk */
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
-			const struct mt_ap_heap_freeze *freeze, const char *const *fields,
+			const struct mt_ap_heap_freeze *freeze,
+			const struct mt_ap_heap_layout *layout, const char *const *fields,
 			int nfields, const uint64_t *samples, uint32_t nsamples)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
-	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0);
+	bool mark = (flags & MT_AP_HEAP_FREEZE) && (freeze->flags & MT_AP_FREEZE_MARK);
+	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0) +
+		      (mark ? sizeof(*layout) : 0);
 	size_t len = head, ids = (size_t)nsamples * 8;
 	char *buf;
 	long n;
@@ -50,6 +56,8 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	memcpy(buf + MT_AP_HDR_SIZE, &req, sizeof(req));
 	if (flags & MT_AP_HEAP_FREEZE)
 		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req), freeze, sizeof(*freeze));
+	if (mark)
+		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req) + sizeof(*freeze), layout, sizeof(*layout));
 	len = head;
 	for (int i = 0; i < nfields; i++) {
 		size_t l = strlen(fields[i]) + 1;
@@ -169,6 +177,38 @@ static uint32_t gc_wait_ms(struct mt_snapsession *ss)
 }
 
 /*
+ * A frozen walk marks the heap in the copy itself (heap/heaplayout.h) when
+ * the layout can be read: once per session; MEMTRACE_MARK=0 turns it off
+ * (the JVMTI walk in the copy, for comparisons).
+ */
+static void plan_mark(struct mt_snapsession *ss)
+{
+	const char *env = getenv("MEMTRACE_MARK");
+	struct mt_vmstructs *vs;
+	char why[192];
+
+	if (!ss->mark_checked) {
+		ss->mark_checked = true;
+		if (env && !strcmp(env, "0")) {
+			ss->mark_off = true;
+		} else if (vmstructs_open(ss->p, &vs)) {
+			ss->mark_off = true;
+		} else {
+			if (heaplayout_fill(ss->p, vs, &ss->layout, why, sizeof(why))) {
+				p_info("JVM %d: the frozen copy walks the heap with JVMTI, not its own "
+				       "mark: %s", ss->p->pid, why);
+				ss->mark_off = true;
+			}
+			vmstructs_free(vs);
+		}
+	}
+	if (ss->mark_off)
+		ss->freeze.flags &= ~MT_AP_FREEZE_MARK;
+	else
+		ss->freeze.flags |= MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT;
+}
+
+/*
  * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
  * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
  */
@@ -217,6 +257,7 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	}
 	*flags |= MT_AP_HEAP_FREEZE;
 	ss->freeze.gc_wait_ms = gc_wait_ms(ss);
+	plan_mark(ss);
 	return 0;
 }
 
@@ -261,9 +302,13 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	err = plan_freeze(ss, &flags, max_pause_ms);
 	if (err)
 		goto fail;
+	/* totals per class only from the copy's own mark; else the objects */
+	if (!(flags & MT_AP_HEAP_FREEZE) || !(ss->freeze.flags & MT_AP_FREEZE_MARK))
+		flags &= ~MT_AP_HEAP_COUNTS;
 	pause_begin(ss, &spw);
 	ss->walks++;
-	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, fields, nfields, ss->samples,
+	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, fields, nfields,
+			   ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
 								 : ss->nsamples);
 	if (err) {
@@ -302,6 +347,21 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
 			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_MARK) && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace: frozen walks without the mark */
+			p_info("JVM %d: the agent loaded in it predates the frozen copy's own mark: "
+			       "the copy walks with JVMTI", p->pid);
+			ss->mark_off = true;
+			ss->freeze.flags &= ~MT_AP_FREEZE_MARK;
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
+					     nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
 			/* an agent loaded by an older memtrace: no frozen walks */
@@ -331,6 +391,21 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			/* a frozen walk's records still in the copy: read them, then let
 			 * the agent kill it (if they cannot be read, freeze again and let
 			 * the agent send them) */
+			if (s->has_mark) {
+				char cwhy[192];
+
+				err = snapmark_read(p, s, cwhy, sizeof(cwhy));
+				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				if (err) {
+					p_warn("JVM %d: %s; the copy walks with JVMTI instead",
+					       p->pid, cwhy);
+					ss->mark_off = true;
+					snapshot_free(s);
+					return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE,
+							     max_pause_ms, fields, nfields, s);
+				}
+				return 0; /* the mark's ids are final */
+			}
 			if (s->has_copy) {
 				char cwhy[192];
 

@@ -36,6 +36,10 @@ struct mt_snapsession {
 	bool freeze_checked;
 	bool freeze_off;             /* this JVM (or its agent) cannot be frozen */
 	struct mt_ap_heap_freeze freeze;
+	/* the copy's own mark (MT_AP_FREEZE_MARK, heap/heaplayout.h), checked once */
+	bool mark_checked;
+	bool mark_off;               /* its layout cannot be read, or the agent refused it */
+	struct mt_ap_heap_layout layout;
 	/* snaptake_attach(): the caller's own session's socket, given back (with
 	 * its seq) by snaptake_close(), which then neither detaches nor closes */
 	struct mt_agentsock *borrowed;

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* snapmark.c - a snapshot from the frozen copy's own mark (see snapmark.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "heap/heapfreeze.h"
+#include "heap/snapmark.h"
+#include "jvm/klassname.h"
+#include "jvm/proc.h"
+#include "jvm/vmstructs.h"
+
+#define PIECE      (256u << 20) /* bytes per process_vm_readv */
+#define STR_BATCH  512          /* strings per process_vm_readv */
+#define MAX_RECS   (1ull << 34) /* records of one kind that make sense */
+#define SYNTH_ID   (1ull << 62) /* ids of classes only a histogram names */
+
+int snapmark_readv(int pid, void *buf, size_t len, uint64_t addr)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		size_t k = len - off < PIECE ? len - off : PIECE;
+		struct iovec l = { (char *)buf + off, k };
+		struct iovec r = { (void *)(uintptr_t)(addr + off), k };
+		ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		off += (size_t)got;
+	}
+	return 0;
+}
+
+/* Append @n records of @esz bytes at @addr in the copy to the array *@pp. */
+static int read_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, uint64_t k,
+		      size_t esz)
+{
+	char **p = pp;
+	int err;
+
+	if (!k)
+		return 0;
+	err = snapshot_grow(pp, cap, *n, (size_t)k, esz);
+	if (err)
+		return err;
+	err = snapmark_readv(pid, *p + *n * esz, (size_t)k * esz, addr);
+	if (!err)
+		*n += (size_t)k;
+	return err;
+}
+
+/* The strings: their refs, then their bytes in batches of iovecs. */
+static int read_strings(int pid, struct mt_snapshot *s)
+{
+	const struct mt_ap_hmark *m = &s->mark;
+	struct mt_ap_hstrref *refs;
+	char *buf = NULL;
+	int err;
+
+	if (!m->nstrs)
+		return 0;
+	refs = calloc((size_t)m->nstrs, sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	err = snapmark_readv(pid, refs, (size_t)m->nstrs * sizeof(*refs), m->strs);
+	if (!err)
+		err = snapshot_grow(&s->strings, &s->cap_strings, s->nstrings, (size_t)m->nstrs,
+				    sizeof(*s->strings));
+	if (!err && !(buf = malloc((size_t)STR_BATCH * (MT_AP_HSTR_MAX + 1))))
+		err = -ENOMEM;
+	for (uint64_t i = 0; i < m->nstrs && !err; i += STR_BATCH) {
+		struct iovec l[STR_BATCH], r[STR_BATCH];
+		size_t k = m->nstrs - i < STR_BATCH ? (size_t)(m->nstrs - i) : STR_BATCH, off = 0;
+		ssize_t want = 0, got;
+
+		for (size_t j = 0; j < k; j++) {
+			const struct mt_ap_hstrref *sr = &refs[i + j];
+
+			if (sr->len > MT_AP_HSTR_MAX) {
+				err = -EPROTO;
+				break;
+			}
+			l[j] = (struct iovec){ buf + off, sr->len };
+			r[j] = (struct iovec){ (void *)(uintptr_t)sr->utf8, sr->len };
+			off += sr->len;
+			want += (ssize_t)sr->len;
+		}
+		if (err)
+			break;
+		got = process_vm_readv(pid, l, k, r, k, 0);
+		if (got != want) {
+			err = got < 0 ? -errno : -EIO;
+			break;
+		}
+		off = 0;
+		for (size_t j = 0; j < k; j++) {
+			struct mt_snap_string *st = &s->strings[s->nstrings];
+
+			st->obj = refs[i + j].obj;
+			st->s = snapshot_strdup(s, buf + off, refs[i + j].len);
+			if (!st->s) {
+				err = -ENOMEM;
+				break;
+			}
+			off += refs[i + j].len;
+			s->nstrings++;
+		}
+	}
+	free(buf);
+	free(refs);
+	return err;
+}
+
+/* A class record for Klass @klass under @id (no fields: its objects' values
+ * and field names are not known), named as the JVM names it. */
+static int add_klass_class(struct mt_snapshot *s, const struct mt_vmstructs *vs,
+			   const struct mt_klass_layout *kl, uint64_t klass, uint64_t id)
+{
+	char name[1024];
+	struct mt_snap_class *c;
+	int len = -ENOENT;
+
+	if (vs && klass)
+		len = klassname_read(vs, kl, klass, true, name, sizeof(name));
+	if (len < 0)
+		snprintf(name, sizeof(name), klass ? "<class 0x%llx>" : "<primitive type>",
+			 (unsigned long long)klass);
+	if (snapshot_grow(&s->classes, &s->cap_classes, s->nclasses, 1, sizeof(*s->classes)))
+		return -ENOMEM;
+	c = &s->classes[s->nclasses];
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	c->sig = snapshot_strdup(s, "", 0);
+	c->name = snapshot_strdup(s, name, strlen(name));
+	if (!c->sig || !c->name)
+		return -ENOMEM;
+	s->nclasses++;
+	return 0;
+}
+
+/* Class records for the Klasses the mark met unnamed. */
+static int name_klasses(const struct mt_proc *p, struct mt_snapshot *s)
+{
+	struct mt_vmstructs *vs = NULL;
+	struct mt_klass_layout kl;
+	int err = 0;
+
+	if (!s->nklass_ids && !s->nhisto)
+		return 0;
+	if (vmstructs_open(p, &vs) || klassname_layout(vs, &kl)) {
+		vmstructs_free(vs);
+		vs = NULL; /* named by address */
+	}
+	for (size_t i = 0; i < s->nklass_ids && !err; i++)
+		err = add_klass_class(s, vs, &kl, s->klass_ids[i].klass, s->klass_ids[i].id);
+	for (size_t i = 0; i < s->nhisto && !err; i++) {
+		struct mt_ap_hhisto *h = &s->histo[i];
+
+		if (h->cls)
+			continue;
+		h->cls = SYNTH_ID + i;
+		err = add_klass_class(s, vs, &kl, h->klass, h->cls);
+	}
+	vmstructs_free(vs);
+	return err;
+}
+
+int snapmark_read(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n)
+{
+	const struct mt_ap_hmark *m = &s->mark;
+	int pid, err;
+
+	if (m->nobjs > MAX_RECS || m->nrefs > MAX_RECS || m->nroots > MAX_RECS ||
+	    m->nprims > MAX_RECS || m->nstrs > (1ull << 30) || m->nhisto > (1ull << 24) ||
+	    m->nklasses > (1ull << 24) || m->nsampled > (1ull << 24)) {
+		snprintf(why, n, "the frozen copy's record counts make no sense");
+		return -EPROTO;
+	}
+	pid = heapfreeze_copy_pid(p->pid, s->freeze.child_pid);
+	if (!pid) {
+		snprintf(why, n, "the frozen copy (pid %u in the JVM) is not among the JVM's "
+			 "children", s->freeze.child_pid);
+		return -ESRCH;
+	}
+	err = read_array(pid, &s->objs, &s->nobjs, &s->cap_objs, m->objs, m->nobjs,
+			 sizeof(*s->objs));
+	if (!err)
+		err = read_array(pid, &s->refs, &s->nrefs, &s->cap_refs, m->refs, m->nrefs,
+				 sizeof(*s->refs));
+	if (!err)
+		err = read_array(pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,
+				 sizeof(*s->roots));
+	if (!err)
+		err = read_array(pid, &s->prims, &s->nprims, &s->cap_prims, m->prims, m->nprims,
+				 sizeof(*s->prims));
+	if (!err)
+		err = read_array(pid, &s->sampled, &s->nsampled, &s->cap_sampled, m->sampled,
+				 m->nsampled, sizeof(*s->sampled));
+	if (!err && m->nhisto) {
+		size_t cap = 0;
+
+		err = read_array(pid, &s->histo, &s->nhisto, &cap, m->histo, m->nhisto,
+				 sizeof(*s->histo));
+	}
+	if (!err && m->nklasses) {
+		size_t cap = 0;
+
+		err = read_array(pid, &s->klass_ids, &s->nklass_ids, &cap, m->klasses, m->nklasses,
+				 sizeof(*s->klass_ids));
+	}
+	if (!err)
+		err = read_strings(pid, s);
+	if (!err)
+		err = name_klasses(p, s);
+	if (err == -ENOMEM)
+		snprintf(why, n, "out of memory for the frozen copy's records");
+	else if (err == -EPROTO)
+		snprintf(why, n, "a string in the frozen copy is longer than the agent sends");
+	else if (err)
+		snprintf(why, n, "cannot read the frozen copy (pid %d): %s", pid, strerror(-err));
+	if (err)
+		return err;
+	s->info.objects = s->nobjs;
+	s->info.refs = s->nrefs;
+	s->info.roots = s->nroots;
+	s->info.values = s->nprims;
+	s->info.strings = s->nstrings;
+	s->info.bytes = m->bytes;
+	s->info.truncated += m->truncated;
+	return 0;
+}

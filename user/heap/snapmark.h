@@ -1,0 +1,28 @@
+/* snapmark.h - a snapshot from the frozen copy's own mark of the heap
+ * (MT_AP_FREEZE_MARK; the marker is user/agent/heapmark.c): its records read
+ * out of the copy in bulk, with the ids the marker gave (an object's rank in
+ * address order, or a named object's own), and the class objects it met
+ * that the agent had not named - hidden classes, array classes - named from
+ * their Klass, as the JVM spells them. */
+#ifndef MEMTRACE_SNAPMARK_H
+#define MEMTRACE_SNAPMARK_H
+
+#include <stddef.h>
+
+#include "heap/snapshot.h"
+
+struct mt_proc;
+
+/*
+ * snapmark_read - read the records s->mark names out of JVM @p's frozen copy
+ * (s->freeze.child_pid) into @s's arrays, and give every class the records
+ * use a class record. Returns 0, or -errno with the reason in @why (nothing
+ * printed).
+ */
+int snapmark_read(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n);
+
+/* snapmark_readv - read @len bytes at @addr of process @pid into @buf, in
+ * large pieces (process_vm_readv). Returns 0 or -errno. */
+int snapmark_readv(int pid, void *buf, size_t len, uint64_t addr);
+
+#endif
