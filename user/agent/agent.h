@@ -1,9 +1,10 @@
 /* agent.h - memtrace's JVMTI agent: the state every part of the agent shares
  * (agent.c) and its small helpers, at the bottom of the agent's files:
- *   onload.c (Agent_On*) -> server.c (the socket thread) -> heapwalk.c,
- *   stream.c -> sampler.c -> agent.c; heapwalk.c -> freeze.c (the frozen
- *   copy of a walk: fork, sandbox, wait, read, kill); server.c -> request.c
- *   (requests parsed and checked, no JVMTI, no state).
+ *   onload.c (Agent_On*) -> server.c (the socket thread) -> heapwalk.c
+ *   (the heap walk's driver, over its walk*.c parts; README.md), stream.c
+ *   -> sampler.c -> agent.c; walkcopy.c, walkvisit.c -> freeze.c (the
+ *   frozen copy of a walk: fork, sandbox, wait, read, kill); server.c ->
+ *   request.c (requests parsed and checked, no JVMTI, no state).
  * Nothing here is exported: the library is built with -fvisibility=hidden and
  * only the Agent_On* entry points (onload.c) are JNIEXPORT.
  */

@@ -1,4 +1,6 @@
-/* heapwalk.h - heap snapshots (heapwalk.c), socket thread only. */
+/* heapwalk.h - heap snapshots (heapwalk.c, the walk's driver), socket thread
+ * only; the records go out through walksend.h, a held frozen copy is
+ * walkcopy.h's. */
 #ifndef MEMTRACE_AGENT_HEAPWALK_H
 #define MEMTRACE_AGENT_HEAPWALK_H
 
@@ -16,38 +18,20 @@
  * With @freeze (MT_AP_HEAP_FREEZE) the walk is done by a frozen copy of the
  * JVM forked in the pause (freeze.h), while @watch_fd (the memtrace
  * connection) stays open; whatever fails there, the walk is done in a pause.
- * Returns 0 and fills *@done (then send heap_next_chunk() until
- * heap_sent_all(), then DONE, then heap_release()), or -errno with @why
+ * Returns 0 and fills *@done (then send walksend_chunk() until
+ * walksend_all_sent(), then DONE, then heap_release()), or -errno with @why
  * (-ECONNRESET: memtrace left during a frozen walk).
  */
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
 	      const char *names, size_t names_len, const void *samples, int watch_fd,
 	      struct mt_ap_heap_done *done, char *why, size_t n);
-/* heap_next_chunk - the next records (at most @cap bytes) into @buf; returns
- * the bytes written (0 when nothing more fits or everything is out). */
-long heap_next_chunk(void *buf, size_t cap);
-/* heap_sent_all - every record of the pending snapshot was handed out. */
-bool heap_sent_all(void);
-/* heap_pending - a snapshot is buffered and not yet released. */
-bool heap_pending(void);
-/* heap_done_info - the pending snapshot's DONE payload. */
-void heap_done_info(struct mt_ap_heap_done *d);
-/* heap_release - free the snapshot's data; the session's env and its tags
- * stay for the next walk (ages). No-op if none. */
+/* heap_release - free the snapshot's data (DONE is out: a held frozen copy
+ * now lives at most its keep_ms); the session's env and its tags stay for
+ * the next walk (ages). No-op if none. */
 void heap_release(void);
-/* heap_copy_held - a frozen copy is kept for memtrace to read (COPY record). */
-bool heap_copy_held(void);
-/* heap_copy_release - kill and reap that copy (HEAP_RELEASE, a new walk, the
- * session's end). No-op without one. */
-void heap_copy_release(void);
-/* heap_copy_expire - release it if memtrace has not within its keep_ms after
- * DONE (@now_ns: agent_mono_ns()). */
-void heap_copy_expire(uint64_t now_ns);
-/* heap_session_end - the session is over: free the snapshot, switch the GC
- * events off and, if a walk tagged objects (MT_AP_HEAP_KEEPIDS), clear every
- * tag of the session (a heap iteration: a pause about as long as a bare
- * walk's; untagged walks cleared theirs already, without a pause); the env
- * stays for the next session. */
+/* heap_session_end - the session is over: release a held frozen copy, free
+ * the snapshot, switch the GC events off and, if a walk tagged objects
+ * (MT_AP_HEAP_KEEPIDS), clear every tag of the session (walkenv_end()). */
 void heap_session_end(void);
 
 #endif

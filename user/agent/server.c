@@ -28,6 +28,8 @@
 #include "sampler.h"
 #include "server.h"
 #include "stream.h"
+#include "walkcopy.h"
+#include "walksend.h"
 
 #define POLL_MS          1000  /* how often the thread re-checks its socket file */
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
@@ -365,7 +367,7 @@ static void pump_heap(void)
 {
 	static char *chunk;
 
-	if (client_fd < 0 || !heap_pending())
+	if (client_fd < 0 || !walksend_pending())
 		return;
 	if (!chunk)
 		chunk = malloc(HEAP_CHUNK);
@@ -374,8 +376,8 @@ static void pump_heap(void)
 		session_end();
 		return;
 	}
-	while (client_fd >= 0 && heap_pending() && TX_CAP - tx_len >= HEAP_CHUNK + MT_AP_HDR_SIZE) {
-		long n = heap_next_chunk(chunk, HEAP_CHUNK);
+	while (client_fd >= 0 && walksend_pending() && TX_CAP - tx_len >= HEAP_CHUNK + MT_AP_HDR_SIZE) {
+		long n = walksend_chunk(chunk, HEAP_CHUNK);
 
 		if (n > 0) {
 			if (send_frame(client_fd, MT_AP_HEAP_DATA, heap_seq, chunk, (size_t)n)) {
@@ -384,10 +386,10 @@ static void pump_heap(void)
 			}
 			continue;
 		}
-		if (heap_sent_all()) {
+		if (walksend_all_sent()) {
 			struct mt_ap_heap_done d;
 
-			heap_done_info(&d);
+			walksend_done_info(&d);
 			heap_release();
 			if (send_frame(client_fd, MT_AP_HEAP_DONE, heap_seq, &d, sizeof(d)))
 				session_end();
@@ -423,7 +425,7 @@ static void handle_request(const struct request *req)
 		handle_heap_request(req);
 		break;
 	case MT_AP_HEAP_RELEASE: /* memtrace has read the frozen copy */
-		heap_copy_release();
+		walkcopy_release();
 		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {
@@ -489,7 +491,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	agent.jni = jni;
 	for (;;) {
-		bool sampling = client_fd >= 0 && (sampler_active() || heap_pending());
+		bool sampling = client_fd >= 0 && (sampler_active() || walksend_pending());
 		struct pollfd pfd[3] = {
 			{ .fd = agent.wake_fd, .events = POLLIN },
 			{ .fd = listen_fd, .events = POLLIN },
@@ -520,7 +522,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		}
 		pump_samples();
 		pump_heap();
-		heap_copy_expire(agent_mono_ns());
+		walkcopy_expire(agent_mono_ns());
 	}
 }
 
