@@ -552,10 +552,16 @@ struct mt_ap_heap_layout {
 	/* java.lang.Class mirrors (java_lang_Class::_*_offset values) */
 	int32_t m_klass, m_oop_size, m_static_count, m_statics; /* _statics: first static field */
 	int32_t m_loader, m_pd, m_signers;
-	int32_t ref_referent;       /* java.lang.ref.Reference.referent */
+	int32_t ref_referent;       /* java.lang.ref.Reference.referent and .discovered: in */
+	int32_t ref_discovered;     /* none of Reference's oop maps (the collector treats them apart) */
 	int32_t str_value, str_coder;
 	int32_t loader_data;        /* java.lang.ClassLoader's injected loader_data (its CLD) */
-	uint32_t reserved32;
+	/* every JavaThread's java.lang.Thread is a root of the collector's; JVMTI
+	 * reports none of the threads it hides (compiler threads, ...) */
+	uint32_t tl_length, tl_threads; /* ThreadsList::_length, ::_threads */
+	uint32_t jt_threadobj;      /* JavaThread::_threadObj (an OopHandle) */
+	uint32_t jt_vthread;        /* JavaThread::_vthread (JDK 19+), 0 none */
+	uint64_t threads_list;      /* &ThreadsSMRSupport::_java_thread_list */
 	uint64_t reserved[4];
 };
 

@@ -24,7 +24,7 @@ enum {
 	IK_ITLEN = 52, IK_MAPS = 56, IK_REFTYPE = 60, IK_CONSTANTS = 64, IK_IFACES = 72,
 	IK_SIZE = 96, CP_CACHE = 8, CPC_RR = 16, CLD_LOADER = 8, CLD_KLASSES = 16,
 	M_KLASS = 16, M_OOPSIZE = 24, M_SCOUNT = 28, M_LOADER = 32, M_PD = 40, M_SIGNERS = 44,
-	M_STATICS = 48, REF_REFERENT = 16, STR_VALUE = 12, STR_CODER = 16, LOADER_DATA = 16,
+	M_STATICS = 48, REF_REFERENT = 12, REF_DISCOVERED = 24, STR_VALUE = 12, STR_CODER = 16, LOADER_DATA = 16,
 };
 
 #define VT(kind) (0x7000 + 16 * (kind))
@@ -71,6 +71,7 @@ static struct fake *fake_new(bool coops, bool cklass)
 		.array_length = 0, .m_klass = M_KLASS, .m_oop_size = M_OOPSIZE,
 		.m_static_count = M_SCOUNT, .m_statics = M_STATICS, .m_loader = M_LOADER,
 		.m_pd = M_PD, .m_signers = M_SIGNERS, .ref_referent = REF_REFERENT,
+		.ref_discovered = REF_DISCOVERED,
 		.str_value = STR_VALUE, .str_coder = STR_CODER, .loader_data = LOADER_DATA,
 	};
 	return f;
@@ -386,17 +387,19 @@ static void test_loader_data(void **st)
 	fake_free(f);
 }
 
-/* Weak and phantom referents are not followed; soft ones are. */
+/* Weak and phantom referents are not followed; soft ones are. As in HotSpot,
+ * a Reference's referent and discovered fields are in none of its oop maps
+ * (the collector scans them apart): queue and next are. */
 static void test_references(void **st)
 {
 	struct fake *f = fake_new(true, true);
-	uint64_t boot = cld_new(f), Weak, Soft, Obj, w, s, wo, so;
+	uint64_t boot = cld_new(f), Weak, Soft, Obj, w, s, wo, so, disc, q;
 	struct hm_result r;
 
 	(void)st;
 	class_klass(f, 0);
-	Weak = klass_new(f, MT_AP_K_REF, 32, boot, 1, REF_REFERENT, 3);
-	Soft = klass_new(f, MT_AP_K_REF, 32, boot, 1, REF_REFERENT, 3);
+	Weak = klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
+	Soft = klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
 	*(uint8_t *)(uintptr_t)(Weak + IK_REFTYPE) = 3;
 	*(uint8_t *)(uintptr_t)(Soft + IK_REFTYPE) = 2;
 	Obj = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
@@ -404,22 +407,42 @@ static void test_references(void **st)
 	s = obj_alloc(f, Soft, 32);
 	wo = obj_alloc(f, Obj, 16);
 	so = obj_alloc(f, Obj, 16);
+	disc = obj_alloc(f, Obj, 16);
+	q = obj_alloc(f, Obj, 16);
 	put_oop(f, w + REF_REFERENT, wo);
 	put_oop(f, s + REF_REFERENT, so);
+	put_oop(f, s + REF_DISCOVERED, disc);
+	put_oop(f, w + 16, q); /* queue */
 	{
 		uint64_t roots[] = { w, s };
+		struct hm_field rf[] = {
+			{ .off = REF_REFERENT, .index = 0, .type = 'L' },
+			{ .off = 16, .index = 1, .type = 'L' },
+			{ .off = 20, .index = 2, .type = 'L' },
+			{ .off = REF_DISCOVERED, .index = 3, .type = 'L' },
+		};
+		struct hm_class rc[] = { { .mirror = mirror_new(f, Soft, 0), .fields = rf,
+					   .nfields = 4 } };
 
-		run(f, HM_HISTO | HM_REFS, roots, 2, NULL, 0, NULL, 0, &r, 0);
+		run(f, HM_HISTO | HM_REFS, roots, 2, NULL, 0, rc, 1, &r, 0);
 	}
-	assert_int_equal(count_of(&r, Obj), 1);
+	assert_int_equal(count_of(&r, Obj), 3); /* so, disc, q: not wo */
 	assert_int_equal(r.info.weak, 1);
-	/* the weak edge leads to no live object: no record; the soft one has one */
+	/* FIELD edges: the weak queue, the soft referent (index 0), its
+	 * discovered (index 3); none to the weak referent (not live) */
 	{
-		int fields = 0;
+		int fields = 0, referent = 0, discovered = 0;
 
-		for (uint64_t i = 0; i < r.info.nrefs; i++)
-			fields += r.refs[i].kind == JVMTI_HEAP_REFERENCE_FIELD;
-		assert_int_equal(fields, 1);
+		for (uint64_t i = 0; i < r.info.nrefs; i++) {
+			if (r.refs[i].kind != JVMTI_HEAP_REFERENCE_FIELD)
+				continue;
+			fields++;
+			referent += r.refs[i].index == 0;
+			discovered += r.refs[i].index == 3;
+		}
+		assert_int_equal(fields, 3);
+		assert_int_equal(referent, 1);
+		assert_int_equal(discovered, 1);
 	}
 	heapmark_free(&r);
 	fake_free(f);
@@ -610,6 +633,19 @@ static void test_bad_layouts(void **st)
 		w64(m + M_KLASS, K);
 		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -EPROTO);
 		assert_non_null(strstr(r.info.why, "does not name it back"));
+		heapmark_free(&r);
+	}
+	{ /* a named class whose reference field lies outside its oop maps */
+		uint64_t F = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 1, 16, 1);
+		uint64_t mF = mirror_new(f, F, 0), x = obj_alloc(f, F, 24), roots[] = { x };
+		struct hm_field ff[] = { { .off = 20, .index = 1, .type = 'L' } };
+		struct hm_class fc = { .mirror = mF, .fields = ff, .nfields = 1 };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, &fc, 1, &r, -EPROTO);
+		assert_non_null(strstr(r.info.why, "in none of its oop maps"));
+		heapmark_free(&r);
+		ff[0].off = 16; /* where the map says: fine */
+		run(f, HM_HISTO, roots, 1, NULL, 0, &fc, 1, &r, 0);
 		heapmark_free(&r);
 	}
 	{ /* an incomplete layout */

@@ -69,6 +69,7 @@ struct kinfo {
 	int32_t lh;                /* layout helper */
 	uint8_t kind;              /* MT_AP_K_* */
 	uint8_t reftype;
+	bool checked;              /* its fields agree with its layout (its first instance) */
 	uint64_t count, bytes;     /* live instances */
 };
 
@@ -104,6 +105,7 @@ struct mark {
 	struct u64map classes;     /* mirror -> index in in->classes */
 	struct kinfo *last;        /* the last class looked up */
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
+	struct growvec xroots;     /* roots the marker added (by address) */
 	char **arena;              /* string bytes (blocks never move) */
 	size_t narena, arena_left;
 	char *arena_at;
@@ -363,6 +365,43 @@ static int klass_kind(const struct mark *mk, uint64_t k)
 
 static void keep_cld(struct mark *mk, uint64_t cld);
 
+static uint32_t type_size(char t)
+{
+	return t == 'J' || t == 'D' ? 8 : t == 'I' || t == 'F' ? 4 : t == 'C' || t == 'S' ? 2 : 1;
+}
+
+/* Do @fields agree with the class's layout: each reference field in one of
+ * its oop maps, each primitive inside its instances, clear of the header?
+ * (Their offsets come from jfieldIDs, which are HotSpot's own encoding.) */
+static const struct hm_field *fields_hold(const struct mark *mk, const struct kinfo *ki,
+					  const struct hm_field *fields, uint32_t n)
+{
+	uint32_t size = (uint32_t)ki->lh & ~7u;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hm_field *f = &fields[i];
+		bool in_map = false;
+
+		if (f->off < mk->L->klass_off + ((mk->L->flags & MT_AP_LAYOUT_CKLASS) ? 4 : 8) ||
+		    f->off + type_size(f->type) > size)
+			return f;
+		if (f->type != 'L' && f->type != '[')
+			continue;
+		if (ki->kind == MT_AP_K_REF && (f->off == (uint32_t)mk->L->ref_referent ||
+						f->off == (uint32_t)mk->L->ref_discovered))
+			continue; /* kept out of the oop maps: scanned apart */
+		for (uint32_t m = 0; m < ki->nmaps && !in_map; m++) {
+			uint32_t lo = (uint32_t)ki->maps[m].off;
+
+			in_map = f->off >= lo && f->off < lo + ki->maps[m].count * mk->oopsz &&
+				 !((f->off - lo) % mk->oopsz);
+		}
+		if (!in_map)
+			return f;
+	}
+	return NULL;
+}
+
 /* What the marker needs of Klass @k, read once. The first sight of a class
  * keeps its loader's data alive, as the collector does. NULL when @k is not
  * a Klass as the layout says (mk->err set). */
@@ -495,22 +534,47 @@ static uint64_t obj_size(const struct mark *mk, const struct kinfo *ki, uint64_t
 
 /* ---- the mark ---- */
 
-/* The referent slot a Reference of @ki must not follow, or 0. */
-static uint64_t weak_slot(const struct mark *mk, const struct kinfo *ki, uint64_t obj)
+/* Is the referent of a Reference of @ki weak (weak and phantom references),
+ * so that the collector does not keep it? */
+static bool weak_referent(const struct kinfo *ki)
 {
-	if (ki->kind != MT_AP_K_REF || (ki->reftype != REF_WEAK && ki->reftype != REF_PHANTOM))
-		return 0;
-	return obj + (uint32_t)mk->L->ref_referent;
+	return ki->reftype == REF_WEAK || ki->reftype == REF_PHANTOM;
+}
+
+/* The first instance of a class: do the fields the agent named agree with
+ * the class's layout? (Checked on instances only: an abstract class such as
+ * java.lang.ref.Reference itself has the referent of its subclasses among
+ * its fields but no instance, and on JDK 25 no reference type either.) */
+static bool check_fields(struct mark *mk, struct kinfo *ki)
+{
+	const struct hm_field *bad = NULL;
+
+	if (ki->checked || ki->kind > MT_AP_K_STACKCHUNK)
+		return true;
+	ki->checked = true;
+	if (ki->cls)
+		bad = fields_hold(mk, ki, ki->cls->fields, ki->cls->nfields);
+	if (!bad && ki->kind == MT_AP_K_MIRROR)
+		bad = fields_hold(mk, ki, mk->in->class_fields, mk->in->nclass_fields);
+	if (!bad)
+		return true;
+	if (!mk->err) {
+		mk->err = -EPROTO;
+		snprintf(mk->out->info.why, sizeof(mk->out->info.why),
+			 "field %d (%c at byte %u) of class 0x%llx is in none of its oop maps",
+			 bad->index, bad->type, bad->off, (unsigned long long)ki->klass);
+	}
+	return false;
 }
 
 static void scan(struct mark *mk, uint64_t obj)
 {
 	const struct mt_ap_heap_layout *L = mk->L;
 	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
-	uint64_t skip, size;
+	uint64_t size;
 	int32_t len;
 
-	if (!ki)
+	if (!ki || !check_fields(mk, ki))
 		return;
 	size = obj_size(mk, ki, obj, &len);
 	if (size < 8 || obj + size > mk->hi || len < -1) {
@@ -540,18 +604,22 @@ static void scan(struct mark *mk, uint64_t obj)
 	default:
 		break;
 	}
-	skip = weak_slot(mk, ki, obj);
 	for (uint32_t m = 0; m < ki->nmaps; m++) {
 		uint64_t at = obj + (uint32_t)ki->maps[m].off;
 
 		for (uint32_t i = 0; i < ki->maps[m].count; i++, at += mk->oopsz) {
-			if (at == skip) {
-				mk->out->info.weak += load_oop(mk, at) != 0;
-				continue;
-			}
 			mark_push(mk, load_oop(mk, at));
 			mk->out->info.edges++;
 		}
+	}
+	if (ki->kind == MT_AP_K_REF) { /* referent and discovered are not in the maps */
+		uint64_t referent = load_oop(mk, obj + (uint32_t)L->ref_referent);
+
+		if (weak_referent(ki))
+			mk->out->info.weak += referent != 0;
+		else
+			mark_push(mk, referent);
+		mark_push(mk, load_oop(mk, obj + (uint32_t)L->ref_discovered));
 	}
 	if (ki->kind == MT_AP_K_LOADER) /* a loader keeps what it defined */
 		keep_cld(mk, rd64(obj + (uint32_t)L->loader_data));
@@ -572,12 +640,47 @@ static void scan(struct mark *mk, uint64_t obj)
 	}
 }
 
+/* Every JavaThread's java.lang.Thread (and, JDK 19+, its current virtual
+ * thread): roots of the collector's that JVMTI leaves out for the threads it
+ * hides. Those not marked yet become THREAD roots of their own. */
+static void thread_roots(struct mark *mk)
+{
+	const struct mt_ap_heap_layout *L = mk->L;
+	uint64_t tl = L->threads_list ? rd64(L->threads_list) : 0, threads;
+	uint32_t n;
+
+	if (!tl)
+		return;
+	n = rd32(tl + L->tl_length);
+	threads = rd64(tl + L->tl_threads);
+	for (uint32_t i = 0; i < n && i < (1u << 20) && threads && !mk->err; i++) {
+		uint64_t jt = rd64(threads + 8ull * i);
+		uint64_t objs[2] = { jt ? load_handle(jt + L->jt_threadobj) : 0,
+				     jt && L->jt_vthread ? load_handle(jt + L->jt_vthread) : 0 };
+
+		for (int k = 0; k < 2; k++) {
+			struct mt_ap_hroot *r;
+
+			if (!objs[k] || marked(mk, objs[k]))
+				continue;
+			mark_push(mk, objs[k]);
+			r = vec_push(mk, &mk->xroots);
+			if (r) {
+				r->to = objs[k];
+				r->kind = JVMTI_HEAP_REFERENCE_THREAD;
+			}
+		}
+	}
+}
+
 static int mark_all(struct mark *mk)
 {
 	const struct hm_input *in = mk->in;
 
 	for (size_t i = 0; i < in->nroots && !mk->err; i++)
 		mark_push(mk, in->roots[i].to); /* outside the heap: fails */
+	if (!mk->err)
+		thread_roots(mk);
 	while (mk->sp && !mk->err) {
 		scan(mk, mk->stack[--mk->sp]);
 		if (in->progress && !(mk->out->info.marked & PROGRESS_MASK))
@@ -687,6 +790,17 @@ static void put_fields(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 				kind == JVMTI_HEAP_REFERENCE_FIELD && f ? f->index : -1, kind);
 		}
 	}
+	if (ki->kind == MT_AP_K_REF) { /* as FollowReferences reports them: fields */
+		uint32_t two[2] = { (uint32_t)L->ref_referent, (uint32_t)L->ref_discovered };
+
+		for (int i = 0; i < 2 && !mk->err; i++) {
+			const struct hm_field *f = field_at(fields, nfields, two[i]);
+
+			if (wants(mk, f))
+				put_ref(mk, id, load_oop(mk, obj + two[i]), f ? f->index : -1,
+					JVMTI_HEAP_REFERENCE_FIELD);
+		}
+	}
 }
 
 /* A class object's edges besides its own fields: statics, super, interfaces,
@@ -698,6 +812,14 @@ static void put_mirror(struct mark *mk, uint64_t obj, uint64_t id)
 	int32_t n = rdi32(obj + L->m_static_count);
 	const struct kinfo *ki = k ? kinfo_get(mk, k) : NULL;
 	const struct hm_class *c = ki ? ki->cls : NULL;
+
+	for (uint32_t i = 0; c && i < c->nstatics; i++)
+		if (c->statics[i].off < (uint32_t)L->m_statics ||
+		    c->statics[i].off >= (uint32_t)L->m_statics + (uint32_t)(n > 0 ? n : 0) * mk->oopsz) {
+			fail(mk, -EPROTO, "the static field offsets of class 0x%llx do not agree with "
+			     "its class object", (unsigned long long)k);
+			return;
+		}
 
 	for (int32_t i = 0; i < n; i++, at += mk->oopsz) {
 		const struct hm_field *f = c ? field_at(c->statics, c->nstatics,
@@ -957,12 +1079,16 @@ static int emit(struct mark *mk)
 		}
 	}
 	if ((in->flags & HM_REFS) && mk->rank) {
-		for (size_t i = 0; i < in->nroots && !mk->err; i++) {
+		const struct mt_ap_hroot *x = (const struct mt_ap_hroot *)mk->xroots.p;
+
+		for (size_t i = 0; i < in->nroots + mk->xroots.n && !mk->err; i++) {
+			const struct mt_ap_hroot *from = i < in->nroots ? &in->roots[i]
+									: &x[i - in->nroots];
 			struct mt_ap_hroot *r = vec_push(mk, &mk->roots);
 
 			if (r) {
-				r->to = id_of(mk, in->roots[i].to);
-				r->kind = in->roots[i].kind;
+				r->to = id_of(mk, from->to);
+				r->kind = from->kind;
 			}
 		}
 	}
@@ -1025,7 +1151,8 @@ static int check_layout(struct mark *mk)
 		return -EINVAL;
 	if (!mk->lo || mk->hi <= mk->lo || (mk->lo & (al - 1)) || !L->k_java_mirror ||
 	    !L->ik_size || !L->klass_off || !L->length_off || L->m_statics <= 0 ||
-	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0 || !L->class_klass ||
+	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0 ||
+	    L->ref_discovered <= 0 || !L->class_klass ||
 	    (L->loader_klass && L->loader_data <= 0))
 		return -EINVAL;
 	mk->shift = (unsigned)__builtin_ctz(al);
@@ -1058,6 +1185,7 @@ static int setup(struct mark *mk)
 	mk->histo.esz = sizeof(struct mt_ap_hhisto);
 	mk->klasses.esz = sizeof(struct mt_ap_hklass);
 	mk->sampled.esz = sizeof(struct mt_ap_hsampled);
+	mk->xroots.esz = sizeof(struct mt_ap_hroot);
 	return 0;
 }
 
@@ -1095,6 +1223,7 @@ static void finish(struct mark *mk, struct hm_result *out)
 	free(mk->bits);
 	free(mk->rank);
 	free(mk->stack);
+	free(mk->xroots.p);
 }
 
 /* The string arena, owned by the result (struct hm_result.priv). */

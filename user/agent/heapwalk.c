@@ -93,6 +93,7 @@
 /* What heap_walk() was asked, kept for a walk done again. */
 struct walk_ask {
 	const struct mt_ap_heap_request *req;
+	const struct mt_ap_heap_layout *layout; /* MT_AP_FREEZE_MARK's, else NULL */
 	const char *names;       /* req->nfields NUL-terminated field names */
 	const char *names_end;
 	const void *samples;     /* req->nsamples sample ids (unaligned) */
@@ -153,7 +154,8 @@ static void choose_envs(const struct mt_ap_heap_request *req)
 }
 
 /* A new walk's state: ids, flags, envs, the frozen copy's check, vectors. */
-static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze)
+static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
+		       const struct mt_ap_heap_layout *layout)
 {
 	const char *t = getenv("MEMTRACE_AGENT_TEST_LAYOUT");
 
@@ -172,6 +174,11 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 	} else if (freeze) {
 		hw.freezing = !freeze_begin(&hw.fz, freeze);
 	}
+	/* the copy's own mark: only where memtrace reads the copy itself */
+	hw.marking = hw.freezing && layout && (freeze->flags & MT_AP_FREEZE_MARK) &&
+		     (freeze->flags & MT_AP_FREEZE_DIRECT);
+	if (hw.marking)
+		hw.layout = *layout;
 	walkstate_vectors_init();
 	hw.t0 = agent_mono_ns();
 }
@@ -262,6 +269,9 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 			 char *why, size_t n)
 {
 	struct mt_ap_hfreeze rec = hw.fz.rec;
+	struct mt_ap_heap_freeze again = hw.fz.req;
+	struct mt_ap_hmark mark = hw.mark;
+	bool was_marking = hw.marking;
 	uint64_t first = hw.done.pause_ns;
 	int err;
 
@@ -273,6 +283,25 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 	if (rec.stage == MT_AP_FREEZE_CLIENT) {
 		snprintf(why, n, "%s", rec.why);
 		return -ECONNRESET;
+	}
+	if (was_marking) {
+		/* the mark failed (or the copy died marking): a second copy walks
+		 * with JVMTI; the MARK record says why */
+		if (!mark.status) {
+			mark.status = rec.status ? rec.status : -EIO;
+			snprintf(mark.why, sizeof(mark.why), "%s", rec.why);
+		}
+		agent_log("the frozen copy's own mark stopped (%s): walking the copy with JVMTI",
+			  mark.why);
+		again.flags &= ~MT_AP_FREEZE_MARK;
+		err = walk(a, &again, done, why, n);
+		if (!err) {
+			hw.want_mark = true;
+			hw.mark = mark;
+			hw.done.pause_ns += first;
+			done->pause_ns = hw.done.pause_ns;
+		}
+		return err;
 	}
 	err = walk(a, NULL, done, why, n);
 	if (!err) {
@@ -291,13 +320,16 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
  * theirs past every id this one could use). */
 static void walk_untagged_after(void)
 {
-	if (!hw.aborted && !hw.layout_bad) /* a frozen copy's stay in the copy */
+	bool marked = hw.want_mark && !hw.mark.status;
+
+	if (!hw.aborted && !hw.layout_bad && !marked) /* a frozen copy's stay in the copy */
 		last_visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 	walknames_untag();
 	if (walksamples_untag())
 		untagged_broken = true;
 	hw.named_next = hs.next_id;
-	hs.next_id += hw.want_copy ? hw.copy.nvisits : hw.visits.n;
+	/* the mark's ids: next_id + an object's rank among the marked ones */
+	hs.next_id += marked ? hw.mark.marked : hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 }
 
 /* The untagged walk could not tell objects apart by address: walk again,
@@ -339,6 +371,14 @@ static void walk_done(const struct mt_ap_heap_request *req)
 	hw.done.roots = hw.roots.n;
 	hw.done.values = hw.prims.n;
 	hw.done.strings = hw.strs.n;
+	if (hw.want_mark && !hw.mark.status) { /* the records are in the copy */
+		hw.done.objects = hw.mark.nobjs;
+		hw.done.refs = hw.mark.nrefs;
+		hw.done.roots = hw.mark.nroots;
+		hw.done.values = hw.mark.nprims;
+		hw.done.strings = hw.mark.nstrs;
+		hw.done.bytes = hw.mark.bytes;
+	}
 	hw.done.nclasses = bare ? 0 : hw.ncls;
 	hw.done.nthreads = bare ? 0 : hw.nthreads;
 }
@@ -378,7 +418,7 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 	err = walkenv_session(why, n);
 	if (err)
 		return err;
-	walk_begin(req, freeze);
+	walk_begin(req, freeze, a->layout);
 	if (req->flags & MT_AP_HEAP_BARE) {
 		e = walk_bare(req);
 	} else {
@@ -409,11 +449,12 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 }
 
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-	      const char *names, size_t names_len, const void *samples, int watch_fd,
-	      struct mt_ap_heap_done *done, char *why, size_t n)
+	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
+	      const void *samples, int watch_fd, struct mt_ap_heap_done *done, char *why, size_t n)
 {
-	struct walk_ask a = { .req = req, .names = names, .names_end = names + names_len,
-			      .samples = samples, .watch_fd = watch_fd };
+	struct walk_ask a = { .req = req, .layout = layout, .names = names,
+			      .names_end = names + names_len, .samples = samples,
+			      .watch_fd = watch_fd };
 
 	return walk(&a, freeze, done, why, n);
 }

@@ -352,6 +352,7 @@ static void handle_heap_request(const struct request *req)
 	int err;
 
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
+			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
 			req->names, req->names_len, req->samples, client_fd, &done, why,
 			sizeof(why));
 	if (err) {

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -115,7 +116,19 @@ static int pull_from_copy(void)
 	if (!ch)
 		return -ENOMEM;
 	err = freeze_read(&hw.fz, (uint64_t)(uintptr_t)&hw, ch, sizeof(*ch));
-	if (!err && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
+	if (!err && hw.marking) {
+		/* the copy's own mark: memtrace reads its records out of the copy */
+		hw.mark = ch->mark;
+		if (!ch->mark_ran) {
+			hw.mark.status = -EPROTO;
+			snprintf(hw.mark.why, sizeof(hw.mark.why),
+				 "the copy's walk ended before its roots were all in");
+		}
+		hw.mark.why[sizeof(hw.mark.why) - 1] = '\0';
+		err = hw.mark.status;
+		hw.want_mark = !err;
+		hw.layout_bad = ch->layout_bad;
+	} else if (!err && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
 		hw.want_copy = true;
 		hw.copy = (struct mt_ap_hcopy){
 			.child_pid = (uint32_t)hw.fz.child, .keep_ms = COPY_KEEP_MS,
@@ -154,11 +167,14 @@ int walkcopy_finish(int watch_fd)
 	hw.fz.rec.walk_ns = agent_mono_ns() - hw.fz.t_fork;
 	if (!err) {
 		err = pull_from_copy();
-		if (err)
+		if (err && hw.marking)
+			freeze_fail(&hw.fz, MT_AP_FREEZE_WALK, err, "the copy's own mark: %s",
+				    hw.mark.why[0] ? hw.mark.why : strerror(-err));
+		else if (err)
 			freeze_fail(&hw.fz, MT_AP_FREEZE_PULL, err,
 				    "cannot read the walk out of the frozen copy: %s", strerror(-err));
 	}
-	if (!err && hw.want_copy && !hw.layout_bad) {
+	if (!err && (hw.want_copy || hw.want_mark) && !hw.layout_bad) {
 		/* memtrace reads it: keep the copy (held owns it from now on) */
 		walkcopy_release();
 		held = hw.fz;

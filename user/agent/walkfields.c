@@ -24,6 +24,29 @@
 #define ACC_STATIC    0x0008
 #define ACC_INTERFACE 0x0200
 
+/*
+ * A field's byte offset from its jfieldID, as HotSpot makes them
+ * (jfieldIDWorkaround, the same on JDK 17 and 25): an instance field's id
+ * has bit 1 set and its offset from bit 2 up (with -Xcheck:jni, bit 0 set
+ * and the offset in 7 bits); a static field's id is a JNIid*, whose offset
+ * in the class object follows its holder and next pointers. 0 when the id
+ * is none of these. The copy's marker checks every offset against the
+ * class's oop maps and its class object's statics before it trusts one.
+ */
+static uint32_t field_offset(jfieldID id, bool is_static)
+{
+	uintptr_t v = (uintptr_t)id;
+
+	if (!is_static) {
+		if (!(v & 2))
+			return 0;
+		return (uint32_t)((v & 1) ? (v >> 2) & 0x7f : (v >> 2) & 0xffffffu);
+	}
+	if (!v || (v & 7))
+		return 0;
+	return (uint32_t)((const int32_t *)(v + 16))[0];
+}
+
 static size_t cls_hash(uint64_t k)
 {
 	k ^= k >> 33;
@@ -111,7 +134,7 @@ static int iface_fields(JNIEnv *jni, jclass k, uint8_t *iseen)
 
 /* Append a static reference field to c->statics (names of STATIC_FIELD references). */
 static void add_static(struct walk_class *c, uint32_t *cap, const char *name, char type,
-		       int32_t idx)
+		       int32_t idx, uint32_t off)
 {
 	struct walk_field *f;
 
@@ -130,6 +153,7 @@ static void add_static(struct walk_class *c, uint32_t *cap, const char *name, ch
 	if (!f->name)
 		return;
 	f->index = idx;
+	f->off = off;
 	f->type = type;
 	c->nstatics++;
 }
@@ -158,7 +182,8 @@ static int add_own_fields(jclass k, struct walk_class *c, int32_t *next, uint32_
 			continue;
 		if (mods & ACC_STATIC) {
 			if (sig[0] == 'L' || sig[0] == '[')
-				add_static(c, scap, name, sig[0], idx);
+				add_static(c, scap, name, sig[0], idx,
+					   hw.marking ? field_offset(fs[i], true) : 0);
 			goto next;
 		}
 		if (c->nfields == *cap) {
@@ -177,6 +202,7 @@ static int add_own_fields(jclass k, struct walk_class *c, int32_t *next, uint32_
 			if (!f->name)
 				goto next;
 			f->index = idx;
+			f->off = field_offset(fs[i], false);
 			f->type = sig[0];
 			f->string = !strcmp(sig, "Ljava/lang/String;");
 			f->projected = (hw.flags & MT_AP_HEAP_ALLFIELDS) ||

@@ -29,6 +29,17 @@ void walksamples_find(JNIEnv *jni, const void *ids, uint32_t n)
 		struct mt_ap_hsampled *sm;
 		jlong t = 0;
 
+		if (hw.marking) { /* the copy's marker finds it by its address */
+			struct walk_named *nm = walkvec_push(&hw.named);
+
+			if (nm) {
+				*nm = (struct walk_named){ .ref = (*jni)->NewLocalRef(jni, objs[i]),
+							   .sample = (uint64_t)found[i] };
+				if (!nm->ref)
+					hw.named.n--;
+			}
+			goto next;
+		}
 		if (hw.untagged || (*hw.env)->GetTag(hw.env, objs[i], &t) || !t) {
 			t = (jlong)((hs.next_id++) << 1);
 			if ((*hw.env)->SetTag(hw.env, objs[i], t))

@@ -198,9 +198,17 @@ static size_t n_classes(void) { return hw.ncls; }
 static size_t n_threads(void) { return hw.nthreads; }
 static size_t n_strings(void) { return hw.strs.n; }
 static size_t n_once(void) { return 1; }
-static size_t n_named(void) { return hw.named.n; }
+/* (a marked walk's ids are the marker's: memtrace needs no addresses) */
+static size_t n_named(void) { return hw.want_mark && !hw.mark.status ? 0 : hw.named.n; }
 static size_t n_freeze(void) { return hw.want_freeze; }
 static size_t n_copy(void) { return hw.want_copy; }
+static size_t n_mark(void) { return hw.want_mark; }
+
+/* How the copy's own mark went, and where its records are (one MARK record). */
+static long put_mark(char *buf, size_t cap, size_t *off)
+{
+	return put_one(buf, cap, off, MT_AP_HREC_MARK, 0, &hw.mark, sizeof(hw.mark));
+}
 
 /* The sections of a snapshot, in the order they are sent: a batch section's
  * entries go out as they are (@vec, @kind), the others' through @put, one
@@ -225,6 +233,7 @@ static const struct section {
 	{ .vec = &hw.sampled, .kind = MT_AP_HREC_SAMPLED },
 	{ .len = n_freeze, .put = put_freeze },                 /* how a frozen walk went */
 	{ .len = n_copy, .put = put_copy },                     /* where memtrace reads the copy */
+	{ .len = n_mark, .put = put_mark },                     /* the copy's own mark */
 };
 
 void walksend_begin(void)

@@ -22,6 +22,7 @@ void walkstate_vectors_init(void)
 	walkvec_init(&hw.roots, sizeof(struct mt_ap_hroot));
 	walkvec_init(&hw.prims, sizeof(struct mt_ap_hprim));
 	walkvec_init(&hw.strs, sizeof(struct walk_str));
+	walkvec_init(&hw.mroots, sizeof(struct mt_ap_hroot));
 }
 
 /* The class table's names, fields and interfaces. */
@@ -64,6 +65,8 @@ void walkstate_free(void)
 	walkvec_free(&hw.named);
 	walkvec_free(&hw.sampled);
 	walkvec_free(&hw.stags);
+	walkvec_free(&hw.mroots);
+	heapmark_free(&hw.mres);
 	free(hw.projidx);
 	free(hw.fz.runs);
 	memset(&hw, 0, sizeof(hw));

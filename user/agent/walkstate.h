@@ -17,12 +17,15 @@
 #include <stdint.h>
 
 #include "freeze.h"
+#include "heapmark.h"
 #include "memtrace/agent_proto.h"
 #include "walkvec.h"
 
 /* A field of a class's table (walkfields.c). */
 struct walk_field {
 	int32_t index;
+	uint32_t off;   /* its byte offset in an instance (or in the class object for a
+			 * static), from its jfieldID; 0 when unknown (walkfields.c) */
 	char type;      /* the signature's first char ('L' and '[' for references) */
 	bool string;    /* declared java.lang.String (sent as type 'T') */
 	bool projected; /* its value is sent */
@@ -70,6 +73,7 @@ struct walk_named {
 	jobject ref;
 	uint64_t id;
 	uint64_t addr;
+	uint64_t sample;         /* a sampled object of a marked walk: its sample id */
 };
 
 #define WALK_MAX_WALKS 4000 /* age ranges kept per session (one AGES record: < 64 KiB) */
@@ -136,6 +140,14 @@ struct walk_state {
 	struct freeze fz;
 	jlong own_tid;           /* the agent thread's Java thread id, -1 unknown */
 	struct mt_ap_heap_done done;
+	/* the frozen copy's own mark (MT_AP_FREEZE_MARK, walkmark.c) */
+	bool marking;            /* asked for: the copy marks instead of walking on */
+	struct mt_ap_heap_layout layout;
+	struct walkvec mroots;   /* in the copy: the roots JVMTI reported (to: an address) */
+	bool mark_ran;           /* in the copy: the marker ran; mark says how it went */
+	struct mt_ap_hmark mark; /* its counts, and where its records are in the copy */
+	struct hm_result mres;   /* in the copy: the marker's records */
+	bool want_mark;          /* a MARK record goes out (ok, or why the mark failed) */
 	/* sending cursor (walksend.c): section, index within it */
 	bool pending;
 	int sec;

@@ -31,6 +31,7 @@
 #include "agent.h"
 #include "freeze.h"
 #include "walkfields.h"
+#include "walkmark.h"
 #include "walkstate.h"
 #include "walkvisit.h"
 
@@ -319,6 +320,13 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		hw.layout_bad += !!to;
 		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
 	}
+	if (walkmark_active()) { /* the copy keeps the roots and marks from them itself */
+		if (referrer_tag_ptr)
+			return walkmark_run();
+		if (!(to & MT_AP_HV_ADDR))
+			return walkmark_broken("a root of the walk has a tag");
+		return own_local(kind, info) ? 0 : walkmark_root(kind, to & ~MT_AP_HV_ADDR);
+	}
 	if (!referrer_tag_ptr) {
 		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
 			flags = MT_AP_HV_KEEP;
@@ -355,6 +363,8 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 
 	if (hw.fz.in_child)
 		copy_step(true);
+	if (walkmark_active())
+		return walkmark_run();
 	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
 		return 0;
 	if (hw.untagged) { /* the object's class is known after the pause: checked then */
@@ -447,6 +457,8 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 
 	if (hw.fz.in_child)
 		copy_step(true);
+	if (walkmark_active())
+		return walkmark_run();
 	if (!(hw.flags & MT_AP_HEAP_STRINGS))
 		return 0;
 	if (hw.untagged) { /* FollowReferences visits each String once, after its referee callback */

@@ -69,6 +69,9 @@ int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		{ "ClassLoaderData", "_klasses", offsetof(struct mt_ap_heap_layout, cld_klasses) },
 		{ "Array<Klass*>", "_data", offsetof(struct mt_ap_heap_layout, array_data) },
 		{ "Array<Klass*>", "_length", offsetof(struct mt_ap_heap_layout, array_length) },
+		{ "ThreadsList", "_length", offsetof(struct mt_ap_heap_layout, tl_length) },
+		{ "ThreadsList", "_threads", offsetof(struct mt_ap_heap_layout, tl_threads) },
+		{ "JavaThread", "_threadObj", offsetof(struct mt_ap_heap_layout, jt_threadobj) },
 	};
 	static const struct {
 		const char *type, *field, *sym;
@@ -91,6 +94,8 @@ int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		  offsetof(struct mt_ap_heap_layout, m_signers) },
 		{ NULL, NULL, "_ZN23java_lang_ref_Reference16_referent_offsetE",
 		  offsetof(struct mt_ap_heap_layout, ref_referent) },
+		{ NULL, NULL, "_ZN23java_lang_ref_Reference18_discovered_offsetE",
+		  offsetof(struct mt_ap_heap_layout, ref_discovered) },
 		{ NULL, NULL, "_ZN21java_lang_ClassLoader19_loader_data_offsetE",
 		  offsetof(struct mt_ap_heap_layout, loader_data) },
 	};
@@ -152,6 +157,11 @@ int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		return -ENOENT;
 	}
 	L->ik_size = (uint32_t)((ik_size + 7) & ~7ull);
+	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &L->threads_list)) {
+		snprintf(why, n, "VMStructs has no ThreadsSMRSupport::_java_thread_list");
+		return -ENOENT;
+	}
+	off32(vs, "JavaThread", "_vthread", &L->jt_vthread); /* JDK 19+ */
 	if (jobject_vm_class(vs, "Class", &L->class_klass) ||
 	    jobject_vm_class(vs, "ClassLoader", &L->loader_klass)) {
 		snprintf(why, n, "VMStructs has no vmClasses::Class_klass or ClassLoader_klass");

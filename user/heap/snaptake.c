@@ -391,7 +391,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			/* a frozen walk's records still in the copy: read them, then let
 			 * the agent kill it (if they cannot be read, freeze again and let
 			 * the agent send them) */
-			if (s->has_mark) {
+			if (s->has_mark && s->mark.status)
+				p_info("JVM %d: the frozen copy's own mark stopped (%s): the copy walked "
+				       "with JVMTI instead", p->pid, s->mark.why);
+			if (s->has_mark && !s->mark.status) {
 				char cwhy[192];
 
 				err = snapmark_read(p, s, cwhy, sizeof(cwhy));

@@ -54,11 +54,12 @@ static const char *prim_name(char c)
 	}
 }
 
-/* True when s[0..len) is "+0x" followed by hex digits only: the suffix
- * HotSpot appends to a hidden class's name. */
+/* True when s[0..len) is "+0x" or "/0x" followed by hex digits only: the
+ * suffix HotSpot appends to a hidden class's name (its Symbol has '/' on JDK
+ * 17.0.15 and 25.0.3, as `jmap -histo` prints it). */
 static bool hidden_suffix(const char *s, size_t len)
 {
-	if (len < 4 || s[0] != '+' || s[1] != '0' || s[2] != 'x')
+	if (len < 4 || (s[0] != '+' && s[0] != '/') || s[1] != '0' || s[2] != 'x')
 		return false;
 	for (size_t i = 3; i < len; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
@@ -78,8 +79,8 @@ static int put(char *out, size_t outlen, size_t *pos, const char *s, size_t n)
 	return 0;
 }
 
-/* Append the class name s[0..len) with '/' -> '.' and a hidden class's
- * last '+' -> '/'. */
+/* Append the class name s[0..len) with '/' -> '.', but a hidden class's
+ * suffix, whose '+' or '/' stays (as) '/'. */
 static int put_class(char *out, size_t outlen, size_t *pos, const char *s, size_t len)
 {
 	const char *plus = NULL;
@@ -87,7 +88,7 @@ static int put_class(char *out, size_t outlen, size_t *pos, const char *s, size_
 	if (!len)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++)
-		if (s[i] == '+')
+		if (s[i] == '+' || s[i] == '/')
 			plus = s + i;
 	if (plus && !hidden_suffix(plus, len - (plus - s)))
 		plus = NULL;
