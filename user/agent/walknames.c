@@ -18,9 +18,7 @@ static void name_object(jobject o, uint64_t t)
 	nm = walkvec_push(&hw.named);
 	if (!nm)
 		return;
-	nm->ref = (*jni)->NewLocalRef(jni, o);
-	nm->id = t >> 1;
-	nm->addr = 0;
+	*nm = (struct walk_named){ .ref = (*jni)->NewLocalRef(jni, o), .id = t >> 1 };
 	if (!nm->ref)
 		hw.named.n--;
 }

@@ -121,6 +121,7 @@ static void inspect(struct report *r)
 		r->agent_warning = jvmflags_find(&r->p, vs, "EnableDynamicAgentLoading", &f) ||
 				   f.via_symtab || (f.flags & 0xf) == 0;
 	}
+	r->freeze = !heapfreeze_prepare(&r->p, vs, &fz, r->freeze_why, sizeof(r->freeze_why));
 	vmstructs_free(vs);
 
 	snprintf(path, sizeof(path), "%s/tmp/.java_pid%d", r->p.root, r->p.nspid);
@@ -132,7 +133,6 @@ static void inspect(struct report *r)
 	r->cap_bpf = (eff >> MT_CAP_BPF) & 1;
 	r->cap_perfmon = (eff >> MT_CAP_PERFMON) & 1;
 	r->cap_ptrace = (eff >> MT_CAP_SYS_PTRACE) & 1;
-	r->freeze = !heapfreeze_prepare(&r->p, &fz, r->freeze_why, sizeof(r->freeze_why));
 }
 
 static bool flag_is(const struct report *r, const char *name, bool *val)

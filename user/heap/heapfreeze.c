@@ -213,18 +213,17 @@ static void test_hooks(struct mt_ap_heap_freeze *f)
 	}
 }
 
-int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n)
+int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
+		       struct mt_ap_heap_freeze *f, char *why, size_t n)
 {
-	struct mt_vmstructs *vs = NULL;
 	uint64_t heap, start = 0, words = 0, a_heap, off_res, off_start, off_words;
 	enum gc gc = GC_G1;
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	err = vmstructs_open(p, &vs);
-	if (err) {
-		snprintf(why, n, "its VMStructs tables cannot be read (%s)", strerror(-err));
-		return err;
+	if (!vs) {
+		snprintf(why, n, "its VMStructs tables cannot be read");
+		return -ENOENT;
 	}
 	err = check_gc(p, vs, &gc, why, n);
 	if (err)
@@ -272,7 +271,6 @@ int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, cha
 	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
 	test_hooks(f);
 out:
-	vmstructs_free(vs);
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include "memtrace/agent_proto.h"
 
 struct mt_proc;
+struct mt_vmstructs;
 struct mt_snapshot;
 
 /* --walk: how heap snapshots are taken (mt_opts.walk). */
@@ -36,14 +37,16 @@ enum heapfreeze_mode {
 int heapfreeze_mode_parse(const char *s, int *mode);
 
 /*
- * heapfreeze_prepare - can JVM @p be frozen for a walk? Fills @f (symbols
+ * heapfreeze_prepare - can JVM @p (@vs its tables, NULL when they could not
+ * be read) be frozen for a walk? Fills @f (symbols
  * from libjvm's .symtab, the heap's reserved range from VMStructs, the
  * default limits). Refused: collectors whose heap is not plain private
  * memory between pauses (ZGC, Shenandoah: their barriers would write in the
  * copy, and ZGC maps its heap shared), a libjvm without .symtab. Returns 0,
  * or -errno with the reason in @why (nothing printed).
  */
-int heapfreeze_prepare(const struct mt_proc *p, struct mt_ap_heap_freeze *f, char *why, size_t n);
+int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
+		       struct mt_ap_heap_freeze *f, char *why, size_t n);
 
 /*
  * heapfreeze_headroom - the memory JVM @p may take while a frozen copy of it

@@ -14,14 +14,91 @@
 #include "heap/walkids.h"
 #include "lib/util.h"
 
+/* The file being written: its descriptor, the body's checksum and length. */
+struct writer {
+	int fd;
+	uLong crc;
+	uint64_t body;
+	int err;
+};
+
+static void wr(struct writer *w, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n && !w->err; i += 1u << 30) { /* crc32 takes a uInt */
+		uInt k = (uInt)(n - i < (1u << 30) ? n - i : (1u << 30));
+
+		w->crc = crc32(w->crc, (const Bytef *)p + i, k);
+	}
+	if (!w->err)
+		w->err = write_all(w->fd, p, n);
+	w->body += n;
+}
+
+/* @k entries of @esz bytes as records of @kind, as many as fit in each. */
+static void wr_batch(struct writer *w, unsigned kind, const void *src, size_t k, size_t esz)
+{
+	static char buf[0x10000];
+	size_t per = (0xfff0 - 8) / esz;
+
+	for (size_t i = 0; i < k && !w->err; i += per) {
+		size_t m = k - i < per ? k - i : per, off = 0;
+
+		mt_ap_rec_put(buf, sizeof(buf), &off, kind, (uint32_t)m, (const char *)src + i * esz,
+			      m * esz);
+		wr(w, buf, off);
+	}
+}
+
+/* A snapshot of the copy's own mark: its records are arrays, not raw (the
+ * agent never sent them); and the classes memtrace named from their Klass. */
+static void wr_mark_arrays(struct writer *w, const struct mt_snapshot *s)
+{
+	static char buf[8 + 8 + MT_AP_HSTR_MAX + 8];
+
+	for (size_t i = 0; i < s->nclasses && !w->err; i++) {
+		const struct mt_snap_class *c = &s->classes[i];
+		struct mt_ap_hclass h = { .id = c->id,
+					  .flags = MT_AP_HCLASS_EXT | MT_AP_HCLASS_NOIFACES };
+		struct mt_ap_hclass_ext x = { 0 };
+		size_t sl = strlen(c->sig), off = 0;
+		char body[sizeof(h) + 1024 + 1 + sizeof(x)];
+
+		if (!c->by_klass)
+			continue;
+		sl = sl > 1024 ? 1024 : sl;
+		memcpy(body, &h, sizeof(h));
+		memcpy(body + sizeof(h), c->sig, sl);
+		body[sizeof(h) + sl] = '\0';
+		memcpy(body + sizeof(h) + sl + 1, &x, sizeof(x));
+		mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_CLASS, 0, body,
+			      sizeof(h) + sl + 1 + sizeof(x));
+		wr(w, buf, off);
+	}
+	wr_batch(w, MT_AP_HREC_OBJS, s->objs, s->nobjs, sizeof(*s->objs));
+	wr_batch(w, MT_AP_HREC_REFS, s->refs, s->nrefs, sizeof(*s->refs));
+	wr_batch(w, MT_AP_HREC_ROOTS, s->roots, s->nroots, sizeof(*s->roots));
+	wr_batch(w, MT_AP_HREC_PRIMS, s->prims, s->nprims, sizeof(*s->prims));
+	wr_batch(w, MT_AP_HREC_SAMPLED, s->sampled, s->nsampled, sizeof(*s->sampled));
+	for (size_t i = 0; i < s->nstrings && !w->err; i++) {
+		size_t l = strlen(s->strings[i].s), off = 0;
+		char body[8 + MT_AP_HSTR_MAX + 1];
+
+		l = l > MT_AP_HSTR_MAX ? MT_AP_HSTR_MAX : l;
+		memcpy(body, &s->strings[i].obj, 8);
+		memcpy(body + 8, s->strings[i].s, l);
+		body[8 + l] = '\0';
+		mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_STRING, (uint32_t)l, body, 8 + l + 1);
+		wr(w, buf, off);
+	}
+}
+
 int snapfile_write(const struct mt_snapshot *s, const char *path, char *why, size_t wn)
 {
 	char hdr[MT_SNAP_HDR] = { 0 }, trl[MT_SNAP_TRAILER], done[8 + sizeof(s->info)];
 	uint32_t v = MT_SNAP_VERSION, flags = s->info.flags, pid = (uint32_t)s->pid;
-	uint64_t now = real_ns(), body;
+	uint64_t now = real_ns();
+	struct writer w = { .crc = crc32(0L, Z_NULL, 0) };
 	size_t off = 0;
-	uLong crc;
-	int fd, err;
 
 	mt_ap_rec_put(done, sizeof(done), &off, MT_AP_HREC_DONE, 0, &s->info, sizeof(s->info));
 	memcpy(hdr, MT_SNAP_MAGIC, 8);
@@ -29,36 +106,31 @@ int snapfile_write(const struct mt_snapshot *s, const char *path, char *why, siz
 	memcpy(hdr + 12, &flags, 4);
 	memcpy(hdr + 16, &now, 8);
 	memcpy(hdr + 24, &pid, 4);
-	body = s->raw_len + off;
-	crc = crc32(0L, Z_NULL, 0);
-	for (size_t i = 0; i < s->raw_len; i += 1u << 30) /* crc32 takes a uInt length */
-		crc = crc32(crc, (const Bytef *)s->raw + i,
-			    (uInt)(s->raw_len - i < (1u << 30) ? s->raw_len - i : (1u << 30)));
-	crc = crc32(crc, (const Bytef *)done, (uInt)off);
-	memcpy(trl, &body, 8);
-	v = (uint32_t)crc;
+	w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w.fd < 0) {
+		w.err = -errno;
+		snprintf(why, wn, "cannot create %s: %s", path, strerror(-w.err));
+		return w.err;
+	}
+	w.err = write_all(w.fd, hdr, sizeof(hdr));
+	wr(&w, s->raw, s->raw_len);
+	if (s->has_mark && !s->mark.status)
+		wr_mark_arrays(&w, s);
+	wr(&w, done, off);
+	/* the trailer: the body's length and checksum */
+	memcpy(trl, &w.body, 8);
+	v = (uint32_t)w.crc;
 	memcpy(trl + 8, &v, 4);
 	memcpy(trl + 12, MT_SNAP_END, 4);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(why, wn, "cannot create %s: %s", path, strerror(-err));
-		return err;
-	}
-	err = write_all(fd, hdr, sizeof(hdr));
-	if (!err)
-		err = write_all(fd, s->raw, s->raw_len);
-	if (!err)
-		err = write_all(fd, done, off);
-	if (!err)
-		err = write_all(fd, trl, sizeof(trl));
-	if (close(fd) && !err)
-		err = -errno;
-	if (err) {
-		snprintf(why, wn, "cannot write %s: %s", path, strerror(-err));
+	if (!w.err)
+		w.err = write_all(w.fd, trl, sizeof(trl));
+	if (close(w.fd) && !w.err)
+		w.err = -errno;
+	if (w.err) {
+		snprintf(why, wn, "cannot write %s: %s", path, strerror(-w.err));
 		unlink(path);
 	}
-	return err;
+	return w.err;
 }
 
 int snapfile_read_mem(const void *vbuf, size_t n, struct mt_snapshot *s, char *why, size_t wn)
@@ -112,9 +184,11 @@ int snapfile_read_mem(const void *vbuf, size_t n, struct mt_snapshot *s, char *w
 		err = -EINVAL;
 	if (err == -ENOMEM)
 		snprintf(why, wn, "out of memory");
-	if (err)
+	if (err) {
 		snapshot_free(s);
-	else
+	} else {
 		s->source = "snapshot";
+		s->has_mark = false; /* its records are in the file: nothing to read elsewhere */
+	}
 	return err;
 }

@@ -121,21 +121,28 @@ static int read_strings(int pid, struct mt_snapshot *s)
 static int add_klass_class(struct mt_snapshot *s, const struct mt_vmstructs *vs,
 			   const struct mt_klass_layout *kl, uint64_t klass, uint64_t id)
 {
-	char name[1024];
+	char name[1024], sig[1040];
 	struct mt_snap_class *c;
 	int len = -ENOENT;
 
 	if (vs && klass)
-		len = klassname_read(vs, kl, klass, true, name, sizeof(name));
+		len = klassname_read(vs, kl, klass, false, name, sizeof(name) - 2);
 	if (len < 0)
 		snprintf(name, sizeof(name), klass ? "<class 0x%llx>" : "<primitive type>",
 			 (unsigned long long)klass);
+	/* a signature, as the agent's records have (an array's internal name is one) */
+	snprintf(sig, sizeof(sig), len > 0 && name[0] != '[' ? "L%s;" : "%s", name);
+	if (len > 0)
+		snapshot_java_name(sig, name, sizeof(name));
 	if (snapshot_grow(&s->classes, &s->cap_classes, s->nclasses, 1, sizeof(*s->classes)))
 		return -ENOMEM;
 	c = &s->classes[s->nclasses];
 	memset(c, 0, sizeof(*c));
 	c->id = id;
-	c->sig = snapshot_strdup(s, "", 0);
+	c->by_klass = true;
+	c->kind = MT_SNAP_CLASS; /* a class the agent did not list: its interfaces unknown */
+	c->ifaces_unknown = true;
+	c->sig = snapshot_strdup(s, sig, strlen(sig));
 	c->name = snapshot_strdup(s, name, strlen(name));
 	if (!c->sig || !c->name)
 		return -ENOMEM;
@@ -144,20 +151,18 @@ static int add_klass_class(struct mt_snapshot *s, const struct mt_vmstructs *vs,
 }
 
 /* Class records for the Klasses the mark met unnamed. */
-static int name_klasses(const struct mt_proc *p, struct mt_snapshot *s)
+static int name_klasses(const struct mt_vmstructs *vs, struct mt_snapshot *s)
 {
-	struct mt_vmstructs *vs = NULL;
 	struct mt_klass_layout kl;
 	int err = 0;
 
 	if (!s->nklass_ids && !s->nhisto)
 		return 0;
-	if (vmstructs_open(p, &vs) || klassname_layout(vs, &kl)) {
-		vmstructs_free(vs);
+	if (vs && klassname_layout(vs, &kl))
 		vs = NULL; /* named by address */
-	}
-	for (size_t i = 0; i < s->nklass_ids && !err; i++)
+	for (size_t i = 0; i < s->nklass_ids && !err; i++) {
 		err = add_klass_class(s, vs, &kl, s->klass_ids[i].klass, s->klass_ids[i].id);
+	}
 	for (size_t i = 0; i < s->nhisto && !err; i++) {
 		struct mt_ap_hhisto *h = &s->histo[i];
 
@@ -166,11 +171,11 @@ static int name_klasses(const struct mt_proc *p, struct mt_snapshot *s)
 		h->cls = SYNTH_ID + i;
 		err = add_klass_class(s, vs, &kl, h->klass, h->cls);
 	}
-	vmstructs_free(vs);
 	return err;
 }
 
-int snapmark_read(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n)
+int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct mt_snapshot *s,
+		  char *why, size_t n)
 {
 	const struct mt_ap_hmark *m = &s->mark;
 	int pid, err;
@@ -216,7 +221,7 @@ int snapmark_read(const struct mt_proc *p, struct mt_snapshot *s, char *why, siz
 	if (!err)
 		err = read_strings(pid, s);
 	if (!err)
-		err = name_klasses(p, s);
+		err = name_klasses(vs, s);
 	if (err == -ENOMEM)
 		snprintf(why, n, "out of memory for the frozen copy's records");
 	else if (err == -EPROTO)

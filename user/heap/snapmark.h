@@ -12,14 +12,17 @@
 #include "heap/snapshot.h"
 
 struct mt_proc;
+struct mt_vmstructs;
 
 /*
  * snapmark_read - read the records s->mark names out of JVM @p's frozen copy
  * (s->freeze.child_pid) into @s's arrays, and give every class the records
- * use a class record. Returns 0, or -errno with the reason in @why (nothing
+ * use a class record (named through @vs, the JVM's tables; by address when
+ * NULL). Returns 0, or -errno with the reason in @why (nothing
  * printed).
  */
-int snapmark_read(const struct mt_proc *p, struct mt_snapshot *s, char *why, size_t n);
+int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct mt_snapshot *s,
+		  char *why, size_t n);
 
 /* snapmark_readv - read @len bytes at @addr of process @pid into @buf, in
  * large pieces (process_vm_readv). Returns 0 or -errno. */

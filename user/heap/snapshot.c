@@ -175,8 +175,16 @@ const char *snapshot_java_name(const char *sig, char *buf, size_t n)
 		dims = 0;
 	}
 	for (char *c = buf; *c; c++)
-		if (*c == '/')
+		if (*c == '/' || *c == '+')
 			*c = '.';
+	/* a hidden class's suffix as the JVM prints it: Foo$$Lambda/0x7f00 */
+	{
+		char *dot = strrchr(buf, '.');
+
+		if (dot && dot[1] == '0' && dot[2] == 'x' && dot[3] &&
+		    strspn(dot + 3, "0123456789abcdefABCDEF") == strlen(dot + 3))
+			*dot = '/';
+	}
 	o = strlen(buf);
 	for (int i = 0; i < dims && o + 2 < n; i++, o += 2)
 		memcpy(buf + o, "[]", 3);

@@ -45,6 +45,8 @@ struct mt_snap_class {
 	 * dump's order), for naming references; may be none */
 	struct mt_snap_field *statics;
 	uint32_t nstatics;
+	bool by_klass;     /* named from its Klass by memtrace (a class only the mark met):
+			    * not among the agent's records, written by snapfile_write() */
 };
 
 struct mt_snap_thread {

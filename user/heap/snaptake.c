@@ -147,7 +147,9 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 
 /*
  * Is the JVM filling its eden (the young generation's allocation space, in
- * its hsperfdata counters; looked at every 10 ms for up to 200 ms)? Then the
+ * its hsperfdata counters, which HotSpot samples every 50 ms: looked at every
+ * 10 ms for up to 110 ms, two of its samples; an idle JVM's first snapshot
+ * waited 200 ms here before)? Then the
  * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
  * after it the eden is empty and kept out of the copy, so the JVM's
  * allocations after the pause take no page fault (measured: an eden shared
@@ -164,7 +166,7 @@ static uint32_t gc_wait_ms(struct mt_snapsession *ss)
 	if (!ss->pd || perfdata_long(ss->pd, used, &u0))
 		return 0;
 	perfdata_long(ss->pd, young, &c0);
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 11; i++) {
 		nanosleep(&t, NULL);
 		if (perfdata_long(ss->pd, used, &u1))
 			return 0;
@@ -184,22 +186,16 @@ static uint32_t gc_wait_ms(struct mt_snapsession *ss)
 static void plan_mark(struct mt_snapsession *ss)
 {
 	const char *env = getenv("MEMTRACE_MARK");
-	struct mt_vmstructs *vs;
 	char why[192];
 
 	if (!ss->mark_checked) {
 		ss->mark_checked = true;
-		if (env && !strcmp(env, "0")) {
+		if ((env && !strcmp(env, "0")) || !ss->vs) {
 			ss->mark_off = true;
-		} else if (vmstructs_open(ss->p, &vs)) {
+		} else if (heaplayout_fill(ss->p, ss->vs, &ss->layout, why, sizeof(why))) {
+			p_info("JVM %d: the frozen copy walks the heap with JVMTI, not its own mark: "
+			       "%s", ss->p->pid, why);
 			ss->mark_off = true;
-		} else {
-			if (heaplayout_fill(ss->p, vs, &ss->layout, why, sizeof(why))) {
-				p_info("JVM %d: the frozen copy walks the heap with JVMTI, not its own "
-				       "mark: %s", ss->p->pid, why);
-				ss->mark_off = true;
-			}
-			vmstructs_free(vs);
 		}
 	}
 	if (ss->mark_off)
@@ -236,7 +232,9 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	}
 	if (!ss->freeze_checked) {
 		ss->freeze_checked = true;
-		if (heapfreeze_prepare(ss->p, &ss->freeze, why, sizeof(why))) {
+		if (!ss->vs && vmstructs_open(ss->p, &ss->vs))
+			ss->vs = NULL;
+		if (heapfreeze_prepare(ss->p, ss->vs, &ss->freeze, why, sizeof(why))) {
 			if (mt_opts.walk == HEAPFREEZE_FROZEN) {
 				p_err("JVM %d cannot be frozen for the heap walk: %s", ss->p->pid, why);
 				return -ENOTSUP;
@@ -397,7 +395,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			if (s->has_mark && !s->mark.status) {
 				char cwhy[192];
 
-				err = snapmark_read(p, s, cwhy, sizeof(cwhy));
+				err = snapmark_read(p, ss->vs, s, cwhy, sizeof(cwhy));
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",
@@ -478,6 +476,8 @@ void snaptake_close(struct mt_snapsession *ss)
 {
 	if (!ss->p)
 		return;
+	vmstructs_free(ss->vs);
+	ss->vs = NULL;
 	if (ss->borrowed) { /* the caller's socket: back to it, still open */
 		*ss->borrowed = ss->so;
 		perfdata_free(ss->pd);

@@ -19,6 +19,7 @@
 #include "jvm/sptrace.h"
 
 struct mt_perfdata;
+struct mt_vmstructs;
 
 /* One agent session for several snapshots (`query --every/--count`): the
  * walk's tags, so object ids and ages, persist between its snapshots. */
@@ -40,6 +41,7 @@ struct mt_snapsession {
 	bool mark_checked;
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
 	struct mt_ap_heap_layout layout;
+	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
 	/* snaptake_attach(): the caller's own session's socket, given back (with
 	 * its seq) by snaptake_close(), which then neither detaches nor closes */
 	struct mt_agentsock *borrowed;
