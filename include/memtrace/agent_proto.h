@@ -552,8 +552,11 @@ struct mt_ap_heap_layout {
 	/* java.lang.Class mirrors (java_lang_Class::_*_offset values) */
 	int32_t m_klass, m_oop_size, m_static_count, m_statics; /* _statics: first static field */
 	int32_t m_loader, m_pd, m_signers;
-	int32_t ref_referent;       /* java.lang.ref.Reference.referent and .discovered: in */
-	int32_t ref_discovered;     /* none of Reference's oop maps (the collector treats them apart) */
+	int32_t ref_referent;       /* java.lang.ref.Reference.referent and .discovered (JDK */
+	int32_t ref_discovered;     /* 17: in none of Reference's oop maps; JDK 25: in them) */
+	uint32_t ref_weak;          /* bit t: InstanceKlass::_reference_type t is a weak or
+				     * phantom reference's (JDK 17: 3, 5; JDK 25: 2, 4): the
+				     * agent fills it from those classes' own Klasses */
 	int32_t str_value, str_coder;
 	int32_t loader_data;        /* java.lang.ClassLoader's injected loader_data (its CLD) */
 	/* every JavaThread's java.lang.Thread is a root of the collector's; JVMTI
@@ -585,6 +588,8 @@ struct mt_ap_hmark {
 	uint64_t histo, nhisto;    /* struct mt_ap_hhisto */
 	uint64_t klasses, nklasses; /* struct mt_ap_hklass */
 	uint64_t sampled, nsampled; /* struct mt_ap_hsampled */
+	uint64_t addrs;            /* MT_AP_FREEZE_COMPARE: nobjs addresses (uint64_t), the
+				    * objects' in the copy, objs' order; else 0 */
 	uint64_t marked;           /* live objects */
 	uint64_t bytes;            /* their shallow bytes */
 	uint64_t edges;            /* references followed */

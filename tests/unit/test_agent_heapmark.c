@@ -71,7 +71,7 @@ static struct fake *fake_new(bool coops, bool cklass)
 		.array_length = 0, .m_klass = M_KLASS, .m_oop_size = M_OOPSIZE,
 		.m_static_count = M_SCOUNT, .m_statics = M_STATICS, .m_loader = M_LOADER,
 		.m_pd = M_PD, .m_signers = M_SIGNERS, .ref_referent = REF_REFERENT,
-		.ref_discovered = REF_DISCOVERED,
+		.ref_discovered = REF_DISCOVERED, .ref_weak = (1u << 3) | (1u << 5),
 		.str_value = STR_VALUE, .str_coder = STR_CODER, .loader_data = LOADER_DATA,
 	};
 	return f;
@@ -390,18 +390,22 @@ static void test_loader_data(void **st)
 /* Weak and phantom referents are not followed; soft ones are. As in HotSpot,
  * a Reference's referent and discovered fields are in none of its oop maps
  * (the collector scans them apart): queue and next are. */
-static void test_references(void **st)
+static void references(bool jdk25)
 {
 	struct fake *f = fake_new(true, true);
 	uint64_t boot = cld_new(f), Weak, Soft, Obj, w, s, wo, so, disc, q;
 	struct hm_result r;
 
-	(void)st;
 	class_klass(f, 0);
-	Weak = klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
-	Soft = klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
-	*(uint8_t *)(uintptr_t)(Weak + IK_REFTYPE) = 3;
-	*(uint8_t *)(uintptr_t)(Soft + IK_REFTYPE) = 2;
+	/* JDK 25: the referent and discovered in the maps, reference types renumbered */
+	Weak = jdk25 ? klass_new(f, MT_AP_K_REF, 32, boot, 1, 12, 4)
+		     : klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
+	Soft = jdk25 ? klass_new(f, MT_AP_K_REF, 32, boot, 1, 12, 4)
+		     : klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
+	*(uint8_t *)(uintptr_t)(Weak + IK_REFTYPE) = jdk25 ? 2 : 3;
+	*(uint8_t *)(uintptr_t)(Soft + IK_REFTYPE) = jdk25 ? 1 : 2;
+	if (jdk25)
+		f->L.ref_weak = (1u << 2) | (1u << 4);
 	Obj = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
 	w = obj_alloc(f, Weak, 32);
 	s = obj_alloc(f, Soft, 32);
@@ -446,6 +450,13 @@ static void test_references(void **st)
 	}
 	heapmark_free(&r);
 	fake_free(f);
+}
+
+static void test_references(void **st)
+{
+	(void)st;
+	references(false);
+	references(true);
 }
 
 /* Records: ids of named objects, FIELD indices by offset, array slots, the

@@ -51,8 +51,6 @@
 #define MAX_MAPS      4096      /* oop map blocks a class may have */
 #define MAX_INSTANCE  (1u << 24) /* bytes an instance may have */
 #define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
-#define REF_WEAK      3         /* HotSpot's ReferenceType: REF_WEAK */
-#define REF_PHANTOM   5         /*   and REF_PHANTOM: referents not followed */
 
 struct oopmap {
 	int32_t off;
@@ -106,6 +104,7 @@ struct mark {
 	struct kinfo *last;        /* the last class looked up */
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
 	struct growvec xroots;     /* roots the marker added (by address) */
+	struct growvec addrs;      /* HM_ADDRS */
 	char **arena;              /* string bytes (blocks never move) */
 	size_t narena, arena_left;
 	char *arena_at;
@@ -534,11 +533,20 @@ static uint64_t obj_size(const struct mark *mk, const struct kinfo *ki, uint64_t
 
 /* ---- the mark ---- */
 
+/* Is @at a Reference @obj's referent or discovered slot? JDK 17 keeps them
+ * out of Reference's oop maps, JDK 25 keeps them in (and its collectors skip
+ * the referent): either way the marker reads them apart. */
+static bool ref_slot(const struct mark *mk, uint64_t obj, uint64_t at)
+{
+	return at == obj + (uint32_t)mk->L->ref_referent ||
+	       at == obj + (uint32_t)mk->L->ref_discovered;
+}
+
 /* Is the referent of a Reference of @ki weak (weak and phantom references),
  * so that the collector does not keep it? */
-static bool weak_referent(const struct kinfo *ki)
+static bool weak_referent(const struct mark *mk, const struct kinfo *ki)
 {
-	return ki->reftype == REF_WEAK || ki->reftype == REF_PHANTOM;
+	return ki->reftype < 32 && ((mk->L->ref_weak >> ki->reftype) & 1);
 }
 
 /* The first instance of a class: do the fields the agent named agree with
@@ -608,14 +616,16 @@ static void scan(struct mark *mk, uint64_t obj)
 		uint64_t at = obj + (uint32_t)ki->maps[m].off;
 
 		for (uint32_t i = 0; i < ki->maps[m].count; i++, at += mk->oopsz) {
+			if (ki->kind == MT_AP_K_REF && ref_slot(mk, obj, at))
+				continue;
 			mark_push(mk, load_oop(mk, at));
 			mk->out->info.edges++;
 		}
 	}
-	if (ki->kind == MT_AP_K_REF) { /* referent and discovered are not in the maps */
+	if (ki->kind == MT_AP_K_REF) { /* referent and discovered: apart, as the collector */
 		uint64_t referent = load_oop(mk, obj + (uint32_t)L->ref_referent);
 
-		if (weak_referent(ki))
+		if (weak_referent(mk, ki))
 			mk->out->info.weak += referent != 0;
 		else
 			mark_push(mk, referent);
@@ -774,6 +784,8 @@ static void put_fields(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 			const struct hm_field *f = field_at(fields, nfields, off);
 			uint32_t kind = JVMTI_HEAP_REFERENCE_FIELD;
 
+			if (ki->kind == MT_AP_K_REF && ref_slot(mk, obj, obj + off))
+				continue; /* below */
 			if (ki->kind == MT_AP_K_MIRROR) {
 				if ((int32_t)off == L->m_loader)
 					kind = JVMTI_HEAP_REFERENCE_CLASS_LOADER;
@@ -1036,6 +1048,12 @@ static void put_object(struct mark *mk, uint64_t obj)
 		o->cls = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
 		o->size = size;
 		o->length = len;
+		if (fl & HM_ADDRS) {
+			uint64_t *a = vec_push(mk, &mk->addrs);
+
+			if (a)
+				*a = obj;
+		}
 	}
 	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR) /* as JVMTI: none from a class object */
 		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
@@ -1152,7 +1170,7 @@ static int check_layout(struct mark *mk)
 	if (!mk->lo || mk->hi <= mk->lo || (mk->lo & (al - 1)) || !L->k_java_mirror ||
 	    !L->ik_size || !L->klass_off || !L->length_off || L->m_statics <= 0 ||
 	    L->m_oop_size <= 0 || L->m_klass <= 0 || L->ref_referent <= 0 ||
-	    L->ref_discovered <= 0 || !L->class_klass ||
+	    L->ref_discovered <= 0 || !L->ref_weak || !L->class_klass ||
 	    (L->loader_klass && L->loader_data <= 0))
 		return -EINVAL;
 	mk->shift = (unsigned)__builtin_ctz(al);
@@ -1186,6 +1204,7 @@ static int setup(struct mark *mk)
 	mk->klasses.esz = sizeof(struct mt_ap_hklass);
 	mk->sampled.esz = sizeof(struct mt_ap_hsampled);
 	mk->xroots.esz = sizeof(struct mt_ap_hroot);
+	mk->addrs.esz = sizeof(uint64_t);
 	return 0;
 }
 
@@ -1207,12 +1226,16 @@ static void finish(struct mark *mk, struct hm_result *out)
 		{ (void **)&out->klasses, &mk->klasses, &out->info.nklasses },
 		{ (void **)&out->sampled, &mk->sampled, &out->info.nsampled },
 	};
+	uint64_t naddrs;
 
 	for (size_t i = 0; i < sizeof(give) / sizeof(give[0]); i++) {
 		*give[i].dst = give[i].v->p;
 		*give[i].n = give[i].v->n;
 		give[i].v->p = NULL;
 	}
+	out->addrs = (uint64_t *)mk->addrs.p;
+	naddrs = mk->addrs.n;
+	(void)naddrs; /* == info.nobjs */
 	for (size_t i = 0; i < mk->kblocks; i++)
 		free(mk->kpool[i]);
 	free(mk->kpool);
@@ -1296,5 +1319,6 @@ void heapmark_free(struct hm_result *r)
 	free(r->histo);
 	free(r->klasses);
 	free(r->sampled);
+	free(r->addrs);
 	memset(r, 0, sizeof(*r));
 }

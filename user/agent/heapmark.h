@@ -56,6 +56,7 @@ struct hm_named {
 #define HM_PRIMS   (1u << 2) /* values of projected primitive fields */
 #define HM_STRINGS (1u << 3) /* java.lang.String values */
 #define HM_HISTO   (1u << 4) /* totals per class */
+#define HM_ADDRS   (1u << 5) /* with HM_OBJS: each object's address (comparisons) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;
@@ -84,6 +85,7 @@ struct hm_result {
 	struct mt_ap_hhisto *histo;
 	struct mt_ap_hklass *klasses;
 	struct mt_ap_hsampled *sampled;
+	uint64_t *addrs;               /* HM_ADDRS: info.nobjs addresses */
 	void *priv;                    /* the marker's own state */
 };
 

@@ -179,6 +179,7 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 		     (freeze->flags & MT_AP_FREEZE_DIRECT);
 	if (hw.marking)
 		hw.layout = *layout;
+	hw.comparing = hw.marking && (freeze->flags & MT_AP_FREEZE_COMPARE);
 	walkstate_vectors_init();
 	hw.t0 = agent_mono_ns();
 }
@@ -321,15 +322,20 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 static void walk_untagged_after(void)
 {
 	bool marked = hw.want_mark && !hw.mark.status;
+	uint64_t visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
 
 	if (!hw.aborted && !hw.layout_bad && !marked) /* a frozen copy's stay in the copy */
-		last_visits = hw.want_copy ? hw.copy.nvisits : hw.visits.n;
+		last_visits = visits;
 	walknames_untag();
 	if (walksamples_untag())
 		untagged_broken = true;
 	hw.named_next = hs.next_id;
-	/* the mark's ids: next_id + an object's rank among the marked ones */
-	hs.next_id += marked ? hw.mark.marked : hw.want_copy ? hw.copy.nvisits : hw.visits.n;
+	/* the mark's ids: next_id + an object's rank among the marked ones (both,
+	 * comparing: two snapshots of one image) */
+	if (!marked)
+		hs.next_id += visits;
+	else
+		hs.next_id += hw.comparing && visits > hw.mark.marked ? visits : hw.mark.marked;
 }
 
 /* The untagged walk could not tell objects apart by address: walk again,

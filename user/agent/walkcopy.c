@@ -128,7 +128,8 @@ static int pull_from_copy(void)
 		err = hw.mark.status;
 		hw.want_mark = !err;
 		hw.layout_bad = ch->layout_bad;
-	} else if (!err && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
+	}
+	if (!err && (!hw.marking || hw.comparing) && (hw.fz.req.flags & MT_AP_FREEZE_DIRECT)) {
 		hw.want_copy = true;
 		hw.copy = (struct mt_ap_hcopy){
 			.child_pid = (uint32_t)hw.fz.child, .keep_ms = COPY_KEEP_MS,

@@ -34,6 +34,8 @@ jint walkmark_root(jvmtiHeapReferenceKind kind, uint64_t addr)
 	r->to = addr;
 	r->kind = (uint32_t)kind;
 	r->reserved = 0;
+	if (hw.comparing) /* the JVMTI walk follows every root */
+		return JVMTI_VISIT_OBJECTS;
 	return kind == JVMTI_HEAP_REFERENCE_SYSTEM_CLASS ? 0 : JVMTI_VISIT_OBJECTS;
 }
 
@@ -68,6 +70,12 @@ static int to_hm_fields(const struct walk_field *wf, uint32_t n, struct hm_field
 	qsort(f, n, sizeof(*f), by_off);
 	*out = f;
 	return 0;
+}
+
+/* The Klass a class object (in the copy) stands for. */
+static uint64_t klass_of_mirror(uint64_t mirror)
+{
+	return *(const uint64_t *)(uintptr_t)(mirror + (uint32_t)hw.layout.m_klass);
 }
 
 static int by_id(const void *a, const void *b)
@@ -136,8 +144,16 @@ static int build_input(struct hm_input *in)
 		}
 		/* the stack chunk class (JDK 19+): its instances end the mark */
 		if (c->sig && !strcmp(c->sig, "Ljdk/internal/vm/StackChunk;"))
-			hw.layout.stackchunk_klass =
-				*(const uint64_t *)(uintptr_t)(mirror + (uint32_t)hw.layout.m_klass);
+			hw.layout.stackchunk_klass = klass_of_mirror(mirror);
+		/* which reference types are weak: as the JDK numbers them */
+		if (c->sig && (!strcmp(c->sig, "Ljava/lang/ref/WeakReference;") ||
+			       !strcmp(c->sig, "Ljava/lang/ref/PhantomReference;"))) {
+			uint8_t t = *(const uint8_t *)(uintptr_t)(klass_of_mirror(mirror) +
+								   hw.layout.ik_reference_type);
+
+			if (t && t < 32)
+				hw.layout.ref_weak |= 1u << t;
+		}
 	}
 	in->L = &hw.layout;
 	in->heap_lo = hw.fz.req.heap_lo;
@@ -161,6 +177,8 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_PRIMS;
 	if (hw.flags & MT_AP_HEAP_STRINGS)
 		in->flags |= HM_STRINGS;
+	if (hw.comparing)
+		in->flags |= HM_OBJS | HM_ADDRS;
 	return 0;
 }
 
@@ -171,13 +189,13 @@ jint walkmark_run(void)
 	int err;
 
 	if (hw.mark_ran)
-		return JVMTI_VISIT_ABORT;
+		return hw.comparing ? JVMTI_VISIT_OBJECTS : JVMTI_VISIT_ABORT;
 	hw.mark_ran = true;
 	err = build_input(&in);
 	if (err) {
 		hw.mark.status = err;
 		snprintf(hw.mark.why, sizeof(hw.mark.why), "out of memory in the frozen copy");
-		return JVMTI_VISIT_ABORT;
+		return hw.comparing ? JVMTI_VISIT_OBJECTS : JVMTI_VISIT_ABORT;
 	}
 	heapmark_run(&in, r);
 	hw.mark = r->info;
@@ -189,5 +207,7 @@ jint walkmark_run(void)
 	hw.mark.histo = (uint64_t)(uintptr_t)r->histo;
 	hw.mark.klasses = (uint64_t)(uintptr_t)r->klasses;
 	hw.mark.sampled = (uint64_t)(uintptr_t)r->sampled;
-	return JVMTI_VISIT_ABORT;
+	hw.mark.addrs = (uint64_t)(uintptr_t)r->addrs;
+	/* comparing: the JVMTI walk goes on over the same frozen image */
+	return hw.comparing ? JVMTI_VISIT_OBJECTS : JVMTI_VISIT_ABORT;
 }

@@ -199,7 +199,10 @@ static size_t n_threads(void) { return hw.nthreads; }
 static size_t n_strings(void) { return hw.strs.n; }
 static size_t n_once(void) { return 1; }
 /* (a marked walk's ids are the marker's: memtrace needs no addresses) */
-static size_t n_named(void) { return hw.want_mark && !hw.mark.status ? 0 : hw.named.n; }
+static size_t n_named(void)
+{
+	return hw.want_mark && !hw.mark.status && !hw.comparing ? 0 : hw.named.n;
+}
 static size_t n_freeze(void) { return hw.want_freeze; }
 static size_t n_copy(void) { return hw.want_copy; }
 static size_t n_mark(void) { return hw.want_mark; }

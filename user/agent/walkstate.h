@@ -142,6 +142,7 @@ struct walk_state {
 	struct mt_ap_heap_done done;
 	/* the frozen copy's own mark (MT_AP_FREEZE_MARK, walkmark.c) */
 	bool marking;            /* asked for: the copy marks instead of walking on */
+	bool comparing;          /* MT_AP_FREEZE_COMPARE: it marks, then walks on with JVMTI */
 	struct mt_ap_heap_layout layout;
 	struct walkvec mroots;   /* in the copy: the roots JVMTI reported (to: an address) */
 	bool mark_ran;           /* in the copy: the marker ran; mark says how it went */

@@ -321,11 +321,17 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		return JVMTI_VISIT_ABORT; /* heap_walk() does it again with tags */
 	}
 	if (walkmark_active()) { /* the copy keeps the roots and marks from them itself */
+		jint r;
+
 		if (referrer_tag_ptr)
-			return walkmark_run();
-		if (!(to & MT_AP_HV_ADDR))
-			return walkmark_broken("a root of the walk has a tag");
-		return own_local(kind, info) ? 0 : walkmark_root(kind, to & ~MT_AP_HV_ADDR);
+			r = walkmark_run();
+		else if (!(to & MT_AP_HV_ADDR))
+			r = walkmark_broken("a root of the walk has a tag");
+		else
+			r = own_local(kind, info) ? 0 : walkmark_root(kind, to & ~MT_AP_HV_ADDR);
+		if (!hw.comparing)
+			return r;
+		/* comparing: the visit is recorded as without the mark */
 	}
 	if (!referrer_tag_ptr) {
 		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
@@ -363,8 +369,8 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 
 	if (hw.fz.in_child)
 		copy_step(true);
-	if (walkmark_active())
-		return walkmark_run();
+	if (walkmark_active() && walkmark_run() == JVMTI_VISIT_ABORT)
+		return JVMTI_VISIT_ABORT;
 	if (kind != JVMTI_HEAP_REFERENCE_FIELD)
 		return 0;
 	if (hw.untagged) { /* the object's class is known after the pause: checked then */
@@ -457,8 +463,8 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 
 	if (hw.fz.in_child)
 		copy_step(true);
-	if (walkmark_active())
-		return walkmark_run();
+	if (walkmark_active() && walkmark_run() == JVMTI_VISIT_ABORT)
+		return JVMTI_VISIT_ABORT;
 	if (!(hw.flags & MT_AP_HEAP_STRINGS))
 		return 0;
 	if (hw.untagged) { /* FollowReferences visits each String once, after its referee callback */

@@ -14,6 +14,7 @@ int do_age(int argc, char **argv);
 int do_leaks(int argc, char **argv);
 int do_vmstructs(int argc, char **argv);
 int do_selftest_sinks(int argc, char **argv);
+int do_selftest_walks(int argc, char **argv);
 int do_serve(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);

@@ -26,6 +26,7 @@ static const struct cmd cmds[] = {
 	{ "leaks", do_leaks, "allocation sites ranked by growth of old live bytes (agent)" },
 	{ "vmstructs", do_vmstructs, "(debugging) what memtrace reads from the JVM's VMStructs" },
 	{ "selftest-sinks", do_selftest_sinks, "(testing) write a synthetic profile through every profile sink" },
+	{ "selftest-walks", do_selftest_walks, "(testing) the copy's own heap mark against JVMTI's walk of one frozen image" },
 	{ "serve", do_serve, "serve GC metrics of one or all JVMs (OpenMetrics, JSON API)" },
 	{ "record", do_record, "record a JVM's events (filters, pauses) to a file" },
 	{ "report", do_report, "gc, alloc, locks, age and leaks of a recording, as live" },

@@ -203,6 +203,8 @@ static void test_hooks(struct mt_ap_heap_freeze *f)
 
 	if (t && !strcmp(t, "pull"))
 		f->flags &= ~MT_AP_FREEZE_DIRECT;
+	if (t && !strcmp(t, "compare")) /* with the mark: it and the JVMTI walk, one image */
+		f->flags |= MT_AP_FREEZE_COMPARE;
 	if (t && !strcmp(t, "nofork"))
 		f->flags |= MT_AP_FREEZE_TEST_NOFORK;
 	if (t && !strcmp(t, "fail"))

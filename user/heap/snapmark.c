@@ -218,6 +218,11 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		err = read_array(pid, &s->klass_ids, &s->nklass_ids, &cap, m->klasses, m->nklasses,
 				 sizeof(*s->klass_ids));
 	}
+	if (!err && m->addrs && m->nobjs) {
+		s->addrs = malloc((size_t)m->nobjs * sizeof(*s->addrs));
+		err = s->addrs ? snapmark_readv(pid, s->addrs, (size_t)m->nobjs * 8, m->addrs)
+			       : -ENOMEM;
+	}
 	if (!err)
 		err = read_strings(pid, s);
 	if (!err)

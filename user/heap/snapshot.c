@@ -34,6 +34,7 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->raw);
 	free(s->histo);
 	free(s->klass_ids);
+	free(s->addrs);
 	dsl_arena_free(s->names);
 	ageranges_free(&s->ages);
 	memset(s, 0, sizeof(*s));

@@ -124,6 +124,8 @@ struct mt_snapshot {
 	struct mt_ap_hhisto *histo; size_t nhisto;
 	/* classes named by their Klass* (the mark's KLASS records): Klass -> class id */
 	struct mt_ap_hklass *klass_ids; size_t nklass_ids;
+	/* MT_AP_FREEZE_COMPARE: each object's address in the copy (objs' order) */
+	uint64_t *addrs;
 };
 
 /* snapshot_init - zero *@s for use. */

@@ -196,6 +196,8 @@ static void plan_mark(struct mt_snapsession *ss)
 			p_info("JVM %d: the frozen copy walks the heap with JVMTI, not its own mark: "
 			       "%s", ss->p->pid, why);
 			ss->mark_off = true;
+		} else if ((env = getenv("MEMTRACE_TEST_FREEZE")) && !strcmp(env, "badlayout")) {
+			ss->layout.k_layout_helper += 4; /* tests: a layout that does not hold */
 		}
 	}
 	if (ss->mark_off)
@@ -392,6 +394,29 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			if (s->has_mark && s->mark.status)
 				p_info("JVM %d: the frozen copy's own mark stopped (%s): the copy walked "
 				       "with JVMTI instead", p->pid, s->mark.why);
+			if (s->has_mark && !s->mark.status && s->has_copy) {
+				/* comparing: the mark's records beside the JVMTI walk's */
+				struct mt_snapshot m;
+				char cwhy[192];
+
+				snapshot_init(&m);
+				m.mark = s->mark;
+				m.freeze = s->freeze;
+				m.has_mark = true;
+				err = snapmark_read(p, ss->vs, &m, cwhy, sizeof(cwhy));
+				if (!err)
+					err = heapfreeze_read_copy(p, s, cwhy, sizeof(cwhy));
+				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				if (!err)
+					err = walkcompare_run(s, &m, &ss->cmp, ss->cmp_out);
+				snapshot_free(&m);
+				if (err) {
+					p_err("JVM %d: cannot compare the walks: %s", p->pid, cwhy);
+					goto fail;
+				}
+				ss->compared = true;
+				s->has_copy = s->has_mark = false;
+			}
 			if (s->has_mark && !s->mark.status) {
 				char cwhy[192];
 

@@ -15,6 +15,7 @@
 
 #include "agentctl/agentsock.h"
 #include "heap/snapshot.h"
+#include "heap/walkcompare.h"
 #include "jvm/proc.h"
 #include "jvm/sptrace.h"
 
@@ -42,6 +43,11 @@ struct mt_snapsession {
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
 	struct mt_ap_heap_layout layout;
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
+	/* MEMTRACE_TEST_FREEZE=compare: the mark against the JVMTI walk of the same
+	 * frozen copy (heap/walkcompare.h), for `memtrace selftest-walks` */
+	bool compared;
+	struct walkcompare cmp;
+	FILE *cmp_out;               /* per-class differences, if set */
 	/* snaptake_attach(): the caller's own session's socket, given back (with
 	 * its seq) by snaptake_close(), which then neither detaches nor closes */
 	struct mt_agentsock *borrowed;

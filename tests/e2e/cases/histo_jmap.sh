@@ -1,28 +1,56 @@
 #!/usr/bin/env bash
-# histo_jmap - `memtrace histo -p PID --json` counts the same instances as
-# `jcmd PID GC.class_histogram` (jmap -histo:live) for QueryWorkload's own
-# classes, and its totals line says the walk was complete.
+# histo_jmap - `memtrace histo -p PID --json` counts what the collector keeps:
+# every class's instances and bytes equal `jcmd PID GC.class_histogram`'s
+# (jmap -histo:live: a full GC, then a count) on an idle JVM, class by class,
+# taken right after it. The differences allowed are named: the objects of
+# jcmd's own request while it runs (its argument strings: a String[], up to
+# 4 Strings and their byte[], an int[]; on JDK 25 two classes it loads for
+# the request and an int[] each, unloadable once it is done), and on JDK 22+
+# G1's filler arrays (jdk.internal.vm.FillerElement[], dead space jcmd's
+# heap iteration counts).
+# The workload's own classes are checked by name, and the totals line says
+# the walk was complete.
 # TIMEOUT: 45
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start w -Xmx128m QueryWorkload planted
-"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || { cat "$TMPD/h.err"; fail "histo"; }
+"$MEMTRACE" histo -p "$JVM_PID" >/dev/null 2>&1 # the agent loaded: its objects in both
 "$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/jcmd.txt" || fail "jcmd"
+"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || { cat "$TMPD/h.err"; fail "histo"; }
+grep -q "the copy marked" "$TMPD/h.err" || { cat "$TMPD/h.err"; fail "histo: the copy did not mark"; }
 python3 - "$TMPD/h.json" "$TMPD/jcmd.txt" <<'PY' || fail "histo differs from jcmd GC.class_histogram"
 import json, re, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-mine = {r["class"]: r for r in rows if "class" in r}
+mine = {r["class"]: (r["instances"], r["bytes"]) for r in rows if "class" in r}
 tot = [r for r in rows if r.get("event") == "histo_total"][0]
-assert tot["partial"] is False and tot["instances"] == sum(r["instances"] for r in mine.values())
+assert tot["partial"] is False and tot["instances"] == sum(v[0] for v in mine.values())
+prim = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long",
+        "S": "short", "Z": "boolean"}
+def jname(n):
+    n = re.sub(r" \(.*\)$", "", n)
+    dims = len(n) - len(n.lstrip("["))
+    n = n[dims:]
+    if dims:
+        n = prim[n] if n in prim else n[1:-1]
+    return n + "[]" * dims
 theirs = {}
 for l in open(sys.argv[2]):
     m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", l)
-    if m: theirs[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+    if m: theirs[jname(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+# jcmd's own request, alive while it counts; dead filler arrays it counts
+slack = {"java.lang.String": 4, "byte[]": 4, "java.lang.String[]": 1, "int[]": 2,
+         "java.lang.Class": 2, "jdk.internal.vm.FillerElement[]": 1 << 40}
+bad = []
+for c in sorted(set(mine) | set(theirs)):
+    a, b = mine.get(c, (0, 0)), theirs.get(c, (0, 0))
+    if a != b and not (0 <= b[0] - a[0] <= slack.get(c, 0)):
+        bad.append((c, a, b))
+same = sum(1 for c in theirs if mine.get(c) == theirs[c])
+print("  %d of %d classes equal; totals memtrace %d, jcmd %d" % (same, len(theirs),
+      sum(v[0] for v in mine.values()), sum(v[0] for v in theirs.values())), file=sys.stderr)
+assert not bad, bad[:10]
 want = ["Order", "Datum", "QueryWorkload$QNode", "QueryWorkload$QHolder", "QueryWorkload$QKey", "QueryWorkload$QEntry"]
 for c in want:
-    assert c in mine and c in theirs, c
-    print("  %-24s memtrace %4d  jcmd %4d" % (c, mine[c]["instances"], theirs[c][0]), file=sys.stderr)
-    assert mine[c]["instances"] == theirs[c][0], c
-    assert mine[c]["bytes"] == theirs[c][1], (c, mine[c]["bytes"], theirs[c][1])
-assert mine["Order"]["instances"] == 50 and mine["QueryWorkload$QNode"]["instances"] == 100
+    assert c in mine and mine[c] == theirs[c], c
+assert mine["Order"][0] == 50 and mine["QueryWorkload$QNode"][0] == 100
 PY
