@@ -60,7 +60,8 @@ QUERY_AGE = """set_type old:
 instances_for old have_names = "sessions seen 1+ GCs ago\""""
 
 GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
-            (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N")]
+            (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N"),
+            (r", N pauses of concurrent cycles|, N concurrent(?=\))| \(the JVM exited\)", "")]
 
 # The samples, run in this order. Each: name -> dict with
 #   jvm     the JVM whose pid replaces {pid} in args
@@ -70,7 +71,8 @@ GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
 #   stream  "stdout" (default) or "stderr"
 #   keep    the lines shown: parts joined by a "..." line, each part a list of
 #           steps applied in order: ("head", N), ("tail", N), ("from", RE) (from
-#           the first line matching RE), ("grep", RE); default every line
+#           the first line matching RE), ("until", RE) (up to the first line
+#           matching RE, included), ("grep", RE); default every line
 #   masks   (RE, replacement) applied before the common masks: data that is
 #           neither a number nor a name (vendors, collectors, causes)
 #   drop    RE: lines that differ between the JDKs, left out of the comparison
@@ -91,15 +93,17 @@ SAMPLES = {
     "top-stacks": dict(jvm="demo", args=["top", "-p", "{pid}", "--plain", "--stacks", "--interval", "1",
                                          "--duration", "2"], keep=[[("head", 6)]], masks=GC_MASKS),
     "attach": dict(jvm="demo", args=["attach", "-p", "{pid}"], masks=[(r"^  java .*", "  java VERSION")],
-                   drop=r"^\s+note JDK \d+ prints"),
+                   drop=r"^\s+note\s+JDK \d+ prints"),
     "detach": dict(jvm="demo", args=["detach", "-p", "{pid}"]),
     "age": dict(jvm="demo", args=["age", "-p", "{pid}", "--duration", "3", "--top", "5"]),
-    "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "6", "--interval", "64k",
+    "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "8", "--interval", "64k",
                                     "--top", "1", "--paths"]),
     "histo": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"]),
     "walk-pause": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"], stream="stderr",
                        keep=[[("grep", r"heap walk paused")]], masks=[(r"\(.*\)$", "(DETAILS)")]),
-    "heap-retained": dict(jvm="demo", args=["heap", "-p", "{pid}", "--retained", "--top", "3"]),
+    # which of the demo's two holders (its leak, its cache) retains more moves with its age
+    "heap-retained": dict(jvm="demo", args=["heap", "-p", "{pid}", "--retained", "--top", "3"],
+                          masks=[(r"\bclass J", "J")]),
     "heap-paths": dict(jvm="demo", args=["heap", "-p", "{pid}", "--paths", "DemoWorkload$Session", "--top", "1"]),
     "query": dict(jvm="demo", args=["query", "-p", "{pid}", "-e", QUERY]),
     "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1", "-e", QUERY_AGE]),
@@ -107,9 +111,10 @@ SAMPLES = {
                      keep=[[("grep", r"^memtrace: saved")]]),
     "query-file": dict(jvm="demo", args=["query", "demo.snap", "-e", QUERY]),
     "record": dict(jvm="demo", args=["record", "-p", "{pid}", "-o", "demo.mtr", "--duration", "2"],
-                   stream="stderr"),
-    "report": dict(jvm="demo", args=["report", "demo.mtr"], keep=[[("head", 1)], [("from", r"^summary:")]],
-                   masks=GC_MASKS),
+                   stream="stderr", keep=[[("grep", r"^memtrace: record(ing|ed) ")]]),
+    "report": dict(jvm="demo", args=["report", "demo.mtr"],
+                   keep=[[("head", 1)], [("from", r"^summary:"), ("head", 4)],
+                         [("from", r" allocated by pid "), ("until", r"^lost events")]], masks=GC_MASKS),
     "check": dict(jvm="demo", args=["check", "demo.mtr"]),
     "serve-metrics": dict(jvm="demo", serve=True,
                           keep=[[("grep", r"^(jvm_gc_pause_seconds_count|jvm_memory_used_bytes|"
@@ -163,6 +168,9 @@ def select(lines, keep, pid):
             elif kind == "from":
                 idx = [j for j, l in enumerate(sel) if re.search(arg, l)]
                 sel = sel[idx[0]:] if idx else []
+            elif kind == "until":
+                idx = [j for j, l in enumerate(sel) if re.search(arg, l)]
+                sel = sel[:idx[0] + 1] if idx else sel
             elif kind == "grep":
                 sel = [l for l in sel if re.search(arg, l)]
         if i:
