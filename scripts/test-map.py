@@ -97,6 +97,11 @@ def case_commands(path, cmds):
     text = read(path)
     if re.search(r"^\s*(?:\w+=\S+\s+)*serve_start\b", text, re.M):  # tests/e2e/lib.sh
         out.add("serve")
+    if "scripts/doc-samples.py" in text:  # the commands of its SAMPLES table
+        samples = read("scripts/doc-samples.py")
+        out.update(c for c in re.findall(r'args=\["([\w-]+)"', samples) if c in cmds)
+        if "serve=True" in samples:
+            out.add("serve")
     for line in text.splitlines():
         for m in re.finditer(r'(?:"\$MEMTRACE"|\$MEMTRACE|\$M\b|/memtrace[\'"]?|memtrace[\'"]?)\s+(.*)', line):
             toks = m.group(1).split()
