@@ -14,11 +14,8 @@
 # Needs root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-H2JAR=${H2JAR:-/usr/share/java/h2.jar}
-CLIENTS=${CLIENTS:-8}
-SECS=${SECS:-10}
-JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
-[ -r "$H2JAR" ] || { echo "top_h2: $H2JAR is missing: apt-get install libh2-java (scripts/install-deps.sh)" >&2; exit 1; }
+. "$ROOT/bench/lib.sh"
+h2_require top_h2
 tmp=$(mktemp -d /tmp/mt-bench-h2t.XXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$ROOT/tests/java/build.sh" >/dev/null
@@ -26,19 +23,10 @@ port=19292
 for jdk in $JDKS; do
 	[ -x "$jdk/bin/java" ] || { echo "== $jdk: absent, skipped"; continue; }
 	d="$tmp/$(basename "$jdk")"
-	mkdir -p "$d/db"
 	port=$((port + 1))
-	"$jdk/bin/java" -Dh2.bindAddress=127.0.0.1 -Xmx256m -XX:FlightRecorderOptions:stackdepth=256 \
-		"-XX:StartFlightRecording:filename=$d/h2.jfr,settings=profile,jdk.ObjectAllocationSample#throttle=100000/s" \
-		-cp "$H2JAR" org.h2.tools.Server -tcp -tcpPort "$port" -ifNotExists -baseDir "$d/db" \
-		>"$d/server.out" 2>&1 &
-	server=$!
-	for _ in $(seq 100); do grep -q "TCP server running" "$d/server.out" && break; sleep 0.1; done
-	grep -q "TCP server running" "$d/server.out" || { cat "$d/server.out"; exit 1; }
-	"$jdk/bin/java" -cp "$ROOT/build/java:$H2JAR" H2Load "jdbc:h2:tcp://127.0.0.1:$port/bench" \
-		"$CLIENTS" "$SECS" "$d/go" >"$d/client.out" 2>&1 &
-	client=$!
-	for _ in $(seq 300); do grep -q READY "$d/client.out" && break; sleep 0.1; done
+	h2_start "$d" "$jdk" "$port" -XX:FlightRecorderOptions:stackdepth=256 \
+		"-XX:StartFlightRecording:filename=$d/h2.jfr,settings=profile,jdk.ObjectAllocationSample#throttle=100000/s"
+	server=$H2_SERVER client=$H2_CLIENT
 	"$ROOT/build/memtrace" top -p "$server" --stacks --json --interval 1 >"$d/top.json" 2>"$d/top.err" &
 	mt=$!
 	for _ in $(seq 300); do grep -q '"event":"top"' "$d/top.json" && break; sleep 0.1; done

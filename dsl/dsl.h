@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dsl.h - the memory-analysis language (DESIGN.md idea 4, issue 7).
+ * dsl.h - the memory-analysis language (docs/design.md idea 4, issue 7).
  *
  * Stages, one file each, one section each below:
  *   arena.c   one arena per query: everything a compile or a run allocates

@@ -276,7 +276,7 @@ static int object_builtin(const struct dsl_type *t, const char *name)
 }
 
 /* Does built-in b take precedence over a Java field of the same name on a
- * value of static type t? DESIGN: Class.name, Class.classloader,
+ * value of static type t? docs/design.md: Class.name, Class.classloader,
  * Classloader.id, Thread.name; and memtrace's `referrers` and `root_path`
  * everywhere (no Java field name should hide them). */
 static bool builtin_first(const struct dsl_type *t, int b)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * events.h - memtrace's one event model (DESIGN.md idea 1, seed 003).
+ * events.h - memtrace's one event model (docs/design.md idea 1, seed 003).
  *
  * Every event is an *entity* event (an entity comes into being, is defined,
  * or is reclaimed) or an *activity* event (something happens to entities

@@ -97,8 +97,47 @@ classes_outside_tmp() {
 	CLEANUP_DIRS+=("$OUT_CLASSES")
 	cp -r "$CLASSES/." "$OUT_CLASSES/"
 }
+# free_port: print a TCP port that is free on 127.0.0.1 now.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# serve_token: a random token for `memtrace serve --token-file` in
+# $TMPD/token (mode 600); sets TOKEN to it.
+serve_token() {
+	head -c 24 /dev/urandom | base64 >"$TMPD/token"
+	chmod 600 "$TMPD/token"
+	TOKEN=$(cat "$TMPD/token")
+}
+
+# serve_start LOG [ARGS...]: start `memtrace serve ARGS` in the background,
+# its stdout and stderr in LOG (an environment given before the call is
+# passed on: VAR=x serve_start ...); sets SERVE_PID. A serve not stopped with
+# serve_stop is stopped when the case exits, before its JVMs.
+SERVE_PIDS=()
+serve_start() {
+	local log=$1; shift
+	"$MEMTRACE" serve "$@" >"$log" 2>&1 &
+	SERVE_PID=$!
+	SERVE_PIDS+=("$SERVE_PID")
+}
+
+# serve_stop [PID...]: SIGTERM to the given serves (default: every one
+# started and not stopped yet), each waited for; returns the exit status of
+# the last one.
+serve_stop() {
+	local pids=("$@") p i rc=0
+	[ ${#pids[@]} -eq 0 ] && pids=("${SERVE_PIDS[@]}")
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		rc=$?
+		for i in "${!SERVE_PIDS[@]}"; do [ "${SERVE_PIDS[$i]}" = "$p" ] && unset "SERVE_PIDS[$i]"; done
+	done
+	return $rc
+}
+
 CLEANUP_DIRS=()
 cleanup_all() {
+	[ ${#SERVE_PIDS[@]} -gt 0 ] && serve_stop
 	cleanup_jvms
 	local d
 	for d in "${CLEANUP_DIRS[@]}"; do rm -rf "$d"; done

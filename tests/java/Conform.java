@@ -1,6 +1,6 @@
 // Conform - a quiescent heap whose answers are known by construction, for the
 // query language's conformance test (tests/e2e/cases/query_conform.sh): every
-// member and context name of DESIGN's syntax section on a live JVM, a saved
+// member and context name of the syntax section of docs/design.md on a live JVM, a saved
 // snapshot and a heap dump.
 //   java Conform
 // Holder.all holds 5 Circle (a chain via next, labels "c0".."c4"), 3 Square,

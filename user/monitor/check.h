@@ -1,5 +1,5 @@
 /*
- * check.h - verify rules 1-5 (DESIGN.md idea 1) on a reported event stream.
+ * check.h - verify rules 1-5 (docs/design.md idea 1) on a reported event stream.
  *
  * The checker keeps the view a consumer of the stream has - which types,
  * objects and threads are alive, each thread's invocation depth, which

@@ -1,5 +1,5 @@
 /*
- * sequencer.h - consistent partial reporting (DESIGN.md idea 1, seed 003).
+ * sequencer.h - consistent partial reporting (docs/design.md idea 1, seed 003).
  *
  * The sequencer is fed every observed event (struct mt_ev, include/memtrace/
  * events.h) in order, keeps the full state of every live entity - types,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# query_conform - the query language means what DESIGN's syntax section says,
+# query_conform - the query language means what the syntax section of docs/design.md says,
 # on a live JVM, its saved snapshot and a `jcmd GC.heap_dump` of the same
 # quiescent heap (tests/java/Conform.java, answers known by construction):
 # - `x is T` is Java's instanceof: for 23 types (interfaces and their

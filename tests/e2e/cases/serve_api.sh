@@ -7,16 +7,8 @@
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-SERVE_PID=
-stop_all() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	cleanup_jvms
-}
-trap stop_all EXIT
-head -c 24 /dev/urandom | base64 >"$TMPD/token"
-chmod 600 "$TMPD/token"
-TOKEN=$(cat "$TMPD/token")
+PORT=$(free_port)
+serve_token
 
 # h.py METHOD PATH [TOKEN]: prints "STATUS BODY" (python3's urllib).
 cat >"$TMPD/h.py" <<'PY'
@@ -42,9 +34,7 @@ wait_state() { local i; for ((i = 0; i < ${3:-150}; i++)); do [ "$(state "$1")" 
 
 jvm_start w -Xmx64m -XX:TieredStopAtLevel=1 SteadyGc 16
 PID=$JVM_PID
-"$MEMTRACE" serve -p "$PID" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1 \
-	>"$TMPD/serve.log" 2>&1 &
-SERVE_PID=$!
+serve_start "$TMPD/serve.log" -p "$PID" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1
 for ((i = 0; i < 100; i++)); do [ "$(metric "memtrace_jvm_info{")" = 1 ] && break; sleep 0.1; done
 [ "$(metric "memtrace_jvm_info{")" = 1 ] || { cat "$TMPD/serve.log" >&2; fail "serve does not watch $PID"; }
 

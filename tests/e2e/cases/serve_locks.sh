@@ -8,21 +8,14 @@
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-SERVE_PID=
-stop_all() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	cleanup_jvms
-}
-trap stop_all EXIT
+PORT=$(free_port)
 
 sed '/name="jdk.ThreadPark"/,/<\/event>/{s#<setting name="threshold"[^>]*>[^<]*</setting>#<setting name="threshold">0 ms</setting>#;s#<setting name="stackTrace">true#<setting name="stackTrace">false#}' \
 	"$JAVA_HOME/lib/jfr/default.jfc" >"$TMPD/park.jfc"
 jvm_start p -Xmx128m "-XX:StartFlightRecording:filename=$TMPD/p.jfr,settings=$TMPD/park.jfc" \
 	ParkContention 4 1000 50 "$TMPD/go"
 pid=$JVM_PID
-"$MEMTRACE" serve -p "$pid" --locks --listen "127.0.0.1:$PORT" >"$TMPD/serve.out" 2>&1 &
-SERVE_PID=$!
+serve_start "$TMPD/serve.out" -p "$pid" --locks --listen "127.0.0.1:$PORT"
 wait_for_line "$TMPD/serve.out" "watching pid $pid" 30 || { cat "$TMPD/serve.out"; fail "serve did not watch the JVM"; }
 touch "$TMPD/go"
 wait_for_line "$TMPD/p.out" DONE 60 || fail "the workload did not finish"
@@ -31,7 +24,7 @@ python3 - "$PORT" >"$TMPD/metrics.txt" <<'PY' || fail "GET /metrics"
 import sys, urllib.request
 print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=10).read().decode())
 PY
-kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=
+serve_stop
 grep memtrace_lock_ "$TMPD/metrics.txt" >&2
 jvm_stop "$pid"
 "$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"

@@ -13,14 +13,6 @@
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-SERVES=()
-stop_all() {
-	local s
-	for s in "${SERVES[@]}"; do kill "$s" 2>/dev/null; wait "$s" 2>/dev/null; done
-	cleanup_jvms
-}
-trap stop_all EXIT
 scrape() { python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:$1/metrics', timeout=5).read().decode())"; }
 
 for gc in G1 Parallel; do
@@ -29,10 +21,8 @@ for gc in G1 Parallel; do
 		--alloc-mb 384 --keep-mb 8
 	pid=$JVM_PID
 	P1=$(free_port); P2=$(free_port)
-	"$MEMTRACE" serve -p "$pid" --listen "127.0.0.1:$P1" >"$TMPD/serve1.$gc.log" 2>&1 &
-	SERVES+=($!)
-	"$MEMTRACE" serve -p "$pid" --listen "127.0.0.1:$P2" --names otel >"$TMPD/serve2.$gc.log" 2>&1 &
-	SERVES+=($!)
+	serve_start "$TMPD/serve1.$gc.log" -p "$pid" --listen "127.0.0.1:$P1"
+	serve_start "$TMPD/serve2.$gc.log" -p "$pid" --listen "127.0.0.1:$P2" --names otel
 	for ((i = 0; i < 100; i++)); do
 		scrape "$P1" 2>/dev/null | grep -q '^memtrace_jvm_info{' && scrape "$P2" 2>/dev/null | grep -q '^memtrace_jvm_info{' && break
 		sleep 0.2
@@ -156,7 +146,6 @@ if any("jvm_gc_pause_seconds" in k for k in o2) or any(k.startswith("jvm_gc_dura
 print("OK" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)
 PY
-	for s in "${SERVES[@]}"; do kill "$s"; wait "$s"; done
-	SERVES=()
+	serve_stop
 	jvm_stop "$pid"
 done

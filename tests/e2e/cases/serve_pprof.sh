@@ -11,12 +11,8 @@
 
 command -v go >/dev/null || skip "go is not installed (apt-get install golang-go; make deps does it)"
 export HOME=${HOME:-$TMPD} GOCACHE="$TMPD/gocache"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-SERVE=
-trap '[ -n "$SERVE" ] && kill $SERVE 2>/dev/null && wait $SERVE 2>/dev/null; cleanup_jvms' EXIT
-head -c 24 /dev/urandom | base64 >"$TMPD/token"
-chmod 600 "$TMPD/token"
-TOKEN=$(cat "$TMPD/token")
+PORT=$(free_port)
+serve_token
 ETOKEN=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$TOKEN")
 
 jvm_start w -Xmx256m -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,AllocShares::big \
@@ -28,8 +24,7 @@ pid=$JVM_PID
 # 2 s window is not in the profile (it swung Big and Mid by 5 points on a VM
 # whose uprobe trap costs 5 us; alloc_budget and alloc_shares check thinning
 # against memtrace's own standard errors)
-MEMTRACE_TEST_DUTY=1:1 "$MEMTRACE" serve -p "$pid" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" >"$TMPD/serve.log" 2>&1 &
-SERVE=$!
+MEMTRACE_TEST_DUTY=1:1 serve_start "$TMPD/serve.log" -p "$pid" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token"
 status() { # PATH [AUTH]: the HTTP status
 	python3 - "$PORT" "$1" "${2:-}" <<'PY'
 import sys, urllib.request, urllib.error
@@ -99,5 +94,5 @@ for cls, share in want.items():
     ok &= site in parents.get(cls, set())
 sys.exit(0 if ok else 1)
 PY
-kill "$SERVE"; wait "$SERVE"; rc=$?; SERVE=
+serve_stop; rc=$?
 assert_eq "$rc" 0 "serve's exit status"

@@ -17,21 +17,17 @@ JAVA17=$JAVA
 JAVA25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 [ -x "$JAVA25" ] || JAVA25=$JAVA17
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 PPORT=$(free_port)
 [ "$PORT" != "$PPORT" ] || PPORT=$(free_port)
-SERVE_PID= PROM_PID=
+PROM_PID=
 stop_all() {
 	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	cleanup_jvms
+	cleanup_all
 }
 trap stop_all EXIT
 
-head -c 24 /dev/urandom | base64 >"$TMPD/token"
-chmod 600 "$TMPD/token"
-TOKEN=$(cat "$TMPD/token")
+serve_token
 
 # q.py KIND ARG: small HTTP/JSON helpers (python3's urllib; no curl needed).
 cat >"$TMPD/q.py" <<'PY'
@@ -113,9 +109,7 @@ A=$JVM_PID
 JAVA=$JAVA25 jvm_start b -Xmx64m -XX:TieredStopAtLevel=1 GcWorkload --go "$TMPD/go" --alloc-mb 48
 B=$JVM_PID
 
-"$MEMTRACE" serve --all --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1 \
-	>"$TMPD/serve.log" 2>&1 &
-SERVE_PID=$!
+serve_start "$TMPD/serve.log" --all --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1
 has_jvm() { q metrics "$PORT" 2>/dev/null | grep -q "^memtrace_jvm_info{.*pid=\"$1\"}"; }
 wait_until 20 has_jvm "$A" && wait_until 5 has_jvm "$B" || { cat "$TMPD/serve.log" >&2; fail "serve did not pick up both JVMs"; }
 note "serve watches $A (JDK 17) and $B (JDK 25)"
@@ -172,5 +166,5 @@ sys.exit(0 if a not in pids and b in pids and c in pids else "jvms: %s" % sorted
 PY
 note "JVM $A (exited) dropped"
 grep -q "pid $A exited" "$TMPD/serve.log" || fail "serve did not report the exit"
-kill "$SERVE_PID"; wait "$SERVE_PID"; rc=$?; SERVE_PID=
+serve_stop; rc=$?
 assert_eq "$rc" 0 "serve's exit status after SIGTERM"

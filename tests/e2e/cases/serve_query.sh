@@ -10,17 +10,14 @@
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-SERVE_PID= REC_PID=
+PORT=$(free_port)
+REC_PID=
 stop_all() {
 	[ -n "$REC_PID" ] && kill "$REC_PID" 2>/dev/null && wait "$REC_PID" 2>/dev/null
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	cleanup_jvms
+	cleanup_all
 }
 trap stop_all EXIT
-head -c 24 /dev/urandom | base64 >"$TMPD/token"
-chmod 600 "$TMPD/token"
-TOKEN=$(cat "$TMPD/token")
+serve_token
 
 # h.py METHOD PORT PATH TOKEN [BODYFILE]: prints "STATUS BODY" on one line.
 cat >"$TMPD/h.py" <<'PY'
@@ -53,9 +50,7 @@ wait_query() {
 
 jvm_start planted -Xmx128m QueryWorkload planted
 PID=$JVM_PID
-"$MEMTRACE" serve -p "$PID" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1 \
-	>"$TMPD/serve.log" 2>&1 &
-SERVE_PID=$!
+serve_start "$TMPD/serve.log" -p "$PID" --listen "127.0.0.1:$PORT" --token-file "$TMPD/token" --rescan 1
 for ((i = 0; i < 100; i++)); do [ "$(status GET "/api/v1/jvms/$PID")" = 200 ] && break; sleep 0.1; done
 [ "$(status GET "/api/v1/jvms/$PID")" = 200 ] || { cat "$TMPD/serve.log" >&2; fail "serve does not watch $PID"; }
 
