@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "heapmark.h"
@@ -176,6 +177,28 @@ static int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 	m->keys[i] = k;
 	m->vals[i] = v;
 	return 0;
+}
+
+/* Room for @n entries in @v at once (its pages in huge pages where the
+ * kernel has them: the records of millions of objects fault far less). */
+static void vec_reserve(struct growvec *v, size_t n)
+{
+	char *p;
+
+	if (n <= v->cap)
+		return;
+	p = realloc(v->p, n * v->esz);
+	if (!p)
+		return; /* vec_push() grows it, or says it could not */
+	if (n * v->esz >= (8u << 20)) {
+		uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+		uintptr_t e = ((uintptr_t)p + n * v->esz) & ~(uintptr_t)((2u << 20) - 1);
+
+		if (e > a)
+			madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
+	v->p = p;
+	v->cap = n;
 }
 
 static void *vec_push(struct mark *mk, struct growvec *v)
@@ -1086,6 +1109,14 @@ static int emit(struct mark *mk)
 	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
 		if (build_rank(mk))
 			return -ENOMEM;
+		/* what the records will take, known now: one growth, no copies */
+		if (in->flags & HM_OBJS)
+			vec_reserve(&mk->objs, mk->out->info.marked);
+		if (in->flags & HM_ADDRS)
+			vec_reserve(&mk->addrs, mk->out->info.marked);
+		if (in->flags & HM_REFS)
+			vec_reserve(&mk->refs, mk->out->info.edges + mk->out->info.marked +
+						       (mk->out->info.edges >> 4));
 		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
 			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);

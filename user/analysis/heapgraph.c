@@ -6,6 +6,19 @@
 #include <string.h>
 
 #include "analysis/heapgraph.h"
+#include "lib/util.h"
+
+
+/* malloc() for a per-object array: huge pages behind it when it is large
+ * (util_hugepages: far fewer page faults on a heap of millions). */
+static void *big_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (p && n >= (8u << 20))
+		util_hugepages(p, n);
+	return p;
+}
 
 int referrers_build(const struct dsl_heap *h, struct mt_referrers *r)
 {
@@ -13,7 +26,7 @@ int referrers_build(const struct dsl_heap *h, struct mt_referrers *r)
 
 	memset(r, 0, sizeof(*r));
 	r->first = calloc((size_t)n + 2, sizeof(*r->first));
-	r->from = malloc(((size_t)h->nrefs + 1) * sizeof(*r->from));
+	r->from = big_malloc(((size_t)h->nrefs + 1) * sizeof(*r->from));
 	if (!r->first || !r->from) {
 		referrers_free(r);
 		return -ENOMEM;
@@ -50,8 +63,8 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 	uint32_t *v, *queue;
 
 	*via = NULL;
-	v = malloc(((size_t)n + 1) * sizeof(*v));
-	queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	v = big_malloc(((size_t)n + 1) * sizeof(*v));
+	queue = big_malloc(((size_t)n + 1) * sizeof(*queue));
 	if (!v || !queue) {
 		free(v);
 		free(queue);

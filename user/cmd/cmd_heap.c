@@ -251,9 +251,11 @@ int do_heap(int argc, char **argv)
 		struct dsl_needs none = { 0 };
 
 		err = heapview_build(&snap, &none, &hv, why, sizeof(why));
+		util_phase("heap view");
 	}
 	if (!err)
 		err = heapview_graph(&hv, what, why, sizeof(why));
+	util_phase("graph (referrers, dominators, paths)");
 	if (err) {
 		p_err("cannot build the heap: %s", why);
 		goto out;

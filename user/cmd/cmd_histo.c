@@ -54,6 +54,7 @@ int do_histo(int argc, char **argv)
 	/* totals per class are all a histogram needs (the copy's own mark counts them) */
 	if (cmdopt_snapshot(&o, MT_AP_HEAP_COUNTS, &snap))
 		return 1;
+	util_phase("snapshot");
 	if (heaphisto_build(&snap, &hh)) {
 		p_err("out of memory");
 		goto out;

@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 	/* A vanished peer (socket, pipe) is an error code, not a dead memtrace. */
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	util_phase("start");
 
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {

@@ -25,6 +25,8 @@ static void *own(struct mt_heapview *hv, size_t n, size_t esz)
 	p = calloc(n ? n : 1, esz);
 	if (p)
 		hv->owned[hv->nowned++] = p;
+	if (p && n * esz >= (8u << 20))
+		util_hugepages(p, n * esz);
 	return p;
 }
 

@@ -62,6 +62,8 @@ int snapshot_grow(void *pp, size_t *cap, size_t n, size_t k, size_t esz)
 	np = realloc(*p, nc * esz);
 	if (!np)
 		return -ENOMEM;
+	if (nc * esz >= (8u << 20)) /* a heap's arrays: huge pages, far fewer faults */
+		util_hugepages(np, nc * esz);
 	*p = np;
 	*cap = nc;
 	return 0;

@@ -299,7 +299,9 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
+	util_phase("attach");
 	err = plan_freeze(ss, &flags, max_pause_ms);
+	util_phase("plan (VMStructs, layout, eden check)");
 	if (err)
 		goto fail;
 	/* totals per class only from the copy's own mark; else the objects */
@@ -380,6 +382,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
 			memcpy(&s->info, ss->buf, sizeof(s->info));
+			if (getenv("MEMTRACE_PHASES"))
+				fprintf(stderr, "  (the agent: %.1f ms naming classes and fields before "
+					"the pause, %.1f ms pause)\n", (double)s->info.prep_ns / 1e6,
+					(double)s->info.pause_ns / 1e6);
+			util_phase("walk (request to DONE)");
 			if (s->info.flags & MT_AP_HEAP_KEEPIDS)
 				ss->tagged = true;
 			s->agent_pause_ns = s->info.pause_ns;
@@ -422,6 +429,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 
 				err = snapmark_read(p, ss->vs, s, cwhy, sizeof(cwhy));
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				util_phase("records read out of the copy");
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",
 					       p->pid, cwhy);

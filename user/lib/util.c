@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +132,34 @@ int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+void util_phase(const char *what)
+{
+	static int on = -1;
+	static uint64_t last;
+	uint64_t now;
+
+	if (on < 0) {
+		const char *e = getenv("MEMTRACE_PHASES");
+
+		on = e && *e && strcmp(e, "0");
+	}
+	if (!on)
+		return;
+	now = mono_ns();
+	if (last)
+		fprintf(stderr, "phase %s: %.1f ms\n", what, (double)(now - last) / 1e6);
+	last = now;
+}
+
+void util_hugepages(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)((2u << 20) - 1);
+
+	if (p && e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
 uint64_t mono_ns(void)

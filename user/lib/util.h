@@ -52,6 +52,15 @@ int parse_u64(const char *s, uint64_t *out);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
 uint64_t mono_ns(void);
+/* util_phase - with MEMTRACE_PHASES=1 in the environment, print "phase
+ * @what: N ms" (since the previous call, or the first) to stderr: where a
+ * command's time goes, for benchmarks and the curious. Otherwise nothing. */
+void util_phase(const char *what);
+/* util_hugepages - ask the kernel for transparent huge pages behind the
+ * 2 MiB-aligned part of [@p, @p + @n) (a big array about to be written
+ * through: one fault per 2 MiB instead of per 4 KiB). No effect where THP is
+ * off; never fails. */
+void util_hugepages(void *p, size_t n);
 /* Milliseconds since @t0, a mono_ns() value. */
 double ms_since(uint64_t t0);
 /* CLOCK_REALTIME in ns. */
