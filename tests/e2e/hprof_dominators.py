@@ -4,13 +4,15 @@ computation over a HotSpot heap dump, written apart from memtrace's code (a
 different algorithm: Cooper, Harvey and Kennedy's iterative one, "A Simple,
 Fast Dominance Algorithm", over a reverse postorder).
 
-The graph is the one user/heap/hprof.c documents for a dump: one node per
-instance, object array, primitive array and class; an edge from every
-instance and array to its class, from every instance field and array
-element holding an object, and from every class to its superclass, loader,
-signers, protection domain, java.lang.Class, constant pool objects and
-static fields holding objects; every GC root record's object is a successor
-of a virtual root. Edges to ids the dump holds no object for are left out.
+The graph is Eclipse MAT's, over the references user/heap/hprof.c documents
+for a dump: one node per instance, object array, primitive array and class;
+an edge from every instance field and array element holding an object, from
+every class to its superclass, loader, signers, protection domain, constant
+pool objects and static fields holding objects, and from every class loader
+to the classes it defined - but none from an object to its own class (a
+class is held by its loader, never by an instance); every GC root record's
+object is a successor of a virtual root. Edges to ids the dump holds no
+object for are left out.
 Shallow sizes follow the same documented estimate (compressed oops and class
 pointers): instances 12 + fields (references 4) rounded up to 8, arrays 16 +
 elements, classes 112.
@@ -99,7 +101,7 @@ def main():
                 aid = rid(p); p += idsz + 4
                 n = struct.unpack(">I", data[p:p + 4])[0]; p += 4
                 cid = rid(p); p += idsz
-                succ = [cid] + [rid(p + i * idsz) for i in range(n)]
+                succ = [rid(p + i * idsz) for i in range(n)]
                 p += n * idsz
                 objs[aid] = [(16 + 4 * n + 7) & ~7, succ]
             elif sub == 0x23:
@@ -114,11 +116,6 @@ def main():
                 p += root_skip[sub]
             else:
                 raise SystemExit("unknown sub-record 0x%02x" % sub)
-    byname = {v: k for k, v in names.items() if k in classes}
-    class_cls = byname.get("java/lang/Class", 0)
-    prim_name = {4: "[Z", 5: "[C", 6: "[F", 7: "[D", 8: "[B", 9: "[S", 10: "[I", 11: "[J"}
-    for aid, t in prim_arrays:
-        objs[aid][1].append(byname.get(prim_name[t], 0))
 
     def chain(cid):
         out = []
@@ -138,7 +135,7 @@ def main():
                 for _, t in classes[k]["fields"]:
                     b += 4 if t == 2 else tsize[t]
             size_cache[cid] = (b + 7) & ~7
-        succ = [cid]
+        succ = []
         key = None
         for k in ch:  # the class's own fields first, then each superclass's
             for _, t in classes[k]["fields"]:
@@ -152,8 +149,11 @@ def main():
         if cname in keys and key is not None:
             keys[cname][oid] = key
     for cid, c in classes.items():
-        objs[cid] = [112, [c["super"], c["loader"], c["signers"], c["pd"], class_cls] +
+        objs[cid] = [112, [c["super"], c["loader"], c["signers"], c["pd"]] +
                      c["cp"] + c["statics"]]
+    for cid, c in classes.items():  # a loader holds the classes it defined
+        if c["loader"] in objs:
+            objs[c["loader"]][1].append(cid)
     # the graph: node 0 is the virtual root
     ids = list(objs)
     index = {o: i + 1 for i, o in enumerate(ids)}

@@ -108,7 +108,7 @@ static void check_against_definition(const struct dsl_heap *h)
 	struct mt_domtree d;
 
 	assert_int_equal(referrers_build(h, &r), 0);
-	assert_int_equal(dominators_compute(h, &r, &d), 0);
+	assert_int_equal(dominators_compute(h, &d), 0);
 	reach(h, DSL_NOOBJ, all);
 	for (uint32_t x = 0; x < n; x++) {
 		if (!all[x])
@@ -169,7 +169,7 @@ static void test_known(void **state)
 
 	g_build(&g, 9, e, 11, &root, 1, size);
 	assert_int_equal(referrers_build(&g.h, &r), 0);
-	assert_int_equal(dominators_compute(&g.h, &r, &d), 0);
+	assert_int_equal(dominators_compute(&g.h, &d), 0);
 	assert_int_equal(d.retained[1], 24 + 1000 + 2000);   /* A: not the shared 6, 7 */
 	assert_int_equal(d.retained[2], 32 + 4000);          /* B */
 	assert_int_equal(d.retained[6], 48 + 56);
@@ -267,7 +267,7 @@ static void test_deep_chain(void **state)
 	g.h = (struct dsl_heap){ .objects = g.obj, .nobjects = n, .classes = g.cls, .nclasses = 1,
 				 .refs = g.refs, .nrefs = n, .roots = g.roots, .nroots = 1 };
 	assert_int_equal(referrers_build(&g.h, &r), 0);
-	assert_int_equal(dominators_compute(&g.h, &r, &d), 0);
+	assert_int_equal(dominators_compute(&g.h, &d), 0);
 	for (uint32_t o = 1; o < n; o++)
 		assert_int_equal(d.idom[o], o - 1);
 	assert_int_equal(d.retained[0], 8ull * n);
@@ -355,6 +355,70 @@ static void test_root_paths(void **state)
 }
 
 /* Text of references: fields, array elements, statics, other kinds. */
+/*
+ * MAT's semantics: a class is held by its loader, never by an instance. L is
+ * a loader (a root), M the class object of class C (loader L), X and Y
+ * instances of C (roots) with their CLASS references to M; S a system
+ * class's object (a SYSTEM_CLASS root) that only Z's CLASS reference and a
+ * field of X reach. Before: X dominated M when it was M's only referrer.
+ */
+static void test_class_held_by_loader(void **state)
+{
+	enum { L, M, X, Y, S, Z, F, N };
+	struct dsl_hobject obj[N] = { 0 };
+	struct dsl_href refs[8];
+	struct dsl_hroot roots[5] = {
+		{ .obj = L, .kind = DSL_ROOT_JNI_GLOBAL }, { .obj = X, .kind = DSL_ROOT_JNI_GLOBAL },
+		{ .obj = Y, .kind = DSL_ROOT_STACK_LOCAL }, { .obj = S, .kind = DSL_ROOT_SYSTEM_CLASS },
+		{ .obj = Z, .kind = DSL_ROOT_JNI_GLOBAL },
+	};
+	struct dsl_hloader loaders[1] = { { .obj = L, .id = 1 } };
+	struct dsl_hclass cls[3] = {
+		{ .name = "Loader", .obj = DSL_NOOBJ, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+		{ .name = "C", .obj = M, .super = DSL_NOOBJ, .loader = 0 },
+		{ .name = "java.lang.Sys", .obj = S, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+	};
+	struct dsl_heap h;
+	struct mt_domtree d;
+	uint32_t k = 0;
+
+	(void)state;
+	for (uint32_t o = 0; o < N; o++)
+		obj[o] = (struct dsl_hobject){ .id = 10 + o, .cls = o == X || o == Y ? 1 : 0,
+					       .size = 16 * (o + 1), .length = -1 };
+	/* X: CLASS -> M, FIELD -> F; Y: CLASS -> M; Z: CLASS -> S; M -> L (its loader) */
+	obj[X].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = M, .index = -1, .kind = DSL_REF_CLASS };
+	refs[k++] = (struct dsl_href){ .to = F, .index = -1, .kind = DSL_REF_FIELD };
+	obj[X].nrefs = 2;
+	obj[Y].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = M, .index = -1, .kind = DSL_REF_CLASS };
+	obj[Y].nrefs = 1;
+	obj[Z].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = S, .index = -1, .kind = DSL_REF_CLASS };
+	obj[Z].nrefs = 1;
+	obj[M].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = L, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+	obj[M].nrefs = 1;
+	h = (struct dsl_heap){ .objects = obj, .nobjects = N, .classes = cls, .nclasses = 3,
+			       .refs = refs, .nrefs = k, .roots = roots, .nroots = 5,
+			       .loaders = loaders, .nloaders = 1 };
+	assert_int_equal(dominators_compute(&h, &d), 0);
+	assert_int_equal(d.idom[M], L);           /* held by its loader */
+	assert_int_equal(d.idom[F], X);
+	assert_int_equal(d.retained[X], obj[X].size + obj[F].size); /* not M's */
+	assert_int_equal(d.retained[L], obj[L].size + obj[M].size);
+	assert_int_equal(d.idom[S], MT_DOM_ROOT);  /* a system class: a root */
+	assert_int_equal(d.retained[Z], obj[Z].size);
+	dominators_free(&d);
+	/* a loader no root reaches holds nothing: its classes are unreached too */
+	roots[0].obj = X;
+	assert_int_equal(dominators_compute(&h, &d), 0);
+	assert_int_equal(d.idom[M], MT_DOM_UNREACHED);
+	assert_int_equal(d.idom[L], MT_DOM_UNREACHED);
+	dominators_free(&d);
+}
+
 static void test_ref_text(void **state)
 {
 	static const struct dsl_hfield f[] = { { "next", DSL_FK_REF }, { "value", DSL_FK_REF } };
@@ -398,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_deep_chain),
 		cmocka_unit_test(test_root_paths),
 		cmocka_unit_test(test_ref_text),
+		cmocka_unit_test(test_class_held_by_loader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

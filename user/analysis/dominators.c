@@ -81,17 +81,125 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
 	return label[p];
 }
 
-int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
-		       struct mt_domtree *d)
+int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
+{
+	uint32_t n = h->nobjects, *cnt;
+	size_t m = 0, nl = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->lfirst = calloc((size_t)n + 2, sizeof(*g->lfirst));
+	g->held.first = calloc((size_t)n + 2, sizeof(*g->held.first));
+	if (!g->lfirst || !g->held.first)
+		goto nomem;
+	g->held.n = n;
+	/* a loader's classes: count, start, place */
+	for (uint32_t c = 0; c < h->nclasses; c++) {
+		const struct dsl_hclass *k = &h->classes[c];
+		uint32_t lo;
+
+		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
+		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ)
+			continue;
+		g->lfirst[lo + 1]++;
+		nl++;
+	}
+	for (uint32_t o = 0; o < n; o++)
+		g->lfirst[o + 1] += g->lfirst[o];
+	g->lkid = malloc((nl + 1) * sizeof(*g->lkid));
+	cnt = malloc(((size_t)n + 1) * sizeof(*cnt));
+	if (!g->lkid || !cnt) {
+		free(cnt);
+		goto nomem;
+	}
+	memcpy(cnt, g->lfirst, ((size_t)n + 1) * sizeof(*cnt));
+	for (uint32_t c = 0; c < h->nclasses; c++) {
+		const struct dsl_hclass *k = &h->classes[c];
+		uint32_t lo;
+
+		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
+		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ)
+			continue;
+		g->lkid[cnt[lo]++] = k->obj;
+	}
+	free(cnt);
+	/* the referrers over the references that hold and the loaders' edges */
+	for (uint32_t o = 0; o < n; o++) {
+		const struct dsl_hobject *x = &h->objects[o];
+
+		for (uint32_t k = 0; k < x->nrefs; k++)
+			if (h->refs[x->ref_first + k].kind != DSL_REF_CLASS) {
+				g->held.first[h->refs[x->ref_first + k].to + 1]++;
+				m++;
+			}
+		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++) {
+			g->held.first[g->lkid[k] + 1]++;
+			m++;
+		}
+	}
+	g->held.from = big_malloc((m + 1) * sizeof(*g->held.from));
+	if (!g->held.from)
+		goto nomem;
+	for (uint32_t v = 0; v < n; v++)
+		g->held.first[v + 1] += g->held.first[v];
+	for (uint32_t o = 0; o < n; o++) {
+		const struct dsl_hobject *x = &h->objects[o];
+
+		for (uint32_t k = 0; k < x->nrefs; k++)
+			if (h->refs[x->ref_first + k].kind != DSL_REF_CLASS)
+				g->held.from[g->held.first[h->refs[x->ref_first + k].to]++] = o;
+		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++)
+			g->held.from[g->held.first[g->lkid[k]]++] = o;
+	}
+	for (uint32_t v = n; v > 0; v--)
+		g->held.first[v] = g->held.first[v - 1];
+	g->held.first[0] = 0;
+	return 0;
+nomem:
+	dominators_holds_free(g);
+	return -ENOMEM;
+}
+
+void dominators_holds_free(struct mt_holds *g)
+{
+	free(g->lfirst);
+	free(g->lkid);
+	referrers_free(&g->held);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The next object @f's holding edges lead to (its references but to its
+ * class, then, for a loader, its classes), or DSL_NOOBJ when none is left. */
+static uint32_t next_held(const struct dsl_heap *h, const struct mt_holds *g,
+			  struct dfs_frame *f)
+{
+	const struct dsl_hobject *obj = &h->objects[f->obj];
+	uint32_t nl = g->lfirst[f->obj + 1] - g->lfirst[f->obj];
+
+	while (f->next < obj->nrefs) {
+		const struct dsl_href *r = &h->refs[obj->ref_first + f->next++];
+
+		if (r->kind != DSL_REF_CLASS)
+			return r->to;
+	}
+	if (f->next < obj->nrefs + nl)
+		return g->lkid[g->lfirst[f->obj] + (f->next++ - obj->nrefs)];
+	return DSL_NOOBJ;
+}
+
+int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 {
 	uint32_t n = h->nobjects, N = 1;
 	uint32_t *num = NULL, *vertex = NULL, *anc = NULL, *semi = NULL, *label = NULL;
 	uint32_t *idom = NULL, *stack = NULL;
 	uint8_t *isroot = NULL;
 	struct dfs_frame *dfs = NULL;
+	struct mt_holds g;
+	const struct mt_referrers *r = &g.held;
 	int err = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
+	if (dominators_holds(h, &g))
+		return -ENOMEM;
 	d->n = n;
 	d->idom = big_malloc(((size_t)n + 1) * sizeof(*d->idom));
 	d->retained = big_malloc(((size_t)n + 1) * sizeof(*d->retained));
@@ -117,14 +225,12 @@ int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
 		dfs[sp++] = (struct dfs_frame){ o, 0 };
 		while (sp) {
 			struct dfs_frame *f = &dfs[sp - 1];
-			const struct dsl_hobject *obj = &h->objects[f->obj];
-			uint32_t w;
+			uint32_t w = next_held(h, &g, f);
 
-			if (f->next >= obj->nrefs) {
+			if (w == DSL_NOOBJ) {
 				sp--;
 				continue;
 			}
-			w = h->refs[obj->ref_first + f->next++].to;
 			if (num[w])
 				continue;
 			num[w] = N;
@@ -140,7 +246,8 @@ int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
 				((uint64_t)n + 2) * 4 + (uint64_t)n / 8 + 1;
 		uint64_t dfs_b = ((uint64_t)n + 1) * sizeof(*dfs), semi_b = (uint64_t)N * 16;
 
-		d->peak_bytes = kept + walk + (dfs_b > semi_b ? dfs_b : semi_b);
+		d->peak_bytes = kept + walk + (dfs_b > semi_b ? dfs_b : semi_b) +
+				((uint64_t)n + 2) * 8 + (uint64_t)r->first[n] * 4; /* the graph */
 	}
 	semi = malloc((size_t)N * sizeof(*semi));
 	label = malloc((size_t)N * sizeof(*label));
@@ -201,6 +308,7 @@ int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
 	d->reached = N - 1;
 	err = 0;
 out:
+	dominators_holds_free(&g);
 	free(num);
 	free(vertex);
 	free(anc);

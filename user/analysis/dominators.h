@@ -2,9 +2,12 @@
  * (Eclipse MAT's "retained heap"), from any snapshot source's abstract heap
  * (dsl/dsl.h).
  *
- * The graph: every object of the heap, every reference between objects
- * (each object's reference to its class included, as the sources report
- * them), and a virtual root with an edge to every heap root. Object d
+ * The graph (Eclipse MAT's): every object of the heap, every reference
+ * between objects but an object's reference to its own class (a class is not
+ * held by its instances), an edge from each class loader to every class it
+ * defined (a class is held by its loader; the bootstrap loader's classes are
+ * heap roots, JVMTI's SYSTEM_CLASS), and a virtual root with an edge to
+ * every heap root. Object d
  * dominates o if every path from the virtual root to o passes through d;
  * o's immediate dominator is its closest strict dominator. The retained
  * size of o is the sum of the shallow sizes of the objects o dominates, o
@@ -15,9 +18,9 @@
  * Lengauer-Tarjan: semidominators by path-compressed evaluation, then each
  * immediate dominator as the nearest common ancestor of the semidominator
  * and the DFS parent), all loops iterative, O(m log n) worst case and
- * near-linear on heaps. Memory: 28 bytes per object and the referrers index
- * (heapgraph.h: 4 per object + 4 per reference) while it runs, 12 bytes per
- * object kept (idom and retained).
+ * near-linear on heaps. Memory: 32 bytes per object and 4 per reference (the
+ * graph's own referrers) while it runs, 12 bytes per object kept (idom and
+ * retained).
  */
 #ifndef MEMTRACE_DOMINATORS_H
 #define MEMTRACE_DOMINATORS_H
@@ -42,11 +45,24 @@ struct mt_domtree {
 
 /*
  * dominators_compute - the dominator tree of @h into *@d (zeroed first;
- * free with dominators_free()), with @r the referrers of @h
- * (referrers_build()). Returns 0 or -ENOMEM.
+ * free with dominators_free()). Returns 0 or -ENOMEM.
  */
-int dominators_compute(const struct dsl_heap *h, const struct mt_referrers *r,
-		       struct mt_domtree *d);
+int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d);
+
+/* The edges the tree is computed on, besides @h's references that hold (not
+ * DSL_REF_CLASS): each class loader's to the classes it defined. */
+struct mt_holds {
+	uint32_t *lfirst;      /* [n + 1]: loader object o's classes at lkid[lfirst[o] ..
+				* lfirst[o + 1]) (their class objects) */
+	uint32_t *lkid;
+	struct mt_referrers held; /* the referrers over both kinds of edges */
+};
+
+/* dominators_holds - the graph of @h dominance is computed on (above) into
+ * *@g (zeroed first; free with dominators_holds_free()). Returns 0 or
+ * -ENOMEM. */
+int dominators_holds(const struct dsl_heap *h, struct mt_holds *g);
+void dominators_holds_free(struct mt_holds *g);
 /* dominators_free - free *@d. No operation on a zeroed struct. */
 void dominators_free(struct mt_domtree *d);
 

@@ -62,7 +62,7 @@ int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn)
 	}
 	if ((what & HEAPVIEW_RETAINED) && !hv->dom.idom) {
 		t0 = mono_ns();
-		if (dominators_compute(h, &hv->referrers, &hv->dom))
+		if (dominators_compute(h, &hv->dom))
 			goto nomem;
 		hv->dom_ns = mono_ns() - t0;
 		h->retained = hv->dom.retained;
