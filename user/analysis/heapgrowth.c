@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/* heapgrowth.c - growth by holder across heap snapshots (see heapgrowth.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/heapgrowth.h"
+#include "dsl/dsl.h"
+
+#define MIN_GROWTH 32
+
+/* A place: a class at a root path. */
+struct group {
+	uint64_t sig;
+	uint64_t parent;           /* the parent place's sig, 0 for a root */
+	uint32_t cls;              /* the objects' class name (a string id) */
+	uint32_t label;            /* the link into the place: a field, "[]", a root */
+	uint64_t count[HEAPGROWTH_MAX_SNAPS];
+	uint64_t bytes[HEAPGROWTH_MAX_SNAPS];
+	uint64_t retained[HEAPGROWTH_MAX_SNAPS];
+	bool classobj;             /* the objects are class objects */
+	bool root;
+	/* rank(): */
+	bool growing;
+	int32_t holder;            /* group index of its holder */
+	int32_t result;            /* the holder's index in the result, -1 none */
+	uint32_t last_obj;         /* an object of the place in the last snapshot */
+};
+
+struct heapgrowth {
+	struct group *g;
+	size_t n, cap;
+	size_t *slot;              /* open addressing: sig -> group index + 1 */
+	size_t mask;
+	char **strs;               /* interned strings */
+	size_t nstrs, cstrs;
+	size_t *strslot;
+	size_t strmask;
+	uint32_t nsnaps;
+	double t[HEAPGROWTH_MAX_SNAPS];
+	uint64_t gcs[HEAPGROWTH_MAX_SNAPS];
+	/* the last snapshot's place of each object */
+	uint64_t *last_sig;
+	uint32_t last_n;
+	/* the result */
+	struct heapgrowth_holder *h;
+	uint32_t nh;
+};
+
+/* ---- hashing and interning ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t hstr(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+/* The id of string @s (a copy kept), UINT32_MAX on ENOMEM. */
+static uint32_t intern(struct heapgrowth *g, const char *s)
+{
+	uint64_t h = hstr(s);
+	size_t i;
+
+	if ((g->nstrs + 1) * 2 > g->strmask + 1) {
+		size_t cap = g->strmask ? (g->strmask + 1) * 2 : 256;
+		size_t *ns = calloc(cap, sizeof(*ns));
+
+		if (!ns)
+			return UINT32_MAX;
+		for (size_t k = 0; k < g->nstrs; k++) {
+			for (i = hstr(g->strs[k]) & (cap - 1); ns[i]; i = (i + 1) & (cap - 1))
+				;
+			ns[i] = k + 1;
+		}
+		free(g->strslot);
+		g->strslot = ns;
+		g->strmask = cap - 1;
+	}
+	for (i = h & g->strmask; g->strslot[i]; i = (i + 1) & g->strmask)
+		if (!strcmp(g->strs[g->strslot[i] - 1], s))
+			return (uint32_t)(g->strslot[i] - 1);
+	if (g->nstrs == g->cstrs) {
+		size_t c = g->cstrs ? g->cstrs * 2 : 256;
+		char **p = realloc(g->strs, c * sizeof(*p));
+
+		if (!p)
+			return UINT32_MAX;
+		g->strs = p;
+		g->cstrs = c;
+	}
+	g->strs[g->nstrs] = strdup(s);
+	if (!g->strs[g->nstrs])
+		return UINT32_MAX;
+	g->strslot[i] = ++g->nstrs;
+	return (uint32_t)(g->nstrs - 1);
+}
+
+/* The group of @sig, created (zeroed, sig set) when @create; -1 if none or ENOMEM. */
+static int64_t group_of(struct heapgrowth *g, uint64_t sig, bool create)
+{
+	size_t i;
+
+	if (create && (g->n + 1) * 2 > g->mask + 1) {
+		size_t cap = g->mask ? (g->mask + 1) * 2 : 1024;
+		size_t *ns = calloc(cap, sizeof(*ns));
+
+		if (!ns)
+			return -1;
+		for (size_t k = 0; k < g->n; k++) {
+			for (i = g->g[k].sig & (cap - 1); ns[i]; i = (i + 1) & (cap - 1))
+				;
+			ns[i] = k + 1;
+		}
+		free(g->slot);
+		g->slot = ns;
+		g->mask = cap - 1;
+	}
+	if (!g->slot)
+		return -1;
+	for (i = sig & g->mask; g->slot[i]; i = (i + 1) & g->mask)
+		if (g->g[g->slot[i] - 1].sig == sig)
+			return (int64_t)(g->slot[i] - 1);
+	if (!create)
+		return -1;
+	if (g->n == g->cap) {
+		size_t c = g->cap ? g->cap * 2 : 1024;
+		struct group *p = realloc(g->g, c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		g->g = p;
+		g->cap = c;
+	}
+	memset(&g->g[g->n], 0, sizeof(g->g[0]));
+	g->g[g->n].sig = sig;
+	g->slot[i] = ++g->n;
+	return (int64_t)(g->n - 1);
+}
+
+struct heapgrowth *heapgrowth_new(void)
+{
+	return calloc(1, sizeof(struct heapgrowth));
+}
+
+static void free_result(struct heapgrowth *g)
+{
+	for (uint32_t i = 0; i < g->nh; i++) {
+		free(g->h[i].classes);
+		free((char *)g->h[i].path);
+	}
+	free(g->h);
+	g->h = NULL;
+	g->nh = 0;
+}
+
+void heapgrowth_free(struct heapgrowth *g)
+{
+	if (!g)
+		return;
+	free_result(g);
+	for (size_t i = 0; i < g->nstrs; i++)
+		free(g->strs[i]);
+	free(g->strs);
+	free(g->strslot);
+	free(g->g);
+	free(g->slot);
+	free(g->last_sig);
+	free(g);
+}
+
+bool heapgrowth_internal(const char *cls)
+{
+	static const char *const pfx[] = { "java.", "javax.", "jdk.", "sun.", "com.sun." };
+	size_t n = strlen(cls);
+
+	while (n > 2 && !strcmp(cls + n - 2, "[]"))
+		n -= 2;
+	if (n != strlen(cls)) { /* an array: of a primitive, or of an internal class */
+		static const char *const prim[] = { "boolean", "byte", "char", "short", "int",
+						    "long", "float", "double" };
+
+		for (size_t i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
+			if (strlen(prim[i]) == n && !strncmp(cls, prim[i], n))
+				return true;
+	}
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (!strncmp(cls, pfx[i], strlen(pfx[i])))
+			return true;
+	return false;
+}
+
+/* ---- one snapshot ---- */
+
+/* What the places of one heap are made of. */
+struct snapctx {
+	const struct dsl_heap *h;
+	uint64_t *clsh;            /* per class: hash of its name */
+	uint32_t *clsid;           /* per class: interned name */
+	uint32_t *parent;          /* per object: the owner of its root path's last link */
+	uint64_t *sig;             /* per object: its place, 0 not yet */
+	uint32_t *eh;              /* per object: hash of the link into it */
+	uint32_t *rootlabel;       /* per object that is a root: its label id, else UINT32_MAX */
+	uint64_t *rooth;           /* per object that is a root: hash of that label */
+	uint32_t *classof_obj;     /* per object: the class it is the object of, or DSL_NOOBJ */
+};
+
+/* The hash of the link @r from @from. */
+static uint64_t link_hash(const struct snapctx *c, uint32_t from, const struct dsl_href *r)
+{
+	const struct dsl_heap *h = c->h;
+	uint64_t x = mix(0x51, r->kind);
+
+	if (r->kind == DSL_REF_FIELD && r->index >= 0 &&
+	    (uint32_t)r->index < h->classes[h->objects[from].cls].nfields)
+		return mix(mix(x, c->clsh[h->objects[from].cls]),
+			   hstr(h->classes[h->objects[from].cls].fields[r->index].name));
+	if (r->kind == DSL_REF_STATIC_FIELD && r->index >= 0 && (uint32_t)r->index < h->nstatics)
+		return mix(mix(x, c->clsh[h->statics[r->index].cls]),
+			   hstr(h->statics[r->index].name));
+	return mix(x, c->clsh[h->objects[from].cls]); /* array elements: any index */
+}
+
+/* The text of the link into object @o (its root path's last link). */
+static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
+{
+	const struct dsl_heap *h = c->h;
+	const struct dsl_href *r = &h->refs[h->root_via[o]];
+
+	if (r->kind == DSL_REF_ARRAY_ELEMENT)
+		snprintf(buf, n, "[]");
+	else
+		dsl_ref_text(h, c->parent[o], r, buf, n);
+}
+
+/* Each root object's label: its first root entry that is no local, else its
+ * first; a local's thread is the last THREAD root before it (JVMTI reports a
+ * thread, then its stack). */
+static int root_labels(struct heapgrowth *g, struct snapctx *c)
+{
+	const struct dsl_heap *h = c->h;
+	const char *thread = "?";
+	char buf[1024];
+
+	for (uint32_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj;
+		int k = h->roots[i].kind;
+		bool local = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL;
+		const char *cname = h->classes[h->objects[o].cls].name;
+		uint32_t id;
+
+		if (k == DSL_ROOT_THREAD) {
+			thread = "?";
+			for (uint32_t t = 0; t < h->nthreads; t++)
+				if (h->threads[t].obj == o)
+					thread = h->threads[t].name;
+		}
+		if (c->rootlabel[o] != UINT32_MAX && (local || c->rooth[o] & 1))
+			continue; /* kept: an earlier entry, or a non-local one */
+		if (c->classof_obj[o] != DSL_NOOBJ)
+			snprintf(buf, sizeof(buf), "class %s", h->classes[c->classof_obj[o]].name);
+		else if (k == DSL_ROOT_THREAD)
+			snprintf(buf, sizeof(buf), "thread \"%s\" (%s)", thread, cname);
+		else if (local)
+			snprintf(buf, sizeof(buf), "%s in thread \"%s\" (%s)",
+				 k == DSL_ROOT_STACK_LOCAL ? "a local variable" : "a JNI local",
+				 thread, cname);
+		else
+			snprintf(buf, sizeof(buf), "%s (%s)", dsl_ref_kind_name(k), cname);
+		id = intern(g, buf);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		c->rootlabel[o] = id;
+		/* bit 0: a non-local entry set it (a local one may not replace it) */
+		c->rooth[o] = (hstr(buf) & ~1ull) | !local;
+	}
+	return 0;
+}
+
+/* The place of @o (and of every object on its root path without one). */
+static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *stack)
+{
+	const struct dsl_heap *h = c->h;
+	uint32_t sp = 0;
+
+	while (!c->sig[o]) {
+		stack[sp++] = o;
+		if (h->root_via[o] == DSL_VIA_ROOT || h->root_via[o] == DSL_VIA_NONE)
+			break;
+		o = c->parent[o];
+	}
+	while (sp) {
+		uint32_t x = stack[--sp], via = h->root_via[x];
+		uint32_t cls = h->objects[x].cls;
+		uint64_t ps, sig;
+		int64_t gi;
+		bool created;
+
+		if (via == DSL_VIA_NONE)
+			continue;
+		if (via == DSL_VIA_ROOT) {
+			ps = 0;
+			c->eh[x] = (uint32_t)c->rooth[x];
+			sig = mix(mix(0x7007, c->rooth[x] | 1), c->clsh[cls]);
+		} else {
+			uint32_t p = c->parent[x];
+			uint64_t lh = link_hash(c, p, &h->refs[via]);
+
+			ps = c->sig[p];
+			c->eh[x] = (uint32_t)lh;
+			/* a run of one link (a list's next, a bin's chain): one place */
+			if (h->objects[p].cls == cls && c->eh[p] == c->eh[x] &&
+			    h->refs[via].kind != DSL_REF_ARRAY_ELEMENT) {
+				c->sig[x] = ps;
+				continue;
+			}
+			sig = mix(mix(ps, lh), c->clsh[cls]);
+		}
+		sig = sig ? sig : 1;
+		c->sig[x] = sig;
+		created = group_of(g, sig, false) < 0;
+		gi = group_of(g, sig, true);
+		if (gi < 0)
+			return -ENOMEM;
+		if (created) {
+			struct group *gr = &g->g[gi];
+			char buf[1024];
+
+			gr->parent = ps;
+			gr->cls = c->clsid[cls];
+			gr->root = via == DSL_VIA_ROOT;
+			gr->classobj = c->classof_obj[x] != DSL_NOOBJ;
+			if (gr->root)
+				gr->label = c->rootlabel[x];
+			else {
+				link_text(c, x, buf, sizeof(buf));
+				gr->label = intern(g, buf);
+			}
+			if (gr->cls == UINT32_MAX || gr->label == UINT32_MAX)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void snap_free(struct snapctx *c)
+{
+	free(c->clsh);
+	free(c->clsid);
+	free(c->parent);
+	free(c->eh);
+	free(c->rootlabel);
+	free(c->rooth);
+	free(c->classof_obj);
+}
+
+int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uint64_t gcs)
+{
+	struct snapctx c = { .h = h };
+	uint32_t n = h->nobjects, k = g->nsnaps, *stack = NULL;
+	int err = -ENOMEM;
+
+	if (k >= HEAPGROWTH_MAX_SNAPS)
+		return -E2BIG;
+	if (!h->root_via)
+		return -EINVAL;
+	c.clsh = calloc(h->nclasses + 1, sizeof(*c.clsh));
+	c.clsid = calloc(h->nclasses + 1, sizeof(*c.clsid));
+	c.parent = malloc(((size_t)n + 1) * sizeof(*c.parent));
+	c.sig = calloc((size_t)n + 1, sizeof(*c.sig));
+	c.eh = malloc(((size_t)n + 1) * sizeof(*c.eh));
+	c.rootlabel = malloc(((size_t)n + 1) * sizeof(*c.rootlabel));
+	c.rooth = calloc((size_t)n + 1, sizeof(*c.rooth));
+	c.classof_obj = malloc(((size_t)n + 1) * sizeof(*c.classof_obj));
+	stack = malloc(((size_t)n + 1) * sizeof(*stack));
+	if (!c.clsh || !c.clsid || !c.parent || !c.sig || !c.eh || !c.rootlabel || !c.rooth ||
+	    !c.classof_obj || !stack)
+		goto out;
+	for (uint32_t i = 0; i < h->nclasses; i++) {
+		c.clsh[i] = hstr(h->classes[i].name);
+		c.clsid[i] = intern(g, h->classes[i].name);
+		if (c.clsid[i] == UINT32_MAX)
+			goto out;
+	}
+	memset(c.rootlabel, 0xff, ((size_t)n + 1) * sizeof(*c.rootlabel));
+	memset(c.classof_obj, 0xff, ((size_t)n + 1) * sizeof(*c.classof_obj));
+	for (uint32_t i = 0; i < h->nclasses; i++)
+		if (h->classes[i].obj != DSL_NOOBJ)
+			c.classof_obj[h->classes[i].obj] = i;
+	/* each object's parent on its root path: the owner of the reference
+	 * root_via names (one pass over every object's references) */
+	for (uint32_t o = 0; o < n; o++) {
+		const struct dsl_hobject *x = &h->objects[o];
+
+		for (uint32_t j = 0; j < x->nrefs; j++) {
+			uint32_t ri = x->ref_first + j;
+
+			if (h->root_via[h->refs[ri].to] == ri)
+				c.parent[h->refs[ri].to] = o;
+		}
+	}
+	err = root_labels(g, &c);
+	for (uint32_t o = 0; o < n && !err; o++)
+		if (!c.sig[o] && h->root_via[o] != DSL_VIA_NONE)
+			err = place(g, &c, o, stack);
+	if (err)
+		goto out;
+	/* the places' counts in this snapshot */
+	for (uint32_t o = 0; o < n; o++) {
+		int64_t gi;
+
+		if (!c.sig[o])
+			continue;
+		gi = group_of(g, c.sig[o], false);
+		if (gi < 0)
+			continue;
+		g->g[gi].count[k]++;
+		g->g[gi].bytes[k] += h->objects[o].size;
+		if (h->retained && h->retained[o] != DSL_NORETAINED)
+			g->g[gi].retained[k] += h->retained[o];
+		g->g[gi].last_obj = o;
+	}
+	g->t[k] = t;
+	g->gcs[k] = gcs;
+	g->nsnaps++;
+	free(g->last_sig);
+	g->last_sig = c.sig;
+	g->last_n = n;
+	c.sig = NULL;
+	err = 0;
+out:
+	free(c.sig);
+	free(stack);
+	snap_free(&c);
+	return err;
+}
+
+/* ---- the ranking ---- */
+
+static int64_t parent_group(const struct heapgrowth *g, const struct group *gr)
+{
+	return gr->parent ? group_of((struct heapgrowth *)g, gr->parent, false) : -1;
+}
+
+static bool singleton(const struct heapgrowth *g, const struct group *gr)
+{
+	for (uint32_t k = 0; k < g->nsnaps; k++)
+		if (gr->count[k] != 1)
+			return false;
+	return true;
+}
+
+/* The holder of growing group @i: its growing parent's holder, else the
+ * parent climbed up through the JDK's singleton objects. */
+static int32_t holder_of(struct heapgrowth *g, int64_t i, int depth)
+{
+	struct group *gr = &g->g[i];
+	int64_t p = parent_group(g, gr), pp;
+
+	if (gr->holder >= 0)
+		return gr->holder;
+	if (p < 0) {
+		gr->holder = (int32_t)i; /* a root's own place */
+		return gr->holder;
+	}
+	if (g->g[p].growing && depth < 4096) {
+		gr->holder = holder_of(g, p, depth + 1);
+		return gr->holder;
+	}
+	while ((pp = parent_group(g, &g->g[p])) >= 0 && singleton(g, &g->g[pp]) &&
+	       singleton(g, &g->g[p]) && !g->g[pp].classobj &&
+	       heapgrowth_internal(g->strs[g->g[pp].cls]))
+		p = pp; /* a root itself may hold it (a local variable's list) */
+	gr->holder = (int32_t)p;
+	return gr->holder;
+}
+
+/* The text of the places from the root to group @i. */
+static char *path_text(const struct heapgrowth *g, int64_t i, int64_t stop)
+{
+	int64_t chain[256];
+	size_t n = 0, len = 1;
+	char *s;
+
+	for (int64_t x = i; x >= 0 && x != stop && n < 256; x = parent_group(g, &g->g[x]))
+		chain[n++] = x;
+	for (size_t k = 0; k < n; k++)
+		len += strlen(g->strs[g->g[chain[k]].label]) + strlen(g->strs[g->g[chain[k]].cls]) + 8;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t k = n; k-- > 0;) {
+		const struct group *gr = &g->g[chain[k]];
+
+		if (k != n - 1)
+			strcat(s, " -> ");
+		strcat(s, g->strs[gr->label]);
+		if (!k && !gr->root) { /* the last: its class (a root's label has it) */
+			strcat(s, " (");
+			strcat(s, g->strs[gr->cls]);
+			strcat(s, ")");
+		}
+	}
+	return s;
+}
+
+static int by_growth(const void *a, const void *b)
+{
+	const struct heapgrowth_holder *x = a, *y = b;
+
+	return x->growth < y->growth ? 1 : x->growth > y->growth ? -1 : strcmp(x->path, y->path);
+}
+
+static int class_by_growth(const void *a, const void *b)
+{
+	const struct heapgrowth_class *x = a, *y = b;
+
+	return x->growth < y->growth ? 1 : x->growth > y->growth ? -1 : strcmp(x->name, y->name);
+}
+
+int heapgrowth_rank(struct heapgrowth *g, const struct heapgrowth_opts *o,
+		    struct heapgrowth_result *r)
+{
+	uint64_t min = o && o->min_growth ? o->min_growth : MIN_GROWTH;
+	uint32_t K = g->nsnaps;
+	int32_t *hidx = NULL;
+	double chance = 1;
+
+	memset(r, 0, sizeof(*r));
+	free_result(g);
+	if (K < 2)
+		return -EINVAL;
+	for (uint32_t k = 2; k <= K; k++)
+		chance /= k;
+	for (size_t i = 0; i < g->n; i++) {
+		struct group *gr = &g->g[i];
+		bool up = gr->count[K - 1] >= gr->count[0] + min;
+
+		for (uint32_t k = 1; k < K && up; k++)
+			up = gr->count[k] > gr->count[k - 1];
+		gr->growing = up;
+		gr->holder = -1;
+		gr->result = -1;
+		r->growing_groups += up;
+	}
+	hidx = malloc((g->n + 1) * sizeof(*hidx));
+	if (!hidx)
+		return -ENOMEM;
+	memset(hidx, 0xff, (g->n + 1) * sizeof(*hidx));
+	for (size_t i = 0; i < g->n; i++) {
+		struct group *gr = &g->g[i];
+		struct heapgrowth_holder *h;
+		struct heapgrowth_class *c;
+		int32_t hi;
+
+		if (!gr->growing)
+			continue;
+		hi = holder_of(g, (int64_t)i, 0);
+		if (hidx[hi] < 0) {
+			struct heapgrowth_holder *nh = realloc(g->h, (g->nh + 1) * sizeof(*nh));
+
+			if (!nh)
+				goto nomem;
+			g->h = nh;
+			h = &g->h[g->nh];
+			memset(h, 0, sizeof(*h));
+			h->path = NULL;
+			h->cls = g->strs[g->g[hi].cls];
+			h->one_object = singleton(g, &g->g[hi]);
+			for (uint32_t k = 0; k < K; k++)
+				h->retained[k] = h->one_object ? g->g[hi].retained[k] : 0;
+			h->intervals = K - 1;
+			h->chance = chance;
+			h->holder_obj = h->one_object ? g->g[hi].last_obj : DSL_NOOBJ;
+			h->sample_obj = gr->last_obj;
+			h->group = hi;
+			hidx[hi] = (int32_t)g->nh++;
+		}
+		h = &g->h[hidx[hi]];
+		c = realloc(h->classes, (h->nclasses + 1) * sizeof(*c));
+		if (!c)
+			goto nomem;
+		h->classes = c;
+		c = &c[h->nclasses++];
+		memset(c, 0, sizeof(*c));
+		c->name = g->strs[gr->cls];
+		c->growth = (int64_t)gr->count[K - 1] - (int64_t)gr->count[0];
+		c->bytes = (int64_t)gr->bytes[K - 1] - (int64_t)gr->bytes[0];
+		memcpy(c->count, gr->count, sizeof(c->count));
+		c->place = g->strs[gr->label];
+		h->growth += c->growth;
+		h->bytes += c->bytes;
+		for (uint32_t k = 0; k < K; k++)
+			h->count[k] += gr->count[k];
+	}
+	/* paths; classes of one name at several places summed */
+	for (size_t i = 0; i < g->n; i++) {
+		struct heapgrowth_holder *h;
+
+		if (hidx[i] < 0)
+			continue;
+		h = &g->h[hidx[i]];
+		h->path = path_text(g, (int64_t)i, -1);
+		if (!h->path)
+			goto nomem;
+		qsort(h->classes, h->nclasses, sizeof(*h->classes), class_by_growth);
+	}
+	qsort(g->h, g->nh, sizeof(*g->h), by_growth);
+	/* each growing place's holder's index in the sorted result */
+	for (uint32_t j = 0; j < g->nh; j++)
+		hidx[g->h[j].group] = (int32_t)j;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->g[i].growing)
+			g->g[i].result = hidx[g->g[i].holder];
+	free(hidx);
+	r->holders = g->h;
+	r->nholders = g->nh;
+	r->nsnaps = K;
+	memcpy(r->t, g->t, sizeof(r->t));
+	memcpy(r->gcs, g->gcs, sizeof(r->gcs));
+	r->groups = g->n;
+	return 0;
+nomem:
+	free(hidx);
+	free_result(g);
+	return -ENOMEM;
+}
+
+int heapgrowth_holder_of(const struct heapgrowth *g, uint32_t obj)
+{
+	int64_t gi;
+
+	if (!g->last_sig || obj >= g->last_n || !g->last_sig[obj])
+		return -1;
+	gi = group_of((struct heapgrowth *)g, g->last_sig[obj], false);
+	return gi < 0 || !g->g[gi].growing ? -1 : g->g[gi].result;
+}
