@@ -192,9 +192,9 @@ FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agent
 	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
 	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
-FUZZ_recording := $(addprefix user/monitor/,recording.c sequencer.c check.c objrec.c) \
+FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequencer.c check.c objrec.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c locks.c waitgraph.c) \
-	$(addprefix user/lib/,util.c idmap.c)
+	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
 FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \

@@ -24,7 +24,7 @@
 #include "monitor/objrec.h"
 #include "sink/lockprint.h"
 #include "sink/objreport.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 #define MAX_DEPTH 64

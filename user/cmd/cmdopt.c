@@ -7,7 +7,7 @@
 
 #include "cmd/cmdopt.h"
 #include "jvm/privs.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "heap/snapshot.h"
 #include "heap/snaptake.h"
 #include "lib/util.h"
