@@ -179,7 +179,7 @@ bench: deps
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=gnu11 \
 	-D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/fuzz -DMT_VERSION='"$(VERSION)"'
 DSL_SRCS := $(wildcard dsl/*.c)
-FUZZ_dsl := $(DSL_SRCS)
+FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
 FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
@@ -201,7 +201,7 @@ FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c use
 	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c sptrace.c) \
 	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
-	$(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
+	$(addprefix user/lib/,util.c idmap.c offmap.c stopflag.c) $(DSL_SRCS)
 FUZZ_LIBS_usdt := -lelf -lbpf
 FUZZ_LIBS_vmstructs := -lelf
 FUZZ_LIBS_agent_frames := -lelf

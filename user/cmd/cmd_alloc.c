@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +20,8 @@
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
 #include "jvm/symres.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 struct alloc_opts {
 	int pid;
@@ -40,7 +33,7 @@ struct alloc_opts {
 	bool vm_frames;
 	double budget;
 	bool windows;
-	const char *collapsed, *flamegraph, *pprof;
+	struct sink_files files;   /* --collapsed, --flamegraph, --pprof */
 };
 
 struct class_row {
@@ -364,15 +357,6 @@ static int parse_args(int argc, char **argv, struct alloc_opts *o)
 			}
 			o->top = (int)top;
 			break;
-		case 'C':
-			o->collapsed = optarg;
-			break;
-		case 'F':
-			o->flamegraph = optarg;
-			break;
-		case 'P':
-			o->pprof = optarg;
-			break;
 		case 'x':
 			o->exact = true;
 			break;
@@ -401,6 +385,8 @@ static int parse_args(int argc, char **argv, struct alloc_opts *o)
 			break;
 		}
 		default:
+			if (cmdopt_files(opt, optarg, &o->files))
+				break;
 			err = cmdopt_common(opt, optarg, &co);
 			if (err != MT_CMDOPT_MORE)
 				return err;
@@ -424,7 +410,7 @@ static int alloc_start(struct alloc_run *a)
 		return -1;
 	a->to.exact = o->exact;
 	a->bytes_known = !(o->exact && a->p.jdk_major && a->p.jdk_major < 21);
-	a->to.stacks = o->by_stack || o->collapsed || o->flamegraph || o->pprof;
+	a->to.stacks = o->by_stack || o->files.collapsed || o->files.flamegraph || o->files.pprof;
 	a->to.native = o->vm_frames;
 	a->to.budget = o->budget;
 	a->to.windows = o->windows;
@@ -445,15 +431,14 @@ static int alloc_sample(struct alloc_run *a)
 	uint64_t deadline = a->o.duration > 0 ? t0 + (uint64_t)(a->o.duration * 1e9) : 0;
 	int err;
 
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+	stopflag_catch(NULL);
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"mode\":\"%s\"}\n",
 		       (unsigned long long)real_ns(), a->o.pid, a->o.exact ? "exact" : "tlab");
 	p_info("sampling allocations of pid %d (%s)%s; Ctrl-C to stop", a->o.pid,
 	       a->o.exact ? "exact, hotspot:object__alloc" : "TLAB refills, no JVM flags",
 	       a->to.stacks ? " with stacks" : "");
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		err = alloctrace_poll(a->t, 100);
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));
@@ -723,8 +708,7 @@ int do_alloc(int argc, char **argv)
 	else
 		print_text(&a);
 	warn_unresolved(&a);
-	if (a.prof && sink_write_files(a.prof, &(struct sink_files){ a.o.collapsed,
-				       a.o.flamegraph, a.o.pprof }, "memtrace alloc"))
+	if (a.prof && sink_write_files(a.prof, &a.o.files, "memtrace alloc"))
 		goto cleanup;
 	rc = 0;
 cleanup:

@@ -21,14 +21,14 @@
 #include "agentctl/sampling.h"
 #include "monitor/sequencer.h"
 #include "probe/sitecount.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
 
 #define MAX_PAUSES 32
 #define MAX_TIDS 64
 
-static volatile sig_atomic_t exiting, sig_pause = -1;
+static volatile sig_atomic_t sig_pause = -1;
 
-static void on_stop(int sig) { exiting = 1; }
 static void on_pause(int sig) { sig_pause = sig == SIGUSR1; }
 
 struct window {
@@ -450,7 +450,7 @@ static int record_loop(struct record_run *x)
 	       x->h.filter[0] ? " with " : "", x->h.filter);
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"pid\":%d,\"file\":\"%s\"}\n", x->p.pid, x->o.out);
-	while (!exiting && !r->err) {
+	while (!stopflag_raised() && !r->err) {
 		if (sig_pause >= 0) {
 			sequencer_pause(r->seq, sig_pause);
 			p_info("reporting %s (signal)", sig_pause ? "paused" : "resumed");
@@ -567,8 +567,7 @@ int do_record(int argc, char **argv)
 	if (!err && x->o.monitors && monflag_enable(&x->p, &x->mf))
 		err = -EPERM;
 	if (!err) {
-		signal(SIGINT, on_stop);
-		signal(SIGTERM, on_stop);
+		stopflag_catch(NULL);
 		signal(SIGUSR1, on_pause);
 		signal(SIGUSR2, on_pause);
 		err = record_sources(x);

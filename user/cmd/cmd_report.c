@@ -57,7 +57,7 @@ struct report_opts {
 	bool by_site;
 	uint64_t min_age, top;
 	bool top_set;
-	const char *collapsed, *flamegraph, *pprof;
+	struct sink_files files;   /* --collapsed, --flamegraph, --pprof */
 };
 
 /* A stack text decoded once: its frames, the class's slot at the end. */
@@ -231,8 +231,7 @@ static int stacks_print(struct report *rp, const struct report_opts *o, size_t t
 		}
 		free(order);
 	}
-	if (sink_write_files(rp->prof, &(struct sink_files){ o->collapsed, o->flamegraph, o->pprof },
-			     "memtrace report"))
+	if (sink_write_files(rp->prof, &o->files, "memtrace report"))
 		err = -EIO;
 	return err;
 }
@@ -470,15 +469,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				return 2;
 			}
 			break;
-		case 'C':
-			o->collapsed = optarg;
-			break;
-		case 'F':
-			o->flamegraph = optarg;
-			break;
-		case 'P':
-			o->pprof = optarg;
-			break;
 		case 't':
 			if (parse_u64(optarg, &o->top) || !o->top) {
 				p_err("invalid --top '%s'", optarg);
@@ -487,6 +477,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->top_set = true;
 			break;
 		default:
+			if (cmdopt_files(opt, optarg, &o->files))
+				break;
 			rc = cmdopt_common(opt, optarg, &co);
 			if (rc != MT_CMDOPT_MORE)
 				return rc;
@@ -578,7 +570,8 @@ static int report_alloc(struct report *rp, const struct report_opts *o,
 		if (stacks_print(rp, o, o->top_set ? o->top : 20))
 			rc = -EIO;
 	}
-	if ((o->collapsed || o->flamegraph || o->pprof) && !profile_nstacks(rp->prof))
+	if ((o->files.collapsed || o->files.flamegraph || o->files.pprof) &&
+	    !profile_nstacks(rp->prof))
 		p_warn("the recording has no allocation stacks (record with --alloc-stacks): "
 		       "no profile written");
 	return rc;

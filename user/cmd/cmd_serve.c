@@ -30,7 +30,6 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,14 +47,8 @@
 #include "monitor/recctl.h"
 #include "sink/metrics.h"
 #include "sink/serve_http.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -218,7 +211,7 @@ static void serve_loop(struct serve *sv, const struct serve_opts *o)
 	uint64_t next_scan = 0;
 	uint64_t deadline = o->duration > 0 ? mono_ns() + (uint64_t)(o->duration * 1e9) : 0;
 
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		struct timespec tick = { 0, 200 * 1000 * 1000 };
 		uint64_t now = mono_ns();
 
@@ -280,8 +273,7 @@ int do_serve(int argc, char **argv)
 		goto cleanup;
 	p_info("serving http://%s/metrics%s", ho.listen,
 	       token ? " and /api/v1/ (token required)" : "; /api/v1/ is off (no --token-file)");
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+	stopflag_catch(NULL);
 	serve_loop(&sv, &o);
 	ret = 0;
 cleanup:

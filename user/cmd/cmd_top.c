@@ -13,7 +13,6 @@
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,14 +28,8 @@
 #include "jvm/vmstructs.h"
 #include "jvm/privs.h"
 #include "jvm/proc.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 #define MAX_RECENT 32
 #define MAX_CLASSES 4096
@@ -843,14 +836,13 @@ static void top_loop(struct top *t, const struct top_opts *o, struct gctrace *gt
 	bool paused = false;
 	uint64_t next, deadline;
 
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+	stopflag_catch(NULL);
 	t->t0 = mono_ns();
 	next = t->t0 + (uint64_t)(t->interval * 1e9);
 	deadline = o->duration > 0 ? t->t0 + (uint64_t)(o->duration * 1e9) : 0;
 	if (t->curses)
 		draw_curses(t, gt, at, paused);
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		bool redraw = false;
 
 		gctrace_poll(gt, t->curses ? 0 : 100);

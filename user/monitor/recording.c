@@ -34,30 +34,6 @@ struct recording_writer {
 	int err;                    /* the first write error, -errno */
 };
 
-/* Append the JSON string literal of @s to @p (at most @room bytes). */
-static size_t put_str(char *p, size_t room, const char *s)
-{
-	size_t n = 0;
-
-	if (room < 8)
-		return 0;
-	p[n++] = '"';
-	for (; *s && n + 8 < room; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			p[n++] = '\\';
-			p[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(p + n, room - n, "\\u%04x", c);
-		} else {
-			p[n++] = (char)c;
-		}
-	}
-	p[n++] = '"';
-	return n;
-}
-
 /* Write @n bytes at the end of the file. 0 or -errno (a short write is
  * -ENOSPC: what the kernel took is cut off again by w_fail). */
 static int w_out(struct recording_writer *w, const void *p, size_t n)
@@ -240,11 +216,11 @@ struct recording_writer *recording_create(const char *path, const struct recordi
 			     "\"mono_to_real_ns\":%llu,\"jdk\":",
 			     h->pid, h->nspid, (unsigned long long)h->start_mono_ns,
 			     (unsigned long long)h->mono_to_real_ns);
-	n += put_str(line + n, sizeof(line) - n, h->jdk);
+	n += json_str_put(line + n, sizeof(line) - n, h->jdk);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"libjvm\":");
-	n += put_str(line + n, sizeof(line) - n, h->libjvm);
+	n += json_str_put(line + n, sizeof(line) - n, h->libjvm);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"filter\":");
-	n += put_str(line + n, sizeof(line) - n, h->filter);
+	n += json_str_put(line + n, sizeof(line) - n, h->filter);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "}\n");
 	/* the header is a member of its own: whatever happens later, it is whole */
 	err = w_line(w, line, n);
@@ -287,7 +263,7 @@ int recording_write(struct recording_writer *w, const struct mt_ev *e, const cha
 	if (e->kind == MT_EV_NAME) {
 		n = (size_t)snprintf(p, room, "{\"k\":\"name\",\"id\":%llu,\"s\":",
 				     (unsigned long long)e->id);
-		n += put_str(p + n, room - n, text ? text : "");
+		n += json_str_put(p + n, room - n, text ? text : "");
 	} else {
 		n = (size_t)snprintf(p, room, "{\"k\":\"%s\",\"t\":%llu", k,
 				     (unsigned long long)e->ts);
@@ -347,7 +323,7 @@ int recording_write_side(struct recording_writer *w, const struct recording_side
 		n += (size_t)snprintf(p + n, room - n, ",\"st\":%llu", (unsigned long long)sd->st);
 	if (sd->kind == REC_SIDE_METHOD || sd->kind == REC_SIDE_SITEVOL) {
 		n += (size_t)snprintf(p + n, room - n, ",\"s\":");
-		n += put_str(p + n, room - n, sd->s ? sd->s : "");
+		n += json_str_put(p + n, room - n, sd->s ? sd->s : "");
 	}
 	if (sd->kind == REC_SIDE_SITEVOLS)
 		n += (size_t)snprintf(p + n, room - n, ",\"sec\":%.3f", sd->sec);
@@ -406,7 +382,7 @@ int recording_close(struct recording_writer *w, const struct recording_trailer *
 		if (err) {
 			/* say why it ends early, if the disk takes these few bytes */
 			n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"error\":");
-			n += put_str(line + n, sizeof(line) - n - 3, strerror(-err));
+			n += json_str_put(line + n, sizeof(line) - n - 3, strerror(-err));
 			w->err = 0;
 		}
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "}\n");
