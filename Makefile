@@ -144,13 +144,15 @@ $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.s
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-# Unit tests of the JVMTI agent: test_agent_X links user/agent/X.c (not the
-# library objects: the agent shares only include/memtrace/ with them), with the
-# JDK's headers and the same sanitizers. Before test_% (the more specific rule).
-$(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c user/agent/%.c $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
+# Unit tests of the JVMTI agent: test_agent_X links user/agent/X.c and the
+# agent sources AGENT_TEST_SRCS_X names (not the library objects: the agent
+# shares only include/memtrace/ with them), with the JDK's headers and the
+# same sanitizers. Before test_% (the more specific rule).
+AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c
+$(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DMT_VERSION='"$(VERSION)"' -O1 $(SAN) \
 		-Iinclude -Iuser -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \
-		-o $@ $< user/agent/$*.c -lcmocka -lpthread
+		-o $@ $< user/agent/$*.c $(AGENT_TEST_SRCS_$*) -lcmocka -lpthread
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ASAN_OBJS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $< $(ASAN_OBJS) -lcmocka $(LDLIBS)
