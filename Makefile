@@ -144,13 +144,15 @@ $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.s
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-# Unit tests of the JVMTI agent: test_agent_X links user/agent/X.c (not the
-# library objects: the agent shares only include/memtrace/ with them), with the
-# JDK's headers and the same sanitizers. Before test_% (the more specific rule).
-$(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c user/agent/%.c $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
+# Unit tests of the JVMTI agent: test_agent_X links user/agent/X.c and the
+# agent sources AGENT_TEST_SRCS_X names (not the library objects: the agent
+# shares only include/memtrace/ with them), with the JDK's headers and the
+# same sanitizers. Before test_% (the more specific rule).
+AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c
+$(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DMT_VERSION='"$(VERSION)"' -O1 $(SAN) \
 		-Iinclude -Iuser -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \
-		-o $@ $< user/agent/$*.c -lcmocka -lpthread
+		-o $@ $< user/agent/$*.c $(AGENT_TEST_SRCS_$*) -lcmocka -lpthread
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ASAN_OBJS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $< $(ASAN_OBJS) -lcmocka $(LDLIBS)
@@ -179,7 +181,7 @@ bench: deps
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=gnu11 \
 	-D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/fuzz -DMT_VERSION='"$(VERSION)"'
 DSL_SRCS := $(wildcard dsl/*.c)
-FUZZ_dsl := $(DSL_SRCS)
+FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
 FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
@@ -192,16 +194,16 @@ FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agent
 	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
 	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
-FUZZ_recording := $(addprefix user/monitor/,recording.c sequencer.c check.c objrec.c) \
+FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequencer.c check.c objrec.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c locks.c waitgraph.c) \
-	$(addprefix user/lib/,util.c idmap.c)
+	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
 FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
 	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c sptrace.c) \
 	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
-	$(addprefix user/lib/,util.c idmap.c offmap.c) $(DSL_SRCS)
+	$(addprefix user/lib/,util.c idmap.c offmap.c stopflag.c) $(DSL_SRCS)
 FUZZ_LIBS_usdt := -lelf -lbpf
 FUZZ_LIBS_vmstructs := -lelf
 FUZZ_LIBS_agent_frames := -lelf

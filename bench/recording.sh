@@ -22,6 +22,7 @@ cflags=(-O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -Ibuild)
 cc "${cflags[@]}" -I"$B/old" -o "$B/bench_old" bench/recording_bench.c "$B/old/recording.c" \
 	"${deps[@]}" -lz -lm
 cc "${cflags[@]}" -o "$B/bench_new" bench/recording_bench.c build/obj/user/monitor/recording.o \
+	build/obj/user/monitor/recording_read.o build/obj/user/lib/jsoncur.o \
 	"${deps[@]}" -lz -lm
 
 rec=${BENCH_REC:-}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 /* Present in the framed writer only: called when linked. */

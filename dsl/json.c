@@ -6,26 +6,7 @@
 #include <string.h>
 
 #include "dsl.h"
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
+#include "lib/util.h"
 
 /* Shortest of %.15g / %.17g that reads back as the same double. */
 static void json_float(FILE *f, double d)
@@ -52,17 +33,17 @@ void dsl_json_value(const struct dsl_eval *ev, const struct dsl_value *v, FILE *
 	case DSL_V_BOOL: fputs(v->u.b ? "true" : "false", f); break;
 	case DSL_V_INT: fprintf(f, "%lld", (long long)v->u.i); break;
 	case DSL_V_FLOAT: json_float(f, v->u.f); break;
-	case DSL_V_STR: json_string(f, v->u.s); break;
+	case DSL_V_STR: json_str(f, v->u.s); break;
 	case DSL_V_OBJ: fprintf(f, "%llu", (unsigned long long)h->objects[v->u.idx].id); break;
-	case DSL_V_CLASS: json_string(f, h->classes[v->u.idx].name); break;
+	case DSL_V_CLASS: json_str(f, h->classes[v->u.idx].name); break;
 	case DSL_V_LOADER: fprintf(f, "%llu", (unsigned long long)h->loaders[v->u.idx].id); break;
 	case DSL_V_THREAD:
 		if (h->threads[v->u.idx].name)
-			json_string(f, h->threads[v->u.idx].name);
+			json_str(f, h->threads[v->u.idx].name);
 		else
 			fputs("null", f);
 		break;
-	case DSL_V_REFKIND: json_string(f, dsl_ref_kind_name((int)v->u.idx)); break;
+	case DSL_V_REFKIND: json_str(f, dsl_ref_kind_name((int)v->u.idx)); break;
 	case DSL_V_INST: dsl_json_value(ev, &ev->insts[v->u.idx].name, f); break;
 	case DSL_V_LIST:
 		fputc('[', f);
@@ -82,7 +63,7 @@ void dsl_json_value(const struct dsl_eval *ev, const struct dsl_value *v, FILE *
 		for (int i = 0; fd; fd = fd->next, i++) {
 			if (i)
 				fputc(',', f);
-			json_string(f, fd->name);
+			json_str(f, fd->name);
 			fputc(':', f);
 			dsl_json_value(ev, &v->u.st->v[i], f);
 		}
@@ -102,7 +83,7 @@ int dsl_json_results(const struct dsl_eval *ev, FILE *f)
 
 		if (s)
 			fputc(',', f);
-		json_string(f, st->name);
+		json_str(f, st->name);
 		fputs(":{", f);
 		for (int i = 0; i < ev->ninst; i++) {
 			const struct dsl_inst *in = &ev->insts[i];
@@ -113,14 +94,14 @@ int dsl_json_results(const struct dsl_eval *ev, FILE *f)
 				fputc(',', f);
 			first = false;
 			if (in->name.kind == DSL_V_STR)
-				json_string(f, in->name.u.s);
+				json_str(f, in->name.u.s);
 			else
 				fprintf(f, "\"%lld\"", (long long)in->name.u.i);
 			fputs(":{", f);
 			for (int p = 0; p < st->nprops; p++) {
 				if (p)
 					fputc(',', f);
-				json_string(f, st->props[p]->name);
+				json_str(f, st->props[p]->name);
 				fputc(':', f);
 				dsl_json_value(ev, &in->props[p], f);
 			}

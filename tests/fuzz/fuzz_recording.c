@@ -20,7 +20,7 @@
 #include "analysis/locks.h"
 #include "monitor/check.h"
 #include "monitor/objrec.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 
 /* @data as gzip members of about 4 KiB of JSON each, written to @fd. */
 static int gzip_members(int fd, const uint8_t *data, size_t size)

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cmd/cmdopt.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 static int usage_out, usage_err;

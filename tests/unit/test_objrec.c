@@ -16,6 +16,7 @@
 #include "monitor/objrec.h"
 #include "sink/objreport.h"
 #include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "analysis/samples.h"
 #include "lib/util.h"
 

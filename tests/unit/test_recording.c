@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 #define NMEMBERS 6

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sampling.c - drive one sampling session with the JVMTI agent. */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -10,29 +9,19 @@
 
 #include "agentctl/agentsession.h"
 #include "agentctl/sampling.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
 
 #define RX_CAP (MT_AP_MAX_PAYLOAD)
 #define TICK_MS 200
 #define STOP_WAIT_MS 10000
 
-static volatile sig_atomic_t exiting;
-
-static void on_signal(int sig)
-{
-	exiting = 1;
-}
-
 int sampling_parse_interval(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	const char *end;
+	uint64_t v;
 
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (parse_u64_prefix(s, &v, &end))
 		return -EINVAL;
 	if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
 		v *= 1024;
@@ -68,7 +57,7 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	struct mt_ap_sample_started st;
 	struct mt_agentsock s = { .fd = -1 };
 	struct mt_ap_hello_reply hello;
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct stopflag_saved old_handlers;
 	struct mt_ap_hdr h;
 	uint64_t t0, next_tick, end;
 	bool loaded, stopped = false;
@@ -115,12 +104,11 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 		goto out;
 	p_info("sampling JVM %d every %u bytes (mean) for %.0f s ...", p->pid, st.interval,
 	       o->duration);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	stopflag_catch(&old_handlers);
 	t0 = mono_ns();
 	end = t0 + (uint64_t)(o->duration * 1e9);
 	next_tick = t0 + TICK_MS * 1000000ull;
-	while (!exiting && mono_ns() < end) {
+	while (!stopflag_raised() && mono_ns() < end) {
 		uint64_t now = mono_ns();
 		int wait = (int)((next_tick > now ? next_tick - now : 0) / 1000000);
 
@@ -150,7 +138,7 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 		ret = 0;
 		goto restore;
 	}
-	if (exiting)
+	if (stopflag_raised())
 		p_info("interrupted after %.1f s: reporting what was sampled", *elapsed);
 	/* stop: what the agent still holds arrives before STOPPED */
 	err = agentsock_send(&s, MT_AP_SAMPLE_STOP, NULL, 0);
@@ -184,8 +172,7 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	agentsock_detach(&s);
 	ret = 0;
 restore:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	stopflag_restore(&old_handlers);
 out:
 	/* closing the socket alone makes the agent stop and go dormant */
 	agentsock_close(&s);

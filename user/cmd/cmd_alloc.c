@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +20,8 @@
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
 #include "jvm/symres.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 struct alloc_opts {
 	int pid;
@@ -40,7 +33,7 @@ struct alloc_opts {
 	bool vm_frames;
 	double budget;
 	bool windows;
-	const char *collapsed, *flamegraph, *pprof;
+	struct sink_files files;   /* --collapsed, --flamegraph, --pprof */
 };
 
 struct class_row {
@@ -297,7 +290,30 @@ static void print_walks(struct alloctrace *t, bool json)
 	printf("\n");
 }
 
-int do_alloc(int argc, char **argv)
+/* What one `memtrace alloc` run holds: the JVM, the tracer, what it gathered. */
+struct alloc_run {
+	struct alloc_opts o;
+	struct alloctrace_opts to;
+	struct mt_proc p;
+	struct alloctrace *t;
+	struct symres *sr;
+	struct profile *prof;
+	struct alloc_row *rows;          /* the tracer's rows (class, stack) */
+	size_t n;
+	struct class_row *classes;       /* by class, largest first */
+	size_t nc;
+	const char **leaf;               /* each row's allocating Java frame */
+	struct alloc_class *content;     /* classes from the TLABs' contents, if parsed */
+	size_t ncontent;
+	uint64_t cstats[MT_CONTENT_NSTATS];
+	uint64_t total, samples, refill_total, resolved, unresolved, lost;
+	bool jvm_exited, bytes_known;
+	double secs;
+};
+
+/* The options into *@o. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct alloc_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -317,36 +333,18 @@ int do_alloc(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloc_opts o = { .top = 20, .perfmap = true, .budget = ALLOCTRACE_BUDGET,
-				.windows = true };
 	struct cmdopt co = { .usage = usage };
-	struct alloctrace_opts to = { 0 };
-	struct alloctrace *t = NULL;
-	struct symres *sr = NULL;
-	struct profile *prof = NULL;
-	struct alloc_row *rows = NULL;
-	struct class_row *classes = NULL;
-	const char **leaf = NULL;
-	struct alloc_class *content = NULL;
-	size_t ncontent = 0;
-	uint64_t refill_total = 0;
-	uint64_t cstats[MT_CONTENT_NSTATS] = { 0 };
-	struct mt_proc p;
-	uint64_t t0, deadline, total = 0, samples = 0, resolved = 0, unresolved = 0, lost;
-	size_t n = 0, nc = 0;
-	bool jvm_exited = false, bytes_known;
-	double secs;
-	int opt, err, rc = 1;
 	uint64_t top;
+	int opt, err;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:d:b:t:jxh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			if (!strcmp(optarg, "class")) {
-				o.by_stack = false;
+				o->by_stack = false;
 			} else if (!strcmp(optarg, "stack")) {
-				o.by_stack = true;
+				o->by_stack = true;
 			} else {
 				p_err("invalid --by '%s': expected class or stack", optarg);
 				return 2;
@@ -357,31 +355,22 @@ int do_alloc(int argc, char **argv)
 				p_err("invalid --top '%s': expected a number from 1", optarg);
 				return 2;
 			}
-			o.top = (int)top;
-			break;
-		case 'C':
-			o.collapsed = optarg;
-			break;
-		case 'F':
-			o.flamegraph = optarg;
-			break;
-		case 'P':
-			o.pprof = optarg;
+			o->top = (int)top;
 			break;
 		case 'x':
-			o.exact = true;
+			o->exact = true;
 			break;
 		case 'N':
-			o.perfmap = false;
+			o->perfmap = false;
 			break;
 		case 'V':
-			o.vm_frames = true;
+			o->vm_frames = true;
 			break;
 		case 'W':
-			o.windows = true;
+			o->windows = true;
 			break;
 		case 'w':
-			o.windows = false;
+			o->windows = false;
 			break;
 		case 'B': {
 			char *end;
@@ -392,10 +381,12 @@ int do_alloc(int argc, char **argv)
 				      optarg);
 				return 2;
 			}
-			o.budget = pct / 100;
+			o->budget = pct / 100;
 			break;
 		}
 		default:
+			if (cmdopt_files(opt, optarg, &o->files))
+				break;
 			err = cmdopt_common(opt, optarg, &co);
 			if (err != MT_CMDOPT_MORE)
 				return err;
@@ -405,228 +396,322 @@ int do_alloc(int argc, char **argv)
 		return 2;
 	if (cmdopt_need_pid(&co, "alloc"))
 		return 2;
-	o.pid = co.pid;
-	o.duration = co.duration;
-	if (cmdopt_open_jvm(o.pid, "memtrace alloc", &p))
-		return 1;
-	to.exact = o.exact;
-	bytes_known = !(o.exact && p.jdk_major && p.jdk_major < 21);
-	to.stacks = o.by_stack || o.collapsed || o.flamegraph || o.pprof;
-	to.native = o.vm_frames;
-	to.budget = o.budget;
-	to.windows = o.windows;
-	t = alloctrace_new(&p, &to);
-	if (!t)
-		return 1;
-	if (o.exact)
+	o->pid = co.pid;
+	o->duration = co.duration;
+	return -1;
+}
+
+/* Open the JVM and attach the tracer as the options ask. 0 or -1 (printed). */
+static int alloc_start(struct alloc_run *a)
+{
+	const struct alloc_opts *o = &a->o;
+
+	if (cmdopt_open_jvm(o->pid, "memtrace alloc", &a->p))
+		return -1;
+	a->to.exact = o->exact;
+	a->bytes_known = !(o->exact && a->p.jdk_major && a->p.jdk_major < 21);
+	a->to.stacks = o->by_stack || o->files.collapsed || o->files.flamegraph || o->files.pprof;
+	a->to.native = o->vm_frames;
+	a->to.budget = o->budget;
+	a->to.windows = o->windows;
+	a->t = alloctrace_new(&a->p, &a->to);
+	if (!a->t)
+		return -1;
+	if (o->exact)
 		p_warn("--exact: every allocation of pid %d goes through hotspot:object__alloc; "
 		       "with -XX:+DTraceAllocProbes this costs the JVM throughput (measured: "
-		       "up to 7.8x slower allocation with the probe attached)", o.pid);
+		       "up to 7.8x slower allocation with the probe attached)", o->pid);
+	return 0;
+}
 
-	t0 = mono_ns();
-	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+/* Sample until Ctrl-C, --duration or the JVM's exit. 0 or -1 (printed). */
+static int alloc_sample(struct alloc_run *a)
+{
+	uint64_t t0 = mono_ns();
+	uint64_t deadline = a->o.duration > 0 ? t0 + (uint64_t)(a->o.duration * 1e9) : 0;
+	int err;
+
+	stopflag_catch(NULL);
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"mode\":\"%s\"}\n",
-		       (unsigned long long)real_ns(), o.pid, o.exact ? "exact" : "tlab");
-	p_info("sampling allocations of pid %d (%s)%s; Ctrl-C to stop", o.pid,
-	       o.exact ? "exact, hotspot:object__alloc" : "TLAB refills, no JVM flags",
-	       to.stacks ? " with stacks" : "");
-	while (!exiting) {
-		err = alloctrace_poll(t, 100);
+		       (unsigned long long)real_ns(), a->o.pid, a->o.exact ? "exact" : "tlab");
+	p_info("sampling allocations of pid %d (%s)%s; Ctrl-C to stop", a->o.pid,
+	       a->o.exact ? "exact, hotspot:object__alloc" : "TLAB refills, no JVM flags",
+	       a->to.stacks ? " with stacks" : "");
+	while (!stopflag_raised()) {
+		err = alloctrace_poll(a->t, 100);
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));
-			goto cleanup;
+			return -1;
 		}
 		if (deadline && mono_ns() >= deadline)
 			break;
-		if (!proc_exists(o.pid)) {
-			jvm_exited = true;
+		if (!proc_exists(a->o.pid)) {
+			a->jvm_exited = true;
 			break;
 		}
 	}
-	secs = (double)(mono_ns() - t0) / 1e9;
-	rows = alloctrace_rows(t, &n);
-	for (size_t i = 0; i < n; i++) {
-		total += rows[i].bytes;
-		samples += rows[i].samples;
+	a->secs = (double)(mono_ns() - t0) / 1e9;
+	return 0;
+}
+
+/* The rows, and the class table: from the TLABs' contents when the JVM's
+ * layout is known, else from the rows; bytes dropped when unreliable. */
+static void alloc_classes(struct alloc_run *a)
+{
+	a->rows = alloctrace_rows(a->t, &a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		a->total += a->rows[i].bytes;
+		a->samples += a->rows[i].samples;
 	}
-	classes = by_class(rows, n, &nc);
-	/* the class table from the TLABs' contents when the JVM's layout is known */
-	content = alloctrace_classes(t, &ncontent, cstats);
-	refill_total = total;
-	if (content && ncontent) {
-		free(classes);
-		classes = calloc(ncontent, sizeof(*classes));
-		nc = 0;
-		total = 0;
-		for (size_t i = 0; classes && i < ncontent; i++) {
-			classes[nc++] = (struct class_row){ content[i].class_name, content[i].bytes,
-							    content[i].tlabs, content[i].share_stderr };
-			total += content[i].bytes;
+	a->classes = by_class(a->rows, a->n, &a->nc);
+	a->content = alloctrace_classes(a->t, &a->ncontent, a->cstats);
+	a->refill_total = a->total;
+	if (a->content && a->ncontent) {
+		free(a->classes);
+		a->classes = calloc(a->ncontent, sizeof(*a->classes));
+		a->nc = 0;
+		a->total = 0;
+		for (size_t i = 0; a->classes && i < a->ncontent; i++) {
+			a->classes[a->nc++] = (struct class_row){ a->content[i].class_name,
+								  a->content[i].bytes,
+								  a->content[i].tlabs,
+								  a->content[i].share_stderr };
+			a->total += a->content[i].bytes;
 		}
-		if (classes)
-			qsort(classes, nc, sizeof(*classes), by_bytes);
+		if (a->classes)
+			qsort(a->classes, a->nc, sizeof(*a->classes), by_bytes);
 	}
-	if (!bytes_known) {
+	if (!a->bytes_known) {
 		/* JDK 17's object__alloc passes garbage as the size on some paths
 		 * (the interpreter and C1 call SharedRuntime::dtrace_object_alloc
 		 * without setting it; seen: 0 and huge values). Counts are exact;
 		 * bytes are not reported rather than reported wrong. */
-		for (size_t i = 0; i < nc; i++)
-			classes[i].bytes = 0;
-		total = refill_total = 0; /* the sum of garbage is garbage (seen: 2^64 - 3e11) */
-		if (classes)
-			qsort(classes, nc, sizeof(*classes), by_count);
+		for (size_t i = 0; i < a->nc; i++)
+			a->classes[i].bytes = 0;
+		/* the sum of garbage is garbage (seen: 2^64 - 3e11) */
+		a->total = a->refill_total = 0;
+		if (a->classes)
+			qsort(a->classes, a->nc, sizeof(*a->classes), by_count);
 	}
-	if (to.stacks && !jvm_exited) {
-		if (o.perfmap)
-			request_perfmap(&p);
-		sr = symres_new(&p);
+}
+
+/* With stacks: frames named (the JVM's perf map, if it still runs), the
+ * profile built, each row's allocating frame kept. */
+static void alloc_stacks(struct alloc_run *a)
+{
+	if (!a->to.stacks)
+		return;
+	if (!a->jvm_exited) {
+		if (a->o.perfmap)
+			request_perfmap(&a->p);
+		a->sr = symres_new(&a->p);
 	}
-	if (to.stacks) {
-		leaf = calloc(n ? n : 1, sizeof(*leaf));
-		prof = leaf ? allocprofile_build(t, sr, rows, n, o.vm_frames, leaf) : NULL;
-		if (sr)
-			symres_stats(sr, &resolved, &unresolved);
+	a->leaf = calloc(a->n ? a->n : 1, sizeof(*a->leaf));
+	a->prof = a->leaf ? allocprofile_build(a->t, a->sr, a->rows, a->n, a->o.vm_frames,
+					       a->leaf) : NULL;
+	if (a->sr)
+		symres_stats(a->sr, &a->resolved, &a->unresolved);
+}
+
+/* --json: the classes' members of the "alloc" record. */
+static void print_json_classes(const struct alloc_run *a)
+{
+	for (size_t i = 0; i < a->nc && (int)i < a->o.top; i++) {
+		const struct class_row *c = &a->classes[i];
+		/* share of bytes, or of objects when bytes are unknown */
+		double share = a->bytes_known ? (a->total ? (double)c->bytes / a->total : 0) :
+				(a->samples ? (double)c->samples / a->samples : 0);
+
+		printf("%s{\"class\":", i ? "," : "");
+		json_str(stdout, c->name);
+		printf(",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f",
+		       (unsigned long long)c->bytes, (unsigned long long)c->samples, share,
+		       a->secs > 0 ? c->bytes / a->secs : 0);
+		if (c->se >= 0)
+			printf(",\"share_stderr\":%.6f", c->se);
+		printf("}");
 	}
-	lost = alloctrace_lost_events(t) + alloctrace_lost_keys(t);
+}
 
-	if (mt_opts.json) {
-		printf("{\"event\":\"alloc\",\"pid\":%d,\"mode\":\"%s\",\"duration_s\":%.3f,"
-		       "\"total_bytes\":%llu,\"total_samples\":%llu,\"lost_events\":%llu,"
-		       "\"lost_keys\":%llu,\"stacks_not_captured\":%llu,\"classes_unloaded\":%llu,"
-		       "\"frames_resolved\":%llu,\"frames_unresolved\":%llu,\"jvm_exited\":%s,"
-		       "\"bytes_known\":%s,\"classes\":[",
-		       o.pid, o.exact ? "exact" : "tlab", secs, (unsigned long long)total,
-		       (unsigned long long)samples, (unsigned long long)lost,
-		       (unsigned long long)alloctrace_lost_keys(t),
-		       (unsigned long long)alloctrace_lost_stacks(t),
-		       (unsigned long long)alloctrace_unloads(t), (unsigned long long)resolved,
-		       (unsigned long long)unresolved, jvm_exited ? "true" : "false",
-		       bytes_known ? "true" : "false");
-		for (size_t i = 0; i < nc && (int)i < o.top; i++) {
-			/* share of bytes, or of objects when bytes are unknown */
-			double share = bytes_known ? (total ? (double)classes[i].bytes / total : 0) :
-					(samples ? (double)classes[i].samples / samples : 0);
+/* --json with --by stack: the "sites" member. */
+static void print_json_sites(const struct alloc_run *a)
+{
+	size_t ns;
+	struct site_row *st = group_sites(a->leaf, a->rows, a->n, &ns);
 
-			printf("%s{\"class\":", i ? "," : "");
-			json_str(stdout, classes[i].name);
-			printf(",\"bytes\":%llu,\"samples\":%llu,\"share\":%.6f,\"bytes_per_s\":%.0f",
-			       (unsigned long long)classes[i].bytes,
-			       (unsigned long long)classes[i].samples, share,
-			       secs > 0 ? classes[i].bytes / secs : 0);
-			if (classes[i].se >= 0)
-				printf(",\"share_stderr\":%.6f", classes[i].se);
-			printf("}");
-		}
-		printf("],\"class_shares_from\":\"%s\",\"total_bytes_by_refills\":%llu",
-		       content ? "tlab_contents" : "refills", (unsigned long long)refill_total);
-		if (content)
-			printf(",\"tlab_contents\":{\"parsed\":%llu,\"retired_by_gc\":%llu,"
-			       "\"unparsable\":%llu}", (unsigned long long)cstats[MT_CONTENT_PARSED],
-			       (unsigned long long)cstats[MT_CONTENT_GC],
-			       (unsigned long long)cstats[MT_CONTENT_BAD]);
-		if (to.stacks)
-			print_walks(t, true);
-		print_duty(t, true);
-		if (o.by_stack && leaf) {
-			size_t ns;
-			struct site_row *st = group_sites(leaf, rows, n, &ns);
-
-			printf(",\"sites\":[");
-			for (size_t i = 0; st && i < ns && (int)i < o.top; i++) {
-				printf("%s{\"class\":", i ? "," : "");
-				json_str(stdout, st[i].class_name);
-				printf(",\"site\":");
-				json_str(stdout, st[i].site);
-				printf(",\"bytes\":%llu,\"samples\":%llu}",
-				       (unsigned long long)st[i].bytes,
-				       (unsigned long long)st[i].samples);
-			}
-			printf("]");
-			free(st);
-		}
-		if (o.by_stack && prof) {
-			printf(",\"stacks\":");
-			sink_stacks_json(prof, stdout, (size_t)o.top);
-		}
-		printf("}\n");
-	} else {
-		char b[32], r[32];
-
-		printf("%s allocated by pid %d in %.1f s (%s/s), %llu %s%s\n",
-		       fmt_bytes(total, b, sizeof(b)), o.pid, secs,
-		       fmt_bytes(secs > 0 ? (uint64_t)(total / secs) : 0, r, sizeof(r)),
-		       (unsigned long long)samples, o.exact ? "objects" : "samples",
-		       o.exact ? " (exact)" : " (estimated from TLAB refills)");
-		if (!bytes_known)
-			printf("(bytes not reported: JDK %d's hotspot:object__alloc passes an "
-			       "unreliable size; object counts are exact; shares are of objects)\n",
-			       p.jdk_major);
-		printf("%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s",
-		       o.exact ? "OBJECTS" : content ? "TLABS" : "SAMPLES");
-		for (size_t i = 0; i < nc && (int)i < o.top; i++)
-			printf("%-50s %12s %6.1f%% %12s %9llu\n", classes[i].name,
-			       bytes_known ? fmt_bytes(classes[i].bytes, b, sizeof(b)) : "n/a",
-			       bytes_known ? (total ? 100.0 * classes[i].bytes / total : 0) :
-					     (samples ? 100.0 * classes[i].samples / samples : 0),
-			       fmt_bytes(secs > 0 ? (uint64_t)(classes[i].bytes / secs) : 0, r,
-					 sizeof(r)),
-			       (unsigned long long)classes[i].samples);
-		if (content) {
-			double se = 0;
-
-			for (size_t i = 0; i < nc && (int)i < o.top; i++)
-				if (classes[i].se > se)
-					se = classes[i].se;
-			if (se > 0.0005)
-				printf("each share above within +-%.1f points (95 %%: two standard errors "
-				       "of the kept TLABs' spread)\n", 200 * se);
-		}
-		if (content)
-			printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
-			       "kept TLABs parsed; %llu retired by a collection before they could be, "
-			       "%llu with an object that could not be sized), not from the class that "
-			       "opened each\n", MT_TLAB_SLICE / 1024,
-			       (unsigned long long)cstats[MT_CONTENT_PARSED],
-			       (unsigned long long)cstats[MT_CONTENT_GC],
-			       (unsigned long long)cstats[MT_CONTENT_BAD]);
-		if (o.by_stack && leaf)
-			print_sites(leaf, rows, n, total, o.top);
-		printf("lost events: %llu", (unsigned long long)lost);
-		if (alloctrace_lost_stacks(t))
-			printf(", samples without a stack: %llu",
-			       (unsigned long long)alloctrace_lost_stacks(t));
-		if (alloctrace_unloads(t))
-			printf(", classes unloaded meanwhile: %llu",
-			       (unsigned long long)alloctrace_unloads(t));
-		printf("\n");
-		if (to.stacks)
-			print_walks(t, false);
-		print_duty(t, false);
-		if (to.stacks && resolved + unresolved)
-			printf("frames: %llu resolved, %llu unresolved (%.1f%%)\n",
-			       (unsigned long long)resolved, (unsigned long long)unresolved,
-			       100.0 * unresolved / (resolved + unresolved));
+	printf(",\"sites\":[");
+	for (size_t i = 0; st && i < ns && (int)i < a->o.top; i++) {
+		printf("%s{\"class\":", i ? "," : "");
+		json_str(stdout, st[i].class_name);
+		printf(",\"site\":");
+		json_str(stdout, st[i].site);
+		printf(",\"bytes\":%llu,\"samples\":%llu}", (unsigned long long)st[i].bytes,
+		       (unsigned long long)st[i].samples);
 	}
-	if (to.stacks && resolved + unresolved && unresolved * 5 > resolved + unresolved &&
-	    alloctrace_walks(t, (uint64_t[MT_JSTOP_NSTOPS]){ 0 }))
+	printf("]");
+	free(st);
+}
+
+/* --json: one "alloc" record. */
+static void print_json(const struct alloc_run *a)
+{
+	const struct alloc_opts *o = &a->o;
+	struct alloctrace *t = a->t;
+
+	printf("{\"event\":\"alloc\",\"pid\":%d,\"mode\":\"%s\",\"duration_s\":%.3f,"
+	       "\"total_bytes\":%llu,\"total_samples\":%llu,\"lost_events\":%llu,"
+	       "\"lost_keys\":%llu,\"stacks_not_captured\":%llu,\"classes_unloaded\":%llu,"
+	       "\"frames_resolved\":%llu,\"frames_unresolved\":%llu,\"jvm_exited\":%s,"
+	       "\"bytes_known\":%s,\"classes\":[",
+	       o->pid, o->exact ? "exact" : "tlab", a->secs, (unsigned long long)a->total,
+	       (unsigned long long)a->samples, (unsigned long long)a->lost,
+	       (unsigned long long)alloctrace_lost_keys(t),
+	       (unsigned long long)alloctrace_lost_stacks(t),
+	       (unsigned long long)alloctrace_unloads(t), (unsigned long long)a->resolved,
+	       (unsigned long long)a->unresolved, a->jvm_exited ? "true" : "false",
+	       a->bytes_known ? "true" : "false");
+	print_json_classes(a);
+	printf("],\"class_shares_from\":\"%s\",\"total_bytes_by_refills\":%llu",
+	       a->content ? "tlab_contents" : "refills", (unsigned long long)a->refill_total);
+	if (a->content)
+		printf(",\"tlab_contents\":{\"parsed\":%llu,\"retired_by_gc\":%llu,"
+		       "\"unparsable\":%llu}", (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+		       (unsigned long long)a->cstats[MT_CONTENT_GC],
+		       (unsigned long long)a->cstats[MT_CONTENT_BAD]);
+	if (a->to.stacks)
+		print_walks(t, true);
+	print_duty(t, true);
+	if (o->by_stack && a->leaf)
+		print_json_sites(a);
+	if (o->by_stack && a->prof) {
+		printf(",\"stacks\":");
+		sink_stacks_json(a->prof, stdout, (size_t)o->top);
+	}
+	printf("}\n");
+}
+
+/* Text: the class table, with how its shares were made. */
+static void print_text_classes(const struct alloc_run *a)
+{
+	char b[32], r[32];
+
+	printf("%-50s %12s %7s %12s %9s\n", "CLASS", "BYTES", "SHARE", "RATE/s",
+	       a->o.exact ? "OBJECTS" : a->content ? "TLABS" : "SAMPLES");
+	for (size_t i = 0; i < a->nc && (int)i < a->o.top; i++) {
+		const struct class_row *c = &a->classes[i];
+
+		printf("%-50s %12s %6.1f%% %12s %9llu\n", c->name,
+		       a->bytes_known ? fmt_bytes(c->bytes, b, sizeof(b)) : "n/a",
+		       a->bytes_known ? (a->total ? 100.0 * c->bytes / a->total : 0) :
+				       (a->samples ? 100.0 * c->samples / a->samples : 0),
+		       fmt_bytes(a->secs > 0 ? (uint64_t)(c->bytes / a->secs) : 0, r, sizeof(r)),
+		       (unsigned long long)c->samples);
+	}
+	if (!a->content)
+		return;
+	{
+		double se = 0;
+
+		for (size_t i = 0; i < a->nc && (int)i < a->o.top; i++)
+			if (a->classes[i].se > se)
+				se = a->classes[i].se;
+		if (se > 0.0005)
+			printf("each share above within +-%.1f points (95 %%: two standard errors "
+			       "of the kept TLABs' spread)\n", 200 * se);
+	}
+	printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
+	       "kept TLABs parsed; %llu retired by a collection before they could be, "
+	       "%llu with an object that could not be sized), not from the class that "
+	       "opened each\n", MT_TLAB_SLICE / 1024,
+	       (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+	       (unsigned long long)a->cstats[MT_CONTENT_GC],
+	       (unsigned long long)a->cstats[MT_CONTENT_BAD]);
+}
+
+/* Text: the totals line, the classes, the sites, what was lost, the walks,
+ * the duty cycle, the frames. */
+static void print_text(const struct alloc_run *a)
+{
+	const struct alloc_opts *o = &a->o;
+	struct alloctrace *t = a->t;
+	char b[32], r[32];
+
+	printf("%s allocated by pid %d in %.1f s (%s/s), %llu %s%s\n",
+	       fmt_bytes(a->total, b, sizeof(b)), o->pid, a->secs,
+	       fmt_bytes(a->secs > 0 ? (uint64_t)(a->total / a->secs) : 0, r, sizeof(r)),
+	       (unsigned long long)a->samples, o->exact ? "objects" : "samples",
+	       o->exact ? " (exact)" : " (estimated from TLAB refills)");
+	if (!a->bytes_known)
+		printf("(bytes not reported: JDK %d's hotspot:object__alloc passes an "
+		       "unreliable size; object counts are exact; shares are of objects)\n",
+		       a->p.jdk_major);
+	print_text_classes(a);
+	if (o->by_stack && a->leaf)
+		print_sites(a->leaf, a->rows, a->n, a->total, o->top);
+	printf("lost events: %llu", (unsigned long long)a->lost);
+	if (alloctrace_lost_stacks(t))
+		printf(", samples without a stack: %llu",
+		       (unsigned long long)alloctrace_lost_stacks(t));
+	if (alloctrace_unloads(t))
+		printf(", classes unloaded meanwhile: %llu",
+		       (unsigned long long)alloctrace_unloads(t));
+	printf("\n");
+	if (a->to.stacks)
+		print_walks(t, false);
+	print_duty(t, false);
+	if (a->to.stacks && a->resolved + a->unresolved)
+		printf("frames: %llu resolved, %llu unresolved (%.1f%%)\n",
+		       (unsigned long long)a->resolved, (unsigned long long)a->unresolved,
+		       100.0 * a->unresolved / (a->resolved + a->unresolved));
+}
+
+/* Most frames unresolved while the kernel walked stacks: say why. */
+static void warn_unresolved(const struct alloc_run *a)
+{
+	uint64_t all = a->resolved + a->unresolved;
+
+	if (a->to.stacks && all && a->unresolved * 5 > all &&
+	    alloctrace_walks(a->t, (uint64_t[MT_JSTOP_NSTOPS]){ 0 }))
 		p_warn("%.0f%% of frames are unresolved: JIT-compiled Java code keeps no frame "
 		       "pointer, so stacks stop there. Run the JVM with -XX:+PreserveFramePointer "
-		       "for complete Java stacks", 100.0 * unresolved / (resolved + unresolved));
-	if (prof && sink_write_files(prof, &(struct sink_files){ o.collapsed, o.flamegraph, o.pprof },
-				     "memtrace alloc"))
+		       "for complete Java stacks", 100.0 * a->unresolved / all);
+}
+
+static void alloc_run_free(struct alloc_run *a)
+{
+	profile_free(a->prof);
+	free(a->content);
+	free(a->leaf);
+	symres_free(a->sr);
+	free(a->classes);
+	free(a->rows);
+	alloctrace_free(a->t);
+}
+
+int do_alloc(int argc, char **argv)
+{
+	struct alloc_run a = { .o = { .top = 20, .perfmap = true, .budget = ALLOCTRACE_BUDGET,
+				      .windows = true } };
+	int rc = parse_args(argc, argv, &a.o);
+
+	if (rc >= 0)
+		return rc;
+	rc = 1;
+	if (alloc_start(&a) || alloc_sample(&a))
+		goto cleanup;
+	alloc_classes(&a);
+	alloc_stacks(&a);
+	a.lost = alloctrace_lost_events(a.t) + alloctrace_lost_keys(a.t);
+	if (mt_opts.json)
+		print_json(&a);
+	else
+		print_text(&a);
+	warn_unresolved(&a);
+	if (a.prof && sink_write_files(a.prof, &a.o.files, "memtrace alloc"))
 		goto cleanup;
 	rc = 0;
 cleanup:
-	profile_free(prof);
-	free(content);
-	free(leaf);
-	symres_free(sr);
-	free(classes);
-	free(rows);
-	alloctrace_free(t);
+	alloc_run_free(&a);
 	return rc;
 }

@@ -6,7 +6,7 @@
 #include "monitor/check.h"
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 static const char *const rule_text[6] = {

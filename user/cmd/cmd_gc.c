@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +12,8 @@
 #include "sink/gcreplay.h"
 #include "probe/gctrace.h"
 #include "jvm/proc.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -116,8 +109,7 @@ int do_gc(int argc, char **argv)
 		return 1;
 	}
 	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+	stopflag_catch(NULL);
 	if (mt_opts.json)
 		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"nspid\":%d,"
 		       "\"jdk\":\"%s\",\"libjvm\":",
@@ -136,7 +128,7 @@ int do_gc(int argc, char **argv)
 		p_info("collections will have no cause: %s", gctrace_no_cause(t));
 	}
 
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		err = gctrace_poll(t, 100);
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));

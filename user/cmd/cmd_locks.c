@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,14 +23,8 @@
 #include "sink/parks.h"
 #include "probe/parktrace.h"
 #include "sink/lockprint.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void on_stop(int sig)
-{
-	exiting = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -247,8 +240,7 @@ int do_locks(int argc, char **argv)
 	seq = sequencer_new(&f, emit, l);
 	if (!l || !seq)
 		goto cleanup;
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
+	stopflag_catch(NULL);
 	c = collector_new(&p, seq, NULL, NULL);
 	if (!c)
 		goto cleanup;
@@ -271,7 +263,7 @@ int do_locks(int argc, char **argv)
 	else
 		p_info("tracing contended monitors of pid %d (JDK %s); Ctrl-C to stop", p.pid,
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		err = collector_poll(c, 100);
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));

@@ -107,7 +107,22 @@ out:
 	return rc;
 }
 
-int do_query(int argc, char **argv)
+/* The options of `memtrace query` (libbpf-tools' env). */
+struct query_opts {
+	int pid;                       /* a live JVM, or */
+	const char *input;             /* a snapshot or .hprof file */
+	const char *expr, *file;       /* the program: -e, or -f FILE */
+	const char *save;
+	double every;
+	uint64_t count;
+	bool has_every, has_count, json;
+	bool has_max_pause;
+	uint64_t max_pause;
+};
+
+/* The options into *@o. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct query_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -121,152 +136,200 @@ int do_query(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *expr = NULL, *file = NULL, *input = NULL, *save = NULL, *fname;
-	struct dsl_diags *diags = NULL;
-	struct dsl_program *prog = NULL;
-	struct mt_snapsession ss = { .so.fd = -1 };
-	struct mt_snapshot snap;
-	struct cmdopt o = { .usage = usage, .terse = true };
-	struct mt_proc p;
-	uint64_t count = 1;
-	double every = 1.0;
-	bool has_every = false, has_count = false, json = mt_opts.json;
-	bool age_noted = false;
-	char *src = NULL, why[PATH_MAX + 256];
-	size_t srclen = 0;
-	int ch, rc = 1, err;
-	uint32_t flags;
+	struct cmdopt co = { .usage = usage, .terse = true };
+	int ch, err;
 
-	snapshot_init(&snap);
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:e:f:jh", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'e': expr = optarg; break;
-		case 'f': file = optarg; break;
+		case 'e': o->expr = optarg; break;
+		case 'f': o->file = optarg; break;
 		case 'E':
-			if (parse_seconds(optarg, &every) || every > 86400) {
+			if (parse_seconds(optarg, &o->every) || o->every > 86400) {
 				p_err("invalid --every '%s': expected %s, at most 24h", optarg,
 				      MT_DURATION_HELP);
 				return 2;
 			}
-			has_every = true;
+			o->has_every = true;
 			break;
 		case 'c':
-			if (parse_u64(optarg, &count) || !count || count > QUERY_MAX_COUNT) {
+			if (parse_u64(optarg, &o->count) || !o->count || o->count > QUERY_MAX_COUNT) {
 				p_err("invalid --count '%s' (1 to %d)", optarg, QUERY_MAX_COUNT);
 				return 2;
 			}
-			has_count = true;
+			o->has_count = true;
 			break;
-		case 's': save = optarg; break;
-		case 'j': json = true; break;
+		case 's': o->save = optarg; break;
+		case 'j': o->json = true; break;
 		default:
-			err = cmdopt_common(ch, optarg, &o);
+			err = cmdopt_common(ch, optarg, &co);
 			if (err != MT_CMDOPT_MORE)
 				return err;
 		}
 	}
+	o->pid = co.pid;
+	o->has_max_pause = co.has_max_pause;
+	o->max_pause = co.max_pause;
 	if (optind < argc)
-		input = argv[optind++];
-	if (optind < argc || (!o.pid == !input) || (!expr == !file)) {
+		o->input = argv[optind++];
+	if (optind < argc || (!o->pid == !o->input) || (!o->expr == !o->file)) {
 		usage(stderr);
 		return 2;
 	}
-	if (input && (has_every || has_count || save || o.has_max_pause)) {
+	if (o->input && (o->has_every || o->has_count || o->save || o->has_max_pause)) {
 		p_err("--every, --count, --save and --max-pause need a live JVM (-p PID)");
 		return 2;
 	}
-	if (has_every && !has_count) {
+	if (o->has_every && !o->has_count) {
 		p_err("--every needs --count N (how many queries)");
 		return 2;
 	}
-	fname = file ? file : "<-e>";
-	if (file) {
-		src = read_file(file, &srclen);
-		if (!src) {
-			p_err("cannot read program %s: %s", file, strerror(errno));
-			return 1;
-		}
-	} else {
-		srclen = strlen(expr);
-		src = strdup(expr);
-		if (!src) {
-			p_err("out of memory");
-			return 1;
-		}
+	return -1;
+}
+
+/* The program's text: -f FILE's, or -e's (a copy). NULL (printed). */
+static char *read_program(const struct query_opts *o, size_t *len)
+{
+	char *src;
+
+	if (o->file) {
+		src = read_file(o->file, len);
+		if (!src)
+			p_err("cannot read program %s: %s", o->file, strerror(errno));
+		return src;
 	}
-	diags = dsl_diags_new();
-	if (!diags) {
+	*len = strlen(o->expr);
+	src = strdup(o->expr);
+	if (!src)
 		p_err("out of memory");
-		goto out;
+	return src;
+}
+
+/* The program, its text and diagnostics, and the snapshot it runs on. */
+struct query_run {
+	struct query_opts o;
+	char *src;
+	size_t srclen;
+	const char *fname;
+	struct dsl_diags *diags;
+	struct dsl_program *prog;
+	struct mt_snapshot snap;
+};
+
+/* On a file: read it, build the heap, compile again against it, run. 0 or 1
+ * (printed). */
+static int query_file(struct query_run *q)
+{
+	char why[PATH_MAX + 256];
+
+	if (snapload_file(q->o.input, &q->snap, why, sizeof(why))) {
+		p_err("%s", why);
+		return 1;
 	}
-	/* 1. compile without a heap: what does the program need from it? */
-	err = dsl_compile(src, srclen, fname, NULL, &prog, diags);
-	if (err) {
-		p_err("the program does not compile:");
-		dsl_diags_render(diags, stderr);
-		goto out;
-	}
-	if (!o.pid) { /* 2. a file: read, 3. build the heap, compile again against it, run */
-		if (snapload_file(input, &snap, why, sizeof(why))) {
-			p_err("%s", why);
-			goto out;
-		}
-		snapshot_print_walk(&snap);
-		if (dsl_program_needs(prog)->age && snap.has_ages)
-			p_info("age counts the GCs since memtrace first saw the object (the first "
-			       "walk of the session that took this snapshot)");
-		rc = eval_print(&prog, src, srclen, fname, &snap, false, diags, json, 0);
-		goto out;
-	}
-	/* 2. live: N projected snapshots in one agent session */
-	if (cmdopt_open_jvm(o.pid, NULL, &p))
+	snapshot_print_walk(&q->snap);
+	if (dsl_program_needs(q->prog)->age && q->snap.has_ages)
+		p_info("age counts the GCs since memtrace first saw the object (the first "
+		       "walk of the session that took this snapshot)");
+	return eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, false, q->diags,
+			  q->o.json, 0);
+}
+
+/* What a live walk asks the agent for: the program's needs, and what
+ * --max-pause, --save and ages across --count walks add. */
+static uint32_t walk_flags(const struct query_opts *o, const struct dsl_needs *n)
+{
+	uint32_t flags = querylive_heap_flags(n);
+
+	if (o->has_max_pause)
+		flags |= MT_AP_HEAP_MAXPAUSE;
+	if (o->save)
+		flags |= MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS;
+	/* ages across walks need ids that last: objects tagged for the session
+	 * (slower walks, and clearing the tags at the end is one more pause) */
+	if (o->count > 1 && (n->age || o->save))
+		flags |= MT_AP_HEAP_KEEPIDS;
+	return flags;
+}
+
+/* Live: N projected snapshots in one agent session, each built into a heap
+ * the program is compiled again against and run on; --save keeps the last.
+ * 0 or 1 (printed). */
+static int query_live(struct query_run *q)
+{
+	const struct query_opts *o = &q->o;
+	struct mt_snapsession ss = { .so.fd = -1 };
+	char why[PATH_MAX + 256];
+	bool age_noted = false;
+	struct mt_proc p;
+	int rc = 1;
+
+	if (cmdopt_open_jvm(o->pid, NULL, &p))
 		goto out;
 	if (snaptake_open(&p, &ss))
 		goto out;
-	for (uint64_t i = 0; i < count; i++) {
-		const struct dsl_needs *n = dsl_program_needs(prog);
+	for (uint64_t i = 0; i < o->count; i++) {
+		const struct dsl_needs *n = dsl_program_needs(q->prog);
 
 		if (i)
-			sleep_s(every);
-		flags = querylive_heap_flags(n);
-		if (o.has_max_pause)
-			flags |= MT_AP_HEAP_MAXPAUSE;
-		if (save)
-			flags |= MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS;
-		/* ages across walks need ids that last: objects tagged for the session
-		 * (slower walks, and clearing the tags at the end is one more pause) */
-		if (count > 1 && (n->age || save))
-			flags |= MT_AP_HEAP_KEEPIDS;
-		snapshot_free(&snap);
-		if (snaptake_take(&ss, flags, (uint32_t)o.max_pause, n->fields, n->nfields, &snap))
+			sleep_s(o->every);
+		snapshot_free(&q->snap);
+		if (snaptake_take(&ss, walk_flags(o, n), (uint32_t)o->max_pause, n->fields,
+				  n->nfields, &q->snap))
 			goto out;
-		snapshot_print_walk(&snap);
-		if (n->age && !age_noted && snap.has_ages) {
+		snapshot_print_walk(&q->snap);
+		if (n->age && !age_noted && q->snap.has_ages) {
 			p_info("age counts the GCs since memtrace first saw the object (this "
 			       "session's first walk): for older objects it is a lower bound");
 			age_noted = true;
 		}
-		if (snap.ages_walks_dropped)
+		if (q->snap.ages_walks_dropped)
 			p_warn("the agent keeps the ages of %d walks per session: objects first "
 			       "seen by later walks look older than they are", QUERY_MAX_COUNT);
-		/* 3. build the heap, compile again against it, run */
-		if (eval_print(&prog, src, srclen, fname, &snap, true, diags, json,
-			       has_count ? (int)i + 1 : 0))
+		if (eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, true, q->diags,
+			       o->json, o->has_count ? (int)i + 1 : 0))
 			goto out;
 	}
-	if (save && snapfile_write(&snap, save, why, sizeof(why))) {
+	if (o->save && snapfile_write(&q->snap, o->save, why, sizeof(why))) {
 		p_err("%s", why);
 		goto out;
 	}
-	if (save)
-		p_info("saved the last walk's snapshot to %s", save);
+	if (o->save)
+		p_info("saved the last walk's snapshot to %s", o->save);
 	rc = 0;
 out:
 	snaptake_close(&ss);
-	snapshot_free(&snap);
-	dsl_program_free(prog);
-	dsl_diags_free(diags);
-	free(src);
+	return rc;
+}
+
+int do_query(int argc, char **argv)
+{
+	struct query_run q = { .o = { .count = 1, .every = 1.0, .json = mt_opts.json } };
+	int rc = parse_args(argc, argv, &q.o);
+
+	if (rc >= 0)
+		return rc;
+	snapshot_init(&q.snap);
+	q.fname = q.o.file ? q.o.file : "<-e>";
+	q.src = read_program(&q.o, &q.srclen);
+	if (!q.src)
+		return 1;
+	rc = 1;
+	q.diags = dsl_diags_new();
+	if (!q.diags) {
+		p_err("out of memory");
+		goto out;
+	}
+	/* compile without a heap first: what does the program need from it? */
+	if (dsl_compile(q.src, q.srclen, q.fname, NULL, &q.prog, q.diags)) {
+		p_err("the program does not compile:");
+		dsl_diags_render(q.diags, stderr);
+		goto out;
+	}
+	rc = q.o.pid ? query_live(&q) : query_file(&q);
+out:
+	snapshot_free(&q.snap);
+	dsl_program_free(q.prog);
+	dsl_diags_free(q.diags);
+	free(q.src);
 	return rc;
 }

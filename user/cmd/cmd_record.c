@@ -21,14 +21,14 @@
 #include "agentctl/sampling.h"
 #include "monitor/sequencer.h"
 #include "probe/sitecount.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
 
 #define MAX_PAUSES 32
 #define MAX_TIDS 64
 
-static volatile sig_atomic_t exiting, sig_pause = -1;
+static volatile sig_atomic_t sig_pause = -1;
 
-static void on_stop(int sig) { exiting = 1; }
 static void on_pause(int sig) { sig_pause = sig == SIGUSR1; }
 
 struct window {
@@ -41,7 +41,7 @@ struct rec_ctx {
 	const char *path;
 	struct mt_seq *seq;
 	uint64_t t0;
-	struct window pauses[MAX_PAUSES];
+	const struct window *pauses;   /* the --pause schedule */
 	int npauses;
 	bool sched_paused;
 	bool *thread_paused;
@@ -158,7 +158,77 @@ static int parse_window(const char *s, struct window *w)
 	return 0;
 }
 
-int do_record(int argc, char **argv)
+/* The options of `memtrace record` (libbpf-tools' env). */
+struct record_opts {
+	int pid;
+	double duration;
+	const char *out;
+	struct mt_seq_filter f;        /* f.tids points into tids */
+	uint64_t tids[MAX_TIDS];
+	struct window pauses[MAX_PAUSES];
+	int npauses;
+	bool monitors;                 /* --enable-monitor-probes */
+	bool alloc_asked;              /* --categories named alloc */
+	bool objects;                  /* --categories named object */
+	bool counters;                 /* per-site counters with objects */
+	bool alloc_stacks;
+	uint32_t obj_interval;
+	char filter[sizeof(((struct recording_header *)0)->filter)]; /* as typed */
+};
+
+/* One --pause A-B or --pause-thread TID:A-B (@thread) into the next window.
+ * 0, or -EINVAL (printed). */
+static int parse_pause(struct record_opts *o, char *arg, bool thread)
+{
+	struct window *w = &o->pauses[o->npauses];
+	const char *spec = arg;
+
+	if (o->npauses == MAX_PAUSES) {
+		p_err("at most %d --pause/--pause-thread windows", MAX_PAUSES);
+		return -EINVAL;
+	}
+	w->tid = 0;
+	if (thread) {
+		char *colon = strchr(arg, ':');
+
+		if (!colon) {
+			p_err("invalid --pause-thread '%s': expected TID:A-B", arg);
+			return -EINVAL;
+		}
+		*colon = '\0';
+		if (parse_u64(arg, &w->tid) || !w->tid) {
+			p_err("invalid --pause-thread tid '%s'", arg);
+			return -EINVAL;
+		}
+		spec = colon + 1;
+	}
+	if (parse_window(spec, w)) {
+		p_err("invalid pause window '%s': expected A-B in seconds, e.g. 2-4.5", spec);
+		return -EINVAL;
+	}
+	o->npauses++;
+	return 0;
+}
+
+/* The filter options, as typed, for the file's header (all but -p, -o, -d). */
+static void filter_text(int argc, char **argv, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	for (int i = 1; i < argc && len + 1 < n; i++) {
+		if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--pid") ||
+		    !strcmp(argv[i], "--output") || !strcmp(argv[i], "-d") ||
+		    !strcmp(argv[i], "--duration")) {
+			i++;
+			continue;
+		}
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? " " : "", argv[i]);
+	}
+}
+
+/* The options into *@o. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -178,35 +248,21 @@ int do_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct mt_seq_filter f = { 0 };
-	struct rec_ctx r = { 0 };
-	struct recording_header h = { 0 };
-	struct recording_trailer tr = { 0 };
-	struct monflag mf = { 0 };
-	bool thread_paused[MAX_PAUSES] = { false };
-	uint64_t tids[MAX_TIDS], v;
-	struct collector *c = NULL;
-	const char *out = NULL, *bad;
-	bool monitors = false, jvm_exited = false, alloc_asked = false, counters = true;
-	bool alloc_stacks = false;
-	struct objrec_writer *ow = NULL;
-	struct sitecount *sc = NULL;
-	uint32_t obj_interval = MT_AP_DEFAULT_INTERVAL;
-	size_t flen = 0;
-	struct cmdopt o = { .usage = usage };
-	struct mt_proc p;
-	int pid, opt, rc, err = 0;
-	uint64_t deadline;
+	struct mt_seq_filter *f = &o->f;
+	struct cmdopt co = { .usage = usage };
+	const char *bad;
+	uint64_t v;
+	int opt, rc;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:o:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			out = optarg;
+			o->out = optarg;
 			break;
 		case 'c':
-			alloc_asked = true;
-			if (sequencer_cats_parse(optarg, &f.cats, &bad) || !f.cats) {
+			o->alloc_asked = true;
+			if (sequencer_cats_parse(optarg, &f->cats, &bad) || !f->cats) {
 				p_err("invalid --categories '%s' (at '%s'): expected a comma-separated "
 				      "list of type,object,thread,inv,pool,alloc,sync,ref or all",
 				      optarg, bad);
@@ -214,269 +270,315 @@ int do_record(int argc, char **argv)
 			}
 			break;
 		case 'C':
-			f.class_glob = optarg;
+			f->class_glob = optarg;
 			break;
 		case 'T':
-			f.thread_glob = optarg;
+			f->thread_glob = optarg;
 			break;
 		case 't':
-			if (parse_u64(optarg, &v) || !v || f.ntids == MAX_TIDS) {
+			if (parse_u64(optarg, &v) || !v || f->ntids == MAX_TIDS) {
 				p_err("invalid --tid '%s': expected a thread id (at most %d)", optarg,
 				      MAX_TIDS);
 				return 2;
 			}
-			tids[f.ntids++] = v;
-			f.tids = tids;
+			o->tids[f->ntids++] = v;
+			f->tids = o->tids;
 			break;
 		case 's':
 			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
 				p_err("invalid --sample '%s': expected a positive number", optarg);
 				return 2;
 			}
-			f.sample = (uint32_t)v;
+			f->sample = (uint32_t)v;
 			break;
 		case 'P':
-		case 'Q': {
-			struct window *w = &r.pauses[r.npauses];
-			const char *spec = optarg;
-
-			if (r.npauses == MAX_PAUSES) {
-				p_err("at most %d --pause/--pause-thread windows", MAX_PAUSES);
+		case 'Q':
+			if (parse_pause(o, optarg, opt == 'Q'))
 				return 2;
-			}
-			w->tid = 0;
-			if (opt == 'Q') {
-				char *colon = strchr(optarg, ':');
-
-				if (!colon) {
-					p_err("invalid --pause-thread '%s': expected TID:A-B", optarg);
-					return 2;
-				}
-				*colon = '\0';
-				if (parse_u64(optarg, &w->tid) || !w->tid) {
-					p_err("invalid --pause-thread tid '%s'", optarg);
-					return 2;
-				}
-				spec = colon + 1;
-			}
-			if (parse_window(spec, w)) {
-				p_err("invalid pause window '%s': expected A-B in seconds, e.g. 2-4.5",
-				      spec);
-				return 2;
-			}
-			r.npauses++;
 			break;
-		}
 		case 'M':
-			monitors = true;
+			o->monitors = true;
 			break;
 		case 'I':
-			if (sampling_parse_interval(optarg, &obj_interval)) {
+			if (sampling_parse_interval(optarg, &o->obj_interval)) {
 				p_err("invalid --object-interval '%s': expected bytes, e.g. 64k", optarg);
 				return 2;
 			}
 			break;
 		case 'S':
-			counters = false;
+			o->counters = false;
 			break;
 		case 'A':
-			alloc_stacks = true;
+			o->alloc_stacks = true;
 			break;
 		default:
-			rc = cmdopt_common(opt, optarg, &o);
+			rc = cmdopt_common(opt, optarg, &co);
 			if (rc != MT_CMDOPT_MORE)
 				return rc;
 		}
 	}
 	if (cmdopt_no_args(argc, argv, "record", usage))
 		return 2;
-	/* the filter options, as typed, for the file's header */
-	for (int i = 1; i < argc && flen + 1 < sizeof(h.filter); i++) {
-		if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--pid") ||
-		    !strcmp(argv[i], "--output") || !strcmp(argv[i], "-d") ||
-		    !strcmp(argv[i], "--duration")) {
-			i++;
-			continue;
-		}
-		flen += (size_t)snprintf(h.filter + flen, sizeof(h.filter) - flen, "%s%s",
-					 flen ? " " : "", argv[i]);
-	}
-	pid = o.pid;
-	if (!pid || !out) {
+	filter_text(argc, argv, o->filter, sizeof(o->filter));
+	o->pid = co.pid;
+	o->duration = co.duration;
+	if (!o->pid || !o->out) {
 		p_err("record needs -p PID and -o FILE");
 		usage(stderr);
 		return 2;
 	}
-	if (cmdopt_open_jvm(pid, "memtrace record", &p))
-		return 1;
-	r.thread_paused = thread_paused;
-	r.seq = sequencer_new(&f, emit, &r);
-	if (!r.seq) {
+	/* allocation samples are required when named, objects only when named */
+	o->alloc_asked = o->alloc_asked && (f->cats & MT_CAT_ALLOC);
+	o->objects = objects_asked(f, argv, argc);
+	return -1;
+}
+
+/* What one `memtrace record` run holds. */
+struct record_run {
+	struct record_opts o;
+	struct mt_proc p;
+	struct rec_ctx r;
+	struct recording_header h;
+	struct recording_trailer tr;
+	struct monflag mf;
+	bool thread_paused[MAX_PAUSES];
+	struct collector *c;
+	struct objrec_writer *ow;
+	struct sitecount *sc;
+	bool jvm_exited;
+};
+
+/* The sequencer and the file with its header. 0 or -errno (printed). */
+static int record_open(struct record_run *x)
+{
+	struct recording_header *h = &x->h;
+	struct rec_ctx *r = &x->r;
+
+	r->pauses = x->o.pauses;
+	r->npauses = x->o.npauses;
+	r->thread_paused = x->thread_paused;
+	r->seq = sequencer_new(&x->o.f, emit, r);
+	if (!r->seq) {
 		p_err("cannot create the sequencer: %s", strerror(errno));
-		return 1;
+		return -ENOMEM;
 	}
-	r.t0 = mono_ns();
-	h.pid = p.pid;
-	h.nspid = p.nspid;
-	snprintf(h.jdk, sizeof(h.jdk), "%s", p.jdk_version);
-	snprintf(h.libjvm, sizeof(h.libjvm), "%s", p.libjvm);
-	h.start_mono_ns = r.t0;
-	h.mono_to_real_ns = real_ns() - r.t0;
-	r.path = out;
-	r.w = recording_create(out, &h);
-	if (!r.w) {
-		p_err("cannot create %s: %s", out, strerror(errno));
-		err = -errno;
-		goto cleanup;
+	r->t0 = mono_ns();
+	h->pid = x->p.pid;
+	h->nspid = x->p.nspid;
+	snprintf(h->jdk, sizeof(h->jdk), "%s", x->p.jdk_version);
+	snprintf(h->libjvm, sizeof(h->libjvm), "%s", x->p.libjvm);
+	snprintf(h->filter, sizeof(h->filter), "%s", x->o.filter);
+	h->start_mono_ns = r->t0;
+	h->mono_to_real_ns = real_ns() - r->t0;
+	r->path = x->o.out;
+	r->w = recording_create(x->o.out, h);
+	if (!r->w) {
+		p_err("cannot create %s: %s", x->o.out, strerror(errno));
+		return -errno;
 	}
-	if (monitors && monflag_enable(&p, &mf)) {
-		err = -EPERM;
-		goto cleanup;
+	return 0;
+}
+
+/* Sampled objects (the agent is loaded), with the stacks, GC boundaries and
+ * counters report's age and leaks need, and per-site allocation volume.
+ * 0 or -errno (printed). */
+static int record_objects(struct record_run *x)
+{
+	struct objstream_tap tap;
+
+	if (collector_enable_objects(x->c, &x->p, x->o.obj_interval))
+		return -EIO;
+	x->ow = objrec_writer_new(x->r.w);
+	if (!x->ow) {
+		p_err("out of memory");
+		return -ENOMEM;
 	}
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
-	signal(SIGUSR1, on_pause);
-	signal(SIGUSR2, on_pause);
-	c = collector_new(&p, r.seq, tick, &r);
-	if (!c) {
-		err = -errno;
-		goto cleanup;
+	objrec_writer_tap(x->ow, &tap);
+	objstream_set_tap(collector_objstream(x->c), &tap);
+	if (x->o.counters) {
+		x->sc = sitecount_new(&x->p); /* printed why not */
+		if (!x->sc)
+			p_warn("recording without per-site allocation counters (report's "
+			       "leaks will show no allocation rates)");
 	}
+	return 0;
+}
+
+/* The collector and what the categories ask of it: allocation samples,
+ * parks and sleeps, sampled objects, monitor probes. 0 or -errno (printed). */
+static int record_sources(struct record_run *x)
+{
+	const struct record_opts *o = &x->o;
+	int err;
+
+	x->c = collector_new(&x->p, x->r.seq, tick, &x->r);
+	if (!x->c)
+		return -errno;
 	/* Allocation samples: wanted unless filtered out; required when named. */
-	alloc_asked = alloc_asked && (f.cats & MT_CAT_ALLOC);
-	if (!f.cats || (f.cats & MT_CAT_ALLOC)) {
-		err = collector_enable_alloc(c, &p);
-		if (err && (alloc_asked || alloc_stacks))
-			goto cleanup;
+	if (!o->f.cats || (o->f.cats & MT_CAT_ALLOC)) {
+		err = collector_enable_alloc(x->c, &x->p);
+		if (err && (o->alloc_asked || o->alloc_stacks))
+			return err;
 		if (err)
 			p_warn("the recording has no allocation samples (see above)");
-		if (!err && alloc_stacks && (err = collector_enable_alloc_stacks(c, &p)))
-			goto cleanup;
-		err = 0;
+		if (!err && o->alloc_stacks && (err = collector_enable_alloc_stacks(x->c, &x->p)))
+			return err;
 	}
 	/* Parks and sleeps: no JVM flag needed; wanted unless filtered out. */
-	if ((!f.cats || (f.cats & MT_CAT_SYNC)) && collector_enable_parks(c, &p))
+	if ((!o->f.cats || (o->f.cats & MT_CAT_SYNC)) && collector_enable_parks(x->c, &x->p))
 		p_warn("the recording has no java.util.concurrent parks or Thread.sleep "
 		       "(see above)");
 	/* Sampled objects: only when asked for by name (the agent is loaded). */
-	if (objects_asked(&f, argv, argc)) {
-		struct objstream_tap tap;
-
-		if (collector_enable_objects(c, &p, obj_interval)) {
-			err = -EIO;
-			goto cleanup;
-		}
-		/* stacks, GC boundaries and counters for report's age and leaks */
-		ow = objrec_writer_new(r.w);
-		if (!ow) {
-			p_err("out of memory");
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		objrec_writer_tap(ow, &tap);
-		objstream_set_tap(collector_objstream(c), &tap);
-		if (counters) {
-			sc = sitecount_new(&p); /* printed why not */
-			if (!sc)
-				p_warn("recording without per-site allocation counters (report's "
-				       "leaks will show no allocation rates)");
-		}
-	}
-	if (monitors && !collector_monitor_sites(c))
+	if (o->objects && (err = record_objects(x)))
+		return err;
+	if (o->monitors && !collector_monitor_sites(x->c))
 		p_warn("this JVM's libjvm has no hotspot:monitor__* probes: no lock events");
-	deadline = o.duration > 0 ? r.t0 + (uint64_t)(o.duration * 1e9) : 0;
-	p_info("recording pid %d (JDK %s) to %s%s%s; Ctrl-C to stop", p.pid,
-	       p.jdk_version[0] ? p.jdk_version : "unknown", out, h.filter[0] ? " with " : "",
-	       h.filter);
+	return 0;
+}
+
+/* Record until Ctrl-C, --duration, a write error or the JVM's exit; SIGUSR1
+ * and SIGUSR2 pause and resume reporting. 0, or the ring buffer's -errno
+ * (printed). */
+static int record_loop(struct record_run *x)
+{
+	struct rec_ctx *r = &x->r;
+	uint64_t deadline = x->o.duration > 0 ? r->t0 + (uint64_t)(x->o.duration * 1e9) : 0;
+	int err;
+
+	p_info("recording pid %d (JDK %s) to %s%s%s; Ctrl-C to stop", x->p.pid,
+	       x->p.jdk_version[0] ? x->p.jdk_version : "unknown", x->o.out,
+	       x->h.filter[0] ? " with " : "", x->h.filter);
 	if (mt_opts.json)
-		printf("{\"event\":\"start\",\"pid\":%d,\"file\":\"%s\"}\n", p.pid, out);
-	while (!exiting && !r.err) {
+		printf("{\"event\":\"start\",\"pid\":%d,\"file\":\"%s\"}\n", x->p.pid, x->o.out);
+	while (!stopflag_raised() && !r->err) {
 		if (sig_pause >= 0) {
-			sequencer_pause(r.seq, sig_pause);
+			sequencer_pause(r->seq, sig_pause);
 			p_info("reporting %s (signal)", sig_pause ? "paused" : "resumed");
 			sig_pause = -1;
 		}
-		err = collector_poll(c, 100);
+		err = collector_poll(x->c, 100);
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));
-			break;
+			return err;
 		}
-		err = 0;
 		/* a block a second reaches the disk: a kill -9 loses at most that */
-		if (!r.err && (err = recording_tick(r.w, mono_ns()))) {
-			emit_error(&r, err);
-			err = 0;
-		}
-		sitecount_warm(sc); /* new sites named while their code lives */
+		if (!r->err && (err = recording_tick(r->w, mono_ns())))
+			emit_error(r, err);
+		sitecount_warm(x->sc); /* new sites named while their code lives */
 		if (deadline && mono_ns() >= deadline)
 			break;
-		if (!proc_exists(pid)) {
-			jvm_exited = true;
+		if (!proc_exists(x->o.pid)) {
+			x->jvm_exited = true;
 			break;
 		}
 	}
-	if (sc) {
+	return 0;
+}
+
+/* After the loop: the per-site volumes and the agent's counters written,
+ * the trailer filled, what was recorded said. */
+static void record_finish(struct record_run *x)
+{
+	struct recording_trailer *tr = &x->tr;
+	const struct sequencer_stats *st = sequencer_stats(x->r.seq);
+	uint64_t made, gone, lost, resyncs, classes;
+
+	if (x->sc) {
 		struct mt_site_volumes vol = { 0 };
 
 		/* the JVM writes its perf map (compiled frames' names) if it still runs */
-		if (sitecount_read(sc, &p, !jvm_exited, &vol))
+		if (sitecount_read(x->sc, &x->p, !x->jvm_exited, &vol))
 			p_warn("out of memory reading the per-site allocation counters");
 		else
-			objrec_writer_volumes(ow, &vol);
+			objrec_writer_volumes(x->ow, &vol);
 		sitevol_free(&vol);
-		sitecount_free(sc);
-		sc = NULL;
+		sitecount_free(x->sc);
+		x->sc = NULL;
 	}
-	{
-		uint64_t made, gone, lost;
-
-		collector_stop_objects(c, &made, &gone, &lost);
-		if (made)
-			p_info("objects: %llu sampled, %llu reclaimed, %llu lost in the agent",
-			       (unsigned long long)made, (unsigned long long)gone,
-			       (unsigned long long)lost);
-	}
-	tr.present = true;
-	tr.ts = mono_ns();
-	tr.lost = collector_lost(c);
-	tr.duration_s = (double)(tr.ts - r.t0) / 1e9;
-	tr.jvm_exited = jvm_exited;
-	tr.events_in = sequencer_stats(r.seq)->in;
-	tr.events_out = sequencer_stats(r.seq)->out;
-	tr.dropped = sequencer_stats(r.seq)->dropped;
-	{
-		uint64_t resyncs, classes;
-
-		collector_resync_stats(c, &resyncs, &classes);
-		if (resyncs)
-			p_info("%llu resynchronisation(s) after lost events (last: %llu classes "
-			       "read from the JVM)", (unsigned long long)resyncs,
-			       (unsigned long long)classes);
-	}
+	collector_stop_objects(x->c, &made, &gone, &lost);
+	if (made)
+		p_info("objects: %llu sampled, %llu reclaimed, %llu lost in the agent",
+		       (unsigned long long)made, (unsigned long long)gone, (unsigned long long)lost);
+	tr->present = true;
+	tr->ts = mono_ns();
+	tr->lost = collector_lost(x->c);
+	tr->duration_s = (double)(tr->ts - x->r.t0) / 1e9;
+	tr->jvm_exited = x->jvm_exited;
+	tr->events_in = st->in;
+	tr->events_out = st->out;
+	tr->dropped = st->dropped;
+	collector_resync_stats(x->c, &resyncs, &classes);
+	if (resyncs)
+		p_info("%llu resynchronisation(s) after lost events (last: %llu classes "
+		       "read from the JVM)", (unsigned long long)resyncs,
+		       (unsigned long long)classes);
 	p_info("recorded %llu of %llu events (%llu lazy, %llu inferred, %llu impossible dropped, "
 	       "%llu lost) in %.1f s",
-	       (unsigned long long)tr.events_out, (unsigned long long)tr.events_in,
-	       (unsigned long long)sequencer_stats(r.seq)->lazy,
-	       (unsigned long long)sequencer_stats(r.seq)->inferred, (unsigned long long)tr.dropped,
-	       (unsigned long long)tr.lost, tr.duration_s);
-cleanup:
-	sitecount_free(sc);
-	collector_free(c);
-	if (ow && objrec_writer_err(ow) && !err) {
-		p_err("cannot write the recording's object-sampling lines: %s",
-		      strerror(-objrec_writer_err(ow)));
-		err = objrec_writer_err(ow);
-	}
-	objrec_writer_free(ow);
-	monflag_restore(&mf);
-	if (r.w) {
-		int cerr = recording_close(r.w, tr.present ? &tr : NULL);
+	       (unsigned long long)tr->events_out, (unsigned long long)tr->events_in,
+	       (unsigned long long)st->lazy, (unsigned long long)st->inferred,
+	       (unsigned long long)tr->dropped, (unsigned long long)tr->lost, tr->duration_s);
+}
 
-		if (cerr && !r.err && !err) {
-			p_err("cannot finish writing %s: %s", out, strerror(-cerr));
+/* Free everything and close the file (with the trailer when the loop ran).
+ * Returns the first error: @err, the object lines', the file's. */
+static int record_close(struct record_run *x, int err)
+{
+	sitecount_free(x->sc);
+	collector_free(x->c);
+	if (x->ow && objrec_writer_err(x->ow) && !err) {
+		p_err("cannot write the recording's object-sampling lines: %s",
+		      strerror(-objrec_writer_err(x->ow)));
+		err = objrec_writer_err(x->ow);
+	}
+	objrec_writer_free(x->ow);
+	monflag_restore(&x->mf);
+	if (x->r.w) {
+		int cerr = recording_close(x->r.w, x->tr.present ? &x->tr : NULL);
+
+		if (cerr && !x->r.err && !err) {
+			p_err("cannot finish writing %s: %s", x->o.out, strerror(-cerr));
 			err = cerr;
 		}
 	}
-	sequencer_free(r.seq);
-	return err || r.err ? 1 : 0;
+	sequencer_free(x->r.seq);
+	return err;
+}
+
+int do_record(int argc, char **argv)
+{
+	struct record_run *x = calloc(1, sizeof(*x));
+	int rc, err;
+
+	if (!x) {
+		p_err("out of memory");
+		return 1;
+	}
+	x->o.counters = true;
+	x->o.obj_interval = MT_AP_DEFAULT_INTERVAL;
+	rc = parse_args(argc, argv, &x->o);
+	if (rc >= 0)
+		goto out;
+	rc = 1;
+	if (cmdopt_open_jvm(x->o.pid, "memtrace record", &x->p))
+		goto out;
+	err = record_open(x);
+	if (!x->r.seq)
+		goto out; /* nothing to close */
+	if (!err && x->o.monitors && monflag_enable(&x->p, &x->mf))
+		err = -EPERM;
+	if (!err) {
+		stopflag_catch(NULL);
+		signal(SIGUSR1, on_pause);
+		signal(SIGUSR2, on_pause);
+		err = record_sources(x);
+	}
+	if (!err) {
+		err = record_loop(x);
+		record_finish(x);
+	}
+	err = record_close(x, err);
+	rc = err || x->r.err ? 1 : 0;
+out:
+	free(x);
+	return rc;
 }

@@ -24,7 +24,7 @@
 #include "monitor/objrec.h"
 #include "sink/lockprint.h"
 #include "sink/objreport.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "lib/util.h"
 
 #define MAX_DEPTH 64
@@ -57,7 +57,7 @@ struct report_opts {
 	bool by_site;
 	uint64_t min_age, top;
 	bool top_set;
-	const char *collapsed, *flamegraph, *pprof;
+	struct sink_files files;   /* --collapsed, --flamegraph, --pprof */
 };
 
 /* A stack text decoded once: its frames, the class's slot at the end. */
@@ -231,8 +231,7 @@ static int stacks_print(struct report *rp, const struct report_opts *o, size_t t
 		}
 		free(order);
 	}
-	if (sink_write_files(rp->prof, &(struct sink_files){ o->collapsed, o->flamegraph, o->pprof },
-			     "memtrace report"))
+	if (sink_write_files(rp->prof, &o->files, "memtrace report"))
 		err = -EIO;
 	return err;
 }
@@ -436,7 +435,9 @@ static void usage(FILE *f)
 		   "  {\"event\":\"recording\",\"complete\":false,\"cut\":...} record); exit 0.\n");
 }
 
-int do_report(int argc, char **argv)
+/* The options into *@o. Returns -1 to go on (optind is the FILE's index),
+ * else the exit code (0 after --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
@@ -450,15 +451,7 @@ int do_report(int argc, char **argv)
 		{ 0 },
 	};
 	struct cmdopt co = { .usage = usage };
-	struct report_opts ro = { .min_age = 2 };
-	struct report rp = { 0 };
-	const struct recording_trailer *t;
-	struct recording_header h;
-	struct recording_reader *r;
-	uint64_t line, last_ts = 0;
-	const char *text;
-	struct mt_ev e;
-	int rc, i, opt;
+	int rc, opt;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "b:a:t:jh", longopts, NULL)) != -1) {
@@ -468,117 +461,200 @@ int do_report(int argc, char **argv)
 				p_err("invalid --by '%s' (class or site)", optarg);
 				return 2;
 			}
-			ro.by_site = !strcmp(optarg, "site");
+			o->by_site = !strcmp(optarg, "site");
 			break;
 		case 'a':
-			if (parse_u64(optarg, &ro.min_age) || !ro.min_age || ro.min_age > 1000) {
+			if (parse_u64(optarg, &o->min_age) || !o->min_age || o->min_age > 1000) {
 				p_err("invalid --min-age '%s' (GCs, 1..1000)", optarg);
 				return 2;
 			}
 			break;
-		case 'C':
-			ro.collapsed = optarg;
-			break;
-		case 'F':
-			ro.flamegraph = optarg;
-			break;
-		case 'P':
-			ro.pprof = optarg;
-			break;
 		case 't':
-			if (parse_u64(optarg, &ro.top) || !ro.top) {
+			if (parse_u64(optarg, &o->top) || !o->top) {
 				p_err("invalid --top '%s'", optarg);
 				return 2;
 			}
-			ro.top_set = true;
+			o->top_set = true;
 			break;
 		default:
+			if (cmdopt_files(opt, optarg, &o->files))
+				break;
 			rc = cmdopt_common(opt, optarg, &co);
 			if (rc != MT_CMDOPT_MORE)
 				return rc;
 		}
 	}
-	i = optind;
-	rc = cmdopt_recording(argc, argv, i, "report", &r, &h);
-	if (rc)
-		return rc;
-	rp.gc = gcreplay_new(stdout, mt_opts.json, h.start_mono_ns, h.mono_to_real_ns);
-	rp.locks = locks_new();
-	rp.alloc = alloctable_new();
-	rp.prof = profile_new();
-	if (!rp.gc || !rp.locks || !rp.alloc || !rp.prof) {
+	return -1;
+}
+
+/* The analyses' state. 0 or -ENOMEM (printed). */
+static int report_init(struct report *rp, const struct recording_header *h)
+{
+	rp->gc = gcreplay_new(stdout, mt_opts.json, h->start_mono_ns, h->mono_to_real_ns);
+	rp->locks = locks_new();
+	rp->alloc = alloctable_new();
+	rp->prof = profile_new();
+	if (!rp->gc || !rp->locks || !rp->alloc || !rp->prof) {
 		p_err("out of memory");
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The recording's header: a "start" record, or one line. */
+static void print_start(const struct recording_header *h, const char *file)
+{
 	if (mt_opts.json) {
 		printf("{\"event\":\"start\",\"start_ns\":%llu,\"pid\":%d,\"nspid\":%d,\"jdk\":",
-		       (unsigned long long)(h.start_mono_ns + h.mono_to_real_ns), h.pid, h.nspid);
-		json_str(stdout, h.jdk);
+		       (unsigned long long)(h->start_mono_ns + h->mono_to_real_ns), h->pid, h->nspid);
+		json_str(stdout, h->jdk);
 		printf(",\"libjvm\":");
-		json_str(stdout, h.libjvm);
+		json_str(stdout, h->libjvm);
 		printf(",\"recording\":");
-		json_str(stdout, argv[i]);
+		json_str(stdout, file);
 		printf("}\n");
 	} else {
-		printf("recording %s: pid %d (JDK %s)%s%s\n", argv[i], h.pid,
-		       h.jdk[0] ? h.jdk : "unknown", h.filter[0] ? ", filters: " : "", h.filter);
+		printf("recording %s: pid %d (JDK %s)%s%s\n", file, h->pid,
+		       h->jdk[0] ? h->jdk : "unknown", h->filter[0] ? ", filters: " : "", h->filter);
 	}
-	recording_on_side(r, note_side, &rp);
+}
+
+/* Every event of @r into the analyses; the last event's time into *@last_ts.
+ * Returns recording_next()'s last answer: 0 at the end (a cut said), < 0
+ * (printed). */
+static int report_read(struct report *rp, struct recording_reader *r, const char *file,
+		       uint64_t *last_ts)
+{
+	const char *text;
+	uint64_t line;
+	struct mt_ev e;
+	int rc;
+
+	recording_on_side(r, note_side, rp);
 	while ((rc = recording_next(r, &e, &text, &line)) > 0) {
 		if (e.kind == MT_EV_NAME) {
-			free(idmap_del(&rp.names, e.id));
-			idmap_put(&rp.names, e.id, strdup(text));
+			free(idmap_del(&rp->names, e.id));
+			idmap_put(&rp->names, e.id, strdup(text));
 		} else {
-			last_ts = e.ts;
+			*last_ts = e.ts;
 		}
-		gc_event(&rp, &e);
-		alloc_event(&rp, &e);
-		object_event(&rp, &e);
-		locks_feed(rp.locks, &e, text);
+		gc_event(rp, &e);
+		alloc_event(rp, &e);
+		object_event(rp, &e);
+		locks_feed(rp->locks, &e, text);
 	}
 	if (rc < 0)
-		p_err("%s: %s", argv[i], recording_error(r));
+		p_err("%s: %s", file, recording_error(r));
 	else if (recording_cut(r)->kind != REC_CUT_NONE)
-		cut_say(r, argv[i]);
-	t = recording_trailer(r);
-	gcreplay_finish(rp.gc, t->lost,
-			 t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
-			 t->jvm_exited);
-	if (alloctable_samples(rp.alloc)) {
+		cut_say(r, file);
+	return rc;
+}
+
+/* Allocation by class and its stacks (profile files on request). 0 or
+ * -EIO (printed). */
+static int report_alloc(struct report *rp, const struct report_opts *o,
+			const struct recording_header *h, const struct recording_trailer *t,
+			double secs)
+{
+	int rc = 0;
+
+	if (alloctable_samples(rp->alloc)) {
 		struct alloctable_info ai = {
-			.pid = h.pid, .lost = t->lost, .unloads = rp.unloads,
-			.jvm_exited = t->jvm_exited, .top = 20,
-			.secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9,
+			.pid = h->pid, .lost = t->lost, .unloads = rp->unloads,
+			.jvm_exited = t->jvm_exited, .top = 20, .secs = secs,
 		};
 
 		if (!mt_opts.json)
 			printf("\n");
-		alloctable_print(stdout, rp.alloc, &ai, mt_opts.json);
-		if (stacks_print(&rp, &ro, ro.top_set ? ro.top : 20))
+		alloctable_print(stdout, rp->alloc, &ai, mt_opts.json);
+		if (stacks_print(rp, o, o->top_set ? o->top : 20))
 			rc = -EIO;
 	}
-	if ((ro.collapsed || ro.flamegraph || ro.pprof) && !profile_nstacks(rp.prof))
+	if ((o->files.collapsed || o->files.flamegraph || o->files.pprof) &&
+	    !profile_nstacks(rp->prof))
 		p_warn("the recording has no allocation stacks (record with --alloc-stacks): "
 		       "no profile written");
+	return rc;
+}
+
+/* Monitor contention and deadlocks, if the recording has any. 0 or -ENOMEM
+ * (printed). */
+static int report_locks(struct report *rp, uint64_t end_ts)
+{
+	struct locks_report *lr;
+
+	if (!locks_sync_events(rp->locks))
+		return 0;
+	lr = locks_report_new(rp->locks, end_ts, NULL, NULL);
+	if (!lr) {
+		p_err("out of memory analysing monitors");
+		return -ENOMEM;
+	}
+	if (!mt_opts.json)
+		printf("\n");
+	lockprint_report(stdout, lr, mt_opts.json);
+	locks_report_free(lr);
+	return 0;
+}
+
+static void report_free(struct report *rp)
+{
+	size_t pos = 0;
+	uint64_t k;
+	void *v;
+
+	gcreplay_free(rp->gc);
+	locks_free(rp->locks);
+	alloctable_free(rp->alloc);
+	profile_free(rp->prof);
+	while (idmap_next(&rp->decoded, &pos, &k, &v))
+		free(((struct decoded_stack *)v)->f);
+	idmap_free_vals(&rp->decoded);
+	idmap_free(&rp->types);
+	idmap_free(&rp->objs);
+	free(rp->ocls);
+	idmap_free_vals(&rp->names);
+	idmap_free_vals(&rp->stacks);
+}
+
+int do_report(int argc, char **argv)
+{
+	struct report_opts ro = { .min_age = 2 };
+	struct report rp = { 0 };
+	const struct recording_trailer *t;
+	struct recording_header h;
+	struct recording_reader *r;
+	uint64_t last_ts = 0, end_ts;
+	const char *file;
+	double secs;
+	int rc;
+
+	rc = parse_args(argc, argv, &ro);
+	if (rc >= 0)
+		return rc;
+	file = argv[optind];
+	rc = cmdopt_recording(argc, argv, optind, "report", &r, &h);
+	if (rc)
+		return rc;
+	rc = report_init(&rp, &h);
+	if (rc)
+		goto out;
+	print_start(&h, file);
+	rc = report_read(&rp, r, file, &last_ts);
+	t = recording_trailer(r);
+	secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9;
+	end_ts = t->present ? t->ts : last_ts;
+	gcreplay_finish(rp.gc, t->lost, secs, t->jvm_exited);
+	if (report_alloc(&rp, &ro, &h, t, secs))
+		rc = -EIO;
 	if (rp.nocls)
 		objects_print(&rp, mt_opts.json);
-	if (locks_sync_events(rp.locks)) {
-		struct locks_report *lr = locks_report_new(rp.locks, t->present ? t->ts : last_ts,
-							   NULL, NULL);
-
-		if (!lr) {
-			p_err("out of memory analysing monitors");
-			rc = -ENOMEM;
-			goto out;
-		}
-		if (!mt_opts.json)
-			printf("\n");
-		lockprint_report(stdout, lr, mt_opts.json);
-		locks_report_free(lr);
+	if (report_locks(&rp, end_ts)) {
+		rc = -ENOMEM;
+		goto out;
 	}
 	if (rc >= 0 && rp.osession) {
-		rc = objects_report(argv[i], &h, t->present ? t->ts : last_ts, &ro);
+		rc = objects_report(file, &h, end_ts, &ro);
 	} else if (rc >= 0) {
 		objects_unavailable(rp.nocls ?
 			"the recording has sampled objects but not their stacks and the agent's GC "
@@ -587,24 +663,7 @@ int do_report(int argc, char **argv)
 			"object,... to load memtrace's agent)");
 	}
 out:
-	gcreplay_free(rp.gc);
-	locks_free(rp.locks);
-	alloctable_free(rp.alloc);
-	profile_free(rp.prof);
-	{
-		size_t pos = 0;
-		uint64_t k;
-		void *v;
-
-		while (idmap_next(&rp.decoded, &pos, &k, &v))
-			free(((struct decoded_stack *)v)->f);
-		idmap_free_vals(&rp.decoded);
-	}
-	idmap_free(&rp.types);
-	idmap_free(&rp.objs);
-	free(rp.ocls);
-	idmap_free_vals(&rp.names);
-	idmap_free_vals(&rp.stacks);
+	report_free(&rp);
 	recording_close_read(r);
 	return rc < 0 ? 1 : 0;
 }

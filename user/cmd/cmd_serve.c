@@ -30,7 +30,6 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,14 +47,8 @@
 #include "monitor/recctl.h"
 #include "sink/metrics.h"
 #include "sink/serve_http.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -92,7 +85,19 @@ static void usage(FILE *f)
 		   MT_SERVE_DEFAULT_LISTEN);
 }
 
-int do_serve(int argc, char **argv)
+/* The options of `memtrace serve` (libbpf-tools' env), those the serving
+ * state takes (sv) and the HTTP side's (ho) filled in place. */
+struct serve_opts {
+	struct serve *sv;
+	struct serve_http_opts *ho;
+	bool all;
+	const char *token_file;
+	double rescan_s, duration;
+};
+
+/* The options into *@o. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -111,86 +116,71 @@ int do_serve(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct serve_http_opts ho = { .listen = MT_SERVE_DEFAULT_LISTEN };
-	struct serve sv = { .lock = PTHREAD_MUTEX_INITIALIZER, .alloc_top = 10 };
-	struct serve_api api = { .sv = &sv, .query_run = serve_query_live,
-				 .record_signal = recctl_signal };
+	struct serve *sv = o->sv;
 	uint64_t top;
-	struct serve_http *http = NULL;
-	const char *token_file = NULL;
-	char *token = NULL;
-	double rescan_s = 2, duration = 0;
-	uint64_t next_scan = 0, deadline;
-	bool all = false;
-	int opt, ret = 1;
+	int opt;
 
-	/* serve runs for days with short-lived threads (HTTP, one per query): a
-	 * malloc arena per thread kept ~12 MiB more RSS for good in bench/soak.sh
-	 * (40 vs 28 MiB over 400 JVMs); two arenas are enough for its contention */
-	mallopt(M_ARENA_MAX, 2);
-
-	sv.queries.lock = &sv.lock;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:al:t:r:d:Rh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (parse_pid(optarg, &sv.only_pid)) {
+			if (parse_pid(optarg, &sv->only_pid)) {
 				p_err("invalid pid '%s': expected a positive number", optarg);
 				return 2;
 			}
 			break;
 		case 'a':
-			all = true;
+			o->all = true;
 			break;
 		case 'l':
-			ho.listen = optarg;
+			o->ho->listen = optarg;
 			break;
 		case 't':
-			token_file = optarg;
+			o->token_file = optarg;
 			break;
 		case 'r':
-			if (parse_seconds(optarg, &rescan_s) || rescan_s < 0.1) {
+			if (parse_seconds(optarg, &o->rescan_s) || o->rescan_s < 0.1) {
 				p_err("invalid --rescan '%s': expected %s, at least 100ms", optarg,
 				      MT_DURATION_HELP);
 				return 2;
 			}
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &duration)) {
+			if (parse_seconds(optarg, &o->duration)) {
 				p_err("invalid --duration '%s': expected %s", optarg, MT_DURATION_HELP);
 				return 2;
 			}
 			break;
 		case 'R':
-			ho.allow_remote = true;
+			o->ho->allow_remote = true;
 			break;
 		case 'A':
-			sv.alloc_all = true;
+			sv->alloc_all = true;
 			break;
 		case 'L':
-			sv.locks_all = true;
+			sv->locks_all = true;
 			break;
 		case 'T':
 			if (parse_u64(optarg, &top) || !top || top > 1000) {
 				p_err("invalid --alloc-top '%s': expected 1..1000", optarg);
 				return 2;
 			}
-			sv.alloc_top = (int)top;
+			sv->alloc_top = (int)top;
 			break;
 		case 'G':
-			sv.age_all = true;
+			sv->age_all = true;
 			break;
 		case 'I':
-			if (sampling_parse_interval(optarg, &sv.age_interval)) {
+			if (sampling_parse_interval(optarg, &sv->age_interval)) {
 				p_err("invalid --age-interval '%s' (bytes 1..1g, k/m suffixes)", optarg);
 				return 2;
 			}
 			break;
 		case 'N':
 			if (!strcmp(optarg, "micrometer")) {
-				sv.names = SERVE_NAMES_MICROMETER;
+				sv->names = SERVE_NAMES_MICROMETER;
 			} else if (!strcmp(optarg, "otel")) {
-				sv.names = SERVE_NAMES_OTEL;
+				sv->names = SERVE_NAMES_OTEL;
 			} else {
 				p_err("invalid --names '%s': micrometer or otel", optarg);
 				return 2;
@@ -206,18 +196,66 @@ int do_serve(int argc, char **argv)
 	}
 	if (cmdopt_no_args(argc, argv, "serve", usage))
 		return 2;
-	if (!!sv.only_pid == all) {
+	if (!!sv->only_pid == o->all) {
 		p_err("serve needs exactly one of -p PID and --all");
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* Until Ctrl-C or --duration: look for new and exited JVMs every --rescan,
+ * poll the watched ones, reap finished queries and profiles. */
+static void serve_loop(struct serve *sv, const struct serve_opts *o)
+{
+	uint64_t next_scan = 0;
+	uint64_t deadline = o->duration > 0 ? mono_ns() + (uint64_t)(o->duration * 1e9) : 0;
+
+	while (!stopflag_raised()) {
+		struct timespec tick = { 0, 200 * 1000 * 1000 };
+		uint64_t now = mono_ns();
+
+		if (now >= next_scan) {
+			serve_watch_rescan(sv);
+			next_scan = now + (uint64_t)(o->rescan_s * 1e9);
+		}
+		serve_watch_poll(sv, now);
+		serve_query_reap(&sv->queries, false);
+		serve_pprof_reap(sv, false);
+		if (deadline && mono_ns() >= deadline)
+			break;
+		nanosleep(&tick, NULL);
+	}
+}
+
+int do_serve(int argc, char **argv)
+{
+	struct serve_http_opts ho = { .listen = MT_SERVE_DEFAULT_LISTEN };
+	struct serve sv = { .lock = PTHREAD_MUTEX_INITIALIZER, .alloc_top = 10 };
+	struct serve_api api = { .sv = &sv, .query_run = serve_query_live,
+				 .record_signal = recctl_signal };
+	struct serve_opts o = { .sv = &sv, .ho = &ho, .rescan_s = 2 };
+	struct serve_http *http = NULL;
+	char *token = NULL;
+	int ret;
+
+	/* serve runs for days with short-lived threads (HTTP, one per query): a
+	 * malloc arena per thread kept ~12 MiB more RSS for good in bench/soak.sh
+	 * (40 vs 28 MiB over 400 JVMs); two arenas are enough for its contention */
+	mallopt(M_ARENA_MAX, 2);
+
+	sv.queries.lock = &sv.lock;
+	ret = parse_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
 	if (privs_require_bpf("memtrace serve"))
 		return 1;
-	if (token_file) {
-		token = serve_read_token(token_file);
+	if (o.token_file) {
+		token = serve_read_token(o.token_file);
 		if (!token)
 			return 1;
 	}
+	ret = 1;
 	sv.m = metrics_new();
 	if (!sv.m || serve_metrics_register(sv.m, sv.names)) {
 		p_err("cannot set up the metrics registry");
@@ -235,25 +273,8 @@ int do_serve(int argc, char **argv)
 		goto cleanup;
 	p_info("serving http://%s/metrics%s", ho.listen,
 	       token ? " and /api/v1/ (token required)" : "; /api/v1/ is off (no --token-file)");
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
-	deadline = duration > 0 ? mono_ns() + (uint64_t)(duration * 1e9) : 0;
-
-	while (!exiting) {
-		struct timespec tick = { 0, 200 * 1000 * 1000 };
-		uint64_t now = mono_ns();
-
-		if (now >= next_scan) {
-			serve_watch_rescan(&sv);
-			next_scan = now + (uint64_t)(rescan_s * 1e9);
-		}
-		serve_watch_poll(&sv, now);
-		serve_query_reap(&sv.queries, false);
-		serve_pprof_reap(&sv, false);
-		if (deadline && mono_ns() >= deadline)
-			break;
-		nanosleep(&tick, NULL);
-	}
+	stopflag_catch(NULL);
+	serve_loop(&sv, &o);
 	ret = 0;
 cleanup:
 	serve_pprof_reap(&sv, true); /* no suspended connection may outlive the server */

@@ -13,7 +13,6 @@
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,14 +28,8 @@
 #include "jvm/vmstructs.h"
 #include "jvm/privs.h"
 #include "jvm/proc.h"
+#include "lib/stopflag.h"
 #include "lib/util.h"
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
-}
 
 #define MAX_RECENT 32
 #define MAX_CLASSES 4096
@@ -662,7 +655,16 @@ static void reset_interval(struct top *t)
 	t->ncauses = 0;
 }
 
-int do_top(int argc, char **argv)
+/* The options of `memtrace top` (libbpf-tools' env). */
+struct top_opts {
+	int pid;
+	double interval, duration;
+	bool plain, age, locks, stacks;
+};
+
+/* The options into *@o. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 for a bad option). */
+static int parse_args(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -676,61 +678,47 @@ int do_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET };
-	bool age = false, locks = false;
-	struct alloctrace *at = NULL;
-	struct gctrace *gt = NULL;
-	struct top *t;
-	double duration = 0;
-	bool paused = false;
-	int pid = 0, opt, err, rc = 1;
-	uint64_t next, deadline;
+	int opt;
 
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return 1;
-	t->interval = 2;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "p:i:d:jh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (parse_pid(optarg, &pid)) {
+			if (parse_pid(optarg, &o->pid)) {
 				p_err("invalid pid '%s': expected a positive number", optarg);
 				goto usage_err;
 			}
 			break;
 		case 'i':
-			if (parse_seconds(optarg, &t->interval) || t->interval < 0.1) {
+			if (parse_seconds(optarg, &o->interval) || o->interval < 0.1) {
 				p_err("invalid --interval '%s': expected %s, at least 100ms", optarg,
 				      MT_DURATION_HELP);
 				goto usage_err;
 			}
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &duration)) {
+			if (parse_seconds(optarg, &o->duration)) {
 				p_err("invalid --duration '%s'", optarg);
 				goto usage_err;
 			}
 			break;
 		case 'P':
-			t->plain = true;
+			o->plain = true;
 			break;
 		case 'j':
 			mt_opts.json = true;
 			break;
 		case 'A':
-			age = true;
+			o->age = true;
 			break;
 		case 'L':
-			locks = true;
+			o->locks = true;
 			break;
 		case 'S':
-			t->stacks = true;
-			ao.stacks = true;
+			o->stacks = true;
 			break;
 		case 'h':
 			usage(stdout);
-			free(t);
 			return 0;
 		default:
 			goto usage_err;
@@ -738,55 +726,123 @@ int do_top(int argc, char **argv)
 	}
 	if (cmdopt_no_args(argc, argv, "top", usage))
 		return 2;
-	if (!pid) {
+	if (!o->pid) {
 		p_err("the live view needs -p PID (`memtrace ps` lists the JVMs)");
 		goto usage_err;
 	}
+	return -1;
+usage_err:
+	usage(stderr);
+	return 2;
+}
+
+/* Attach what the options ask for: collections always, allocation sampling
+ * if it can (a warning if not), parks (--locks), the agent (--age).
+ * 0 or -1 (printed). */
+static int top_open(struct top *t, const struct top_opts *o, struct gctrace **gt,
+		    struct alloctrace **at)
+{
+	struct alloctrace_opts ao = { .budget = ALLOCTRACE_BUDGET, .stacks = o->stacks };
+	int err;
+
 	if (privs_require_bpf("memtrace"))
-		goto out;
-	err = proc_open(pid, &t->p);
+		return -1;
+	err = proc_open(o->pid, &t->p);
 	if (err) {
-		proc_explain(pid, err);
-		goto out;
+		proc_explain(o->pid, err);
+		return -1;
 	}
-	gt = gctrace_new(&t->p, on_gc, t);
-	if (!gt)
-		goto out;
-	at = alloctrace_new(&t->p, &ao);
-	if (!at)
+	*gt = gctrace_new(&t->p, on_gc, t);
+	if (!*gt)
+		return -1;
+	*at = alloctrace_new(&t->p, &ao);
+	if (!*at)
 		p_warn("allocation sampling is unavailable for pid %d; showing collections only",
-		       pid);
-	if (locks) {
+		       o->pid);
+	if (o->locks) {
 		err = vmstructs_open(&t->p, &t->vs);
 		if (err) {
-			p_err("can't read VMStructs of pid %d: %s", pid, strerror(-err));
-			goto out;
+			p_err("can't read VMStructs of pid %d: %s", o->pid, strerror(-err));
+			return -1;
 		}
 		t->pk = parktrace_new(&t->p, t->vs, false);
 		if (!t->pk)
-			goto out;
+			return -1;
 	}
-	if (age) {
+	if (o->age) {
 		t->al = agentlive_start(&t->p, 0);
 		if (!t->al)
-			goto out;
+			return -1;
 	}
+	return 0;
+}
+
+/* The full-screen view on a terminal (not with --plain or --json). */
+static void screen_start(struct top *t)
+{
 	t->curses = !t->plain && !mt_opts.json && isatty(STDOUT_FILENO);
-	if (t->curses) {
-		initscr();
-		cbreak();
-		noecho();
-		curs_set(0);
-		timeout(100);
+	if (!t->curses)
+		return;
+	initscr();
+	cbreak();
+	noecho();
+	curs_set(0);
+	timeout(100);
+}
+
+/* One key of the full-screen view (waits up to 100 ms for it): panels 0-3
+ * and tab, p pauses, space refreshes (*@redraw). false: q, quit. */
+static bool screen_key(struct top *t, bool *paused, bool *redraw)
+{
+	int ch = getch();
+
+	if (ch == 'q' || ch == 'Q')
+		return false;
+	if (ch >= '0' && ch < '0' + NPANELS) {
+		t->panel = (enum panel)(ch - '0');
+		*redraw = true;
 	}
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
+	if (ch == '\t') {
+		t->panel = (enum panel)((t->panel + 1) % NPANELS);
+		*redraw = true;
+	}
+	if (ch == 'p' || ch == 'P') {
+		*paused = !*paused;
+		*redraw = true;
+	}
+	if (ch == ' ')
+		*redraw = true;
+	return true;
+}
+
+/* Every --interval: the figures of the interval, and the plain line. */
+static void top_interval(struct top *t, struct gctrace *gt, struct alloctrace *at)
+{
+	if (at)
+		update_alloc(t, at);
+	if (t->al)
+		agentlive_ages(t->al, &t->ages);
+	if (t->pk)
+		update_locks(t);
+	if (!t->curses)
+		print_plain(t, gt, at);
+}
+
+/* Until q, Ctrl-C, --duration or the JVM's exit: poll the probes, show each
+ * interval. */
+static void top_loop(struct top *t, const struct top_opts *o, struct gctrace *gt,
+		     struct alloctrace *at)
+{
+	bool paused = false;
+	uint64_t next, deadline;
+
+	stopflag_catch(NULL);
 	t->t0 = mono_ns();
 	next = t->t0 + (uint64_t)(t->interval * 1e9);
-	deadline = duration > 0 ? t->t0 + (uint64_t)(duration * 1e9) : 0;
+	deadline = o->duration > 0 ? t->t0 + (uint64_t)(o->duration * 1e9) : 0;
 	if (t->curses)
 		draw_curses(t, gt, at, paused);
-	while (!exiting) {
+	while (!stopflag_raised()) {
 		bool redraw = false;
 
 		gctrace_poll(gt, t->curses ? 0 : 100);
@@ -796,35 +852,10 @@ int do_top(int argc, char **argv)
 			agentlive_stop(t->al); /* printed; the rest of the view goes on */
 			t->al = NULL;
 		}
-		if (t->curses) {
-			int ch = getch(); /* waits up to 100 ms */
-
-			if (ch == 'q' || ch == 'Q')
-				break;
-			if (ch >= '0' && ch < '0' + NPANELS) {
-				t->panel = (enum panel)(ch - '0');
-				redraw = true;
-			}
-			if (ch == '\t') {
-				t->panel = (enum panel)((t->panel + 1) % NPANELS);
-				redraw = true;
-			}
-			if (ch == 'p' || ch == 'P') {
-				paused = !paused;
-				redraw = true;
-			}
-			if (ch == ' ')
-				redraw = true;
-		}
+		if (t->curses && !screen_key(t, &paused, &redraw))
+			break;
 		if (mono_ns() >= next) {
-			if (at)
-				update_alloc(t, at);
-			if (t->al)
-				agentlive_ages(t->al, &t->ages);
-			if (t->pk)
-				update_locks(t);
-			if (!t->curses)
-				print_plain(t, gt, at);
+			top_interval(t, gt, at);
 			redraw = true;
 			next += (uint64_t)(t->interval * 1e9);
 		}
@@ -834,14 +865,37 @@ int do_top(int argc, char **argv)
 			reset_interval(t);
 		if (deadline && mono_ns() >= deadline)
 			break;
-		if (!proc_exists(pid)) {
+		if (!proc_exists(o->pid)) {
 			if (t->curses)
 				endwin();
 			t->curses = false;
-			p_info("pid %d exited", pid);
+			p_info("pid %d exited", o->pid);
 			break;
 		}
 	}
+}
+
+int do_top(int argc, char **argv)
+{
+	struct top_opts o = { .interval = 2 };
+	struct alloctrace *at = NULL;
+	struct gctrace *gt = NULL;
+	struct top *t;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return 1;
+	t->interval = o.interval;
+	t->plain = o.plain;
+	t->stacks = o.stacks;
+	rc = 1;
+	if (top_open(t, &o, &gt, &at))
+		goto out;
+	screen_start(t);
+	top_loop(t, &o, gt, at);
 	rc = 0;
 out:
 	if (t->curses)
@@ -854,8 +908,4 @@ out:
 	pathrate_fini(&t->paths);
 	free(t);
 	return rc;
-usage_err:
-	usage(stderr);
-	free(t);
-	return 2;
 }

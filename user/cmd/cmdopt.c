@@ -7,9 +7,10 @@
 
 #include "cmd/cmdopt.h"
 #include "jvm/privs.h"
-#include "monitor/recording.h"
+#include "monitor/recording_read.h"
 #include "heap/snapshot.h"
 #include "heap/snaptake.h"
+#include "sink/sinks.h"
 #include "lib/util.h"
 
 #define MAX_PAUSE_MS 3600000 /* the longest --max-pause: one hour */
@@ -123,4 +124,20 @@ int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recor
 		return 1;
 	}
 	return 0;
+}
+
+bool cmdopt_files(int opt, const char *arg, struct sink_files *f)
+{
+	switch (opt) {
+	case 'C':
+		f->collapsed = arg;
+		return true;
+	case 'F':
+		f->flamegraph = arg;
+		return true;
+	case 'P':
+		f->pprof = arg;
+		return true;
+	}
+	return false;
 }

@@ -17,6 +17,7 @@
 struct mt_snapshot;
 struct recording_header;
 struct recording_reader;
+struct sink_files;
 
 /* The long options sampling_common_opt() handles (sampling.h: -p, -d,
  * --interval, --depth, --max-samples), for the head of a command's table. */
@@ -96,5 +97,10 @@ int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *
  */
 int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recording_reader **r,
 		     struct recording_header *h);
+
+/* cmdopt_files - the profile files a command writes on request: --collapsed
+ * FILE ('C'), --flamegraph FILE ('F'), --pprof FILE ('P') into @f. true if
+ * @opt was one of them. */
+bool cmdopt_files(int opt, const char *arg, struct sink_files *f);
 
 #endif

@@ -119,7 +119,7 @@ int parse_seconds(const char *s, double *out)
 	return -EINVAL;
 }
 
-int parse_u64(const char *s, uint64_t *out)
+int parse_u64_prefix(const char *s, uint64_t *out, const char **rest)
 {
 	char *end;
 	unsigned long long v;
@@ -128,7 +128,19 @@ int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end)
+	if (errno || end == s)
+		return -EINVAL;
+	*out = v;
+	*rest = end;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	const char *rest;
+	uint64_t v;
+
+	if (parse_u64_prefix(s, &v, &rest) || *rest)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -183,24 +195,56 @@ uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* JSON's escape for byte @c into @out (NUL-terminated): \" \\ \n \r \t,
+ * \u00XX for other control characters, else the byte itself. Its length. */
+static size_t json_esc(unsigned char c, char out[8])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	switch (c) {
+	case '"': memcpy(out, "\\\"", 3); return 2;
+	case '\\': memcpy(out, "\\\\", 3); return 2;
+	case '\n': memcpy(out, "\\n", 3); return 2;
+	case '\r': memcpy(out, "\\r", 3); return 2;
+	case '\t': memcpy(out, "\\t", 3); return 2;
+	}
+	if (c >= 0x20) {
+		out[0] = (char)c;
+		out[1] = '\0';
+		return 1;
+	}
+	memcpy(out, "\\u00", 4);
+	out[4] = hex[c >> 4];
+	out[5] = hex[c & 15];
+	out[6] = '\0';
+	return 6;
+}
+
 void json_str(FILE *f, const char *s)
 {
+	char e[8];
+
 	fputc('"', f);
 	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+		if (json_esc((unsigned char)*s, e) == 1)
+			fputc(*s, f);
 		else
-			fputc(c, f);
+			fputs(e, f);
 	}
 	fputc('"', f);
+}
+
+size_t json_str_put(char *p, size_t room, const char *s)
+{
+	size_t n = 0;
+
+	if (room < 8)
+		return 0;
+	p[n++] = '"';
+	for (; s && *s && n + 8 < room; s++)
+		n += json_esc((unsigned char)*s, p + n);
+	p[n++] = '"';
+	return n;
 }
 
 int write_all(int fd, const void *buf, size_t n)

@@ -49,6 +49,10 @@ int parse_seconds(const char *s, double *out);
 #define MT_DURATION_HELP "a duration: 20 (seconds), 500ms, 5s, 2m, 1h"
 /* Parse an unsigned decimal integer. Returns 0 or -EINVAL. */
 int parse_u64(const char *s, uint64_t *out);
+/* parse_u64_prefix - the unsigned decimal integer @s begins with into *@out,
+ * and where the rest (a unit, say) begins into *@rest. 0, or -EINVAL (no
+ * digits, a minus sign, out of range). */
+int parse_u64_prefix(const char *s, uint64_t *out, const char **rest);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
 uint64_t mono_ns(void);
@@ -66,8 +70,12 @@ double ms_since(uint64_t t0);
 /* CLOCK_REALTIME in ns. */
 uint64_t real_ns(void);
 
-/* Write s as a JSON string literal (with quotes) to f. */
+/* Write s as a JSON string literal (with quotes) to f ("" for NULL). */
 void json_str(FILE *f, const char *s);
+/* json_str_put - the JSON string literal of @s (with quotes; "" for NULL)
+ * into @p, at most @room bytes (its end cut off to fit; not NUL-terminated;
+ * nothing when @room < 8). Returns the bytes written. */
+size_t json_str_put(char *p, size_t room, const char *s);
 
 /* write_all - write all @n bytes of @buf to @fd, again after EINTR and short
  * writes. Returns 0 or -errno. */

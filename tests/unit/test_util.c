@@ -1,0 +1,111 @@
+/* test_util.c - lib/util.c's JSON string escaper (json_str, json_str_put: the
+ * one every writer uses) and its integer parsers (parse_u64, parse_u64_prefix). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+
+/* json_str(@s) as a string (caller frees). */
+static char *json_of(const char *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	assert_non_null(f);
+	json_str(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_json_escapes(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "\"plain\"" },
+		{ "", "\"\"" },
+		{ "a\"b\\c", "\"a\\\"b\\\\c\"" },
+		{ "l1\nl2\r\t", "\"l1\\nl2\\r\\t\"" },
+		{ "\x01\x1f", "\"\\u0001\\u001f\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },   /* UTF-8 passes as it is */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *j = json_of(cases[i].in);
+		char buf[64];
+		size_t n = json_str_put(buf, sizeof(buf), cases[i].in);
+
+		assert_string_equal(j, cases[i].out);
+		/* both sinks write the same bytes */
+		assert_int_equal(n, strlen(cases[i].out));
+		assert_memory_equal(buf, cases[i].out, n);
+		free(j);
+	}
+	{
+		char *j = json_of(NULL);
+
+		assert_string_equal(j, "\"\"");
+		free(j);
+	}
+}
+
+static void test_json_put_bounded(void **state)
+{
+	char buf[64], big[200];
+	size_t n;
+
+	assert_int_equal(json_str_put(buf, 7, "x"), 0); /* no room for anything */
+	memset(big, '\x01', sizeof(big) - 1);            /* 6 bytes each escaped */
+	big[sizeof(big) - 1] = '\0';
+	for (size_t room = 8; room <= sizeof(buf); room++) {
+		memset(buf, 0x55, sizeof(buf));
+		n = json_str_put(buf, room, big);
+		assert_true(n <= room && n >= 2);
+		assert_int_equal(buf[0], '"');
+		assert_int_equal(buf[n - 1], '"');
+		assert_int_equal((n - 2) % 6, 0); /* whole escapes only */
+	}
+}
+
+static void test_parse_u64(void **state)
+{
+	const char *rest;
+	uint64_t v = 7;
+
+	assert_int_equal(parse_u64("42", &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_u64("18446744073709551615", &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	v = 7;
+	assert_int_equal(parse_u64("18446744073709551616", &v), -EINVAL);
+	assert_int_equal(parse_u64("-1", &v), -EINVAL);
+	assert_int_equal(parse_u64("", &v), -EINVAL);
+	assert_int_equal(parse_u64(NULL, &v), -EINVAL);
+	assert_int_equal(parse_u64("12k", &v), -EINVAL);
+	assert_int_equal(parse_u64("k", &v), -EINVAL);
+	assert_int_equal(v, 7); /* untouched on failure */
+	assert_int_equal(parse_u64_prefix("64kib", &v, &rest), 0);
+	assert_int_equal(v, 64);
+	assert_string_equal(rest, "kib");
+	assert_int_equal(parse_u64_prefix("9", &v, &rest), 0);
+	assert_string_equal(rest, "");
+	assert_int_equal(parse_u64_prefix("m", &v, &rest), -EINVAL);
+	assert_int_equal(parse_u64_prefix("-3m", &v, &rest), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_json_put_bounded),
+		cmocka_unit_test(test_parse_u64),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
