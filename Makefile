@@ -148,7 +148,7 @@ $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.s
 # agent sources AGENT_TEST_SRCS_X names (not the library objects: the agent
 # shares only include/memtrace/ with them), with the JDK's headers and the
 # same sanitizers. Before test_% (the more specific rule).
-AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c
+AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c user/agent/heapmark.c
 $(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DMT_VERSION='"$(VERSION)"' -O1 $(SAN) \
 		-Iinclude -Iuser -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \
