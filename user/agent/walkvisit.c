@@ -30,6 +30,7 @@
 
 #include "agent.h"
 #include "freeze.h"
+#include "heapmark.h"
 #include "walkfields.h"
 #include "walkmark.h"
 #include "walkstate.h"
@@ -414,44 +415,6 @@ static jint JNICALL on_prim(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenc
 	return 0;
 }
 
-/* UTF-16 to UTF-8 (unpaired surrogates become U+FFFD), at most max bytes. */
-static size_t utf16_to_utf8(const jchar *s, jint n, char *out, size_t max, bool *cut)
-{
-	size_t o = 0;
-
-	for (jint i = 0; i < n; i++) {
-		uint32_t c = s[i];
-		char b[4];
-		size_t k;
-
-		if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s[i + 1] >= 0xdc00 && s[i + 1] < 0xe000) {
-			c = 0x10000 + ((c - 0xd800) << 10) + (s[i + 1] - 0xdc00);
-			i++;
-		} else if (c >= 0xd800 && c < 0xe000) {
-			c = 0xfffd;
-		}
-		if (c < 0x80) {
-			b[0] = (char)c; k = 1;
-		} else if (c < 0x800) {
-			b[0] = (char)(0xc0 | c >> 6); b[1] = (char)(0x80 | (c & 0x3f)); k = 2;
-		} else if (c < 0x10000) {
-			b[0] = (char)(0xe0 | c >> 12); b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-			b[2] = (char)(0x80 | (c & 0x3f)); k = 3;
-		} else {
-			b[0] = (char)(0xf0 | c >> 18); b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-			b[2] = (char)(0x80 | ((c >> 6) & 0x3f)); b[3] = (char)(0x80 | (c & 0x3f));
-			k = 4;
-		}
-		if (o + k > max) {
-			*cut = true;
-			break;
-		}
-		memcpy(out + o, b, k);
-		o += k;
-	}
-	return o;
-}
-
 static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const jchar *value,
 			      jint value_length, void *user_data)
 {
@@ -488,7 +451,8 @@ static jint JNICALL on_string(jlong class_tag, jlong size, jlong *tag_ptr, const
 		hw.strs.oom = true;
 		return 0;
 	}
-	s->len = (uint32_t)utf16_to_utf8(value, value_length, s->utf8, cap, &cut);
+	s->len = (uint32_t)heapmark_utf8(value, (size_t)(value_length > 0 ? value_length : 0),
+					 s->utf8, cap, &cut); /* jchar is uint16_t */
 	s->utf8[s->len] = '\0';
 	if (cut)
 		hw.done.truncated++;
