@@ -42,7 +42,7 @@ $SUDO build/memtrace alloc -p "$pid" --duration "$ALLOC_SECS" --by stack --top 6
 	--flamegraph /tmp/memtrace-demo-flamegraph.html
 echo
 echo "### memtrace leaks -p $pid --duration $LEAK_SECS   (the demo leaks DemoWorkload\$Session objects)"
-$SUDO build/memtrace leaks -p "$pid" --duration "$LEAK_SECS" --interval 64k --top 5
+$SUDO build/memtrace leaks -p "$pid" --duration "$LEAK_SECS" --top 5
 echo
 echo "### memtrace query -p $pid   (the leaked sessions on the live heap, twice in one session: their age in GCs)"
 $SUDO build/memtrace query -p "$pid" --count 2 --every 3 -e 'set_type old:

@@ -487,6 +487,8 @@ struct mt_ap_hfreeze {
 	uint32_t gc_waited;      /* 1: the freeze followed a GC's end (gc_wait_ms) */
 	uint64_t gc_wait_ns;     /* waited for that GC (0: no wait asked) */
 	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
+	uint64_t fork_at_ns;   /* CLOCK_MONOTONIC at the fork: the image's instant (added
+				* later: an older agent's shorter record leaves it 0) */
 };
 
 /* COPY: where the walk's records are in the frozen copy (MT_AP_FREEZE_DIRECT). */
@@ -658,7 +660,7 @@ _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
 _Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
 _Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
-_Static_assert(sizeof(struct mt_ap_hfreeze) == 192, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 200, "hfreeze layout");
 _Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");

@@ -527,6 +527,7 @@ pid_t freeze_fork(struct freeze *fz)
 	}
 	unshare_free(fz, false);
 	fz->rec.fork_ns = agent_mono_ns() - fz->t_fork;
+	fz->rec.fork_at_ns = fz->t_fork;
 	if (pid < 0) {
 		freeze_fail(fz, MT_AP_FREEZE_FORK, err, "fork in the pause failed: %s",
 			    strerror(-err));

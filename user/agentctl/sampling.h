@@ -30,6 +30,12 @@ struct mt_sampling_opts {
 	 * final counters. */
 	int (*on_last)(void *ctx, const struct mt_proc *p, struct mt_agentsock *s,
 		       struct mt_samples *m);
+	/* during the window: the session's socket @s at @t seconds, when sampling
+	 * starts and then every walk_every seconds (0: never) until the window
+	 * ends (on_last takes the last turn); as on_last otherwise */
+	double walk_every;
+	int (*on_walk)(void *ctx, const struct mt_proc *p, struct mt_agentsock *s,
+		       struct mt_samples *m, double t);
 };
 
 /* Called about every 200 ms with the seconds since sampling began. */

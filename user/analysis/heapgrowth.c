@@ -20,6 +20,7 @@ struct group {
 	uint64_t bytes[HEAPGROWTH_MAX_SNAPS];
 	uint64_t retained[HEAPGROWTH_MAX_SNAPS];
 	bool classobj;             /* the objects are class objects */
+	uint32_t mirror_of;        /* then: the name of the class they stand for */
 	bool root;
 	/* rank(): */
 	bool growing;
@@ -340,6 +341,8 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			gr->cls = c->clsid[cls];
 			gr->root = via == DSL_VIA_ROOT;
 			gr->classobj = c->classof_obj[x] != DSL_NOOBJ;
+			if (gr->classobj)
+				gr->mirror_of = c->clsid[c->classof_obj[x]];
 			if (gr->root)
 				gr->label = c->rootlabel[x];
 			else {
@@ -485,17 +488,24 @@ static int32_t holder_of(struct heapgrowth *g, int64_t i, int depth)
 	return gr->holder;
 }
 
-/* The text of the places from the root to group @i. */
+/* The text of the places from the root to group @i; a class object on the
+ * way starts it ("class Foo -> static Foo.BAR -> ..."): how the class itself
+ * is reached (through another class's static, its loader) is not the
+ * holder's story. */
 static char *path_text(const struct heapgrowth *g, int64_t i, int64_t stop)
 {
 	int64_t chain[256];
-	size_t n = 0, len = 1;
+	size_t n = 0, len = 32;
 	char *s;
 
-	for (int64_t x = i; x >= 0 && x != stop && n < 256; x = parent_group(g, &g->g[x]))
+	for (int64_t x = i; x >= 0 && x != stop && n < 256; x = parent_group(g, &g->g[x])) {
 		chain[n++] = x;
+		if (g->g[x].classobj && x != i)
+			break;
+	}
 	for (size_t k = 0; k < n; k++)
-		len += strlen(g->strs[g->g[chain[k]].label]) + strlen(g->strs[g->g[chain[k]].cls]) + 8;
+		len += strlen(g->strs[g->g[chain[k]].label]) + strlen(g->strs[g->g[chain[k]].cls]) +
+		       (g->g[chain[k]].classobj ? strlen(g->strs[g->g[chain[k]].mirror_of]) : 0) + 16;
 	s = malloc(len);
 	if (!s)
 		return NULL;
@@ -505,6 +515,11 @@ static char *path_text(const struct heapgrowth *g, int64_t i, int64_t stop)
 
 		if (k != n - 1)
 			strcat(s, " -> ");
+		if (k == n - 1 && gr->classobj && k) { /* the class the path starts at */
+			strcat(s, "class ");
+			strcat(s, g->strs[gr->mirror_of]);
+			continue;
+		}
 		strcat(s, g->strs[gr->label]);
 		if (!k && !gr->root) { /* the last: its class (a root's label has it) */
 			strcat(s, " (");

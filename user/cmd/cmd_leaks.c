@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_leaks.c - `memtrace leaks -p PID [--duration S] [--min-age K] [--paths] [--json]`:
- * (allocation site, class) pairs ranked by the growth of their old live bytes
- * (samples that survived >= K GCs) over the second half of the window, each
- * with the samples behind it, estimated live bytes and a 95% interval, growth
- * rate and a confidence; the statistics are described in leaks.h. Unless
- * --no-site-counters, BPF counts allocation volume per site meanwhile
- * (sitecount.h) and each group shows its allocation rate and the fraction
- * of its allocated bytes that survived. With --paths, when the window ends
- * (sampling still on, so the samples' tags alive) one heap walk finds up to
- * PATHS_PER_GROUP live samples of every group (the agent finds them by their
- * sampling tags, the walk stays untagged), and each suspect gets the
- * shortest reference chain from a GC root to one of them.
+ * cmd_leaks.c - `memtrace leaks -p PID`: what keeps growing in the heap, and
+ * who holds it. Over the window (--duration, 30 s) memtrace takes
+ * --snapshots (6) frozen heap snapshots at even intervals (heap/
+ * heapseries.h; each pauses the JVM only to fork) and reports every holder
+ * whose objects grew in every interval (analysis/heapgrowth.h: exact counts,
+ * matched by their place on the shortest root path). Meanwhile the agent
+ * samples allocations (as `memtrace age`): the last snapshot finds the live
+ * sampled objects, and a holder's sites are those of the sampled objects
+ * under it - samples add sites, they do not decide what is a leak.
+ * --sampled runs the earlier, sample-only ranking instead (leaks_sampled.c).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,89 +17,32 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
-#include "analysis/leaks.h"
-#include "heap/heapview.h"
-#include "heap/snaptake.h"
-#include "sink/heapreport.h"
-#include "sink/objreport.h"
+#include "cmd/leaks_sampled.h"
 #include "agentctl/sampling.h"
-#include "probe/sitecount.h"
+#include "heap/heapseries.h"
+#include "sink/growthreport.h"
 #include "lib/util.h"
 
-#define PATHS_PER_GROUP 8 /* live samples of a group looked for in the walk */
+#define DEFAULT_SNAPSHOTS 6
+#define LEAKS_INTERVAL   (4u << 20) /* mean bytes between samples: sites, not figures */
 
-/* --paths: the walk and what it found. */
-struct leak_paths {
-	struct mt_snapshot snap;
-	bool have;                 /* the walk was taken */
-	struct mt_heapview hv;
-	uint64_t *ids;             /* the sample ids asked for */
-	uint32_t nids;
-	/* sample id -> object index in hv, sorted by sample */
-	struct { uint64_t sample; uint32_t obj; } *found;
-	size_t nfound;
-	struct mt_samples *m;
+struct leaks_opts {
+	struct mt_sampling_opts s;
+	uint32_t snapshots;
+	uint64_t min_growth;
+	uint64_t min_age;          /* --sampled */
+	bool counters, paths, sampled;
+	uint64_t top;
 };
 
-struct leaks_ctx {
-	struct mt_leaks l;
-	double t_mid;
+struct growth_run {
+	const struct leaks_opts *o;
+	struct heapseries series;
+	uint64_t *ids;             /* the sample ids the last snapshot looks for */
 	int err;
-	bool counters;             /* --no-site-counters not given */
-	struct sitecount *sc;      /* BPF per-site counters, NULL if unavailable */
-	struct mt_site_volumes vol;
-	bool have_vol;
-	bool want_paths;           /* --paths */
-	struct leak_paths paths;
 };
 
-/* Every arriving sample: its group's allocation estimate. */
-static void on_alloc(void *ctx, uint32_t site, uint32_t cls, double weight)
-{
-	leaks_on_alloc(&((struct leaks_ctx *)ctx)->l, site, cls, weight);
-}
-
-/* Sampling started: count allocation volume per site from now on. */
-static int on_start(void *ctx, const struct mt_proc *p)
-{
-	struct leaks_ctx *c = ctx;
-
-	if (!c->counters)
-		return 0;
-	c->sc = sitecount_new(p); /* printed why not */
-	if (!c->sc)
-		p_warn("continuing without per-site allocation counters (allocation rates "
-		       "are not shown)");
-	return 0;
-}
-
-/* The window ended: read the counters before the session winds down. */
-static void on_end(void *ctx, const struct mt_proc *p, double elapsed)
-{
-	struct leaks_ctx *c = ctx;
-
-	if (!c->sc)
-		return;
-	if (sitecount_read(c->sc, p, 1, &c->vol))
-		p_warn("out of memory reading the per-site allocation counters");
-	else
-		c->have_vol = true;
-	sitecount_free(c->sc);
-	c->sc = NULL;
-}
-
-static int cmp_pick(const void *a, const void *b)
-{
-	const struct mt_sample *x = *(struct mt_sample *const *)a, *y = *(struct mt_sample *const *)b;
-
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Frames that arrive during the walk: the sampling session's EVENTS. */
+/* Frames that arrive during a walk: the sampling session's EVENTS. */
 static int feed(void *ctx, const struct mt_ap_hdr *h, const void *payload)
 {
 	if (h->type == MT_AP_EVENTS && samples_feed(ctx, payload, h->len) == -ENOMEM)
@@ -109,180 +50,148 @@ static int feed(void *ctx, const struct mt_ap_hdr *h, const void *payload)
 	return 0;
 }
 
-/* --paths, the window over: one heap walk that finds the oldest live samples
- * of every group (PATHS_PER_GROUP each, MT_AP_HEAP_MAX_SAMPLES in all). */
+static int newest_first(const void *a, const void *b)
+{
+	const struct mt_sample *x = a, *y = b;
+
+	return x->id < y->id ? 1 : x->id > y->id ? -1 : 0;
+}
+
+/* One snapshot of the series in the sampling session's socket @so; the
+ * last looks for the newest live samples (MT_AP_HEAP_MAX_SAMPLES). */
+static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentsock *so,
+		struct mt_samples *m, double t, bool last)
+{
+	struct mt_snapsession ss;
+	int err;
+
+	if (snaptake_attach(p, so, &ss))
+		return -ENOMEM;
+	ss.on_frame = feed;
+	ss.frame_ctx = m;
+	if (last && m->n) {
+		struct mt_sample *v = malloc(m->n * sizeof(*v));
+		uint32_t k = 0;
+
+		g->ids = malloc(MT_AP_HEAP_MAX_SAMPLES * sizeof(*g->ids));
+		if (v && g->ids) {
+			memcpy(v, m->s, m->n * sizeof(*v));
+			qsort(v, m->n, sizeof(*v), newest_first);
+			for (; k < m->n && k < MT_AP_HEAP_MAX_SAMPLES; k++)
+				g->ids[k] = v[k].id;
+			ss.samples = g->ids;
+			ss.nsamples = k;
+		}
+		free(v);
+	}
+	err = heapseries_take(&g->series, &ss, t, m->gcs, !g->series.taken || last);
+	snaptake_close(&ss);
+	if (err)
+		g->err = err;
+	return err;
+}
+
+static int on_walk(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
+		   struct mt_samples *m, double t)
+{
+	struct growth_run *g = ctx;
+
+	p_info("heap snapshot %u of %u at %.1f s", g->series.taken + 1, g->o->snapshots, t);
+	return walk(g, p, so, m, t, false) ? -1 : 0;
+}
+
 static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 		   struct mt_samples *m)
 {
-	struct leaks_ctx *c = ctx;
-	struct leak_paths *lp = &c->paths;
-	struct mt_snapsession ss;
-	const struct mt_sample **v;
-	uint32_t run = 0;
-	int err;
+	struct growth_run *g = ctx;
 
-	if (!c->want_paths || !m->n)
-		return 0;
-	v = malloc(m->n * sizeof(*v));
-	lp->ids = malloc(MT_AP_HEAP_MAX_SAMPLES * sizeof(*lp->ids));
-	if (!v || !lp->ids) {
-		free(v);
-		p_warn("out of memory: no paths");
-		return 0;
-	}
-	for (size_t i = 0; i < m->n; i++)
-		v[i] = &m->s[i];
-	qsort(v, m->n, sizeof(*v), cmp_pick);
-	for (size_t i = 0; i < m->n && lp->nids < MT_AP_HEAP_MAX_SAMPLES; i++) {
-		run = i && v[i]->site == v[i - 1]->site && v[i]->cls == v[i - 1]->cls ? run + 1 : 0;
-		if (run < PATHS_PER_GROUP)
-			lp->ids[lp->nids++] = v[i]->id;
-	}
-	free(v);
-	if (snaptake_attach(p, so, &ss))
-		return 0;
-	ss.samples = lp->ids;
-	ss.nsamples = lp->nids;
-	ss.on_frame = feed;
-	ss.frame_ctx = m;
-	err = snaptake_take(&ss, MT_AP_HEAP_REFS, 0, NULL, 0, &lp->snap);
-	snaptake_close(&ss);
-	if (err) { /* printed; the agent closes the session after an error */
-		p_warn("no paths: the heap walk failed (an agent that predates --paths refuses "
-		       "the request)");
-		return -1;
-	}
-	snapshot_print_walk(&lp->snap);
-	lp->have = true;
-	return 0;
+	if (g->err)
+		return 0; /* an earlier snapshot failed: said so, nothing to add */
+	p_info("heap snapshot %u of %u (the last)", g->series.taken + 1, g->o->snapshots);
+	return walk(g, p, so, m, g->o->s.duration, true) ? -1 : 0;
 }
 
-static int cmp_found(const void *a, const void *b)
+static int growth_run(struct leaks_opts *o)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	struct growth_run g = { .o = o };
+	struct heapgrowth_opts go = { .min_growth = o->min_growth };
+	struct heapgrowth_result r;
+	struct mt_samples m;
+	struct mt_proc p;
+	double elapsed;
+	int rc = 1, err;
 
-	return x < y ? -1 : x > y;
-}
-
-/* After the window: the heap of the walk, and which object each sample is. */
-static int paths_index(struct leak_paths *lp)
-{
-	struct dsl_needs none = { 0 };
-	const struct dsl_heap *h;
-	char why[160];
-	int err;
-
-	err = heapview_build(&lp->snap, &none, &lp->hv, why, sizeof(why));
-	if (!err)
-		err = heapview_graph(&lp->hv, HEAPVIEW_PATHS, why, sizeof(why));
-	if (err) {
-		p_err("cannot build the heap for the paths: %s", why);
-		return err;
+	if (heapseries_init(&g.series))
+		return 1;
+	o->s.walk_every = o->s.duration / (o->snapshots - 1);
+	o->s.on_walk = on_walk;
+	o->s.on_last = on_last;
+	err = sampling_run(&o->s, &p, &m, NULL, &g, &elapsed);
+	if (err || g.err)
+		goto out;
+	if (g.series.taken < 2) {
+		p_err("only %u heap snapshot%s taken: growth needs two at least (a longer "
+		      "--duration)", g.series.taken, g.series.taken == 1 ? "" : "s");
+		goto out;
 	}
-	h = &lp->hv.heap;
-	lp->found = calloc(lp->snap.nsampled + 1, sizeof(*lp->found));
-	if (!lp->found)
-		return -ENOMEM;
-	/* sampled (object id, sample) sorted by object id, met by one pass over the objects */
-	qsort(lp->snap.sampled, lp->snap.nsampled, sizeof(*lp->snap.sampled), cmp_found);
-	for (uint32_t o = 0; o < h->nobjects; o++) {
-		struct mt_ap_hsampled key = { .id = h->objects[o].id }, *s;
-
-		s = bsearch(&key, lp->snap.sampled, lp->snap.nsampled, sizeof(key), cmp_found);
-		if (!s)
-			continue;
-		lp->found[lp->nfound].sample = s->sample;
-		lp->found[lp->nfound++].obj = o;
-	}
-	qsort(lp->found, lp->nfound, sizeof(*lp->found), cmp_found);
-	return 0;
-}
-
-/* A suspect's path: the shortest among its live samples found in the walk. */
-static void suspect_path(void *ctx, int rank, const struct mt_leak *g, bool json)
-{
-	struct leaks_ctx *c = ctx;
-	struct leak_paths *lp = &c->paths;
-	uint32_t best = DSL_NOOBJ;
-	size_t best_len = SIZE_MAX, asked = 0;
-	const char *why = NULL;
-
-	if (!lp->have)
-		why = "no heap walk";
-	for (size_t i = 0; !why && i < lp->m->n; i++) {
-		const struct mt_sample *s = &lp->m->s[i];
-		typeof(*lp->found) key = { .sample = s->id }, *f;
-		size_t len;
-
-		if (s->site != g->site || s->cls != g->cls)
-			continue;
-		asked++;
-		f = bsearch(&key, lp->found, lp->nfound, sizeof(key), cmp_found);
-		if (!f)
-			continue;
-		len = dsl_root_path(&lp->hv.heap, f->obj, NULL, 0);
-		if (len && len < best_len) {
-			best_len = len;
-			best = f->obj;
-		}
-	}
-	if (!why && best == DSL_NOOBJ)
-		why = asked ? "none of its live samples was in the heap walk (they died, or "
-			      "were not among those looked for)" : "no live sample";
-	if (json) {
-		if (why) {
-			printf(",\"path\":null,\"path_missing\":");
-			json_str(stdout, why);
-			return;
-		}
-		printf(",\"path_object\":%llu,",
-		       (unsigned long long)lp->hv.heap.objects[best].id);
-		heapreport_path(stdout, &lp->hv, best, true, "");
-		return;
-	}
-	if (why) {
-		printf("    path  none: %s\n", why);
-		return;
-	}
-	printf("    path  from a GC root to a live sample (id %llu in the walk), %zu steps:\n",
-	       (unsigned long long)lp->hv.heap.objects[best].id, best_len);
-	heapreport_path(stdout, &lp->hv, best, false, "          ");
-}
-
-/* At the middle of the window: remember which samples are old. */
-static int on_tick(void *ctx, struct mt_samples *m, double t)
-{
-	struct leaks_ctx *c = ctx;
-
-	sitecount_warm(c->sc); /* new sites named while their code lives */
-	if (c->l.have_mid || t < c->t_mid)
-		return 0;
-	c->err = leaks_mark_mid(&c->l, m, t);
-	if (c->err)
+	if (g.series.taken < o->snapshots)
+		p_warn("%u of %u heap snapshots taken (interrupted): growth over those",
+		       g.series.taken, o->snapshots);
+	if (heapgrowth_rank(g.series.growth, &go, &r)) {
 		p_err("out of memory");
-	return c->err;
+		goto out;
+	}
+	{
+		struct growthreport_src src = { .pid = p.pid, .elapsed = elapsed,
+						.json = mt_opts.json, .top = o->top, .m = &m };
+
+		if (growthreport_print(&r, &g.series, &src) < 0)
+			goto out;
+	}
+	sampling_print_losses(&m);
+	rc = 0;
+out:
+	free(g.ids);
+	heapseries_free(&g.series);
+	samples_free(&m);
+	return rc;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--min-age K] [--interval BYTES] "
-		   "[--depth N] [--max-samples N] [--top N] [--no-site-counters] [--paths] [--json]\n"
-		   "  Sample allocations for S seconds (default 30) and rank allocation sites by\n"
-		   "  the growth of their old live bytes (survived >= K GCs, default 2) over the\n"
-		   "  second half of the window. A suspect needs confidence >= 0.95.\n"
-		   "  BPF counts allocation volume per site meanwhile, so each site shows its\n"
-		   "  allocation rate (--no-site-counters skips that); the samples give the\n"
-		   "  fraction of its allocated bytes still live and old at the end (survival,\n"
-		   "  at most 1, with its 95%% interval).\n"
-		   "  --paths: at the end, one heap walk (a pause) finds live samples of each\n"
-		   "  group, and each suspect shows the shortest reference chain from a GC root\n"
-		   "  to one of them (who holds the leak).\n");
+	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--snapshots N] [--min-growth N]\n"
+		   "                     [--top N] [--json] [--interval BYTES] [--depth N]\n"
+		   "       memtrace leaks -p PID --sampled [--duration S] [--min-age K] [--paths]\n"
+		   "                     [--no-site-counters] [--interval BYTES] [--depth N]\n"
+		   "  What keeps growing in the heap, and who holds it. Over S seconds (default\n"
+		   "  30) memtrace takes N heap snapshots (default 6; each pauses the JVM only to\n"
+		   "  fork a frozen copy) and names every holder whose objects grew in every\n"
+		   "  interval: a static field's map, a thread's local list, an object's field.\n"
+		   "  Objects are counted exactly and matched by their place on the shortest\n"
+		   "  path from a GC root (array indices and a list's links left out). A holder\n"
+		   "  is a suspect when its count rose in all N-1 intervals and by at least\n"
+		   "  --min-growth objects (default 32): a count that only fluctuates does that\n"
+		   "  with chance 1/N! at most, which is printed as the confidence. A cache\n"
+		   "  filled once or of a bounded size that replaces entries never is one.\n"
+		   "  For each: what grew (per class, where), its retained bytes, its ages (the\n"
+		   "  objects gained in each interval and the GCs they survived since), and\n"
+		   "  where they were allocated: the agent samples allocations meanwhile\n"
+		   "  (--interval, default 4m: sites, not figures) and the last snapshot finds\n"
+		   "  the live sampled objects under each holder; samples add sites, they do\n"
+		   "  not decide what is a leak.\n"
+		   "  --sampled: the sample-only ranking of allocation sites by the growth of\n"
+		   "  their old live bytes (survived >= K GCs, --min-age, default 2) over the\n"
+		   "  second half of the window, with BPF per-site allocation counters and, with\n"
+		   "  --paths, a heap walk at the end for each suspect's path.\n");
 }
 
 int do_leaks(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		MT_CMDOPT_SAMPLING_LONGOPTS,
+		{ "snapshots", required_argument, NULL, 'n' },
+		{ "min-growth", required_argument, NULL, 'g' },
+		{ "sampled", no_argument, NULL, 's' },
 		{ "min-age", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
@@ -291,35 +200,50 @@ int do_leaks(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct mt_sampling_opts o = { .duration = 30, .interval = MT_AP_DEFAULT_INTERVAL,
-				      .depth = 16, .max_samples = MT_SAMPLES_DEFAULT_MAX };
-	struct leaks_ctx c = { .counters = true };
+	struct leaks_opts o = {
+		.s = { .duration = 30, .interval = 0, .depth = 16,
+		       .max_samples = MT_SAMPLES_DEFAULT_MAX },
+		.snapshots = DEFAULT_SNAPSHOTS, .min_age = 2, .counters = true,
+	};
 	struct cmdopt co = { .usage = usage, .top = 10 };
-	struct mt_samples m;
-	struct mt_proc p;
-	uint64_t k = 2;
-	double elapsed;
-	int ch, rc, suspects;
+	uint64_t v;
+	int ch, rc;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
-		rc = sampling_common_opt(ch, optarg, &o);
+		rc = sampling_common_opt(ch, optarg, &o.s);
 		if (rc == 2)
 			return 2;
 		if (!rc)
 			continue;
 		switch (ch) {
+		case 'n':
+			if (parse_u64(optarg, &v) || v < 2 || v > HEAPGROWTH_MAX_SNAPS) {
+				p_err("invalid --snapshots '%s' (2..%d)", optarg, HEAPGROWTH_MAX_SNAPS);
+				return 2;
+			}
+			o.snapshots = (uint32_t)v;
+			break;
+		case 'g':
+			if (parse_u64(optarg, &o.min_growth) || !o.min_growth) {
+				p_err("invalid --min-growth '%s' (objects, 1 or more)", optarg);
+				return 2;
+			}
+			break;
 		case 'k':
-			if (parse_u64(optarg, &k) || !k || k > 1000) {
+			if (parse_u64(optarg, &o.min_age) || !o.min_age || o.min_age > 1000) {
 				p_err("invalid --min-age '%s' (GCs, 1..1000)", optarg);
 				return 2;
 			}
 			break;
+		case 's':
+			o.sampled = true;
+			break;
 		case 'S':
-			c.counters = false;
+			o.counters = false;
 			break;
 		case 'P':
-			c.want_paths = true;
+			o.paths = true;
 			break;
 		default:
 			rc = cmdopt_common(ch, optarg, &co);
@@ -327,63 +251,19 @@ int do_leaks(int argc, char **argv)
 				return rc;
 		}
 	}
-	if (optind < argc || !o.pid) {
+	if (optind < argc || !o.s.pid) {
 		usage(stderr);
 		return 2;
 	}
-	leaks_init(&c.l, k);
-	c.t_mid = o.duration / 2;
-	o.on_alloc = on_alloc;
-	o.on_start = on_start;
-	o.on_end = on_end;
-	o.on_last = on_last;
-	rc = sampling_run(&o, &p, &m, on_tick, &c, &elapsed);
-	sitecount_free(c.sc); /* if the session ended before on_end */
-	if (rc || !m.s) {
-		snapshot_free(&c.paths.snap);
-		free(c.paths.ids);
-		sitevol_free(&c.vol);
-		leaks_free(&c.l);
-		samples_free(&m);
-		return 1;
+	o.top = co.top;
+	if (o.sampled) {
+		if (!o.s.interval)
+			o.s.interval = MT_AP_DEFAULT_INTERVAL;
+		return leaks_sampled_run(&o.s, o.min_age, o.counters, o.paths, o.top);
 	}
-	if (!c.l.have_mid) {
-		/* interrupted before the middle: the first half is all we have */
-		p_warn("the window ended before its middle: growth is measured over nothing");
-		leaks_mark_mid(&c.l, &m, elapsed);
-	}
-	suspects = leaks_rank(&c.l, &m, elapsed);
-	if (suspects >= 0 && c.have_vol && leaks_match_volumes(&c.l, &m, &c.vol, elapsed) < 0)
-		suspects = -ENOMEM;
-	if (suspects < 0) {
-		p_err("out of memory");
-		sitevol_free(&c.vol);
-		leaks_free(&c.l);
-		samples_free(&m);
-		return 1;
-	}
-	if (m.ages.epoch - c.l.epoch_mid < 2)
-		p_warn("only %llu GCs in the second half of the window: too few to age objects; use "
-		       "a longer --duration", (unsigned long long)(m.ages.epoch - c.l.epoch_mid));
-	{
-		struct objreport_src src = { .pid = p.pid, .elapsed = elapsed,
-					     .json = mt_opts.json };
-
-		if (c.want_paths) {
-			c.paths.m = &m;
-			if (c.paths.have && paths_index(&c.paths))
-				c.paths.have = false;
-			src.suspect_more = suspect_path;
-			src.more_ctx = &c;
-		}
-		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co.top);
-	}
-	heapview_free(&c.paths.hv);
-	snapshot_free(&c.paths.snap);
-	free(c.paths.ids);
-	free(c.paths.found);
-	sitevol_free(&c.vol);
-	leaks_free(&c.l);
-	samples_free(&m);
-	return 0;
+	if (o.paths)
+		p_info("--paths: every suspect has its path from a GC root without it");
+	if (!o.s.interval)
+		o.s.interval = LEAKS_INTERVAL;
+	return growth_run(&o);
 }

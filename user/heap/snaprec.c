@@ -2,6 +2,7 @@
 /* snaprec.c - the agent's heap records (agent_proto.h, MT_AP_HREC_*) into a
  * struct mt_snapshot: every record checked against its kind before use. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,10 +249,11 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 				goto bad;
 			err = APPEND(s, visits, b, r.arg);
 			break;
-		case MT_AP_HREC_FREEZE:
-			if (bl < sizeof(s->freeze))
+		case MT_AP_HREC_FREEZE: /* an older agent's lacks the last member */
+			if (bl < offsetof(struct mt_ap_hfreeze, fork_at_ns))
 				goto bad;
-			memcpy(&s->freeze, b, sizeof(s->freeze));
+			memset(&s->freeze, 0, sizeof(s->freeze));
+			memcpy(&s->freeze, b, bl < sizeof(s->freeze) ? bl : sizeof(s->freeze));
 			s->freeze.why[sizeof(s->freeze.why) - 1] = '\0';
 			s->has_freeze = true;
 			s->frozen = s->freeze.status == 0 && s->freeze.child_pid;

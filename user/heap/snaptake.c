@@ -218,12 +218,11 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
 	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
 		return 0;
-	/* a walk in the caller's session (snaptake_attach(): leaks --paths, in
-	 * its sampling session): a copy that memory runs short for could only be
-	 * given up by closing that session, its samples with it; auto walks it in
-	 * a pause as before (the walk's line says "paused", not "frozen") */
-	if (ss->borrowed && mt_opts.walk == HEAPFREEZE_AUTO)
-		return 0;
+	/* a walk in the caller's session (snaptake_attach(): `leaks`, in its
+	 * sampling session) is frozen too: a copy that marks the heap itself
+	 * holds a bit per 8 heap bytes and its records; were memory to run short,
+	 * giving the copy up would close that session, its samples with it, so
+	 * such a walk is not given up (memory_low() only warns) */
 	/* --max-pause bounds the pause: the fork's must fit in it (it cannot be
 	 * cut short), else the walk in a pause is cut short instead */
 	if ((*flags & MT_AP_HEAP_MAXPAUSE) && mt_opts.walk == HEAPFREEZE_AUTO &&
@@ -270,6 +269,14 @@ static bool memory_low(struct mt_snapsession *ss)
 
 	if (heapfreeze_headroom(ss->p, &need, &have) || have >= HEAPFREEZE_MARGIN / 2)
 		return false;
+	if (ss->borrowed) { /* giving the copy up would end the caller's session */
+		if (!ss->low_warned)
+			p_warn("JVM %d: only %s of memory left during the frozen heap walk (the "
+			       "copy goes on: the kernel kills it first if memory runs out)",
+			       ss->p->pid, fmt_bytes(have, b, sizeof(b)));
+		ss->low_warned = true;
+		return false;
+	}
 	p_warn("JVM %d: only %s of memory left during the frozen heap walk: the copy was "
 	       "stopped; walking in a pause instead", ss->p->pid, fmt_bytes(have, b, sizeof(b)));
 	return true;

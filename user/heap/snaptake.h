@@ -34,6 +34,7 @@ struct mt_snapsession {
 	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
 				      * DONE): the agent clears them at the end */
 	bool broken;                 /* a take failed: close without DETACH */
+	bool low_warned;             /* said that memory ran low (an attached session) */
 	/* frozen walks (heap/heapfreeze.h): checked once per session */
 	bool freeze_checked;
 	bool freeze_off;             /* this JVM (or its agent) cannot be frozen */

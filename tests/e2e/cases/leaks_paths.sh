@@ -15,7 +15,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start l -Xmx128m -Xmn4m LeakPaths
-"$MEMTRACE" --json leaks -p "$JVM_PID" --duration 8 --interval 64k --paths --no-site-counters \
+"$MEMTRACE" --json leaks -p "$JVM_PID" --sampled --duration 8 --interval 64k --paths --no-site-counters \
 	>"$TMPD/l.json" 2>"$TMPD/l.err" || { cat "$TMPD/l.err"; fail "memtrace leaks --paths"; }
 python3 - "$TMPD/l.json" <<'PY' || { cat "$TMPD/l.err"; fail "paths"; }
 import json, sys
@@ -46,7 +46,7 @@ assert l[i + 1:i + 3] == [("field", "listeners"), ("field", "elementData")], l
 assert l[i + 3][0] == "array_element" and pl[i + 4]["class"] == "LeakPaths$Recorder", (l, pl)
 assert l[i + 4:] == [("field", "seen")] and pl[-1]["class"] == "long[]", l
 PY
-"$MEMTRACE" leaks -p "$JVM_PID" --duration 5 --interval 64k --paths --no-site-counters >"$TMPD/l.txt" 2>"$TMPD/e" ||
+"$MEMTRACE" leaks -p "$JVM_PID" --sampled --duration 5 --interval 64k --paths --no-site-counters >"$TMPD/l.txt" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "leaks --paths text"; }
 # (a short window under load may rank one leak only)
 grep -qE "static LeakPaths.(BUS -> LeakPaths\$Bus|CACHE -> java.util.HashMap)" "$TMPD/l.txt" ||

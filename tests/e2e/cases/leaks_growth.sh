@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# leaks_growth - `memtrace leaks` names every growing holder from six frozen
+# heap snapshots in its default 30 s run, on slow planted leaks under
+# allocation churn (tests/java/LeakGrowth.java):
+#  - the three leaks are suspects with their holders: the static map
+#    LeakGrowth.BY_ID, the static list LeakGrowth.LISTENERS, and a map only a
+#    local variable of thread "keeper" holds; the cache filled at start and
+#    the LRU that replaces ~650 entries a second are not;
+#  - each leak's objects gained equal the workload's own count of what it
+#    added between the first and the last snapshot's instants (the forks',
+#    CLOCK_MONOTONIC, which System.nanoTime reads too), within one;
+#  - growth in 5 of 5 intervals, ages over the GCs of the window, retained
+#    bytes that grew; a site, where the samples found one, names the code
+#    that adds to the leak;
+#  - the pauses of all six snapshots together stay under the JVM's pause for
+#    one `jmap -histo:live` of the same heap (-Xlog:safepoint), and the JVM
+#    is unharmed.
+# ALONE: the snapshots' pauses against jmap's
+# TIMEOUT: 120
+. "$ROOT/tests/e2e/lib.sh"
+
+LOG="$TMPD/safepoint.log"
+mkfifo "$TMPD/in"
+exec 3<>"$TMPD/in"
+# a cache of 1 000 000 entries besides (3 M objects): a heap jmap takes a while to count
+"$JAVA" -Xmx1g "-Xlog:safepoint:file=$LOG" -cp "$CLASSES" LeakGrowth 1 10 20 20 1000000 \
+	<"$TMPD/in" >"$TMPD/w.out" 2>&1 &
+JVM_PID=$!
+JVM_PIDS+=("$JVM_PID")
+wait_for_line "$TMPD/w.out" READY 60 || { cat "$TMPD/w.out"; fail "LeakGrowth did not start"; }
+"$MEMTRACE" --json leaks -p "$JVM_PID" >"$TMPD/l.json" 2>"$TMPD/l.err" ||
+	{ cat "$TMPD/l.err"; fail "leaks"; }
+walks=$(grep -c '"HeapWalkOperation"' "$LOG" || true)
+"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >/dev/null || fail "jmap -histo:live"
+jmap_ns=$(grep '"GC_HeapInspection"' "$LOG" | tail -1 | sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p')
+walk_ns=$(grep '"HeapWalkOperation"' "$LOG" | sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+note "pauses: six snapshots $((walk_ns / 1000)) us in all ($walks walks), one jmap -histo:live $((jmap_ns / 1000)) us"
+assert_eq "$walks" 6 "one safepoint per snapshot"
+[ "$walk_ns" -lt "$jmap_ns" ] || fail "the snapshots paused the JVM longer than one jmap -histo:live"
+# the workload's own counts between the first and the last snapshot
+at=$(json_get "$TMPD/l.json" '[r for r in recs if r.get("event") == "snapshots"][0]["at_mono_ns"]')
+t1=$(echo "$at" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a[0], a[-1])')
+echo "between $t1" >&3
+wait_for_line "$TMPD/w.out" BETWEEN 5 || fail "the workload did not count"
+truth=$(sed -n 's/^BETWEEN //p' "$TMPD/w.out" | tail -1)
+note "the workload added between the first and the last snapshot: $truth (index listeners local)"
+python3 - "$TMPD/l.json" $truth <<'PY' || { cat "$TMPD/l.err"; fail "the leaks"; }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+index, listeners, local = (int(x) for x in sys.argv[2:5])
+leaks = [r for r in rows if r.get("event") == "leak"]
+for r in leaks:
+    print("  #%d %s +%d %s" % (r["rank"], r["holder"], r["objects_gained"],
+          [(c["class"], c["gained"]) for c in r["classes"]]), file=sys.stderr)
+def one(holder):
+    h = [r for r in leaks if r["holder"] == holder]
+    assert len(h) == 1, (holder, [r["holder"] for r in leaks])
+    return h[0]
+def gained(r, cls):
+    return sum(c["gained"] for c in r["classes"] if c["class"] == cls)
+want = [("class LeakGrowth -> static LeakGrowth.BY_ID (java.util.HashMap)", "LeakGrowth$Invoice", index),
+        ("class LeakGrowth -> static LeakGrowth.LISTENERS (java.util.ArrayList)", "LeakGrowth$Listener", listeners),
+        ('a local variable in thread "keeper" (java.util.HashMap)', "LeakGrowth$Entry", local)]
+for holder, cls, n in want:
+    r = one(holder)
+    assert abs(gained(r, cls) - n) <= 1, (holder, gained(r, cls), n)
+    assert r["intervals_grown"] == r["intervals"] == 5, r
+    assert r["retained_last"] > r["retained_first"], r
+    assert len(r["ages"]) == 5 and sum(a["objects"] for a in r["ages"]) == r["objects_gained"], r
+    assert r["ages"][0]["gcs_survived"] >= 2, r["ages"]
+    for s in r["sites"]: # where a sample found one: the code that adds
+        assert "LeakGrowth" in s["site"], (holder, s)
+for r in leaks:
+    assert "LRU" not in r["holder"] and "CACHE" not in r["holder"], r["holder"]
+head = [r for r in rows if r.get("event") == "leaks"][0]
+assert head["snapshots"] == 6 and head["suspects"] >= 3, head
+PY
+kill -0 "$JVM_PID" || fail "the JVM died"
+[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the snapshots"

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/* heapseries.c - snapshots over time and their growth (see heapseries.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heap/heapseries.h"
+#include "lib/util.h"
+
+int heapseries_init(struct heapseries *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->growth = heapgrowth_new();
+	if (!s->growth) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void drop_last(struct heapseries *s)
+{
+	heapview_free(&s->hv);
+	snapshot_free(&s->snap);
+	s->have_last = false;
+}
+
+void heapseries_free(struct heapseries *s)
+{
+	if (!s)
+		return;
+	drop_last(s);
+	heapgrowth_free(s->growth);
+	memset(s, 0, sizeof(*s));
+}
+
+int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, uint64_t gcs,
+		    bool retained)
+{
+	struct dsl_needs none = { 0 };
+	uint64_t t0 = mono_ns();
+	char why[160];
+	int err;
+
+	drop_last(s);
+	err = snaptake_take(ss, MT_AP_HEAP_REFS, 0, NULL, 0, &s->snap);
+	if (err)
+		return err; /* printed */
+	s->have_last = true;
+	err = heapview_build(&s->snap, &none, &s->hv, why, sizeof(why));
+	if (!err)
+		err = heapview_graph(&s->hv, HEAPVIEW_PATHS | (retained ? HEAPVIEW_RETAINED : 0),
+				     why, sizeof(why));
+	if (err) {
+		p_err("cannot build the heap of snapshot %u: %s", s->taken + 1, why);
+		drop_last(s);
+		return err;
+	}
+	err = heapgrowth_add(s->growth, &s->hv.heap, t, gcs);
+	if (err == -E2BIG)
+		p_err("more than %d snapshots in a series", HEAPGROWTH_MAX_SNAPS);
+	else if (err)
+		p_err("out of memory");
+	if (err) {
+		drop_last(s);
+		return err;
+	}
+	s->at_ns[s->taken++] = s->snap.frozen ? s->snap.freeze.fork_at_ns : 0;
+	s->pause_ns += s->snap.info.pause_ns;
+	if (s->snap.info.pause_ns > s->max_pause_ns)
+		s->max_pause_ns = s->snap.info.pause_ns;
+	s->objects_last = s->hv.heap.nobjects;
+	s->walk_ns += mono_ns() - t0;
+	return 0;
+}

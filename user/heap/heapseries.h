@@ -1,0 +1,47 @@
+/* heapseries.h - a series of frozen heap snapshots of one JVM and what grew
+ * between them (analysis/heapgrowth.h): the leak answer, for `leaks` and
+ * for any command that watches a JVM over time. Each snapshot is walked
+ * (in the caller's agent session), turned into its heap view with shortest
+ * root paths (and, for the first and the last, retained sizes), added to the
+ * growth, then freed - but the last, which stays for paths and for the
+ * sampled objects it found. */
+#ifndef MEMTRACE_HEAPSERIES_H
+#define MEMTRACE_HEAPSERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/heapgrowth.h"
+#include "heap/heapview.h"
+#include "heap/snaptake.h"
+
+struct heapseries {
+	struct heapgrowth *growth;
+	uint32_t taken;              /* snapshots taken */
+	uint64_t pause_ns;           /* the JVM's pauses, all snapshots together */
+	uint64_t max_pause_ns;
+	uint64_t walk_ns;            /* memtrace's time per snapshot, all together */
+	uint64_t objects_last;
+	uint64_t at_ns[HEAPGROWTH_MAX_SNAPS]; /* each image's instant (CLOCK_MONOTONIC at
+					 * the fork; 0 when the walk was not frozen) */
+	/* the last snapshot, kept */
+	struct mt_snapshot snap;
+	struct mt_heapview hv;
+	bool have_last;
+};
+
+/* heapseries_init - an empty series. Returns 0 or -ENOMEM (printed). */
+int heapseries_init(struct heapseries *s);
+/* heapseries_free - free @s (a zeroed one: no operation). */
+void heapseries_free(struct heapseries *s);
+
+/*
+ * heapseries_take - one snapshot in session @ss at @t seconds (the JVM
+ * having done @gcs collections), with retained sizes when @retained (the
+ * first and the last of a series): walked, added to the growth, kept as the
+ * last. Returns 0 or -errno (printed).
+ */
+int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, uint64_t gcs,
+		    bool retained);
+
+#endif
