@@ -384,8 +384,13 @@ struct mt_ap_hobj {
 	uint64_t cls;     /* id of the class object, 0 unknown */
 	uint64_t size;    /* shallow bytes */
 	int32_t length;   /* array length, -1 for other objects */
-	uint32_t reserved;
+	uint32_t flags;   /* MT_AP_HOBJ_* */
 };
+
+/* struct mt_ap_hobj.flags: its CLASS reference (to cls) is implied, not sent
+ * as a struct mt_ap_href (the frozen copy's own mark: a reference per object
+ * fewer, a fifth of its records' bytes); readers add it back. */
+#define MT_AP_HOBJ_CLASSREF 1u
 
 struct mt_ap_href {
 	uint64_t from;

@@ -526,9 +526,16 @@ static void test_records(void **st)
 		run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS | HM_HISTO, roots, 1, named, 3,
 		    cls, 2, &r, 0);
 	}
-	for (uint64_t i = 0; i < r.info.nobjs; i++)
+	for (uint64_t i = 0; i < r.info.nobjs; i++) {
 		if (r.objs[i].size == 32 && r.objs[i].cls == 10)
 			oid = r.objs[i].id;
+		/* the CLASS reference rides with the object, a class object has none */
+		if (r.objs[i].size == 32 && r.objs[i].cls == 10 &&
+		    r.objs[i].flags == MT_AP_HOBJ_CLASSREF)
+			saw_class = true;
+		if (r.objs[i].id == 10)
+			assert_int_equal(r.objs[i].flags, 0);
+	}
 	assert_true(oid >= 1000);
 	for (uint64_t i = 0; i < r.info.nrefs; i++) {
 		const struct mt_ap_href *e = &r.refs[i];
@@ -537,8 +544,7 @@ static void test_records(void **st)
 			saw_field4 = true;
 		if (e->from == oid && e->kind == JVMTI_HEAP_REFERENCE_FIELD && e->index == 5)
 			saw_field5 = true;
-		if (e->from == oid && e->kind == JVMTI_HEAP_REFERENCE_CLASS && e->to == 10)
-			saw_class = true;
+		assert_true(e->kind != JVMTI_HEAP_REFERENCE_CLASS); /* with the objects */
 		if (e->from == 10 && e->kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD &&
 		    e->index == 1 && e->to == oid)
 			saw_static = true;

@@ -150,6 +150,72 @@ static void test_sparse_ids(void **state)
 	snapshot_free(&s);
 }
 
+/* The references of object @i of @h, sorted (to, kind, index) into @out. */
+static size_t refs_of(const struct dsl_heap *h, uint32_t i, struct dsl_href *out, size_t cap)
+{
+	const struct dsl_hobject *o = &h->objects[i];
+	size_t n = o->nrefs < cap ? o->nrefs : cap;
+
+	memcpy(out, &h->refs[o->ref_first], n * sizeof(*out));
+	for (size_t a = 1; a < n; a++) /* insertion sort: a handful */
+		for (size_t b = a; b > 0; b--) {
+			struct dsl_href *x = &out[b - 1], *y = &out[b], t;
+
+			if (x->to < y->to || (x->to == y->to && (x->kind < y->kind ||
+			    (x->kind == y->kind && x->index <= y->index))))
+				break;
+			t = *x, *x = *y, *y = t;
+		}
+	return n;
+}
+
+/* A CLASS reference carried by its object (MT_AP_HOBJ_CLASSREF, as the frozen
+ * copy's mark sends them) makes the same heap as one sent as a record. */
+static void test_implied_class_refs(void **state)
+{
+	struct mt_snapshot s;
+	struct mt_heapview a, b;
+	struct dsl_href ra[64], rb[64];
+	char why[128];
+	size_t moved = 0, k = 0;
+
+	(void)state;
+	load_fixture(&s, false);
+	assert_int_equal(heapview_build(&s, NULL, &a, why, sizeof(why)), 0);
+	for (size_t i = 0; i < s.nrefs; i++) {
+		const struct mt_ap_href *r = &s.refs[i];
+		size_t o;
+
+		if (r->kind == 1 /* CLASS */) {
+			for (o = 0; o < s.nobjs && s.objs[o].id != r->from; o++)
+				;
+			assert_true(o < s.nobjs && s.objs[o].cls == r->to);
+			s.objs[o].flags |= MT_AP_HOBJ_CLASSREF;
+			moved++;
+			continue;
+		}
+		s.refs[k++] = *r;
+	}
+	assert_int_equal(moved, 2); /* the fixture has two, from Orders 10 and 11 */
+	s.nrefs = k;
+	assert_int_equal(heapview_build(&s, NULL, &b, why, sizeof(why)), 0);
+	assert_int_equal(a.heap.nobjects, b.heap.nobjects);
+	assert_int_equal(a.heap.nrefs, b.heap.nrefs);
+	for (uint32_t i = 0; i < a.heap.nobjects; i++) {
+		size_t na = refs_of(&a.heap, i, ra, 64), nb = refs_of(&b.heap, i, rb, 64);
+
+		assert_int_equal(na, nb);
+		for (size_t j = 0; j < na; j++) {
+			assert_int_equal(ra[j].to, rb[j].to);
+			assert_int_equal(ra[j].kind, rb[j].kind);
+			assert_int_equal(ra[j].index, rb[j].index);
+		}
+	}
+	heapview_free(&a);
+	heapview_free(&b);
+	snapshot_free(&s);
+}
+
 static void test_projection(void **state)
 {
 	struct mt_snapshot s;
@@ -319,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_statics),
 		cmocka_unit_test(test_heap_programs),
 		cmocka_unit_test(test_sparse_ids),
+		cmocka_unit_test(test_implied_class_refs),
 		cmocka_unit_test(test_impossible_size),
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_heap_ages),

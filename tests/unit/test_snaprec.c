@@ -225,10 +225,21 @@ static void test_freeze_record(void **state)
 	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), 0);
 	assert_true(s.has_freeze && !s.frozen);
 	snapshot_free(&s);
+	/* an older agent's record, without fork_at_ns */
+	snapshot_init(&s);
+	off = 0;
+	fr.status = 0;
+	fr.fork_at_ns = 123;
+	mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr,
+		      offsetof(struct mt_ap_hfreeze, fork_at_ns));
+	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), 0);
+	assert_true(s.frozen && s.freeze.child_pid == 77 && s.freeze.fork_at_ns == 0);
+	snapshot_free(&s);
 	/* cut short */
 	snapshot_init(&s);
 	off = 0;
-	mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr, sizeof(fr) - 8);
+	mt_ap_rec_put(buf, sizeof(buf), &off, MT_AP_HREC_FREEZE, 0, &fr,
+		      offsetof(struct mt_ap_hfreeze, fork_at_ns) - 8);
 	assert_int_equal(snaprec_add(&s, buf, off, false, why, sizeof(why)), -EBADMSG);
 	snapshot_free(&s);
 }

@@ -1071,6 +1071,9 @@ static void put_object(struct mark *mk, uint64_t obj)
 		o->cls = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
 		o->size = size;
 		o->length = len;
+		/* the CLASS reference goes with the object, not as a record */
+		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls)
+			o->flags = MT_AP_HOBJ_CLASSREF;
 		if (fl & HM_ADDRS) {
 			uint64_t *a = vec_push(mk, &mk->addrs);
 
@@ -1078,7 +1081,9 @@ static void put_object(struct mark *mk, uint64_t obj)
 				*a = obj;
 		}
 	}
-	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR) /* as JVMTI: none from a class object */
+	/* as JVMTI: a CLASS reference from every object but a class object; with
+	 * its object (MT_AP_HOBJ_CLASSREF) when objects are sent too */
+	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && !(fl & HM_OBJS))
 		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
 	if (fl & (HM_REFS | HM_PRIMS)) {
 		if (ki->kind == MT_AP_K_OBJARRAY) {
@@ -1115,8 +1120,8 @@ static int emit(struct mark *mk)
 		if (in->flags & HM_ADDRS)
 			vec_reserve(&mk->addrs, mk->out->info.marked);
 		if (in->flags & HM_REFS)
-			vec_reserve(&mk->refs, mk->out->info.edges + mk->out->info.marked +
-						       (mk->out->info.edges >> 4));
+			vec_reserve(&mk->refs, mk->out->info.edges + (mk->out->info.edges >> 4) +
+						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked));
 		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
 			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);

@@ -89,7 +89,7 @@ static uint64_t seen(jlong *tag_ptr, jlong class_tag, jlong size, jint length)
 		o->cls = (uint64_t)class_tag >> 1;
 		o->size = (uint64_t)size;
 		o->length = length;
-		o->reserved = 0;
+		o->flags = 0;
 		hw.done.bytes += (uint64_t)size;
 	}
 	return t >> 1;

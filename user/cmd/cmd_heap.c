@@ -251,6 +251,7 @@ int do_heap(int argc, char **argv)
 		struct dsl_needs none = { 0 };
 
 		err = heapview_build(&snap, &none, &hv, why, sizeof(why));
+		snapshot_drop_records(&snap); /* the view has them */
 		util_phase("heap view");
 	}
 	if (!err)

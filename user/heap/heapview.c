@@ -218,7 +218,7 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 
 	memset(hv, 0, sizeof(*hv));
 	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
-	    s->nrefs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
+	    s->nrefs + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
 		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
 		return -EINVAL;
 	}
@@ -406,7 +406,15 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		default: break;
 		}
 	}
-	/* references: counted per referrer, then placed (a stable counting sort) */
+	/* references: counted per referrer, then placed (a stable counting sort);
+	 * first the CLASS references objects carry (MT_AP_HOBJ_CLASSREF), where
+	 * the agent puts them among an object's own */
+	for (size_t i = 0; i < s->nobjs; i++)
+		if ((s->objs[i].flags & MT_AP_HOBJ_CLASSREF) &&
+		    idmap_index_get(&objmap, s->objs[i].cls) != DSL_NOOBJ) {
+			rcount[i]++;
+			nrefs++;
+		}
 	for (size_t i = 0; i < s->nrefs; i++) {
 		uint32_t from = idmap_index_get(&objmap, s->refs[i].from);
 		uint32_t to = idmap_index_get(&objmap, s->refs[i].to);
@@ -428,6 +436,16 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 			acc += rcount[i];
 			rcount[i] = objs[i].ref_first;
 		}
+	}
+	for (size_t i = 0; i < s->nobjs; i++) {
+		uint32_t to = s->objs[i].flags & MT_AP_HOBJ_CLASSREF ?
+				      idmap_index_get(&objmap, s->objs[i].cls) : DSL_NOOBJ;
+
+		if (to == DSL_NOOBJ)
+			continue;
+		refs[rcount[i]++] = (struct dsl_href){ .to = to, .index = -1,
+						       .kind = DSL_REF_CLASS };
+		objs[i].nrefs++;
 	}
 	for (size_t i = 0; i < s->nrefs; i++) {
 		const struct mt_ap_href *r = &s->refs[i];

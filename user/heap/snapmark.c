@@ -237,6 +237,8 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		return err;
 	s->info.objects = s->nobjs;
 	s->info.refs = s->nrefs;
+	for (size_t i = 0; i < s->nobjs; i++) /* and those the objects carry */
+		s->info.refs += (s->objs[i].flags & MT_AP_HOBJ_CLASSREF) != 0;
 	s->info.roots = s->nroots;
 	s->info.values = s->nprims;
 	s->info.strings = s->nstrings;

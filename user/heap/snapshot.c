@@ -40,6 +40,19 @@ void snapshot_free(struct mt_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void snapshot_drop_records(struct mt_snapshot *s)
+{
+	free(s->objs);
+	free(s->refs);
+	free(s->prims);
+	free(s->addrs);
+	s->objs = NULL;
+	s->refs = NULL;
+	s->prims = NULL;
+	s->addrs = NULL;
+	s->nobjs = s->cap_objs = s->nrefs = s->cap_refs = s->nprims = s->cap_prims = 0;
+}
+
 uint64_t snapshot_age(const struct mt_snapshot *s, uint64_t id)
 {
 	return s->has_ages ? ageranges_age(&s->ages, id) : 0;

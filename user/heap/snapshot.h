@@ -133,6 +133,11 @@ void snapshot_init(struct mt_snapshot *s);
 /* snapshot_free - free what *@s holds (and zero it). No operation on a zeroed
  * snapshot. */
 void snapshot_free(struct mt_snapshot *s);
+/* snapshot_drop_records - free the object, reference, primitive value and
+ * address records of *@s (a heap view built from it copied them; its classes,
+ * strings and names stay: a view points into them); info keeps the counts.
+ * On 5 M objects ~400 MiB less while the dominators are computed. */
+void snapshot_drop_records(struct mt_snapshot *s);
 
 /* snapshot_age - GCs survived by the object with @id since the agent session
  * first saw it (0 if @s has no ages). */

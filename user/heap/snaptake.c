@@ -17,6 +17,7 @@
 #include "heap/snaptake.h"
 #include "heap/walkids.h"
 #include "jvm/perfdata.h"
+#include "jvm/proc.h"
 #include "jvm/sptrace.h"
 #include "jvm/vmstructs.h"
 #include "lib/util.h"
@@ -147,35 +148,75 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 
 /*
  * Is the JVM filling its eden (the young generation's allocation space, in
- * its hsperfdata counters, which HotSpot samples every 50 ms: looked at every
- * 10 ms for up to 110 ms, two of its samples; an idle JVM's first snapshot
- * waited 200 ms here before)? Then the
+ * its hsperfdata counters, which HotSpot samples every 50 ms: two of its
+ * samples, 110 ms from eden_watch_begin(), looked at every 10 ms)? Then the
  * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
  * after it the eden is empty and kept out of the copy, so the JVM's
  * allocations after the pause take no page fault (measured: an eden shared
  * with the copy cost the mutator ~3 us of system time per 4 KiB page it
- * allocated over). 0: no wait (an idle JVM writes no eden).
+ * allocated over). The watch begins before the plan reads VMStructs and the
+ * layout (~70 ms on a first snapshot), so those count toward its 110 ms; and
+ * it ends after 30 ms when the JVM's threads together ran under 3 % of a core
+ * (proc_cpu_ns(): such a JVM allocates under ~1 MiB in the window, less than
+ * the eden growth that makes it wait), so that an idle JVM is not kept
+ * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects).
  */
-static uint32_t gc_wait_ms(struct mt_snapsession *ss)
-{
-	static const char *used = "sun.gc.generation.0.space.0.used";
-	static const char *young = "sun.gc.collector.0.invocations";
-	struct timespec t = { 0, 10000000 };
-	int64_t u0, u1, c0 = 0, c1 = 0;
+struct eden_watch {
+	int64_t used, young;  /* the eden's bytes used and young GCs at the start */
+	uint64_t t0_ns;       /* monotonic time the watch began */
+	uint64_t cpu0_ns;     /* the JVM's CPU time then (0: unknown) */
+	bool ok;              /* the counters could be read */
+};
 
-	if (!ss->pd || perfdata_long(ss->pd, used, &u0))
+#define EDEN_WATCH_NS (110 * 1000000ull)
+#define EDEN_IDLE_NS (30 * 1000000ull)
+
+static const char eden_used[] = "sun.gc.generation.0.space.0.used";
+static const char eden_young[] = "sun.gc.collector.0.invocations";
+
+/* First look at the eden's counters. */
+static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *w)
+{
+	w->young = 0;
+	w->ok = ss->pd && !perfdata_long(ss->pd, eden_used, &w->used);
+	if (w->ok)
+		perfdata_long(ss->pd, eden_young, &w->young);
+	if (proc_cpu_ns(ss->p->pid, &w->cpu0_ns))
+		w->cpu0_ns = 0;
+	w->t0_ns = mono_ns();
+}
+
+/* Did the JVM's threads run under 3 % of a core since the watch began? */
+static bool eden_watch_idle(struct mt_snapsession *ss, struct eden_watch *w, uint64_t now)
+{
+	uint64_t cpu;
+
+	return w->cpu0_ns && now - w->t0_ns >= EDEN_IDLE_NS &&
+	       !proc_cpu_ns(ss->p->pid, &cpu) && (cpu - w->cpu0_ns) * 100 < (now - w->t0_ns) * 3;
+}
+
+/* Poll until the watch ends: HEAPFREEZE_GC_WAIT_MS when the JVM allocates,
+ * 0 when it did not (an idle JVM writes no eden) or the counters are gone. */
+static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *w)
+{
+	struct timespec t = { 0, 10000000 };
+	int64_t u, c = 0;
+	uint64_t now;
+
+	if (!w->ok)
 		return 0;
-	perfdata_long(ss->pd, young, &c0);
-	for (int i = 0; i < 11; i++) {
-		nanosleep(&t, NULL);
-		if (perfdata_long(ss->pd, used, &u1))
+	for (;;) {
+		if (perfdata_long(ss->pd, eden_used, &u))
 			return 0;
-		perfdata_long(ss->pd, young, &c1);
+		perfdata_long(ss->pd, eden_young, &c);
 		/* allocating: the eden grew, or filled up and was collected */
-		if (u1 >= u0 + HEAPFREEZE_EDEN_MIN / 16 || c1 > c0)
+		if (u >= w->used + HEAPFREEZE_EDEN_MIN / 16 || c > w->young)
 			return HEAPFREEZE_GC_WAIT_MS;
+		now = mono_ns();
+		if (now - w->t0_ns >= EDEN_WATCH_NS || eden_watch_idle(ss, w, now))
+			return 0;
+		nanosleep(&t, NULL);
 	}
-	return 0;
 }
 
 /*
@@ -213,6 +254,7 @@ static void plan_mark(struct mt_snapsession *ss)
 static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_pause_ms)
 {
 	uint64_t need, have, fork_ns;
+	struct eden_watch ew;
 	char why[192], a[32], b[32];
 
 	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
@@ -231,6 +273,7 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		       "take about %s, over --max-pause", ss->p->pid, fmt_ns(fork_ns, a, sizeof(a)));
 		return 0;
 	}
+	eden_watch_begin(ss, &ew);
 	if (!ss->freeze_checked) {
 		ss->freeze_checked = true;
 		if (!ss->vs && vmstructs_open(ss->p, &ss->vs))
@@ -255,8 +298,8 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		return 0;
 	}
 	*flags |= MT_AP_HEAP_FREEZE;
-	ss->freeze.gc_wait_ms = gc_wait_ms(ss);
 	plan_mark(ss);
+	ss->freeze.gc_wait_ms = eden_watch_end(ss, &ew);
 	return 0;
 }
 

@@ -510,3 +510,38 @@ int proc_read_mem(int pid, uint64_t addr, void *buf, size_t len)
 		return err;
 	}
 }
+
+int proc_cpu_ns(int pid, uint64_t *ns)
+{
+	char path[96];
+	struct dirent *d;
+	uint64_t sum = 0;
+	int n = 0;
+	DIR *dh;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dh = opendir(path);
+	if (!dh)
+		return -errno;
+	while ((d = readdir(dh))) {
+		unsigned long long run;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue; /* a thread that just ended */
+		if (fscanf(f, "%llu", &run) == 1) {
+			sum += run;
+			n++;
+		}
+		fclose(f);
+	}
+	closedir(dh);
+	if (!n)
+		return -ENOENT;
+	*ns = sum;
+	return 0;
+}

@@ -58,6 +58,11 @@ time_t proc_start_time(int pid);
 /* proc_exists - true while host pid @pid is alive (and not a zombie). */
 bool proc_exists(int pid);
 
+/* proc_cpu_ns - the CPU time every thread of @pid has run, in ns (the sum of
+ * /proc/PID/task/TID/schedstat's first field: exact, unlike stat's ticks).
+ * Returns 0 or -errno (-ENOENT: no thread could be read). */
+int proc_cpu_ns(int pid, uint64_t *ns);
+
 /* proc_list_jvms - host pids of every process with libjvm.so mapped.
  * Returns the count (>= 0) and a malloc'd array in *pids (caller frees),
  * or -errno. */
