@@ -316,13 +316,13 @@ struct dsl_hstatic {
 	uint32_t cls;            /* the class that declares it */
 };
 
-struct dsl_hobject {
+struct dsl_hobject {          /* 48 bytes: no holes (a heap holds millions) */
 	uint64_t id;             /* the user-visible id (`it.id`) */
-	uint32_t cls;            /* class index */
 	uint64_t size;           /* shallow bytes */
 	int64_t length;          /* array length, -1 if not an array */
-	uint32_t age;            /* GCs survived (see dsl_heap.no_age) */
 	const struct dsl_hval *values; /* one per field of cls (may be NULL: all null) */
+	uint32_t cls;            /* class index */
+	uint32_t age;            /* GCs survived (see dsl_heap.no_age) */
 	uint32_t ref_first;      /* outgoing references: refs[ref_first .. +nrefs) */
 	uint32_t nrefs;
 };

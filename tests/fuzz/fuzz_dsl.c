@@ -26,10 +26,14 @@ static const struct dsl_href refs[] = { { .to = 2, .index = 2, .kind = DSL_REF_F
 					{ .to = 1, .index = 0, .kind = DSL_REF_FIELD },
 					{ .to = 3, .index = -1, .kind = DSL_REF_CLASS_LOADER } };
 static const struct dsl_hobject objects[] = {
-	{ 1, 0, 16, -1, 0, NULL, 0, 0 },
-	{ 2, 1, 24, -1, 1, v_order, 0, 1 },
-	{ 3, 2, 32, -1, 2, v_entry, 1, 1 },
-	{ 4, 3, 40, 5, 3, v_order, 2, 1 },
+	{ .id = 1, .cls = 0, .size = 16, .length = -1, .age = 0, .values = NULL, .ref_first = 0,
+	  .nrefs = 0 },
+	{ .id = 2, .cls = 1, .size = 24, .length = -1, .age = 1, .values = v_order, .ref_first = 0,
+	  .nrefs = 1 },
+	{ .id = 3, .cls = 2, .size = 32, .length = -1, .age = 2, .values = v_entry, .ref_first = 1,
+	  .nrefs = 1 },
+	{ .id = 4, .cls = 3, .size = 40, .length = 5, .age = 3, .values = v_order, .ref_first = 2,
+	  .nrefs = 1 },
 };
 static const struct dsl_hroot roots[] = { { 1, DSL_ROOT_STACK_LOCAL }, { 3, DSL_ROOT_JNI_GLOBAL } };
 static const struct dsl_hloader loaders[] = { { 0, 7 } };

@@ -69,6 +69,8 @@ struct kinfo {
 	uint8_t kind;              /* MT_AP_K_* */
 	uint8_t reftype;
 	bool checked;              /* its fields agree with its layout (its first instance) */
+	bool has_mirror_id;        /* mirror_id is known (the records) */
+	uint64_t mirror_id;        /* its class object's id, 0 when not marked */
 	uint64_t count, bytes;     /* live instances */
 };
 
@@ -101,6 +103,9 @@ struct mark {
 	struct u64map kmap;        /* Klass* -> kinfo index */
 	struct u64map cldset;      /* ClassLoaderData* seen */
 	struct u64map named;       /* address -> index in in->named */
+	uint64_t named_bits[1024]; /* a bit per hash of a named address: most
+				    * objects are not named, and their ids (one
+				    * per object and per reference) skip the map */
 	struct u64map classes;     /* mirror -> index in in->classes */
 	struct kinfo *last;        /* the last class looked up */
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
@@ -742,8 +747,8 @@ static int build_rank(struct mark *mk)
 /* The id of marked object @a. */
 static uint64_t id_of(const struct mark *mk, uint64_t a)
 {
-	int64_t n = mk->named.n ? u64map_get(&mk->named, a) : -1;
-	size_t b;
+	size_t h = u64hash(a) >> 48, b;
+	int64_t n = mk->named_bits[h >> 6] & (1ull << (h & 63)) ? u64map_get(&mk->named, a) : -1;
 
 	if (n >= 0 && !mk->in->named[n].sample)
 		return mk->in->named[n].id;
@@ -1068,7 +1073,12 @@ static void put_object(struct mark *mk, uint64_t obj)
 		if (!o)
 			return;
 		o->id = id;
-		o->cls = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
+		if (!ki->has_mirror_id) { /* once per class, not per object */
+			ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror)
+									  : 0;
+			ki->has_mirror_id = true;
+		}
+		o->cls = ki->mirror_id;
 		o->size = size;
 		o->length = len;
 		/* the CLASS reference goes with the object, not as a record */
@@ -1224,9 +1234,13 @@ static int setup(struct mark *mk)
 	if (!mk->bits || u64map_init(&mk->kmap, 1024) || u64map_init(&mk->cldset, 64) ||
 	    u64map_init(&mk->named, in->nnamed) || u64map_init(&mk->classes, in->nclasses))
 		return -ENOMEM;
-	for (size_t i = 0; i < in->nnamed; i++)
+	for (size_t i = 0; i < in->nnamed; i++) {
+		size_t h = u64hash(in->named[i].addr) >> 48;
+
 		if (in->named[i].addr && u64map_put(&mk->named, in->named[i].addr, (uint32_t)i))
 			return -ENOMEM;
+		mk->named_bits[h >> 6] |= 1ull << (h & 63);
+	}
 	for (size_t i = 0; i < in->nclasses; i++)
 		if (in->classes[i].mirror &&
 		    u64map_put(&mk->classes, in->classes[i].mirror, (uint32_t)i))
