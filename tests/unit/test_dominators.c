@@ -290,6 +290,49 @@ static void test_deep_chain(void **state)
 	free(e);
 }
 
+/* Roots by how long they hold: a class's static first, then a thread, then a
+ * local variable - each only for what the ones before do not reach. */
+static void test_root_path_kinds(void **state)
+{
+	/* 0 static root -> 1 -> 2 -> 3; 4 thread -> 3, 4 -> 5; 6 local -> 5, 6 -> 7;
+	 * 8 a live thread the static reaches (a thread group's): 0 -> 8 -> 3,
+	 * 8 -> 9, 6 -> 9 */
+	static const uint32_t e[][2] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 4, 3 }, { 4, 5 },
+					 { 6, 5 }, { 6, 7 }, { 0, 8 }, { 8, 3 }, { 8, 9 },
+					 { 6, 9 } };
+	struct dsl_hthread threads[] = { { 4, "t4" }, { 8, "t8" } };
+	static const uint32_t roots[] = { 6, 4, 0 };
+	static const int kinds[] = { DSL_ROOT_STACK_LOCAL, DSL_ROOT_THREAD, DSL_ROOT_SYSTEM_CLASS };
+	struct dsl_pathstep st[8];
+	struct g g;
+	uint32_t *via;
+
+	(void)state;
+	g_build(&g, 10, e, 11, roots, 3, NULL);
+	for (int i = 0; i < 3; i++)
+		g.roots[i].kind = (uint8_t)kinds[i];
+	g.h.threads = threads;
+	g.h.nthreads = 2;
+	assert_int_equal(rootpaths_build(&g.h, &via), 0);
+	g.h.root_via = via;
+	/* 3: through the static's chain (4 steps), not a thread (2 and 3) */
+	assert_int_equal(dsl_root_path(&g.h, 3, st, 8), 4);
+	assert_int_equal(st[0].obj, 0);
+	assert_int_equal(st[1].obj, 1);
+	/* 9: through the thread the static reaches, before the local variable */
+	assert_int_equal(dsl_root_path(&g.h, 9, st, 8), 3);
+	assert_int_equal(st[0].obj, 0);
+	assert_int_equal(st[1].obj, 8);
+	/* 5: the thread's, not the local variable's (both 2 steps) */
+	assert_int_equal(dsl_root_path(&g.h, 5, st, 8), 2);
+	assert_int_equal(st[0].obj, 4);
+	/* 7: only the local variable holds it */
+	assert_int_equal(dsl_root_path(&g.h, 7, st, 8), 2);
+	assert_int_equal(st[0].obj, 6);
+	free(via);
+	g_free(&g);
+}
+
 /* Shortest paths: as long as a plain BFS's distances, each step a real edge. */
 static void test_root_paths(void **state)
 {
@@ -461,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_deep_chain),
 		cmocka_unit_test(test_root_paths),
+		cmocka_unit_test(test_root_path_kinds),
 		cmocka_unit_test(test_ref_text),
 		cmocka_unit_test(test_class_held_by_loader),
 	};

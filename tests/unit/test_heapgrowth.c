@@ -24,12 +24,13 @@
 #include "dsl/dsl.h"
 
 enum { C_APP, C_MAP, C_NODE, C_NODES, C_VAL, C_LIST, C_OBJS, C_THREAD, C_LRU, C_LEAK,
-       C_CACHE, C_TMP, NCLS };
+       C_CACHE, C_TMP, C_MGR, NCLS };
 
 static const struct dsl_hfield node_f[] = { { .name = "next" }, { .name = "value" } };
 static const struct dsl_hfield map_f[] = { { .name = "table" } };
 static const struct dsl_hfield list_f[] = { { .name = "elementData" } };
 static const struct dsl_hfield app_f[] = { { .name = "items" } };
+static const struct dsl_hfield mgr_f[] = { { .name = "sessions" } };
 
 /* A heap under construction: objects, each with its references. */
 struct b {
@@ -98,7 +99,7 @@ static void classes(struct b *b)
 	static const char *const names[NCLS] = {
 		"App", "java.util.HashMap", "java.util.HashMap$Node", "java.util.HashMap$Node[]",
 		"LeakValue", "java.util.ArrayList", "java.lang.Object[]", "java.lang.Thread",
-		"java.util.LinkedHashMap", "Leaker", "CacheEntry", "Tmp",
+		"java.util.LinkedHashMap", "Leaker", "CacheEntry", "Tmp", "Manager",
 	};
 
 	for (int i = 0; i < NCLS; i++)
@@ -114,6 +115,8 @@ static void classes(struct b *b)
 	b->cls[C_LIST].nfields = 1;
 	b->cls[C_APP].fields = app_f;
 	b->cls[C_APP].nfields = 1;
+	b->cls[C_MGR].fields = mgr_f;
+	b->cls[C_MGR].nfields = 1;
 	b->statics[0] = (struct dsl_hstatic){ .name = "BY_ID", .cls = C_LEAK };
 	b->statics[1] = (struct dsl_hstatic){ .name = "LRU", .cls = C_LEAK };
 	b->statics[2] = (struct dsl_hstatic){ .name = "CACHE", .cls = C_LEAK };
@@ -260,6 +263,60 @@ static void test_holders(void **state)
 	free(b);
 }
 
+/* A growing map in an application object (a server's session manager) that
+ * the shortest root path reaches one way in some snapshots and another way
+ * in others: through a worker thread (its context class loader, during a
+ * request) and through a static's chain. Its growth is the same place. */
+static void test_moving_path(void **state)
+{
+	struct b *b = calloc(1, sizeof(*b));
+	struct heapgrowth *g = heapgrowth_new();
+	struct heapgrowth_result r;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(g);
+	for (int k = 0; k < 4; k++) {
+		uint32_t mirror, mgr, app, thread, l;
+
+		b->ne = b->n = b->nroots = b->nthreads = 0;
+		classes(b);
+		mirror = obj(b, C_THREAD, 200);
+		b->cls[C_LEAK].obj = mirror;
+		root(b, mirror, DSL_ROOT_SYSTEM_CLASS);
+		mgr = obj(b, C_MGR, 24);
+		ref(b, mgr, map(b, C_MAP, 10 + 40 * k, C_VAL), DSL_REF_FIELD, 0);
+		app = obj(b, C_APP, 16);
+		ref(b, mirror, app, DSL_REF_STATIC_FIELD, 3);
+		l = list(b, 3, C_CACHE);
+		ref(b, app, l, DSL_REF_FIELD, 0);
+		thread = obj(b, C_THREAD, 120);
+		b->threads[b->nthreads++] = (struct dsl_hthread){ .obj = thread, .name = "w" };
+		root(b, thread, DSL_ROOT_THREAD);
+		if (k % 2) /* a static's chain: Leaker.APP -> App.items -> the list -> mgr */
+			ref(b, l + 1, mgr, DSL_REF_ARRAY_ELEMENT, 3);
+		else       /* only the worker thread holds it now */
+			ref(b, thread, mgr, DSL_REF_FIELD, -1);
+		finish(b);
+		assert_int_equal(heapgrowth_add(g, &b->h, 10.0 * k, (uint64_t)k), 0);
+		if (k < 3) {
+			free(b->refs);
+			free(b->via);
+		}
+	}
+	assert_int_equal(heapgrowth_rank(g, NULL, &r), 0);
+	for (uint32_t i = 0; i < r.nholders; i++)
+		print_message("holder %s: +%lld\n", r.holders[i].path,
+			      (long long)r.holders[i].growth);
+	assert_int_equal(r.nholders, 1);
+	assert_int_equal(r.holders[0].growth, 240); /* 120 nodes and their values */
+	assert_non_null(strstr(r.holders[0].path, "Manager.sessions (java.util.HashMap)"));
+	free(b->refs);
+	free(b->via);
+	heapgrowth_free(g);
+	free(b);
+}
+
 static void test_edges(void **state)
 {
 	struct heapgrowth *g = heapgrowth_new();
@@ -281,6 +338,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holders),
+		cmocka_unit_test(test_moving_path),
 		cmocka_unit_test(test_edges),
 	};
 

@@ -57,30 +57,53 @@ void referrers_free(struct mt_referrers *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Is object @o one of the heap's live threads? (@thr: a bit per object) */
+static bool is_thread(const uint64_t *thr, uint32_t o)
+{
+	return thr && (thr[o >> 6] >> (o & 63)) & 1;
+}
+
 int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 {
-	uint32_t n = h->nobjects, head = 0, tail = 0;
-	uint32_t *v, *queue;
+	uint32_t n = h->nobjects, head = 0, tail = 0, ndefer = 0;
+	uint32_t *v, *queue, *defer = NULL;
+	uint64_t *thr = NULL;
 
 	*via = NULL;
 	v = big_malloc(((size_t)n + 1) * sizeof(*v));
 	queue = big_malloc(((size_t)n + 1) * sizeof(*queue));
-	if (!v || !queue) {
+	if (h->nthreads) {
+		thr = calloc(((size_t)n + 64) / 64, sizeof(*thr));
+		defer = malloc((size_t)h->nthreads * sizeof(*defer));
+	}
+	if (!v || !queue || (h->nthreads && (!thr || !defer))) {
 		free(v);
 		free(queue);
+		free(thr);
+		free(defer);
 		return -ENOMEM;
 	}
 	for (uint32_t o = 0; o < n; o++)
 		v[o] = DSL_VIA_NONE;
-	/* phase 0: the roots that outlive a method call; phase 1: stack and JNI
-	 * local references, for what the others do not reach */
-	for (int phase = 0; phase < 2; phase++) {
+	for (uint32_t i = 0; i < h->nthreads; i++)
+		if (h->threads[i].obj < n)
+			thr[h->threads[i].obj >> 6] |= 1ull << (h->threads[i].obj & 63);
+	/* phase 0: the roots that outlive a thread (class objects, JNI globals,
+	 * the VM's own); phase 1: the threads, for what those do not reach -
+	 * a thread met in phase 0 (a thread group's, a static list's) waits
+	 * for it, so a path goes through a thread only for what no other
+	 * reaches; phase 2: stack and JNI local references, for what none
+	 * reach */
+	for (int phase = 0; phase < 3; phase++) {
+		for (uint32_t i = 0; phase == 1 && i < ndefer; i++)
+			queue[tail++] = defer[i];
 		for (uint32_t i = 0; i < h->nroots; i++) {
 			uint32_t o = h->roots[i].obj;
 			int k = h->roots[i].kind;
-			bool local = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL;
+			int p = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL ? 2 :
+				k == DSL_ROOT_THREAD || is_thread(thr, o) ? 1 : 0;
 
-			if (local == (phase == 1) && v[o] == DSL_VIA_NONE) {
+			if (p == phase && v[o] == DSL_VIA_NONE) {
 				v[o] = DSL_VIA_ROOT;
 				queue[tail++] = o;
 			}
@@ -91,13 +114,18 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 			for (uint32_t k = 0; k < obj->nrefs; k++) {
 				uint32_t ri = obj->ref_first + k, to = h->refs[ri].to;
 
-				if (v[to] == DSL_VIA_NONE) {
-					v[to] = ri;
+				if (v[to] != DSL_VIA_NONE)
+					continue;
+				v[to] = ri;
+				if (phase == 0 && is_thread(thr, to) && ndefer < h->nthreads)
+					defer[ndefer++] = to;
+				else
 					queue[tail++] = to;
-				}
 			}
 		}
 	}
+	free(thr);
+	free(defer);
 	free(queue);
 	*via = v;
 	return 0;

@@ -35,10 +35,16 @@ void referrers_free(struct mt_referrers *r);
  * entries, malloc'd, the caller frees) gets for each object the index in
  * h->refs of the reference that reaches it on a shortest chain from a root,
  * DSL_VIA_ROOT for a root itself, DSL_VIA_NONE if no root reaches it. The
- * roots that outlive a method call (class objects, JNI globals, threads, the
- * VM's own) come first: a stack or JNI local reference starts a path only
- * to what they do not reach (a local variable, or compiled code's constant,
- * holding a static's value is not who keeps it). Roots are taken in the
+ * roots that outlive a thread (class objects, JNI globals, the VM's own)
+ * come first, then the threads, then stack and JNI local references: each
+ * starts a path only to what the ones before do not reach (a local
+ * variable, or compiled code's constant, holding a static's value is not
+ * who keeps it; nor is a thread whose field points into a structure for a
+ * while - a server's worker has its web application's class loader as its
+ * context class loader during a request only, and the shortest path to
+ * Tomcat's session map went through one in one snapshot of three). A live
+ * thread (h->threads) met from the first kind, as a thread group's, counts
+ * as a thread: what lies beyond it waits for the threads' turn. Roots are taken in the
  * heap's order and references in each object's order, so among equally
  * short chains the first found is kept. Returns 0 or -ENOMEM.
  */

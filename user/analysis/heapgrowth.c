@@ -214,6 +214,7 @@ struct snapctx {
 	uint32_t *rootlabel;       /* per object that is a root: its label id, else UINT32_MAX */
 	uint64_t *rooth;           /* per object that is a root: hash of that label */
 	uint32_t *classof_obj;     /* per object: the class it is the object of, or DSL_NOOBJ */
+	bool *anchor;              /* per class: not the JDK's (heapgrowth_internal()) */
 };
 
 /* The hash of the link @r from @from. */
@@ -315,17 +316,27 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			sig = mix(mix(0x7007, c->rooth[x] | 1), c->clsh[cls]);
 		} else {
 			uint32_t p = c->parent[x];
-			uint64_t lh = link_hash(c, p, &h->refs[via]);
+			uint64_t lh = link_hash(c, p, &h->refs[via]), base;
 
 			ps = c->sig[p];
+			/* below an application's object (not a root) a place starts
+			 * again from its class: "StandardManager.sessions -> ...
+			 * (StandardSession)" whichever way the manager is reached -
+			 * a root path can change between snapshots (a static's
+			 * chain shorter than another's once a map filled) */
+			base = c->anchor[h->objects[p].cls] && h->root_via[p] != DSL_VIA_ROOT ?
+				       mix(0xa7c4, c->clsh[h->objects[p].cls]) : ps;
 			c->eh[x] = (uint32_t)lh;
-			/* a run of one link (a list's next, a bin's chain): one place */
-			if (h->objects[p].cls == cls && c->eh[p] == c->eh[x] &&
-			    h->refs[via].kind != DSL_REF_ARRAY_ELEMENT) {
+			/* an object of its referrer's class through a field (a list's
+			 * next, a bin's chain, a tree's children): the referrer's
+			 * place - a map's entries chained in a bin or at its head are
+			 * one place, however a resize spreads them */
+			if (h->objects[p].cls == cls && h->refs[via].kind == DSL_REF_FIELD &&
+			    c->classof_obj[x] == DSL_NOOBJ) { /* not a class object's static */
 				c->sig[x] = ps;
 				continue;
 			}
-			sig = mix(mix(ps, lh), c->clsh[cls]);
+			sig = mix(mix(base, lh), c->clsh[cls]);
 		}
 		sig = sig ? sig : 1;
 		c->sig[x] = sig;
@@ -365,6 +376,7 @@ static void snap_free(struct snapctx *c)
 	free(c->rootlabel);
 	free(c->rooth);
 	free(c->classof_obj);
+	free(c->anchor);
 }
 
 int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uint64_t gcs)
@@ -385,13 +397,15 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	c.rootlabel = malloc(((size_t)n + 1) * sizeof(*c.rootlabel));
 	c.rooth = calloc((size_t)n + 1, sizeof(*c.rooth));
 	c.classof_obj = malloc(((size_t)n + 1) * sizeof(*c.classof_obj));
+	c.anchor = calloc(h->nclasses + 1, sizeof(*c.anchor));
 	stack = malloc(((size_t)n + 1) * sizeof(*stack));
 	if (!c.clsh || !c.clsid || !c.parent || !c.sig || !c.eh || !c.rootlabel || !c.rooth ||
-	    !c.classof_obj || !stack)
+	    !c.classof_obj || !c.anchor || !stack)
 		goto out;
 	for (uint32_t i = 0; i < h->nclasses; i++) {
 		c.clsh[i] = hstr(h->classes[i].name);
 		c.clsid[i] = intern(g, h->classes[i].name);
+		c.anchor[i] = !heapgrowth_internal(h->classes[i].name);
 		if (c.clsid[i] == UINT32_MAX)
 			goto out;
 	}

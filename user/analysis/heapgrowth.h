@@ -7,9 +7,16 @@
  * (a collector moves them; their ids are each walk's own): each object's
  * place is its shortest reference chain from a GC root written as the
  * root (a static field, a thread, a local variable of a thread, ...) and the
- * fields and array elements it goes through, array indices left out and a
- * run of the same link (a list's next, a map bin's chain) counted once. All
- * objects of one class at one place are one group: a HashMap's entries are
+ * fields and array elements it goes through, array indices left out and an
+ * object reached from one of its own class through a field (a list's next,
+ * a map bin's chain, a tree's children) at its referrer's place. Below an
+ * application's object (a class not the JDK's, not a root) the chain starts
+ * again from that object's class: "StandardManager.sessions -> ... ->
+ * StandardSession" is one place however the manager is reached - the
+ * shortest root path to it can change between snapshots (a web server's
+ * worker thread holds the application's class loader during a request
+ * only; a static's chain turns shorter than another's). All objects of one
+ * class at one place are one group: a HashMap's entries are
  * "static LeakIndex.BY_ID -> HashMap.table -> [] -> HashMap$Node".
  *
  * A group grows when it has more objects in every snapshot than in the one

@@ -236,7 +236,11 @@ static void print_holder(const struct heapgrowth_result *r, const struct heapgro
 			printf(",\"gained\":%lld,\"bytes\":%lld,\"at\":",
 			       (long long)h->classes[c].growth, (long long)h->classes[c].bytes);
 			json_str(stdout, h->classes[c].place);
-			printf("}");
+			printf(",\"counts\":[");
+			for (uint32_t k = 0; k < K; k++)
+				printf("%s%llu", k ? "," : "",
+				       (unsigned long long)h->classes[c].count[k]);
+			printf("]}");
 		}
 		printf("]");
 		print_ages(r, h, true);
