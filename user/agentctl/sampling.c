@@ -60,6 +60,7 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	struct stopflag_saved old_handlers;
 	struct mt_ap_hdr h;
 	uint64_t t0, next_tick, next_walk, end;
+	uint32_t walked = 0;
 	bool loaded, stopped = false;
 	char *buf = NULL;
 	int err, ret = -EIO;
@@ -109,13 +110,15 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	end = t0 + (uint64_t)(o->duration * 1e9);
 	next_tick = t0 + TICK_MS * 1000000ull;
 	next_walk = o->on_walk && o->walk_every > 0 ? t0 : UINT64_MAX;
-	while (!stopflag_raised() && mono_ns() < end) {
+	while (!stopflag_raised() && (mono_ns() < end || (o->walks && walked < o->walks))) {
 		uint64_t now = mono_ns();
 		int wait = (int)((next_tick > now ? next_tick - now : 0) / 1000000);
 
 		/* the caller's walks in the window (the last one is on_last's) */
-		if (now >= next_walk && now + (uint64_t)(o->walk_every * 5e8) < end) {
+		if (now >= next_walk && (o->walks ? walked < o->walks :
+				now + (uint64_t)(o->walk_every * 5e8) < end)) {
 			next_walk += (uint64_t)(o->walk_every * 1e9);
+			walked++;
 			if (o->on_walk(ctx, p, &s, m, (double)(now - t0) / 1e9)) {
 				p_warn("the agent in JVM %d ended the session: reporting what "
 				       "arrived", p->pid);

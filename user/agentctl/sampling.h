@@ -32,8 +32,12 @@ struct mt_sampling_opts {
 		       struct mt_samples *m);
 	/* during the window: the session's socket @s at @t seconds, when sampling
 	 * starts and then every walk_every seconds (0: never) until the window
-	 * ends (on_last takes the last turn); as on_last otherwise */
+	 * ends (on_last takes the last turn); as on_last otherwise. walks > 0:
+	 * exactly that many on_walk turns - when they run late (a walk that
+	 * takes longer than walk_every on a big heap or a busy machine) the
+	 * next follows at once and the window lasts until the last is done */
 	double walk_every;
+	uint32_t walks;
 	int (*on_walk)(void *ctx, const struct mt_proc *p, struct mt_agentsock *s,
 		       struct mt_samples *m, double t);
 };

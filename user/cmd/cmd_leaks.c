@@ -124,6 +124,7 @@ static int growth_run(struct leaks_opts *o)
 	if (heapseries_init(&g.series))
 		return 1;
 	o->s.walk_every = o->s.duration / (o->snapshots - 1);
+	o->s.walks = o->snapshots - 1; /* all of them, late or not */
 	o->s.on_walk = on_walk;
 	o->s.on_last = on_last;
 	err = sampling_run(&o->s, &p, &m, NULL, &g, &elapsed);
@@ -164,7 +165,8 @@ static void usage(FILE *f)
 		   "       memtrace leaks -p PID --sampled [--duration S] [--min-age K] [--paths]\n"
 		   "                     [--no-site-counters] [--interval BYTES] [--depth N]\n"
 		   "  What keeps growing in the heap, and who holds it. Over S seconds (default\n"
-		   "  30) memtrace takes N heap snapshots (default 6; each pauses the JVM only to\n"
+		   "  30; longer when snapshots of a big heap run late: all N are taken)\n"
+		   "  memtrace takes N heap snapshots (default 6; each pauses the JVM only to\n"
 		   "  fork a frozen copy) and names every holder whose objects grew in every\n"
 		   "  interval: a static field's map, a thread's local list, an object's field.\n"
 		   "  Objects are counted exactly and matched by their place on the shortest\n"

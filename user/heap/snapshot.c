@@ -96,13 +96,17 @@ const char *snapshot_strdup(struct mt_snapshot *s, const char *p, size_t n)
 const char *snapshot_pause_name(enum snapshot_pause p)
 {
 	return p == SNAP_PAUSE_COUNTERS ? "jvm_safepoints" :
-	       p == SNAP_PAUSE_RECORD ? "jvm_safepoint_record" : "agent";
+	       p == SNAP_PAUSE_RECORD ? "jvm_safepoint_record" :
+	       p == SNAP_PAUSE_AGENT_MANY ? "agent_others_followed" : "agent";
 }
 
 const char *snapshot_pause_phrase(enum snapshot_pause p)
 {
 	return p == SNAP_PAUSE_COUNTERS ? "the JVM's safepoint time" :
-	       p == SNAP_PAUSE_RECORD ? "the JVM's safepoint record" : "timed by the agent";
+	       p == SNAP_PAUSE_RECORD ? "the JVM's safepoint record" :
+	       p == SNAP_PAUSE_AGENT_MANY ? "timed by the agent: other safepoints followed and "
+					    "the JVM's own figure for this one was not to be had" :
+					   "timed by the agent";
 }
 
 void snapshot_print_walk(const struct mt_snapshot *s)

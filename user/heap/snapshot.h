@@ -68,8 +68,16 @@ enum snapshot_pause {
 				  * reaching and leaving can fall outside it */
 	SNAP_PAUSE_COUNTERS,     /* the JVM's hsperfdata counters (perfdata.h) */
 	SNAP_PAUSE_RECORD,       /* the JVM's record of its last safepoint (sptrace.h) */
+	SNAP_PAUSE_AGENT_MANY,   /* the agent's: other safepoints (GCs while a
+				  * frozen copy walked) came before the JVM's
+				  * counters were read, and its record of the
+				  * walk's own was overwritten before memtrace
+				  * read it (within 2 ms); the agent's timing can
+				  * be above the JVM's (it waited for another
+				  * operation) or below (reaching the safepoint) */
 };
-/* snapshot_pause_name - "agent", "jvm_safepoints", "jvm_safepoint_record" (JSON). */
+/* snapshot_pause_name - "agent", "jvm_safepoints", "jvm_safepoint_record",
+ * "agent_others_followed" (JSON). */
 const char *snapshot_pause_name(enum snapshot_pause p);
 /* snapshot_pause_phrase - how the pause was timed, for a person. */
 const char *snapshot_pause_phrase(enum snapshot_pause p);

@@ -100,6 +100,47 @@ static void pause_begin(const struct mt_snapsession *ss, struct pause_window *w)
 	sptrace_window_begin(ss->pd ? NULL : &ss->sp, &w->sp);
 }
 
+/*
+ * A frozen walk's own safepoint, told apart from later ones (GCs while the
+ * copy walks for a second or more, a busy JVM's other stops): the JVM's
+ * record of its last safepoint (sptrace.h) is read every 2 ms from the
+ * request until DONE (at most SP_SEEN records); the walk's is the one whose
+ * [begin, end] holds the agent's fork time (CLOCK_MONOTONIC, as the JVM's
+ * os::javaTimeNanos). Missed when another safepoint followed it within the
+ * 2 ms (its record overwritten): then the figure is the agent's timing.
+ */
+#define SP_SEEN 256
+#define SP_POLL_MS 2
+struct sp_seen {
+	bool on;
+	uint32_t n;
+	uint64_t last_counter;
+	int64_t begin[SP_SEEN], end[SP_SEEN];
+};
+
+static void sp_seen_poll(const struct mt_snapsession *ss, struct sp_seen *w)
+{
+	int64_t b, e;
+	uint64_t c;
+
+	if (!w->on || w->n == SP_SEEN || sptrace_last(&ss->sp, &b, &e, &c) || c == w->last_counter)
+		return;
+	w->last_counter = c;
+	w->begin[w->n] = b;
+	w->end[w->n++] = e;
+}
+
+/* The walk's safepoint among those seen: 0 and its Total in *@ns, or -1. */
+static int sp_seen_find(const struct sp_seen *w, uint64_t fork_at_ns, uint64_t *ns)
+{
+	for (uint32_t i = 0; i < w->n; i++)
+		if (w->begin[i] <= (int64_t)fork_at_ns && (int64_t)fork_at_ns <= w->end[i]) {
+			*ns = (uint64_t)(w->end[i] - w->begin[i]);
+			return 0;
+		}
+	return -1;
+}
+
 /* The JVM's own figure for the request's pause: exactly one safepoint since
  * pause_begin() (its time in *@ns, its source in *@from; 1), none (0), more
  * than one (their number), or -1 (no source). */
@@ -340,9 +381,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 {
 	const struct mt_proc *p = ss->p;
 	struct pause_window spw;
+	struct sp_seen seen_here = { 0 }, *seen = &seen_here;
+	int polled = 0;
 	struct mt_ap_hdr h;
 	char why[128];
 	uint64_t ns, waited = 0;
+	int n;
 	bool first = true;
 	int err;
 
@@ -358,6 +402,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	if (!(flags & MT_AP_HEAP_FREEZE) || !(ss->freeze.flags & MT_AP_FREEZE_MARK))
 		flags &= ~MT_AP_HEAP_COUNTS;
 	pause_begin(ss, &spw);
+	if ((flags & MT_AP_HEAP_FREEZE) && !ss->sp.ok && !ss->sp_tried) {
+		ss->sp_tried = true; /* the JVM's record of its last safepoint: once */
+		sptrace_open(p, &ss->sp);
+	}
+	seen->on = (flags & MT_AP_HEAP_FREEZE) && ss->sp.ok;
+	sp_seen_poll(ss, seen); /* the last one before the request */
 	ss->walks++;
 	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, fields, nfields,
 			   ss->samples,
@@ -372,7 +422,22 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		int slice = (first && (flags & MT_AP_HEAP_FREEZE) && mt_opts.walk == HEAPFREEZE_AUTO) ?
 			    WATCH_MS : WALK_TIMEOUT_MS;
 
+		/* the walk's own safepoint: watched closely (SP_POLL_MS), the
+		 * memory every WATCH_MS all the same */
+		bool watch = slice == WATCH_MS;
+
+		if (seen->on && seen->n < SP_SEEN && slice > SP_POLL_MS)
+			slice = SP_POLL_MS;
 		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, slice);
+		sp_seen_poll(ss, seen);
+		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
+			continue;
+		if (err == 0 && slice == SP_POLL_MS) {
+			polled = 0;
+			if (!watch && (waited += WATCH_MS) < WALK_TIMEOUT_MS)
+				continue;
+			slice = watch ? WATCH_MS : WALK_TIMEOUT_MS;
+		}
 		if (err == -EINTR)
 			continue;
 		if (err == 0 && slice == WATCH_MS && (waited += WATCH_MS) < WALK_TIMEOUT_MS) {
@@ -440,11 +505,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			if (s->info.flags & MT_AP_HEAP_KEEPIDS)
 				ss->tagged = true;
 			s->agent_pause_ns = s->info.pause_ns;
-			/* exactly one safepoint since the request: the walk's */
-			if (pause_end(ss, &spw, &ns, &s->pause_from) == 1)
+			/* exactly one safepoint since the request: the walk's; else
+			 * the first, when it was told apart (first_sp_poll()); else
+			 * the agent's timing, a lower bound */
+			n = pause_end(ss, &spw, &ns, &s->pause_from);
+			if (n == 1) {
 				s->info.pause_ns = ns;
-			else
-				s->pause_from = SNAP_PAUSE_AGENT;
+			} else if (n > 1 && s->frozen &&
+				   !sp_seen_find(seen, s->freeze.fork_at_ns, &ns)) {
+				s->info.pause_ns = ns;
+				s->pause_from = SNAP_PAUSE_RECORD;
+			} else {
+				s->pause_from = n > 1 ? SNAP_PAUSE_AGENT_MANY : SNAP_PAUSE_AGENT;
+			}
 			/* a frozen walk's records still in the copy: read them, then let
 			 * the agent kill it (if they cannot be read, freeze again and let
 			 * the agent send them) */

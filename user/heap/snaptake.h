@@ -29,7 +29,9 @@ struct mt_snapsession {
 	struct mt_agentsock so;
 	char *buf;                   /* MT_AP_MAX_PAYLOAD bytes */
 	struct mt_perfdata *pd;      /* the JVM's hsperfdata, NULL without one */
-	struct sptrace sp;           /* without: its record of its last safepoint */
+	struct sptrace sp;           /* its record of its last safepoint (without
+				      * counters; and a frozen walk's own, sp_seen) */
+	bool sp_tried;               /* sptrace_open() was tried */
 	unsigned walks;              /* takes so far */
 	bool tagged;                 /* a walk tagged objects (MT_AP_HEAP_KEEPIDS in
 				      * DONE): the agent clears them at the end */

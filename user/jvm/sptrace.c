@@ -56,6 +56,21 @@ void sptrace_window_begin(const struct sptrace *t, struct sptrace_window *w)
 	w->ok = t && t->ok && !read_counter(t, &w->counter) && !(w->counter & 1);
 }
 
+int sptrace_last(const struct sptrace *t, int64_t *begin, int64_t *end, uint64_t *counter)
+{
+	uint64_t c, c2;
+
+	if (!t || !t->ok)
+		return -ENOENT;
+	if (read_counter(t, &c) || t->read(t->ctx, t->begin, begin, sizeof(*begin)) ||
+	    t->read(t->ctx, t->end, end, sizeof(*end)) || read_counter(t, &c2))
+		return -EIO;
+	if ((c & 1) || c2 != c || *end <= *begin)
+		return -EAGAIN;
+	*counter = c;
+	return 0;
+}
+
 int sptrace_window_end(const struct sptrace *t, const struct sptrace_window *w, uint64_t *ns)
 {
 	for (int waited = 0;; waited++) {

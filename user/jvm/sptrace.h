@@ -63,4 +63,13 @@ void sptrace_window_begin(const struct sptrace *t, struct sptrace_window *w);
 int sptrace_window_end(const struct sptrace *t, const struct sptrace_window *w, uint64_t *ns);
 #define SPTRACE_SETTLE_MS 200
 
+/*
+ * sptrace_last - the JVM's record of its last ended safepoint: when it began
+ * and ended (os::javaTimeNanos: CLOCK_MONOTONIC) and the counter after it.
+ * Returns 0, -EAGAIN while one is in progress or its end is not written yet,
+ * or -errno (not ok, a read failed). For telling one safepoint apart from
+ * others by a time inside it (a frozen walk's fork).
+ */
+int sptrace_last(const struct sptrace *t, int64_t *begin, int64_t *end, uint64_t *counter);
+
 #endif
