@@ -197,9 +197,9 @@ static void print_sites(const struct site_count *sc, size_t n, bool under, struc
 		printf("    sites none sampled (no sampled object of its classes lived to the end)\n");
 		return;
 	}
-	printf("    sites %s (%u sample%s):\n", under ? "where its objects were allocated, from "
+	printf("    sites %s (samples: %u):\n", under ? "where its objects were allocated, from "
 		"the sampled ones found under it" : "where its classes' objects were allocated "
-		"(no sampled object was found under it)", total, total == 1 ? "" : "s");
+		"(no sampled object was found under it)", total);
 	for (size_t i = 0; i < n && i < SITES_SHOWN; i++)
 		printf("          %4u  %s\n", sc[i].n, samples_site_name(m, sc[i].site));
 }
