@@ -97,7 +97,7 @@ SAMPLES = {
     "detach": dict(jvm="demo", args=["detach", "-p", "{pid}"]),
     "age": dict(jvm="demo", args=["age", "-p", "{pid}", "--duration", "3", "--top", "5"]),
     "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "8", "--top", "1",
-                                    "--interval", "1m"]),
+                                    "--interval", "256k"]),
     "histo": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"]),
     "walk-pause": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"], stream="stderr",
                        keep=[[("grep", r"heap walk paused")]], masks=[(r"\(.*\)$", "(DETAILS)")]),
