@@ -223,6 +223,12 @@ static void test_eviction(void **state)
 	samples_free(&m);
 }
 
+/* leaks_cap_live()'s figure for class X: *ctx; others unknown (-1). */
+static double cap_bytes(void *ctx, const char *cls)
+{
+	return !strcmp(cls, "X") ? *(double *)ctx : -1;
+}
+
 /*
  * Leak ranking: site 1 keeps every object (a leak), site 2 fills once at the
  * start (a cache), site 3 churns (each object dies after one GC).
@@ -268,6 +274,20 @@ static void test_leak_rank(void **state)
 	assert_true(l.g[0].live_lo < l.g[0].live_bytes && l.g[0].live_bytes < l.g[0].live_hi);
 	for (size_t k = 1; k < l.n; k++)
 		assert_false(l.g[k].suspect);
+	/* no estimate above what a heap walk at the end found of the class */
+	{
+		double est = l.g[0].live_bytes, heap = est / 2;
+
+		leaks_cap_live(&l, &m, cap_bytes, &heap);
+		assert_true(l.g[0].capped);
+		assert_true(l.g[0].live_bytes == heap && l.g[0].live_hi == heap);
+		assert_true(l.g[0].live_lo <= heap);
+		assert_true(l.g[0].heap_bytes == heap);
+		heap = est * 4; /* a heap holding more: the estimates stay */
+		leaks_cap_live(&l, &m, cap_bytes, &heap);
+		assert_false(l.g[0].capped);
+		assert_true(l.g[0].live_bytes == est / 2);
+	}
 	leaks_free(&l);
 	samples_free(&m);
 	assert_true(fabs(leaks_phi(0) - 0.5) < 1e-9);

@@ -68,7 +68,7 @@ static struct mt_leak *group(struct mt_leaks *l, uint32_t site, uint32_t cls)
 		l->cap = ncap;
 	}
 	l->g[l->n] = (struct mt_leak){ .site = site, .cls = cls, .alloc_bytes = -1,
-				       .survival = -1 };
+				       .survival = -1, .heap_bytes = -1 };
 	l->tab[i] = (uint32_t)l->n + 1;
 	return &l->g[l->n++];
 }
@@ -351,4 +351,22 @@ out:
 	free(est);
 	free(used);
 	return matched;
+}
+
+void leaks_cap_live(struct mt_leaks *l, struct mt_samples *m,
+		    double (*class_bytes)(void *ctx, const char *cls), void *ctx)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct mt_leak *g = &l->g[i];
+		double h = class_bytes(ctx, samples_class_name(m, g->cls));
+
+		g->heap_bytes = h;
+		g->capped = 0;
+		if (h < 0)
+			continue;
+		g->capped = g->live_bytes > h || g->live_hi > h;
+		g->live_bytes = g->live_bytes > h ? h : g->live_bytes;
+		g->live_lo = g->live_lo > h ? h : g->live_lo;
+		g->live_hi = g->live_hi > h ? h : g->live_hi;
+	}
 }

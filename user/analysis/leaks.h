@@ -92,6 +92,9 @@ struct mt_leak {
 	const char *alloc_method; /* the BPF method giving most of alloc_bytes (owned
 				  * by the volumes), or NULL */
 	int match_depth;         /* its place in the chain: 0 = the allocating frame */
+	/* leaks_cap_live(): the heap's own figure for the class, when known */
+	double heap_bytes;       /* live bytes of the class in a heap walk, -1 unknown */
+	int capped;              /* live_bytes (or its interval) was above heap_bytes */
 };
 
 struct mt_leaks {
@@ -119,6 +122,17 @@ int leaks_mark_mid(struct mt_leaks *l, struct mt_samples *m, double t);
  * Returns the number of suspects, or -ENOMEM, or -EINVAL without a mid mark.
  */
 int leaks_rank(struct mt_leaks *l, struct mt_samples *m, double t);
+/*
+ * leaks_cap_live - no estimate above what the heap holds: each group's
+ * live_bytes, live_lo and live_hi at most @class_bytes(@ctx, class name),
+ * the live bytes of its class in a heap walk at the window's end (< 0:
+ * unknown, left as is); capped groups say so (capped, heap_bytes). Samples
+ * stand for s / p(s) bytes each, an estimate whose error on a class with
+ * few live samples, or a dead sample whose ObjectFree has not arrived yet,
+ * printed 183 MiB of byte[] where the heap held 138 MiB of byte[] in all.
+ */
+void leaks_cap_live(struct mt_leaks *l, struct mt_samples *m,
+		    double (*class_bytes)(void *ctx, const char *cls), void *ctx);
 
 /* leaks_on_alloc - samples.h's on_alloc hook (@ctx: struct mt_leaks *): the
  * group's alloc_w and alloc_n. Before leaks_rank() only. */

@@ -20,6 +20,7 @@
 #include "cmd/cmdopt.h"
 #include "cmd/leaks_sampled.h"
 #include "analysis/leaks.h"
+#include "heap/heaphisto.h"
 #include "heap/heapview.h"
 #include "heap/snaptake.h"
 #include "sink/heapreport.h"
@@ -53,7 +54,22 @@ struct leaks_ctx {
 	bool have_vol;
 	bool want_paths;           /* --paths */
 	struct leak_paths paths;
+	struct mt_snapshot hsnap;  /* without --paths: a histogram walk at the end */
+	struct heaphisto hh;       /* live bytes per class at the end (either walk) */
+	bool have_hh;
 };
+
+/* The live bytes of class @cls in the walk at the end, -1 if unknown. */
+static double class_bytes(void *ctx, const char *cls)
+{
+	const struct heaphisto *hh = ctx;
+
+	for (size_t i = 0; i < hh->n; i++)
+		if (!strcmp(hh->rows[i].name, cls))
+			return (double)hh->rows[i].bytes;
+	return 0; /* none live */
+}
+
 
 /* Every arriving sample: its group's allocation estimate. */
 static void on_alloc(void *ctx, uint32_t site, uint32_t cls, double weight)
@@ -109,6 +125,29 @@ static int feed(void *ctx, const struct mt_ap_hdr *h, const void *payload)
 	return 0;
 }
 
+/* Without --paths, the window over: one frozen histogram walk, so that no
+ * estimate says more than the heap holds (leaks_cap_live()). */
+static int histo_walk(struct leaks_ctx *c, const struct mt_proc *p, struct mt_agentsock *so,
+		      struct mt_samples *m)
+{
+	struct mt_snapsession ss;
+	int err;
+
+	if (snaptake_attach(p, so, &ss))
+		return 0;
+	ss.on_frame = feed;
+	ss.frame_ctx = m;
+	err = snaptake_take(&ss, MT_AP_HEAP_COUNTS, 0, NULL, 0, &c->hsnap);
+	snaptake_close(&ss);
+	if (err) { /* printed; the agent closes the session after an error */
+		p_warn("no heap walk at the end: live estimates are the samples' alone");
+		return -1;
+	}
+	snapshot_print_walk(&c->hsnap);
+	c->have_hh = !heaphisto_build(&c->hsnap, &c->hh);
+	return 0;
+}
+
 /* --paths, the window over: one heap walk that finds the oldest live samples
  * of every group (PATHS_PER_GROUP each, MT_AP_HEAP_MAX_SAMPLES in all). */
 static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
@@ -121,8 +160,10 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	uint32_t run = 0;
 	int err;
 
-	if (!c->want_paths || !m->n)
+	if (!m->n)
 		return 0;
+	if (!c->want_paths)
+		return histo_walk(c, p, so, m);
 	v = malloc(m->n * sizeof(*v));
 	lp->ids = malloc(MT_AP_HEAP_MAX_SAMPLES * sizeof(*lp->ids));
 	if (!v || !lp->ids) {
@@ -154,6 +195,7 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	}
 	snapshot_print_walk(&lp->snap);
 	lp->have = true;
+	c->have_hh = !heaphisto_build(&lp->snap, &c->hh);
 	return 0;
 }
 
@@ -281,6 +323,8 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 	rc = sampling_run(o, &p, &m, on_tick, &c, &elapsed);
 	sitecount_free(c.sc); /* if the session ended before on_end */
 	if (rc || !m.s) {
+		heaphisto_free(&c.hh);
+		snapshot_free(&c.hsnap);
 		snapshot_free(&c.paths.snap);
 		free(c.paths.ids);
 		sitevol_free(&c.vol);
@@ -303,6 +347,8 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 		samples_free(&m);
 		return 1;
 	}
+	if (c.have_hh)
+		leaks_cap_live(&c.l, &m, class_bytes, &c.hh);
 	if (m.ages.epoch - c.l.epoch_mid < 2)
 		p_warn("only %llu GCs in the second half of the window: too few to age objects; use "
 		       "a longer --duration", (unsigned long long)(m.ages.epoch - c.l.epoch_mid));
@@ -319,6 +365,8 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 		}
 		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, top);
 	}
+	heaphisto_free(&c.hh);
+	snapshot_free(&c.hsnap);
 	heapview_free(&c.paths.hv);
 	snapshot_free(&c.paths.snap);
 	free(c.paths.ids);

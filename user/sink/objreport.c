@@ -182,6 +182,9 @@ static void leaks_json(struct mt_samples *m, const struct mt_leaks *l,
 		       g->growth_lo, (unsigned long long)g->samples, (unsigned long long)g->n_end,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->z,
 		       g->confidence);
+		if (g->heap_bytes >= 0)
+			printf(",\"heap_class_bytes\":%.0f,\"live_capped_by_heap\":%s", g->heap_bytes,
+			       g->capped ? "true" : "false");
 		json_volume(g);
 		if (src->suspect_more)
 			src->suspect_more(src->more_ctx, k + 1, g, true);
@@ -239,6 +242,10 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 		       (unsigned long long)g->samples, (unsigned long long)g->n_end,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
 		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
+		if (g->capped)
+			printf("    live capped at what the heap holds of the class (a walk at the "
+			       "end: %s); the samples said more\n",
+			       fmt_bytes((uint64_t)g->heap_bytes, b1, sizeof(b1)));
 		if (g->alloc_bytes >= 0)
 			printf("    allocated %s/s (BPF: %s%s, %.0f TLAB refills)\n",
 			       fmt_bytes((uint64_t)g->alloc_rate, b1, sizeof(b1)), g->alloc_method,
