@@ -160,7 +160,8 @@ static void locks_start(struct serve_jvm *j)
 		err = j->pk ? 0 : -errno;
 	}
 	if (err) {
-		p_warn("pid %d: no java.util.concurrent park counters: %s", j->p.pid, strerror(-err));
+		p_warn("pid %d: no java.util.concurrent park counters: %s", j->p.pid,
+		       vmstructs_strerror(err));
 		vmstructs_free(j->vs);
 		j->vs = NULL;
 	}

@@ -16,6 +16,7 @@
 #include "alloc.skel.h"
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
+#include "jvm/hotspot.h"
 #include "probe/tlabprobe.h"
 #include "probe/bpfutil.h"
 #include "probe/detach.h"
@@ -266,7 +267,7 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	err = vmstructs_open(p, &t->vs);
 	if (err && !o->exact) {
 		p_err("cannot read the VMStructs tables of pid %d (%s): class names "
-		      "cannot be resolved", p->pid, strerror(-err));
+		      "cannot be resolved", p->pid, vmstructs_strerror(err));
 		goto err_free;
 	}
 	if (o->exact) {
@@ -304,10 +305,10 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	/* weigh a sample by the bytes its thread used since its last one (its
 	 * Thread::_allocated_bytes), not by the new TLAB's size */
 	if (t->vs) {
-		uint64_t off;
+		const struct mt_hotspot *hs = vmstructs_hotspot(t->vs);
+		uint64_t off = hs->thread_allocated_bytes;
 
-		if (!vmstructs_field_offset_inherited(t->vs, "Thread", "_allocated_bytes", &off) &&
-		    off && off < UINT32_MAX)
+		if (hs->has_thread_allocated_bytes && off && off < UINT32_MAX)
 			t->skel->rodata->targ_allocated_off = (uint32_t)off;
 		else
 			p_warn("this JVM's VMStructs lack Thread::_allocated_bytes: a sample stands "

@@ -84,7 +84,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	err = vmstructs_open(p, &c->vs);
 	if (err) {
 		p_err("cannot read the VMStructs tables of pid %d (%s): allocation sites "
-		      "cannot be named", p->pid, strerror(-err));
+		      "cannot be named", p->pid, vmstructs_strerror(err));
 		goto fail;
 	}
 	if (jframes_layout(c->vs, &c->jl)) {
