@@ -89,7 +89,7 @@ const struct hotspot_entry hotspot_table[] = {
 	OPT(codeblob_mutable_data_size, OFFSET, { "CodeBlob", "_mutable_data_size" }),
 	OPT(codeblob_relocation_size, OFFSET, { "CodeBlob", "_relocation_size" }),
 	OPT0(sizeof_nmethod, SIZEOF, TYPE("nmethod")),
-	/* JDK 23+ (CompiledMethod merged into nmethod); JDK 17-22 CompiledMethod's */
+	/* nmethod's own on JDK 25; JDK 17 has it in CompiledMethod, nmethod's base */
 	OPT(nmethod_method, OFFSET, { "nmethod", "_method" }, { "CompiledMethod", "_method" }),
 	OPT(nmethod_compile_id, OFFSET, { "nmethod", "_compile_id" }),
 	OPT(nmethod_entry_bci, OFFSET, { "nmethod", "_entry_bci" }),

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "jvm/klassname.h"
 #include "jvm/proc.h"
 #include "lib/hash.h"

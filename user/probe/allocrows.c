@@ -11,14 +11,14 @@
 #include "memtrace/jstack.h"
 #include "memtrace/alloc.h"
 #include "alloc.skel.h"
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
 #include "probe/allocnames.h"
 #include "probe/allocrows.h"
 #include "probe/allocwindows.h"
 #include "probe/bpfutil.h"
-#include "probe/jstackstore.h"
+#include "jstack/jstackstore.h"
 
 /*
  * The factors that turn the kernel's scaled weights into bytes, now: one

@@ -21,11 +21,11 @@
 #include "probe/allocrows.h"
 #include "probe/allocwindows.h"
 #include "probe/bpfutil.h"
-#include "probe/jstackstore.h"
-#include "jvm/jframes.h"
+#include "jstack/jstackstore.h"
+#include "jstack/jframes.h"
 #include "jvm/jobject.h"
-#include "jvm/jstackname.h"
-#include "jvm/jwalk.h"
+#include "jstack/jstackname.h"
+#include "jstack/jwalk.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "jvm/pidns.h"
@@ -211,7 +211,7 @@ static int open_skel(struct alloctrace *t, const struct mt_proc *p,
 		set_content(t, p);
 	allocwindows_init(&t->win, t->skel, t->vs, p, duty, o->windows);
 	/* the walker's stacks: a small preallocated map user space drains
-	 * (probe/jstackstore.h), not one that allocates as it fills */
+	 * (jstack/jstackstore.h), not one that allocates as it fills */
 	if (t->walker)
 		jstackstore_size_map(t->skel->maps.jstacks);
 	return 0;
@@ -355,7 +355,7 @@ static void warm_one(void *arg, uint64_t key, const struct mt_jstack *st)
 }
 
 /* Move the stacks the walker stored since the last pass into user space
- * (probe/jstackstore.h), naming each new one while its compiled code still
+ * (jstack/jstackstore.h), naming each new one while its compiled code still
  * lives (five times a second at most). */
 static void warm_stacks(struct alloctrace *t)
 {

@@ -12,14 +12,14 @@
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
-#include "probe/jstackstore.h"
+#include "jstack/jstackstore.h"
 #include "probe/usdtspec.h"
 #include "jvm/elfsym.h"
 #include "jvm/hotspot.h"
 #include "jvm/jobject.h"
-#include "jvm/jstackname.h"
+#include "jstack/jstackname.h"
 #include "jvm/jthreads.h"
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "jvm/klassname.h"
 #include "jvm/pidns.h"
 #include "jvm/proc.h"
@@ -178,7 +178,7 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 			goto fail;
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
-		/* a small preallocated map user space drains (probe/jstackstore.h) */
+		/* a small preallocated map user space drains (jstack/jstackstore.h) */
 		jstackstore_size_map(t->skel->maps.jstacks);
 	}
 	/* Streaming: into the collector's ring buffer, in order with the

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "jvm/hotspot.h"
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "jvm/vmstructs.h"
 
 /*
@@ -94,7 +94,7 @@ int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l)
 		goto fail;
 	l->blob_size = hs->codeblob_size;
 	l->blob_name = hs->codeblob_name;
-	/* nmethod::_method (JDK 23+), CompiledMethod::_method before */
+	/* nmethod::_method (JDK 21+), CompiledMethod::_method before */
 	if (!hs->has_nmethod_method) {
 		err = -ENOENT;
 		goto fail;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "jvm/hotspot.h"
-#include "jvm/methodsym.h"
+#include "jstack/methodsym.h"
 #include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "jvm/hotspot.h"
-#include "jvm/methodsym.h"
+#include "jstack/methodsym.h"
 #include "jvm/unsigned5.h"
-#include "jvm/nmethod.h"
+#include "jstack/nmethod.h"
 #include "jvm/vmstructs.h"
 
 #define HDR_MAX 1024            /* largest nmethod / HeapBlock header we read */

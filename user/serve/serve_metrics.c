@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "agentctl/agentlive.h"
-#include "cmd/serve_metrics.h"
+#include "serve/serve_metrics.h"
 #include "lib/util.h"
 #include "probe/alloctrace.h"
 #include "probe/gctrace.h"

@@ -11,9 +11,9 @@
 #include "memtrace/agent_proto.h"
 
 #include "agentctl/agentlive.h"
-#include "cmd/serve_metrics.h"
-#include "cmd/serve_query.h"
-#include "cmd/serve_watch.h"
+#include "serve/serve_metrics.h"
+#include "serve/serve_query.h"
+#include "serve/serve_watch.h"
 #include "jvm/attach.h"
 #include "jvm/proc.h"
 #include "lib/util.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "jvm/hotspot.h"
-#include "jvm/jframes.h"
+#include "jstack/jframes.h"
 #include "jvm/klassname.h"
 #include "jvm/vmstructs.h"
 
