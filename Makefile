@@ -18,7 +18,7 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) \
 	-DMT_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -lm -lpthread -lncursesw
-LDLIBS   += -lmicrohttpd   # memtrace serve (user/sink/serve_http.c)
+LDLIBS   += -lmicrohttpd   # memtrace serve (user/serve/serve_http.c)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -27,7 +27,7 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 # user/ is folders by idea (user/README.md); every .c in them and in dsl/ but
 # cmd/main.c is library code that unit tests link. user/agent/ is the JVMTI agent,
 # a separate shared object.
-USER_DIRS := lib analysis jvm probe agentctl heap monitor sink cmd
+USER_DIRS := lib analysis jvm jstack probe agentctl heap monitor sink serve cmd
 LIB_SRCS  := $(filter-out user/cmd/main.c,$(wildcard $(patsubst %,user/%/*.c,$(USER_DIRS)))) $(wildcard dsl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ  := $(BUILD)/obj/user/cmd/main.o
@@ -185,22 +185,24 @@ FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
 FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
-FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c elfsym.c proc.c jvmflags.c klassname.c) \
+FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c hotspot.c elfsym.c proc.c jvmflags.c klassname.c) \
 	user/lib/util.c
 FUZZ_perfdata := user/jvm/perfdata.c
 FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c
 FUZZ_agent_request := user/agent/request.c
 FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c) \
-	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c) \
+	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c hotspot.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
 	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
 FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequencer.c check.c objrec.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c locks.c waitgraph.c) \
 	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
-FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
+FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c user/serve/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
-	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
-	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c sptrace.c) \
+	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c \
+		heaplayout.c snapmark.c walkcompare.c) \
+	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c hotspot.c jvmflags.c elfsym.c klassname.c \
+		sptrace.c jobject.c javafield.c unsigned5.c) \
 	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c idmap.c offmap.c stopflag.c) $(DSL_SRCS)

@@ -3,7 +3,7 @@
  * javaframe.bpf.h - the allocating Java frame of a JavaThread, read from its
  * frame anchor (_last_Java_sp/pc/fp, set whenever Java code calls into the
  * VM). Shared by alloc.bpf.c and sites.bpf.c; user space fills the targ_*
- * offsets and ranges from VMStructs (user/jvm/jframes.c) before load.
+ * offsets and ranges from VMStructs (user/jstack/jframes.c) before load.
  */
 #ifndef MEMTRACE_JAVAFRAME_BPF_H
 #define MEMTRACE_JAVAFRAME_BPF_H

@@ -4,7 +4,7 @@
  * anchor of a JavaThread that is in the VM, on a JVM without frame pointers.
  * The frame layouts and the walk are described in include/memtrace/jstack.h;
  * every offset comes from user space (targ_jw, from VMStructs or frame_x86.hpp
- * constants, see user/jvm/jwalk.c) before load. targ_jw.nheaps == 0 turns the
+ * constants, see user/jstack/jwalk.c) before load. targ_jw.nheaps == 0 turns the
  * walker off.
  *
  * Cost: every bpf_probe_read_user is about 100 ns here (bench/alloc_stacks_cost.sh),
@@ -62,7 +62,7 @@ struct {
 
 /* Distinct stacks, keyed by a 64-bit hash of their frames. A map that grows
  * as it fills by default; alloc and park make it a small preallocated one
- * that user space drains (user/probe/jstackstore.h). */
+ * that user space drains (user/jstack/jstackstore.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_JSTACK_MAX_KEYS);

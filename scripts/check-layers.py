@@ -11,11 +11,14 @@ Fails (exit 1, one line per finding) when
     header declares a function that another module's .c defines (so that every
     call shows as an include of the callee's own header, and include loops are
     dependency loops).
+  - a folder has no README.md, or its README.md does not name one of the
+    folder's modules (x.c) as `x` (or `x.c`, `x.h`): each folder says what it
+    owns, module by module.
 With --stats it also prints files per folder and the longest include chain.
 """
 import os, re, sys
 
-STACK = ['lib', 'dsl', 'analysis', 'jvm', 'probe', 'agentctl', 'heap', 'monitor', 'sink', 'cmd']
+STACK = ['lib', 'dsl', 'analysis', 'jvm', 'jstack', 'probe', 'agentctl', 'heap', 'monitor', 'sink', 'serve', 'cmd']
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 EXTERN_FN = re.compile(r'^\s*extern\s+[^;=()]*\b\w+\s*\([^;]*\)\s*;', re.M)
@@ -69,6 +72,7 @@ def main():
             for m in EXTERN_FN.finditer(text):
                 problems.append(f'{f}: extern declaration in a .c file (declare it in a header): {m.group(0).strip()}')
     problems += foreign_prototypes(files)
+    problems += readme_gaps(files)
     # module graph: x.c and x.h are one module
     mod = lambda p: p[:-2]
     g = {}
@@ -84,6 +88,24 @@ def main():
         print('layers:', p)
     print(f'layers: {len(files)} files, {len(problems)} problem(s)')
     return 1 if problems else 0
+
+
+def readme_gaps(files):
+    """A folder without README.md, or a module (x.c) its README does not name."""
+    mods, out = {}, []
+    for f in files:
+        if f.endswith('.c'):
+            mods.setdefault(os.path.dirname(f), []).append(os.path.basename(f)[:-2])
+    for d in sorted(mods):
+        path = os.path.join(ROOT, d, 'README.md')
+        if not os.path.isfile(path):
+            out.append(f'{d}/: no README.md (what the folder owns, module by module, and what it may use)')
+            continue
+        text = open(path, encoding='utf-8').read()
+        for m in sorted(mods[d]):
+            if not re.search(r'`' + re.escape(m) + r'(\.[ch])?`', text):
+                out.append(f'{d}/README.md: does not name its module `{m}` ({d}/{m}.c)')
+    return out
 
 
 UMBRELLAS = {  # headers that declare a whole folder's API by design, one section per file

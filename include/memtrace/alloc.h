@@ -183,7 +183,7 @@ struct mt_content_key {
 struct mt_content_val {
 	__u64 bytes;              /* estimated (scaled) bytes */
 	__u64 parsed;             /* TLABs this class was found in by parsing */
-	/* For the spread of the shares (user/probe/alloctrace.c): each kept
+	/* For the spread of the shares (user/probe/allocrows.c): each kept
 	 * TLAB or object outside one is a draw of weight W giving this class
 	 * y of it; sums of y^2 and of y W, in KiB^2 (with MT_CONTENT_W2's
 	 * sum of W^2: the ratio estimator's linearised variance). */

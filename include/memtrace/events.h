@@ -40,7 +40,7 @@ enum mt_ev_kind {
 				   * v[0..3]=init, used, committed, max */
 	MT_EV_ALLOC_SAMPLE = 12,  /* thread, ref=type key, v[0]=weight bytes, v[1]=size,
 				   * v[2]=1 outside a TLAB, name2=its Java stack (0: none;
-				   * the text is analysis/stacktext.h's form) */
+				   * the text is jstack/stacktext.h's form) */
 	MT_EV_MON_ACQUIRE = 13,   /* thread, id=lock object */
 	MT_EV_MON_RELEASE = 14,   /* thread, id=lock object */
 	MT_EV_MON_WAIT_BEGIN = 15,/* thread, id=lock object, aux=enum mt_wait_kind, v[0]=timeout ms

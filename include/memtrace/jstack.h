@@ -2,7 +2,7 @@
 /*
  * jstack.h - whole Java stacks walked in BPF on a stock JVM (no
  * -XX:+PreserveFramePointer), shared by bpf/jstack.bpf.h and user space
- * (user/jvm/jwalk.c sets the layout, user/probe/alloctrace.c reads stacks).
+ * (user/jstack/jwalk.c sets the layout, user/probe/alloctrace.c reads stacks).
  *
  * The walk starts at the thread's frame anchor (JavaThread::_anchor: last
  * Java sp, fp, pc; the thread is in the VM at the allocation probes) and
@@ -32,7 +32,7 @@
 
 #define MT_JSTACK_MAX_DEPTH 128   /* frames kept per stack (power of two) */
 #define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept (a map that grows) */
-/* Where user space drains the map (user/probe/jstackstore.h), it is
+/* Where user space drains the map (user/jstack/jstackstore.h), it is
  * preallocated with this many stacks (12.6 MiB): a new stack's store is then
  * a copy into a free element, not an allocation in the allocating thread's
  * time. Drained five times a second, it holds 20 k new stacks a second. */

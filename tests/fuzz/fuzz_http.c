@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fuzz_http.c - libFuzzer entry for `memtrace serve`'s HTTP side: the input
  * is the bytes of one client connection to the real server (libmicrohttpd,
- * sink/serve_http.c: /metrics, the token check, bodies and their limit)
- * and its JSON API behind it (cmd/serve_api.c: routing, the JVMs, the
+ * serve/serve_http.c: /metrics, the token check, bodies and their limit)
+ * and its JSON API behind it (serve/serve_api.c: routing, the JVMs, the
  * switches, queries compiled here, record pause/resume), on a loopback port,
  * with two watched JVMs written in by hand as test_serve_api.c does. The
  * answer is read to the end; a query's thread body and the signalling of
@@ -19,11 +19,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "cmd/serve.h"
-#include "cmd/serve_api.h"
-#include "cmd/serve_query.h"
-#include "sink/metrics.h"
-#include "sink/serve_http.h"
+#include "serve/serve.h"
+#include "serve/serve_api.h"
+#include "serve/serve_query.h"
+#include "serve/metrics.h"
+#include "serve/serve_http.h"
 
 #define TOKEN "fuzz0123456789abcdef"
 

@@ -1,6 +1,7 @@
 /* vmexercise.h - what memtrace reads through a VMStructs handle beyond its
  * tables, for the VMStructs fuzzer and the tool that captures its seeds (so
- * a captured image holds the memory these reads need): lookups, the JVMFlag
+ * a captured image holds the memory these reads need): the named entries
+ * (jvm/hotspot.h), lookups by name, the JVMFlag
  * table (`memtrace doctor`'s flags), and class names through the class
  * loader data graph (at most VMEX_CLASSES). Header only. */
 #ifndef MEMTRACE_FUZZ_VMEXERCISE_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/jvmflags.h"
 #include "jvm/klassname.h"
 #include "jvm/vmstructs.h"
@@ -31,6 +33,24 @@ static inline int vmex_class(void *arg, uint64_t klass)
 	return 0;
 }
 
+/* vmex_present - how many entries of hotspot_table the handle has (the
+ * named table vmstructs_parse() filled). */
+static inline unsigned vmex_present(const struct mt_vmstructs *vs)
+{
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < hotspot_nentries; i++) {
+		const struct hotspot_entry *e = &hotspot_table[i];
+
+		if (e->has != HOTSPOT_NO_FLAG)
+			n += *(const bool *)((const char *)hs + e->has);
+		else
+			n += *(const uint64_t *)((const char *)hs + e->at) != 0;
+	}
+	return n;
+}
+
 /* vmex_run - the reads; returns how many answered (for a capture's log). */
 static inline unsigned vmex_run(const struct mt_vmstructs *vs)
 {
@@ -47,6 +67,7 @@ static inline unsigned vmex_run(const struct mt_vmstructs *vs)
 	bool b;
 	char s[64];
 
+	ok += vmex_present(vs);
 	for (size_t k = 0; k < sizeof(bools) / sizeof(bools[0]); k++)
 		ok += !jvmflags_get_bool(NULL, vs, bools[k], &b);
 	ok += !jvmflags_get_uintx(NULL, vs, "MaxHeapSize", &u);

@@ -4,6 +4,8 @@
 #ifndef MEMTRACE_TEST_FAKE_TARGET_H
 #define MEMTRACE_TEST_FAKE_TARGET_H
 
+#include "jvm/hotspot.h"
+
 /* ---- a fake target address space: one mapping from FAKE_BASE up to the
  * page holding the last byte used (mappings are whole pages) ---- */
 
@@ -93,10 +95,11 @@ struct tconst {
 enum { SF_STRIDE = 48, TY_STRIDE = 40, C_STRIDE = 16 };
 
 /* Build the four tables (each with its NULL terminator) and the layout
- * variables describing them into @f; fill @s with their addresses. */
-static void build(struct fake *f, struct mt_vmstructs_syms *s, const struct tfield *fl, size_t nf,
-		  const struct ttype *ty, size_t nt, const struct tconst *ic, size_t ni,
-		  const struct tconst *lc, size_t nl)
+ * variables describing them into @f, exactly as given; fill @s with their
+ * addresses. */
+static void build_exact(struct fake *f, struct mt_vmstructs_syms *s, const struct tfield *fl,
+			size_t nf, const struct ttype *ty, size_t nt, const struct tconst *ic,
+			size_t ni, const struct tconst *lc, size_t nl)
 {
 	uint64_t t;
 
@@ -167,6 +170,46 @@ static void build(struct fake *f, struct mt_vmstructs_syms *s, const struct tfie
 			s->i_stride = var(f, C_STRIDE);
 		}
 	}
+}
+
+/* Whether @fl (@nf entries) has Type::field @n. */
+static int has_tfield(const struct tfield *fl, size_t nf, const struct hotspot_name *n)
+{
+	for (size_t i = 0; i < nf; i++)
+		if (!strcmp(fl[i].type, n->type) && !strcmp(fl[i].field, n->field))
+			return 1;
+	return 0;
+}
+
+/*
+ * build - build_exact() of a JVM that has at least what every HotSpot has:
+ * the required entries of hotspot_table (Klass::_name, Symbol::_length,
+ * Symbol::_body) that @fl lacks are added at offset 0, so that a test lays
+ * out only the fields its module reads and vmstructs_parse() still opens it.
+ * (Required entries are fields; a test that wants one missing uses
+ * build_exact().)
+ */
+static void build(struct fake *f, struct mt_vmstructs_syms *s, const struct tfield *fl, size_t nf,
+		  const struct ttype *ty, size_t nt, const struct tconst *ic, size_t ni,
+		  const struct tconst *lc, size_t nl)
+{
+	struct tfield *all = calloc(nf + hotspot_nentries, sizeof(*all));
+	size_t n = nf;
+
+	assert_non_null(all);
+	if (nf)
+		memcpy(all, fl, nf * sizeof(*fl));
+	for (size_t i = 0; i < hotspot_nentries; i++) {
+		const struct hotspot_entry *e = &hotspot_table[i];
+
+		if (!e->required || has_tfield(fl, nf, &e->name[0]))
+			continue;
+		assert_true(e->kind == HOTSPOT_OFFSET || e->kind == HOTSPOT_SIZED ||
+			    e->kind == HOTSPOT_INHERITED);
+		all[n++] = (struct tfield){ e->name[0].type, e->name[0].field, "", 0, 0, 0 };
+	}
+	build_exact(f, s, all, n, ty, nt, ic, ni, lc, nl);
+	free(all);
 }
 
 #endif

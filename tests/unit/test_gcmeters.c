@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis/gcmeters.h"
+#include "serve/gcmeters.h"
 
 #define MIB (1024ull * 1024)
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "jvm/jframes.h"
+#include "jstack/jframes.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 

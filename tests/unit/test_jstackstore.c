@@ -14,7 +14,7 @@
 
 #include <bpf/bpf.h>
 
-#include "probe/jstackstore.h"
+#include "jstack/jstackstore.h"
 
 struct seen {
 	int calls;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_jwalk.c - the stack walker's layout and frame naming (user/jvm/jwalk.c)
+ * test_jwalk.c - the stack walker's layout and frame naming (user/jstack/jwalk.c)
  * over synthetic JVM memory images laid out as JDK 25 (CodeBlob::_kind,
  * nmethod::_method) and JDK 17 (blobs told by name, CompiledMethod::_method).
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 

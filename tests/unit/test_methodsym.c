@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "jvm/methodsym.h"
+#include "jstack/methodsym.h"
 #include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 #include "lib/util.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sink/metrics.h"
+#include "serve/metrics.h"
 
 static char *om(struct metrics *m)
 {

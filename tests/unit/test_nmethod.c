@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "jvm/methodsym.h"
-#include "jvm/nmethod.h"
+#include "jstack/methodsym.h"
+#include "jstack/nmethod.h"
 #include "jvm/proc.h"
 #include "jvm/vmstructs.h"
 #include "lib/util.h"

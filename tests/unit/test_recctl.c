@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "heap/querylive.h"
-#include "monitor/recctl.h"
+#include "serve/recctl.h"
 #include "lib/util.h"
 
 /* A /proc/PID/cmdline from a string with '|' between arguments. */

@@ -16,12 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cmd/serve.h"
-#include "cmd/serve_api.h"
-#include "cmd/serve_query.h"
+#include "serve/serve.h"
+#include "serve/serve_api.h"
+#include "serve/serve_query.h"
 #include "lib/util.h"
-#include "sink/metrics.h"
-#include "sink/serve_http.h"
+#include "serve/metrics.h"
+#include "serve/serve_http.h"
 #include "http_client.h"
 
 #define TOKEN "0123456789abcdef"

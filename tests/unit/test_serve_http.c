@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sink/serve_http.h"
+#include "serve/serve_http.h"
 #include "http_client.h"
 
 static void test_parse_listen(void **state)

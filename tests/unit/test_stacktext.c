@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis/stacktext.h"
+#include "jstack/stacktext.h"
 
 static void test_roundtrip(void **state)
 {

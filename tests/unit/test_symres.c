@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "jvm/symres.h"
+#include "jstack/symres.h"
 
 static void dm(const char *in, const char *want)
 {

@@ -18,8 +18,8 @@
 #include "analysis/profile.h"
 #include "sink/allocprofile.h"
 #include "sink/sinks.h"
-#include "jvm/jwalk.h"
-#include "jvm/symres.h"
+#include "jstack/jwalk.h"
+#include "jstack/symres.h"
 #include "lib/stopflag.h"
 #include "lib/util.h"
 

@@ -60,7 +60,8 @@ static int locks_now(const struct mt_proc *p, bool json)
 
 	err = vmstructs_open(p, &vs);
 	if (err) {
-		p_err("can't read VMStructs of pid %d (%s): %s", p->pid, p->libjvm, strerror(-err));
+		p_err("can't read VMStructs of pid %d (%s): %s", p->pid, p->libjvm,
+		      vmstructs_strerror(err));
 		return 1;
 	}
 	jt = jthreads_new(p, vs);

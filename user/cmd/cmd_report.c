@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis/profile.h"
-#include "analysis/stacktext.h"
+#include "jstack/stacktext.h"
 #include "sink/alloctable.h"
 #include "sink/sinks.h"
 #include "cmd/cmdopt.h"

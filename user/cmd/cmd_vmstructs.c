@@ -352,7 +352,7 @@ int do_vmstructs(int argc, char **argv)
 		return 1;
 	err = vmstructs_open(&p, &vs);
 	if (err) {
-		p_err("can't read VMStructs of pid %d (%s): %s", pid, p.libjvm, strerror(-err));
+		p_err("can't read VMStructs of pid %d (%s): %s", pid, p.libjvm, vmstructs_strerror(err));
 		return 1;
 	}
 	if (do_dump)

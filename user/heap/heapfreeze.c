@@ -21,6 +21,7 @@
 
 #include "heap/heapfreeze.h"
 #include "heap/snapshot.h"
+#include "jvm/hotspot.h"
 #include "jvm/jvmflags.h"
 #include "jvm/proc.h"
 #include "jvm/vmstructs.h"
@@ -70,33 +71,95 @@ static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum
 	return -ENOTSUP;
 }
 
-/* off = offset of Type::field (or as a supertype declares it), as a u16. */
-static int off16(const struct mt_vmstructs *vs, const char *type, const char *field,
-		 uint16_t *off)
+/* *@off = @val, an offset the JVM has (@has), as a u16. 0, -ENOENT or -ERANGE. */
+static int off16(bool has, uint64_t val, uint16_t *off)
 {
-	uint64_t o;
-	int err = vmstructs_field_offset_inherited(vs, type, field, &o);
-
-	if (!err && o > UINT16_MAX)
-		err = -ERANGE;
-	if (!err)
-		*off = (uint16_t)o;
-	return err;
+	if (!has)
+		return -ENOENT;
+	if (val > UINT16_MAX)
+		return -ERANGE;
+	*off = (uint16_t)val;
+	return 0;
 }
 
-/* spaces[i] = the address of the pointer field @owner_type::@field of the
- * object at @owner (a space object's pointer, read by the agent in the pause). */
-static int space_field(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f, int i,
-		       uint64_t owner, const char *owner_type, const char *field)
+/* spaces[i] = the address of the pointer field at offset @off (@has: the
+ * JVM has it) of the object at @owner (a space object's pointer, read by
+ * the agent in the pause). */
+static int space_field(struct mt_ap_heap_freeze *f, int i, uint64_t owner, bool has,
+		       uint64_t off)
 {
-	uint64_t o;
-	int err = vmstructs_field_offset(vs, owner_type, field, &o);
+	if (!has)
+		return -ENOENT;
+	if (!owner)
+		return -EFAULT;
+	f->spaces[i] = owner + off;
+	return 0;
+}
 
-	if (!err && !owner)
-		err = -EFAULT;
-	if (!err)
-		f->spaces[i] = owner + o;
-	return err;
+/* G1's region table, or -ENOENT. */
+static int g1_spaces(const struct mt_hotspot *hs, uint64_t heap, struct mt_ap_heap_freeze *f)
+{
+	int err;
+
+	if (!hs->has_g1collectedheap_hrm || !hs->has_g1heapregionmanager_regions ||
+	    !hs->has_g1heapregiontable_base || !hs->has_g1heapregiontable_length)
+		return -ENOENT;
+	if ((err = off16(hs->has_g1heapregion_bottom, hs->g1heapregion_bottom, &f->off_bottom)) ||
+	    (err = off16(hs->has_g1heapregion_top, hs->g1heapregion_top, &f->off_top)) ||
+	    (err = off16(hs->has_g1heapregion_end, hs->g1heapregion_end, &f->off_end)))
+		return err;
+	f->spaces[0] = heap + hs->g1collectedheap_hrm + hs->g1heapregionmanager_regions;
+	f->spaces[1] = hs->g1heapregiontable_base;
+	f->spaces[2] = hs->g1heapregiontable_length;
+	f->space_kind = MT_AP_FREEZE_SPACES_G1;
+	return 0;
+}
+
+/* Parallel's young (eden, from, to) and old spaces. */
+static int parallel_spaces(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f)
+{
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t young = 0, old = 0;
+	int err;
+
+	if (!hs->parallelscavengeheap_young_gen || !hs->parallelscavengeheap_old_gen)
+		return -ENOENT;
+	if ((err = vmstructs_read_ptr(vs, hs->parallelscavengeheap_young_gen, &young)) ||
+	    (err = vmstructs_read_ptr(vs, hs->parallelscavengeheap_old_gen, &old)))
+		return err;
+	return space_field(f, 0, young, hs->has_psyounggen_eden_space, hs->psyounggen_eden_space) ?:
+	       space_field(f, 1, young, hs->has_psyounggen_from_space, hs->psyounggen_from_space) ?:
+	       space_field(f, 2, young, hs->has_psyounggen_to_space, hs->psyounggen_to_space) ?:
+	       space_field(f, 3, old, hs->has_psoldgen_object_space, hs->psoldgen_object_space) ?:
+	       off16(hs->has_mutablespace_bottom, hs->mutablespace_bottom, &f->off_bottom) ?:
+	       off16(hs->has_mutablespace_top, hs->mutablespace_top, &f->off_top) ?:
+	       off16(hs->has_mutablespace_end, hs->mutablespace_end, &f->off_end);
+}
+
+/* Serial's young (eden, from, to) and old spaces. */
+static int serial_spaces(const struct mt_vmstructs *vs, uint64_t heap,
+			 struct mt_ap_heap_freeze *f)
+{
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t young = 0, old = 0;
+	int err;
+
+	if (!hs->has_serialheap_young_gen || !hs->has_serialheap_old_gen)
+		return -ENOENT;
+	if ((err = vmstructs_read_ptr(vs, heap + hs->serialheap_young_gen, &young)) ||
+	    (err = vmstructs_read_ptr(vs, heap + hs->serialheap_old_gen, &old)))
+		return err;
+	return space_field(f, 0, young, hs->has_defnewgeneration_eden_space,
+			   hs->defnewgeneration_eden_space) ?:
+	       space_field(f, 1, young, hs->has_defnewgeneration_from_space,
+			   hs->defnewgeneration_from_space) ?:
+	       space_field(f, 2, young, hs->has_defnewgeneration_to_space,
+			   hs->defnewgeneration_to_space) ?:
+	       space_field(f, 3, old, hs->has_tenuredgeneration_the_space,
+			   hs->tenuredgeneration_the_space) ?:
+	       off16(hs->has_contiguousspace_bottom, hs->contiguousspace_bottom, &f->off_bottom) ?:
+	       off16(hs->has_contiguousspace_top, hs->contiguousspace_top, &f->off_top) ?:
+	       off16(hs->has_contiguousspace_end, hs->contiguousspace_end, &f->off_end);
 }
 
 /*
@@ -108,85 +171,18 @@ static int space_field(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *
 static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap,
 			struct mt_ap_heap_freeze *f)
 {
-	uint64_t a, young = 0, old = 0, hrm, regions, base, len;
-	int err = 0;
+	int err;
 
 	if (gc == GC_G1) {
-		const char *hr = vmstructs_type(vs, "G1HeapRegion") ? "G1HeapRegion" : "HeapRegion";
-		const char *mgr = vmstructs_type(vs, "G1HeapRegionManager") ? "G1HeapRegionManager" :
-				  "HeapRegionManager";
-
-		err = vmstructs_field_offset(vs, "G1CollectedHeap", "_hrm", &hrm);
-		if (!err)
-			err = vmstructs_field_offset(vs, mgr, "_regions", &regions);
-		if (!err)
-			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_base", &base);
-		if (!err)
-			err = vmstructs_field_offset(vs, "G1HeapRegionTable", "_length", &len);
-		if (!err)
-			err = off16(vs, hr, "_bottom", &f->off_bottom);
-		if (!err)
-			err = off16(vs, hr, "_top", &f->off_top);
-		if (!err)
-			err = off16(vs, hr, "_end", &f->off_end);
-		if (!err) {
-			f->spaces[0] = heap + hrm + regions;
-			f->spaces[1] = base;
-			f->spaces[2] = len;
-			f->space_kind = MT_AP_FREEZE_SPACES_G1;
-		}
+		g1_spaces(vmstructs_hotspot(vs), heap, f);
 		return;
 	}
-	if (gc == GC_PARALLEL) {
-		err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_young_gen", &a);
-		if (!err)
-			err = vmstructs_read_ptr(vs, a, &young);
-		if (!err)
-			err = vmstructs_static_addr(vs, "ParallelScavengeHeap", "_old_gen", &a);
-		if (!err)
-			err = vmstructs_read_ptr(vs, a, &old);
-		if (!err)
-			err = space_field(vs, f, 0, young, "PSYoungGen", "_eden_space");
-		if (!err)
-			err = space_field(vs, f, 1, young, "PSYoungGen", "_from_space");
-		if (!err)
-			err = space_field(vs, f, 2, young, "PSYoungGen", "_to_space");
-		if (!err)
-			err = space_field(vs, f, 3, old, "PSOldGen", "_object_space");
-		if (!err)
-			err = off16(vs, "MutableSpace", "_bottom", &f->off_bottom);
-		if (!err)
-			err = off16(vs, "MutableSpace", "_top", &f->off_top);
-		if (!err)
-			err = off16(vs, "MutableSpace", "_end", &f->off_end);
-	} else if (gc == GC_SERIAL) {
-		const char *ht = vmstructs_field(vs, "SerialHeap", "_young_gen") ? "SerialHeap" :
-				 "GenCollectedHeap";
-
-		err = vmstructs_field_offset(vs, ht, "_young_gen", &a);
-		if (!err)
-			err = vmstructs_read_ptr(vs, heap + a, &young);
-		if (!err)
-			err = vmstructs_field_offset(vs, ht, "_old_gen", &a);
-		if (!err)
-			err = vmstructs_read_ptr(vs, heap + a, &old);
-		if (!err)
-			err = space_field(vs, f, 0, young, "DefNewGeneration", "_eden_space");
-		if (!err)
-			err = space_field(vs, f, 1, young, "DefNewGeneration", "_from_space");
-		if (!err)
-			err = space_field(vs, f, 2, young, "DefNewGeneration", "_to_space");
-		if (!err)
-			err = space_field(vs, f, 3, old, "TenuredGeneration", "_the_space");
-		if (!err)
-			err = off16(vs, "ContiguousSpace", "_bottom", &f->off_bottom);
-		if (!err)
-			err = off16(vs, "ContiguousSpace", "_top", &f->off_top);
-		if (!err)
-			err = off16(vs, "ContiguousSpace", "_end", &f->off_end);
-	} else {
+	if (gc == GC_PARALLEL)
+		err = parallel_spaces(vs, f);
+	else if (gc == GC_SERIAL)
+		err = serial_spaces(vs, heap, f);
+	else
 		return;
-	}
 	if (err)
 		memset(f->spaces, 0, sizeof(f->spaces));
 	else
@@ -218,7 +214,8 @@ static void test_hooks(struct mt_ap_heap_freeze *f)
 int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		       struct mt_ap_heap_freeze *f, char *why, size_t n)
 {
-	uint64_t heap, start = 0, words = 0, a_heap, off_res, off_start, off_words;
+	const struct mt_hotspot *hs;
+	uint64_t heap, start = 0, words = 0;
 	enum gc gc = GC_G1;
 	int err;
 
@@ -247,19 +244,17 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		err = -ENOENT;
 		goto out;
 	}
-	err = vmstructs_static_addr(vs, "Universe", "_collectedHeap", &a_heap);
+	hs = vmstructs_hotspot(vs);
+	err = hs->universe_collectedheap && hs->has_collectedheap_reserved &&
+	      hs->has_memregion_start && hs->has_memregion_word_size ? 0 : -ENOENT;
 	if (!err)
-		err = vmstructs_field_offset(vs, "CollectedHeap", "_reserved", &off_res);
+		err = vmstructs_read_ptr(vs, hs->universe_collectedheap, &heap);
 	if (!err)
-		err = vmstructs_field_offset(vs, "MemRegion", "_start", &off_start);
+		err = vmstructs_read_ptr(vs, heap + hs->collectedheap_reserved + hs->memregion_start,
+					 &start);
 	if (!err)
-		err = vmstructs_field_offset(vs, "MemRegion", "_word_size", &off_words);
-	if (!err)
-		err = vmstructs_read_ptr(vs, a_heap, &heap);
-	if (!err)
-		err = vmstructs_read_ptr(vs, heap + off_res + off_start, &start);
-	if (!err)
-		err = vmstructs_read_ptr(vs, heap + off_res + off_words, &words);
+		err = vmstructs_read_ptr(vs, heap + hs->collectedheap_reserved +
+					 hs->memregion_word_size, &words);
 	if (err || !start || !words || words > (1ull << 50)) {
 		snprintf(why, n, "the Java heap's range cannot be read from VMStructs");
 		err = err ? err : -EPROTO;

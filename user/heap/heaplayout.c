@@ -7,20 +7,18 @@
 #include <string.h>
 
 #include "heap/heaplayout.h"
+#include "jvm/hotspot.h"
 #include "jvm/jobject.h"
 #include "jvm/jvmflags.h"
 #include "jvm/vmstructs.h"
 
-/* The value of a static int libjvm computed at start: its VMStructs entry
- * (@type, @field) if it has one, else its .symtab symbol @sym. */
-static int static_int(const struct mt_vmstructs *vs, const char *type, const char *field,
-		      const char *sym, int32_t *out)
+/* The value of a static int libjvm computed at start: at @addr, its
+ * VMStructs entry, if it has one (not 0), else at its .symtab symbol @sym. */
+static int static_int(const struct mt_vmstructs *vs, uint64_t addr, const char *sym,
+		      int32_t *out)
 {
-	uint64_t addr;
-	int err = -ENOENT;
+	int err = addr ? 0 : -ENOENT;
 
-	if (type)
-		err = vmstructs_static_addr(vs, type, field, &addr);
 	if (err && sym)
 		err = vmstructs_symbol(vs, sym, &addr);
 	if (err)
@@ -28,75 +26,79 @@ static int static_int(const struct mt_vmstructs *vs, const char *type, const cha
 	return vmstructs_read(vs, addr, out, sizeof(*out));
 }
 
-/* A field offset that must fit the layout's 32 bits. */
-static int off32(const struct mt_vmstructs *vs, const char *type, const char *field, uint32_t *out)
+/* A field offset (@has: the JVM has the field) that must fit the layout's 32 bits. */
+static int off32(bool has, uint64_t v, uint32_t *out)
 {
-	uint64_t v;
-	int err = vmstructs_field_offset(vs, type, field, &v);
-
-	if (!err && v > UINT32_MAX)
-		err = -ERANGE;
-	if (!err)
-		*out = (uint32_t)v;
-	return err;
+	if (!has)
+		return -ENOENT;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
 }
 
 int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		    struct mt_ap_heap_layout *L, char *why, size_t n)
 {
-	static const struct {
-		const char *type, *field;
-		size_t at; /* offsetof in struct mt_ap_heap_layout */
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	const struct {
+		bool has;
+		uint64_t val;
+		const char *name; /* for the message */
+		size_t at;        /* offsetof in struct mt_ap_heap_layout */
 	} offs[] = {
-		{ "Klass", "_layout_helper", offsetof(struct mt_ap_heap_layout, k_layout_helper) },
-		{ "Klass", "_java_mirror", offsetof(struct mt_ap_heap_layout, k_java_mirror) },
-		{ "Klass", "_class_loader_data", offsetof(struct mt_ap_heap_layout, k_cld) },
-		{ "Klass", "_next_link", offsetof(struct mt_ap_heap_layout, k_next_link) },
-		{ "Klass", "_super", offsetof(struct mt_ap_heap_layout, k_super) },
-		{ "Klass", "_vtable_len", offsetof(struct mt_ap_heap_layout, k_vtable_len) },
-		{ "InstanceKlass", "_itable_len", offsetof(struct mt_ap_heap_layout, ik_itable_len) },
-		{ "InstanceKlass", "_nonstatic_oop_map_size",
-		  offsetof(struct mt_ap_heap_layout, ik_oop_map_size) },
-		{ "InstanceKlass", "_reference_type",
-		  offsetof(struct mt_ap_heap_layout, ik_reference_type) },
-		{ "InstanceKlass", "_constants", offsetof(struct mt_ap_heap_layout, ik_constants) },
-		{ "InstanceKlass", "_local_interfaces",
-		  offsetof(struct mt_ap_heap_layout, ik_local_interfaces) },
-		{ "ConstantPool", "_cache", offsetof(struct mt_ap_heap_layout, cp_cache) },
-		{ "ConstantPoolCache", "_resolved_references",
-		  offsetof(struct mt_ap_heap_layout, cpc_resolved_refs) },
-		{ "ClassLoaderData", "_class_loader", offsetof(struct mt_ap_heap_layout, cld_loader) },
-		{ "ClassLoaderData", "_klasses", offsetof(struct mt_ap_heap_layout, cld_klasses) },
-		{ "Array<Klass*>", "_data", offsetof(struct mt_ap_heap_layout, array_data) },
-		{ "Array<Klass*>", "_length", offsetof(struct mt_ap_heap_layout, array_length) },
-		{ "ThreadsList", "_length", offsetof(struct mt_ap_heap_layout, tl_length) },
-		{ "ThreadsList", "_threads", offsetof(struct mt_ap_heap_layout, tl_threads) },
-		{ "JavaThread", "_threadObj", offsetof(struct mt_ap_heap_layout, jt_threadobj) },
+#define OFF(m, name, f) { hs->has_##m, hs->m, name, offsetof(struct mt_ap_heap_layout, f) }
+		OFF(klass_layout_helper, "Klass::_layout_helper", k_layout_helper),
+		OFF(klass_java_mirror, "Klass::_java_mirror", k_java_mirror),
+		OFF(klass_class_loader_data, "Klass::_class_loader_data", k_cld),
+		OFF(klass_next_link, "Klass::_next_link", k_next_link),
+		OFF(klass_super, "Klass::_super", k_super),
+		OFF(klass_vtable_len, "Klass::_vtable_len", k_vtable_len),
+		OFF(instanceklass_itable_len, "InstanceKlass::_itable_len", ik_itable_len),
+		OFF(instanceklass_nonstatic_oop_map_size, "InstanceKlass::_nonstatic_oop_map_size",
+		    ik_oop_map_size),
+		OFF(instanceklass_reference_type, "InstanceKlass::_reference_type",
+		    ik_reference_type),
+		OFF(instanceklass_constants, "InstanceKlass::_constants", ik_constants),
+		OFF(instanceklass_local_interfaces, "InstanceKlass::_local_interfaces",
+		    ik_local_interfaces),
+		OFF(constantpool_cache, "ConstantPool::_cache", cp_cache),
+		OFF(constantpoolcache_resolved_references, "ConstantPoolCache::_resolved_references",
+		    cpc_resolved_refs),
+		OFF(classloaderdata_class_loader, "ClassLoaderData::_class_loader", cld_loader),
+		OFF(classloaderdata_klasses, "ClassLoaderData::_klasses", cld_klasses),
+		OFF(array_klass_data, "Array<Klass*>::_data", array_data),
+		OFF(array_klass_length, "Array<Klass*>::_length", array_length),
+		OFF(threadslist_length, "ThreadsList::_length", tl_length),
+		OFF(threadslist_threads, "ThreadsList::_threads", tl_threads),
+		OFF(javathread_threadobj, "JavaThread::_threadObj", jt_threadobj),
+#undef OFF
 	};
-	static const struct {
-		const char *type, *field, *sym;
+	const struct {
+		uint64_t addr; /* the VMStructs static, 0: none */
+		const char *sym;
 		size_t at;
 	} ints[] = {
-		{ "java_lang_Class", "_klass_offset", "_ZN15java_lang_Class13_klass_offsetE",
+		{ hs->java_lang_class_klass_offset, "_ZN15java_lang_Class13_klass_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_klass) },
-		{ "java_lang_Class", "_oop_size_offset", "_ZN15java_lang_Class16_oop_size_offsetE",
+		{ hs->java_lang_class_oop_size_offset, "_ZN15java_lang_Class16_oop_size_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_oop_size) },
-		{ "java_lang_Class", "_static_oop_field_count_offset",
+		{ hs->java_lang_class_static_oop_field_count_offset,
 		  "_ZN15java_lang_Class30_static_oop_field_count_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_static_count) },
-		{ NULL, NULL, "_ZN19InstanceMirrorKlass24_offset_of_static_fieldsE",
+		{ 0, "_ZN19InstanceMirrorKlass24_offset_of_static_fieldsE",
 		  offsetof(struct mt_ap_heap_layout, m_statics) },
-		{ NULL, NULL, "_ZN15java_lang_Class20_class_loader_offsetE",
+		{ 0, "_ZN15java_lang_Class20_class_loader_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_loader) },
-		{ NULL, NULL, "_ZN15java_lang_Class25_protection_domain_offsetE",
+		{ 0, "_ZN15java_lang_Class25_protection_domain_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_pd) },
-		{ NULL, NULL, "_ZN15java_lang_Class15_signers_offsetE",
+		{ 0, "_ZN15java_lang_Class15_signers_offsetE",
 		  offsetof(struct mt_ap_heap_layout, m_signers) },
-		{ NULL, NULL, "_ZN23java_lang_ref_Reference16_referent_offsetE",
+		{ 0, "_ZN23java_lang_ref_Reference16_referent_offsetE",
 		  offsetof(struct mt_ap_heap_layout, ref_referent) },
-		{ NULL, NULL, "_ZN23java_lang_ref_Reference18_discovered_offsetE",
+		{ 0, "_ZN23java_lang_ref_Reference18_discovered_offsetE",
 		  offsetof(struct mt_ap_heap_layout, ref_discovered) },
-		{ NULL, NULL, "_ZN21java_lang_ClassLoader19_loader_data_offsetE",
+		{ 0, "_ZN21java_lang_ClassLoader19_loader_data_offsetE",
 		  offsetof(struct mt_ap_heap_layout, loader_data) },
 	};
 	struct jobject_layout jl;
@@ -138,32 +140,33 @@ int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 	}
 	L->obj_align = (uint32_t)align;
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
-		err = off32(vs, offs[i].type, offs[i].field, (uint32_t *)((char *)L + offs[i].at));
+		err = off32(offs[i].has, offs[i].val, (uint32_t *)((char *)L + offs[i].at));
 		if (err) {
-			snprintf(why, n, "VMStructs has no %s::%s", offs[i].type, offs[i].field);
+			snprintf(why, n, "VMStructs has no %s", offs[i].name);
 			return -ENOENT;
 		}
 	}
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		err = static_int(vs, ints[i].type, ints[i].field, ints[i].sym,
-				 (int32_t *)((char *)L + ints[i].at));
+		err = static_int(vs, ints[i].addr, ints[i].sym, (int32_t *)((char *)L + ints[i].at));
 		if (err || *(int32_t *)((char *)L + ints[i].at) <= 0) {
 			snprintf(why, n, "libjvm has no usable %s", ints[i].sym);
 			return -ENOENT;
 		}
 	}
-	if (vmstructs_type_size(vs, "InstanceKlass", &ik_size) || ik_size > UINT32_MAX) {
+	ik_size = hs->sizeof_instanceklass;
+	if (!ik_size || ik_size > UINT32_MAX) {
 		snprintf(why, n, "VMStructs has no size of InstanceKlass");
 		return -ENOENT;
 	}
 	L->ik_size = (uint32_t)((ik_size + 7) & ~7ull);
-	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &L->threads_list)) {
+	L->threads_list = hs->threadssmrsupport_java_thread_list;
+	if (!L->threads_list) {
 		snprintf(why, n, "VMStructs has no ThreadsSMRSupport::_java_thread_list");
 		return -ENOENT;
 	}
-	off32(vs, "JavaThread", "_vthread", &L->jt_vthread); /* JDK 19+ */
-	if (jobject_vm_class(vs, "Class", &L->class_klass) ||
-	    jobject_vm_class(vs, "ClassLoader", &L->loader_klass)) {
+	off32(hs->has_javathread_vthread, hs->javathread_vthread, &L->jt_vthread); /* JDK 19+ */
+	if (jobject_vm_class(vs, hs->vmclasses_class, &L->class_klass) ||
+	    jobject_vm_class(vs, hs->vmclasses_classloader, &L->loader_klass)) {
 		snprintf(why, n, "VMStructs has no vmClasses::Class_klass or ClassLoader_klass");
 		return -ENOENT;
 	}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jvm/heapused.h"
+#include "jvm/hotspot.h"
 #include "jvm/vmstructs.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -55,84 +56,91 @@ static enum heapused_kind kind_of(const struct mt_vmstructs *vs, uint64_t heap, 
 
 static int open_g1(const struct mt_vmstructs *vs, uint64_t heap, struct heapused *h)
 {
-	static const char *const fields[HEAPUSED_NSPACES] = { "_eden_space_used",
-							       "_survivor_space_used",
-							       "_old_gen_used" };
-	uint64_t off;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	int err;
 
-	if (vmstructs_field_offset(vs, "G1CollectedHeap", "_monitoring_support", &off) &&
-	    vmstructs_field_offset(vs, "G1CollectedHeap", "_g1mm", &off))
+	if (!hs->has_g1collectedheap_monitoring_support)
 		return -ENOENT;
-	err = vmstructs_read_ptr(vs, heap + off, &h->g1mm);
+	err = vmstructs_read_ptr(vs, heap + hs->g1collectedheap_monitoring_support, &h->g1mm);
 	if (err)
 		return err;
-	for (int i = 0; i < HEAPUSED_NSPACES; i++)
-		if (vmstructs_field_offset(vs, "G1MonitoringSupport", fields[i], &h->g1_off[i]))
-			return -ENOENT;
+	if (!hs->has_g1monitoringsupport_eden_space_used ||
+	    !hs->has_g1monitoringsupport_survivor_space_used ||
+	    !hs->has_g1monitoringsupport_old_gen_used)
+		return -ENOENT;
+	h->g1_off[HEAPUSED_EDEN] = hs->g1monitoringsupport_eden_space_used;
+	h->g1_off[HEAPUSED_SURVIVOR] = hs->g1monitoringsupport_survivor_space_used;
+	h->g1_off[HEAPUSED_OLD] = hs->g1monitoringsupport_old_gen_used;
 	return h->g1mm ? 0 : -ENOENT;
 }
 
-/* Read pointer field @type::@field of the object at @obj into *@val. */
-static int read_field(const struct mt_vmstructs *vs, uint64_t obj, const char *type,
-		      const char *field, uint64_t *val)
+/* Read the pointer field at offset @off (@has: the JVM has that field) of
+ * the object at @obj into *@val. */
+static int read_field(const struct mt_vmstructs *vs, uint64_t obj, bool has, uint64_t off,
+		      uint64_t *val)
 {
-	uint64_t off;
-
-	if (vmstructs_field_offset_inherited(vs, type, field, &off))
+	if (!has)
 		return -ENOENT;
 	return vmstructs_read_ptr(vs, obj + off, val);
 }
 
 static int open_parallel(const struct mt_vmstructs *vs, struct heapused *h)
 {
-	uint64_t ay, ao, young, old;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t young, old;
 	int err;
 
-	if (vmstructs_static_addr(vs, "ParallelScavengeHeap", "_young_gen", &ay) ||
-	    vmstructs_static_addr(vs, "ParallelScavengeHeap", "_old_gen", &ao) ||
-	    vmstructs_field_offset(vs, "MutableSpace", "_bottom", &h->off_bottom) ||
-	    vmstructs_field_offset(vs, "MutableSpace", "_top", &h->off_top))
+	if (!hs->parallelscavengeheap_young_gen || !hs->parallelscavengeheap_old_gen ||
+	    !hs->has_mutablespace_bottom || !hs->has_mutablespace_top)
 		return -ENOENT;
-	err = vmstructs_read_ptr(vs, ay, &young) ?: vmstructs_read_ptr(vs, ao, &old);
+	h->off_bottom = hs->mutablespace_bottom;
+	h->off_top = hs->mutablespace_top;
+	err = vmstructs_read_ptr(vs, hs->parallelscavengeheap_young_gen, &young) ?:
+	      vmstructs_read_ptr(vs, hs->parallelscavengeheap_old_gen, &old);
 	if (err)
 		return err;
-	return read_field(vs, young, "PSYoungGen", "_eden_space", &h->space[HEAPUSED_EDEN]) ?:
-	       read_field(vs, young, "PSYoungGen", "_from_space", &h->space[HEAPUSED_SURVIVOR]) ?:
-	       read_field(vs, old, "PSOldGen", "_object_space", &h->space[HEAPUSED_OLD]);
+	return read_field(vs, young, hs->has_psyounggen_eden_space, hs->psyounggen_eden_space,
+			  &h->space[HEAPUSED_EDEN]) ?:
+	       read_field(vs, young, hs->has_psyounggen_from_space, hs->psyounggen_from_space,
+			  &h->space[HEAPUSED_SURVIVOR]) ?:
+	       read_field(vs, old, hs->has_psoldgen_object_space, hs->psoldgen_object_space,
+			  &h->space[HEAPUSED_OLD]);
 }
 
 static int open_serial(const struct mt_vmstructs *vs, uint64_t heap, struct heapused *h)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	uint64_t young, old;
 	int err;
 
 	/* SerialHeap's generations (JDK 21+), GenCollectedHeap's before */
-	if (read_field(vs, heap, "SerialHeap", "_young_gen", &young) &&
-	    read_field(vs, heap, "GenCollectedHeap", "_young_gen", &young))
+	if (read_field(vs, heap, hs->has_serialheap_young_gen, hs->serialheap_young_gen, &young) ||
+	    read_field(vs, heap, hs->has_serialheap_old_gen, hs->serialheap_old_gen, &old))
 		return -ENOENT;
-	if (read_field(vs, heap, "SerialHeap", "_old_gen", &old) &&
-	    read_field(vs, heap, "GenCollectedHeap", "_old_gen", &old))
+	if (!hs->has_contiguousspace_bottom || !hs->has_contiguousspace_top)
 		return -ENOENT;
-	if (vmstructs_field_offset_inherited(vs, "ContiguousSpace", "_bottom", &h->off_bottom) ||
-	    vmstructs_field_offset_inherited(vs, "ContiguousSpace", "_top", &h->off_top))
-		return -ENOENT;
-	err = read_field(vs, young, "DefNewGeneration", "_eden_space", &h->space[HEAPUSED_EDEN]) ?:
-	      read_field(vs, young, "DefNewGeneration", "_from_space", &h->space[HEAPUSED_SURVIVOR]) ?:
-	      read_field(vs, old, "TenuredGeneration", "_the_space", &h->space[HEAPUSED_OLD]);
+	h->off_bottom = hs->contiguousspace_bottom;
+	h->off_top = hs->contiguousspace_top;
+	err = read_field(vs, young, hs->has_defnewgeneration_eden_space,
+			 hs->defnewgeneration_eden_space, &h->space[HEAPUSED_EDEN]) ?:
+	      read_field(vs, young, hs->has_defnewgeneration_from_space,
+			 hs->defnewgeneration_from_space, &h->space[HEAPUSED_SURVIVOR]) ?:
+	      read_field(vs, old, hs->has_tenuredgeneration_the_space,
+			 hs->tenuredgeneration_the_space, &h->space[HEAPUSED_OLD]);
 	return err;
 }
 
 int heapused_open(const struct mt_vmstructs *vs, const char *hint, struct heapused *h)
 {
-	uint64_t a, heap;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t heap;
 	int err;
 
 	memset(h, 0, sizeof(*h));
 	h->vs = vs;
-	if (vmstructs_static_addr(vs, "Universe", "_collectedHeap", &a))
+	if (!hs->universe_collectedheap)
 		return -ENOENT;
-	err = vmstructs_read_ptr(vs, a, &heap);
+	err = vmstructs_read_ptr(vs, hs->universe_collectedheap, &heap);
 	if (err)
 		return err;
 	if (!heap)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/javafield.h"
 #include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
@@ -78,46 +79,53 @@ int javafield_parse_u2(const uint16_t *a, size_t alen, unsigned count,
 	return 0;
 }
 
-static int int_const(const struct mt_vmstructs *vs, const char *name, int32_t *v)
-{
-	return vmstructs_int_constant(vs, name, v);
-}
-
 int javafield_layout(const struct mt_vmstructs *vs, struct javafield_layout *l)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	if ((err = klassname_layout(vs, &l->kl)) ||
-	    (err = vmstructs_field_offset(vs, "InstanceKlass", "_constants", &l->ik_constants)) ||
-	    (err = vmstructs_field_offset(vs, "Klass", "_super", &l->klass_super)) ||
-	    (err = vmstructs_type_size(vs, "ConstantPool", &l->cp_size)) ||
-	    (err = vmstructs_field_offset(vs, "Array<u1>", "_data", &l->arr_data)))
+	if ((err = klassname_layout(vs, &l->kl)))
 		return err;
-	if (!vmstructs_field_offset(vs, "InstanceKlass", "_fieldinfo_stream", &l->ik_fields)) {
+	if (!hs->has_instanceklass_constants || !hs->has_klass_super || !hs->sizeof_constantpool ||
+	    !hs->has_array_u1_data)
+		return -ENOENT;
+	l->ik_constants = hs->instanceklass_constants;
+	l->klass_super = hs->klass_super;
+	l->cp_size = hs->sizeof_constantpool;
+	l->arr_data = hs->array_u1_data;
+	if (hs->has_instanceklass_fieldinfo_stream) { /* JDK 21+ */
 		l->stream = true;
-		if (int_const(vs, "FieldInfo::FieldFlags::_ff_initialized", &l->ff.initialized) ||
-		    int_const(vs, "FieldInfo::FieldFlags::_ff_injected", &l->ff.injected) ||
-		    int_const(vs, "FieldInfo::FieldFlags::_ff_generic", &l->ff.generic) ||
-		    int_const(vs, "FieldInfo::FieldFlags::_ff_stable", &l->ff.stable) ||
-		    int_const(vs, "FieldInfo::FieldFlags::_ff_contended", &l->ff.contended))
+		l->ik_fields = hs->instanceklass_fieldinfo_stream;
+		if (!hs->has_ff_initialized || !hs->has_ff_injected || !hs->has_ff_generic ||
+		    !hs->has_ff_stable || !hs->has_ff_contended)
 			return -ENOENT;
+		l->ff.initialized = hs->ff_initialized;
+		l->ff.injected = hs->ff_injected;
+		l->ff.generic = hs->ff_generic;
+		l->ff.stable = hs->ff_stable;
+		l->ff.contended = hs->ff_contended;
 		return 0;
 	}
-	if ((err = vmstructs_field_offset(vs, "InstanceKlass", "_fields", &l->ik_fields)) ||
-	    (err = vmstructs_field_offset(vs, "InstanceKlass", "_java_fields_count",
-					  &l->ik_java_fields_count)) ||
-	    (err = vmstructs_field_offset(vs, "Array<u2>", "_data", &l->arr_data)))
-		return err;
-	if (int_const(vs, "FieldInfo::field_slots", &l->slots) ||
-	    int_const(vs, "FieldInfo::access_flags_offset", &l->acc_slot) ||
-	    int_const(vs, "FieldInfo::name_index_offset", &l->name_slot) ||
-	    int_const(vs, "FieldInfo::low_packed_offset", &l->low_slot) ||
-	    int_const(vs, "FieldInfo::high_packed_offset", &l->high_slot) ||
-	    int_const(vs, "FIELDINFO_TAG_SIZE", &l->tag_size) ||
-	    int_const(vs, "FIELDINFO_TAG_OFFSET", &l->tag_offset) ||
-	    int_const(vs, "JVM_ACC_FIELD_INTERNAL", &l->acc_internal))
+	if (!hs->has_instanceklass_fields || !hs->has_instanceklass_java_fields_count ||
+	    !hs->has_array_u2_data)
 		return -ENOENT;
+	l->ik_fields = hs->instanceklass_fields;
+	l->ik_java_fields_count = hs->instanceklass_java_fields_count;
+	l->arr_data = hs->array_u2_data;
+	if (!hs->has_fieldinfo_field_slots || !hs->has_fieldinfo_access_flags_offset ||
+	    !hs->has_fieldinfo_name_index_offset || !hs->has_fieldinfo_low_packed_offset ||
+	    !hs->has_fieldinfo_high_packed_offset || !hs->has_fieldinfo_tag_size ||
+	    !hs->has_fieldinfo_tag_offset || !hs->has_jvm_acc_field_internal)
+		return -ENOENT;
+	l->slots = hs->fieldinfo_field_slots;
+	l->acc_slot = hs->fieldinfo_access_flags_offset;
+	l->name_slot = hs->fieldinfo_name_index_offset;
+	l->low_slot = hs->fieldinfo_low_packed_offset;
+	l->high_slot = hs->fieldinfo_high_packed_offset;
+	l->tag_size = hs->fieldinfo_tag_size;
+	l->tag_offset = hs->fieldinfo_tag_offset;
+	l->acc_internal = hs->jvm_acc_field_internal;
 	if (l->slots <= 0 || l->slots > 16 || l->tag_size <= 0 || l->tag_size > 8)
 		return -EINVAL;
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/jobject.h"
 #include "memtrace/alloc.h"
 #include "jvm/jvmflags.h"
@@ -13,30 +14,23 @@
 /* Longest String read (bytes of its value array). */
 #define MAX_STRING 4096
 
-/* A static of either spelling: JDK 17 "_narrow_oop._base", JDK 21+ "_base". */
-static int static_either(const struct mt_vmstructs *vs, const char *type, const char *a,
-			 const char *b, void *out, size_t size)
+/* Read the static at @addr (0: the JVM lacks it). 0, -ENOENT or -errno. */
+static int read_static(const struct mt_vmstructs *vs, uint64_t addr, void *out, size_t size)
 {
-	uint64_t addr;
-	int err;
-
-	if ((err = vmstructs_static_addr(vs, type, a, &addr)) &&
-	    (err = vmstructs_static_addr(vs, type, b, &addr)))
-		return err;
-	return vmstructs_read(vs, addr, out, size);
+	return addr ? vmstructs_read(vs, addr, out, size) : -ENOENT;
 }
 
 int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		   struct jobject_layout *l)
 {
-	uint64_t shift;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	if (!jvmflags_get_bool(p, vs, "UseCompactObjectHeaders", &l->compact) && l->compact) {
-		if (vmstructs_long_constant(vs, "markWord::klass_shift", &shift) || shift >= 64)
+		if (!hs->has_markword_klass_shift || hs->markword_klass_shift >= 64)
 			return -ENOENT;
-		l->mark_klass_shift = (uint32_t)shift;
+		l->mark_klass_shift = (uint32_t)hs->markword_klass_shift;
 	}
 	if ((err = jvmflags_get_bool(p, vs, "UseCompressedOops", &l->coops)))
 		return err;
@@ -44,27 +38,24 @@ int jobject_layout(const struct mt_proc *p, const struct mt_vmstructs *vs,
 	if (jvmflags_get_bool(p, vs, "UseCompressedClassPointers", &l->ccp))
 		l->ccp = true;
 	if (l->coops &&
-	    ((err = static_either(vs, "CompressedOops", "_narrow_oop._base", "_base", &l->oop_base,
-				  8)) ||
-	     (err = static_either(vs, "CompressedOops", "_narrow_oop._shift", "_shift",
-				  &l->oop_shift, 4))))
+	    ((err = read_static(vs, hs->compressedoops_base, &l->oop_base, 8)) ||
+	     (err = read_static(vs, hs->compressedoops_shift, &l->oop_shift, 4))))
 		return err;
 	if (l->ccp &&
-	    ((err = static_either(vs, "CompressedKlassPointers", "_narrow_klass._base", "_base",
-				  &l->klass_base, 8)) ||
-	     (err = static_either(vs, "CompressedKlassPointers", "_narrow_klass._shift", "_shift",
-				  &l->klass_shift, 4))))
+	    ((err = read_static(vs, hs->compressedklass_base, &l->klass_base, 8)) ||
+	     (err = read_static(vs, hs->compressedklass_shift, &l->klass_shift, 4))))
 		return err;
 	if (l->oop_shift < 0 || l->oop_shift > 8 || l->klass_shift < 0 || l->klass_shift > 32)
 		return -EINVAL;
-	if ((err = vmstructs_field_offset(vs, "oopDesc", "_metadata._klass", &l->klass_off)))
-		return err;
+	if (!hs->has_oopdesc_klass)
+		return -ENOENT;
+	l->klass_off = hs->oopdesc_klass;
 	/* the array length follows the klass word; with compact headers, the mark */
 	l->arr_len_off = l->compact ? 8 : l->klass_off + (l->ccp ? 4 : 8);
 	if (l->compact)
 		l->ccp = true;
 	if ((err = javafield_layout(vs, &l->jf)) ||
-	    (err = jobject_vm_class(vs, "String", &l->string_ik)) ||
+	    (err = jobject_vm_class(vs, hs->vmclasses_string, &l->string_ik)) ||
 	    (err = javafield_offset(vs, &l->jf, l->string_ik, "value", &l->str_value)) ||
 	    (err = javafield_offset(vs, &l->jf, l->string_ik, "coder", &l->str_coder)))
 		return err;
@@ -151,15 +142,13 @@ int jobject_string(const struct mt_vmstructs *vs, const struct jobject_layout *l
 	return (int)w;
 }
 
-int jobject_vm_class(const struct mt_vmstructs *vs, const char *name, uint64_t *ik)
+int jobject_vm_class(const struct mt_vmstructs *vs, uint64_t slot, uint64_t *ik)
 {
-	char field[128];
-	uint64_t addr;
 	int err;
 
-	snprintf(field, sizeof(field), "_klasses[static_cast<int>(vmClassID::%s_klass_knum)]", name);
-	if ((err = vmstructs_static_addr(vs, "vmClasses", field, &addr)) ||
-	    (err = vmstructs_read_ptr(vs, addr, ik)))
+	if (!slot)
+		return -ENOENT;
+	if ((err = vmstructs_read_ptr(vs, slot, ik)))
 		return err;
 	return *ik ? 0 : -ENOENT;
 }
@@ -237,36 +226,35 @@ int jobject_is_subclass(const struct mt_vmstructs *vs, const struct jobject_layo
 int jobject_tlab_layout(const struct mt_vmstructs *vs, const struct jobject_layout *l,
 			struct mt_tlab_layout *out)
 {
-	int32_t slow, hs, hm, ls, lm;
-	uint64_t lh, tc, addr, heap;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t heap;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = vmstructs_field_offset(vs, "Klass", "_layout_helper", &lh)) ||
-	    (err = vmstructs_field_offset(vs, "CollectedHeap", "_total_collections", &tc)) ||
-	    (err = vmstructs_static_addr(vs, "Universe", "_collectedHeap", &addr)) ||
-	    (err = vmstructs_read_ptr(vs, addr, &heap)) ||
-	    (err = vmstructs_int_constant(vs, "Klass::_lh_instance_slow_path_bit", &slow)) ||
-	    (err = vmstructs_int_constant(vs, "Klass::_lh_header_size_shift", &hs)) ||
-	    (err = vmstructs_int_constant(vs, "Klass::_lh_header_size_mask", &hm)) ||
-	    (err = vmstructs_int_constant(vs, "Klass::_lh_log2_element_size_shift", &ls)) ||
-	    (err = vmstructs_int_constant(vs, "Klass::_lh_log2_element_size_mask", &lm)))
+	if (!hs->has_klass_layout_helper || !hs->has_collectedheap_total_collections ||
+	    !hs->universe_collectedheap)
+		return -ENOENT;
+	if ((err = vmstructs_read_ptr(vs, hs->universe_collectedheap, &heap)))
 		return err;
+	if (!hs->has_lh_instance_slow_path_bit || !hs->has_lh_header_size_shift ||
+	    !hs->has_lh_header_size_mask || !hs->has_lh_log2_element_size_shift ||
+	    !hs->has_lh_log2_element_size_mask)
+		return -ENOENT;
 	if (!heap || l->klass_off > 16 || l->arr_len_off > 24)
 		return -EINVAL;
-	out->gc_count = heap + tc;
+	out->gc_count = heap + hs->collectedheap_total_collections;
 	out->klass_base = l->klass_base;
 	out->klass_shift = (uint32_t)l->klass_shift;
 	out->klass_off = (uint32_t)l->klass_off;
 	out->ccp = l->ccp;
 	out->mark_klass_shift = l->compact ? l->mark_klass_shift : 0;
 	out->arr_len_off = (uint32_t)l->arr_len_off;
-	out->lh_off = (uint32_t)lh;
-	out->lh_slow_bit = (uint32_t)slow;
-	out->lh_hdr_shift = (uint32_t)hs;
-	out->lh_hdr_mask = (uint32_t)hm;
-	out->lh_log2_shift = (uint32_t)ls;
-	out->lh_log2_mask = (uint32_t)lm;
+	out->lh_off = (uint32_t)hs->klass_layout_helper;
+	out->lh_slow_bit = (uint32_t)hs->lh_instance_slow_path_bit;
+	out->lh_hdr_shift = (uint32_t)hs->lh_header_size_shift;
+	out->lh_hdr_mask = (uint32_t)hs->lh_header_size_mask;
+	out->lh_log2_shift = (uint32_t)hs->lh_log2_element_size_shift;
+	out->lh_log2_mask = (uint32_t)hs->lh_log2_element_size_mask;
 	out->on = 1;
 	return 0;
 }

@@ -77,11 +77,12 @@ int jobject_string(const struct mt_vmstructs *vs, const struct jobject_layout *l
 		   char *out, size_t len);
 
 /*
- * jobject_vm_class - the InstanceKlass of a class the VM keeps at hand
- * (vmClasses::@name_klass_knum, e.g. "Thread", "String"). Returns 0, -ENOENT,
+ * jobject_vm_class - the InstanceKlass of a class the VM keeps at hand, from
+ * its vmClasses slot @slot (a vmclasses_* entry of struct mt_hotspot, e.g.
+ * vmclasses_thread; 0, a JVM without it, gives -ENOENT). Returns 0, -ENOENT,
  * or -errno.
  */
-int jobject_vm_class(const struct mt_vmstructs *vs, const char *name, uint64_t *ik);
+int jobject_vm_class(const struct mt_vmstructs *vs, uint64_t slot, uint64_t *ik);
 
 /*
  * jobject_find_class - the first loaded class named @internal

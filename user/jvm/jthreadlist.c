@@ -3,17 +3,22 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/jthreadlist.h"
 #include "jvm/vmstructs.h"
 
 int jthreadlist_layout(const struct mt_vmstructs *vs, struct jthreadlist *l)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+
 	l->vs = vs;
-	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &l->list_addr) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_length", &l->tl_length) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &l->tl_threads) ||
-	    vmstructs_field_offset_inherited(vs, "Thread", "_allocated_bytes", &l->allocated))
+	if (!hs->threadssmrsupport_java_thread_list || !hs->has_threadslist_length ||
+	    !hs->has_threadslist_threads || !hs->has_thread_allocated_bytes)
 		return -ENOENT;
+	l->list_addr = hs->threadssmrsupport_java_thread_list;
+	l->tl_length = hs->threadslist_length;
+	l->tl_threads = hs->threadslist_threads;
+	l->allocated = hs->thread_allocated_bytes;
 	return 0;
 }
 

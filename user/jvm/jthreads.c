@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/jobject.h"
 #include "jvm/jthreads.h"
 #include "jvm/klassname.h"
@@ -32,6 +33,7 @@ struct jthreads {
 struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs *vs)
 {
 	struct jthreads *t = calloc(1, sizeof(*t));
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	uint64_t thread_ik;
 	int err;
 
@@ -42,20 +44,25 @@ struct jthreads *jthreads_new(const struct mt_proc *p, const struct mt_vmstructs
 	t->vs = vs;
 	if ((err = jobject_layout(p, vs, &t->ol)) || (err = klassname_layout(vs, &t->kl)))
 		goto fail;
-	if (vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &t->list_addr) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_length", &t->tl_length) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &t->tl_threads) ||
-	    vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &t->jt_osthread) ||
-	    vmstructs_field_offset(vs, "OSThread", "_thread_id", &t->os_tid) ||
-	    vmstructs_field_offset(vs, "JavaThread", "_thread_state", &t->jt_state) ||
-	    vmstructs_field_offset(vs, "JavaThread", "_threadObj", &t->jt_threadobj) ||
-	    vmstructs_field_offset(vs, "JavaThread", "_current_pending_monitor", &t->jt_pending) ||
-	    vmstructs_field_offset(vs, "ObjectMonitor", "_object", &t->om_object) ||
-	    vmstructs_int_constant(vs, "_thread_blocked", &t->blocked)) {
+	if (!hs->threadssmrsupport_java_thread_list || !hs->has_threadslist_length ||
+	    !hs->has_threadslist_threads || !hs->has_javathread_osthread ||
+	    !hs->has_osthread_thread_id || !hs->has_javathread_thread_state ||
+	    !hs->has_javathread_threadobj || !hs->has_javathread_current_pending_monitor ||
+	    !hs->has_objectmonitor_object || !hs->has_thread_blocked) {
 		err = -ENOENT;
 		goto fail;
 	}
-	if ((err = jobject_vm_class(vs, "Thread", &thread_ik)) ||
+	t->list_addr = hs->threadssmrsupport_java_thread_list;
+	t->tl_length = hs->threadslist_length;
+	t->tl_threads = hs->threadslist_threads;
+	t->jt_osthread = hs->javathread_osthread;
+	t->os_tid = hs->osthread_thread_id;
+	t->jt_state = hs->javathread_thread_state;
+	t->jt_threadobj = hs->javathread_threadobj;
+	t->jt_pending = hs->javathread_current_pending_monitor;
+	t->om_object = hs->objectmonitor_object;
+	t->blocked = hs->thread_blocked;
+	if ((err = jobject_vm_class(vs, hs->vmclasses_thread, &thread_ik)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "name", &t->f_name)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "parkBlocker", &t->f_blocker)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "eetop", &t->f_eetop)))

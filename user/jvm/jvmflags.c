@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jvm/elfsym.h"
+#include "jvm/hotspot.h"
 #include "jvm/jvmflags.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
@@ -33,27 +34,24 @@ const char *jvmflags_type_name(int type)
  * (no table in VMStructs), -errno. */
 static int find_in_table(const struct mt_vmstructs *vs, const char *name, struct mt_jvmflag *out)
 {
-	uint64_t flags_addr, num_addr, base, num, stride, off_name, off_addr;
-	uint64_t off_type = 0, off_flags = 0;
-	bool has_type, has_flags;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t base, num, stride = hs->sizeof_jvmflag, off_name = hs->jvmflag_name,
+		 off_addr = hs->jvmflag_addr, off_type = hs->jvmflag_type,
+		 off_flags = hs->jvmflag_flags_field;
+	bool has_type = hs->has_jvmflag_type, has_flags = hs->has_jvmflag_flags_field;
 	unsigned char *tab = NULL;
 	size_t want = strlen(name);
 	int err;
 
-	if (vmstructs_static_addr(vs, "JVMFlag", "flags", &flags_addr) ||
-	    vmstructs_static_addr(vs, "JVMFlag", "numFlags", &num_addr) ||
-	    vmstructs_type_size(vs, "JVMFlag", &stride) ||
-	    vmstructs_field_offset(vs, "JVMFlag", "_name", &off_name) ||
-	    vmstructs_field_offset(vs, "JVMFlag", "_addr", &off_addr))
+	if (!hs->jvmflag_flags || !hs->jvmflag_numflags || !stride || !hs->has_jvmflag_name ||
+	    !hs->has_jvmflag_addr)
 		return -ENOTSUP;
-	has_type = !vmstructs_field_offset(vs, "JVMFlag", "_type", &off_type);
-	has_flags = !vmstructs_field_offset(vs, "JVMFlag", "_flags", &off_flags);
 	/* offsets compared as stride - size: an offset near 2^64 must not wrap */
 	if (stride < 16 || stride > MAX_ENTRY || off_name > stride - 8 || off_addr > stride - 8 ||
 	    (has_type && off_type > stride - 4) || (has_flags && off_flags > stride - 4))
 		return -EINVAL;
-	if ((err = vmstructs_read_ptr(vs, flags_addr, &base)) ||
-	    (err = vmstructs_read_ptr(vs, num_addr, &num)))
+	if ((err = vmstructs_read_ptr(vs, hs->jvmflag_flags, &base)) ||
+	    (err = vmstructs_read_ptr(vs, hs->jvmflag_numflags, &num)))
 		return err;
 	if (!base || !num || num > MAX_FLAGS)
 		return -EINVAL;

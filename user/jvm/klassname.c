@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/klassname.h"
 #include "lib/hash.h"
 #include "lib/util.h"
@@ -18,20 +19,13 @@
 
 int klassname_layout(const struct mt_vmstructs *vs, struct mt_klass_layout *l)
 {
-	const struct mt_vmfield *len;
-	uint64_t size = 2;
-	int err;
-
-	if ((err = vmstructs_field_offset(vs, "Klass", "_name", &l->klass_name)) ||
-	    (err = vmstructs_field_offset(vs, "Symbol", "_body", &l->sym_body)))
-		return err;
-	len = vmstructs_field(vs, "Symbol", "_length");
-	if (!len || len->is_static)
-		return -ENOENT;
-	l->sym_length = len->offset;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	/* "u2" in JDK 17 and 25; take the table's word for it if it changes. */
-	if (len->type_string[0])
-		vmstructs_type_size(vs, len->type_string, &size);
+	uint64_t size = hs->symbol_length.size ? hs->symbol_length.size : 2;
+
+	l->klass_name = hs->klass_name;
+	l->sym_body = hs->symbol_body;
+	l->sym_length = hs->symbol_length.off;
 	if (size != 2 && size != 4)
 		return -EINVAL;
 	l->length_size = (unsigned)size;
@@ -185,16 +179,18 @@ int klassname_read(const struct mt_vmstructs *vs, const struct mt_klass_layout *
 int klassname_walk(const struct mt_vmstructs *vs, int (*fn)(void *arg, uint64_t klass),
 		   void *arg, size_t max)
 {
-	uint64_t head, cld_klasses, cld_next, next_link, cld, k;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t cld_klasses, cld_next, next_link, cld, k;
 	size_t seen = 0, nclds = 0;
 	int err;
 
-	if ((err = vmstructs_static_addr(vs, "ClassLoaderDataGraph", "_head", &head)) ||
-	    (err = vmstructs_field_offset(vs, "ClassLoaderData", "_klasses", &cld_klasses)) ||
-	    (err = vmstructs_field_offset(vs, "ClassLoaderData", "_next", &cld_next)) ||
-	    (err = vmstructs_field_offset(vs, "Klass", "_next_link", &next_link)))
-		return err;
-	if ((err = vmstructs_read_ptr(vs, head, &cld)))
+	if (!hs->classloaderdatagraph_head || !hs->has_classloaderdata_klasses ||
+	    !hs->has_classloaderdata_next || !hs->has_klass_next_link)
+		return -ENOENT;
+	cld_klasses = hs->classloaderdata_klasses;
+	cld_next = hs->classloaderdata_next;
+	next_link = hs->klass_next_link;
+	if ((err = vmstructs_read_ptr(vs, hs->classloaderdatagraph_head, &cld)))
 		return err;
 	/* Loaders are bounded by @max too: a loader holds at least one class
 	 * or it would not be worth counting. */

@@ -27,8 +27,9 @@ struct mt_klass_layout {
 	unsigned length_size; /* sizeof Symbol::_length: 2 (u2) or 4 */
 };
 
-/* klassname_layout - fill *l from @vs. Returns 0 or -ENOENT when one of
- * Klass::_name, Symbol::_length, Symbol::_body is missing. */
+/* klassname_layout - fill *l from @vs (Klass::_name, Symbol::_length and
+ * Symbol::_body are required entries: a handle has them). Returns 0, or
+ * -EINVAL when Symbol::_length is neither 2 nor 4 bytes. */
 int klassname_layout(const struct mt_vmstructs *vs, struct mt_klass_layout *l);
 
 /*

@@ -24,7 +24,7 @@ int monflag_get(const struct mt_proc *p, struct monflag *m, bool *on)
 	m->pid = p->pid;
 	err = vmstructs_open(p, &vs);
 	if (err && err != -ENOENT) {
-		p_err("cannot read the VMStructs of pid %d: %s", p->pid, strerror(-err));
+		p_err("cannot read the VMStructs of pid %d: %s", p->pid, vmstructs_strerror(err));
 		return err;
 	}
 	err = jvmflags_find(p, vs, FLAG, &f);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "jvm/hotspot.h"
 #include "jvm/monowner.h"
 #include "jvm/vmstructs.h"
 
@@ -30,33 +31,39 @@ struct monowner {
 
 struct monowner *monowner_new(const struct mt_vmstructs *vs)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	struct monowner *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->vs = vs;
-	if (vmstructs_field_offset(vs, "ObjectMonitor", "_owner", &m->om_owner) ||
-	    vmstructs_field_offset(vs, "ObjectMonitor", "_object", &m->om_object) ||
-	    vmstructs_static_addr(vs, "ThreadsSMRSupport", "_java_thread_list", &m->list_addr) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_length", &m->tl_length) ||
-	    vmstructs_field_offset(vs, "ThreadsList", "_threads", &m->tl_threads) ||
-	    vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &m->jt_osthread) ||
-	    vmstructs_field_offset(vs, "OSThread", "_thread_id", &m->os_tid)) {
+	if (!hs->has_objectmonitor_owner || !hs->has_objectmonitor_object ||
+	    !hs->threadssmrsupport_java_thread_list || !hs->has_threadslist_length ||
+	    !hs->has_threadslist_threads || !hs->has_javathread_osthread ||
+	    !hs->has_osthread_thread_id) {
 		free(m);
 		errno = ENOENT;
 		return NULL;
 	}
-	m->have_stack = !vmstructs_field_offset_inherited(vs, "JavaThread", "_stack_base",
-							   &m->jt_stack_base) &&
-			!vmstructs_field_offset_inherited(vs, "JavaThread", "_stack_size",
-							   &m->jt_stack_size);
-	m->owner_id = !vmstructs_field_offset(vs, "JavaThread", "_monitor_owner_id",
-					      &m->jt_owner_id);
-	m->have_anon = !vmstructs_long_constant(vs, "ObjectMonitor::ANONYMOUS_OWNER", &m->anon);
-	m->have_lock_stack = !vmstructs_field_offset(vs, "JavaThread", "_lock_stack",
-						     &m->jt_lock_stack) &&
-			     !vmstructs_field_offset(vs, "LockStack", "_top", &m->ls_top) &&
-			     !vmstructs_field_offset(vs, "LockStack", "_base[0]", &m->ls_base);
+	m->om_owner = hs->objectmonitor_owner;
+	m->om_object = hs->objectmonitor_object;
+	m->list_addr = hs->threadssmrsupport_java_thread_list;
+	m->tl_length = hs->threadslist_length;
+	m->tl_threads = hs->threadslist_threads;
+	m->jt_osthread = hs->javathread_osthread;
+	m->os_tid = hs->osthread_thread_id;
+	m->have_stack = hs->has_javathread_stack_base && hs->has_javathread_stack_size;
+	m->jt_stack_base = hs->javathread_stack_base;
+	m->jt_stack_size = hs->javathread_stack_size;
+	m->owner_id = hs->has_javathread_monitor_owner_id;
+	m->jt_owner_id = hs->javathread_monitor_owner_id;
+	m->have_anon = hs->has_objectmonitor_anonymous_owner;
+	m->anon = hs->objectmonitor_anonymous_owner;
+	m->have_lock_stack = hs->has_javathread_lock_stack && hs->has_lockstack_top &&
+			     hs->has_lockstack_base;
+	m->jt_lock_stack = hs->javathread_lock_stack;
+	m->ls_top = hs->lockstack_top;
+	m->ls_base = hs->lockstack_base;
 	return m;
 }
 

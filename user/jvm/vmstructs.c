@@ -9,10 +9,12 @@
  * MT_VMSTRUCTS_MAX_STR bytes per name.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jvm/elfsym.h"
+#include "jvm/hotspot.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -39,7 +41,11 @@ struct mt_vmstructs {
 	size_t ntypes;
 	struct mt_vmconst *ints, *longs;
 	size_t nints, nlongs;
+	struct mt_hotspot hs;  /* hotspot_table's entries, filled once at parse */
 };
+
+/* The required entry the calling thread's last parse lacked ("" if none). */
+static __thread char missing[2 * MT_VMSTRUCTS_MAX_STR];
 
 int vmstructs_proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -318,6 +324,67 @@ static int const_cmp(const void *a, const void *b)
 	return strcmp(((const struct mt_vmconst *)a)->name, ((const struct mt_vmconst *)b)->name);
 }
 
+/* One spelling @n of entry @e: its value into @dst (the member's type
+ * follows e->kind). 0 or -ENOENT (absent, or static where it should not be
+ * and the reverse). */
+static int hotspot_one(const struct mt_vmstructs *vs, const struct hotspot_entry *e,
+		       const struct hotspot_name *n, void *dst)
+{
+	const struct mt_vmfield *f;
+	const struct mt_vmtype *t;
+	struct hotspot_sized *sz = dst;
+
+	switch (e->kind) {
+	case HOTSPOT_OFFSET:
+		return vmstructs_field_offset(vs, n->type, n->field, dst) ? -ENOENT : 0;
+	case HOTSPOT_INHERITED:
+		return vmstructs_field_offset_inherited(vs, n->type, n->field, dst);
+	case HOTSPOT_SIZED:
+		f = vmstructs_field(vs, n->type, n->field);
+		if (!f || f->is_static)
+			return -ENOENT;
+		t = f->type_string[0] ? vmstructs_type(vs, f->type_string) : NULL;
+		sz->off = f->offset;
+		sz->size = t ? t->size : 0;
+		return 0;
+	case HOTSPOT_STATIC:
+		return vmstructs_static_addr(vs, n->type, n->field, dst) ? -ENOENT : 0;
+	case HOTSPOT_SIZEOF:
+		return vmstructs_type_size(vs, n->type, dst);
+	case HOTSPOT_INT:
+		return vmstructs_int_constant(vs, n->field, dst);
+	case HOTSPOT_LONG:
+		return vmstructs_long_constant(vs, n->field, dst);
+	}
+	return -ENOENT;
+}
+
+/* Fill vs->hs from hotspot_table, each entry by the first of its spellings
+ * the tables have. Returns 0, or -ENOENT for a required entry missing (its
+ * first spelling into missing[]). */
+static int fill_hotspot(struct mt_vmstructs *vs)
+{
+	for (size_t i = 0; i < hotspot_nentries; i++) {
+		const struct hotspot_entry *e = &hotspot_table[i];
+		void *dst = (char *)&vs->hs + e->at;
+		bool found = false;
+
+		for (int k = 0; k < HOTSPOT_NAMES && !found; k++)
+			if (e->name[k].type || e->name[k].field)
+				found = !hotspot_one(vs, e, &e->name[k], dst);
+		if (e->has != HOTSPOT_NO_FLAG)
+			*(bool *)((char *)&vs->hs + e->has) = found;
+		if (!found && e->required) {
+			snprintf(missing, sizeof(missing), "%s%s%s",
+				 e->name[0].type ? e->name[0].type : "",
+				 e->name[0].type && e->name[0].field ? "::" : "",
+				 e->name[0].field ? e->name[0].field : "");
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
 int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 		    struct mt_vmstructs **out)
 {
@@ -336,6 +403,7 @@ int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 	int err;
 
 	*out = NULL;
+	missing[0] = '\0';
 	vs = calloc(1, sizeof(*vs));
 	if (!vs)
 		return -ENOMEM;
@@ -366,6 +434,9 @@ int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 	qsort(vs->types, vs->ntypes, sizeof(*vs->types), type_cmp);
 	qsort(vs->ints, vs->nints, sizeof(*vs->ints), const_cmp);
 	qsort(vs->longs, vs->nlongs, sizeof(*vs->longs), const_cmp);
+	/* Last, the named entries memtrace reads: once, here. */
+	if ((err = fill_hotspot(vs)))
+		goto err;
 	*out = vs;
 	return 0;
 err:
@@ -444,6 +515,7 @@ int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out)
 	int err;
 
 	*out = NULL;
+	missing[0] = '\0';
 	if (!p->libjvm_host[0])
 		return -ENOENT;
 	e = elfsym_open(p->libjvm_host);
@@ -636,4 +708,25 @@ int vmstructs_symbol(const struct mt_vmstructs *vs, const char *name, uint64_t *
 bool vmstructs_has_symtab(const struct mt_vmstructs *vs)
 {
 	return vs->elf && elfsym_has_symtab(vs->elf);
+}
+
+const struct mt_hotspot *vmstructs_hotspot(const struct mt_vmstructs *vs)
+{
+	return &vs->hs;
+}
+
+const char *vmstructs_missing(void)
+{
+	return missing;
+}
+
+const char *vmstructs_strerror(int err)
+{
+	static __thread char buf[sizeof(missing) + 64];
+
+	if (err == -ENOENT && missing[0]) {
+		snprintf(buf, sizeof(buf), "no %s in its VMStructs", missing);
+		return buf;
+	}
+	return strerror(-err);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mt_hotspot;
 struct mt_proc;
 struct mt_vmstructs;
 
@@ -63,11 +64,13 @@ struct mt_vmstructs_syms {
 };
 
 /*
- * vmstructs_open - read the tables of the live JVM @p.
+ * vmstructs_open - read the tables of the live JVM @p, and from them the
+ * named entries of jvm/hotspot.h (vmstructs_hotspot()).
  * Returns 0 and a handle in *out (free with vmstructs_free()); -ENOENT when
- * libjvm lacks the tables; -EAGAIN when they are not initialised yet (a JVM
- * still loading); -EINVAL for a table that makes no sense; other -errno
- * (-EPERM, -ESRCH, ...) from reading the target. Prints nothing.
+ * libjvm lacks the tables or they lack an entry hotspot_table requires
+ * (vmstructs_missing() names it); -EAGAIN when they are not initialised yet
+ * (a JVM still loading); -EINVAL for a table that makes no sense; other
+ * -errno (-EPERM, -ESRCH, ...) from reading the target. Prints nothing.
  */
 int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out);
 
@@ -86,6 +89,23 @@ int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 
 /* vmstructs_free - release @vs; NULL is a no-op. */
 void vmstructs_free(struct mt_vmstructs *vs);
+
+/* vmstructs_hotspot - the named entries, filled at open (valid as long as @vs). */
+const struct mt_hotspot *vmstructs_hotspot(const struct mt_vmstructs *vs);
+/* vmstructs_missing - the required entry ("Klass::_name") the calling
+ * thread's last vmstructs_open() or vmstructs_parse() failed on for want of
+ * it, "" when it did not. */
+const char *vmstructs_missing(void);
+/* vmstructs_strerror - what to print for an error @err of vmstructs_open()
+ * on this thread: "no Klass::_name in its VMStructs" for a required entry
+ * missing, else strerror(-err). The text lives until the thread's next call. */
+const char *vmstructs_strerror(int err);
+
+/*
+ * The tables by name, for `memtrace vmstructs` (a dump, a lookup the user
+ * types) and for filling struct mt_hotspot; everything else reads the
+ * named entries.
+ */
 
 /* vmstructs_field - the entry Type::field, or NULL. */
 const struct mt_vmfield *vmstructs_field(const struct mt_vmstructs *vs, const char *type,

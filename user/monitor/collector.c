@@ -9,9 +9,9 @@
 
 #include "memtrace/jstack.h"
 #include "jvm/pidns.h"
-#include "analysis/stacktext.h"
-#include "jvm/jstackname.h"
-#include "jvm/jwalk.h"
+#include "jstack/stacktext.h"
+#include "jstack/jstackname.h"
+#include "jstack/jwalk.h"
 #include "probe/alloctrace.h"
 #include "probe/gcendprobe.h"
 #include "probe/parktrace.h"

@@ -81,7 +81,7 @@ int collector_enable_parks(struct collector *c, const struct mt_proc *p);
  * collector_enable_alloc_stacks - with collector_enable_alloc(): each sample
  * carries its whole Java stack (the kernel's walker, bpf/jstack.bpf.h), named
  * as the sample arrives, as the event's name2: an MT_EV_NAME definition whose
- * text is analysis/stacktext.h's form. Costs the walk (about 3-5 us) per
+ * text is jstack/stacktext.h's form. Costs the walk (about 3-5 us) per
  * sample. Returns 0 or -errno (printed).
  */
 int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p);

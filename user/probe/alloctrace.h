@@ -1,7 +1,10 @@
 /*
  * alloctrace.h - allocation sampling in one JVM: load bpf/alloc.bpf.c, attach
  * it (TLAB uprobes, or hotspot:object__alloc in exact mode), resolve class
- * names as keys appear, and read the in-kernel aggregate.
+ * names as keys appear, and read the in-kernel aggregate. Its parts, each a
+ * file of its own: the class names of keys (allocnames.h), the TLAB uprobes
+ * and the duty cycle's windows (allocwindows.h), the rows and the factors
+ * that weigh them (allocrows.h); alloctrace.c is the tracer that holds them.
  */
 #ifndef MEMTRACE_ALLOCTRACE_H
 #define MEMTRACE_ALLOCTRACE_H
@@ -12,6 +15,8 @@
 #include "analysis/profile.h"
 #include "jvm/proc.h"
 #include "memtrace/alloc.h"
+#include "probe/allocrows.h"     /* struct alloc_row, struct alloc_class */
+#include "probe/allocwindows.h"  /* struct alloctrace_duty */
 
 struct alloctrace;
 
@@ -28,50 +33,6 @@ struct alloctrace_opts {
 
 /* Default budget: 1 % of the busiest allocating thread's time. */
 #define ALLOCTRACE_BUDGET 0.01
-
-/* The duty cycle, as alloctrace_duty() reports it. */
-struct alloctrace_duty {
-	bool on;          /* a budget is set (sampling mode) */
-	double budget;    /* as asked */
-	double observed;  /* share of the time the probes were attached so far */
-	double duty;      /* the current period's share */
-	double keep;      /* the busiest thread's chance to keep a sample in the
-			   * current window (each thread has its own: probe/dutycycle.h) */
-	unsigned int threads_thinned; /* the most threads whose keep was below 1 at once */
-	double kept_share;/* samples kept / samples seen, closed windows */
-	double max_cost_share; /* the most every sample would have cost the busiest
-			   * thread, over the closed windows */
-	double rate;      /* the busiest thread's samples per second (last window) */
-	double cost_ns;   /* per sample, trap included (last window) */
-	double trap_ns;   /* the trap alone, as measured at start */
-	uint64_t windows; /* windows so far */
-	double period_ms; /* of the periods under windows (dutycycle.h: from the
-			   * budget and the windows' fixed cost) */
-	double loss_share;/* what the windows cost the busiest thread, all told,
-			   * measured from its counter (threadctr.h; may read
-			   * slightly negative from noise); -1: not measured (no
-			   * windows, or no thread list) */
-	double loss_adj;  /* the factor that measure put on the duty */
-	double stderr_bytes; /* standard error of the total bytes from thinning
-			   * (sqrt of the Horvitz-Thompson variance estimate);
-			   * < 0 when time windows make it unknown; 0 with
-			   * counted_total */
-	bool counted_total;  /* the total is the JVM's own per-thread counters'
-			   * (probe/threadctr.h), each thread's keys scaled to
-			   * its own: only the classes and stacks are sampled */
-};
-
-/* One aggregated row: a class (and stack) with its bytes and samples. */
-struct alloc_row {
-	const char *class_name;  /* Java form; owned by the tracer */
-	int32_t stack_id;        /* -1: none */
-	uint32_t gen;
-	uint64_t java_pc;        /* pc of the allocating Java frame, 0 if unknown */
-	uint64_t method;         /* its Method* when interpreted, else 0 */
-	uint64_t jstack;         /* key of its whole Java stack, 0 if none */
-	uint64_t bytes;
-	uint64_t samples;
-};
 
 /*
  * alloctrace_new - set up sampling in JVM @p. Prints what failed (p_err),
@@ -93,18 +54,6 @@ int alloctrace_poll(struct alloctrace *t, int timeout_ms);
  * samples taken.
  */
 struct alloc_row *alloctrace_rows(struct alloctrace *t, size_t *n);
-/* One class of the by-class view from the TLABs' contents. */
-struct alloc_class {
-	const char *class_name;  /* owned by the tracer */
-	uint64_t bytes;          /* estimated, like alloc_row's */
-	uint64_t tlabs;          /* TLABs it was found in by parsing */
-	double share_stderr;     /* standard error of its share of the total
-				  * (the kept TLABs as draws: thinning and the
-				  * parsed slices' spread); < 0 when time windows
-				  * make it unknown */
-	double sq_kib2, cross_kib2; /* its sums for that (mt_content_val) */
-};
-
 /*
  * alloctrace_classes - allocation by class from the TLABs' contents
  * (include/memtrace/alloc.h: the weight of each kept TLAB split among the

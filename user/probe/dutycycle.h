@@ -1,7 +1,7 @@
 /*
  * dutycycle.h - keep a probe's cost under a budget at any event rate by
  * looking at only part of the events (pure logic: no BPF, no clock of its
- * own; probe/alloctrace.c and bpf/alloc.bpf.c do what it says).
+ * own; probe/allocwindows.c and bpf/alloc.bpf.c do what it says).
  *
  * A sample costs the uprobe trap t (calibrated at start), the program's gate
  * g (a random number: keep this sample or not) and, when kept, its work w

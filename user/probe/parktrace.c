@@ -12,13 +12,14 @@
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
-#include "probe/jstackstore.h"
+#include "jstack/jstackstore.h"
 #include "probe/usdtspec.h"
 #include "jvm/elfsym.h"
+#include "jvm/hotspot.h"
 #include "jvm/jobject.h"
-#include "jvm/jstackname.h"
+#include "jstack/jstackname.h"
 #include "jvm/jthreads.h"
-#include "jvm/jwalk.h"
+#include "jstack/jwalk.h"
 #include "jvm/klassname.h"
 #include "jvm/pidns.h"
 #include "jvm/proc.h"
@@ -87,24 +88,25 @@ static void attach_run(struct parktrace *t)
 static int set_rodata(struct parktrace *t)
 {
 	const struct mt_vmstructs *vs = t->vs;
-	uint64_t threadobj, osthread, os_tid, thread_ik;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t thread_ik;
 	uint32_t f_blocker, f_eetop;
 	int err;
 
-	if ((err = vmstructs_field_offset(vs, "JavaThread", "_threadObj", &threadobj)) ||
-	    (err = vmstructs_field_offset_inherited(vs, "JavaThread", "_osthread", &osthread)) ||
-	    (err = vmstructs_field_offset(vs, "OSThread", "_thread_id", &os_tid)) ||
-	    (err = jobject_vm_class(vs, "Thread", &thread_ik)) ||
+	if (!hs->has_javathread_threadobj || !hs->has_javathread_osthread ||
+	    !hs->has_osthread_thread_id)
+		return -ENOENT;
+	if ((err = jobject_vm_class(vs, hs->vmclasses_thread, &thread_ik)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "parkBlocker", &f_blocker)) ||
 	    (err = javafield_offset(vs, &t->ol.jf, thread_ik, "eetop", &f_eetop)))
 		return err;
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(&t->p);
 	t->skel->rodata->targ_same_pidns = !t->p.other_pidns;
-	t->skel->rodata->targ_threadobj = (uint32_t)threadobj;
+	t->skel->rodata->targ_threadobj = (uint32_t)hs->javathread_threadobj;
 	t->skel->rodata->targ_f_blocker = f_blocker;
 	t->skel->rodata->targ_f_eetop = f_eetop;
-	t->skel->rodata->targ_osthread = (uint32_t)osthread;
-	t->skel->rodata->targ_os_tid = (uint32_t)os_tid;
+	t->skel->rodata->targ_osthread = (uint32_t)hs->javathread_osthread;
+	t->skel->rodata->targ_os_tid = (uint32_t)hs->osthread_thread_id;
 	t->skel->rodata->targ_klass_off = (uint32_t)t->ol.klass_off;
 	t->skel->rodata->targ_coops = t->ol.coops;
 	t->skel->rodata->targ_ccp = t->ol.ccp;
@@ -176,7 +178,7 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 			goto fail;
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
-		/* a small preallocated map user space drains (probe/jstackstore.h) */
+		/* a small preallocated map user space drains (jstack/jstackstore.h) */
 		jstackstore_size_map(t->skel->maps.jstacks);
 	}
 	/* Streaming: into the collector's ring buffer, in order with the

@@ -11,15 +11,15 @@
 #include "jvm/attach.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
-#include "jvm/jframes.h"
-#include "jvm/jstackname.h"
-#include "jvm/jwalk.h"
+#include "jstack/jframes.h"
+#include "jstack/jstackname.h"
+#include "jstack/jwalk.h"
 #include "probe/usdtspec.h"
 #include "memtrace/sites.h"
 #include "probe/sitecount.h"
 #include "analysis/sitevol.h"
 #include "sites.skel.h"
-#include "jvm/symres.h"
+#include "jstack/symres.h"
 #include "probe/tlabprobe.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -84,7 +84,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	err = vmstructs_open(p, &c->vs);
 	if (err) {
 		p_err("cannot read the VMStructs tables of pid %d (%s): allocation sites "
-		      "cannot be named", p->pid, strerror(-err));
+		      "cannot be named", p->pid, vmstructs_strerror(err));
 		goto fail;
 	}
 	if (jframes_layout(c->vs, &c->jl)) {

@@ -19,7 +19,7 @@
  *    counter's move (threadctr_list: a thread not in the first reading
  *    started since, from 0; one that left the list ended at its last
  *    reading or its last sample's counter, threadctr_sampled); the windows'
- *    scaled weights are rescaled to that total (alloctrace.c);
+ *    scaled weights are rescaled to that total (allocrows.c);
  *  - each thread's mix: its weight scale in a window is
  *    1 + (period / window - 1) x corr, corr its rate out of the windows over
  *    that in them, from its counters at a window's open and close and the

@@ -3,7 +3,7 @@
  * allocprofile.h); moved here from cmd_alloc.c so that serve builds the same. */
 #include <errno.h>
 
-#include "jvm/symres.h"
+#include "jstack/symres.h"
 #include "sink/allocprofile.h"
 
 /* The allocating Java frame of a row without a walked stack: an interpreted

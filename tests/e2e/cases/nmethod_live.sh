@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nmethod_live - compiled code read from outside (jvm/nmethod.c, jvm/methodsym.c)
+# nmethod_live - compiled code read from outside (jstack/nmethod.c, jstack/methodsym.c)
 # through `test_nmethod --live`: every nmethod found by walking the code heaps
 # has the compile id, level and name jcmd Compiler.codelist gives; every
 # PcDesc of DeepInline's nmethods decodes into inlined frames whose lines are

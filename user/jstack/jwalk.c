@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jvm/jwalk.h"
+#include "jvm/hotspot.h"
+#include "jstack/jwalk.h"
 #include "jvm/vmstructs.h"
 
 /*
@@ -17,30 +18,26 @@
 #define IF_METHOD_BELOW_LAST_SP 1
 #define IF_BCP_BELOW_METHOD 5
 
-static int field(const struct mt_vmstructs *vs, const char *type, const char *name,
-		 uint64_t *off)
-{
-	return vmstructs_field_offset(vs, type, name, off);
-}
-
 /* CodeCache::_heaps: a GrowableArray<CodeHeap*> */
 static int read_heaps(const struct mt_vmstructs *vs, struct mt_jwalk_layout *b)
 {
-	uint64_t addr, arr, data, len_off, data_off, mem, segmap, log2_off, lo_b, hi_b;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t arr, data, mem = hs->codeheap_memory, lo_b = hs->virtualspace_low_boundary,
+		 hi_b = hs->virtualspace_high_boundary;
 	int32_t len = 0;
 	int err;
 
-	if ((err = vmstructs_static_addr(vs, "CodeCache", "_heaps", &addr)) ||
-	    (err = vmstructs_read_ptr(vs, addr, &arr)) ||
-	    (err = field(vs, "GrowableArrayBase", "_len", &len_off)) ||
-	    (err = field(vs, "GrowableArray<int>", "_data", &data_off)) ||
-	    (err = field(vs, "CodeHeap", "_memory", &mem)) ||
-	    (err = field(vs, "CodeHeap", "_segmap", &segmap)) ||
-	    (err = field(vs, "CodeHeap", "_log2_segment_size", &log2_off)) ||
-	    (err = field(vs, "VirtualSpace", "_low_boundary", &lo_b)) ||
-	    (err = field(vs, "VirtualSpace", "_high_boundary", &hi_b)) ||
-	    (err = vmstructs_read(vs, arr + len_off, &len, sizeof(len))) ||
-	    (err = vmstructs_read_ptr(vs, arr + data_off, &data)))
+	if (!hs->codecache_heaps)
+		return -ENOENT;
+	if ((err = vmstructs_read_ptr(vs, hs->codecache_heaps, &arr)))
+		return err;
+	if (!hs->has_growablearraybase_len || !hs->has_growablearray_int_data ||
+	    !hs->has_codeheap_memory || !hs->has_codeheap_segmap ||
+	    !hs->has_codeheap_log2_segment_size || !hs->has_virtualspace_low_boundary ||
+	    !hs->has_virtualspace_high_boundary)
+		return -ENOENT;
+	if ((err = vmstructs_read(vs, arr + hs->growablearraybase_len, &len, sizeof(len))) ||
+	    (err = vmstructs_read_ptr(vs, arr + hs->growablearray_int_data, &data)))
 		return err;
 	if (len <= 0 || len > MT_JSTACK_MAX_HEAPS)
 		return -EINVAL;
@@ -51,8 +48,9 @@ static int read_heaps(const struct mt_vmstructs *vs, struct mt_jwalk_layout *b)
 		if ((err = vmstructs_read_ptr(vs, data + 8 * (uint64_t)i, &heap)) ||
 		    (err = vmstructs_read_ptr(vs, heap + mem + lo_b, &lo)) ||
 		    (err = vmstructs_read_ptr(vs, heap + mem + hi_b, &hi)) ||
-		    (err = vmstructs_read_ptr(vs, heap + segmap + lo_b, &map)) ||
-		    (err = vmstructs_read(vs, heap + log2_off, &log2, sizeof(log2))))
+		    (err = vmstructs_read_ptr(vs, heap + hs->codeheap_segmap + lo_b, &map)) ||
+		    (err = vmstructs_read(vs, heap + hs->codeheap_log2_segment_size, &log2,
+					  sizeof(log2))))
 			return err;
 		if (log2 < 4 || log2 > 20 || !lo || lo >= hi || !map)
 			return -EINVAL;
@@ -65,70 +63,83 @@ static int read_heaps(const struct mt_vmstructs *vs, struct mt_jwalk_layout *b)
 	return 0;
 }
 
+/* The entries the walker cannot go without: all there, or -ENOENT. */
+static int have_entries(const struct mt_hotspot *hs)
+{
+	if (!hs->has_javathread_anchor || !hs->has_javacallwrapper_anchor ||
+	    !hs->has_javaframeanchor_last_java_sp || !hs->has_javaframeanchor_last_java_pc ||
+	    !hs->has_javaframeanchor_last_java_fp || !hs->has_codeblob_frame_size ||
+	    !hs->has_codeblob_size || !hs->has_codeblob_name || !hs->has_heapblock_header ||
+	    !hs->has_heapblock_header_used || !hs->sizeof_heapblock ||
+	    !hs->has_frame_entry_frame_call_wrapper_offset ||
+	    !hs->has_frame_interpreter_frame_sender_sp_offset ||
+	    !hs->has_frame_interpreter_frame_last_sp_offset ||
+	    !hs->stubroutines_call_stub_return_address)
+		return -ENOENT;
+	return 0;
+}
+
 int jwalk_layout(const struct mt_vmstructs *vs, struct jwalk_layout *l)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	struct mt_jwalk_layout *b = &l->bpf;
-	uint64_t anchor, wanchor, sp, pc, fp, fs, hdr, used, hbsize, addr, q, off_buf, off_lim,
-		 buf, ret;
-	int32_t lim = 0, wrapper, sender_sp, last_sp, kind;
+	uint64_t sp = hs->javaframeanchor_last_java_sp, pc = hs->javaframeanchor_last_java_pc,
+		 fp = hs->javaframeanchor_last_java_fp, q, buf, ret;
+	int32_t lim = 0;
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	if ((err = field(vs, "JavaThread", "_anchor", &anchor)) ||
-	    (err = field(vs, "JavaCallWrapper", "_anchor", &wanchor)) ||
-	    (err = field(vs, "JavaFrameAnchor", "_last_Java_sp", &sp)) ||
-	    (err = field(vs, "JavaFrameAnchor", "_last_Java_pc", &pc)) ||
-	    (err = field(vs, "JavaFrameAnchor", "_last_Java_fp", &fp)) ||
-	    (err = field(vs, "CodeBlob", "_frame_size", &fs)) ||
-	    (err = field(vs, "CodeBlob", "_size", &l->blob_size)) ||
-	    (err = field(vs, "CodeBlob", "_name", &l->blob_name)) ||
-	    (err = field(vs, "HeapBlock", "_header", &hdr)) ||
-	    (err = field(vs, "HeapBlock::Header", "_used", &used)) ||
-	    (err = vmstructs_type_size(vs, "HeapBlock", &hbsize)) ||
-	    (err = vmstructs_int_constant(vs, "frame::entry_frame_call_wrapper_offset", &wrapper)) ||
-	    (err = vmstructs_int_constant(vs, "frame::interpreter_frame_sender_sp_offset",
-					  &sender_sp)) ||
-	    (err = vmstructs_int_constant(vs, "frame::interpreter_frame_last_sp_offset", &last_sp)) ||
-	    (err = vmstructs_static_addr(vs, "StubRoutines", "_call_stub_return_address", &addr)) ||
-	    (err = vmstructs_read_ptr(vs, addr, &ret)))
+	if ((err = have_entries(hs)) ||
+	    (err = vmstructs_read_ptr(vs, hs->stubroutines_call_stub_return_address, &ret)))
 		goto fail;
+	l->blob_size = hs->codeblob_size;
+	l->blob_name = hs->codeblob_name;
 	/* nmethod::_method (JDK 21+), CompiledMethod::_method before */
-	if (field(vs, "nmethod", "_method", &l->nm_method) &&
-	    (err = field(vs, "CompiledMethod", "_method", &l->nm_method)))
+	if (!hs->has_nmethod_method) {
+		err = -ENOENT;
 		goto fail;
+	}
+	l->nm_method = hs->nmethod_method;
 	/* CodeBlob::_kind (JDK 21+); before, nmethods are told by their name */
-	l->has_kind = !field(vs, "CodeBlob", "_kind", &l->blob_kind) &&
-		      !vmstructs_int_constant(vs, "CodeBlobKind::Nmethod", &kind);
-	if (l->has_kind)
-		l->kind_nmethod = kind;
+	l->has_kind = hs->has_codeblob_kind && hs->has_codeblobkind_nmethod;
+	if (l->has_kind) {
+		l->blob_kind = hs->codeblob_kind.off;
+		l->kind_nmethod = hs->codeblobkind_nmethod;
+	}
 	/* AbstractInterpreter::_code is a StubQueue holding the interpreter */
-	if ((err = vmstructs_static_addr(vs, "AbstractInterpreter", "_code", &addr)) ||
-	    (err = vmstructs_read_ptr(vs, addr, &q)) ||
-	    (err = field(vs, "StubQueue", "_stub_buffer", &off_buf)) ||
-	    (err = field(vs, "StubQueue", "_buffer_limit", &off_lim)) ||
-	    (err = vmstructs_read_ptr(vs, q + off_buf, &buf)) ||
-	    (err = vmstructs_read(vs, q + off_lim, &lim, sizeof(lim))))
+	if (!hs->abstractinterpreter_code) {
+		err = -ENOENT;
+		goto fail;
+	}
+	if ((err = vmstructs_read_ptr(vs, hs->abstractinterpreter_code, &q)))
+		goto fail;
+	if (!hs->has_stubqueue_stub_buffer || !hs->has_stubqueue_buffer_limit) {
+		err = -ENOENT;
+		goto fail;
+	}
+	if ((err = vmstructs_read_ptr(vs, q + hs->stubqueue_stub_buffer, &buf)) ||
+	    (err = vmstructs_read(vs, q + hs->stubqueue_buffer_limit, &lim, sizeof(lim))))
 		goto fail;
 	if (!q || lim <= 0 || !ret) {
 		err = -EINVAL;
 		goto fail;
 	}
-	b->thread_anchor = (uint32_t)anchor;
-	b->wrapper_anchor = (uint32_t)wanchor;
+	b->thread_anchor = (uint32_t)hs->javathread_anchor;
+	b->wrapper_anchor = (uint32_t)hs->javacallwrapper_anchor;
 	b->fa_sp = (uint32_t)sp;
 	b->fa_pc = (uint32_t)pc;
 	b->fa_fp = (uint32_t)fp;
-	b->entry_wrapper = wrapper * 8;
-	b->if_sender_sp = sender_sp * 8;
-	b->if_method = (last_sp - IF_METHOD_BELOW_LAST_SP) * 8;
+	b->entry_wrapper = hs->frame_entry_frame_call_wrapper_offset * 8;
+	b->if_sender_sp = hs->frame_interpreter_frame_sender_sp_offset * 8;
+	b->if_method = (hs->frame_interpreter_frame_last_sp_offset - IF_METHOD_BELOW_LAST_SP) * 8;
 	b->if_bcp = b->if_method - IF_BCP_BELOW_METHOD * 8;
-	b->blob_frame_size = (uint32_t)fs;
+	b->blob_frame_size = (uint32_t)hs->codeblob_frame_size;
 	b->blob_name = (uint32_t)l->blob_name;
 	b->blob_kind = l->has_kind ? (uint32_t)l->blob_kind : 0;
 	b->kind_nmethod = l->kind_nmethod;
 	b->nm_method = (uint32_t)l->nm_method;
-	b->block_used = (uint32_t)(hdr + used);
-	b->block_size = (uint32_t)hbsize;
+	b->block_used = (uint32_t)(hs->heapblock_header + hs->heapblock_header_used);
+	b->block_size = (uint32_t)hs->sizeof_heapblock;
 	b->interp_lo = buf;
 	b->interp_hi = buf + (uint64_t)lim;
 	b->call_stub_ret = ret;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "agentctl/sampling.h"
-#include "cmd/serve_api.h"
+#include "serve/serve_api.h"
 #include "dsl/dsl.h"
 #include "lib/util.h"
 

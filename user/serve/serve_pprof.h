@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cmd/serve.h"
-#include "sink/serve_http.h"
+#include "serve/serve.h"
+#include "serve/serve_http.h"
 
 #define SERVE_PPROF_MAX 2
 #define SERVE_PPROF_DEFAULT_S 30

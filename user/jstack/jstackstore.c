@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/idmap.h"
-#include "probe/jstackstore.h"
+#include "jstack/jstackstore.h"
 
 /* A stack as kept here: only the frames it has. */
 struct kept {

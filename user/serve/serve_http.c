@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 
-#include "sink/serve_http.h"
+#include "serve/serve_http.h"
 #include "lib/util.h"
 
 struct serve_http {

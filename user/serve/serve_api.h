@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cmd/serve.h"
-#include "cmd/serve_query.h"
-#include "monitor/recctl.h"
-#include "sink/serve_http.h"
+#include "serve/serve.h"
+#include "serve/serve_query.h"
+#include "serve/recctl.h"
+#include "serve/serve_http.h"
 
 /* The API of one serve: its state, and what the API sets going (`memtrace
  * serve` gives serve_query_live and recctl_signal; a test, its own). */

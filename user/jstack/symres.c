@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "jvm/elfsym.h"
-#include "jvm/jframes.h"
-#include "jvm/symres.h"
+#include "jstack/jframes.h"
+#include "jstack/symres.h"
 #include "jvm/vmstructs.h"
 #include "lib/hash.h"
 

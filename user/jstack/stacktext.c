@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/stacktext.h"
+#include "jstack/stacktext.h"
 
 static const char kind_letter[PROFILE_NKINDS] = { 'o', '0', '1', 'j', 'i', 'n' };
 

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jvm/methodsym.h"
+#include "jvm/hotspot.h"
+#include "jstack/methodsym.h"
 #include "jvm/unsigned5.h"
 #include "jvm/vmstructs.h"
 
@@ -17,34 +18,40 @@
 
 int methodsym_layout(const struct mt_vmstructs *vs, struct mt_methodsym_layout *l)
 {
-	int32_t bit = 0, major = 0;
-	uint64_t addr;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	int32_t major = 0;
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	if ((err = klassname_layout(vs, &l->kl)))
 		return err;
-	if (vmstructs_field_offset(vs, "Method", "_constMethod", &l->method_const) ||
-	    vmstructs_field_offset(vs, "ConstMethod", "_constants", &l->cm_constants) ||
-	    vmstructs_field_offset(vs, "ConstMethod", "_name_index", &l->cm_name_index) ||
-	    vmstructs_field_offset(vs, "ConstMethod", "_signature_index", &l->cm_sig_index) ||
-	    vmstructs_field_offset(vs, "ConstMethod", "_code_size", &l->cm_code_size) ||
-	    vmstructs_field_offset(vs, "ConstMethod", "_constMethod_size", &l->cm_size_words) ||
-	    vmstructs_type_size(vs, "ConstMethod", &l->cm_sizeof) ||
-	    vmstructs_field_offset(vs, "ConstantPool", "_pool_holder", &l->cp_holder) ||
-	    vmstructs_type_size(vs, "ConstantPool", &l->cp_sizeof))
+	if (!hs->has_method_constmethod || !hs->has_constmethod_constants ||
+	    !hs->has_constmethod_name_index || !hs->has_constmethod_signature_index ||
+	    !hs->has_constmethod_code_size || !hs->has_constmethod_constmethod_size ||
+	    !hs->sizeof_constmethod || !hs->has_constantpool_pool_holder ||
+	    !hs->sizeof_constantpool)
 		return -ENOENT;
-	l->cp_has_length = !vmstructs_field_offset(vs, "ConstantPool", "_length", &l->cp_length);
-	l->cp_has_source = !vmstructs_field_offset(vs, "ConstantPool", "_source_file_name_index",
-						   &l->cp_source_file);
-	/* the flags moved into a ConstMethodFlags member in JDK 21 */
-	if ((!vmstructs_field_sized(vs, "ConstMethod", "_flags._flags", &l->cm_flags, &l->cm_flags_size, 4) &&
-	     !vmstructs_int_constant(vs, "ConstMethodFlags::_misc_has_linenumber_table", &bit)) ||
-	    (!vmstructs_field_sized(vs, "ConstMethod", "_flags", &l->cm_flags, &l->cm_flags_size, 2) &&
-	     !vmstructs_int_constant(vs, "ConstMethod::_has_linenumber_table", &bit)))
-		l->has_linenumbers = (uint32_t)bit;
-	if (!vmstructs_static_addr(vs, "Abstract_VM_Version", "_vm_major_version", &addr) &&
-	    !vmstructs_read(vs, addr, &major, sizeof(major)))
+	l->method_const = hs->method_constmethod;
+	l->cm_constants = hs->constmethod_constants;
+	l->cm_name_index = hs->constmethod_name_index;
+	l->cm_sig_index = hs->constmethod_signature_index;
+	l->cm_code_size = hs->constmethod_code_size;
+	l->cm_size_words = hs->constmethod_constmethod_size;
+	l->cm_sizeof = hs->sizeof_constmethod;
+	l->cp_holder = hs->constantpool_pool_holder;
+	l->cp_sizeof = hs->sizeof_constantpool;
+	l->cp_has_length = hs->has_constantpool_length;
+	l->cp_length = hs->constantpool_length;
+	l->cp_has_source = hs->has_constantpool_source_file_name_index;
+	l->cp_source_file = hs->constantpool_source_file_name_index;
+	/* the flags: a u4 in a ConstMethodFlags member since JDK 21, a u2 before */
+	if (hs->has_constmethod_flags && hs->has_constmethod_has_linenumber_table) {
+		l->cm_flags = hs->constmethod_flags.off;
+		l->cm_flags_size = hotspot_size(&hs->constmethod_flags, 4);
+		l->has_linenumbers = (uint32_t)hs->constmethod_has_linenumber_table;
+	}
+	if (hs->abstract_vm_version_vm_major_version &&
+	    !vmstructs_read(vs, hs->abstract_vm_version_vm_major_version, &major, sizeof(major)))
 		l->vm_major = major;
 	/* the one thing VMStructs does not tell: UNSIGNED5 without the 0 byte
 	 * since JDK 20; an unknown version is taken as a new one */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink/metrics.h"
+#include "serve/metrics.h"
 #include "lib/util.h"
 
 struct series {

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "analysis/profile.h"
-#include "cmd/serve_api.h"
-#include "cmd/serve_pprof.h"
-#include "jvm/symres.h"
+#include "serve/serve_api.h"
+#include "serve/serve_pprof.h"
+#include "jstack/symres.h"
 #include "lib/util.h"
 #include "probe/alloctrace.h"
 #include "sink/allocprofile.h"

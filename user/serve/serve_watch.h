@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "cmd/serve.h"
+#include "serve/serve.h"
 
 /* serve_watch_rescan - stop watching the JVMs that exited, start watching
  * new ones (failures are printed, and not retried while the pid lives). */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "monitor/recctl.h"
+#include "serve/recctl.h"
 #include "lib/util.h"
 
 /* The next NUL-terminated argument of cmdline[*pos..len), or NULL. */

@@ -4,9 +4,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "jvm/methodsym.h"
+#include "jvm/hotspot.h"
+#include "jstack/methodsym.h"
 #include "jvm/unsigned5.h"
-#include "jvm/nmethod.h"
+#include "jstack/nmethod.h"
 #include "jvm/vmstructs.h"
 
 #define HDR_MAX 1024            /* largest nmethod / HeapBlock header we read */
@@ -15,12 +16,6 @@
 #define MAX_SECTION (64u << 20) /* larger tables make no sense */
 #define U5_TRIPLE 15            /* three UNSIGNED5 numbers take at most this */
 #define SEG_FREE 0xff           /* segment map: a free segment */
-
-static bool has_field(const struct mt_vmstructs *vs, const char *type, const char *field,
-		      uint64_t *off)
-{
-	return !vmstructs_field_offset(vs, type, field, off);
-}
 
 /* Little-endian value of @size bytes at @buf + @off, zero- or sign-extended. */
 static uint64_t get_u(const uint8_t *buf, uint64_t off, unsigned size)
@@ -41,26 +36,24 @@ static int64_t get_s(const uint8_t *buf, uint64_t off, unsigned size)
 /* The code heaps: CodeCache::_heaps, a GrowableArray<CodeHeap*>*. */
 static int read_heaps(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
 {
-	uint64_t addr, arr, data, len_off, data_off, mem, segmap, log2, low, hb;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t arr, data, mem = hs->codeheap_memory, low = hs->virtualspace_low;
 	int32_t n = 0, lg = 0;
 	int err;
 
-	if (vmstructs_static_addr(vs, "CodeCache", "_heaps", &addr) ||
-	    vmstructs_field_offset(vs, "GrowableArrayBase", "_len", &len_off) ||
-	    vmstructs_field_offset(vs, "GrowableArray<int>", "_data", &data_off) ||
-	    vmstructs_field_offset(vs, "CodeHeap", "_memory", &mem) ||
-	    vmstructs_field_offset(vs, "CodeHeap", "_segmap", &segmap) ||
-	    vmstructs_field_offset(vs, "CodeHeap", "_log2_segment_size", &log2) ||
-	    vmstructs_field_offset(vs, "VirtualSpace", "_low", &low) ||
-	    vmstructs_field_offset(vs, "VirtualSpace", "_high", &l->vs_high) ||
-	    vmstructs_field_offset(vs, "VirtualSpace", "_high_boundary", &hb))
+	if (!hs->codecache_heaps || !hs->has_growablearraybase_len ||
+	    !hs->has_growablearray_int_data || !hs->has_codeheap_memory ||
+	    !hs->has_codeheap_segmap || !hs->has_codeheap_log2_segment_size ||
+	    !hs->has_virtualspace_low || !hs->has_virtualspace_high ||
+	    !hs->has_virtualspace_high_boundary)
 		return -ENOENT;
-	if ((err = vmstructs_read_ptr(vs, addr, &arr)))
+	l->vs_high = hs->virtualspace_high;
+	if ((err = vmstructs_read_ptr(vs, hs->codecache_heaps, &arr)))
 		return err;
 	if (!arr)
 		return -ENOENT;
-	if ((err = vmstructs_read(vs, arr + len_off, &n, sizeof(n))) ||
-	    (err = vmstructs_read_ptr(vs, arr + data_off, &data)))
+	if ((err = vmstructs_read(vs, arr + hs->growablearraybase_len, &n, sizeof(n))) ||
+	    (err = vmstructs_read_ptr(vs, arr + hs->growablearray_int_data, &data)))
 		return err;
 	if (n <= 0 || !data)
 		return -ENOENT;
@@ -69,9 +62,11 @@ static int read_heaps(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l
 
 		if ((err = vmstructs_read_ptr(vs, data + (uint64_t)i * 8, &h->heap)) ||
 		    (err = vmstructs_read_ptr(vs, h->heap + mem + low, &h->low)) ||
-		    (err = vmstructs_read_ptr(vs, h->heap + mem + hb, &h->high_max)) ||
-		    (err = vmstructs_read_ptr(vs, h->heap + segmap + low, &h->segmap)) ||
-		    (err = vmstructs_read(vs, h->heap + log2, &lg, sizeof(lg))))
+		    (err = vmstructs_read_ptr(vs, h->heap + mem + hs->virtualspace_high_boundary,
+					      &h->high_max)) ||
+		    (err = vmstructs_read_ptr(vs, h->heap + hs->codeheap_segmap + low, &h->segmap)) ||
+		    (err = vmstructs_read(vs, h->heap + hs->codeheap_log2_segment_size, &lg,
+					  sizeof(lg))))
 			return err;
 		if (!h->low || h->low >= h->high_max || !h->segmap || lg < 3 || lg > 20)
 			continue; /* an empty heap */
@@ -83,90 +78,121 @@ static int read_heaps(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l
 }
 
 /* Where an nmethod keeps its PcDescs, scopes and metadata. */
-static int data_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
+static int data_layout(const struct mt_hotspot *hs, struct mt_nmethod_layout *l)
 {
-	unsigned sz;
-
 	/* JDK 17-22: everything after the header, offsets from it */
-	if (has_field(vs, "CompiledMethod", "_scopes_data_begin", &l->f_scopes_begin) &&
-	    !vmstructs_field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) &&
-	    !vmstructs_field_sized(vs, "nmethod", "_dependencies_offset", &l->f_deps_off, &sz, 4) && sz == l->f_pcs_off_size &&
-	    !vmstructs_field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 4)) {
+	if (hs->has_compiledmethod_scopes_data_begin && hs->has_nmethod_scopes_pcs_offset &&
+	    hs->has_nmethod_dependencies_offset &&
+	    hotspot_size(&hs->nmethod_dependencies_offset, 4) ==
+		    hotspot_size(&hs->nmethod_scopes_pcs_offset, 4) &&
+	    hs->has_nmethod_metadata_offset) {
+		l->f_scopes_begin = hs->compiledmethod_scopes_data_begin;
+		l->f_pcs_off = hs->nmethod_scopes_pcs_offset.off;
+		l->f_pcs_off_size = hotspot_size(&hs->nmethod_scopes_pcs_offset, 4);
+		l->f_deps_off = hs->nmethod_dependencies_offset.off;
+		l->f_meta_off = hs->nmethod_metadata_offset.off;
+		l->f_meta_off_size = hotspot_size(&hs->nmethod_metadata_offset, 4);
 		l->style = 1;
 		return 0;
 	}
 	/* JDK 23+: PcDescs and scopes in a separate immutable block */
-	if (!has_field(vs, "nmethod", "_immutable_data", &l->f_imm) ||
-	    !has_field(vs, "nmethod", "_immutable_data_size", &l->f_imm_size) ||
-	    vmstructs_field_sized(vs, "nmethod", "_scopes_pcs_offset", &l->f_pcs_off, &l->f_pcs_off_size, 4) ||
-	    vmstructs_field_sized(vs, "nmethod", "_scopes_data_offset", &l->f_scopes_off, &l->f_scopes_off_size, 4))
+	if (!hs->has_nmethod_immutable_data || !hs->has_nmethod_immutable_data_size ||
+	    !hs->has_nmethod_scopes_pcs_offset || !hs->has_nmethod_scopes_data_offset)
 		return -ENOENT;
+	l->f_imm = hs->nmethod_immutable_data;
+	l->f_imm_size = hs->nmethod_immutable_data_size;
+	l->f_pcs_off = hs->nmethod_scopes_pcs_offset.off;
+	l->f_pcs_off_size = hotspot_size(&hs->nmethod_scopes_pcs_offset, 4);
+	l->f_scopes_off = hs->nmethod_scopes_data_offset.off;
+	l->f_scopes_off_size = hotspot_size(&hs->nmethod_scopes_data_offset, 4);
 	/* metadata: after the oops in the data section (23, 24) */
-	if (!vmstructs_field_sized(vs, "nmethod", "_metadata_offset", &l->f_meta_off, &l->f_meta_off_size, 2) &&
-	    has_field(vs, "CodeBlob", "_data_offset", &l->f_data_off)) {
+	if (hs->has_nmethod_metadata_offset && hs->has_codeblob_data_offset) {
+		l->f_meta_off = hs->nmethod_metadata_offset.off;
+		l->f_meta_off_size = hotspot_size(&hs->nmethod_metadata_offset, 2);
+		l->f_data_off = hs->codeblob_data_offset;
 		l->style = 3;
 		return 0;
 	}
 	/* metadata: after the relocations in the malloc'd mutable data (25) */
-	if (has_field(vs, "CodeBlob", "_mutable_data", &l->f_mut) &&
-	    has_field(vs, "CodeBlob", "_mutable_data_size", &l->f_mut_size) &&
-	    has_field(vs, "CodeBlob", "_relocation_size", &l->f_reloc_size)) {
+	if (hs->has_codeblob_mutable_data && hs->has_codeblob_mutable_data_size &&
+	    hs->has_codeblob_relocation_size) {
+		l->f_mut = hs->codeblob_mutable_data;
+		l->f_mut_size = hs->codeblob_mutable_data_size;
+		l->f_reloc_size = hs->codeblob_relocation_size;
 		l->style = 2;
 		return 0;
 	}
 	return -ENOENT;
 }
 
+/* The code blob's header: name, size, kind, where its code is. */
+static int blob_layout(const struct mt_hotspot *hs, struct mt_nmethod_layout *l)
+{
+	if (!hs->has_codeblob_name || !hs->has_codeblob_size)
+		return -ENOENT;
+	l->cb_name = hs->codeblob_name;
+	l->cb_size = hs->codeblob_size;
+	if (hs->has_codeblob_kind && hotspot_size(&hs->codeblob_kind, 1) == 1 &&
+	    hs->has_codeblobkind_nmethod) {
+		l->cb_kind = hs->codeblob_kind.off;
+		l->kind_nmethod = hs->codeblobkind_nmethod;
+		l->has_kind = 1;
+	}
+	if (hs->has_codeblob_code_begin && hs->has_codeblob_code_end) {
+		l->cb_code_begin = hs->codeblob_code_begin;
+		l->cb_code_end = hs->codeblob_code_end;
+		l->code_abs = 1;
+	} else if (hs->has_codeblob_code_offset && hs->has_codeblob_data_offset) {
+		l->cb_code_begin = hs->codeblob_code_offset;
+		l->cb_code_end = hs->codeblob_data_offset;
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int nmethod_layout(const struct mt_vmstructs *vs, struct mt_nmethod_layout *l)
 {
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
 	struct mt_methodsym_layout ml;
-	uint64_t hdr = 0, v;
-	unsigned sz;
-	int32_t c;
+	uint64_t v;
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	if ((err = read_heaps(vs, l)))
 		return err;
-	has_field(vs, "HeapBlock", "_header", &hdr);
-	if (vmstructs_type_size(vs, "HeapBlock", &l->hb_sizeof) ||
-	    vmstructs_field_sized(vs, "HeapBlock::Header", "_length", &l->hb_length, &l->hb_length_size, 8) ||
-	    vmstructs_field_offset(vs, "HeapBlock::Header", "_used", &l->hb_used) ||
-	    l->hb_sizeof > HDR_MAX)
+	/* HeapBlock: its header (_header's offset 0 when not listed) */
+	if (!hs->sizeof_heapblock || !hs->has_heapblock_header_length ||
+	    !hs->has_heapblock_header_used || hs->sizeof_heapblock > HDR_MAX)
 		return -ENOENT;
-	l->hb_length += hdr;
-	l->hb_used += hdr;
-	/* CodeBlob */
-	if (vmstructs_field_offset(vs, "CodeBlob", "_name", &l->cb_name) ||
-	    vmstructs_field_offset(vs, "CodeBlob", "_size", &l->cb_size))
-		return -ENOENT;
-	if (!vmstructs_field_sized(vs, "CodeBlob", "_kind", &l->cb_kind, &sz, 1) && sz == 1 &&
-	    !vmstructs_int_constant(vs, "CodeBlobKind::Nmethod", &l->kind_nmethod))
-		l->has_kind = 1;
-	if (has_field(vs, "CodeBlob", "_code_begin", &l->cb_code_begin) &&
-	    has_field(vs, "CodeBlob", "_code_end", &l->cb_code_end))
-		l->code_abs = 1;
-	else if (!has_field(vs, "CodeBlob", "_code_offset", &l->cb_code_begin) ||
-		 !has_field(vs, "CodeBlob", "_data_offset", &l->cb_code_end))
-		return -ENOENT;
+	l->hb_sizeof = hs->sizeof_heapblock;
+	l->hb_length = hs->heapblock_header_length.off + hs->heapblock_header;
+	l->hb_length_size = hotspot_size(&hs->heapblock_header_length, 8);
+	l->hb_used = hs->heapblock_header_used + hs->heapblock_header;
+	if ((err = blob_layout(hs, l)))
+		return err;
 	/* nmethod */
-	if (vmstructs_type_size(vs, "nmethod", &l->nm_sizeof) || l->nm_sizeof > HDR_MAX ||
-	    (!has_field(vs, "nmethod", "_method", &l->nm_method) &&
-	     !has_field(vs, "CompiledMethod", "_method", &l->nm_method)) ||
-	    vmstructs_field_offset(vs, "nmethod", "_compile_id", &l->nm_compile_id) ||
-	    vmstructs_field_offset(vs, "nmethod", "_entry_bci", &l->nm_entry_bci) ||
-	    vmstructs_field_offset(vs, "nmethod", "_state", &l->nm_state) ||
-	    vmstructs_field_sized(vs, "nmethod", "_comp_level", &l->nm_comp_level, &l->comp_level_size, 4))
+	if (!hs->sizeof_nmethod || hs->sizeof_nmethod > HDR_MAX || !hs->has_nmethod_method ||
+	    !hs->has_nmethod_compile_id || !hs->has_nmethod_entry_bci || !hs->has_nmethod_state ||
+	    !hs->has_nmethod_comp_level)
 		return -ENOENT;
-	if ((err = data_layout(vs, l)))
+	l->nm_sizeof = hs->sizeof_nmethod;
+	l->nm_method = hs->nmethod_method;
+	l->nm_compile_id = hs->nmethod_compile_id;
+	l->nm_entry_bci = hs->nmethod_entry_bci;
+	l->nm_state = hs->nmethod_state;
+	l->nm_comp_level = hs->nmethod_comp_level.off;
+	l->comp_level_size = hotspot_size(&hs->nmethod_comp_level, 4);
+	if ((err = data_layout(hs, l)))
 		return err;
 	/* PcDesc */
-	if (vmstructs_type_size(vs, "PcDesc", &l->pc_sizeof) || !l->pc_sizeof ||
-	    vmstructs_field_offset(vs, "PcDesc", "_pc_offset", &l->pc_pc_offset) ||
-	    vmstructs_field_offset(vs, "PcDesc", "_scope_decode_offset", &l->pc_scope_offset))
+	if (!hs->sizeof_pcdesc || !hs->has_pcdesc_pc_offset || !hs->has_pcdesc_scope_decode_offset)
 		return -ENOENT;
-	l->entry_bci = vmstructs_int_constant(vs, "InvocationEntryBci", &c) ? -1 : c;
-	l->level_c2 = vmstructs_int_constant(vs, "CompLevel_full_optimization", &c) ? 4 : c;
+	l->pc_sizeof = hs->sizeof_pcdesc;
+	l->pc_pc_offset = hs->pcdesc_pc_offset;
+	l->pc_scope_offset = hs->pcdesc_scope_decode_offset;
+	l->entry_bci = hs->has_invocation_entry_bci ? hs->invocation_entry_bci : -1;
+	l->level_c2 = hs->has_complevel_full_optimization ? hs->complevel_full_optimization : 4;
 	/* every header field must be inside the header we read */
 	v = l->nm_sizeof;
 	if (l->nm_method + 8 > v || l->nm_compile_id + 4 > v || l->nm_entry_bci + 4 > v ||

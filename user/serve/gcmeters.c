@@ -2,7 +2,7 @@
 /* gcmeters.c - Micrometer's GC meters from collection records (see gcmeters.h). */
 #include <string.h>
 
-#include "analysis/gcmeters.h"
+#include "serve/gcmeters.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {

@@ -17,11 +17,11 @@
 #include <stdint.h>
 
 #include "agentctl/agentlive.h"
-#include "analysis/gcmeters.h"
-#include "cmd/serve_query.h"
+#include "serve/gcmeters.h"
+#include "serve/serve_query.h"
 #include "jvm/heapused.h"
 #include "jvm/proc.h"
-#include "sink/metrics.h"
+#include "serve/metrics.h"
 
 struct alloctrace;
 struct gctrace;

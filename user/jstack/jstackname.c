@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jvm/jframes.h"
-#include "jvm/jstackname.h"
-#include "jvm/jwalk.h"
-#include "jvm/methodsym.h"
-#include "jvm/nmethod.h"
+#include "jstack/jframes.h"
+#include "jstack/jstackname.h"
+#include "jstack/jwalk.h"
+#include "jstack/methodsym.h"
+#include "jstack/nmethod.h"
 #include "lib/hash.h"
 #include "lib/idmap.h"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "sink/metrics.h"
+#include "serve/metrics.h"
 
 #define MT_SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define MT_SERVE_MAX_BODY (64 * 1024) /* larger request bodies get 413 */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "agentctl/agentlive.h"
-#include "cmd/serve_metrics.h"
+#include "serve/serve_metrics.h"
 #include "lib/util.h"
 #include "probe/alloctrace.h"
 #include "probe/gctrace.h"
@@ -309,7 +309,8 @@ void serve_metrics_memory_start(struct serve_jvm *j)
 	if (err == -ENOENT && j->mvs)
 		return; /* a stripped libjvm: the pool names of a collection will tell */
 	if (err) {
-		p_info("pid %d: no current heap pool usage (%s)", j->p.pid, strerror(-err));
+		p_info("pid %d: no current heap pool usage (%s)", j->p.pid,
+		       vmstructs_strerror(err));
 		return;
 	}
 	/* the heap pools before a collection names them */

@@ -11,9 +11,9 @@
 #include "memtrace/agent_proto.h"
 
 #include "agentctl/agentlive.h"
-#include "cmd/serve_metrics.h"
-#include "cmd/serve_query.h"
-#include "cmd/serve_watch.h"
+#include "serve/serve_metrics.h"
+#include "serve/serve_query.h"
+#include "serve/serve_watch.h"
 #include "jvm/attach.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
@@ -160,7 +160,8 @@ static void locks_start(struct serve_jvm *j)
 		err = j->pk ? 0 : -errno;
 	}
 	if (err) {
-		p_warn("pid %d: no java.util.concurrent park counters: %s", j->p.pid, strerror(-err));
+		p_warn("pid %d: no java.util.concurrent park counters: %s", j->p.pid,
+		       vmstructs_strerror(err));
 		vmstructs_free(j->vs);
 		j->vs = NULL;
 	}

@@ -4,7 +4,7 @@
  * Where Micrometer has a series for it, the series has Micrometer's name,
  * type and labels (jvm_gc_pause_seconds{gc,action,cause},
  * jvm_memory_used_bytes{area,id}, jvm_gc_memory_allocated_bytes_total, ...,
- * analysis/gcmeters.h); with --names otel, OpenTelemetry's semantic
+ * serve/gcmeters.h); with --names otel, OpenTelemetry's semantic
  * conventions instead (jvm_gc_duration_seconds{jvm_gc_name,...}); memtrace_*
  * for what only memtrace has (every stop-the-world pause, allocation by
  * class, ages, locks, lost events). Every series also carries pid,
@@ -13,9 +13,9 @@
 #ifndef MEMTRACE_SERVE_METRICS_H
 #define MEMTRACE_SERVE_METRICS_H
 
-#include "cmd/serve.h"
+#include "serve/serve.h"
 #include "analysis/gcpair.h"
-#include "sink/metrics.h"
+#include "serve/metrics.h"
 
 /* serve_metrics_register - the families of serve's series, with @names'
  * names for the JVM ones, into @m. Returns 0 or -EINVAL. */

@@ -4,45 +4,48 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jvm/jframes.h"
+#include "jvm/hotspot.h"
+#include "jstack/jframes.h"
 #include "jvm/klassname.h"
 #include "jvm/vmstructs.h"
 
 int jframes_layout(const struct mt_vmstructs *vs, struct jframes_layout *l)
 {
-	uint64_t anchor, sp, pc, fp, addr, q, off_buf, off_lim, buf;
+	const struct mt_hotspot *hs = vmstructs_hotspot(vs);
+	uint64_t anchor = hs->javathread_anchor, q, buf;
 	int32_t lim = 0;
 
 	memset(l, 0, sizeof(*l));
-	if (vmstructs_field_offset(vs, "JavaThread", "_anchor", &anchor) ||
-	    vmstructs_field_offset(vs, "JavaFrameAnchor", "_last_Java_sp", &sp) ||
-	    vmstructs_field_offset(vs, "JavaFrameAnchor", "_last_Java_pc", &pc))
+	if (!hs->has_javathread_anchor || !hs->has_javaframeanchor_last_java_sp ||
+	    !hs->has_javaframeanchor_last_java_pc)
 		return -ENOENT;
-	l->anchor_sp = (uint32_t)(anchor + sp);
-	l->anchor_pc = (uint32_t)(anchor + pc);
-	if (!vmstructs_field_offset(vs, "JavaFrameAnchor", "_last_Java_fp", &fp))
-		l->anchor_fp = (uint32_t)(anchor + fp);
+	l->anchor_sp = (uint32_t)(anchor + hs->javaframeanchor_last_java_sp);
+	l->anchor_pc = (uint32_t)(anchor + hs->javaframeanchor_last_java_pc);
+	if (hs->has_javaframeanchor_last_java_fp)
+		l->anchor_fp = (uint32_t)(anchor + hs->javaframeanchor_last_java_fp);
 	/* AbstractInterpreter::_code is a StubQueue holding the interpreter */
-	if (!vmstructs_static_addr(vs, "AbstractInterpreter", "_code", &addr) &&
-	    !vmstructs_read_ptr(vs, addr, &q) && q &&
-	    !vmstructs_field_offset(vs, "StubQueue", "_stub_buffer", &off_buf) &&
-	    !vmstructs_field_offset(vs, "StubQueue", "_buffer_limit", &off_lim) &&
-	    !vmstructs_read_ptr(vs, q + off_buf, &buf) &&
-	    !vmstructs_read(vs, q + off_lim, &lim, sizeof(lim)) && lim > 0) {
+	if (hs->abstractinterpreter_code &&
+	    !vmstructs_read_ptr(vs, hs->abstractinterpreter_code, &q) && q &&
+	    hs->has_stubqueue_stub_buffer && hs->has_stubqueue_buffer_limit &&
+	    !vmstructs_read_ptr(vs, q + hs->stubqueue_stub_buffer, &buf) &&
+	    !vmstructs_read(vs, q + hs->stubqueue_buffer_limit, &lim, sizeof(lim)) && lim > 0) {
 		l->interp_lo = buf;
 		l->interp_hi = buf + (uint64_t)lim;
 	}
-	if (!vmstructs_static_addr(vs, "CodeCache", "_low_bound", &addr))
-		vmstructs_read_ptr(vs, addr, &l->cc_lo);
-	if (!vmstructs_static_addr(vs, "CodeCache", "_high_bound", &addr))
-		vmstructs_read_ptr(vs, addr, &l->cc_hi);
+	if (hs->codecache_low_bound)
+		vmstructs_read_ptr(vs, hs->codecache_low_bound, &l->cc_lo);
+	if (hs->codecache_high_bound)
+		vmstructs_read_ptr(vs, hs->codecache_high_bound, &l->cc_hi);
 	if (l->cc_lo >= l->cc_hi)
 		l->cc_lo = l->cc_hi = 0;
-	l->names_ok = !vmstructs_field_offset(vs, "Method", "_constMethod", &l->method_const) &&
-		      !vmstructs_field_offset(vs, "ConstMethod", "_constants", &l->const_constants) &&
-		      !vmstructs_field_offset(vs, "ConstMethod", "_name_index", &l->const_name_index) &&
-		      !vmstructs_field_offset(vs, "ConstantPool", "_pool_holder", &l->cp_holder) &&
-		      !vmstructs_type_size(vs, "ConstantPool", &l->cp_size);
+	l->names_ok = hs->has_method_constmethod && hs->has_constmethod_constants &&
+		      hs->has_constmethod_name_index && hs->has_constantpool_pool_holder &&
+		      hs->sizeof_constantpool;
+	l->method_const = hs->method_constmethod;
+	l->const_constants = hs->constmethod_constants;
+	l->const_name_index = hs->constmethod_name_index;
+	l->cp_holder = hs->constantpool_pool_holder;
+	l->cp_size = hs->sizeof_constantpool;
 	return 0;
 }
 

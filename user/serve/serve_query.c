@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/serve_query.h"
+#include "serve/serve_query.h"
 #include "heap/querylive.h"
 #include "heap/snaptake.h"
 #include "lib/util.h"

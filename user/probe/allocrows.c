@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/* allocrows.c - the allocation tracer's rows and the factors that weigh them; see allocrows.h. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "memtrace/jstack.h"
+#include "memtrace/alloc.h"
+#include "alloc.skel.h"
+#include "jstack/jwalk.h"
+#include "lib/idmap.h"
+#include "lib/util.h"
+#include "probe/allocnames.h"
+#include "probe/allocrows.h"
+#include "probe/allocwindows.h"
+#include "probe/bpfutil.h"
+#include "jstack/jstackstore.h"
+
+/*
+ * The factors that turn the kernel's scaled weights into bytes, now: one
+ * for the whole (the duty cycle's correction, 1 without windows), and
+ * under windows with per-thread keys one per thread - its counter's move
+ * since the session began over its keys' weights (probe/threadctr.h) -,
+ * with @f->other for the keys of threads without one (the other threads'
+ * bytes over their weights) and @f->norm for the bytes of threads never
+ * sampled (all keys scaled by exact / counted then). Under no lock.
+ */
+struct factors {
+	double global, other, norm;
+	bool per_thread;
+	struct idmap by_tid, by_jt; /* -> double * into vals */
+	double *vals;
+};
+
+static void factors_free(struct factors *f)
+{
+	idmap_free(&f->by_tid);
+	idmap_free(&f->by_jt);
+	free(f->vals);
+}
+
+/* @by_tid (tid -> double *: the weights each thread's keys hold) and
+ * @total (all keys'): the denominators, when not the program's per-thread
+ * sums (the class view's parsed TLABs); NULL: those sums. */
+static void factors_now(const struct allocrows_src *s, struct factors *f,
+			const struct idmap *by_tid, double total)
+{
+	struct allocwindows *win = s->win;
+	struct dutycycle_measure m = { 0 };
+	double exact, scaled, known_exact = 0, known_scaled = 0;
+	bool counted;
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	idmap_init(&f->by_tid);
+	idmap_init(&f->by_jt);
+	f->global = f->other = f->norm = 1;
+	/* keys by thread (windows allowed): every thread's bytes since the
+	 * session began are its counter's move, not the windows' rates nor the
+	 * thinned samples' sum */
+	counted = win->tl_on && (win->dc.windowed || win->skel->rodata->targ_key_tid);
+	pthread_mutex_lock(&win->mu);
+	/* one pass over the threads: the open window's bytes, and win->seen
+	 * (with the threads' counters when counted) */
+	if (counted)
+		err = allocwindows_read_threads(win, &m);
+	else if (win->dc.on && !win->dc.wclosed)
+		allocwindows_measure(win, &m);
+	f->global = dutycycle_factor(&win->dc, mono_ns(), m.raw_bytes);
+	if (!counted)
+		goto out;
+	scaled = by_tid ? total : (double)allocwindows_cost(win).scaled_bytes;
+	if (err || scaled <= 0)
+		goto out;
+	exact = threadctr_total(&win->tc);
+	f->global = f->other = exact / scaled;
+	if (!win->skel->rodata->targ_key_tid || !win->nseen ||
+	    !(f->vals = calloc(win->nseen, sizeof(*f->vals))))
+		goto out;
+	for (size_t i = 0; i < win->nseen; i++) {
+		const struct mt_alloc_tid *v = &win->seen[i].v;
+		const double *d = by_tid ? idmap_get(by_tid, win->seen[i].tid) : NULL;
+		double bytes, w = by_tid ? (d ? *d : 0) : (double)v->scaled;
+
+		if (w <= 0 || !v->thread || !threadctr_thread(&win->tc, v->thread, &bytes))
+			continue;
+		f->vals[i] = bytes / w;
+		if (idmap_put(&f->by_tid, win->seen[i].tid, &f->vals[i]) ||
+		    idmap_put(&f->by_jt, v->thread, &f->vals[i]))
+			continue;
+		known_exact += bytes;
+		known_scaled += w;
+	}
+	f->per_thread = true;
+	if (scaled > known_scaled + 0.5)
+		f->other = (exact - known_exact) / (scaled - known_scaled);
+	else if (known_exact > 0) /* bytes of threads never sampled: spread */
+		f->norm = exact / known_exact;
+	if (f->other < 0)
+		f->other = 0;
+out:
+	pthread_mutex_unlock(&win->mu);
+}
+
+/* The factor for the keys of thread @tid (JavaThread @jt when @tid is 0). */
+static double factor_of(const struct factors *f, uint32_t tid, uint64_t jt)
+{
+	double *v;
+
+	if (!f->per_thread)
+		return f->global;
+	v = tid ? idmap_get(&f->by_tid, tid) : idmap_get(&f->by_jt, jt);
+	return (v ? *v : f->other) * f->norm;
+}
+
+/* Rows alike but for their thread, next to each other. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct alloc_row *x = a, *y = b;
+
+	if (x->class_name != y->class_name)
+		return x->class_name < y->class_name ? -1 : 1;
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	if (x->java_pc != y->java_pc)
+		return x->java_pc < y->java_pc ? -1 : 1;
+	if (x->method != y->method)
+		return x->method < y->method ? -1 : 1;
+	if (x->jstack != y->jstack)
+		return x->jstack < y->jstack ? -1 : 1;
+	return 0;
+}
+
+/* Merge the per-thread rows of one key (sorted first). */
+static void rows_merge(struct alloc_row *rows, size_t *n)
+{
+	size_t w = 0;
+
+	if (*n < 2)
+		return;
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	for (size_t i = 1; i < *n; i++) {
+		if (!row_cmp(&rows[w], &rows[i])) {
+			rows[w].bytes += rows[i].bytes;
+			rows[w].samples += rows[i].samples;
+		} else {
+			rows[++w] = rows[i];
+		}
+	}
+	*n = w + 1;
+}
+
+struct alloc_row *allocrows_rows(const struct allocrows_src *s, size_t *n)
+{
+	int fd = bpf_map__fd(s->skel->maps.allocs);
+	struct mt_alloc_key key, next, *prev = NULL;
+	struct alloc_row *rows = NULL, *tmp;
+	struct factors f = { .global = 1, .other = 1, .norm = 1 };
+	size_t cap = 0;
+
+	ring_buffer__consume(s->rb); /* names of the newest keys first */
+	*n = 0;
+	if (s->win->on)
+		factors_now(s, &f, NULL, 0);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct mt_alloc_val v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			tmp = realloc(rows, cap * sizeof(*rows));
+			if (!tmp)
+				break;
+			rows = tmp;
+		}
+		rows[*n] = (struct alloc_row){ allocnames_get(s->names, key.klass, key.gen),
+					       key.stack_id,
+					       key.gen, key.java_pc, key.method, key.jstack,
+					       (uint64_t)((double)v.bytes * factor_of(&f, key.tid, 0) +
+							  0.5), v.samples };
+		/* the walker's keys leave the allocating frame to its stack (key is
+		 * the iteration's cursor: not changed) */
+		if (key.jstack && !key.java_pc && !key.method && s->store) {
+			struct mt_jstack st;
+
+			if (!jstackstore_get(s->store, key.jstack, &st))
+				jwalk_leaf(s->vs, s->jw, &st, &rows[*n].java_pc, &rows[*n].method);
+		}
+		(*n)++;
+	}
+	factors_free(&f);
+	if (s->skel->rodata->targ_key_tid)
+		rows_merge(rows, n);
+	return rows;
+}
+
+/* Add @bytes, @tlabs and the spread's sums to @name's row in @c (*n rows,
+ * room for one more). */
+static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
+		      uint64_t tlabs, double sq, double cross)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
+			break;
+	if (i == *n)
+		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0, 0, 0 };
+	c[i].bytes += bytes;
+	c[i].tlabs += tlabs;
+	c[i].sq_kib2 += sq;
+	c[i].cross_kib2 += cross;
+}
+
+/* Each class's share s = Y_c / Y and its standard error by the ratio
+ * estimator's linearisation over the draws i (kept TLABs, objects outside
+ * them): var(s) = sum_i (y_ic - s W_i)^2 / Y^2
+ *               = (sum y_ic^2 - 2 s sum y_ic W_i + s^2 sum W_i^2) / Y^2.
+ * It holds the thinning's spread and the parsed slices' (a slice that
+ * misses a class); at keep 1 it still counts the TLAB-to-TLAB variation,
+ * so it is an upper bound there. */
+static void class_spread(struct alloc_class *c, size_t n, double w2, bool known)
+{
+	double y = 0;
+
+	for (size_t i = 0; i < n; i++)
+		y += (double)c[i].bytes / 1024;
+	for (size_t i = 0; i < n; i++) {
+		double s = y > 0 ? (double)c[i].bytes / 1024 / y : 0;
+		double v = c[i].sq_kib2 - 2 * s * c[i].cross_kib2 + s * s * w2;
+
+		c[i].share_stderr = !known ? -1 : y > 0 && v > 0 ? sqrt(v) / y : 0;
+	}
+}
+
+struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
+				       uint64_t stats[MT_CONTENT_NSTATS])
+{
+	int fd = bpf_map__fd(s->skel->maps.content), sfd = bpf_map__fd(s->skel->maps.tlab_state);
+	struct mt_content_key key, next, *prev = NULL;
+	uint64_t tkey, tnext, *tprev = NULL;
+	struct alloc_class *c = NULL, *tmp;
+	struct factors f = { .global = 1, .other = 1, .norm = 1 };
+	struct content_ent { struct mt_content_key k; struct mt_content_val v; } *ents = NULL;
+	size_t cap = 0, ne = 0, capent = 0;
+	double w2, ww, total = 0, *sums = NULL;
+	struct idmap by_tid;
+
+	*n = 0;
+	w2 = (double)bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats),
+					   MT_CONTENT_W2);
+	if (stats)
+		for (uint32_t i = 0; i < MT_CONTENT_NSTATS; i++)
+			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats), i);
+	if (!s->content)
+		return NULL;
+	idmap_init(&by_tid);
+	ring_buffer__consume(s->rb); /* names of the newest keys first */
+	/* parsed TLABs and objects outside TLABs (keyed by thread: each
+	 * thread's sum first, for its factor) */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct content_ent *x;
+
+		key = next;
+		prev = &key;
+		if (ne == capent) {
+			capent = capent ? 2 * capent : 256;
+			if (!(x = realloc(ents, capent * sizeof(*ents))))
+				break;
+			ents = x;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &ents[ne].v))
+			continue;
+		ents[ne].k = key;
+		total += (double)ents[ne].v.bytes;
+		ne++;
+	}
+	if (s->win->on && s->skel->rodata->targ_key_tid && ne &&
+	    (sums = calloc(ne, sizeof(*sums)))) {
+		size_t ns = 0;
+
+		for (size_t i = 0; i < ne; i++) {
+			double *d = idmap_get(&by_tid, ents[i].k.tid);
+
+			if (!d && !idmap_put(&by_tid, ents[i].k.tid, &sums[ns]))
+				d = &sums[ns++];
+			if (d)
+				*d += (double)ents[i].v.bytes;
+		}
+		factors_now(s, &f, &by_tid, total);
+	} else if (s->win->on) {
+		factors_now(s, &f, NULL, 0);
+	}
+	for (size_t i = 0; i < ne; i++) {
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		class_add(c, n, allocnames_get(s->names, ents[i].k.klass, ents[i].k.gen),
+			  (uint64_t)((double)ents[i].v.bytes * factor_of(&f, ents[i].k.tid, 0) + 0.5),
+			  ents[i].v.parsed, (double)ents[i].v.sq_kib2, (double)ents[i].v.cross_kib2);
+	}
+	free(ents);
+	free(sums);
+	idmap_free(&by_tid);
+	/* kept TLABs not parsed yet: all their opening class's, unless each
+	 * thread is scaled to its counter (its parsed TLABs stand for it) */
+	while (!f.per_thread && !bpf_map_get_next_key(sfd, tprev, &tnext)) {
+		struct mt_tlab_state st;
+
+		tkey = tnext;
+		tprev = &tkey;
+		if (bpf_map_lookup_elem(sfd, &tkey, &st) || !st.weight)
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(tmp = realloc(c, cap * sizeof(*c))))
+				break;
+			c = tmp;
+		}
+		ww = (double)(st.weight >> 10) * (double)(st.weight >> 10);
+		w2 += ww;
+		class_add(c, n, allocnames_get(s->names, st.klass, st.gen),
+			  (uint64_t)((double)st.weight * factor_of(&f, 0, tkey) + 0.5), 0, ww, ww);
+	}
+	/* the draws' spread: known without windows, or with each thread scaled
+	 * to its counter (a thread's share of each window is then its own) */
+	class_spread(c, *n, w2, !(s->win->on && s->win->dc.windowed) || f.per_thread);
+	factors_free(&f);
+	return c;
+}
+
