@@ -125,27 +125,27 @@ static int feed(void *ctx, const struct mt_ap_hdr *h, const void *payload)
 	return 0;
 }
 
-/* Without --paths, the window over: one frozen histogram walk, so that no
- * estimate says more than the heap holds (leaks_cap_live()). */
-static int histo_walk(struct leaks_ctx *c, const struct mt_proc *p, struct mt_agentsock *so,
-		      struct mt_samples *m)
+/* Without --paths, the window over and sampling stopped (a walk inside the
+ * sampling session let the agent's ring overflow meanwhile): one frozen
+ * histogram walk in a session of its own, so that no estimate says more
+ * than the heap holds (leaks_cap_live()). */
+static void histo_walk(struct leaks_ctx *c, const struct mt_proc *p)
 {
 	struct mt_snapsession ss;
 	int err;
 
-	if (snaptake_attach(p, so, &ss))
-		return 0;
-	ss.on_frame = feed;
-	ss.frame_ctx = m;
+	if (snaptake_open(p, &ss)) {
+		p_warn("no heap walk at the end: live estimates are the samples' alone");
+		return;
+	}
 	err = snaptake_take(&ss, MT_AP_HEAP_COUNTS, 0, NULL, 0, &c->hsnap);
 	snaptake_close(&ss);
-	if (err) { /* printed; the agent closes the session after an error */
+	if (err) {
 		p_warn("no heap walk at the end: live estimates are the samples' alone");
-		return -1;
+		return;
 	}
 	snapshot_print_walk(&c->hsnap);
 	c->have_hh = !heaphisto_build(&c->hsnap, &c->hh);
-	return 0;
 }
 
 /* --paths, the window over: one heap walk that finds the oldest live samples
@@ -160,10 +160,8 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	uint32_t run = 0;
 	int err;
 
-	if (!m->n)
+	if (!c->want_paths || !m->n)
 		return 0;
-	if (!c->want_paths)
-		return histo_walk(c, p, so, m);
 	v = malloc(m->n * sizeof(*v));
 	lp->ids = malloc(MT_AP_HEAP_MAX_SAMPLES * sizeof(*lp->ids));
 	if (!v || !lp->ids) {
@@ -347,6 +345,8 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 		samples_free(&m);
 		return 1;
 	}
+	if (!c.want_paths)
+		histo_walk(&c, &p);
 	if (c.have_hh)
 		leaks_cap_live(&c.l, &m, class_bytes, &c.hh);
 	if (m.ages.epoch - c.l.epoch_mid < 2)
