@@ -243,7 +243,7 @@ static void leaks_text(struct mt_samples *m, const struct mt_leaks *l,
 		       (unsigned long long)g->added, (unsigned long long)g->removed, g->confidence,
 		       samples_class_name(m, g->cls), samples_site_name(m, g->site));
 		if (g->capped)
-			printf("    live capped at what the heap holds of the class (a walk at the "
+			printf("    live (or its 95%% interval) capped at what the heap holds of the class (a walk at the "
 			       "end: %s); the samples said more\n",
 			       fmt_bytes((uint64_t)g->heap_bytes, b1, sizeof(b1)));
 		if (g->alloc_bytes >= 0)
