@@ -96,14 +96,16 @@ SAMPLES = {
                    drop=r"^\s+note\s+JDK \d+ prints"),
     "detach": dict(jvm="demo", args=["detach", "-p", "{pid}"]),
     "age": dict(jvm="demo", args=["age", "-p", "{pid}", "--duration", "3", "--top", "5"]),
+    # the sampled sites under the holder: one or more, with callers or not
     "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "8", "--top", "1",
-                                    "--interval", "256k"]),
+                                    "--interval", "256k"], drop=r"^\s+\d+\s+[\w$.<>]+[:.]"),
     "histo": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"]),
     "walk-pause": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"], stream="stderr",
                        keep=[[("grep", r"heap walk paused")]], masks=[(r"\(.*\)$", "(DETAILS)")]),
     # which of the demo's two holders (its leak, its cache) retains more moves with its age
+    # and whether one object holds most of a top retainer (a "└" row below it)
     "heap-retained": dict(jvm="demo", args=["heap", "-p", "{pid}", "--retained", "--top", "3"],
-                          masks=[(r"\bclass J", "J")]),
+                          masks=[(r"\bclass J", "J")], drop=r"└"),
     "heap-paths": dict(jvm="demo", args=["heap", "-p", "{pid}", "--paths", "DemoWorkload$Session", "--top", "1"]),
     "query": dict(jvm="demo", args=["query", "-p", "{pid}", "-e", QUERY]),
     "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1", "-e", QUERY_AGE]),
