@@ -14,8 +14,13 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 jvm_start w -Xmx256m DemoWorkload 60
 sess="mt-top-$$-$JDK"
 tmux new-session -d -s "$sess" -x 120 -y 40 "$MEMTRACE -p $JVM_PID --interval 1 --stacks; echo EXITED; sleep 30"
-sleep 4
-tmux capture-pane -t "$sess" -p >"$TMPD/p1"
+# the first panels: up to 20 s (the session's start - attach, BPF, the first
+# interval - took 8 s beside other sessions' builds at load 13)
+for i in $(seq 100); do
+	sleep 0.2
+	tmux capture-pane -t "$sess" -p >"$TMPD/p1"
+	grep -q "COLLECTIONS" "$TMPD/p1" && grep -q "long\[\]" "$TMPD/p1" && break
+done
 sleep 2.5
 tmux capture-pane -t "$sess" -p >"$TMPD/p2"
 for pat in "COLLECTIONS" "ALLOCATION" "PATHS" "DemoWorkload" "young" "long\[\]"; do
