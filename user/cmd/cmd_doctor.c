@@ -18,6 +18,7 @@
 #include "jvm/privs.h"
 #include "probe/gcendprobe.h"
 #include "probe/tlabprobe.h"
+#include "jvm/jvmid.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -195,12 +196,11 @@ static void print_json(const struct report *r)
 		json_str(stdout, r->freeze_why);
 	}
 	printf(",\"attach_possible\":%s,\"attach_listener_running\":%s,"
-	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s,"
-	       "\"container_id\":",
+	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s",
 	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
 	       r->agent_warning ? "true" : "false",
 	       p->other_pidns ? "true" : "false", p->other_mntns ? "true" : "false");
-	json_str(stdout, p->container_id);
+	jvmid_json(stdout, &p->ident);
 	printf(",\"privileges\":{\"root\":%s,\"CAP_BPF\":%s,\"CAP_PERFMON\":%s,"
 	       "\"CAP_SYS_PTRACE\":%s,\"CAP_SYS_ADMIN\":%s},\"can_trace\":%s,\"gc_source\":\"%s\"}\n",
 	       r->root ? "true" : "false", r->cap_bpf ? "true" : "false",
@@ -225,8 +225,15 @@ static void print_text(const struct report *r)
 	if (strcmp(p->libjvm, p->libjvm_host + strlen(p->root)) || p->other_mntns)
 		printf("  seen from here %s\n", p->libjvm_host);
 	printf("  namespaces    pid: %s, mount: %s%s%s\n", p->other_pidns ? "own" : "host's",
-	       p->other_mntns ? "own" : "host's", p->container_id[0] ? ", container " : "",
-	       p->container_id[0] ? p->container_id : "");
+	       p->other_mntns ? "own" : "host's", p->ident.container_id[0] ? ", container " : "",
+	       p->ident.container_id[0] ? p->ident.container_id : "");
+	if (p->ident.container_name[0] || p->ident.pod_uid[0])
+		printf("  identity      %s%s%s%s%s%s%s%s\n",
+		       p->ident.container_name[0] ? "container " : "", p->ident.container_name,
+		       p->ident.pod[0] ? (p->ident.container_name[0] ? ", pod " : "pod ") : "",
+		       p->ident.pod, p->ident.pod_namespace[0] ? ", namespace " : "",
+		       p->ident.pod_namespace, p->ident.pod_uid[0] ? ", pod uid " : "",
+		       p->ident.pod_uid);
 
 	printf("\nprobes and symbols\n");
 	printf("  [%s] hotspot USDT probes (%d)%s\n", YES(r->nprobes > 0), r->nprobes,
