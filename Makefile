@@ -57,7 +57,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 AGENTDIR    := $(PREFIX)/lib/memtrace
 DOCS        := $(BUILD)/memtrace.1 $(BUILD)/memtrace.bash
 
-.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall
+.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall image
 all: $(BUILD)/memtrace $(AGENT_SO) $(DOCS)
 
 $(BUILD)/memtrace.1: $(BUILD)/memtrace scripts/gen-docs.py
@@ -80,6 +80,12 @@ uninstall:
 
 deps:
 	@scripts/install-deps.sh
+
+# The container image (Containerfile: build stage, runtime stage with memtrace,
+# its agent and their libraries; runs `memtrace serve --all`), with podman or
+# buildah; the base image is made locally where no registry is reachable.
+image: deps
+	@scripts/image.sh
 
 $(BUILD):
 	@mkdir -p $(BUILD)/obj/user $(BUILD)/obj/dsl $(BUILD)/asan/user $(BUILD)/asan/dsl $(BUILD)/tests
