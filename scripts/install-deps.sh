@@ -11,6 +11,7 @@ PKGS=(
 	golang-go chromium                                           # e2e: go tool pprof, flame graph layout
 	libmicrohttpd-dev prometheus                                 # memtrace serve; its e2e scraper
 	podman buildah runc catatonit mmdebstrap                     # e2e and make image: containers, pods, the local base image
+	yamllint                                                     # e2e deploy_manifests: deploy/*.yaml
 	libh2-java                                                   # bench/locks_h2.sh: a real server under `locks`
 )
 
