@@ -18,6 +18,8 @@
 #include "jvm/privs.h"
 #include "probe/gcendprobe.h"
 #include "probe/tlabprobe.h"
+#include "jvm/jvmid.h"
+#include "probe/kfeatures.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -66,6 +68,7 @@ struct report {
 	bool attach_socket;       /* /tmp/.java_pid<nspid> exists already */
 	bool agent_warning;       /* JDK 21+ without an explicit EnableDynamicAgentLoading */
 	bool root, cap_bpf, cap_perfmon, cap_ptrace, cap_admin;
+	struct kfeatures kf;      /* the kernel's BPF features */
 	bool freeze;              /* heap snapshots can be frozen walks */
 	char freeze_why[192];     /* else why not */
 };
@@ -195,12 +198,17 @@ static void print_json(const struct report *r)
 		json_str(stdout, r->freeze_why);
 	}
 	printf(",\"attach_possible\":%s,\"attach_listener_running\":%s,"
-	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s,"
-	       "\"container_id\":",
+	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s",
 	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
 	       r->agent_warning ? "true" : "false",
 	       p->other_pidns ? "true" : "false", p->other_mntns ? "true" : "false");
-	json_str(stdout, p->container_id);
+	jvmid_json(stdout, &p->ident);
+	printf(",\"kernel\":{\"release\":");
+	json_str(stdout, r->kf.release);
+	printf(",\"ringbuf\":%s,\"attach_cookie\":%s,\"bpf_loop\":%s,\"uprobe_multi\":%s,"
+	       "\"uprobe_multi_hidden\":%s}", r->kf.ringbuf ? "true" : "false",
+	       r->kf.cookie ? "true" : "false", r->kf.loop ? "true" : "false",
+	       r->kf.uprobe_multi ? "true" : "false", r->kf.uprobe_multi_hidden ? "true" : "false");
 	printf(",\"privileges\":{\"root\":%s,\"CAP_BPF\":%s,\"CAP_PERFMON\":%s,"
 	       "\"CAP_SYS_PTRACE\":%s,\"CAP_SYS_ADMIN\":%s},\"can_trace\":%s,\"gc_source\":\"%s\"}\n",
 	       r->root ? "true" : "false", r->cap_bpf ? "true" : "false",
@@ -225,8 +233,15 @@ static void print_text(const struct report *r)
 	if (strcmp(p->libjvm, p->libjvm_host + strlen(p->root)) || p->other_mntns)
 		printf("  seen from here %s\n", p->libjvm_host);
 	printf("  namespaces    pid: %s, mount: %s%s%s\n", p->other_pidns ? "own" : "host's",
-	       p->other_mntns ? "own" : "host's", p->container_id[0] ? ", container " : "",
-	       p->container_id[0] ? p->container_id : "");
+	       p->other_mntns ? "own" : "host's", p->ident.container_id[0] ? ", container " : "",
+	       p->ident.container_id[0] ? p->ident.container_id : "");
+	if (p->ident.container_name[0] || p->ident.pod_uid[0])
+		printf("  identity      %s%s%s%s%s%s%s%s\n",
+		       p->ident.container_name[0] ? "container " : "", p->ident.container_name,
+		       p->ident.pod[0] ? (p->ident.container_name[0] ? ", pod " : "pod ") : "",
+		       p->ident.pod, p->ident.pod_namespace[0] ? ", namespace " : "",
+		       p->ident.pod_namespace, p->ident.pod_uid[0] ? ", pod uid " : "",
+		       p->ident.pod_uid);
 
 	printf("\nprobes and symbols\n");
 	printf("  [%s] hotspot USDT probes (%d)%s\n", YES(r->nprobes > 0), r->nprobes,
@@ -280,6 +295,19 @@ static void print_text(const struct report *r)
 	printf("  [%s] CAP_SYS_PTRACE%s\n", YES(r->cap_ptrace || r->root),
 	       (r->cap_ptrace || r->root) ? "" : ": only JVMs of your own uid can be read");
 
+	printf("\nkernel %s (BPF features, probed)\n", r->kf.release);
+	printf("  [%s] ring buffers (5.8)%s\n", YES(r->kf.ringbuf),
+	       r->kf.ringbuf ? "" : ": memtrace's programs cannot load on this kernel");
+	printf("  [%s] BPF cookies (5.15)%s\n", YES(r->kf.cookie),
+	       r->kf.cookie ? "" : ": USDT probes cannot load: no collections, parks or records");
+	printf("  [%s] bpf_loop (5.17)%s\n", YES(r->kf.loop),
+	       r->kf.loop ? "" : ": the Java stack walker cannot load: no alloc, top, "
+				 "locks stacks or records");
+	printf("  [%s] uprobe_multi links (6.6)%s\n", YES(r->kf.uprobe_multi),
+	       r->kf.uprobe_multi ? "" : r->kf.uprobe_multi_hidden ?
+	       ": hidden by MEMTRACE_NO_UPROBE_MULTI; perf-event uprobes instead" :
+	       ": perf-event uprobes instead: the cost budget's windows open late and thin");
+
 	printf("\nmemtrace will use\n");
 	printf("  gc      %s%s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
 						  "nothing: no GC probes in this libjvm",
@@ -319,6 +347,7 @@ int do_doctor(int argc, char **argv)
 	if (cmdopt_open_jvm(o.pid, NULL, &r.p))
 		return 1;
 	inspect(&r);
+	kfeatures_probe(&r.kf);
 	if (mt_opts.json)
 		print_json(&r);
 	else

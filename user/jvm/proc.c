@@ -287,30 +287,6 @@ static bool same_ns(int pid, const char *ns)
 	return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
 }
 
-/* A 64-hex-digit run in /proc/PID/cgroup is a container id (docker, containerd, podman). */
-static void find_container_id(struct mt_proc *p)
-{
-	char path[64], *cg, *s;
-
-	p->container_id[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
-	cg = read_file(path, NULL);
-	if (!cg)
-		return;
-	for (s = cg; *s; s++) {
-		size_t n = 0;
-
-		while (isxdigit((unsigned char)s[n]) && !isupper((unsigned char)s[n]))
-			n++;
-		if (n == 64) {
-			snprintf(p->container_id, sizeof(p->container_id), "%.64s", s);
-			break;
-		}
-		s += n ? n - 1 : 0;
-	}
-	free(cg);
-}
-
 static void read_release(struct mt_proc *p)
 {
 	char path[PATH_MAX * 2 + 64], *text;
@@ -364,7 +340,7 @@ int proc_open(int pid, struct mt_proc *p)
 	snprintf(p->cwd, sizeof(p->cwd), "/proc/%d/cwd", pid);
 	p->other_pidns = !same_ns(pid, "pid");
 	p->other_mntns = !same_ns(pid, "mnt");
-	find_container_id(p);
+	jvmid_read(pid, &p->ident);
 
 	err = find_libjvm(p);
 	/* maps denied (even to root, by another user namespace or a security

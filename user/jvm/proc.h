@@ -8,6 +8,8 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "jvm/jvmid.h"
+
 struct mt_proc {
 	int pid;                 /* host pid (the one the user typed) */
 	int nspid;               /* pid inside its own pid namespace (last NStgid) */
@@ -15,7 +17,7 @@ struct mt_proc {
 	char comm[32];
 	bool other_pidns;        /* pid namespace differs from ours */
 	bool other_mntns;        /* mount namespace differs from ours */
-	char container_id[72];   /* 64-hex id from /proc/PID/cgroup, "" if none */
+	struct jvmid ident;      /* its container and pod (jvm/jvmid.h) */
 	char root[64];           /* "/proc/PID/root": prefix for the target's paths */
 	char cwd[64];            /* "/proc/PID/cwd" */
 	char libjvm[PATH_MAX];   /* libjvm.so path as the target sees it ("" if none) */
