@@ -27,6 +27,7 @@ PODMAN_CONTAINERS=()
 PODMAN_PODS=()
 PODMAN_JVM_OPTS=(--net none)
 
+[ -z "${MEMTRACE_E2E_NO_CONTAINERS:-}" ] || skip "$MEMTRACE_E2E_NO_CONTAINERS (tests/e2e/prepare-containers.sh)"
 command -v podman >/dev/null || skip "podman is not installed (apt-get install podman runc)"
 command -v runc >/dev/null || skip "runc is not installed (apt-get install runc)"
 "$ROOT/scripts/container-base.sh" 2>"$TMPD/base.err" ||
