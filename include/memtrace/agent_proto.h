@@ -270,6 +270,11 @@ struct mt_ap_heap_request {
  * says why in the FREEZE record: a snapshot is never lost to a freeze.
  */
 #define MT_AP_FREEZE_LOCKS 2
+/* The copy's name (its comm, as ps and /proc show it): memtrace's `ps`,
+ * `serve --all` and -p tell it from a JVM by it. An older agent's copy keeps
+ * the name of the thread that forked it, HotSpot's "VM Thread" (a JVM's
+ * leading thread never has that name). */
+#define MT_AP_COPY_COMM "memtrace-copy"
 #define MT_AP_FREEZE_SPACES 6
 
 struct mt_ap_heap_freeze {
