@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "probe/alloctrace.h"
-#include "jvm/attach.h"
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "jvm/proc.h"
@@ -19,6 +18,7 @@
 #include "sink/allocprofile.h"
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
+#include "jvm/perfmap.h"
 #include "jvm/symres.h"
 #include "lib/stopflag.h"
 #include "lib/util.h"
@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		"  samples grow). --exact counts every object through hotspot:object__alloc\n"
 		"  and needs -XX:+DTraceAllocProbes (which costs throughput).\n"
 		"  Java frames are named from the JVM's perf map, which memtrace asks for\n"
-		"  (jcmd Compiler.perfmap) unless --no-perfmap.\n"
+		"  (jcmd Compiler.perfmap) unless --no-perfmap; a /tmp/perf-PID.map the JVM\n"
+		"  wrote because memtrace asked is removed once read.\n"
 		"  Stacks are whole Java stacks walked in the kernel (no JVM flags), from\n"
 		"  the thread's first Java frame to the allocating one, then the class;\n"
 		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
@@ -109,21 +110,6 @@ static struct class_row *by_class(const struct alloc_row *rows, size_t n, size_t
 	}
 	qsort(c, *nc, sizeof(*c), by_bytes);
 	return c;
-}
-
-/* Ask the JVM to write /tmp/perf-<nspid>.map so JIT frames get names. */
-static void request_perfmap(const struct mt_proc *p)
-{
-	struct mt_attach_reply r;
-
-	if (p->jdk_major && p->jdk_major < 17) {
-		p_warn("JDK %d has no Compiler.perfmap: JIT frames stay unnamed", p->jdk_major);
-		return;
-	}
-	if (attach_command(p, "jcmd", "Compiler.perfmap", NULL, NULL, &r))
-		return; /* attach_command said why */
-	if (r.code)
-		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
 struct site_row {
@@ -503,9 +489,12 @@ static void alloc_stacks(struct alloc_run *a)
 	if (!a->to.stacks)
 		return;
 	if (!a->jvm_exited) {
+		struct perfmap pm = { .tmpfd = -1 };
+
 		if (a->o.perfmap)
-			request_perfmap(&a->p);
+			perfmap_request(&a->p, &pm, "JIT frames");
 		a->sr = symres_new(&a->p);
+		perfmap_done(&pm); /* read: removed if the JVM wrote it for us */
 	}
 	a->leaf = calloc(a->n ? a->n : 1, sizeof(*a->leaf));
 	a->prof = a->leaf ? allocprofile_build(a->t, a->sr, a->rows, a->n, a->o.vm_frames,

@@ -34,6 +34,16 @@ bool proc_exists(int pid)
 	return alive;
 }
 
+bool proc_wait_gone(int pid, int ms)
+{
+	for (int waited = 0; proc_exists(pid); waited += 20) {
+		if (waited >= ms)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
 int proc_parse_starttime(const char *stat, unsigned long long *ticks)
 {
 	const char *p = strrchr(stat, ')'); /* after comm, which may hold anything */

@@ -60,6 +60,11 @@ time_t proc_start_time(int pid);
 /* proc_exists - true while host pid @pid is alive (and not a zombie). */
 bool proc_exists(int pid);
 
+/* proc_wait_gone - wait up to @ms for host pid @pid to exit (a JVM whose
+ * sockets just closed on us may be dying: killed, its threads still being
+ * torn down). Returns true if it is gone. */
+bool proc_wait_gone(int pid, int ms);
+
 /* proc_list_jvms - host pids of every process that runs libjvm.so (mapped
  * executable), but memtrace's own processes and its agent's frozen copies.
  * Returns the count (>= 0) and a malloc'd array in *pids (caller frees),
