@@ -512,11 +512,19 @@ static void record_finish(struct record_run *x)
 		p_info("%llu resynchronisation(s) after lost events (last: %llu classes "
 		       "read from the JVM)", (unsigned long long)resyncs,
 		       (unsigned long long)classes);
-	p_info("recorded %llu of %llu events (%llu lazy, %llu inferred, %llu impossible dropped, "
-	       "%llu lost) in %.1f s",
-	       (unsigned long long)tr->events_out, (unsigned long long)tr->events_in,
-	       (unsigned long long)st->lazy, (unsigned long long)st->inferred,
-	       (unsigned long long)tr->dropped, (unsigned long long)tr->lost, tr->duration_s);
+	/* every line is one of these; every observed event ends in one of those */
+	p_info("recorded %llu lines in %.1f s: %llu observed events, %llu inferred, %llu read "
+	       "from the JVM, %llu names, %llu lost-event markers",
+	       (unsigned long long)st->out, tr->duration_s,
+	       (unsigned long long)sequencer_observed_out(st), (unsigned long long)st->inferred,
+	       (unsigned long long)st->resync, (unsigned long long)st->names,
+	       (unsigned long long)st->markers);
+	p_info("of %llu events observed: %llu recorded, %llu not reported (filters, pauses), "
+	       "%llu part of Object.wait calls, %llu dropped (they end what began before the "
+	       "recording or in a gap); %llu events lost",
+	       (unsigned long long)st->in, (unsigned long long)sequencer_observed_out(st),
+	       (unsigned long long)sequencer_unreported(st), (unsigned long long)st->absorbed,
+	       (unsigned long long)st->dropped, (unsigned long long)tr->lost);
 }
 
 /* Free everything and close the file (with the trailer when the loop ran).
