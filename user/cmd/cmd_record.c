@@ -457,6 +457,10 @@ static int record_loop(struct record_run *x)
 			sig_pause = -1;
 		}
 		err = collector_poll(x->c, 100);
+		if (err == -ESRCH) { /* the agent's stream ended with the JVM */
+			x->jvm_exited = true;
+			break;
+		}
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));
 			return err;
@@ -495,6 +499,8 @@ static void record_finish(struct record_run *x)
 		sitecount_free(x->sc);
 		x->sc = NULL;
 	}
+	if (x->jvm_exited)
+		p_info("JVM %d exited: the recording holds what it did up to its exit", x->p.pid);
 	collector_stop_objects(x->c, &made, &gone, &lost);
 	if (made)
 		p_info("objects: %llu sampled, %llu reclaimed, %llu lost in the agent",
