@@ -16,6 +16,7 @@
 #include "jvm/proc.h"
 #include "analysis/profile.h"
 #include "sink/allocprofile.h"
+#include "sink/budgettext.h"
 #include "sink/sinks.h"
 #include "jvm/jwalk.h"
 #include "jvm/perfmap.h"
@@ -224,8 +225,7 @@ static void print_duty(struct alloctrace *t, bool json)
 			       "in %.0f ms)", 100 * d.observed, (unsigned long long)d.windows,
 			       d.period_ms);
 		if (d.observed < 0.999 && d.loss_share > -1)
-			printf("; the windows cost the busiest thread %.2f%% of its time, as "
-			       "measured from its own allocation counter", 100 * d.loss_share);
+			budgettext_loss(stdout, d.loss_share);
 		printf("; bytes are scaled to the whole");
 		/* thinning cannot take the trap away: say when it alone is over */
 		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)
