@@ -199,8 +199,10 @@ FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequenc
 	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
 FUZZ_http := user/sink/serve_http.c user/sink/metrics.c user/cmd/serve_api.c user/cmd/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
-	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c) \
-	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c sptrace.c) \
+	$(addprefix user/heap/,heapview.c heapfreeze.c heaplayout.c querylive.c snapmark.c snaprec.c snapshot.c \
+		snaptake.c walkcompare.c walkids.c) \
+	$(addprefix user/jvm/,attach.c javafield.c jobject.c perfdata.c proc.c vmstructs.c jvmflags.c elfsym.c klassname.c \
+		sptrace.c unsigned5.c) \
 	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c idmap.c offmap.c stopflag.c) $(DSL_SRCS)
