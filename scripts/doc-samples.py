@@ -113,7 +113,7 @@ SAMPLES = {
                      keep=[[("grep", r"^memtrace: saved")]]),
     "query-file": dict(jvm="demo", args=["query", "demo.snap", "-e", QUERY]),
     "record": dict(jvm="demo", args=["record", "-p", "{pid}", "-o", "demo.mtr", "--duration", "2"],
-                   stream="stderr", keep=[[("grep", r"^memtrace: record(ing|ed) ")]]),
+                   stream="stderr", keep=[[("grep", r"^memtrace: (record(ing|ed) |of \d+ events observed)")]]),
     "report": dict(jvm="demo", args=["report", "demo.mtr"],
                    keep=[[("head", 1)], [("from", r"^summary:"), ("head", 4)],
                          [("from", r" allocated by pid "), ("until", r"^lost events")]], masks=GC_MASKS),

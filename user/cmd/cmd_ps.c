@@ -14,8 +14,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace ps [--json]\n"
-		   "  Every process with libjvm.so mapped: host pid, pid inside its own\n"
-		   "  namespace, uid, JDK version, main class or jar, container or not.\n");
+		   "  Every process that runs libjvm.so: host pid, pid inside its own\n"
+		   "  namespace, uid, JDK version, main class or jar, container or not.\n"
+		   "  memtrace's own processes and its agent's frozen copies are left out.\n");
 }
 
 int do_ps(int argc, char **argv)

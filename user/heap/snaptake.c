@@ -613,6 +613,69 @@ fail:
 	return err;
 }
 
+int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
+{
+	const struct mt_proc *p = ss->p;
+	struct mt_ap_hdr h;
+	char why[128];
+	int err;
+
+	snapshot_init(s);
+	s->pid = p->pid;
+	s->source = "live";
+	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, 0, NULL, 0);
+	if (err) {
+		agentsession_explain(p, &ss->so, err);
+		goto fail;
+	}
+	for (;;) {
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		if (err == -EINTR)
+			continue;
+		if (err == 0) {
+			p_err("the agent in JVM %d sent no class table within %d s", p->pid,
+			      WALK_TIMEOUT_MS / 1000);
+			err = -ETIMEDOUT;
+			goto fail;
+		}
+		if (err < 0) {
+			agentsession_explain(p, &ss->so, err);
+			goto fail;
+		}
+		if (h.type == MT_AP_ERROR && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace: it closed the session */
+			snapshot_free(s);
+			err = reopen(ss);
+			return err ? err : -ENOTSUP;
+		}
+		if (h.type == MT_AP_ERROR) {
+			err = -EREMOTEIO;
+			agentsession_explain(p, &ss->so, err);
+			goto fail;
+		}
+		if (h.type == MT_AP_HEAP_DONE) {
+			memcpy(&s->info, ss->buf, sizeof(s->info));
+			return 0;
+		}
+		if (h.type != MT_AP_HEAP_DATA) { /* e.g. a sampling session's EVENTS */
+			if (ss->on_frame && (err = ss->on_frame(ss->frame_ctx, &h, ss->buf)))
+				goto fail;
+			continue;
+		}
+		err = snaprec_add(s, ss->buf, h.len, false, why, sizeof(why));
+		if (err) {
+			p_err("JVM %d's agent sent a bad class table: %s",
+			      p->pid, err == -ENOMEM ? "out of memory" : why);
+			goto fail;
+		}
+	}
+fail:
+	ss->broken = true;
+	snapshot_free(s);
+	return err;
+}
+
 int snaptake_attach(const struct mt_proc *p, struct mt_agentsock *so, struct mt_snapsession *ss)
 {
 	memset(ss, 0, sizeof(*ss));

@@ -82,6 +82,15 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
  */
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s);
+/*
+ * snaptake_classes - the JVM's class table into @s (initialised here; the
+ * caller frees it): its classes with their fields, as a walk would name
+ * them, read with the JVM running (MT_AP_HEAP_CLASSES: no walk, no pause).
+ * What a program is compiled against before any pause. Returns 0;
+ * -ENOTSUP when the agent loaded in the JVM predates it (nothing printed,
+ * the session still usable); other -errno printed (the session unusable).
+ */
+int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s);
 /* snaptake_attach - a session on the socket *@so of a session the caller
  * opened (sampling), with JVM @p; *@so must stay open until
  * snaptake_close(), which hands it back. Returns 0 or -ENOMEM (printed). */

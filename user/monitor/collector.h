@@ -53,7 +53,9 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 				collector_tick_fn tick, void *ctx);
 /* collector_free - detach and unload; NULL is a no-op. */
 void collector_free(struct collector *c);
-/* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed, or -errno. */
+/* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed;
+ * -ESRCH (not printed) when the JVM exited under the agent's stream; other
+ * -errno (the agent's printed). */
 int collector_poll(struct collector *c, int timeout_ms);
 /* collector_lost - events the kernel dropped so far (ring buffer full, or a
  * probe hit the kernel ran no program for: BPF recursion misses). */

@@ -135,7 +135,8 @@ int serve_metrics_register(struct metrics *m, enum serve_names names)
 				"GC probe events memtrace could not pair (begin without end, ...).");
 	err |= metrics_register(m, M_ALLOC, METRIC_COUNTER, "bytes",
 				"Bytes allocated since allocation sampling was switched on, estimated "
-				"from TLAB refills (each counts its TLAB size); only while it is on.");
+				"from TLAB refills (each counts the bytes its thread allocated since "
+				"its previous one); only while it is on.");
 	err |= metrics_register(m, M_ALLOC_CLASS, METRIC_COUNTER, "bytes",
 				"The same for the top allocating classes (a class once shown stays "
 				"while sampling is on); the rest is the JVM's total minus these.");
