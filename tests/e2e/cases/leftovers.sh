@@ -35,9 +35,16 @@ A=$JVM_PID
 rm -f "/tmp/perf-$A.map"
 
 # 2. alloc --by stack on a JVM that exits during the session.
-jvm_start b -Xmx64m AllocTick 3 "$TMPD/b.ticks"
+# (it exits on SIGTERM once the session samples: on a loaded machine the
+# session's start took longer than a JVM living a fixed 3 s)
+jvm_start b -Xmx64m AllocTick 60 "$TMPD/b.ticks"
 B=$JVM_PID
-"$MEMTRACE" alloc -p "$B" --by stack --duration 8 >"$TMPD/b.out" 2>&1 || { cat "$TMPD/b.out" >&2; fail "alloc on an exiting JVM exited $?"; }
+"$MEMTRACE" alloc -p "$B" --by stack --duration 30 >"$TMPD/b.out" 2>&1 &
+mt=$!
+wait_for_line "$TMPD/b.out" "sampling\|allocations of pid\|Ctrl-C" 60 || { cat "$TMPD/b.out" >&2; fail "alloc did not start"; }
+sleep 1
+kill -TERM "$B"
+wait "$mt" || { cat "$TMPD/b.out" >&2; fail "alloc on an exiting JVM exited $?"; }
 wait "$B" 2>/dev/null
 none_left "$B" "alloc --by stack, JVM exited during it"
 
