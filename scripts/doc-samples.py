@@ -61,7 +61,8 @@ instances_for old have_names = "sessions seen 1+ GCs ago\""""
 
 GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
             (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N"),
-            (r", N pauses of concurrent cycles|, N concurrent(?=\))| \(the JVM exited\)", "")]
+            (r", N pauses? of concurrent cycles|, N concurrent cycles?(?= in)| \(the JVM exited\)"
+             r"|, N concurrent-cycle pauses|, N cycles(?=, pause)", "")]
 
 # The samples, run in this order. Each: name -> dict with
 #   jvm     the JVM whose pid replaces {pid} in args
