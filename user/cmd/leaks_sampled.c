@@ -53,6 +53,7 @@ struct leaks_ctx {
 	bool have_vol;
 	bool want_paths;           /* --paths */
 	struct leak_paths paths;
+	const struct cmdopt *co;   /* --top, --max-pause (consent to a walk in a pause) */
 };
 
 /* Every arriving sample: its group's allocation estimate. */
@@ -145,7 +146,8 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	ss.nsamples = lp->nids;
 	ss.on_frame = feed;
 	ss.frame_ctx = m;
-	err = snaptake_take(&ss, MT_AP_HEAP_REFS, 0, NULL, 0, &lp->snap);
+	err = snaptake_take(&ss, MT_AP_HEAP_REFS | (c->co->has_max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
+			    (uint32_t)c->co->max_pause, NULL, 0, &lp->snap);
 	snaptake_close(&ss);
 	if (err) { /* printed; the agent closes the session after an error */
 		p_warn("no paths: the heap walk failed (an agent that predates --paths refuses "
@@ -264,9 +266,9 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 }
 
 int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, bool paths,
-		      uint64_t top)
+		      const struct cmdopt *co)
 {
-	struct leaks_ctx c = { .counters = counters, .want_paths = paths };
+	struct leaks_ctx c = { .counters = counters, .want_paths = paths, .co = co };
 	struct mt_samples m;
 	struct mt_proc p;
 	double elapsed;
@@ -317,7 +319,7 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 			src.suspect_more = suspect_path;
 			src.more_ctx = &c;
 		}
-		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, top);
+		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co->top);
 	}
 	heapview_free(&c.paths.hv);
 	snapshot_free(&c.paths.snap);

@@ -35,6 +35,14 @@ static int find_offset(const struct mt_elf *e, const char *const *syms, size_t n
 	return -ENOENT;
 }
 
+bool gcpauseprobe_present(const struct mt_elf *e)
+{
+	uint64_t off;
+
+	return !find_offset(e, begin_syms, MT_ARRAY_SIZE(begin_syms), &off) &&
+	       !find_offset(e, end_syms, MT_ARRAY_SIZE(end_syms), &off);
+}
+
 int gcpauseprobe_attach(struct bpf_program *begin, struct bpf_program *end,
 			const struct mt_proc *p, struct bpf_link *links[2], const char **why)
 {

@@ -12,9 +12,15 @@
 #ifndef MEMTRACE_GCPAUSEPROBE_H
 #define MEMTRACE_GCPAUSEPROBE_H
 
+#include <stdbool.h>
+
 struct bpf_program;
 struct bpf_link;
+struct mt_elf;
 struct mt_proc;
+
+/* gcpauseprobe_present - true when libjvm @e has both functions (doctor). */
+bool gcpauseprobe_present(const struct mt_elf *e);
 
 /*
  * gcpauseprobe_attach - attach @begin at GCTimer::register_gc_pause_start and
