@@ -185,4 +185,34 @@ int handle_pause_end(struct pt_regs *ctx)
 	return 0;
 }
 
+
+/* Entry of GCTracer::report_gc_start(this, GCCause::Cause, const Ticks &):
+ * a collection as JFR counts it begins on this thread. */
+SEC("uprobe")
+int handle_trace_begin(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_TRACE_BEGIN);
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->ticks = read_ticks(ctx->dx);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Entry of GCTracer::report_gc_end(this, const Ticks &, TimePartitions *). */
+SEC("uprobe")
+int handle_trace_end(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_TRACE_END);
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->ticks = read_ticks(ctx->si);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

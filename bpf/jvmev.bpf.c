@@ -205,6 +205,36 @@ int handle_pause_begin(struct pt_regs *ctx)
 	return 0;
 }
 
+/* GCTracer::report_gc_start(this, GCCause::Cause, const Ticks &) and
+ * report_gc_end(this, const Ticks &, TimePartitions *): JFR's collections. */
+SEC("uprobe")
+int handle_trace_begin(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_TRACE_BEGIN);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->dx);
+	e->a1 = t;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe")
+int handle_trace_end(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_TRACE_END);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->si);
+	e->a1 = t;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 SEC("uprobe")
 int handle_pause_end(struct pt_regs *ctx)
 {

@@ -35,7 +35,8 @@ enum mt_ev_kind {
 	MT_EV_THREAD_DESTROY = 8, /* thread=id=tid */
 	MT_EV_INV_ENTER = 9,      /* thread, aux=depth, name, v[0]=enum mt_inv_kind, v[1]=arg */
 	MT_EV_INV_LEAVE = 10,     /* thread, aux=depth of the invocation left, v[0]: per kind
-				   * (MT_INV_GC_PAUSE: its end's Ticks, 0 when inferred) */
+				   * (MT_INV_GC_PAUSE, MT_INV_GC_TRACE: its end's Ticks, 0 when
+				   * inferred) */
 	/* activity events */
 	MT_EV_POOL_USAGE = 11,    /* thread, aux=enum mt_pool_phase, name=pool, name2=manager,
 				   * v[0..3]=init, used, committed, max */
@@ -74,6 +75,8 @@ enum mt_inv_kind {
 	MT_INV_GC_PAUSE = 3, /* a stop-the-world pause of a concurrent cycle (GCTimer's pause
 			      * registration, memtrace/gc.h): name=the pause's ("Pause
 			      * Remark"), v[1]=its begin's Ticks (ns, the JVM's clock) */
+	MT_INV_GC_TRACE = 4, /* a collection as JFR counts it (GCTracer::report_gc_start/end,
+			      * memtrace/gc.h): v[1]=its begin's Ticks (ns) */
 };
 
 /* Which edge of a collection a pool usage reading belongs to (MT_EV_POOL_USAGE aux). */

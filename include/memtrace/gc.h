@@ -28,6 +28,13 @@
  * every ZGC and Shenandoah pause (the stop-the-world collectors' own pause
  * timer is inlined; their collections are their pauses). The records carry
  * the Ticks themselves, so a pause lasts what JFR says it lasts.
+ *
+ * Every collection JFR reports as a jdk.GarbageCollection begins and ends at
+ * GCTracer::report_gc_start(this, GCCause::Cause, const Ticks &) and
+ * GCTracer::report_gc_end(this, const Ticks &, TimePartitions *), out of line
+ * for every collector (G1's young and full collections and its concurrent
+ * cycle, Parallel's, Serial's, ZGC's and Shenandoah's cycles): their Ticks
+ * give a memory manager's cycle on the same thread JFR's duration.
  */
 #ifndef MEMTRACE_GC_H
 #define MEMTRACE_GC_H
@@ -44,6 +51,8 @@ enum mt_gc_kind {
 	MT_GC_CAUSE = 5,      /* uprobe GCMemoryManager::gc_end: cause, action, manager */
 	MT_PAUSE_BEGIN = 6,   /* uprobe GCTimer::register_gc_pause_start: name, ticks */
 	MT_PAUSE_END = 7,     /* uprobe GCTimer::register_gc_pause_end: ticks */
+	MT_TRACE_BEGIN = 8,   /* uprobe GCTracer::report_gc_start: ticks */
+	MT_TRACE_END = 9,     /* uprobe GCTracer::report_gc_end: ticks */
 };
 
 struct mt_gc_raw {

@@ -67,6 +67,8 @@ enum mt_jvmev_kind {
 	MT_J_PAUSE_BEGIN,       /* uprobe GCTimer::register_gc_pause_start: a0=&the pause's name,
 				 * a1=its Ticks (ns) */
 	MT_J_PAUSE_END,         /* uprobe GCTimer::register_gc_pause_end: a1=its Ticks (ns) */
+	MT_J_TRACE_BEGIN,       /* uprobe GCTracer::report_gc_start: a1=its Ticks (ns) */
+	MT_J_TRACE_END,         /* uprobe GCTracer::report_gc_end: a1=its Ticks (ns) */
 	MT_J_KIND_COUNT,
 };
 

@@ -337,6 +337,95 @@ static void test_pauses_without_timer(void **state)
 	assert_int_equal(s.n, 3);
 }
 
+static struct mt_gc_event trace_ev(uint32_t kind, uint32_t tid, uint64_t ts, uint64_t ticks)
+{
+	return (struct mt_gc_event){ .kind = kind, .tid = tid, .ts_ns = ts, .ticks = ticks };
+}
+
+/* JFR's collections (GCTracer::report_gc_start/end) give the cycle they nest
+ * with their start and duration: G1's wraps its young cycle (the record waits
+ * for its end), Serial's sits inside its cycle (taken at the cycle's end).
+ * One of another thread, or one that ended before the cycle began, is not
+ * that cycle's. */
+static void test_jfr_collections(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	struct mt_gc_event e;
+
+	gcpair_init(&gp, collect, &s);
+	/* G1: report_gc_start, gc__begin, the cycle, gc__end, report_gc_end */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 100, 9000));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 101, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 110, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 190, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 195, .tid = 42 });
+	assert_int_equal(s.n, 0); /* held */
+	feed(&gp, trace_ev(MT_TRACE_END, 42, 205, 9000 + 103));
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.recs[0].kind, GC_KIND_YOUNG);
+	assert_true(s.recs[0].timed);
+	assert_int_equal(s.recs[0].start_ns, 100);
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 103);
+	/* Serial: the cycle, report_gc_start/end inside it */
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 300, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 310, "Copy", "Eden Space", 10));
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 320, 20000));
+	feed(&gp, trace_ev(MT_TRACE_END, 42, 370, 20047));
+	feed(&gp, ev(MT_POOL_END, 390, "Copy", "Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 395, .tid = 42 });
+	assert_int_equal(s.n, 2);
+	assert_true(s.recs[1].timed);
+	assert_int_equal(s.recs[1].start_ns, 320);
+	assert_int_equal(s.recs[1].end_ns - s.recs[1].start_ns, 47);
+	/* G1's concurrent cycle on its own thread (7) times nothing of thread 42's */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 7, 400, 30000));
+	feed(&gp, trace_ev(MT_TRACE_END, 7, 900, 30500));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 1000, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 1010, "Copy", "Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 1090, "Copy", "Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 1095, .tid = 42 });
+	assert_int_equal(s.n, 3);
+	assert_false(s.recs[2].timed);
+	assert_int_equal(s.recs[2].end_ns - s.recs[2].start_ns, 80);
+	/* Shenandoah's session: JFR's collection begins before the cycle and ends first */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 11, 1500, 60000));
+	e = ev(MT_POOL_BEGIN, 1510, "Shenandoah Cycles", "Shenandoah", 100);
+	e.tid = 11;
+	feed(&gp, e);
+	feed(&gp, trace_ev(MT_TRACE_END, 11, 1800, 60290));
+	e = ev(MT_POOL_END, 1820, "Shenandoah Cycles", "Shenandoah", 40);
+	e.tid = 11;
+	feed(&gp, e);
+	assert_int_equal(s.n, 4);
+	assert_true(s.recs[3].timed);
+	assert_int_equal(s.recs[3].start_ns, 1500);
+	assert_int_equal(s.recs[3].end_ns - s.recs[3].start_ns, 290);
+	/* a ZGC cycle on its driver (9): the cycle wraps JFR's collection */
+	e = ev(MT_POOL_BEGIN, 2000, "ZGC Cycles", "ZHeap", 100);
+	e.tid = 9;
+	feed(&gp, e);
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 9, 2001, 40000));
+	feed(&gp, trace_ev(MT_TRACE_END, 9, 2900, 40890));
+	e = ev(MT_POOL_END, 2950, "ZGC Cycles", "ZHeap", 40);
+	e.tid = 9;
+	feed(&gp, e);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.recs[4].kind, GC_KIND_CYCLE);
+	assert_true(s.recs[4].timed);
+	assert_int_equal(s.recs[4].end_ns - s.recs[4].start_ns, 890);
+	/* a held cycle whose JFR collection never ends is not lost */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 3000, 50000));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 3001, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 3010, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 3090, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 3095, .tid = 42 });
+	gcpair_finish(&gp);
+	assert_int_equal(s.n, 6);
+	assert_false(s.recs[5].timed);
+	assert_int_equal(gp.unpaired_begin, 1);
+}
+
 /* Lost events: an end without a begin, a begin without an end. */
 static void test_unpaired_counted(void **state)
 {
@@ -458,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_shenandoah_pause_inside_vmop),
 		cmocka_unit_test(test_g1_remark),
 		cmocka_unit_test(test_pauses_without_timer),
+		cmocka_unit_test(test_jfr_collections),
 		cmocka_unit_test(test_unpaired_counted),
 		cmocka_unit_test(test_concurrent_cycle),
 		cmocka_unit_test(test_pool_and_manager_names),

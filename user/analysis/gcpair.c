@@ -269,11 +269,73 @@ static void cause_take(struct gcpair *gp, struct gc_cycle *c, uint32_t tid)
 	}
 }
 
+/* The JFR collection slot of thread @tid, or NULL. */
+static struct gc_trace *find_trace(struct gcpair *gp, uint32_t tid)
+{
+	for (int i = 0; i < MT_GC_MAX_TRACES; i++)
+		if (tid && gp->traces[i].tid == tid)
+			return &gp->traces[i];
+	return NULL;
+}
+
+/* @r takes JFR collection @t's start and duration. */
+static void trace_adopt(struct gc_record *r, const struct gc_trace *t)
+{
+	r->start_ns = t->ts_ns;
+	r->end_ns = t->ts_ns + t->dur_ns;
+	r->timed = true;
+}
+
+/* GCTracer::report_gc_start: a collection as JFR counts it begins on e->tid. */
+static void trace_begin(struct gcpair *gp, const struct mt_gc_event *e)
+{
+	struct gc_trace *t = find_trace(gp, e->tid);
+
+	if (t && t->open) {
+		gp->unpaired_begin++; /* the previous one's end was lost */
+		if (t->held)
+			emit(gp, &t->rec); /* with its memory manager's window */
+	}
+	for (int i = 0; i < MT_GC_MAX_TRACES && !t; i++)
+		if (!gp->traces[i].tid)
+			t = &gp->traces[i];
+	if (!t) {
+		gp->overflow++;
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->tid = e->tid;
+	t->open = true;
+	t->ts_ns = e->ts_ns;
+	t->ticks = e->ticks;
+}
+
+/* GCTracer::report_gc_end: its duration; the cycle it held, timed so. */
+static void trace_end(struct gcpair *gp, const struct mt_gc_event *e)
+{
+	struct gc_trace *t = find_trace(gp, e->tid);
+
+	if (!t || !t->open) {
+		gp->unpaired_end++;
+		return;
+	}
+	t->open = false;
+	t->dur_ns = t->ticks && e->ticks >= t->ticks ? e->ticks - t->ticks : 0;
+	if (t->held) {
+		t->held = false;
+		if (t->dur_ns)
+			trace_adopt(&t->rec, t);
+		emit(gp, &t->rec);
+		t->tid = 0;
+	}
+}
+
 /* Cycle @c's last pool ended on thread @tid: its kind, then its record
  * (merged into the timed pause of that thread, if one is open). */
 static void cycle_end(struct gcpair *gp, struct gc_cycle *c, uint32_t tid)
 {
 	struct gc_pause *p = find_pause(gp, tid);
+	struct gc_trace *t;
 	enum gc_kind kind;
 
 	c->open = false;
@@ -290,6 +352,23 @@ static void cycle_end(struct gcpair *gp, struct gc_cycle *c, uint32_t tid)
 		return;
 	}
 	c->rec.kind = kind;
+	if (kind != GC_KIND_PAUSE && (t = find_trace(gp, tid))) {
+		/* one collection at a time on a thread: the JFR collection that
+		 * overlaps the cycle is the cycle's */
+		if (t->open && !t->held) {
+			/* it outlasts the cycle (G1): the record waits for its end */
+			t->rec = c->rec;
+			t->held = true;
+			return;
+		}
+		if (!t->open && t->dur_ns && t->ts_ns < c->rec.end_ns &&
+		    t->ts_ns + t->dur_ns > c->rec.start_ns) {
+			/* it ended inside the cycle (Serial), or began before it and
+			 * ended first (Shenandoah's session) */
+			trace_adopt(&c->rec, t);
+			t->tid = 0;
+		}
+	}
 	emit(gp, &c->rec);
 }
 
@@ -396,6 +475,12 @@ void gcpair_feed(struct gcpair *gp, const struct mt_gc_event *e)
 	case MT_PAUSE_END:
 		pause_end(gp, e);
 		break;
+	case MT_TRACE_BEGIN:
+		trace_begin(gp, e);
+		break;
+	case MT_TRACE_END:
+		trace_end(gp, e);
+		break;
 	default:
 		break;
 	}
@@ -412,6 +497,15 @@ void gcpair_finish(struct gcpair *gp)
 		if (c->open)
 			gp->unpaired_begin += c->nbegun - c->nended;
 		c->open = false;
+	}
+	for (int i = 0; i < MT_GC_MAX_TRACES; i++) {
+		struct gc_trace *t = &gp->traces[i];
+
+		if (t->tid && t->held)
+			emit(gp, &t->rec); /* its JFR collection did not end: its own window */
+		if (t->tid && t->open)
+			gp->unpaired_begin++;
+		t->tid = 0;
 	}
 	for (int i = 0; i < MT_GC_MAX_PAUSES; i++) {
 		struct gc_pause *p = &gp->pauses[i];

@@ -32,6 +32,14 @@
  *   gc__begin/gc__end that holds no cycle, unnamed, and a cycle that wraps a
  *   VM operation of its own thread (G1 Concurrent GC).
  *
+ * A collection as JFR counts it (GCTracer::report_gc_start/end: MT_TRACE_*)
+ * gives the memory-manager cycle of its thread that it overlaps (a thread
+ * runs one collection at a time) its duration (its Ticks: JFR's figure) and
+ * its start: one still open when the cycle ends (G1's) holds the cycle's
+ * record until it ends; one that ended first (Serial's, inside the cycle;
+ * Shenandoah's, begun before it) is taken when the cycle ends. Records timed so say
+ * `timed`; without those uprobes a cycle lasts its memory manager's window.
+ *
  * Pool events are keyed by (manager, pool) and cycles by manager, never by
  * thread alone: BCC's ugc/javagc key begin records per thread and overwrite
  * one pool's "before" with the next pool's.
@@ -53,6 +61,7 @@
 #define MT_GC_MAX_CYCLES 4 /* managers with an open cycle at once */
 #define MT_GC_MAX_CAUSES 4 /* threads with a cause waiting for its pool ends */
 #define MT_GC_MAX_PAUSES 4 /* threads with a timed pause open at once */
+#define MT_GC_MAX_TRACES 8 /* threads with a JFR collection (GCTracer) at once */
 
 /* A probe hit with its names resolved (user/probe/gctrace.c builds these from
  * struct mt_gc_raw). */
@@ -100,7 +109,8 @@ struct gc_record {
 	uint64_t vmop_ns;      /* gc__begin..gc__end of the enclosing VM op, 0 if none */
 	bool full;
 	bool in_vmop;          /* inside gc__begin/gc__end */
-	bool timed;            /* the duration is GCTimer's (the JVM's own clock, JFR's) */
+	bool timed;            /* the duration is the JVM's own clock's (GCTimer's pause,
+				* GCTracer's collection): JFR's */
 	char manager[MT_GC_NAME_LEN]; /* "" for a pause without a memory manager */
 	char pause[MT_GC_NAME_LEN];   /* GC_KIND_PAUSE: the JVM's name of the pause ("Pause
 				       * Mark Start"); "" when only gc__begin/end saw it */
@@ -120,6 +130,17 @@ struct gc_cycle {
 	struct gc_record rec;
 	int nbegun, nended;
 	uint64_t cause_ns;     /* ts of the cause event taken, 0 if none */
+};
+
+/* A collection as JFR counts it (GCTracer) on thread @tid. */
+struct gc_trace {
+	uint32_t tid;          /* 0: free */
+	bool open;             /* begun, not ended */
+	bool held;             /* open, holding a cycle that ended inside it (rec) */
+	uint64_t ts_ns;        /* its begin */
+	uint64_t ticks;        /* its begin's Ticks */
+	uint64_t dur_ns;       /* ended: its Ticks' difference (0: unreadable) */
+	struct gc_record rec;
 };
 
 /* A pause timed by GCTimer on thread @tid. */
@@ -152,6 +173,7 @@ struct gcpair {
 	bool vmop_timed;       /* a timed pause ran in or around the open operation */
 	struct gc_cycle cycles[MT_GC_MAX_CYCLES];
 	struct gc_pause pauses[MT_GC_MAX_PAUSES];
+	struct gc_trace traces[MT_GC_MAX_TRACES];
 	struct gc_cause_wait causes[MT_GC_MAX_CAUSES];
 	/* anomalies: counted, never hidden */
 	uint64_t unpaired_begin;  /* a begin whose end never came (or came twice) */

@@ -308,8 +308,9 @@ static void print_text(const struct report *r)
 	       r->ncauses <= 0 ? ": collections will have no cause (GCCause::to_string unreadable)" :
 				 " (the cause of each collection, no flags)");
 	printf("  [%s] GCTimer::register_gc_pause_start/end%s\n", YES(r->sym_gcpause),
-	       r->sym_gcpause ? " (the pauses of concurrent cycles - G1 remark and cleanup, "
-				"ZGC, Shenandoah - named and timed as JFR's)" :
+	       r->sym_gcpause ? " + GCTracer::report_gc_start/end (the pauses of concurrent "
+				"cycles - G1 remark and cleanup, ZGC, Shenandoah - named, and "
+				"every duration as JFR's)" :
 	       ": those pauses are bracketed by gc__begin/gc__end instead, unnamed and "
 	       "shorter than the JVM's own");
 	printf("  [%s] VMStructs tables (class names, flags)\n", YES(r->vmstructs));

@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		   "  concurrent cycle: G1's remark and cleanup, every ZGC and Shenandoah\n"
 		   "  pause, named and timed by the JVM's GCTimer as JFR's are), cycle (ZGC's\n"
 		   "  and Shenandoah's concurrent cycles: beside the application, no pause).\n"
+		   "  Durations are JFR's (uprobes on GCTracer's collection reports).\n"
 		   "  Ends on Ctrl-C, after --duration seconds, or when the JVM exits,\n"
 		   "  with a summary (counts by kind, pause total/max/mean, lost events).\n");
 }

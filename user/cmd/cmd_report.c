@@ -106,6 +106,11 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 			snprintf(g.pause, sizeof(g.pause), "%s", name_of(rp, e->name));
 			break;
 		}
+		if (e->v[0] == MT_INV_GC_TRACE) {
+			g.kind = MT_TRACE_BEGIN;
+			g.ticks = e->v[1];
+			break;
+		}
 		if (e->v[0] != MT_INV_GC)
 			return;
 		g.kind = MT_GC_BEGIN;
@@ -118,8 +123,8 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 		s->n--;
 		if (s->n >= MAX_DEPTH)
 			return;
-		if (s->kind[s->n] == MT_INV_GC_PAUSE) {
-			g.kind = MT_PAUSE_END;
+		if (s->kind[s->n] == MT_INV_GC_PAUSE || s->kind[s->n] == MT_INV_GC_TRACE) {
+			g.kind = s->kind[s->n] == MT_INV_GC_PAUSE ? MT_PAUSE_END : MT_TRACE_END;
 			g.ticks = e->v[0]; /* 0 (an inferred leave): the events' times */
 			break;
 		}

@@ -56,7 +56,7 @@ struct collector {
 	struct monowner *owners;      /* NULL: monitor owners cannot be read */
 	struct bpf_link *alloc_links[2];
 	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
-	struct bpf_link *pause_links[2]; /* GCTimer's pause registration; NULL: none */
+	struct bpf_link *pause_links[GCPAUSEPROBE_N]; /* the JVM's GC clock; NULL: none */
 	struct gccause_table causes;
 	struct idmap managers; /* GCMemoryManager address -> name id of its name */
 	uint64_t resyncs, resync_classes;
@@ -466,8 +466,15 @@ static int handle_event(void *ctx, void *data, size_t len)
 		e.v[1] = r->a1;
 		break;
 	case MT_J_PAUSE_END:
+	case MT_J_TRACE_END:
 		e.kind = MT_EV_INV_LEAVE;
 		e.v[0] = r->a1;
+		break;
+	case MT_J_TRACE_BEGIN:
+		e.kind = MT_EV_INV_ENTER;
+		e.name = sequencer_name(c->seq, "GC trace", 8);
+		e.v[0] = MT_INV_GC_TRACE;
+		e.v[1] = r->a1;
 		break;
 	case MT_J_POOL_BEGIN:
 	case MT_J_POOL_END:
@@ -830,8 +837,14 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		else if (err)
 			goto err_links;
 		/* The pauses of concurrent cycles, timed as JFR times them. */
-		err = gcpauseprobe_attach(c->skel->progs.handle_pause_begin,
-					  c->skel->progs.handle_pause_end, p, c->pause_links, &why);
+		{
+			struct bpf_program *const clock[GCPAUSEPROBE_N] = {
+				c->skel->progs.handle_pause_begin, c->skel->progs.handle_pause_end,
+				c->skel->progs.handle_trace_begin, c->skel->progs.handle_trace_end,
+			};
+
+			err = gcpauseprobe_attach(clock, p, c->pause_links, &why);
+		}
 		if (err == -ENOENT)
 			err = 0;
 		else if (err)
@@ -850,8 +863,8 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	return c;
 
 err_links:
-	bpf_link__destroy(c->pause_links[1]);
-	bpf_link__destroy(c->pause_links[0]);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(c->pause_links[i]);
 	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 err_destroy:
@@ -873,8 +886,8 @@ void collector_free(struct collector *c)
 	ring_buffer__free(c->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(c->alloc_links[i]);
-	bpf_link__destroy(c->pause_links[1]);
-	bpf_link__destroy(c->pause_links[0]);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(c->pause_links[i]);
 	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);

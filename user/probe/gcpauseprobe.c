@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gcpauseprobe.c - the GCTimer pause uprobes shared by gctrace and the collector. */
+/* gcpauseprobe.c - the uprobes on the JVM's GC clock, shared by gctrace and
+ * the collector (see gcpauseprobe.h). */
 #include <errno.h>
 #include <string.h>
 #include <bpf/libbpf.h>
@@ -15,22 +16,25 @@
 #define TICKS_JFR "RK11TimeInstantI30CompositeCounterRepresentation29CompositeElapsedCounterSourceE"
 #define TICKS_NOJFR "RK11TimeInstantI21CounterRepresentation20ElapsedCounterSourceE"
 
-static const char *const begin_syms[] = {
-	"_ZN7GCTimer23register_gc_pause_startEPKc" TICKS_JFR,
-	"_ZN7GCTimer23register_gc_pause_startEPKc" TICKS_NOJFR,
-};
-static const char *const end_syms[] = {
-	"_ZN7GCTimer21register_gc_pause_endE" TICKS_JFR,
-	"_ZN7GCTimer21register_gc_pause_endE" TICKS_NOJFR,
+/* Each function's names, the JFR build's first. */
+static const char *const syms[GCPAUSEPROBE_N][2] = {
+	[GCPAUSEPROBE_PAUSE_BEGIN] = { "_ZN7GCTimer23register_gc_pause_startEPKc" TICKS_JFR,
+				       "_ZN7GCTimer23register_gc_pause_startEPKc" TICKS_NOJFR },
+	[GCPAUSEPROBE_PAUSE_END] = { "_ZN7GCTimer21register_gc_pause_endE" TICKS_JFR,
+				     "_ZN7GCTimer21register_gc_pause_endE" TICKS_NOJFR },
+	[GCPAUSEPROBE_TRACE_BEGIN] = { "_ZN8GCTracer15report_gc_startEN7GCCause5CauseE" TICKS_JFR,
+				       "_ZN8GCTracer15report_gc_startEN7GCCause5CauseE" TICKS_NOJFR },
+	[GCPAUSEPROBE_TRACE_END] = { "_ZN8GCTracer13report_gc_endE" TICKS_JFR "P14TimePartitions",
+				     "_ZN8GCTracer13report_gc_endE" TICKS_NOJFR "P14TimePartitions" },
 };
 
-/* The file offset of the first of @syms (@n names) that @e has. 0 or -ENOENT. */
-static int find_offset(const struct mt_elf *e, const char *const *syms, size_t n, uint64_t *off)
+/* The file offset of function @i in @e. 0 or -ENOENT. */
+static int find_offset(const struct mt_elf *e, int i, uint64_t *off)
 {
 	uint64_t addr;
 
-	for (size_t i = 0; i < n; i++)
-		if (!elfsym_lookup(e, syms[i], &addr, NULL))
+	for (size_t k = 0; k < MT_ARRAY_SIZE(syms[i]); k++)
+		if (!elfsym_lookup(e, syms[i][k], &addr, NULL))
 			return elfsym_vaddr_to_offset(e, addr, off);
 	return -ENOENT;
 }
@@ -39,41 +43,55 @@ bool gcpauseprobe_present(const struct mt_elf *e)
 {
 	uint64_t off;
 
-	return !find_offset(e, begin_syms, MT_ARRAY_SIZE(begin_syms), &off) &&
-	       !find_offset(e, end_syms, MT_ARRAY_SIZE(end_syms), &off);
+	return !find_offset(e, GCPAUSEPROBE_PAUSE_BEGIN, &off) &&
+	       !find_offset(e, GCPAUSEPROBE_PAUSE_END, &off);
 }
 
-int gcpauseprobe_attach(struct bpf_program *begin, struct bpf_program *end,
-			const struct mt_proc *p, struct bpf_link *links[2], const char **why)
+int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const struct mt_proc *p,
+			struct bpf_link *links[GCPAUSEPROBE_N], const char **why)
 {
-	uint64_t off[2];
+	uint64_t off[GCPAUSEPROBE_N];
+	bool have[GCPAUSEPROBE_N];
 	struct mt_elf *e;
-	int err;
+	int err = 0;
 
-	links[0] = links[1] = NULL;
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		links[i] = NULL;
 	e = elfsym_open(p->libjvm_host);
 	if (!e) {
 		*why = "libjvm.so unreadable";
 		return -ENOENT;
 	}
-	if (find_offset(e, begin_syms, MT_ARRAY_SIZE(begin_syms), &off[0]) ||
-	    find_offset(e, end_syms, MT_ARRAY_SIZE(end_syms), &off[1])) {
-		*why = "no GCTimer::register_gc_pause_start/end in libjvm's .symtab";
-		err = -ENOENT;
-		goto out;
-	}
-	err = 0;
-	links[0] = bpf_program__attach_uprobe(begin, false, p->pid, p->libjvm_host, off[0]);
-	if (links[0])
-		links[1] = bpf_program__attach_uprobe(end, false, p->pid, p->libjvm_host, off[1]);
-	if (!links[0] || !links[1]) {
-		err = -errno;
-		p_err("cannot attach a uprobe to GCTimer's pause registration in %s: %s",
-		      p->libjvm, strerror(errno));
-		bpf_link__destroy(links[0]);
-		links[0] = NULL;
-	}
-out:
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		have[i] = !find_offset(e, i, &off[i]);
 	elfsym_free(e);
+	if (!have[GCPAUSEPROBE_PAUSE_BEGIN] || !have[GCPAUSEPROBE_PAUSE_END]) {
+		*why = "no GCTimer::register_gc_pause_start/end in libjvm's .symtab";
+		return -ENOENT;
+	}
+	if (!have[GCPAUSEPROBE_TRACE_BEGIN] || !have[GCPAUSEPROBE_TRACE_END])
+		have[GCPAUSEPROBE_TRACE_BEGIN] = have[GCPAUSEPROBE_TRACE_END] = false;
+	/* begins before ends: an end is never heard without its begin */
+	for (int i = 0; i < GCPAUSEPROBE_N && !err; i++) {
+		static const int order[GCPAUSEPROBE_N] = { GCPAUSEPROBE_PAUSE_BEGIN,
+							   GCPAUSEPROBE_TRACE_BEGIN,
+							   GCPAUSEPROBE_PAUSE_END,
+							   GCPAUSEPROBE_TRACE_END };
+		int k = order[i];
+
+		if (!have[k])
+			continue;
+		links[k] = bpf_program__attach_uprobe(progs[k], false, p->pid, p->libjvm_host, off[k]);
+		if (!links[k])
+			err = -errno;
+	}
+	if (err) {
+		p_err("cannot attach a uprobe to GCTimer's or GCTracer's functions in %s: %s",
+		      p->libjvm, strerror(-err));
+		for (int i = 0; i < GCPAUSEPROBE_N; i++) {
+			bpf_link__destroy(links[i]);
+			links[i] = NULL;
+		}
+	}
 	return err;
 }

@@ -32,7 +32,7 @@ struct gctrace {
 	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
 	struct gccause_table causes;
 	const char *no_cause;         /* why there are no causes, NULL if there are */
-	struct bpf_link *pause_links[2]; /* GCTimer's pause registration; NULL: none */
+	struct bpf_link *pause_links[GCPAUSEPROBE_N]; /* the JVM's GC clock; NULL: none */
 	const char *no_pauses;        /* why pauses are not timed, NULL if they are */
 	struct gcpair gp;
 	int pid;
@@ -130,7 +130,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		if (r->manager)
 			snprintf(e.manager, sizeof(e.manager), "%s",
 				 manager_of(t, r->manager, r->action));
-	} else if (r->kind == MT_PAUSE_BEGIN || r->kind == MT_PAUSE_END) {
+	} else if (r->kind == MT_PAUSE_BEGIN || r->kind == MT_PAUSE_END ||
+		   r->kind == MT_TRACE_BEGIN || r->kind == MT_TRACE_END) {
 		e.ticks = r->ticks;
 		if (r->kind == MT_PAUSE_BEGIN && r->manager)
 			snprintf(e.pause, sizeof(e.pause), "%s", name_of(t, r->manager));
@@ -190,8 +191,14 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		goto err_links;
 	/* The pauses of concurrent cycles, timed as JFR times them; without
 	 * these uprobes gc__begin/gc__end bracket them. */
-	err = gcpauseprobe_attach(t->skel->progs.handle_pause_begin, t->skel->progs.handle_pause_end,
-				  p, t->pause_links, &t->no_pauses);
+	{
+		struct bpf_program *const progs[GCPAUSEPROBE_N] = {
+			t->skel->progs.handle_pause_begin, t->skel->progs.handle_pause_end,
+			t->skel->progs.handle_trace_begin, t->skel->progs.handle_trace_end,
+		};
+
+		err = gcpauseprobe_attach(progs, p, t->pause_links, &t->no_pauses);
+	}
 	if (err == -ENOENT)
 		err = 0;
 	else if (err)
@@ -210,8 +217,8 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	return t;
 
 err_links:
-	bpf_link__destroy(t->pause_links[1]);
-	bpf_link__destroy(t->pause_links[0]);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(t->pause_links[i]);
 	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 err_destroy:
@@ -227,8 +234,8 @@ void gctrace_free(struct gctrace *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
-	bpf_link__destroy(t->pause_links[1]);
-	bpf_link__destroy(t->pause_links[0]);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(t->pause_links[i]);
 	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 	gc_bpf__destroy(t->skel);

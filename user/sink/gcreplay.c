@@ -61,8 +61,8 @@ static void print_json(const struct gcreplay *r, const struct gc_record *rec)
 	if (rec->kind == GC_KIND_PAUSE || rec->pause[0]) {
 		fprintf(f, ",\"pause\":");
 		json_str(f, rec->pause);
-		fprintf(f, ",\"timed\":%s", rec->timed ? "true" : "false");
 	}
+	fprintf(f, ",\"timed\":%s", rec->timed ? "true" : "false");
 	fprintf(f, ",\"cause\":");
 	json_str(f, rec->cause);
 	fprintf(f, ",\"action\":");

@@ -11,14 +11,13 @@
 # memtrace pause and the reverse; the pauses of concurrent cycles (G1's
 # remark and cleanup, every ZGC and Shenandoah pause) equal JFR's to the
 # microsecond, per pause and per GC (sumOfPauses, longestPause): both read
-# the JVM's GCTimer. Explained tolerances (the header of gc_collectors.py):
-# a stop-the-world collection is timed by its memory manager's window, 20-100
-# us off JFR's GC timer, total within 5 %; ZGC's and Shenandoah's cycles
-# within 5 % + 1 ms of JFR's GC durations. report's records equal gc's; top
+# the JVM's GCTimer; every stop-the-world collection and every ZGC and
+# Shenandoah cycle equals its JFR jdk.GarbageCollection's duration to the
+# microsecond (both read GCTracer's Ticks). report's records equal gc's; top
 # never counts remark, cleanup or a ZGC/Shenandoah pause as young. Last, ZGC
 # on a copy of the JDK whose libjvm lost its .symtab: the same pauses,
 # bracketed by gc__begin/gc__end (unnamed, each no longer than JFR's).
-# ALONE: stop-the-world durations against JFR's within 5 %
+# ALONE: many JVMs and JFR dumps (a long case: nothing beside it)
 # TIMEOUT: 420
 . "$ROOT/tests/e2e/lib.sh"
 . "$ROOT/tests/e2e/jdkcopy.sh"
