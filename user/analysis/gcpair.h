@@ -37,8 +37,9 @@
  * runs one collection at a time) its duration (its Ticks: JFR's figure) and
  * its start: one still open when the cycle ends (G1's) holds the cycle's
  * record until it ends; one that ended first (Serial's, inside the cycle;
- * Shenandoah's, begun before it) is taken when the cycle ends. Records timed so say
- * `timed`; without those uprobes a cycle lasts its memory manager's window.
+ * Shenandoah's, begun before it) is taken when the cycle ends. Records timed
+ * so say `timed`; without those uprobes a cycle lasts its memory manager's
+ * window.
  *
  * Pool events are keyed by (manager, pool) and cycles by manager, never by
  * thread alone: BCC's ugc/javagc key begin records per thread and overwrite
