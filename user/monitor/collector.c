@@ -826,28 +826,27 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
-	/* The causes of collections: without the symbols, recordings have none. */
+	/* The causes of collections and the JVM's GC clock (pauses of concurrent
+	 * cycles, collections' durations): without the symbols, recordings have
+	 * none of them. */
 	{
+		struct bpf_program *const clock[GCPAUSEPROBE_N] = {
+			c->skel->progs.handle_pause_begin, c->skel->progs.handle_pause_end,
+			c->skel->progs.handle_trace_begin, c->skel->progs.handle_trace_end,
+		};
+		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
 		const char *why;
 
-		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, &c->cause_link,
+		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, elf, &c->cause_link,
 					&c->causes, &why);
 		if (err == -ENOENT || err == -ENOTSUP)
 			err = 0;
-		else if (err)
-			goto err_links;
-		/* The pauses of concurrent cycles, timed as JFR times them. */
-		{
-			struct bpf_program *const clock[GCPAUSEPROBE_N] = {
-				c->skel->progs.handle_pause_begin, c->skel->progs.handle_pause_end,
-				c->skel->progs.handle_trace_begin, c->skel->progs.handle_trace_end,
-			};
-
-			err = gcpauseprobe_attach(clock, p, c->pause_links, &why);
-		}
+		if (!err)
+			err = gcpauseprobe_attach(clock, p, elf, c->pause_links, &why);
 		if (err == -ENOENT)
 			err = 0;
-		else if (err)
+		elfsym_free(elf);
+		if (err)
 			goto err_links;
 	}
 

@@ -48,23 +48,21 @@ bool gcpauseprobe_present(const struct mt_elf *e)
 }
 
 int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const struct mt_proc *p,
-			struct bpf_link *links[GCPAUSEPROBE_N], const char **why)
+			const struct mt_elf *e, struct bpf_link *links[GCPAUSEPROBE_N],
+			const char **why)
 {
 	uint64_t off[GCPAUSEPROBE_N];
 	bool have[GCPAUSEPROBE_N];
-	struct mt_elf *e;
 	int err = 0;
 
 	for (int i = 0; i < GCPAUSEPROBE_N; i++)
 		links[i] = NULL;
-	e = elfsym_open(p->libjvm_host);
 	if (!e) {
 		*why = "libjvm.so unreadable";
 		return -ENOENT;
 	}
 	for (int i = 0; i < GCPAUSEPROBE_N; i++)
 		have[i] = !find_offset(e, i, &off[i]);
-	elfsym_free(e);
 	if (!have[GCPAUSEPROBE_PAUSE_BEGIN] || !have[GCPAUSEPROBE_PAUSE_END]) {
 		*why = "no GCTimer::register_gc_pause_start/end in libjvm's .symtab";
 		return -ENOENT;

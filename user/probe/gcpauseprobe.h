@@ -32,7 +32,8 @@ bool gcpauseprobe_present(const struct mt_elf *e);
 
 /*
  * gcpauseprobe_attach - attach @progs[i] at the function GCPAUSEPROBE_i names
- * in @p's libjvm; links[i] gets each link (the caller destroys them; NULL:
+ * in @p's libjvm @e (the caller's, opened with elfsym_open; NULL: it could
+ * not be); links[i] gets each link (the caller destroys them; NULL:
  * not attached). GCTracer's pair is attached when libjvm has it (without it
  * collections keep their memory managers' durations). Returns 0; -ENOENT when
  * libjvm lacks GCTimer's pair: nothing is printed, nothing attached, *@why
@@ -41,6 +42,7 @@ bool gcpauseprobe_present(const struct mt_elf *e);
  * uprobe did not attach (nothing is left attached).
  */
 int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const struct mt_proc *p,
-			struct bpf_link *links[GCPAUSEPROBE_N], const char **why);
+			const struct mt_elf *e, struct bpf_link *links[GCPAUSEPROBE_N],
+			const char **why);
 
 #endif

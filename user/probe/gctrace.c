@@ -10,6 +10,7 @@
 #include "probe/gcendprobe.h"
 #include "probe/gcpauseprobe.h"
 #include "probe/gctrace.h"
+#include "jvm/elfsym.h"
 #include "jvm/gcmanager.h"
 #include "jvm/pidns.h"
 #include "probe/bpfutil.h"
@@ -183,26 +184,28 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	 * its gc_end seen too (attached after, the first cycle could lack its
 	 * cause and its end time). A cause heard for a cycle whose begins were
 	 * missed is overwritten by the next cycle's own before its pool ends. */
-	err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, &t->cause_link, &t->causes,
-				&t->no_cause);
-	if (err == -ENOENT || err == -ENOTSUP)
-		err = 0;
-	else if (err)
-		goto err_links;
-	/* The pauses of concurrent cycles, timed as JFR times them; without
-	 * these uprobes gc__begin/gc__end bracket them. */
 	{
 		struct bpf_program *const progs[GCPAUSEPROBE_N] = {
 			t->skel->progs.handle_pause_begin, t->skel->progs.handle_pause_end,
 			t->skel->progs.handle_trace_begin, t->skel->progs.handle_trace_end,
 		};
+		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
 
-		err = gcpauseprobe_attach(progs, p, t->pause_links, &t->no_pauses);
+		err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, elf, &t->cause_link,
+					&t->causes, &t->no_cause);
+		if (err == -ENOENT || err == -ENOTSUP)
+			err = 0;
+		/* The pauses of concurrent cycles and every collection's duration,
+		 * timed as JFR times them; without these uprobes gc__begin/gc__end
+		 * bracket the pauses and cycles last their memory managers' windows. */
+		if (!err)
+			err = gcpauseprobe_attach(progs, p, elf, t->pause_links, &t->no_pauses);
+		if (err == -ENOENT)
+			err = 0;
+		elfsym_free(elf);
+		if (err)
+			goto err_links;
 	}
-	if (err == -ENOENT)
-		err = 0;
-	else if (err)
-		goto err_links;
 	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
