@@ -61,7 +61,8 @@ instances_for old have_names = "sessions seen 1+ GCs ago\""""
 
 GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
             (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N"),
-            (r", N pauses of concurrent cycles|, N concurrent(?=\))| \(the JVM exited\)", "")]
+            (r", N pauses? of concurrent cycles|, N concurrent cycles?(?= in)| \(the JVM exited\)"
+             r"|, N concurrent-cycle pauses|, N cycles(?=, pause)", "")]
 
 # The samples, run in this order. Each: name -> dict with
 #   jvm     the JVM whose pid replaces {pid} in args
@@ -109,7 +110,8 @@ SAMPLES = {
                           masks=[(r"\bclass [\w$]+", "J")], drop=r"└"),
     "heap-paths": dict(jvm="demo", args=["heap", "-p", "{pid}", "--paths", "DemoWorkload$Session", "--top", "1"]),
     "query": dict(jvm="demo", args=["query", "-p", "{pid}", "-e", QUERY]),
-    "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1", "-e", QUERY_AGE]),
+    "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1",
+                                          "--max-pause", "2000", "-e", QUERY_AGE]),
     "snapshot": dict(jvm="demo", args=["snapshot", "-p", "{pid}", "-o", "demo.snap"], stream="stderr",
                      keep=[[("grep", r"^memtrace: saved")]]),
     "query-file": dict(jvm="demo", args=["query", "demo.snap", "-e", QUERY]),

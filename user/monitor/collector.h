@@ -10,6 +10,13 @@
  *   gc__begin/end               -> invocation enter/leave (MT_INV_GC), nested
  *                                  in the VM operation on the VM thread
  *   mem__pool__gc__begin/end    -> pool usage (before / after)
+ *   GCMemoryManager::gc_end     -> the cause, action and manager of a collection
+ *     (uprobe)                     or pause (MT_EV_GC_CAUSE)
+ *   GCTimer's pause registration -> invocation enter/leave (MT_INV_GC_PAUSE): the
+ *     (uprobes)                    pauses of concurrent cycles, with the JVM's
+ *                                  Ticks (memtrace/gc.h)
+ *   GCTracer::report_gc_start/end -> invocation enter/leave (MT_INV_GC_TRACE): each
+ *     (uprobes)                    collection as JFR counts it, with its Ticks
  *   monitor__contended__enter   -> wait begin (enter)      (the monitor: an
  *   monitor__contended__entered -> wait end + acquire       object entity keyed
  *   monitor__contended__exit    -> release                  by the ObjectMonitor

@@ -226,6 +226,8 @@ static void out(struct mt_seq *s, const struct mt_ev *e)
 {
 	define_name(s, e->name, e->ts);
 	define_name(s, e->name2, e->ts);
+	if (e->kind == MT_EV_GC_CAUSE)
+		define_name(s, e->ref, e->ts); /* its memory manager's name */
 	if (e->kind == MT_EV_LOST)
 		s->st.markers++;
 	else if (e->flags & MT_EVF_RESYNC)
@@ -717,8 +719,13 @@ static void feed_inv(struct mt_seq *s, const struct mt_ev *in)
 			return;
 		}
 		v = &t->inv[--t->ninv];
-		if (v->reported)
-			out_simple(s, MT_EV_INV_LEAVE, 0, in->ts, t->tid, 0, (uint32_t)t->ninv);
+		if (v->reported) {
+			struct mt_ev e = { .ts = in->ts, .kind = MT_EV_INV_LEAVE, .aux = (uint32_t)t->ninv,
+					   .thread = t->tid };
+
+			e.v[0] = in->v[0];
+			out(s, &e);
+		}
 		return;
 	}
 	if (t->ninv == t->capinv) {

@@ -61,13 +61,16 @@ static int register_micrometer(struct metrics *m)
 
 	err |= metrics_register_histogram(m, MM_PAUSE, "seconds",
 					  "Time spent in GC pause (Micrometer's jvm.gc.pause: one per "
-					  "GarbageCollectorMXBean notification), by collector, action and cause.",
+					  "GarbageCollectorMXBean notification of a stop-the-world pause, G1's "
+					  "remark and cleanup and ZGC's and Shenandoah's pauses included), by "
+					  "collector, action and cause.",
 					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
 	err |= metrics_register(m, MM_PAUSE_MAX, METRIC_GAUGE, NULL,
 				"Longest GC pause in seconds over the last 2 minutes (Micrometer's window).");
 	err |= metrics_register_histogram(m, MM_CONC, "seconds",
-					  "Time spent in concurrent phase (cause \"No GC\": G1's concurrent "
-					  "cycle pauses on JDK 21+, ZGC and Shenandoah cycles).",
+					  "Time spent in concurrent phase (ZGC's and Shenandoah's cycles: "
+					  "they run beside the application; their pauses are "
+					  "jvm_gc_pause_seconds).",
 					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
 	err |= metrics_register(m, MM_CONC_MAX, METRIC_GAUGE, NULL,
 				"Longest concurrent phase in seconds over the last 2 minutes.");
@@ -316,7 +319,10 @@ static void pool_series(struct serve_jvm *j, const struct serve_pool *p)
 static void micrometer_record(struct serve_jvm *j, const struct gc_record *r, double secs)
 {
 	struct metrics *m = j->sv->m;
-	bool conc = gcmeters_concurrent_phase(r->cause, r->manager);
+	/* a pause is a pause: Micrometer's own rule (cause "No GC", or a manager
+	 * named "... Cycles") would file JDK 21+ G1's remark and cleanup, which
+	 * stop the application, under the concurrent phases */
+	bool conc = r->kind == GC_KIND_CYCLE;
 	struct serve_timer *t;
 	uint64_t now = mono_ns();
 
@@ -344,7 +350,7 @@ void serve_metrics_gc_record(const struct gc_record *r, void *ctx)
 	struct metrics *m = j->sv->m;
 	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
 
-	if (r->in_vmop)
+	if (gcpair_is_pause(r))
 		metrics_histogram_observe(m, M_PAUSE, JVM_LABELS(j, "collector",
 					  r->manager[0] ? r->manager : "(no memory manager)"), secs);
 	gcmeters_record(&j->gm, r);

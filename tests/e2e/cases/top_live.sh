@@ -63,5 +63,5 @@ n=$(json_get "$TMPD/top.json" 'sum(r["causes"].get("G1 Evacuation Pause", 0) for
 [ "$n" -ge 1 ] || { cat "$TMPD/top.json"; fail "no G1 Evacuation Pause among the intervals' causes"; }
 # the causes count each interval's collections once: the young and full ones
 # all have a cause, pauses without a memory manager (JDK 17's remark) none
-n=$(json_get "$TMPD/top.json" 'sum(1 for r in recs if r["event"] == "top" and not (r["young"] + r["full"] <= sum(r["causes"].values()) <= r["young"] + r["full"] + r["other"]))')
+n=$(json_get "$TMPD/top.json" 'sum(1 for r in recs if r["event"] == "top" and not (r["young"] + r["full"] <= sum(r["causes"].values()) <= r["young"] + r["full"] + r["pauses"] + r["cycles"]))')
 [ "$n" -eq 0 ] || { cat "$TMPD/top.json"; fail "$n interval(s) whose causes do not add up to their collections"; }
