@@ -45,15 +45,24 @@ int heapfreeze_mode_parse(const char *s, int *mode)
 	return 0;
 }
 
-enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON };
+enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON, GC_SHENANDOAH };
 
-/* The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP. */
+/*
+ * The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP.
+ * Shenandoah's can: its workers stop at safepoints (they join the
+ * suspendible thread set: on by default from JDK 17.0.x, always in 25) and
+ * its heap is private memory, so the copy forked in a pause is that
+ * instant's heap; what it may hold of a cycle in flight is objects moved and
+ * references not yet updated to them, which the copy's own mark follows
+ * (MT_AP_FREEZE_FORWARDING). ZGC's heap is a shared memfd: a fork shares it,
+ * and the JVM's writes would land in the copy.
+ */
 static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum gc *gc,
 		    char *why, size_t n)
 {
 	static const char *const ok[] = { "UseG1GC", "UseParallelGC", "UseSerialGC",
-					  "UseEpsilonGC" };
-	static const char *const no[] = { "UseZGC", "UseShenandoahGC" };
+					  "UseEpsilonGC", "UseShenandoahGC" };
+	static const char *const no[] = { "UseZGC" };
 	bool on = false;
 
 	for (size_t i = 0; i < MT_ARRAY_SIZE(no); i++)
@@ -266,6 +275,8 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 	f->stall_ms = HEAPFREEZE_STALL_MS;
 	f->max_ms = HEAPFREEZE_MAX_MS;
 	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
+	if (gc == GC_SHENANDOAH) /* moved objects: only the copy's own mark walks it */
+		f->flags |= MT_AP_FREEZE_FORWARDING;
 	test_hooks(f);
 out:
 	return err;
