@@ -314,7 +314,9 @@ struct mt_ap_heap_freeze {
 	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
 				* objects (Serial and Parallel swap their survivor
 				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
-				* [1] its _base's offset, [2] its _length's offset */
+				* [1] its _base's offset, [2] its _length's offset
+				* (Shenandoah's alike: [0] the ShenandoahHeap, [1]
+				* _regions, [2] _num_regions) */
 };
 
 #define MT_AP_FREEZE_SPACES_NONE 0 /* share the whole heap */
