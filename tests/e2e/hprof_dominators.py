@@ -9,8 +9,12 @@ for a dump: one node per instance, object array, primitive array and class;
 an edge from every instance field and array element holding an object, from
 every class to its superclass, loader, signers, protection domain, constant
 pool objects and static fields holding objects, and from every class loader
-to the classes it defined - but none from an object to its own class (a
-class is held by its loader, never by an instance); every GC root record's
+to the classes it defined (those some chain of references reaches) - but
+none from an object to its own class (a class is held by its loader, never
+by an instance), unless nothing else would hold that class (a primitive
+array's class, which the dump names by its element type only; a loader
+reached only through its classes): the virtual root then reaches what
+references reach, as memtrace's tree does; every GC root record's
 object is a successor of a virtual root. Edges to ids the dump holds no
 object for are left out.
 Shallow sizes follow the same documented estimate (compressed oops and class
@@ -55,6 +59,7 @@ def main():
 
     classes = {}   # id -> dict(super, loader, signers, pd, fields[(name, type)], cp, statics)
     objs = {}      # id -> [size, [successors]]
+    clsof = {}     # instance or object array id -> its class id
     roots = []
     prim_arrays = []  # (id, type)
     instances = []    # (id, class id, start, end)
@@ -101,6 +106,7 @@ def main():
                 aid = rid(p); p += idsz + 4
                 n = struct.unpack(">I", data[p:p + 4])[0]; p += 4
                 cid = rid(p); p += idsz
+                clsof[aid] = cid
                 succ = [rid(p + i * idsz) for i in range(n)]
                 p += n * idsz
                 objs[aid] = [(16 + 4 * n + 7) & ~7, succ]
@@ -145,15 +151,46 @@ def main():
                     key = struct.unpack(">i", data[p:p + 4])[0]
                 p += tsize[t]
         objs[oid] = [size_cache[cid] if cid in classes else (12 + e - start + 7) & ~7, succ]
+        clsof[oid] = cid
         cname = names.get(cid, "")
         if cname in keys and key is not None:
             keys[cname][oid] = key
     for cid, c in classes.items():
         objs[cid] = [112, [c["super"], c["loader"], c["signers"], c["pd"]] +
                      c["cp"] + c["statics"]]
-    for cid, c in classes.items():  # a loader holds the classes it defined
-        if c["loader"] in objs:
-            objs[c["loader"]][1].append(cid)
+    # a loader holds the classes it defined (those a chain of references
+    # reaches), and an instance its class where nothing else would: what the
+    # virtual root reaches is what references reach (memtrace's rule,
+    # user/analysis/dominators.h)
+    def reach(edges):
+        seen = {r for r in roots if r in objs}
+        todo = list(seen)
+        while todo:
+            for t in edges(todo.pop()):
+                if t in objs and t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+    # a primitive array's class: the dump names it only by its element type
+    prim_class = {}
+    for cid, nm in names.items():
+        t = {"[Z": 4, "[C": 5, "[F": 6, "[D": 7, "[B": 8, "[S": 9, "[I": 10, "[J": 11}.get(nm)
+        if t:
+            prim_class[t] = cid
+    for aid, t in prim_arrays:
+        if t in prim_class:
+            clsof[aid] = prim_class[t]
+    anyr = reach(lambda o: objs[o][1] + ([clsof[o]] if o in clsof else []))
+    kids = {}
+    for cid, c in classes.items():
+        if c["loader"] in objs and cid in anyr:
+            kids.setdefault(c["loader"], []).append(cid)
+    held = reach(lambda o: objs[o][1] + kids.get(o, []))
+    for o, k in clsof.items():
+        if k in objs and k not in held:
+            objs[o][1].append(k)
+    for lo, ks in kids.items():
+        objs[lo][1].extend(ks)
     # the graph: node 0 is the virtual root
     ids = list(objs)
     index = {o: i + 1 for i, o in enumerate(ids)}

@@ -81,24 +81,80 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
 	return label[p];
 }
 
+static bool bit(const uint64_t *b, uint32_t o)
+{
+	return (b[o >> 6] >> (o & 63)) & 1;
+}
+
+/* Does reference @r hold its object in the tree's graph? */
+static bool held_ref(const struct mt_holds *g, const struct dsl_href *r)
+{
+	return r->kind != DSL_REF_CLASS || bit(g->by_class, r->to);
+}
+
+/* What the roots reach, a bit per object into @seen (zeroed by the caller),
+ * over every reference (@all) or over the graph's edges so far (references
+ * but CLASS ones, and @g's loader edges). @queue: n entries. */
+static void reach(const struct dsl_heap *h, const struct mt_holds *g, bool all,
+		  uint64_t *seen, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj;
+
+		if (!bit(seen, o)) {
+			seen[o >> 6] |= 1ull << (o & 63);
+			queue[tail++] = o;
+		}
+	}
+	while (head < tail) {
+		uint32_t o = queue[head++];
+		const struct dsl_hobject *x = &h->objects[o];
+
+		for (uint32_t k = 0; k < x->nrefs; k++) {
+			const struct dsl_href *r = &h->refs[x->ref_first + k];
+
+			if ((all || r->kind != DSL_REF_CLASS) && !bit(seen, r->to)) {
+				seen[r->to >> 6] |= 1ull << (r->to & 63);
+				queue[tail++] = r->to;
+			}
+		}
+		for (uint32_t k = all ? 0 : g->lfirst[o]; !all && k < g->lfirst[o + 1]; k++) {
+			uint32_t c = g->lkid[k];
+
+			if (!bit(seen, c)) {
+				seen[c >> 6] |= 1ull << (c & 63);
+				queue[tail++] = c;
+			}
+		}
+	}
+}
+
 int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
 {
-	uint32_t n = h->nobjects, *cnt;
-	size_t m = 0, nl = 0;
+	uint32_t n = h->nobjects, *cnt, *queue = NULL;
+	size_t m = 0, nl = 0, words = ((size_t)n + 64) / 64;
+	uint64_t *any = NULL;
 
 	memset(g, 0, sizeof(*g));
 	g->lfirst = calloc((size_t)n + 2, sizeof(*g->lfirst));
 	g->held.first = calloc((size_t)n + 2, sizeof(*g->held.first));
-	if (!g->lfirst || !g->held.first)
+	g->by_class = calloc(words, sizeof(*g->by_class));
+	any = calloc(words, sizeof(*any));
+	queue = big_malloc(((size_t)n + 1) * sizeof(*queue));
+	if (!g->lfirst || !g->held.first || !g->by_class || !any || !queue)
 		goto nomem;
 	g->held.n = n;
+	/* what any chain of references reaches: a loader's edges lead only there */
+	reach(h, g, true, any, queue);
 	/* a loader's classes: count, start, place */
 	for (uint32_t c = 0; c < h->nclasses; c++) {
 		const struct dsl_hclass *k = &h->classes[c];
 		uint32_t lo;
 
 		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
-		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ)
+		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ || !bit(any, k->obj))
 			continue;
 		g->lfirst[lo + 1]++;
 		nl++;
@@ -117,17 +173,27 @@ int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
 		uint32_t lo;
 
 		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
-		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ)
+		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ || !bit(any, k->obj))
 			continue;
 		g->lkid[cnt[lo]++] = k->obj;
 	}
 	free(cnt);
+	/* a class nothing else holds is held by its instances: what those edges
+	 * reach is then what every reference reaches */
+	memset(any, 0, words * sizeof(*any));
+	reach(h, g, false, any, queue);
+	for (size_t w = 0; w < words; w++)
+		g->by_class[w] = ~any[w];
+	free(any);
+	free(queue);
+	any = NULL;
+	queue = NULL;
 	/* the referrers over the references that hold and the loaders' edges */
 	for (uint32_t o = 0; o < n; o++) {
 		const struct dsl_hobject *x = &h->objects[o];
 
 		for (uint32_t k = 0; k < x->nrefs; k++)
-			if (h->refs[x->ref_first + k].kind != DSL_REF_CLASS) {
+			if (held_ref(g, &h->refs[x->ref_first + k])) {
 				g->held.first[h->refs[x->ref_first + k].to + 1]++;
 				m++;
 			}
@@ -145,7 +211,7 @@ int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
 		const struct dsl_hobject *x = &h->objects[o];
 
 		for (uint32_t k = 0; k < x->nrefs; k++)
-			if (h->refs[x->ref_first + k].kind != DSL_REF_CLASS)
+			if (held_ref(g, &h->refs[x->ref_first + k]))
 				g->held.from[g->held.first[h->refs[x->ref_first + k].to]++] = o;
 		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++)
 			g->held.from[g->held.first[g->lkid[k]]++] = o;
@@ -155,6 +221,9 @@ int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
 	g->held.first[0] = 0;
 	return 0;
 nomem:
+	free(any);
+	if (queue)
+		free(queue);
 	dominators_holds_free(g);
 	return -ENOMEM;
 }
@@ -163,6 +232,7 @@ void dominators_holds_free(struct mt_holds *g)
 {
 	free(g->lfirst);
 	free(g->lkid);
+	free(g->by_class);
 	referrers_free(&g->held);
 	memset(g, 0, sizeof(*g));
 }
@@ -178,7 +248,7 @@ static uint32_t next_held(const struct dsl_heap *h, const struct mt_holds *g,
 	while (f->next < obj->nrefs) {
 		const struct dsl_href *r = &h->refs[obj->ref_first + f->next++];
 
-		if (r->kind != DSL_REF_CLASS)
+		if (held_ref(g, r))
 			return r->to;
 	}
 	if (f->next < obj->nrefs + nl)

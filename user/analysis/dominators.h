@@ -50,11 +50,19 @@ struct mt_domtree {
 int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d);
 
 /* The edges the tree is computed on, besides @h's references that hold (not
- * DSL_REF_CLASS): each class loader's to the classes it defined. */
+ * DSL_REF_CLASS): each class loader's to the classes it defined. Both kinds
+ * keep what a root reaches exactly what the heap's references reach (the
+ * objects with a root path, dsl_root_path()): a loader's edge only to a class
+ * some reference chain reaches, and an object's reference to its class where
+ * nothing else would hold that class (a heap that loses a loader's link;
+ * never seen in a JVM's, where loaders and the bootstrap's roots hold every
+ * class). */
 struct mt_holds {
 	uint32_t *lfirst;      /* [n + 1]: loader object o's classes at lkid[lfirst[o] ..
 				* lfirst[o + 1]) (their class objects) */
 	uint32_t *lkid;
+	uint64_t *by_class;    /* a bit per object: held through its instances'
+				* CLASS references (held_ref()) */
 	struct mt_referrers held; /* the referrers over both kinds of edges */
 };
 
