@@ -11,15 +11,14 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "cmd/locks_now.h"
 #include "monitor/collector.h"
 #include "analysis/locks.h"
 #include "jvm/monflag.h"
 #include "jvm/proc.h"
 #include "monitor/sequencer.h"
-#include "analysis/waitgraph.h"
 #include "jvm/jthreads.h"
 #include "jvm/vmstructs.h"
-#include "sink/blocked.h"
 #include "sink/parks.h"
 #include "probe/parktrace.h"
 #include "sink/lockprint.h"
@@ -30,7 +29,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes] [--stacks]\n"
-		"       memtrace locks -p PID --now [--json]\n"
+		"       memtrace locks -p PID --now [--json] [--stacks]\n"
 		"  Contended monitors by class (blocked-entry and Object.wait times), the\n"
 		"  wait graph (blocked thread -> owning thread) and deadlocks (its cycles),\n"
 		"  printed at the end (Ctrl-C, --duration, or the JVM's exit).\n"
@@ -40,63 +39,13 @@ static void usage(FILE *f)
 		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
 		"  locks and of those blocked entering a monitor (walked in the kernel at\n"
 		"  each park and contended entry: a few microseconds each).\n"
-		"  --now: the threads blocked on a lock at this moment - monitors and\n"
-		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
-		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
-		"  probes, no flags, no agent; what jstack's deadlock detection reports).\n");
-}
-
-/* --now: read the blocked threads twice (100 ms apart) and report the
- * deadlocks both readings agree on. */
-static int locks_now(const struct mt_proc *p, bool json)
-{
-	struct mt_vmstructs *vs = NULL;
-	struct jthreads *jt = NULL;
-	struct jthread *th = NULL;
-	struct waitgraph_node *g = NULL;
-	uint32_t *cycle = NULL;
-	size_t n = 0;
-	int err, ncycles, rc = 1;
-
-	err = vmstructs_open(p, &vs);
-	if (err) {
-		p_err("can't read VMStructs of pid %d (%s): %s", p->pid, p->libjvm,
-		      vmstructs_strerror(err));
-		return 1;
-	}
-	jt = jthreads_new(p, vs);
-	if (!jt) {
-		p_err("can't read pid %d's threads from its memory: %s", p->pid, strerror(errno));
-		goto cleanup;
-	}
-	err = jthreads_read_stable(jt, 100 * 1000, &th, &n);
-	if (err) {
-		p_err("can't read pid %d's threads: %s", p->pid, strerror(-err));
-		goto cleanup;
-	}
-	g = calloc(n ? n : 1, sizeof(*g));
-	cycle = calloc(n ? n : 1, sizeof(*cycle));
-	if (!g || !cycle) {
-		p_err("out of memory");
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n; i++)
-		g[i] = (struct waitgraph_node){ th[i].tid, th[i].owner_tid };
-	ncycles = waitgraph_cycles(g, n, cycle);
-	if (ncycles < 0) {
-		p_err("out of memory");
-		goto cleanup;
-	}
-	if (blocked_print(stdout, p->pid, th, n, cycle, ncycles, json))
-		goto cleanup;
-	rc = 0;
-cleanup:
-	free(cycle);
-	free(g);
-	free(th);
-	jthreads_free(jt);
-	vmstructs_free(vs);
-	return rc;
+		"  --now: the threads waiting on a lock at this moment, read from the JVM's\n"
+		"  memory twice, 100 ms apart (no probes, no flags, no agent), each with its\n"
+		"  Java stack (the innermost 8 frames; --stacks: all): blocked entering a\n"
+		"  monitor or parked on a java.util.concurrent lock (and who holds it), in\n"
+		"  Object.wait or Condition.await (nobody to name until a notify or a\n"
+		"  signal), parked on what nobody holds (a latch, a queue); and their\n"
+		"  deadlocks, as jstack's deadlock detection reports them.\n");
 }
 
 /*
@@ -117,7 +66,7 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 	*edges = NULL;
 	if (!jt)
 		return -errno;
-	err = jthreads_read_stable(jt, 50 * 1000, th, &n);
+	err = jthreads_read_stable(jt, 50 * 1000, NULL, NULL, th, &n);
 	jthreads_free(jt);
 	if (err)
 		return err;
@@ -129,7 +78,7 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 		const char *owner = "";
 		uint64_t parked;
 
-		if (t->wait == JTHREAD_RUNNING)
+		if (t->wait != JTHREAD_MONITOR && t->wait != JTHREAD_PARKED)
 			continue;
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)
@@ -139,8 +88,8 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 		parked = pt && t->wait == JTHREAD_PARKED ? parktrace_parked_ns(pt, t->tid, now) : 0;
 		(*edges)[m++] = (struct locks_edge){
 			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
-			.owner = t->owner_tid, .owner_name = owner,
-			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
+			.owner = t->stable ? t->owner_tid : 0, .owner_name = t->stable ? owner : "",
+			.owner_from = t->owner_tid && t->stable ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
 			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
 			.blocked_ns = parked, .since_before = !parked,
 		};
@@ -228,7 +177,7 @@ int do_locks(int argc, char **argv)
 	if (cmdopt_open_jvm(o.pid, "memtrace locks", &p))
 		return 1;
 	if (now)
-		return locks_now(&p, mt_opts.json);
+		return locks_now_run(&p, mt_opts.json, stacks);
 	if (enable) {
 		if (monflag_enable(&p, &mf))
 			return 1;
