@@ -130,11 +130,25 @@ static void park_end(const struct th *t, struct lk *k, uint64_t d)
 		k->park_owned = true;
 }
 
+bool locks_class_is_lock(const char *cls)
+{
+	static const char *const locks[] = {
+		"java.util.concurrent.locks.ReentrantLock$",
+		"java.util.concurrent.locks.ReentrantReadWriteLock$",
+	};
+
+	for (size_t i = 0; cls && i < sizeof(locks) / sizeof(locks[0]); i++)
+		if (!strncmp(cls, locks[i], strlen(locks[i])) && strstr(cls, "Sync"))
+			return true;
+	return false;
+}
+
 /*
  * Add @k's parks to @rows (park_key() -> struct park_row), under its class
  * and how. A lock that had an owner when one of its parks began is a
  * contended lock: all its parks count as contended (a fair lock's
- * hand-over parks its next waiters while nobody owns it).
+ * hand-over parks its next waiters while nobody owns it); so are all the
+ * parks on a lock of locks_class_is_lock().
  */
 static int rows_add(const struct locks *l, struct idmap *rows, const struct lk *k)
 {
@@ -161,7 +175,7 @@ static int rows_add(const struct locks *l, struct idmap *rows, const struct lk *
 		p->p.ns += k->park_ns[h];
 		if (k->park_max[h] > p->p.max_ns)
 			p->p.max_ns = k->park_max[h];
-		if (k->park_owned) {
+		if (k->park_owned || (name && name != UNREAD_NAME && locks_class_is_lock(name_of(l, name)))) {
 			p->p.contended += k->parks[h];
 			p->p.contended_ns += k->park_ns[h];
 		}
@@ -392,8 +406,9 @@ static int report_edges(const struct locks *l, struct locks_report *r, uint64_t 
 		if (!idmap_used(&l->threads, i))
 			continue;
 		t = idmap_val_at(&l->threads, i);
-		/* blocked entering a monitor, or parked on a blocker */
-		if (!t->waiting || (t->kind != MT_WAIT_ENTER &&
+		/* blocked entering a monitor, waiting in Object.wait, or parked
+		 * on a blocker */
+		if (!t->waiting || (t->kind != MT_WAIT_ENTER && t->kind != MT_WAIT_NOTIFY &&
 				    (t->kind != MT_WAIT_PARK || self_obj(t->lock))))
 			continue;
 		k = idmap_get(&l->objs, t->lock);
@@ -407,6 +422,8 @@ static int report_edges(const struct locks *l, struct locks_report *r, uint64_t 
 			e->kind = LOCKS_PARKED;
 			e->owner = t->park_owner;
 			e->owner_from = e->owner ? LOCKS_OWNER_STREAM : LOCKS_OWNER_UNKNOWN;
+		} else if (t->kind == MT_WAIT_NOTIFY) {
+			e->kind = LOCKS_OBJWAIT; /* nobody to name until a notify */
 		} else if (k && k->owner) {
 			e->owner = k->owner;
 			e->owner_from = LOCKS_OWNER_STREAM;
@@ -438,7 +455,8 @@ int locks_find_cycles(const struct locks_edge *edges, size_t n, struct locks_cyc
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n; i++)
-		g[i] = (struct waitgraph_node){ edges[i].tid, edges[i].owner };
+		g[i] = (struct waitgraph_node){ edges[i].tid,
+						edges[i].transient ? 0 : edges[i].owner };
 	k = waitgraph_cycles(g, n, num);
 	if (k <= 0) {
 		err = k;
@@ -526,8 +544,13 @@ int locks_report_add(struct locks_report *r, const struct locks_edge *e, size_t 
 	for (size_t i = 0; i < n; i++) {
 		bool seen = false;
 
-		for (size_t j = 0; j < r->nedges && !seen; j++)
+		for (size_t j = 0; j < r->nedges && !seen; j++) {
 			seen = edges[j].tid == e[i].tid;
+			if (seen && edges[j].monitor == e[i].monitor && !edges[j].frames) {
+				edges[j].frames = e[i].frames;
+				edges[j].nframes = e[i].nframes;
+			}
+		}
 		if (!seen)
 			edges[m++] = e[i];
 	}

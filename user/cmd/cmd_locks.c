@@ -17,7 +17,9 @@
 #include "jvm/monflag.h"
 #include "jvm/proc.h"
 #include "monitor/sequencer.h"
+#include "jstack/waitstacks.h"
 #include "jvm/jthreads.h"
+#include "jvm/jucblocker.h"
 #include "jvm/vmstructs.h"
 #include "sink/parks.h"
 #include "probe/parktrace.h"
@@ -30,9 +32,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes] [--stacks]\n"
 		"       memtrace locks -p PID --now [--json] [--stacks]\n"
-		"  Contended monitors by class (blocked-entry and Object.wait times), the\n"
-		"  wait graph (blocked thread -> owning thread) and deadlocks (its cycles),\n"
-		"  printed at the end (Ctrl-C, --duration, or the JVM's exit).\n"
+		"  Contended monitors by class (blocked-entry and Object.wait times),\n"
+		"  java.util.concurrent parks by blocker, the wait graph (each thread\n"
+		"  waiting at the end -> the thread holding what it waits for, or no one\n"
+		"  until a notify or a signal; with its stack and since when) and\n"
+		"  deadlocks (its cycles), printed at the end (Ctrl-C, --duration, or the\n"
+		"  JVM's exit).\n"
 		"  The hotspot:monitor__* probes fire only with -XX:+DTraceMonitorProbes.\n"
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
 		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
@@ -48,26 +53,42 @@ static void usage(FILE *f)
 		"  deadlocks, as jstack's deadlock detection reports them.\n");
 }
 
+/* What each kind of wait of the JVM's threads is in the wait graph. */
+static const enum locks_lock_kind edge_kind[] = {
+	[JTHREAD_MONITOR] = LOCKS_MONITOR, [JTHREAD_PARKED] = LOCKS_PARKED,
+	[JTHREAD_OBJWAIT] = LOCKS_OBJWAIT, [JTHREAD_RELOCK] = LOCKS_RELOCK,
+	[JTHREAD_CONDITION] = LOCKS_CONDITION,
+};
+
 /*
- * Threads blocked now as the JVM's memory shows them (stable over two
- * readings), as wait-graph edges for the report: threads parked on
- * java.util.concurrent locks, and monitors entered before tracing began.
- * *@th holds the names the edges borrow. Returns the number of edges, or
- * -errno.
+ * The threads waiting now as the JVM's memory shows them, as wait-graph
+ * edges for the report (the stream's own edges win over them): threads
+ * parked on java.util.concurrent locks and conditions, in Object.wait, and
+ * blocked on monitors since before tracing began (@mon_traced: the monitor
+ * probes fired all along) or for a time not traced. Each has its stack and
+ * the owner the reading saw (transient unless both readings saw it); a
+ * parked thread's time comes from its park in progress (@pt), and a thread
+ * that has parked again on another blocker since it was read is left out.
+ * *@at gets the graph's time (right after the reading). *@th, *@jt and *@ws
+ * hold what the edges borrow (the caller frees them). Returns the number of
+ * edges, or -errno.
  */
 static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
-		     uint64_t now, struct jthread **th, struct locks_edge **edges)
+		     bool mon_traced, uint64_t *at, struct jthreads **jt, struct waitstacks **ws,
+		     struct jthread **th, struct locks_edge **edges)
 {
-	struct jthreads *jt = jthreads_new(p, vs);
 	size_t n = 0, m = 0;
 	int err;
 
 	*th = NULL;
 	*edges = NULL;
-	if (!jt)
+	*ws = NULL;
+	*jt = jthreads_new(p, vs);
+	if (!*jt)
 		return -errno;
-	err = jthreads_read_stable(jt, 50 * 1000, NULL, NULL, th, &n);
-	jthreads_free(jt);
+	*ws = waitstacks_new(vs, *jt); /* none: edges without stacks */
+	err = jthreads_read_stable(*jt, 50 * 1000, *ws ? waitstacks_visit : NULL, *ws, th, &n);
+	*at = mono_ns();
 	if (err)
 		return err;
 	*edges = calloc(n ? n : 1, sizeof(**edges));
@@ -75,24 +96,40 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct jthread *t = &(*th)[i];
-		const char *owner = "";
-		uint64_t parked;
+		struct waitstack st = waitstacks_get(*ws, i);
+		struct locks_edge *e = &(*edges)[m];
+		bool parked = t->wait == JTHREAD_PARKED || t->wait == JTHREAD_CONDITION;
+		uint64_t since = 0;
 
-		if (t->wait != JTHREAD_MONITOR && t->wait != JTHREAD_PARKED)
+		if (t->wait == JTHREAD_RUNNING)
 			continue;
+		*e = (struct locks_edge){
+			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
+			.owner = t->owner_tid, .owner_name = "",
+			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
+			.kind = edge_kind[t->wait], .transient = t->owner_tid && !t->stable,
+			.readers = t->readers,
+			.lock_free = t->wait == JTHREAD_PARKED && t->blocker == JUCB_LOCK &&
+				     !t->owner_tid && !t->readers,
+			.cond_lock = t->cond_lock, .cond_cls = t->cond_lock_class[0] ? t->cond_lock_class : NULL,
+			.frames = st.f, .nframes = st.n,
+		};
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)
-				owner = (*th)[j].name;
-		/* parked since: the park probe's start, when it saw it; a monitor
-		 * entered while tracing is in the stream's edges already */
-		parked = pt && t->wait == JTHREAD_PARKED ? parktrace_parked_ns(pt, t->tid, now) : 0;
-		(*edges)[m++] = (struct locks_edge){
-			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
-			.owner = t->stable ? t->owner_tid : 0, .owner_name = t->stable ? owner : "",
-			.owner_from = t->owner_tid && t->stable ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
-			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
-			.blocked_ns = parked, .since_before = !parked,
-		};
+				e->owner_name = (*th)[j].name;
+		/* since when: a park's begin, seen by its probe; a monitor's
+		 * wait since tracing began is the stream's edge already */
+		if (parked && pt) {
+			err = parktrace_park_since(pt, t->tid, t->lock, &since);
+			if (err == -ESRCH)
+				continue; /* parked again elsewhere, or woken: not this wait */
+			e->since_before = err == -ENOENT;
+			e->blocked_ns = since && since < *at ? *at - since : 0;
+		} else {
+			e->since_before = !parked && mon_traced;
+			e->untimed = !e->since_before;
+		}
+		m++;
 	}
 	return (int)m;
 }
@@ -148,13 +185,15 @@ int do_locks(int argc, char **argv)
 	struct mt_vmstructs *vs = NULL;
 	struct parktrace *pt = NULL;
 	struct jthread *jth = NULL;
+	struct jthreads *jt = NULL;
+	struct waitstacks *ws = NULL;
 	struct locks_edge *jedges = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct locks_report *rep = NULL;
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
-	int opt, err = 0, rc = 1;
+	int opt, err = 0, ne = 0, rc = 1;
 	uint64_t t0, deadline, at, read_at;
 	struct mt_proc p;
 
@@ -226,23 +265,23 @@ int do_locks(int argc, char **argv)
 		if (pt)
 			parktrace_refresh(pt); /* threads come and go */
 	}
+	/* the threads waiting now, from the JVM's memory (kernel tids: the
+	 * host's pid namespace); the graph's time is right after that reading */
+	at = mono_ns();
+	if (vs && !p.other_pidns) {
+		ne = jvm_edges(&p, vs, pt, enable || on, &at, &jt, &ws, &jth, &jedges);
+		if (ne < 0)
+			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
+	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	at = mono_ns(); /* the wait graph's time: "blocked for" is up to it */
 	rep = locks_report_new(l, at, collector_monitor_owner, c);
 	if (!rep) {
 		p_err("out of memory analysing monitors");
 		goto cleanup;
 	}
-	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
-	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
-	if (vs && !p.other_pidns) {
-		int ne = jvm_edges(&p, vs, pt, at, &jth, &jedges);
-
-		if (ne < 0)
-			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
-		else if (locks_report_add(rep, jedges, (size_t)ne))
-			p_err("out of memory adding the JVM's blocked threads");
-	}
+	/* one wait graph: the stream's, and the JVM's waiting threads */
+	if (ne > 0 && locks_report_add(rep, jedges, (size_t)ne))
+		p_err("out of memory adding the JVM's blocked threads");
 	lockprint_report(stdout, rep, mt_opts.json);
 	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
@@ -262,6 +301,8 @@ cleanup:
 	locks_report_free(rep);
 	free(jedges);
 	free(jth);
+	waitstacks_free(ws);
+	jthreads_free(jt);
 	parktrace_free(pt);
 	vmstructs_free(vs);
 	collector_free(c);

@@ -168,7 +168,7 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 		size_t shown = 0;
 
 		fprintf(f, "%s: %" PRIu64 " parks, %s parked\n",
-			k ? "CONTENDED (an ownable lock that had an owner when the thread parked)"
+			k ? "CONTENDED (a lock: it had an owner when the thread parked, or it is a (read-write) ReentrantLock)"
 			  : "WAITING (conditions, queues, latches, futures, parkNanos, Thread.sleep: no owner)",
 			parks[k], fmt_ns(ns[k], t, sizeof(t)));
 		if (parks[k])

@@ -9,7 +9,9 @@
 # after `memtrace locks --now --json --stacks`. Per thread: the state jstack
 # prints, the object it names (address, class) and the whole stack, frame by
 # frame (method names; lines where memtrace has them) - for the workload's
-# threads and every other thread jstack shows waiting on an object.
+# threads and every other thread jstack shows waiting on an object. Then the
+# tracing mode's wait graph holds the same waits as edges of their kinds
+# (object_wait, condition with its lock, relock with its owner), with stacks.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -92,3 +94,25 @@ grep -q 'waiting in Object.wait on WaitKinds$Box @0x[0-9a-f]* (owner unknown unt
 grep -q 'waiting in Condition.await on .* of java.util.concurrent.locks.ReentrantLock$NonfairSync @0x[0-9a-f]* (timed; owner unknown until a signal)' "$TMPD/now.txt" ||
 	fail "the text does not say what cond-timed waits for"
 
+# the tracing mode's wait graph: the same waits, their kinds and stacks
+"$MEMTRACE" locks -p "$pid" --duration 1 --json >"$TMPD/trace.json" 2>"$TMPD/trace.err" ||
+	{ cat "$TMPD/trace.err"; fail "memtrace locks (tracing) failed"; }
+python3 - "$TMPD/trace.json" "$JDK" <<'PY' || fail "the wait graph misses a kind of wait"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+e = {r["thread"]: r for r in recs if r["event"] == "wait_edge"}
+wait = "java.lang.Object.wait0" if sys.argv[2] != "17" else "java.lang.Object.wait"
+for name, kind in [("objwait-1", "object_wait"), ("cond-1", "condition"), ("relock", "relock"),
+                   ("gate-1", "monitor"), ("latch", "parked"), ("rw-writer", "parked")]:
+    assert e[name]["lock_kind"] == kind, e[name]
+    assert e[name]["frames"][:3] == ["WaitKinds$Waiter.run", "WaitKinds$Waiter.level1",
+                                     "WaitKinds$Waiter.level2"], e[name]["frames"]
+assert e["objwait-1"]["frames"][-1] == wait, e["objwait-1"]["frames"]
+assert e["objwait-1"]["owner_tid"] == 0 and e["objwait-1"]["blocked_ns"] is None, e["objwait-1"]
+assert e["cond-1"]["condition_lock_class"] == "java.util.concurrent.locks.ReentrantLock$NonfairSync"
+assert e["relock"]["owner"] == "relock-holder" and e["gate-1"]["owner"] == "gate-holder"
+assert e["rw-writer"]["readers"] == 1, e["rw-writer"]
+assert "lock_free" not in e["latch"] and e["latch"]["owner_tid"] == 0, e["latch"]
+assert not [r for r in recs if r["event"] == "deadlock"]
+print("wait graph edges:", {n: e[n]["lock_kind"] for n in sorted(e)})
+PY
