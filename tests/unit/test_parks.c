@@ -104,6 +104,7 @@ static void test_text(void **state)
 	s = print(locks, 4, stats, 1, false);
 	assert_null(strstr(s, "(no blocker)"));
 	assert_non_null(strstr(s, "CountDownLatch"));
+	assert_non_null(strstr(s, "  ... 2 more blockers (--top)\n"));
 	free(s);
 }
 

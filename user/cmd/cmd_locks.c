@@ -31,6 +31,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes] [--stacks]\n"
+		"                            [--top N]\n"
 		"       memtrace locks -p PID --now [--json] [--stacks]\n"
 		"  Contended monitors by class (blocked-entry and Object.wait times),\n"
 		"  java.util.concurrent parks by blocker, the wait graph (each thread\n"
@@ -44,6 +45,8 @@ static void usage(FILE *f)
 		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
 		"  locks and of those blocked entering a monitor (walked in the kernel at\n"
 		"  each park and contended entry: a few microseconds each).\n"
+		"  --top N: the N blockers with the most time parked in each of the\n"
+		"  CONTENDED and WAITING tables (text; default: all).\n"
 		"  --now: the threads waiting on a lock at this moment, read from the JVM's\n"
 		"  memory twice, 100 ms apart (no probes, no flags, no agent), each with its\n"
 		"  Java stack (the innermost 8 frames; --stacks: all): blocked entering a\n"
@@ -69,13 +72,15 @@ static const enum locks_lock_kind edge_kind[] = {
  * the owner the reading saw (transient unless both readings saw it); a
  * parked thread's time comes from its park in progress (@pt), and a thread
  * that has parked again on another blocker since it was read is left out.
- * *@at gets the graph's time (right after the reading). *@th, *@jt and *@ws
- * hold what the edges borrow (the caller frees them). Returns the number of
- * edges, or -errno.
+ * The stream of @c is drained right after the reading, so that its own
+ * edges are as recent; *@at gets the graph's time (then). *@th (*@nth
+ * threads), *@jt and *@ws hold what the edges borrow (the caller frees them).
+ * Returns the number of edges, or -errno.
  */
-static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
-		     bool mon_traced, uint64_t *at, struct jthreads **jt, struct waitstacks **ws,
-		     struct jthread **th, struct locks_edge **edges)
+static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct collector *c,
+		     struct parktrace *pt, bool mon_traced, uint64_t *at, struct jthreads **jt,
+		     struct waitstacks **ws, struct jthread **th, size_t *nth,
+		     struct locks_edge **edges)
 {
 	size_t n = 0, m = 0;
 	int err;
@@ -88,9 +93,11 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 		return -errno;
 	*ws = waitstacks_new(vs, *jt); /* none: edges without stacks */
 	err = jthreads_read_stable(*jt, 50 * 1000, *ws ? waitstacks_visit : NULL, *ws, th, &n);
+	collector_poll(c, 0); /* what the stream says has happened meanwhile */
 	*at = mono_ns();
 	if (err)
 		return err;
+	*nth = n;
 	*edges = calloc(n ? n : 1, sizeof(**edges));
 	if (!*edges)
 		return -ENOMEM;
@@ -132,6 +139,19 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 		m++;
 	}
 	return (int)m;
+}
+
+/* The graph's thread names from the JVM's reading @th (@n threads): whole,
+ * where the stream's may be cut (a kernel task name, 15 bytes). */
+static void jvm_names(struct locks_report *r, const struct jthread *th, size_t n)
+{
+	for (size_t i = 0; i < r->nedges; i++)
+		for (size_t j = 0; j < n; j++) {
+			if (th[j].name[0] && th[j].tid == r->edges[i].tid)
+				r->edges[i].thread = th[j].name;
+			if (th[j].name[0] && th[j].tid == r->edges[i].owner)
+				r->edges[i].owner_name = th[j].name;
+		}
 }
 
 /* The java.util.concurrent section; with --stacks, the monitors' contenders
@@ -176,6 +196,7 @@ int do_locks(int argc, char **argv)
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
 		{ "now", no_argument, NULL, 'N' },
 		{ "stacks", no_argument, NULL, 'S' },
+		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -194,11 +215,12 @@ int do_locks(int argc, char **argv)
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, ne = 0, rc = 1;
+	size_t nth = 0;
 	uint64_t t0, deadline, at, read_at;
 	struct mt_proc p;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:d:t:jh", longopts, NULL)) != -1) {
 		if (opt == 'M' || opt == 'N' || opt == 'S') {
 			*(opt == 'M' ? &enable : opt == 'N' ? &now : &stacks) = true;
 			continue;
@@ -269,7 +291,7 @@ int do_locks(int argc, char **argv)
 	 * host's pid namespace); the graph's time is right after that reading */
 	at = mono_ns();
 	if (vs && !p.other_pidns) {
-		ne = jvm_edges(&p, vs, pt, enable || on, &at, &jt, &ws, &jth, &jedges);
+		ne = jvm_edges(&p, vs, c, pt, enable || on, &at, &jt, &ws, &jth, &nth, &jedges);
 		if (ne < 0)
 			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
 	}
@@ -282,6 +304,7 @@ int do_locks(int argc, char **argv)
 	/* one wait graph: the stream's, and the JVM's waiting threads */
 	if (ne > 0 && locks_report_add(rep, jedges, (size_t)ne))
 		p_err("out of memory adding the JVM's blocked threads");
+	jvm_names(rep, jth, nth);
 	lockprint_report(stdout, rep, mt_opts.json);
 	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
