@@ -57,7 +57,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 AGENTDIR    := $(PREFIX)/lib/memtrace
 DOCS        := $(BUILD)/memtrace.1 $(BUILD)/memtrace.bash
 
-.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall
+.PHONY: all deps check unit e2e demo bench clean fuzz fuzz-build install uninstall image
 all: $(BUILD)/memtrace $(AGENT_SO) $(DOCS)
 
 $(BUILD)/memtrace.1: $(BUILD)/memtrace scripts/gen-docs.py
@@ -80,6 +80,12 @@ uninstall:
 
 deps:
 	@scripts/install-deps.sh
+
+# The container image (Containerfile: build stage, runtime stage with memtrace,
+# its agent and their libraries; runs `memtrace serve --all`), with podman or
+# buildah; the base image is made locally where no registry is reachable.
+image: deps
+	@scripts/image.sh
 
 $(BUILD):
 	@mkdir -p $(BUILD)/obj/user $(BUILD)/obj/dsl $(BUILD)/asan/user $(BUILD)/asan/dsl $(BUILD)/tests
@@ -185,13 +191,13 @@ FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
 FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
-FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c hotspot.c elfsym.c proc.c jvmflags.c klassname.c) \
+FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c hotspot.c elfsym.c proc.c jvmid.c jvmflags.c klassname.c) \
 	user/lib/util.c
 FUZZ_perfdata := user/jvm/perfdata.c
 FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c
 FUZZ_agent_request := user/agent/request.c
 FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c) \
-	$(addprefix user/jvm/,attach.c jvmflags.c proc.c klassname.c elfsym.c vmstructs.c hotspot.c) \
+	$(addprefix user/jvm/,attach.c jvmflags.c proc.c jvmid.c klassname.c elfsym.c vmstructs.c hotspot.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c) \
 	$(addprefix user/monitor/,objrec.c recording.c sequencer.c) $(addprefix user/lib/,util.c idmap.c)
 FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequencer.c check.c objrec.c) \
@@ -201,7 +207,7 @@ FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c heapfreeze.c querylive.c snaprec.c snapshot.c snaptake.c walkids.c \
 		heaplayout.c snapmark.c walkcompare.c) \
-	$(addprefix user/jvm/,attach.c perfdata.c proc.c vmstructs.c hotspot.c jvmflags.c elfsym.c klassname.c \
+	$(addprefix user/jvm/,attach.c perfdata.c proc.c jvmid.c vmstructs.c hotspot.c jvmflags.c elfsym.c klassname.c \
 		sptrace.c jobject.c javafield.c unsigned5.c) \
 	user/analysis/ageranges.c \
 	$(addprefix user/analysis/,samples.c dominators.c heapgraph.c) \

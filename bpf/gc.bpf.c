@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gc.bpf.c - collections and memory pools from HotSpot's USDT probes.
+ * gc.bpf.c - collections and memory pools from HotSpot's USDT probes, their
+ * causes and the pauses of concurrent cycles from uprobes on libjvm's functions.
  *
- * Each program is a uprobe at one probe site, attached by user/probe/usdtspec.c
- * with a cookie naming the site's argument spec (include/memtrace/usdt.h).
+ * Each USDT program is a uprobe at one probe site, attached by
+ * user/probe/usdtspec.c with a cookie naming the site's argument spec
+ * (include/memtrace/usdt.h); the function uprobes (GCMemoryManager::gc_end,
+ * GCTimer's pause registration: include/memtrace/gc.h) read the System V
+ * argument registers.
  * Every hit becomes one struct mt_gc_raw in the ring buffer; user space
  * polls the ring every 100 ms and pairs the records (user/analysis/gcpair.c).
  * Submissions never wake the reader (BPF_RB_NO_WAKEUP): a wakeup inside a
@@ -47,6 +51,7 @@ static __always_inline struct mt_gc_raw *gc_reserve(__u32 kind)
 	e->is_full = 0;
 	e->cause = 0;
 	e->action = 0;
+	e->ticks = 0;
 	return e;
 }
 
@@ -132,8 +137,80 @@ int handle_gc_cause(struct pt_regs *ctx)
 		return 0;
 	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
 	e->cause = (__u32)ctx->r9; /* x86-64: the sixth argument */
+	e->manager = ctx->di;      /* this: the GCMemoryManager */
 	bpf_probe_read_user(&msg, sizeof(msg), (void *)(PT_REGS_SP(ctx) + 16));
 	e->action = msg;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Read the Ticks at @p: its first word is os::elapsed_counter()'s value in
+ * both of HotSpot's representations (CounterRepresentation, and
+ * CompositeCounterRepresentation's val1); 0 when unreadable. */
+static __always_inline __u64 read_ticks(__u64 p)
+{
+	__u64 t = 0;
+
+	bpf_probe_read_user(&t, sizeof(t), (void *)p);
+	return t;
+}
+
+/* Entry of GCTimer::register_gc_pause_start(this, const char *name,
+ * const Ticks &time): a stop-the-world pause begins (see memtrace/gc.h). */
+SEC("uprobe")
+int handle_pause_begin(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_PAUSE_BEGIN);
+
+	if (!e)
+		return 0;
+	e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->manager = ctx->si; /* the name, a string literal of libjvm */
+	e->ticks = read_ticks(ctx->dx);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Entry of GCTimer::register_gc_pause_end(this, const Ticks &time). */
+SEC("uprobe")
+int handle_pause_end(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_PAUSE_END);
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->ticks = read_ticks(ctx->si);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+
+/* Entry of GCTracer::report_gc_start(this, GCCause::Cause, const Ticks &):
+ * a collection as JFR counts it begins on this thread. */
+SEC("uprobe")
+int handle_trace_begin(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_TRACE_BEGIN);
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->ticks = read_ticks(ctx->dx);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Entry of GCTracer::report_gc_end(this, const Ticks &, TimePartitions *). */
+SEC("uprobe")
+int handle_trace_end(struct pt_regs *ctx)
+{
+	struct mt_gc_raw *e = gc_reserve(MT_TRACE_END);
+
+	if (!e)
+		return 0;
+	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;
+	e->ticks = read_ticks(ctx->si);
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -183,6 +183,68 @@ int handle_gc_cause(struct pt_regs *ctx)
 	e->a0 = (__u32)ctx->r9;
 	bpf_probe_read_user(&msg, sizeof(msg), (void *)(PT_REGS_SP(ctx) + 16));
 	e->a1 = msg;
+	e->a2 = ctx->di; /* this: the GCMemoryManager */
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* GCTimer's pause registration (memtrace/gc.h): the Ticks' first word is
+ * os::elapsed_counter()'s value. */
+SEC("uprobe")
+int handle_pause_begin(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_PAUSE_BEGIN);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->dx);
+	e->a0 = ctx->si;
+	e->a1 = t;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* GCTracer::report_gc_start(this, GCCause::Cause, const Ticks &) and
+ * report_gc_end(this, const Ticks &, TimePartitions *): JFR's collections. */
+SEC("uprobe")
+int handle_trace_begin(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_TRACE_BEGIN);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->dx);
+	e->a1 = t;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe")
+int handle_trace_end(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_TRACE_END);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->si);
+	e->a1 = t;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("uprobe")
+int handle_pause_end(struct pt_regs *ctx)
+{
+	struct mt_jvmev_raw *e = ev_reserve(MT_J_PAUSE_END);
+	__u64 t = 0;
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user(&t, sizeof(t), (void *)ctx->si);
+	e->a1 = t;
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }

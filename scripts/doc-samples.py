@@ -61,7 +61,8 @@ instances_for old have_names = "sessions seen 1+ GCs ago\""""
 
 GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
             (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N"),
-            (r", N pauses of concurrent cycles|, N concurrent(?=\))| \(the JVM exited\)", "")]
+            (r", N pauses? of concurrent cycles|, N concurrent cycles?(?= in)| \(the JVM exited\)"
+             r"|, N concurrent-cycle pauses|, N cycles(?=, pause)", "")]
 
 # The samples, run in this order. Each: name -> dict with
 #   jvm     the JVM whose pid replaces {pid} in args
@@ -96,22 +97,26 @@ SAMPLES = {
                    drop=r"^\s+note\s+JDK \d+ prints"),
     "detach": dict(jvm="demo", args=["detach", "-p", "{pid}"]),
     "age": dict(jvm="demo", args=["age", "-p", "{pid}", "--duration", "3", "--top", "5"]),
+    # the sampled sites under the holder: one or more, with callers or not
     "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "8", "--top", "1",
-                                    "--interval", "256k"]),
+                                    "--interval", "256k"], drop=r"^\s+\d+\s+[\w$.<>]+[:.]"),
     "histo": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"]),
     "walk-pause": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"], stream="stderr",
                        keep=[[("grep", r"heap walk paused")]], masks=[(r"\(.*\)$", "(DETAILS)")]),
     # which of the demo's two holders (its leak, its cache) retains more moves with its age
+    # and whether one object holds most of a top retainer (a "└" row below it)
+    # the largest retainers change order with the demo's phase (a class or an array first): every object is J
     "heap-retained": dict(jvm="demo", args=["heap", "-p", "{pid}", "--retained", "--top", "3"],
-                          masks=[(r"\bclass J", "J")]),
+                          masks=[(r"\bclass [\w$]+", "J")], drop=r"└"),
     "heap-paths": dict(jvm="demo", args=["heap", "-p", "{pid}", "--paths", "DemoWorkload$Session", "--top", "1"]),
     "query": dict(jvm="demo", args=["query", "-p", "{pid}", "-e", QUERY]),
-    "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1", "-e", QUERY_AGE]),
+    "query-count": dict(jvm="demo", args=["query", "-p", "{pid}", "--count", "2", "--every", "1",
+                                          "--max-pause", "2000", "-e", QUERY_AGE]),
     "snapshot": dict(jvm="demo", args=["snapshot", "-p", "{pid}", "-o", "demo.snap"], stream="stderr",
                      keep=[[("grep", r"^memtrace: saved")]]),
     "query-file": dict(jvm="demo", args=["query", "demo.snap", "-e", QUERY]),
     "record": dict(jvm="demo", args=["record", "-p", "{pid}", "-o", "demo.mtr", "--duration", "2"],
-                   stream="stderr", keep=[[("grep", r"^memtrace: record(ing|ed) ")]]),
+                   stream="stderr", keep=[[("grep", r"^memtrace: (record(ing|ed) |of \d+ events observed)")]]),
     "report": dict(jvm="demo", args=["report", "demo.mtr"],
                    keep=[[("head", 1)], [("from", r"^summary:"), ("head", 4)],
                          [("from", r" allocated by pid "), ("until", r"^lost events")]], masks=GC_MASKS),

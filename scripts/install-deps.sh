@@ -10,6 +10,8 @@ PKGS=(
 	python3 util-linux procps binutils tmux groff-base                # e2e: json, unshare, setpriv, objcopy, man page; make: gen-docs.py
 	golang-go chromium                                           # e2e: go tool pprof, flame graph layout
 	libmicrohttpd-dev prometheus                                 # memtrace serve; its e2e scraper
+	podman buildah runc catatonit mmdebstrap                     # e2e and make image: containers, pods, the local base image
+	yamllint                                                     # e2e deploy_manifests: deploy/*.yaml
 	libh2-java                                                   # bench/locks_h2.sh: a real server under `locks`
 )
 

@@ -17,6 +17,9 @@ count() { # parse the "X: N passed, N failed[, N skipped]" line of a stage's log
 }
 log=$(mktemp -d /tmp/mt-check.XXXX)
 t0=$(date +%s)
+# the podman cases' images, made meanwhile (minutes once on a fresh machine)
+tests/e2e/prepare-containers.sh >"$log/containers" 2>&1 &
+containers=$!
 
 echo "== layout (scripts/check-layers.py: the stack of folders in user/README.md)"
 if scripts/check-layers.py >"$log/layers.out" 2>&1; then
@@ -45,6 +48,11 @@ if [ -x tests/fuzz/run.sh ]; then
 fi
 
 echo "== end-to-end (real JVMs, real BPF)"
+if ! wait $containers; then
+	MEMTRACE_E2E_NO_CONTAINERS=$(tail -1 "$log/containers")
+	export MEMTRACE_E2E_NO_CONTAINERS
+fi
+echo "containers: $(tail -1 "$log/containers")"
 tests/e2e/run.sh 2>&1 | tee "$log/e2e"
 count "$log/e2e"
 

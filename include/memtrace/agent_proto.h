@@ -244,7 +244,12 @@ struct mt_ap_gc {
 #define MT_AP_HEAP_COUNTS    (1u << 9) /* with FREEZE and MARK: totals per class only (HISTO
 					* records in the copy), no objects; an agent that
 					* cannot mark sends objects as without it */
-#define MT_AP_HEAP_FLAGS     0x3ffu    /* every flag above; other bits are refused */
+#define MT_AP_HEAP_CLASSES   (1u << 10) /* the class table only (CLASS and THREAD records,
+					* DONE), built with the JVM running: no walk, no
+					* pause. memtrace compiles a query against it
+					* before any pause. An agent without it refuses the
+					* flag (ERROR); memtrace then compiles after the walk. */
+#define MT_AP_HEAP_FLAGS     0x7ffu    /* every flag above; other bits are refused */
 #define MT_AP_HEAP_MAX_SAMPLES 4096u   /* sample ids one request may carry */
 
 struct mt_ap_heap_request {
@@ -270,6 +275,11 @@ struct mt_ap_heap_request {
  * says why in the FREEZE record: a snapshot is never lost to a freeze.
  */
 #define MT_AP_FREEZE_LOCKS 2
+/* The copy's name (its comm, as ps and /proc show it): memtrace's `ps`,
+ * `serve --all` and -p tell it from a JVM by it. An older agent's copy keeps
+ * the name of the thread that forked it, HotSpot's "VM Thread" (a JVM's
+ * leading thread never has that name). */
+#define MT_AP_COPY_COMM "memtrace-copy"
 #define MT_AP_FREEZE_SPACES 6
 
 struct mt_ap_heap_freeze {

@@ -3,8 +3,11 @@
  * alloc.h - allocation sampling shared by bpf/alloc.bpf.c and user/probe/alloctrace.c.
  *
  * Sampling mode (no JVM flags): uprobes on AllocTracer::send_allocation_in_new_tlab
- * (weight = the new TLAB's size) and ::send_allocation_outside_tlab (weight =
- * the object's size), the scheme async-profiler uses. Exact mode: the
+ * and ::send_allocation_outside_tlab, the probe points async-profiler uses; a
+ * sample weighs the bytes its thread allocated since its previous one (the
+ * move of Thread::_allocated_bytes; the new TLAB's or the object's size when
+ * that field is unknown), shared among the classes of the thread's last TLAB
+ * (MT_TLAB_SLICE, below). Exact mode: the
  * hotspot:object__alloc USDT probe (needs -XX:+DTraceAllocProbes), weight =
  * the object's size, one count per object.
  *

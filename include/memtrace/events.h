@@ -34,7 +34,9 @@ enum mt_ev_kind {
 	MT_EV_THREAD_RENAME = 7,  /* thread=id=tid, name: the new name */
 	MT_EV_THREAD_DESTROY = 8, /* thread=id=tid */
 	MT_EV_INV_ENTER = 9,      /* thread, aux=depth, name, v[0]=enum mt_inv_kind, v[1]=arg */
-	MT_EV_INV_LEAVE = 10,     /* thread, aux=depth of the invocation left */
+	MT_EV_INV_LEAVE = 10,     /* thread, aux=depth of the invocation left, v[0]: per kind
+				   * (MT_INV_GC_PAUSE, MT_INV_GC_TRACE: its end's Ticks, 0 when
+				   * inferred) */
 	/* activity events */
 	MT_EV_POOL_USAGE = 11,    /* thread, aux=enum mt_pool_phase, name=pool, name2=manager,
 				   * v[0..3]=init, used, committed, max */
@@ -52,9 +54,10 @@ enum mt_ev_kind {
 	MT_EV_NAME = 19,          /* id=name id; the text travels beside the event */
 	/* activity events (later additions) */
 	MT_EV_GC_CAUSE = 20,      /* thread, name=cause ("G1 Evacuation Pause"), name2=action
-				   * ("end of minor GC"), v[0]=GCCause::Cause: the cause of the
-				   * collection whose pool readings (phase after) follow on
-				   * this thread */
+				   * ("end of minor GC"), v[0]=GCCause::Cause, ref=name id of
+				   * the memory manager ("ZGC Minor Pauses"; 0: unknown): the
+				   * cause of the collection whose pool readings (phase after)
+				   * follow on this thread, or of the pause it happens in */
 	MT_EV_KIND_COUNT,
 };
 
@@ -69,6 +72,11 @@ enum mt_inv_kind {
 	MT_INV_METHOD = 0, /* a Java method (DTraceMethodProbes) */
 	MT_INV_VMOP = 1,   /* a VM operation (hotspot:vmops__begin/end), v[1]=mode */
 	MT_INV_GC = 2,     /* a collection (hotspot:gc__begin/end), v[1]=is_full */
+	MT_INV_GC_PAUSE = 3, /* a stop-the-world pause of a concurrent cycle (GCTimer's pause
+			      * registration, memtrace/gc.h): name=the pause's ("Pause
+			      * Remark"), v[1]=its begin's Ticks (ns, the JVM's clock) */
+	MT_INV_GC_TRACE = 4, /* a collection as JFR counts it (GCTracer::report_gc_start/end,
+			      * memtrace/gc.h): v[1]=its begin's Ticks (ns) */
 };
 
 /* Which edge of a collection a pool usage reading belongs to (MT_EV_POOL_USAGE aux). */

@@ -49,7 +49,7 @@ enum mt_jvmev_kind {
 				 * v[0]=object size, v[1]=1 outside a TLAB, v[2]=key of
 				 * its Java stack in `jstacks` (jstack.h; 0: none) */
 	MT_J_GC_CAUSE,          /* uprobe GCMemoryManager::gc_end (memtrace/gc.h): a0=GCCause::Cause,
-				 * a1=&end message ("end of minor GC") */
+				 * a1=&end message ("end of minor GC"), a2=the GCMemoryManager */
 	/* From bpf/park.bpf.c (user/probe/parktrace.c streams them here when the
 	 * collector asks: collector_enable_parks). Sent without name[]
 	 * (MT_JVMEV_HEAD_LEN bytes). */
@@ -63,6 +63,12 @@ enum mt_jvmev_kind {
 	MT_J_PARK_END,          /* thread__park__end: a0=the blocker of the begin */
 	MT_J_SLEEP_BEGIN,       /* thread__sleep__begin(millis): v[0]=millis */
 	MT_J_SLEEP_END,         /* thread__sleep__end */
+	/* The pauses of concurrent cycles (memtrace/gc.h), with name[] empty. */
+	MT_J_PAUSE_BEGIN,       /* uprobe GCTimer::register_gc_pause_start: a0=&the pause's name,
+				 * a1=its Ticks (ns) */
+	MT_J_PAUSE_END,         /* uprobe GCTimer::register_gc_pause_end: a1=its Ticks (ns) */
+	MT_J_TRACE_BEGIN,       /* uprobe GCTracer::report_gc_start: a1=its Ticks (ns) */
+	MT_J_TRACE_END,         /* uprobe GCTracer::report_gc_end: a1=its Ticks (ns) */
 	MT_J_KIND_COUNT,
 };
 

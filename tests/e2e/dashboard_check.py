@@ -6,8 +6,12 @@ Each target's expr is evaluated with Grafana's variables set: $pid to the
 regex PIDS ("4242|4243"), $__rate_interval to 10s. A panel passes when each
 of its targets returns at least one series, every series carries every label
 its legendFormat names ({{label}}) with a non-empty value, and a series of
-each pid in PIDS is among them. Prints one line per target; exit 1 if any
-fails (the caller retries while series are still arriving).
+each pid in PIDS is among them. The template variables' queries
+(label_values(SELECTOR, LABEL)) run too, as the selector with every variable
+at its "All" value (.*): the pid variable must offer each pid in PIDS, and
+the chained namespace and pod variables must select series (a JVM outside a
+pod has neither label, which .* matches). Prints one line per target; exit
+1 if any fails (the caller retries while series are still arriving).
 """
 import json
 import re
@@ -29,6 +33,22 @@ def main():
     dash = json.load(open(sys.argv[1]))
     port, pids = sys.argv[2], sys.argv[3].split("|")
     ok = True
+    for v in dash.get("templating", {}).get("list", []):
+        m = re.match(r"label_values\((.*),\s*(\w+)\)$", v.get("definition", ""))
+        if v.get("type") != "query" or not m:
+            continue
+        sel = re.sub(r"\$\w+", ".*", m.group(1))
+        try:
+            res = query(port, sel)
+        except Exception as e:
+            print(f"FAIL  variable {v['name']}: {e}")
+            ok = False
+            continue
+        offered = {r["metric"].get(m.group(2)) for r in res}
+        good = bool(res) and (v["name"] != "pid" or all(x in offered for x in pids))
+        ok &= good
+        print(f"{'ok  ' if good else 'FAIL'}  variable {v['name']}: {len(res)} series, "
+              f"{m.group(2)} values {sorted(x for x in offered if x)[:5]}")
     for p in dash["panels"]:
         for t in p["targets"]:
             expr = t["expr"].replace("$pid", "|".join(pids)).replace("$__rate_interval", "10s")

@@ -34,6 +34,7 @@ import javax.management.openmbean.CompositeData;
 public class GcMeters {
     static final Map<String, long[]> timers = new TreeMap<>(); // "gc|action|cause" -> count, sum us
     static long allocated, promoted, live = -1, maxData = -1, edenAfter = -1;
+    static volatile long lastGc = System.nanoTime();
     static volatile Object sink;
 
     static boolean eden(String p) { return p.endsWith("Eden Space"); }
@@ -43,6 +44,7 @@ public class GcMeters {
     }
 
     static synchronized void onGc(GarbageCollectionNotificationInfo n) {
+        lastGc = System.nanoTime();
         GcInfo i = n.getGcInfo();
         String key = n.getGcName() + "|" + n.getGcAction() + "|" + n.getGcCause();
         long[] t = timers.computeIfAbsent(key, k -> new long[2]);
@@ -85,6 +87,15 @@ public class GcMeters {
         while (!Files.exists(Path.of(f))) Thread.sleep(20);
     }
 
+    // Quiet: no notification for a second (at most 15 s). Notifications come
+    // from the service thread after the collection, and ZGC and Shenandoah
+    // go on collecting for a while after a burst (their allocation rate
+    // decays): a mark taken while they do would not be the scrape's.
+    static void quiet() throws InterruptedException {
+        Thread.sleep(500);
+        for (int i = 0; i < 150 && System.nanoTime() - lastGc < 1_000_000_000L; i++) Thread.sleep(100);
+    }
+
     public static void main(String[] args) throws Exception {
         String go1 = null, go2 = null;
         long allocMb = 256, keepMb = 8;
@@ -109,7 +120,7 @@ public class GcMeters {
 
         await(go1);
         System.gc();
-        Thread.sleep(500); // notifications are delivered by the service thread
+        quiet();
         System.out.println("MARK1 " + state() + "}");
         System.out.flush();
 
@@ -125,7 +136,7 @@ public class GcMeters {
         long a1 = tm.getThreadAllocatedBytes(self);
         keep = null;
         System.gc();
-        Thread.sleep(500);
+        quiet();
         System.out.println("MARK2 " + state() + ",\"thread_alloc\":" + (a1 - a0) + "}");
         System.out.flush();
 

@@ -90,10 +90,6 @@ static void test_classes(void **state)
 	assert_true(gcmeters_old_collector("MarkSweepCompact"));
 	assert_false(gcmeters_old_collector("G1 Young Generation"));
 	assert_false(gcmeters_old_collector("G1 Concurrent GC"));
-	assert_true(gcmeters_concurrent_phase("No GC", "G1 Concurrent GC"));
-	assert_true(gcmeters_concurrent_phase("Timer", "ZGC Major Cycles"));
-	assert_false(gcmeters_concurrent_phase("Timer", "ZGC Major Pauses"));
-	assert_false(gcmeters_concurrent_phase("System.gc()", "G1 Old Generation"));
 }
 
 static void test_winmax(void **state)

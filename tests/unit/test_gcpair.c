@@ -95,17 +95,19 @@ static void test_two_cycles_in_one_vmop(void **state)
 	struct gcpair gp;
 
 	gcpair_init(&gp, collect, &s);
-	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 1, .tid = 7, .is_full = 1 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 1, .tid = 42, .is_full = 1 });
 	feed(&gp, ev(MT_POOL_BEGIN, 2, "PS Scavenge", "PS Eden Space", 10));
 	feed(&gp, ev(MT_POOL_END, 3, "PS Scavenge", "PS Eden Space", 0));
 	feed(&gp, ev(MT_POOL_BEGIN, 4, "PS MarkSweep", "PS Eden Space", 0));
 	feed(&gp, ev(MT_POOL_BEGIN, 4, "PS MarkSweep", "PS Old Gen", 50));
 	feed(&gp, ev(MT_POOL_END, 9, "PS MarkSweep", "PS Eden Space", 0));
 	feed(&gp, ev(MT_POOL_END, 9, "PS MarkSweep", "PS Old Gen", 20));
-	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 10, .tid = 7 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 10, .tid = 42 });
 	assert_int_equal(s.n, 2);
 	assert_false(s.recs[0].full);
+	assert_int_equal(s.recs[0].kind, GC_KIND_YOUNG);
 	assert_true(s.recs[1].full);
+	assert_int_equal(s.recs[1].kind, GC_KIND_FULL);
 	assert_int_equal(s.recs[1].seq, 2);
 	assert_int_equal(s.recs[1].end_ns - s.recs[1].start_ns, 5);
 }
@@ -121,12 +123,15 @@ static void test_pause_without_manager(void **state)
 	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 1500, .tid = 7 });
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.recs[0].manager, "");
+	assert_int_equal(s.recs[0].kind, GC_KIND_PAUSE);
+	assert_false(s.recs[0].timed);
 	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 500);
 	assert_int_equal(s.recs[0].npools, 0);
 }
 
-/* JDK 21+ G1 remark: the "G1 Concurrent GC" cycle wraps the pause's
- * gc__begin/gc__end. One record (the cycle), stop-the-world, not two. */
+/* JDK 21+ G1 remark without the GCTimer uprobes: the "G1 Concurrent GC"
+ * cycle wraps the pause's gc__begin/gc__end on the same (VM) thread. One
+ * record (the cycle), a pause of a concurrent cycle, not two. */
 static void test_cycle_wrapping_pause(void **state)
 {
 	struct sink s = { 0 };
@@ -135,15 +140,290 @@ static void test_cycle_wrapping_pause(void **state)
 
 	gcpair_init(&gp, collect, &s);
 	feed(&gp, ev(MT_POOL_BEGIN, 100, m, "G1 Old Gen", 50));
-	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 110, .tid = 7 });
-	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 190, .tid = 7 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 110, .tid = 42 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 190, .tid = 42 });
 	assert_int_equal(s.n, 0); /* no separate pause record */
 	feed(&gp, ev(MT_POOL_END, 200, m, "G1 Old Gen", 40));
 	assert_int_equal(s.n, 1);
 	assert_true(s.recs[0].in_vmop);
 	assert_false(s.recs[0].full);
+	assert_int_equal(s.recs[0].kind, GC_KIND_PAUSE);
 	assert_string_equal(s.recs[0].manager, m);
 	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 100);
+}
+
+static struct mt_gc_event pause_ev(uint32_t kind, uint32_t tid, uint64_t ts, uint64_t ticks,
+				   const char *name)
+{
+	struct mt_gc_event e = { .kind = kind, .tid = tid, .ts_ns = ts, .ticks = ticks };
+
+	if (name)
+		strncpy(e.pause, name, sizeof(e.pause) - 1);
+	return e;
+}
+
+static struct mt_gc_event cause_mgr(uint32_t tid, uint64_t ts, const char *cause,
+				    const char *action, const char *mgr)
+{
+	struct mt_gc_event e = { .kind = MT_GC_CAUSE, .tid = tid, .ts_ns = ts };
+
+	strncpy(e.cause, cause, sizeof(e.cause) - 1);
+	strncpy(e.action, action, sizeof(e.action) - 1);
+	strncpy(e.manager, mgr, sizeof(e.manager) - 1);
+	return e;
+}
+
+/* Generational ZGC, as its probes fire: the minor cycle's pools begin on the
+ * driver thread (9); each pause on the VM thread (5) is GCTimer's pause
+ * around gc__begin/gc__end, with its pause manager's gc_end inside. Every
+ * pause is a record of its own, lasting what its Ticks say (not the probes'
+ * times); the cycle is a cycle, however many pauses it holds. */
+static void test_zgc_pauses_and_cycle(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	struct mt_gc_event e;
+	const char *cyc = "ZGC Minor Cycles";
+
+	gcpair_init(&gp, collect, &s);
+	e = ev(MT_POOL_BEGIN, 1000, cyc, "ZGC Young Generation", 100);
+	e.tid = 9;
+	feed(&gp, e);
+	for (int i = 0; i < 3; i++) {
+		uint64_t t = 2000 + 1000 * (uint64_t)i;
+
+		feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, t, 50000 + t, i ? "Pause Mark End" : "Pause Mark Start"));
+		feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = t + 2, .tid = 5 });
+		feed(&gp, cause_mgr(5, t + 20, "Allocation Rate", "end of GC pause", "ZGC Minor Pauses"));
+		feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = t + 25, .tid = 5 });
+		assert_int_equal(s.n, i); /* the pause has not ended */
+		feed(&gp, pause_ev(MT_PAUSE_END, 5, t + 40, 50000 + t + 30, NULL));
+		assert_int_equal(s.n, i + 1);
+	}
+	feed(&gp, cause_mgr(9, 8000, "Allocation Rate", "end of GC cycle", cyc));
+	e = ev(MT_POOL_END, 8010, cyc, "ZGC Young Generation", 40);
+	e.tid = 9;
+	feed(&gp, e);
+	assert_int_equal(s.n, 4);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(s.recs[i].kind, GC_KIND_PAUSE);
+		assert_true(gcpair_is_pause(&s.recs[i]));
+		assert_true(s.recs[i].timed);
+		assert_int_equal(s.recs[i].start_ns, 2000 + 1000 * i);
+		assert_int_equal(s.recs[i].end_ns - s.recs[i].start_ns, 30); /* the Ticks' */
+		assert_string_equal(s.recs[i].manager, "ZGC Minor Pauses");
+		assert_string_equal(s.recs[i].cause, "Allocation Rate");
+		assert_string_equal(s.recs[i].action, "end of GC pause");
+	}
+	assert_string_equal(s.recs[0].pause, "Pause Mark Start");
+	assert_string_equal(s.recs[1].pause, "Pause Mark End");
+	assert_int_equal(s.recs[3].kind, GC_KIND_CYCLE);
+	assert_false(gcpair_is_pause(&s.recs[3]));
+	assert_string_equal(s.recs[3].manager, cyc);
+	assert_string_equal(s.recs[3].cause, "Allocation Rate");
+	assert_int_equal(s.recs[3].end_ns - s.recs[3].start_ns, 7000);
+	assert_int_equal(gp.unpaired_begin + gp.unpaired_end + gp.overflow, 0);
+}
+
+/* Shenandoah: the VM operation wraps the pause, and the pause manager's
+ * gc_end (the cause) comes after the pause's end, before gc__end: the pause
+ * waits for it. */
+static void test_shenandoah_pause_inside_vmop(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+
+	gcpair_init(&gp, collect, &s);
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 100, .tid = 5 });
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 110, 7000, "Pause Init Mark"));
+	feed(&gp, pause_ev(MT_PAUSE_END, 5, 150, 7033, NULL));
+	feed(&gp, cause_mgr(5, 160, "Allocation Failure", "end of GC pause", "Shenandoah Pauses"));
+	assert_int_equal(s.n, 0);
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 170, .tid = 5 });
+	assert_int_equal(s.n, 1); /* one record: no second, untimed, for the operation */
+	assert_int_equal(s.recs[0].kind, GC_KIND_PAUSE);
+	assert_string_equal(s.recs[0].pause, "Pause Init Mark");
+	assert_string_equal(s.recs[0].manager, "Shenandoah Pauses");
+	assert_string_equal(s.recs[0].cause, "Allocation Failure");
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 33);
+	assert_true(s.recs[0].in_vmop);
+}
+
+/* JDK 21+ G1 remark with the uprobes: GCTimer's pause wraps the "G1
+ * Concurrent GC" cycle, which wraps gc__begin/gc__end, all on the VM thread:
+ * one record with the pause's name and time and the cycle's manager and
+ * pools. JDK 17's remark has no cycle: the pause alone, no manager. */
+static void test_g1_remark(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	const char *m = "G1 Concurrent GC";
+
+	gcpair_init(&gp, collect, &s);
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 42, 90, 1000, "Pause Remark"));
+	feed(&gp, ev(MT_POOL_BEGIN, 100, m, "G1 Old Gen", 50));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 110, .tid = 42 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 190, .tid = 42 });
+	feed(&gp, cause_mgr(42, 195, "No GC", "end of concurrent GC pause", m));
+	feed(&gp, ev(MT_POOL_END, 200, m, "G1 Old Gen", 40));
+	assert_int_equal(s.n, 0);
+	feed(&gp, pause_ev(MT_PAUSE_END, 42, 210, 1118, NULL));
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.recs[0].kind, GC_KIND_PAUSE);
+	assert_string_equal(s.recs[0].pause, "Pause Remark");
+	assert_string_equal(s.recs[0].manager, m);
+	assert_string_equal(s.recs[0].cause, "No GC");
+	assert_int_equal(s.recs[0].npools, 1);
+	assert_int_equal(s.recs[0].start_ns, 90);
+	assert_int_equal(s.recs[0].end_ns, 90 + 118);
+	/* JDK 17 */
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 42, 300, 2000, "Pause Cleanup"));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 310, .tid = 42 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 320, .tid = 42 });
+	feed(&gp, pause_ev(MT_PAUSE_END, 42, 330, 2025, NULL));
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.recs[1].kind, GC_KIND_PAUSE);
+	assert_string_equal(s.recs[1].pause, "Pause Cleanup");
+	assert_string_equal(s.recs[1].manager, "");
+	assert_int_equal(s.recs[1].end_ns - s.recs[1].start_ns, 25);
+	/* a young collection after them keeps its own cause */
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 400, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 410, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, cause_mgr(42, 415, "G1 Evacuation Pause", "end of minor GC", "G1 Young Generation"));
+	feed(&gp, ev(MT_POOL_END, 420, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 430, .tid = 42 });
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.recs[2].kind, GC_KIND_YOUNG);
+	assert_string_equal(s.recs[2].cause, "G1 Evacuation Pause");
+	assert_int_equal(gp.unpaired_begin + gp.unpaired_end + gp.overflow, 0);
+}
+
+/* A ZGC JVM whose libjvm lacks the GCTimer symbols: each gc__begin/gc__end
+ * while the driver's cycle runs is a pause (unnamed, untimed by the JVM), and
+ * the cycle stays a cycle. An unreadable end Ticks falls back on the probes'
+ * times. */
+static void test_pauses_without_timer(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	struct mt_gc_event e;
+
+	gcpair_init(&gp, collect, &s);
+	e = ev(MT_POOL_BEGIN, 1000, "ZGC Cycles", "ZHeap", 100);
+	e.tid = 9;
+	feed(&gp, e);
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 1100, .tid = 5 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 1130, .tid = 5 });
+	e = ev(MT_POOL_END, 2000, "ZGC Cycles", "ZHeap", 40);
+	e.tid = 9;
+	feed(&gp, e);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.recs[0].kind, GC_KIND_PAUSE);
+	assert_false(s.recs[0].timed);
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 30);
+	assert_int_equal(s.recs[1].kind, GC_KIND_CYCLE);
+	assert_false(s.recs[1].in_vmop);
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 3000, 500, "Pause Mark Start"));
+	feed(&gp, pause_ev(MT_PAUSE_END, 5, 3070, 0, NULL));
+	assert_int_equal(s.n, 3);
+	assert_false(s.recs[2].timed);
+	assert_int_equal(s.recs[2].end_ns - s.recs[2].start_ns, 70);
+	/* a begin whose end was lost is counted, once, at the next begin */
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 4000, 600, "Pause Mark End"));
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 5000, 700, "Pause Mark Start"));
+	assert_int_equal(gp.unpaired_begin, 1);
+	gcpair_finish(&gp);
+	assert_int_equal(gp.unpaired_begin, 2);
+	assert_int_equal(s.n, 3);
+}
+
+static struct mt_gc_event trace_ev(uint32_t kind, uint32_t tid, uint64_t ts, uint64_t ticks)
+{
+	return (struct mt_gc_event){ .kind = kind, .tid = tid, .ts_ns = ts, .ticks = ticks };
+}
+
+/* JFR's collections (GCTracer::report_gc_start/end) give the cycle they nest
+ * with their start and duration: G1's wraps its young cycle (the record waits
+ * for its end), Serial's sits inside its cycle (taken at the cycle's end).
+ * One of another thread, or one that ended before the cycle began, is not
+ * that cycle's. */
+static void test_jfr_collections(void **state)
+{
+	struct sink s = { 0 };
+	struct gcpair gp;
+	struct mt_gc_event e;
+
+	gcpair_init(&gp, collect, &s);
+	/* G1: report_gc_start, gc__begin, the cycle, gc__end, report_gc_end */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 100, 9000));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 101, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 110, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 190, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 195, .tid = 42 });
+	assert_int_equal(s.n, 0); /* held */
+	feed(&gp, trace_ev(MT_TRACE_END, 42, 205, 9000 + 103));
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.recs[0].kind, GC_KIND_YOUNG);
+	assert_true(s.recs[0].timed);
+	assert_int_equal(s.recs[0].start_ns, 100);
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 103);
+	/* Serial: the cycle, report_gc_start/end inside it */
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 300, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 310, "Copy", "Eden Space", 10));
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 320, 20000));
+	feed(&gp, trace_ev(MT_TRACE_END, 42, 370, 20047));
+	feed(&gp, ev(MT_POOL_END, 390, "Copy", "Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 395, .tid = 42 });
+	assert_int_equal(s.n, 2);
+	assert_true(s.recs[1].timed);
+	assert_int_equal(s.recs[1].start_ns, 320);
+	assert_int_equal(s.recs[1].end_ns - s.recs[1].start_ns, 47);
+	/* G1's concurrent cycle on its own thread (7) times nothing of thread 42's */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 7, 400, 30000));
+	feed(&gp, trace_ev(MT_TRACE_END, 7, 900, 30500));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 1000, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 1010, "Copy", "Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 1090, "Copy", "Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 1095, .tid = 42 });
+	assert_int_equal(s.n, 3);
+	assert_false(s.recs[2].timed);
+	assert_int_equal(s.recs[2].end_ns - s.recs[2].start_ns, 80);
+	/* Shenandoah's session: JFR's collection begins before the cycle and ends first */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 11, 1500, 60000));
+	e = ev(MT_POOL_BEGIN, 1510, "Shenandoah Cycles", "Shenandoah", 100);
+	e.tid = 11;
+	feed(&gp, e);
+	feed(&gp, trace_ev(MT_TRACE_END, 11, 1800, 60290));
+	e = ev(MT_POOL_END, 1820, "Shenandoah Cycles", "Shenandoah", 40);
+	e.tid = 11;
+	feed(&gp, e);
+	assert_int_equal(s.n, 4);
+	assert_true(s.recs[3].timed);
+	assert_int_equal(s.recs[3].start_ns, 1500);
+	assert_int_equal(s.recs[3].end_ns - s.recs[3].start_ns, 290);
+	/* a ZGC cycle on its driver (9): the cycle wraps JFR's collection */
+	e = ev(MT_POOL_BEGIN, 2000, "ZGC Cycles", "ZHeap", 100);
+	e.tid = 9;
+	feed(&gp, e);
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 9, 2001, 40000));
+	feed(&gp, trace_ev(MT_TRACE_END, 9, 2900, 40890));
+	e = ev(MT_POOL_END, 2950, "ZGC Cycles", "ZHeap", 40);
+	e.tid = 9;
+	feed(&gp, e);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.recs[4].kind, GC_KIND_CYCLE);
+	assert_true(s.recs[4].timed);
+	assert_int_equal(s.recs[4].end_ns - s.recs[4].start_ns, 890);
+	/* a held cycle whose JFR collection never ends is not lost */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, 3000, 50000));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 3001, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, 3010, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, 3090, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 3095, .tid = 42 });
+	gcpair_finish(&gp);
+	assert_int_equal(s.n, 6);
+	assert_false(s.recs[5].timed);
+	assert_int_equal(gp.unpaired_begin, 1);
 }
 
 /* Lost events: an end without a begin, a begin without an end. */
@@ -179,6 +459,7 @@ static void test_concurrent_cycle(void **state)
 	assert_int_equal(s.n, 1);
 	assert_false(s.recs[0].in_vmop);
 	assert_false(s.recs[0].full);
+	assert_int_equal(s.recs[0].kind, GC_KIND_CYCLE);
 }
 
 static void test_pool_and_manager_names(void **state)
@@ -262,6 +543,11 @@ int main(void)
 		cmocka_unit_test(test_two_cycles_in_one_vmop),
 		cmocka_unit_test(test_pause_without_manager),
 		cmocka_unit_test(test_cycle_wrapping_pause),
+		cmocka_unit_test(test_zgc_pauses_and_cycle),
+		cmocka_unit_test(test_shenandoah_pause_inside_vmop),
+		cmocka_unit_test(test_g1_remark),
+		cmocka_unit_test(test_pauses_without_timer),
+		cmocka_unit_test(test_jfr_collections),
 		cmocka_unit_test(test_unpaired_counted),
 		cmocka_unit_test(test_concurrent_cycle),
 		cmocka_unit_test(test_pool_and_manager_names),

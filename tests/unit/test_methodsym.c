@@ -224,6 +224,40 @@ static void test_methods_jdk25(void **state)
 	check_methods(25);
 }
 
+/* A method whose signature is longer than MT_METHODSYM_SIG_MAX (Derby's
+ * B2IForwardScan.init: 615 bytes) is named, its signature cut; a name that
+ * does not fit is still refused. */
+static void test_long_signature(void **state)
+{
+	struct fj *j = fj_new(17);
+	struct mt_methodsym_layout l;
+	struct mt_methodsym ms;
+	char sig[700], name[300];
+	uint64_t m, m2;
+	size_t n = 0;
+
+	(void)state;
+	sig[n++] = '(';
+	while (n < 600)
+		n += (size_t)snprintf(sig + n, sizeof(sig) - n, "Lorg/apache/derby/X;");
+	snprintf(sig + n, sizeof(sig) - n, ")V");
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	m = fj_method(j, "org/apache/derby/B2IForwardScan", "init", sig, "B2IForwardScan.java", 1,
+		      NULL, 0, NULL);
+	m2 = fj_method(j, "A", name, "()V", NULL, 1, NULL, 0, NULL);
+	assert_int_equal(methodsym_layout(j->vs, &l), 0);
+	assert_int_equal(methodsym_names(j->vs, &l, m, &ms), 0);
+	assert_string_equal(ms.klass, "org.apache.derby.B2IForwardScan");
+	assert_string_equal(ms.name, "init");
+	assert_string_equal(ms.file, "B2IForwardScan.java");
+	assert_int_equal(strlen(ms.sig), MT_METHODSYM_SIG_MAX - 1);
+	assert_memory_equal(ms.sig, sig, MT_METHODSYM_SIG_MAX - 4);
+	assert_string_equal(ms.sig + MT_METHODSYM_SIG_MAX - 4, "...");
+	assert_int_equal(methodsym_names(j->vs, &l, m2, &ms), -EINVAL);
+	fj_free(j);
+}
+
 /* A method whose constant pool index points outside the pool. */
 static void test_bad_index(void **state)
 {
@@ -250,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_methods_jdk17),
 		cmocka_unit_test(test_methods_jdk25),
 		cmocka_unit_test(test_bad_index),
+		cmocka_unit_test(test_long_signature),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

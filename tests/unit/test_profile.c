@@ -322,6 +322,23 @@ static void test_collapsed_format(void **state)
 	profile_free(p);
 }
 
+/* A stack whose samples weigh nothing (a thread's first sample: 0 bytes)
+ * gets no line: flame graphs take every line as part of the whole. */
+static void test_collapsed_no_weightless(void **state)
+{
+	struct profile *p = profile_new();
+	const char *a[] = { "main", "work", "byte[]" };
+	const char *b[] = { "main", "first", "long[]" };
+	char *out;
+
+	assert_int_equal(profile_add(p, a, 3, 4096, 2), 0);
+	assert_int_equal(profile_add(p, b, 3, 0, 1), 0);
+	out = capture_collapsed(p);
+	assert_string_equal(out, "main;work;byte[] 4096\n");
+	free(out);
+	profile_free(p);
+}
+
 static void test_collapsed_empty(void **state)
 {
 	struct profile *p = profile_new();
@@ -767,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_merges_and_rejects),
 		cmocka_unit_test(test_collapsed_format),
 		cmocka_unit_test(test_collapsed_empty),
+		cmocka_unit_test(test_collapsed_no_weightless),
 		cmocka_unit_test(test_flamegraph_escapes_and_is_self_contained),
 		cmocka_unit_test(test_pprof_roundtrip),
 		cmocka_unit_test(test_frames_kinds_and_labels),

@@ -169,11 +169,48 @@ static void random_filter(uint64_t *rsp, struct mt_seq_filter *f, uint64_t *tids
 	*rsp = rs;
 }
 
+/*
+ * The sequencer's counters against what it emitted (@o) and was fed (@fed
+ * events, lost-event counts not included): each emitted line counted once
+ * by its kind and flags, each observed event accounted for once.
+ */
+static void check_counters(const struct mt_seq *s, const struct out *o, uint64_t fed)
+{
+	const struct sequencer_stats *st = sequencer_stats(s);
+	uint64_t names = 0, markers = 0, inferred = 0, resync = 0, lazy = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		const struct mt_ev *e = &o->ev[i];
+
+		if (e->kind == MT_EV_NAME)
+			names++;
+		else if (e->kind == MT_EV_LOST)
+			markers++;
+		else if (e->flags & MT_EVF_RESYNC)
+			resync++;
+		else if (e->flags & MT_EVF_INFERRED)
+			inferred++;
+		else if (e->flags & MT_EVF_LAZY)
+			lazy++;
+	}
+	assert_int_equal(st->out, o->n);
+	assert_int_equal(st->names, names);
+	assert_int_equal(st->markers, markers);
+	assert_int_equal(st->inferred, inferred);
+	assert_int_equal(st->resync, resync);
+	assert_int_equal(st->lazy, lazy);
+	assert_int_equal(st->in, fed);
+	/* never more observed events out than came in, net of absorbed and dropped */
+	assert_true(sequencer_observed_out(st) + st->absorbed + st->dropped <= st->in);
+	assert_int_equal(sequencer_observed_out(st) + sequencer_unreported(st) + st->absorbed +
+			 st->dropped, st->in);
+}
+
 /* Run one random scenario; returns the checker's violation count. */
 static uint64_t scenario(uint64_t seed, size_t nev, struct out *o)
 {
 	struct mt_seq_filter f;
-	uint64_t tids[4], rs = seed * 2654435761u + 1;
+	uint64_t tids[4], rs = seed * 2654435761u + 1, fed = 0;
 	struct mt_seq *s;
 	uint64_t viol;
 
@@ -222,8 +259,10 @@ static uint64_t scenario(uint64_t seed, size_t nev, struct out *o)
 		} else {
 			random_event(s, &rs, i, &e);
 			sequencer_feed(s, &e);
+			fed += e.kind != MT_EV_LOST;
 		}
 	}
+	check_counters(s, o, fed);
 	viol = check_count(o->chk, 0);
 	if (viol)
 		print_message("seed %llu: first violation at %llu (rule %d): %s\n",
@@ -410,6 +449,81 @@ static void test_park_waits(void **state)
 		sequencer_free(s);
 		out_free(&o);
 	}
+}
+
+/*
+ * Object.wait as HotSpot's probes show it: monitor__wait, the wait's own
+ * release of the monitor (contended__exit: it woke a thread), a contended
+ * entry after the notify (contended__enter, __entered), then
+ * monitor__waited. One wait, begun and ended where the call was, the
+ * thread's holds as before it; the release and entry absorbed, nothing
+ * dropped. The monitor was entered uncontended before: its release after
+ * the wait comes with an inferred acquire. A thread named before its
+ * creation is inferred, a wait's end whose begin came before is dropped,
+ * events of an unreported category are counted as not reported.
+ */
+static void test_counters_object_wait(void **state)
+{
+	enum { T = 7, U = 8, L = 0x1000 };
+	struct mt_seq_filter f = { .cats = MT_CAT_ALL & ~MT_CAT_POOL };
+	struct out o = { 0 };
+	struct mt_seq *s;
+	const struct sequencer_stats *st;
+	size_t begins = 0, ends = 0;
+
+	o.chk = check_new(on_viol, &o);
+	s = sequencer_new(&f, emit, &o);
+	assert_non_null(s);
+	struct mt_ev in[] = {
+		{ .ts = 1, .kind = MT_EV_THREAD_CREATE, .thread = T, .id = T },
+		{ .ts = 2, .kind = MT_EV_TYPE_CREATE, .id = 100 },
+		{ .ts = 2, .kind = MT_EV_TYPE_LOAD, .id = 100 },
+		{ .ts = 3, .kind = MT_EV_OBJ_CREATE, .id = L, .ref = 100 },
+		{ .ts = 4, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_NOTIFY, .thread = T, .id = L },
+		{ .ts = 5, .kind = MT_EV_MON_RELEASE, .thread = T, .id = L },
+		{ .ts = 6, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_ENTER, .thread = T, .id = L },
+		{ .ts = 7, .kind = MT_EV_MON_WAIT_END, .thread = T, .id = L },
+		{ .ts = 7, .kind = MT_EV_MON_ACQUIRE, .thread = T, .id = L },
+		{ .ts = 8, .kind = MT_EV_MON_WAIT_END, .thread = T, .id = L },
+		{ .ts = 9, .kind = MT_EV_MON_RELEASE, .thread = T, .id = L },
+		/* thread U: never seen created; its wait began before the recording */
+		{ .ts = 10, .kind = MT_EV_MON_WAIT_END, .thread = U, .id = L },
+		{ .ts = 11, .kind = MT_EV_POOL_USAGE, .thread = T },
+	};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		sequencer_feed(s, &in[i]);
+	st = sequencer_stats(s);
+	for (size_t i = 0; i < o.n; i++) {
+		if (o.ev[i].kind == MT_EV_MON_WAIT_BEGIN) {
+			begins++;
+			assert_int_equal(o.ev[i].ts, 4);
+		} else if (o.ev[i].kind == MT_EV_MON_WAIT_END) {
+			ends++;
+			assert_int_equal(o.ev[i].ts, 8);
+			assert_int_equal(o.ev[i].flags, 0);
+		}
+	}
+	assert_int_equal(begins, 1);
+	assert_int_equal(ends, 1);
+	assert_int_equal(check_count(o.chk, 0), 0);
+	assert_int_equal(st->in, 13);
+	assert_int_equal(st->absorbed, 4);   /* release, entry's begin, end and acquire */
+	assert_int_equal(st->dropped, 1);    /* U's wait end */
+	assert_int_equal(st->inferred, 1);   /* the acquire before the last release */
+	assert_int_equal(sequencer_observed_out(st), 7); /* T, type, load, L, wait, end, release */
+	assert_int_equal(sequencer_unreported(st), 1);   /* the pool reading */
+	assert_int_equal(st->out, 8);
+	/* a late report of the thread named before its creation: inferred */
+	in[0] = (struct mt_ev){ .ts = 12, .kind = MT_EV_MON_WAIT_BEGIN, .aux = MT_WAIT_ENTER,
+				.thread = U, .id = L };
+	sequencer_feed(s, &in[0]);
+	assert_int_equal(o.ev[o.n - 2].kind, MT_EV_THREAD_CREATE);
+	assert_int_equal(o.ev[o.n - 2].flags, MT_EVF_LAZY | MT_EVF_INFERRED);
+	assert_int_equal(st->inferred, 2);
+	assert_int_equal(sequencer_observed_out(st), 8);
+	check_counters(s, &o, 14);
+	sequencer_free(s);
+	out_free(&o);
 }
 
 /* ---- the gap path: classes resynchronised after lost events ---- */
@@ -796,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_gap_resync_types_property),
 		cmocka_unit_test(test_cats_parse),
 		cmocka_unit_test(test_park_waits),
+		cmocka_unit_test(test_counters_object_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,7 +148,7 @@ static struct serve_jvm *jvm_new(struct serve *sv, int pid, int nspid, const cha
 	j->p.nspid = nspid;
 	snprintf(j->pid_s, sizeof(j->pid_s), "%d", pid);
 	snprintf(j->p.main_class, sizeof(j->p.main_class), "%s", main_class);
-	snprintf(j->p.container_id, sizeof(j->p.container_id), "%s", container);
+	snprintf(j->p.ident.container_id, sizeof(j->p.ident.container_id), "%s", container);
 	snprintf(j->p.jdk_version, sizeof(j->p.jdk_version), "%s", jdk);
 	j->since_ns = since;
 	return j;
@@ -181,6 +181,13 @@ static int setup(void **state)
 	x->jvms[0] = jvm_new(&x->sv, 101, 7, "app.Main", "", "17.0.9", 1000);
 	x->jvms[0]->collections = 3;
 	j = x->jvms[1] = jvm_new(&x->sv, 202, 202, "svc \"x\"", "abc", "25", 2000);
+	/* a JVM of a pod: its identity (jvm/jvmid.h) goes into its record whole */
+	strcpy(j->p.ident.runtime, "cri-o");
+	strcpy(j->p.ident.container_name, "app");
+	strcpy(j->p.ident.name_from, "conmon");
+	strcpy(j->p.ident.pod, "shop-7d4b9c");
+	strcpy(j->p.ident.pod_namespace, "payments");
+	strcpy(j->p.ident.pod_uid, "3d274242-8ee0-11e9-a8a6-1e68d864ef1a");
 	j->alloc = (struct serve_work){ .want = true, .state = SERVE_WORK_ON, .since_ns = 5000 };
 	j->alloc_total = 4096;
 	j->cls = calloc(2, sizeof(*j->cls));
@@ -236,10 +243,15 @@ static int req(struct fix *x, const char *method, const char *path, const char *
 #define POST_ONLY "{\"error\":\"POST only\"}\n"
 
 #define JVM_101 "{\"pid\":101,\"nspid\":7,\"main_class\":\"app.Main\",\"container_id\":\"\"," \
+	"\"container_runtime\":\"\",\"container_name\":\"\",\"container_name_from\":\"\"," \
+	"\"pod\":\"\",\"namespace\":\"\",\"pod_uid\":\"\"," \
 	"\"jdk\":\"17.0.9\",\"watched_since_ns\":1000,\"collections\":3," \
 	"\"alloc\":{\"state\":\"off\",\"requested\":false}," \
 	"\"age\":{\"state\":\"off\",\"requested\":false}}"
 #define JVM_202 "{\"pid\":202,\"nspid\":202,\"main_class\":\"svc \\\"x\\\"\",\"container_id\":\"abc\"," \
+	"\"container_runtime\":\"cri-o\",\"container_name\":\"app\",\"container_name_from\":\"conmon\"," \
+	"\"pod\":\"shop-7d4b9c\",\"namespace\":\"payments\"," \
+	"\"pod_uid\":\"3d274242-8ee0-11e9-a8a6-1e68d864ef1a\"," \
 	"\"jdk\":\"25\",\"watched_since_ns\":2000,\"collections\":0," \
 	"\"alloc\":{\"state\":\"on\",\"requested\":true,\"since_ns\":5000,\"bytes\":4096," \
 	"\"top_classes\":[{\"class\":\"byte[]\",\"bytes\":3000}," \

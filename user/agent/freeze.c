@@ -460,6 +460,7 @@ static void sandbox(const struct freeze *fz)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != fz->parent)
 		_exit(71);
+	prctl(PR_SET_NAME, MT_AP_COPY_COMM, 0, 0, 0); /* not a JVM for memtrace ps */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "1000", 4) != 4)

@@ -232,8 +232,9 @@ static int walk_prepare(JNIEnv *jni, const struct walk_ask *a, char *why, size_t
 	if (req->flags & MT_AP_HEAP_SAMPLES)
 		walksamples_find(jni, a->samples, req->nsamples);
 	hw.own_tid = own_thread_id(jni);
-	/* (a frozen walk records nothing here: the copy grows its own vector) */
-	if (hw.untagged && !hw.freezing)
+	/* (a frozen walk records nothing here: the copy grows its own vector;
+	 * the class table alone records nothing) */
+	if (hw.untagged && !hw.freezing && !(req->flags & MT_AP_HEAP_CLASSES))
 		walkvec_reserve(&hw.visits, last_visits + last_visits / 4);
 	return 0;
 }
@@ -427,6 +428,16 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 	walk_begin(req, freeze, a->layout);
 	if (req->flags & MT_AP_HEAP_BARE) {
 		e = walk_bare(req);
+	} else if (req->flags & MT_AP_HEAP_CLASSES) {
+		/* the class table only, the JVM running: nothing is walked */
+		err = walk_prepare(jni, a, why, n);
+		if (err)
+			return err;
+		hw.done.prep_ns = agent_mono_ns() - hw.t0;
+		e = JVMTI_ERROR_NONE;
+		if (hw.untagged)
+			walk_untagged_after();
+		(*jni)->PopLocalFrame(jni, NULL);
 	} else {
 		err = walk_prepare(jni, a, why, n);
 		if (err)
@@ -446,7 +457,7 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 		return -EIO;
 	}
 	walk_done(req);
-	if (!(req->flags & MT_AP_HEAP_BARE))
+	if (!(req->flags & (MT_AP_HEAP_BARE | MT_AP_HEAP_CLASSES)))
 		walk_add_ages();
 	/* the tags stay (the session's env) for the next walk's ages */
 	walksend_begin();

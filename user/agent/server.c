@@ -57,9 +57,11 @@ static uint32_t heap_seq; /* the HEAP_REQUEST being answered */
 static pid_t client_pid;    /* the client's pid (SO_PEERCRED, in our pid namespace) */
 static uint64_t client_since_ms;
 
-/* Shared with Agent_OnUnload: the socket file we bound (under agent.lock). */
+/* Shared with Agent_OnUnload: the socket file we bound (under agent.lock),
+ * and whether the JVM is going (its file removed: never bound again). */
 static char bound_path[sizeof(agent.sock_path)];
 static ino_t bound_ino;
+static bool shut_down;
 
 static uint64_t now_ms(void)
 {
@@ -122,7 +124,10 @@ static void check_listener(void)
 	int fd;
 
 	pthread_mutex_lock(&agent.lock);
-	if (listener_ok() && !agent.sock_changed) {
+	/* after server_shutdown the file is gone on purpose: this thread runs on
+	 * while the JVM exits, and a session's short poll would bind it again
+	 * (a JVM ended with SIGTERM during a session left its socket) */
+	if (shut_down || (listener_ok() && !agent.sock_changed)) {
 		pthread_mutex_unlock(&agent.lock);
 		return;
 	}
@@ -566,6 +571,7 @@ void server_shutdown(void)
 	struct stat st;
 
 	pthread_mutex_lock(&agent.lock);
+	shut_down = true;
 	if (bound_path[0] && !lstat(bound_path, &st) && st.st_ino == bound_ino)
 		unlink(bound_path);
 	pthread_mutex_unlock(&agent.lock);

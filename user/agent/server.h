@@ -20,7 +20,8 @@ int server_listen(const char *path, ino_t *ino);
  */
 int server_start(JNIEnv *jni, int listen_fd, ino_t ino);
 
-/* server_shutdown - VM death: remove our socket file if it is still ours. */
+/* server_shutdown - VM death: remove our socket file if it is still ours;
+ * the server thread never binds it again. */
 void server_shutdown(void);
 
 #endif

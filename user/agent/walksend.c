@@ -197,11 +197,14 @@ static long put_copy(char *buf, size_t cap, size_t *off)
 static size_t n_classes(void) { return hw.ncls; }
 static size_t n_threads(void) { return hw.nthreads; }
 static size_t n_strings(void) { return hw.strs.n; }
-static size_t n_once(void) { return 1; }
-/* (a marked walk's ids are the marker's: memtrace needs no addresses) */
+/* (the class table alone: no walk, no ages) */
+static size_t n_ages(void) { return !(hw.flags & MT_AP_HEAP_CLASSES); }
+/* (a marked walk's ids are the marker's: memtrace needs no addresses; the
+ * class table alone has none) */
 static size_t n_named(void)
 {
-	return hw.want_mark && !hw.mark.status && !hw.comparing ? 0 : hw.named.n;
+	return (hw.want_mark && !hw.mark.status && !hw.comparing) ||
+	       (hw.flags & MT_AP_HEAP_CLASSES) ? 0 : hw.named.n;
 }
 static size_t n_freeze(void) { return hw.want_freeze; }
 static size_t n_copy(void) { return hw.want_copy; }
@@ -230,7 +233,7 @@ static const struct section {
 	{ .vec = &hw.roots, .kind = MT_AP_HREC_ROOTS },
 	{ .vec = &hw.prims, .kind = MT_AP_HREC_PRIMS },
 	{ .len = n_strings, .put = put_string },
-	{ .len = n_once, .put = put_ages, .not_bare = true },   /* the session's age ranges */
+	{ .len = n_ages, .put = put_ages, .not_bare = true },   /* the session's age ranges */
 	{ .len = n_named, .put = put_named },                   /* untagged walks: addresses */
 	{ .vec = &hw.visits, .kind = MT_AP_HREC_VISITS },
 	{ .vec = &hw.sampled, .kind = MT_AP_HREC_SAMPLED },

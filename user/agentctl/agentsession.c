@@ -35,7 +35,9 @@ void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s,
 	char path[64];
 
 	agentsock_path(p->nspid, path, sizeof(path));
-	if (err == -ESRCH || !proc_exists(p->pid)) {
+	/* a hang-up may be the JVM dying (kill -9 closes its sockets first) */
+	if (err == -ESRCH || (err == -ECONNRESET && !s->last_err.code ?
+			      proc_wait_gone(p->pid, 2000) : !proc_exists(p->pid))) {
 		/* whatever the socket said, the cause is that the JVM is gone */
 		p_err("JVM %d exited while memtrace talked to its agent", p->pid);
 		return;
@@ -87,6 +89,7 @@ int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 
 	bool told = false;
 
+	agentsock_sweep(p); /* other JVMs' leftovers; best effort */
 	for (;;) {
 		for (;;) {
 			err = agentsock_connect(p, s);

@@ -18,7 +18,8 @@ void agentsession_explain(const struct mt_proc *p, const struct mt_agentsock *s,
 /*
  * agentsession_connect - connect and say HELLO, retrying for @retry_ms while a
  * loaded agent (re)creates its socket. Returns 0 or -errno (nothing printed;
- * -ESRCH at once when the JVM exits meanwhile).
+ * -ESRCH at once when the JVM exits meanwhile). First sweeps the agent sockets
+ * of dead JVMs from the JVM's /tmp (agentsock_sweep).
  */
 int agentsession_connect(const struct mt_proc *p, struct mt_agentsock *s,
 			 struct mt_ap_hello_reply *r, int retry_ms);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* agentsock.c - talk to memtrace's JVMTI agent over its unix socket. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agentctl/agentsock.h"
@@ -22,7 +25,7 @@ int agentsock_connect(const struct mt_proc *p, struct mt_agentsock *s)
 	int dirfd, fd;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->tmpfd = -1;
 	s->seq = 1;
 	agentsock_path(p->nspid, path, sizeof(path));
 	name = strrchr(path, '/') + 1;
@@ -30,18 +33,102 @@ int agentsock_connect(const struct mt_proc *p, struct mt_agentsock *s)
 	if (dirfd < 0)
 		return dirfd;
 	fd = attach_connect_as(p, dirfd, name);
-	close(dirfd);
-	if (fd < 0)
+	if (fd < 0) {
+		close(dirfd);
 		return fd;
+	}
 	s->fd = fd;
+	s->tmpfd = dirfd;
+	s->pid = p->pid;
+	s->nspid = p->nspid;
 	return 0;
+}
+
+/* Whether the agent closed its end of @fd. */
+static bool hung_up(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 void agentsock_close(struct mt_agentsock *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
+	bool gone;
+	int err;
+
+	if (s->fd < 0)
+		return;
+	/* an agent hangs up when asked to (DETACH) or after an ERROR frame: a
+	 * hang-up otherwise is its JVM going (kill -9 closes the sockets a
+	 * moment before the process is gone) */
+	if (!s->detached && !s->last_err.code && hung_up(s->fd))
+		gone = proc_wait_gone(s->pid, 2000);
+	else
+		gone = !proc_exists(s->pid);
+	close(s->fd);
 	s->fd = -1;
+	if (gone) {
+		err = agentsock_remove_leftovers(s->tmpfd, s->nspid);
+		if (err < 0)
+			p_warn("JVM %d exited: cannot remove its sockets /tmp/.memtrace-%d.sock and "
+			       "/tmp/.java_pid%d (in its mount namespace): %s", s->pid, s->nspid,
+			       s->nspid, strerror(-err));
+	}
+	close(s->tmpfd);
+	s->tmpfd = -1;
+}
+
+int agentsock_remove_leftovers(int tmpfd, int nspid)
+{
+	char agent[64], listener[64];
+	const char *aname;
+	int err = 0;
+
+	agentsock_path(nspid, agent, sizeof(agent));
+	aname = strrchr(agent, '/') + 1;
+	snprintf(listener, sizeof(listener), ".java_pid%d", nspid);
+	/* a killed JVM's leader is a zombie while its other threads still hold
+	 * the sockets open (they accept then): retry for up to 2 s */
+	for (int i = 0; i < 20 && err >= 0; i++) {
+		struct stat st;
+
+		err = attach_remove_stale(tmpfd, aname);
+		if (err >= 0)
+			err = attach_remove_stale(tmpfd, listener);
+		if (err < 0 || (fstatat(tmpfd, aname, &st, AT_SYMLINK_NOFOLLOW) &&
+				fstatat(tmpfd, listener, &st, AT_SYMLINK_NOFOLLOW)))
+			break;
+		usleep(100000);
+	}
+	return err < 0 ? err : 0;
+}
+
+int agentsock_sweep(const struct mt_proc *p)
+{
+	struct dirent *de;
+	int dirfd, n = 0;
+	DIR *d;
+
+	dirfd = attach_open_dir(p, "/tmp");
+	if (dirfd < 0)
+		return dirfd;
+	d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		int nspid, used = 0;
+
+		if (sscanf(de->d_name, ".memtrace-%d.sock%n", &nspid, &used) != 1 ||
+		    de->d_name[used] || nspid <= 0 || nspid == p->nspid)
+			continue;
+		if (attach_remove_stale(dirfd, de->d_name) == 1)
+			n++;
+	}
+	closedir(d); /* closes dirfd */
+	return n;
 }
 
 // Read exactly @n bytes before the deadline (ms of mono_ns()).
@@ -158,7 +245,10 @@ int agentsock_ping(struct mt_agentsock *s)
 
 int agentsock_detach(struct mt_agentsock *s)
 {
-	int err = agentsock_request(s, MT_AP_DETACH, NULL, 0, MT_AP_DETACH_ACK, NULL);
+	int err;
+
+	s->detached = true;
+	err = agentsock_request(s, MT_AP_DETACH, NULL, 0, MT_AP_DETACH_ACK, NULL);
 
 	agentsock_close(s);
 	return err;

@@ -20,6 +20,10 @@ struct mt_agentsock {
 	int fd;                     /* connected socket, -1 when closed */
 	uint32_t seq;               /* our next frame's seq */
 	struct mt_ap_error last_err;/* the agent's last ERROR frame (code 0 if none) */
+	int tmpfd;                  /* the JVM's /tmp while fd >= 0 (its sockets are
+				     * removed through it if the JVM died) */
+	int pid, nspid;             /* the JVM's host pid and its own */
+	bool detached;              /* we asked the agent to end the session */
 };
 
 /* agentsock_path - the socket's path inside the target: "/tmp/.memtrace-<nspid>.sock". */
@@ -32,8 +36,35 @@ void agentsock_path(int nspid, char *out, size_t n);
  */
 int agentsock_connect(const struct mt_proc *p, struct mt_agentsock *s);
 
-/* agentsock_close - close the connection. No operation if already closed. */
+/*
+ * agentsock_close - close the connection. No operation if already closed.
+ * If the JVM is gone (killed with -9: it could not remove them), its agent
+ * socket and attach listener's socket are removed from its /tmp
+ * (agentsock_remove_leftovers); what cannot be is named in a warning. When
+ * the agent hung up unasked (no DETACH, no ERROR frame), the JVM may be
+ * dying: waited for up to 2 s.
+ */
 void agentsock_close(struct mt_agentsock *s);
+
+/*
+ * agentsock_remove_leftovers - remove the sockets a JVM that exited without
+ * its own cleanup (kill -9) leaves in its /tmp (@tmpfd, opened while it
+ * lived): its agent's .memtrace-<nspid>.sock and its attach listener's
+ * .java_pid<nspid> (memtrace's attach made it start). A socket someone
+ * listens on stays (attach_remove_stale); a killed JVM's threads may hold
+ * them a moment after its leader died: retried for up to 2 s. Returns 0 or
+ * the first -errno. Prints nothing.
+ */
+int agentsock_remove_leftovers(int tmpfd, int nspid);
+
+/*
+ * agentsock_sweep - remove every agent socket in the /tmp of JVM @p that no
+ * one listens on: what JVMs killed with -9 while no memtrace watched them
+ * left (their pids are dead, or came round again). @p's own socket is left
+ * to the session (a load replaces it; a connection explains it). Returns
+ * how many were removed, or -errno. Prints nothing.
+ */
+int agentsock_sweep(const struct mt_proc *p);
 
 /*
  * agentsock_request - send one frame of @type with @len payload bytes, then

@@ -204,6 +204,11 @@ int objstream_poll(struct objstream *o, int timeout_ms)
 	}
 	if (rc == -EINTR)
 		rc = 0;
+	/* the JVM exited (its agent's hang-up comes a moment before the process
+	 * is gone): the end of the stream, for the caller to say */
+	if (rc == -ESRCH || (rc == -ECONNRESET && !o->s.last_err.code &&
+			     proc_wait_gone(o->p->pid, 2000)))
+		return -ESRCH;
 	if (rc < 0) {
 		agentsession_explain(o->p, &o->s, rc);
 		return rc;

@@ -51,7 +51,8 @@ struct objstream_stats {
  */
 struct objstream *objstream_new(const struct mt_proc *p, uint32_t interval,
 				objstream_feed_fn feed, objstream_type_fn type, void *ctx);
-/* objstream_poll - feed what arrived within @timeout_ms. Frames read, or -errno (printed). */
+/* objstream_poll - feed what arrived within @timeout_ms. Frames read; -ESRCH
+ * (not printed) when the JVM exited; other -errno (printed). */
 int objstream_poll(struct objstream *o, int timeout_ms);
 /* objstream_free - stop sampling (what the agent still holds is fed first),
  * detach (the agent goes dormant), and give the final counters in *@final

@@ -11,15 +11,16 @@
 #include <string.h>
 
 #include "probe/alloctrace.h"
-#include "jvm/attach.h"
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "jvm/proc.h"
 #include "analysis/profile.h"
 #include "sink/allocprofile.h"
+#include "sink/budgettext.h"
 #include "sink/sinks.h"
 #include "jstack/jwalk.h"
 #include "jstack/symres.h"
+#include "jvm/perfmap.h"
 #include "lib/stopflag.h"
 #include "lib/util.h"
 
@@ -50,12 +51,16 @@ static void usage(FILE *f)
 		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
 		"                      [--no-budget-windows]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
-		"  refill is a sample weighted by the TLAB's size, every allocation outside\n"
-		"  a TLAB one weighted by the object's size (estimates: shares converge as\n"
-		"  samples grow). --exact counts every object through hotspot:object__alloc\n"
+		"  refill is a sample, and so is every allocation outside a TLAB. A sample\n"
+		"  weighs the bytes its thread allocated since its previous one (the\n"
+		"  thread's own counter, as JFR weighs its samples), shared among the\n"
+		"  classes found in the first 8 KiB of the thread's last TLAB (an object\n"
+		"  outside a TLAB keeps its own size); estimates: shares converge as\n"
+		"  samples grow. --exact counts every object through hotspot:object__alloc\n"
 		"  and needs -XX:+DTraceAllocProbes (which costs throughput).\n"
 		"  Java frames are named from the JVM's perf map, which memtrace asks for\n"
-		"  (jcmd Compiler.perfmap) unless --no-perfmap.\n"
+		"  (jcmd Compiler.perfmap) unless --no-perfmap; a /tmp/perf-PID.map the JVM\n"
+		"  wrote because memtrace asked is removed once read.\n"
 		"  Stacks are whole Java stacks walked in the kernel (no JVM flags), from\n"
 		"  the thread's first Java frame to the allocating one, then the class;\n"
 		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
@@ -109,21 +114,6 @@ static struct class_row *by_class(const struct alloc_row *rows, size_t n, size_t
 	}
 	qsort(c, *nc, sizeof(*c), by_bytes);
 	return c;
-}
-
-/* Ask the JVM to write /tmp/perf-<nspid>.map so JIT frames get names. */
-static void request_perfmap(const struct mt_proc *p)
-{
-	struct mt_attach_reply r;
-
-	if (p->jdk_major && p->jdk_major < 17) {
-		p_warn("JDK %d has no Compiler.perfmap: JIT frames stay unnamed", p->jdk_major);
-		return;
-	}
-	if (attach_command(p, "jcmd", "Compiler.perfmap", NULL, NULL, &r))
-		return; /* attach_command said why */
-	if (r.code)
-		p_warn("Compiler.perfmap failed (%d): %s; JIT frames stay unnamed", r.code, r.text);
 }
 
 struct site_row {
@@ -235,8 +225,7 @@ static void print_duty(struct alloctrace *t, bool json)
 			       "in %.0f ms)", 100 * d.observed, (unsigned long long)d.windows,
 			       d.period_ms);
 		if (d.observed < 0.999 && d.loss_share > -1)
-			printf("; the windows cost the busiest thread %.2f%% of its time, as "
-			       "measured from its own allocation counter", 100 * d.loss_share);
+			budgettext_loss(stdout, d.loss_share);
 		printf("; bytes are scaled to the whole");
 		/* thinning cannot take the trap away: say when it alone is over */
 		if (d.observed > 0.999 && d.trap_ns * d.rate / 1e9 > d.budget)
@@ -503,9 +492,12 @@ static void alloc_stacks(struct alloc_run *a)
 	if (!a->to.stacks)
 		return;
 	if (!a->jvm_exited) {
+		struct perfmap pm = { .tmpfd = -1 };
+
 		if (a->o.perfmap)
-			request_perfmap(&a->p);
+			perfmap_request(&a->p, &pm, "JIT frames");
 		a->sr = symres_new(&a->p);
+		perfmap_done(&pm); /* read: removed if the JVM wrote it for us */
 	}
 	a->leaf = calloc(a->n ? a->n : 1, sizeof(*a->leaf));
 	a->prof = a->leaf ? allocprofile_build(a->t, a->sr, a->rows, a->n, a->o.vm_frames,

@@ -13,11 +13,16 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "heap/heapfreeze.h"
+#include "heap/walkestimate.h"
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
+#include "jvm/perfdata.h"
 #include "jvm/privs.h"
 #include "probe/gcendprobe.h"
+#include "probe/gcpauseprobe.h"
 #include "probe/tlabprobe.h"
+#include "jvm/jvmid.h"
+#include "probe/kfeatures.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -60,14 +65,20 @@ struct report {
 	bool probe[MT_ARRAY_SIZE(dprobes)];
 	bool symtab, sym_tlab, vmstructs;
 	bool sym_gcend;           /* GCMemoryManager::gc_end (the cause uprobe) */
+	bool sym_gcpause;         /* GCTimer's pause registration (the pauses' uprobes) */
+	const char *collector;    /* "G1", "ZGC (generational)", ...; NULL unknown */
 	int ncauses;              /* GCCause names read from to_string; <= 0: none */
 	int flag_err[MT_ARRAY_SIZE(dflags)];
 	bool flag[MT_ARRAY_SIZE(dflags)];
 	bool attach_socket;       /* /tmp/.java_pid<nspid> exists already */
 	bool agent_warning;       /* JDK 21+ without an explicit EnableDynamicAgentLoading */
 	bool root, cap_bpf, cap_perfmon, cap_ptrace, cap_admin;
+	struct kfeatures kf;      /* the kernel's BPF features */
 	bool freeze;              /* heap snapshots can be frozen walks */
 	char freeze_why[192];     /* else why not */
+	uint64_t fork_ns;         /* a frozen walk's pause (the fork), estimated; 0 unknown */
+	bool est_ok;              /* a walk in a pause could be estimated: */
+	struct walkestimate est;
 };
 
 static void usage(FILE *f)
@@ -95,6 +106,7 @@ static void inspect(struct report *r)
 		r->sym_tlab = !elfsym_lookup(e, TLABPROBE_SYM_NEW_TLAB, NULL, NULL) &&
 			      !elfsym_lookup(e, TLABPROBE_SYM_OUTSIDE_TLAB, NULL, NULL);
 		r->sym_gcend = !elfsym_lookup(e, GCENDPROBE_SYM, NULL, NULL);
+		r->sym_gcpause = gcpauseprobe_present(e);
 		{
 			struct gccause_table *t = malloc(sizeof(*t));
 
@@ -121,8 +133,18 @@ static void inspect(struct report *r)
 		r->agent_warning = jvmflags_find(&r->p, vs, "EnableDynamicAgentLoading", &f) ||
 				   f.via_symtab || (f.flags & 0xf) == 0;
 	}
+	r->collector = jvmflags_collector(&r->p, vs);
 	r->freeze = !heapfreeze_prepare(&r->p, vs, &fz, r->freeze_why, sizeof(r->freeze_why));
 	vmstructs_free(vs);
+	/* what a heap walk will cost: the fork, or a walk in a pause */
+	r->fork_ns = heapfreeze_fork_estimate_ns(&r->p);
+	{
+		char why[128];
+		struct mt_perfdata *pd = perfdata_open(&r->p, why, sizeof(why));
+
+		r->est_ok = !walkestimate_read(pd, false, &r->est);
+		perfdata_free(pd);
+	}
 
 	snprintf(path, sizeof(path), "%s/tmp/.java_pid%d", r->p.root, r->p.nspid);
 	r->attach_socket = !stat(path, &st) && S_ISSOCK(st.st_mode);
@@ -189,18 +211,34 @@ static void print_json(const struct report *r)
 	for (size_t i = 0, k = 0; i < MT_ARRAY_SIZE(dflags); i++)
 		if (r->flag_err[i])
 			printf("%s\"%s\"", k++ ? "," : "", dflags[i].name);
-	printf("],\"heap_walk\":\"%s\"", r->freeze ? "frozen" : "paused");
+	printf("],\"gc_pause_timer\":%s,\"collector\":", r->sym_gcpause ? "true" : "false");
+	json_str(stdout, r->collector ? r->collector : "");
+	printf(",\"heap_walk\":\"%s\"", r->freeze ? "frozen" : "paused");
 	if (!r->freeze) {
 		printf(",\"heap_walk_why\":");
 		json_str(stdout, r->freeze_why);
 	}
+	/* the pause a walk will cost, estimated (0: unknown) */
+	printf(",\"heap_walk_pause_ns\":%llu,\"heap_walk_needs_max_pause\":%s",
+	       (unsigned long long)(r->freeze ? r->fork_ns : r->est_ok ? r->est.pause_ns : 0),
+	       !r->freeze && (!r->est_ok ||
+			      r->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) ?
+	       "true" : "false");
+	if (!r->freeze && r->est_ok)
+		printf(",\"heap_walk_objects\":%llu,\"heap_used\":%llu",
+		       (unsigned long long)r->est.objects, (unsigned long long)r->est.used);
 	printf(",\"attach_possible\":%s,\"attach_listener_running\":%s,"
-	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s,"
-	       "\"container_id\":",
+	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s",
 	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
 	       r->agent_warning ? "true" : "false",
 	       p->other_pidns ? "true" : "false", p->other_mntns ? "true" : "false");
-	json_str(stdout, p->container_id);
+	jvmid_json(stdout, &p->ident);
+	printf(",\"kernel\":{\"release\":");
+	json_str(stdout, r->kf.release);
+	printf(",\"ringbuf\":%s,\"attach_cookie\":%s,\"bpf_loop\":%s,\"uprobe_multi\":%s,"
+	       "\"uprobe_multi_hidden\":%s}", r->kf.ringbuf ? "true" : "false",
+	       r->kf.cookie ? "true" : "false", r->kf.loop ? "true" : "false",
+	       r->kf.uprobe_multi ? "true" : "false", r->kf.uprobe_multi_hidden ? "true" : "false");
 	printf(",\"privileges\":{\"root\":%s,\"CAP_BPF\":%s,\"CAP_PERFMON\":%s,"
 	       "\"CAP_SYS_PTRACE\":%s,\"CAP_SYS_ADMIN\":%s},\"can_trace\":%s,\"gc_source\":\"%s\"}\n",
 	       r->root ? "true" : "false", r->cap_bpf ? "true" : "false",
@@ -210,6 +248,35 @@ static void print_json(const struct report *r)
 }
 
 #define YES(c) ((c) ? "yes" : "NO ")
+
+/* The collector, whether heap walks can be frozen, and what one will cost. */
+static void print_heap(const struct report *r)
+{
+	char a[32], t[192];
+
+	printf("\ncollector and heap walks\n");
+	printf("  collector  %s\n", r->collector ? r->collector : "unknown (no Use*GC flag read)");
+	if (r->freeze) {
+		printf("  [yes] frozen heap walks: the JVM pauses only to fork a copy");
+		if (r->fork_ns)
+			printf(", about %s (its resident memory at %d us a MiB, an upper "
+			       "estimate)", fmt_ns(r->fork_ns, a, sizeof(a)),
+			       HEAPFREEZE_FORK_NS_PER_MB / 1000);
+		printf("\n");
+		return;
+	}
+	printf("  [NO ] frozen heap walks: %s\n", r->freeze_why);
+	if (!r->est_ok) {
+		printf("        a walk in a pause cannot be estimated (no hsperfdata counters): "
+		       "memtrace does not walk without --max-pause MS\n");
+		return;
+	}
+	printf("        a walk in a pause: %s\n", walkestimate_text(&r->est, t, sizeof(t)));
+	if (r->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000)
+		printf("        over %d ms: histo, heap, query, snapshot and leaks walk only with "
+		       "--max-pause MS (a pause of up to MS, the walk cut short there)\n",
+		       WALKEST_DEFAULT_BOUND_MS);
+}
 
 static void print_text(const struct report *r)
 {
@@ -225,8 +292,15 @@ static void print_text(const struct report *r)
 	if (strcmp(p->libjvm, p->libjvm_host + strlen(p->root)) || p->other_mntns)
 		printf("  seen from here %s\n", p->libjvm_host);
 	printf("  namespaces    pid: %s, mount: %s%s%s\n", p->other_pidns ? "own" : "host's",
-	       p->other_mntns ? "own" : "host's", p->container_id[0] ? ", container " : "",
-	       p->container_id[0] ? p->container_id : "");
+	       p->other_mntns ? "own" : "host's", p->ident.container_id[0] ? ", container " : "",
+	       p->ident.container_id[0] ? p->ident.container_id : "");
+	if (p->ident.container_name[0] || p->ident.pod_uid[0])
+		printf("  identity      %s%s%s%s%s%s%s%s\n",
+		       p->ident.container_name[0] ? "container " : "", p->ident.container_name,
+		       p->ident.pod[0] ? (p->ident.container_name[0] ? ", pod " : "pod ") : "",
+		       p->ident.pod, p->ident.pod_namespace[0] ? ", namespace " : "",
+		       p->ident.pod_namespace, p->ident.pod_uid[0] ? ", pod uid " : "",
+		       p->ident.pod_uid);
 
 	printf("\nprobes and symbols\n");
 	printf("  [%s] hotspot USDT probes (%d)%s\n", YES(r->nprobes > 0), r->nprobes,
@@ -248,6 +322,12 @@ static void print_text(const struct report *r)
 	       !r->sym_gcend ? ": collections will have no cause (the symbol is missing)" :
 	       r->ncauses <= 0 ? ": collections will have no cause (GCCause::to_string unreadable)" :
 				 " (the cause of each collection, no flags)");
+	printf("  [%s] GCTimer::register_gc_pause_start/end%s\n", YES(r->sym_gcpause),
+	       r->sym_gcpause ? " + GCTracer::report_gc_start/end (the pauses of concurrent "
+				"cycles - G1 remark and cleanup, ZGC, Shenandoah - named, and "
+				"every duration as JFR's)" :
+	       ": those pauses are bracketed by gc__begin/gc__end instead, unnamed and "
+	       "shorter than the JVM's own");
 	printf("  [%s] VMStructs tables (class names, flags)\n", YES(r->vmstructs));
 
 	printf("\nflags\n");
@@ -260,6 +340,8 @@ static void print_text(const struct report *r)
 			printf("  %-26s %-5s  %s\n", dflags[i].name, r->flag[i] ? "true" : "false",
 			       dflags[i].gives);
 	}
+
+	print_heap(r);
 
 	printf("\nattach (JVMTI agent)\n");
 	printf("  [%s] dynamic attach%s\n", YES(attach_ok(r)),
@@ -280,17 +362,34 @@ static void print_text(const struct report *r)
 	printf("  [%s] CAP_SYS_PTRACE%s\n", YES(r->cap_ptrace || r->root),
 	       (r->cap_ptrace || r->root) ? "" : ": only JVMs of your own uid can be read");
 
+	printf("\nkernel %s (BPF features, probed)\n", r->kf.release);
+	printf("  [%s] ring buffers (5.8)%s\n", YES(r->kf.ringbuf),
+	       r->kf.ringbuf ? "" : ": memtrace's programs cannot load on this kernel");
+	printf("  [%s] BPF cookies (5.15)%s\n", YES(r->kf.cookie),
+	       r->kf.cookie ? "" : ": USDT probes cannot load: no collections, parks or records");
+	printf("  [%s] bpf_loop (5.17)%s\n", YES(r->kf.loop),
+	       r->kf.loop ? "" : ": the Java stack walker cannot load: no alloc, top, "
+				 "locks stacks or records");
+	printf("  [%s] uprobe_multi links (6.6)%s\n", YES(r->kf.uprobe_multi),
+	       r->kf.uprobe_multi ? "" : r->kf.uprobe_multi_hidden ?
+	       ": hidden by MEMTRACE_NO_UPROBE_MULTI; perf-event uprobes instead" :
+	       ": perf-event uprobes instead: the cost budget's windows open late and thin");
+
 	printf("\nmemtrace will use\n");
-	printf("  gc      %s%s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
-						  "nothing: no GC probes in this libjvm",
-	       gc_ok(r) && r->sym_gcend && r->ncauses > 0 ? ", uprobe GCMemoryManager::gc_end (causes)" : "");
+	printf("  gc      %s%s%s\n", gc_ok(r) ? "USDT gc__begin/end + mem__pool__gc__begin/end" :
+						    "nothing: no GC probes in this libjvm",
+	       gc_ok(r) && r->sym_gcend && r->ncauses > 0 ? ", uprobe GCMemoryManager::gc_end (causes)" : "",
+	       gc_ok(r) && r->sym_gcpause ? ", uprobes on GCTimer (concurrent cycles' pauses)" : "");
 	printf("  alloc   %s\n", r->sym_tlab ? "uprobes on AllocTracer (TLAB-refill sampling, no flags)" :
 					       "nothing without symbols");
 	printf("  agent   %s\n", attach_ok(r) ? "dynamic attach" : "unavailable");
 	if (r->freeze)
 		printf("  heap    snapshots from a frozen copy of the JVM (its pause: a fork)\n");
 	else
-		printf("  heap    snapshots walked in a pause: %s\n", r->freeze_why);
+		printf("  heap    snapshots walked in a pause (%s)\n",
+		       !r->est_ok ? "length unknown: --max-pause needed" :
+		       r->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000 ?
+		       "over 100 ms: --max-pause needed" : "under 100 ms");
 }
 
 int do_doctor(int argc, char **argv)
@@ -319,6 +418,7 @@ int do_doctor(int argc, char **argv)
 	if (cmdopt_open_jvm(o.pid, NULL, &r.p))
 		return 1;
 	inspect(&r);
+	kfeatures_probe(&r.kf);
 	if (mt_opts.json)
 		print_json(&r);
 	else

@@ -19,12 +19,17 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace gc -p PID [--duration S] [--json]\n"
 		   "  One record per collection from hotspot:gc__begin/end and\n"
-		   "  mem__pool__gc__begin/end: sequence, start, duration, full or not,\n"
-		   "  and each memory pool's used before/after, committed and max; the\n"
-		   "  cause (GCCause, as JFR and GarbageCollectorMXBean name it) and action\n"
-		   "  from a uprobe on GCMemoryManager::gc_end (no JVM flags).\n"
+		   "  mem__pool__gc__begin/end: sequence, start, duration, kind, and each\n"
+		   "  memory pool's used before/after, committed and max; the cause (GCCause,\n"
+		   "  as JFR and GarbageCollectorMXBean name it) and action from a uprobe on\n"
+		   "  GCMemoryManager::gc_end (no JVM flags). Kinds: young and full (a\n"
+		   "  stop-the-world collection: a pause), pause (a stop-the-world pause of a\n"
+		   "  concurrent cycle: G1's remark and cleanup, every ZGC and Shenandoah\n"
+		   "  pause, named and timed by the JVM's GCTimer as JFR's are), cycle (ZGC's\n"
+		   "  and Shenandoah's concurrent cycles: beside the application, no pause).\n"
+		   "  Durations are JFR's (uprobes on GCTracer's collection reports).\n"
 		   "  Ends on Ctrl-C, after --duration seconds, or when the JVM exits,\n"
-		   "  with a summary (count, pause total/max/mean, lost events).\n");
+		   "  with a summary (counts by kind, pause total/max/mean, lost events).\n");
 }
 
 /* gctrace calls back from gctrace_poll() only, when *@ctx is set. */
@@ -123,9 +128,17 @@ int do_gc(int argc, char **argv)
 			printf(",\"no_cause\":");
 			json_str(stdout, gctrace_no_cause(t));
 		}
+		if (gctrace_no_pauses(t)) {
+			printf(",\"no_pauses\":");
+			json_str(stdout, gctrace_no_pauses(t));
+		}
 		printf("}\n");
-	} else if (gctrace_no_cause(t)) {
-		p_info("collections will have no cause: %s", gctrace_no_cause(t));
+	} else {
+		if (gctrace_no_cause(t))
+			p_info("collections will have no cause: %s", gctrace_no_cause(t));
+		if (gctrace_no_pauses(t))
+			p_info("the pauses of concurrent cycles are not named nor timed by the JVM "
+			       "(%s): gc__begin/gc__end bracket them", gctrace_no_pauses(t));
 	}
 
 	while (!stopflag_raised()) {

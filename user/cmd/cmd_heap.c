@@ -26,7 +26,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace heap (-p PID | FILE) --retained [--top N] [--json] [--max-pause MS]\n"
-		   "       memtrace heap (-p PID | FILE) --paths CLASS [--top N] [--json]\n"
+		   "       memtrace heap (-p PID | FILE) --paths CLASS [--top N] [--json] [--max-pause MS]\n"
 		   "       memtrace heap FILE --id ID [--json]\n"
 		   "  Who holds the memory of a live heap (a walk with references; the JVM pauses\n"
 		   "  only for it), a `memtrace snapshot` file or a `jcmd PID GC.heap_dump` file.\n"
@@ -35,7 +35,10 @@ static void usage(FILE *f)
 		   "  --paths CLASS  the shortest chain of references from a GC root to the N\n"
 		   "                 instances of CLASS (name or simple name) that retain the most\n"
 		   "  --id ID        one object of a file: retained bytes, path, referrers\n"
-		   "  --top N        rows / instances shown (default 20 / 5)\n");
+		   "  --top N        rows / instances shown (default 20 / 5)\n"
+		   "  --max-pause MS a walk in a pause (ZGC, Shenandoah, --walk paused) is\n"
+		   "                 estimated first and, over 100 ms, done only with this: a\n"
+		   "                 pause of up to MS, the walk cut short there (partial)\n");
 }
 
 static int by_ret_desc(const void *a, const void *b, void *ret)

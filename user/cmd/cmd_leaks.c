@@ -33,6 +33,7 @@ struct leaks_opts {
 	uint64_t min_age;          /* --sampled */
 	bool counters, paths, sampled;
 	uint64_t top;
+	const struct cmdopt *co;   /* --max-pause */
 };
 
 struct growth_run {
@@ -123,6 +124,8 @@ static int growth_run(struct leaks_opts *o)
 
 	if (heapseries_init(&g.series))
 		return 1;
+	g.series.max_pause = o->co->has_max_pause;
+	g.series.max_pause_ms = (uint32_t)o->co->max_pause;
 	o->s.walk_every = o->s.duration / (o->snapshots - 1);
 	o->s.walks = o->snapshots - 1; /* all of them, late or not */
 	o->s.on_walk = on_walk;
@@ -162,8 +165,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace leaks -p PID [--duration S] [--snapshots N] [--min-growth N]\n"
 		   "                     [--top N] [--json] [--interval BYTES] [--depth N]\n"
+		   "                     [--max-pause MS]\n"
 		   "       memtrace leaks -p PID --sampled [--duration S] [--min-age K] [--paths]\n"
 		   "                     [--no-site-counters] [--interval BYTES] [--depth N]\n"
+		   "                     [--max-pause MS]\n"
 		   "  What keeps growing in the heap, and who holds it. Over S seconds (default\n"
 		   "  30; longer when snapshots of a big heap run late: all N are taken)\n"
 		   "  memtrace takes N heap snapshots (default 6; each pauses the JVM only to\n"
@@ -184,7 +189,10 @@ static void usage(FILE *f)
 		   "  --sampled: the sample-only ranking of allocation sites by the growth of\n"
 		   "  their old live bytes (survived >= K GCs, --min-age, default 2) over the\n"
 		   "  second half of the window, with BPF per-site allocation counters and, with\n"
-		   "  --paths, a heap walk at the end for each suspect's path.\n");
+		   "  --paths, a heap walk at the end for each suspect's path.\n"
+		   "  Where a snapshot cannot be a frozen copy (ZGC, Shenandoah) it is walked in a\n"
+		   "  pause: its length is estimated and said first, and over 100 ms memtrace does\n"
+		   "  not pause the JVM unless --max-pause MS accepts a pause of up to MS.\n");
 }
 
 int do_leaks(int argc, char **argv)
@@ -198,6 +206,7 @@ int do_leaks(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
 		{ "paths", no_argument, NULL, 'P' },
+		{ "max-pause", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -258,10 +267,11 @@ int do_leaks(int argc, char **argv)
 		return 2;
 	}
 	o.top = co.top;
+	o.co = &co;
 	if (o.sampled) {
 		if (!o.s.interval)
 			o.s.interval = MT_AP_DEFAULT_INTERVAL;
-		return leaks_sampled_run(&o.s, o.min_age, o.counters, o.paths, o.top);
+		return leaks_sampled_run(&o.s, o.min_age, o.counters, o.paths, &co);
 	}
 	if (o.paths)
 		p_info("--paths: every suspect has its path from a GC root without it");

@@ -7,14 +7,16 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "jvm/jvmid.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memtrace ps [--json]\n"
-		   "  Every process with libjvm.so mapped: host pid, pid inside its own\n"
-		   "  namespace, uid, JDK version, main class or jar, container or not.\n");
+		   "  Every process that runs libjvm.so: host pid, pid inside its own\n"
+		   "  namespace, uid, JDK version, main class or jar, container or not.\n"
+		   "  memtrace's own processes and its agent's frozen copies are left out.\n");
 }
 
 int do_ps(int argc, char **argv)
@@ -64,9 +66,9 @@ int do_ps(int argc, char **argv)
 			json_str(stdout, p.jdk_vendor);
 			printf(",\"main\":");
 			json_str(stdout, p.main_class);
-			printf(",\"container\":%s,\"container_id\":",
-			       (p.other_pidns || p.other_mntns || p.container_id[0]) ? "true" : "false");
-			json_str(stdout, p.container_id);
+			printf(",\"container\":%s",
+			       (p.other_pidns || p.other_mntns || p.ident.container_id[0]) ? "true" : "false");
+			jvmid_json(stdout, &p.ident);
 			printf(",\"other_pidns\":%s,\"other_mntns\":%s,\"libjvm\":",
 			       p.other_pidns ? "true" : "false", p.other_mntns ? "true" : "false");
 			json_str(stdout, p.libjvm);
@@ -74,8 +76,8 @@ int do_ps(int argc, char **argv)
 		} else {
 			char cont[16];
 
-			if (p.container_id[0])
-				snprintf(cont, sizeof(cont), "%.12s", p.container_id);
+			if (p.ident.container_id[0])
+				snprintf(cont, sizeof(cont), "%.12s", p.ident.container_id);
 			else
 				snprintf(cont, sizeof(cont), "%s",
 					 (p.other_pidns || p.other_mntns) ? "ns" : "-");

@@ -35,8 +35,10 @@ static void usage(FILE *f)
 		   "       memtrace query SNAPSHOT|DUMP.hprof (-e PROGRAM | -f FILE) [--json]\n"
 		   "  Run a memory-analysis program (dsl/README.md) on the live heap of a JVM\n"
 		   "  (a snapshot the agent takes, by default from a frozen copy of the JVM\n"
-		   "  forked in a short pause, see --walk in `memtrace -h`; with --max-pause MS\n"
-		   "  the pause lasts at most MS milliseconds, else the result is partial), on a file\n"
+		   "  forked in a short pause, see --walk in `memtrace -h`; a walk in a pause -\n"
+		   "  ZGC, Shenandoah, --walk paused, --count N with `age` - is estimated first\n"
+		   "  and, over 100 ms, done only with --max-pause MS: a pause of at most MS\n"
+		   "  milliseconds, else the result is partial), on a file\n"
 		   "  saved by `memtrace snapshot` or --save, or on a `jcmd PID GC.heap_dump` file.\n"
 		   "  --count N runs it N times in one agent session, --every SECONDS apart\n"
 		   "  (default 1): `age` is then the GCs an object survived since the session's\n"
@@ -251,6 +253,42 @@ static uint32_t walk_flags(const struct query_opts *o, const struct dsl_needs *n
 	return flags;
 }
 
+/*
+ * Compile the program against the JVM's class table, read with the JVM
+ * running, before any walk: what does not fit it (an unknown class or field,
+ * a type its fields' types make wrong) is reported without a pause. An agent
+ * that cannot send the table: compiled after the walk, as before. 0 or 1
+ * (printed).
+ */
+static int query_fit(struct query_run *q, struct mt_snapsession *ss)
+{
+	struct querylive_out qo;
+	struct mt_snapshot cls;
+	int err, rc = 1;
+
+	err = snaptake_classes(ss, &cls);
+	if (err == -ENOTSUP)
+		return 0;
+	if (err)
+		return 1;
+	switch (querylive_fit(&q->prog, q->src, q->srclen, q->fname, &cls, q->diags, &qo)) {
+	case QUERY_OK:
+		rc = 0;
+		break;
+	case QUERY_FIT:
+		p_err("the program does not fit this JVM's classes (nothing was walked):");
+		dsl_diags_render(q->diags, stderr);
+		break;
+	default: /* the walk's heap checks it then */
+		p_warn("JVM %d: the program is checked against the heap after the walk: %s",
+		       q->o.pid, qo.why[0] ? qo.why : "out of memory");
+		rc = 0;
+		break;
+	}
+	snapshot_free(&cls);
+	return rc;
+}
+
 /* Live: N projected snapshots in one agent session, each built into a heap
  * the program is compiled again against and run on; --save keeps the last.
  * 0 or 1 (printed). */
@@ -265,7 +303,7 @@ static int query_live(struct query_run *q)
 
 	if (cmdopt_open_jvm(o->pid, NULL, &p))
 		goto out;
-	if (snaptake_open(&p, &ss))
+	if (snaptake_open(&p, &ss) || query_fit(q, &ss))
 		goto out;
 	for (uint64_t i = 0; i < o->count; i++) {
 		const struct dsl_needs *n = dsl_program_needs(q->prog);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
@@ -40,7 +41,9 @@ struct rec_ctx {
 	struct recording_writer *w;
 	const char *path;
 	struct mt_seq *seq;
-	uint64_t t0;
+	uint64_t t0;                   /* the file opened (its header's start) */
+	uint64_t t_start;              /* the probes attached: the recording starts;
+				        * --duration and --pause count from here */
 	const struct window *pauses;   /* the --pause schedule */
 	int npauses;
 	bool sched_paused;
@@ -58,7 +61,8 @@ static void usage(FILE *f)
 		"  consistent stream (rules 1-5) to FILE:\n"
 		"  gzip'd JSON lines, see `memtrace report` and `memtrace check`. The file\n"
 		"  is written a block (gzip member) a second: killed, or on a full disk,\n"
-		"  it stays readable up to its last complete block.\n"
+		"  it stays readable up to its last complete block. --duration and --pause\n"
+		"  count from the start of the recording (the probes attached).\n"
 		"  --categories LIST   report only these: type,object,thread,inv,pool,alloc,sync,ref\n"
 		"                      (objects: naming it loads memtrace's agent into the JVM,\n"
 		"                      whose allocation samples become object create/reclaim)\n"
@@ -82,15 +86,25 @@ static void usage(FILE *f)
 		"  /api/v1/jvms/PID/record/pause and /resume send them); Ctrl-C ends the recording.\n");
 }
 
-/* The first write error (ENOSPC, EIO, ...): said once; the loop ends on it. */
+/*
+ * Say that writing the file failed (@err: ENOSPC, EIO, ...) wherever it did
+ * (@what: "write", "finish writing"), and what is left: the writer cut the
+ * file back to its last complete block (@bytes), which report and check read.
+ */
+static void say_cut(const char *path, const char *what, int err, uint64_t bytes)
+{
+	p_err("cannot %s %s: %s; the recording stops there, readable up to its last "
+	      "complete block (%llu bytes; `memtrace report` and `check` read it)", what, path,
+	      strerror(-err), (unsigned long long)bytes);
+}
+
+/* The first write error: said once; the loop ends on it. */
 static void emit_error(struct rec_ctx *r, int err)
 {
 	if (r->err)
 		return;
 	r->err = err;
-	p_err("cannot write %s: %s; the recording stops here, readable up to its last "
-	      "complete block (%llu bytes; `memtrace report` and `check` read it)", r->path,
-	      strerror(-err), (unsigned long long)recording_written(r->w));
+	say_cut(r->path, "write", err, recording_written(r->w));
 }
 
 static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
@@ -106,7 +120,8 @@ static void emit(void *ctx, const struct mt_ev *e, const char *text, size_t len)
 static void tick(void *ctx, uint64_t ts)
 {
 	struct rec_ctx *r = ctx;
-	double s = ts > r->t0 ? (double)(ts - r->t0) / 1e9 : 0;
+	uint64_t base = r->t_start ? r->t_start : r->t0;
+	double s = ts > base ? (double)(ts - base) / 1e9 : 0;
 	bool global = false;
 
 	for (int i = 0; i < r->npauses; i++) {
@@ -373,7 +388,7 @@ static int record_open(struct record_run *x)
 	r->path = x->o.out;
 	r->w = recording_create(x->o.out, h);
 	if (!r->w) {
-		p_err("cannot create %s: %s", x->o.out, strerror(errno));
+		p_err("cannot create %s: %s; nothing was recorded", x->o.out, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -442,8 +457,14 @@ static int record_sources(struct record_run *x)
 static int record_loop(struct record_run *x)
 {
 	struct rec_ctx *r = &x->r;
-	uint64_t deadline = x->o.duration > 0 ? r->t0 + (uint64_t)(x->o.duration * 1e9) : 0;
+	uint64_t deadline;
 	int err;
+
+	/* the duration counts from here, not from the setup (attaching the
+	 * probes took 1.5 s alone, 10 s beside two other sessions: a 4 s
+	 * recording then held one poll's events) */
+	r->t_start = mono_ns();
+	deadline = x->o.duration > 0 ? r->t_start + (uint64_t)(x->o.duration * 1e9) : 0;
 
 	p_info("recording pid %d (JDK %s) to %s%s%s; Ctrl-C to stop", x->p.pid,
 	       x->p.jdk_version[0] ? x->p.jdk_version : "unknown", x->o.out,
@@ -457,6 +478,10 @@ static int record_loop(struct record_run *x)
 			sig_pause = -1;
 		}
 		err = collector_poll(x->c, 100);
+		if (err == -ESRCH) { /* the agent's stream ended with the JVM */
+			x->jvm_exited = true;
+			break;
+		}
 		if (err < 0) {
 			p_err("reading the ring buffer failed: %s", strerror(-err));
 			return err;
@@ -495,6 +520,8 @@ static void record_finish(struct record_run *x)
 		sitecount_free(x->sc);
 		x->sc = NULL;
 	}
+	if (x->jvm_exited)
+		p_info("JVM %d exited: the recording holds what it did up to its exit", x->p.pid);
 	collector_stop_objects(x->c, &made, &gone, &lost);
 	if (made)
 		p_info("objects: %llu sampled, %llu reclaimed, %llu lost in the agent",
@@ -502,7 +529,7 @@ static void record_finish(struct record_run *x)
 	tr->present = true;
 	tr->ts = mono_ns();
 	tr->lost = collector_lost(x->c);
-	tr->duration_s = (double)(tr->ts - x->r.t0) / 1e9;
+	tr->duration_s = (double)(tr->ts - (x->r.t_start ? x->r.t_start : x->r.t0)) / 1e9;
 	tr->jvm_exited = x->jvm_exited;
 	tr->events_in = st->in;
 	tr->events_out = st->out;
@@ -512,11 +539,21 @@ static void record_finish(struct record_run *x)
 		p_info("%llu resynchronisation(s) after lost events (last: %llu classes "
 		       "read from the JVM)", (unsigned long long)resyncs,
 		       (unsigned long long)classes);
-	p_info("recorded %llu of %llu events (%llu lazy, %llu inferred, %llu impossible dropped, "
-	       "%llu lost) in %.1f s",
-	       (unsigned long long)tr->events_out, (unsigned long long)tr->events_in,
-	       (unsigned long long)st->lazy, (unsigned long long)st->inferred,
-	       (unsigned long long)tr->dropped, (unsigned long long)tr->lost, tr->duration_s);
+	/* every line is one of these; every observed event ends in one of those
+	 * (after a write error not every line emitted is in the file) */
+	p_info("%s %llu lines in %.1f s%s: %llu observed events, %llu inferred, %llu read "
+	       "from the JVM, %llu names, %llu lost-event markers",
+	       x->r.err ? "emitted" : "recorded", (unsigned long long)st->out, tr->duration_s,
+	       x->r.err ? " (the file keeps those of its complete blocks)" : "",
+	       (unsigned long long)sequencer_observed_out(st), (unsigned long long)st->inferred,
+	       (unsigned long long)st->resync, (unsigned long long)st->names,
+	       (unsigned long long)st->markers);
+	p_info("of %llu events observed: %llu recorded, %llu not reported (filters, pauses), "
+	       "%llu part of Object.wait calls, %llu dropped (they end what began before the "
+	       "recording or in a gap); %llu events lost",
+	       (unsigned long long)st->in, (unsigned long long)sequencer_observed_out(st),
+	       (unsigned long long)sequencer_unreported(st), (unsigned long long)st->absorbed,
+	       (unsigned long long)st->dropped, (unsigned long long)tr->lost);
 }
 
 /* Free everything and close the file (with the trailer when the loop ran).
@@ -525,18 +562,18 @@ static int record_close(struct record_run *x, int err)
 {
 	sitecount_free(x->sc);
 	collector_free(x->c);
-	if (x->ow && objrec_writer_err(x->ow) && !err) {
-		p_err("cannot write the recording's object-sampling lines: %s",
-		      strerror(-objrec_writer_err(x->ow)));
-		err = objrec_writer_err(x->ow);
-	}
+	if (x->ow && objrec_writer_err(x->ow) && !err)
+		emit_error(&x->r, objrec_writer_err(x->ow)); /* its lines go through the writer */
 	objrec_writer_free(x->ow);
 	monflag_restore(&x->mf);
 	if (x->r.w) {
 		int cerr = recording_close(x->r.w, x->tr.present ? &x->tr : NULL);
+		struct stat st;
 
+		/* the last block, written at the end: the disk may fill there too */
 		if (cerr && !x->r.err && !err) {
-			p_err("cannot finish writing %s: %s", x->o.out, strerror(-cerr));
+			say_cut(x->o.out, "finish writing", cerr,
+				stat(x->o.out, &st) ? 0 : (uint64_t)st.st_size);
 			err = cerr;
 		}
 	}

@@ -100,6 +100,17 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 		if (s->n < MAX_DEPTH)
 			s->kind[s->n] = (uint8_t)e->v[0];
 		s->n++;
+		if (e->v[0] == MT_INV_GC_PAUSE) {
+			g.kind = MT_PAUSE_BEGIN;
+			g.ticks = e->v[1];
+			snprintf(g.pause, sizeof(g.pause), "%s", name_of(rp, e->name));
+			break;
+		}
+		if (e->v[0] == MT_INV_GC_TRACE) {
+			g.kind = MT_TRACE_BEGIN;
+			g.ticks = e->v[1];
+			break;
+		}
 		if (e->v[0] != MT_INV_GC)
 			return;
 		g.kind = MT_GC_BEGIN;
@@ -110,7 +121,14 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 		if (!s || !s->n)
 			return;
 		s->n--;
-		if (s->n >= MAX_DEPTH || s->kind[s->n] != MT_INV_GC)
+		if (s->n >= MAX_DEPTH)
+			return;
+		if (s->kind[s->n] == MT_INV_GC_PAUSE || s->kind[s->n] == MT_INV_GC_TRACE) {
+			g.kind = s->kind[s->n] == MT_INV_GC_PAUSE ? MT_PAUSE_END : MT_TRACE_END;
+			g.ticks = e->v[0]; /* 0 (an inferred leave): the events' times */
+			break;
+		}
+		if (s->kind[s->n] != MT_INV_GC)
 			return;
 		g.kind = MT_GC_END;
 		break;
@@ -121,6 +139,8 @@ static void gc_event(struct report *rp, const struct mt_ev *e)
 		g.kind = MT_GC_CAUSE;
 		snprintf(g.cause, sizeof(g.cause), "%s", name_of(rp, e->name));
 		snprintf(g.action, sizeof(g.action), "%s", name_of(rp, e->name2));
+		if (e->ref)
+			snprintf(g.manager, sizeof(g.manager), "%s", name_of(rp, e->ref));
 		break;
 	case MT_EV_POOL_USAGE:
 		g.kind = e->aux == MT_POOL_PHASE_BEFORE ? MT_POOL_BEGIN : MT_POOL_END;

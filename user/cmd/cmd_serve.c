@@ -55,7 +55,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace serve (-p PID | --all) [--listen ADDR:PORT] [--token-file FILE]\n"
 		   "                      [--rescan S] [--duration S] [--allow-remote]\n"
 		   "                      [--alloc] [--alloc-top N] [--age] [--age-interval BYTES]\n"
-		   "                      [--locks] [--names micrometer|otel]\n"
+		   "                      [--locks] [--names micrometer|otel] [--labels LIST]\n"
 		   "  Watches the collections of one JVM, or of every JVM it can see (picking\n"
 		   "  up JVMs that start later, dropping those that exit), and serves them:\n"
 		   "    /metrics          OpenMetrics text for Prometheus (no token)\n"
@@ -81,7 +81,11 @@ static void usage(FILE *f)
 		   "  jvm_gc_pause_seconds{gc,action,cause}, jvm_memory_used_bytes{area,id},\n"
 		   "  jvm_gc_memory_allocated_bytes_total, ...) or OpenTelemetry's semantic\n"
 		   "  conventions (jvm_gc_duration_seconds{jvm_gc_name,jvm_gc_action,...});\n"
-		   "  memtrace_* are what only memtrace has.\n",
+		   "  memtrace_* are what only memtrace has.\n"
+		   "  --labels: the JVM's identity labels every series carries besides pid and\n"
+		   "  main_class, comma-separated: container_id, container (its name), pod,\n"
+		   "  namespace, pod_uid, all or none (default none: memtrace_jvm_info carries\n"
+		   "  them all, join on pid).\n",
 		   MT_SERVE_DEFAULT_LISTEN);
 }
 
@@ -113,6 +117,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 		{ "age", no_argument, NULL, 'G' },
 		{ "age-interval", required_argument, NULL, 'I' },
 		{ "names", required_argument, NULL, 'N' },
+		{ "labels", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -183,6 +188,13 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 				sv->names = SERVE_NAMES_OTEL;
 			} else {
 				p_err("invalid --names '%s': micrometer or otel", optarg);
+				return 2;
+			}
+			break;
+		case 'B':
+			if (serve_metrics_id_labels(optarg, &sv->id_labels)) {
+				p_err("invalid --labels '%s': a comma-separated list of container_id, "
+				      "container, pod, namespace, pod_uid; or all, none", optarg);
 				return 2;
 			}
 			break;

@@ -56,7 +56,7 @@ struct top {
 	bool curses, plain;
 	bool alloc_ok;
 	/* collections in the current interval and since start */
-	uint64_t n_young, n_full, n_other, pause_total, pause_max;
+	uint64_t n_young, n_full, n_pauses, n_cycles, pause_total, pause_max;
 	struct { char name[MT_GC_NAME_LEN]; uint64_t n; } causes[MAX_CAUSES]; /* in the interval */
 	int ncauses;
 	uint64_t all_count, all_pause;
@@ -107,13 +107,21 @@ static void on_gc(const struct gc_record *r, void *ctx)
 	struct top *t = ctx;
 	uint64_t d = r->end_ns - r->start_ns;
 
-	if (!r->manager[0] || !r->in_vmop)
-		t->n_other++;
-	else if (r->full)
-		t->n_full++;
-	else
+	switch (r->kind) {
+	case GC_KIND_YOUNG:
 		t->n_young++;
-	if (r->in_vmop) {
+		break;
+	case GC_KIND_FULL:
+		t->n_full++;
+		break;
+	case GC_KIND_PAUSE: /* a concurrent cycle's pause: not a young collection */
+		t->n_pauses++;
+		break;
+	case GC_KIND_CYCLE:
+		t->n_cycles++;
+		break;
+	}
+	if (gcpair_is_pause(r)) {
 		t->pause_total += d;
 		t->all_pause += d;
 		if (d > t->pause_max)
@@ -132,7 +140,7 @@ static void on_gc(const struct gc_record *r, void *ctx)
 		if (i < t->ncauses)
 			t->causes[i].n++;
 	}
-	if (r->npools) {
+	if (r->npools && r->kind != GC_KIND_PAUSE) {
 		t->heap_used = t->heap_committed = t->heap_max = 0;
 		for (int i = 0; i < r->npools; i++)
 			if (r->pools[i].heap) {
@@ -345,20 +353,34 @@ static void print_paths_json(struct top *t, struct alloctrace *at)
 	       (unsigned long long)alloctrace_lost_jstacks(at), t->stacks_nomem ? "true" : "false");
 }
 
+/* conc_text - ", N concurrent-cycle pauses, N cycles" of the interval ("" with none). */
+static const char *conc_text(const struct top *t, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (t->n_pauses)
+		n = snprintf(buf, len, ", %llu concurrent-cycle pauses",
+			     (unsigned long long)t->n_pauses);
+	if (t->n_cycles && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", %llu cycles", (unsigned long long)t->n_cycles);
+	return buf;
+}
+
 static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], cc[96];
 	time_t now = time(NULL);
 	struct tm tm;
 
 	localtime_r(&now, &tm);
 	if (mt_opts.json) {
-		printf("{\"event\":\"top\",\"pid\":%d,\"young\":%llu,\"full\":%llu,\"other\":%llu,"
-		       "\"pause_ns\":%llu,"
+		printf("{\"event\":\"top\",\"pid\":%d,\"young\":%llu,\"full\":%llu,\"pauses\":%llu,"
+		       "\"cycles\":%llu,\"pause_ns\":%llu,"
 		       "\"pause_max_ns\":%llu,\"heap_used\":%llu,\"heap_committed\":%llu,"
 		       "\"alloc_bytes_per_s\":%.0f,\"lost_events\":%llu,\"top_classes\":[",
 		       t->p.pid, (unsigned long long)t->n_young, (unsigned long long)t->n_full,
-		       (unsigned long long)t->n_other,
+		       (unsigned long long)t->n_pauses, (unsigned long long)t->n_cycles,
 		       (unsigned long long)t->pause_total, (unsigned long long)t->pause_max,
 		       (unsigned long long)t->heap_used, (unsigned long long)t->heap_committed,
 		       t->alloc_interval / t->interval,
@@ -401,10 +423,11 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 		printf("}\n");
 		return;
 	}
-	printf("%02d:%02d:%02d pid %d  gc %llu young %llu full, pause %s (max %s)  heap %s / %s  "
+	printf("%02d:%02d:%02d pid %d  gc %llu young %llu full%s, pause %s (max %s)  heap %s / %s  "
 	       "alloc %s/s  lost %llu\n",
 	       tm.tm_hour, tm.tm_min, tm.tm_sec, t->p.pid, (unsigned long long)t->n_young,
-	       (unsigned long long)t->n_full, fmt_ns(t->pause_total, a, sizeof(a)),
+	       (unsigned long long)t->n_full, conc_text(t, cc, sizeof(cc)),
+	       fmt_ns(t->pause_total, a, sizeof(a)),
 	       fmt_ns(t->pause_max, b, sizeof(b)), fmt_bytes(t->heap_used, c, sizeof(c)),
 	       fmt_bytes(t->heap_committed, d, sizeof(d)),
 	       fmt_bytes((uint64_t)(t->alloc_interval / t->interval), e, sizeof(e)),
@@ -473,12 +496,13 @@ static int draw_header(struct top *t, struct gctrace *gt, struct alloctrace *at,
 /* draw_gc - the collections section from @row up to row @last; returns the next row. */
 static int draw_gc(struct top *t, int row, int last, bool pools)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], cc[96];
 
 	attron(A_BOLD);
-	mvprintw(row++, 0, "COLLECTIONS  last %.0f s: %llu young, %llu full, pause %s (max %s); "
+	mvprintw(row++, 0, "COLLECTIONS  last %.0f s: %llu young, %llu full%s, pause %s (max %s); "
 		 "total %llu, %s", t->interval, (unsigned long long)t->n_young,
-		 (unsigned long long)t->n_full, fmt_ns(t->pause_total, a, sizeof(a)),
+		 (unsigned long long)t->n_full, conc_text(t, cc, sizeof(cc)),
+		 fmt_ns(t->pause_total, a, sizeof(a)),
 		 fmt_ns(t->pause_max, b, sizeof(b)), (unsigned long long)t->all_count,
 		 fmt_ns(t->all_pause, c, sizeof(c)));
 	attroff(A_BOLD);
@@ -490,8 +514,13 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 	mvprintw(row++, 0, "heap after last collection: %s used, %s committed, %s max",
 		 fmt_bytes(t->heap_used, a, sizeof(a)), fmt_bytes(t->heap_committed, b, sizeof(b)),
 		 t->heap_max ? fmt_bytes(t->heap_max, c, sizeof(c)) : "-");
-	if (pools && t->nrecent) {
-		const struct gc_record *r = &t->recent[0];
+	int last_coll = 0; /* the latest record with a collection's pools, not a pause's */
+
+	while (last_coll < t->nrecent &&
+	       (t->recent[last_coll].kind == GC_KIND_PAUSE || !t->recent[last_coll].npools))
+		last_coll++;
+	if (pools && last_coll < t->nrecent) {
+		const struct gc_record *r = &t->recent[last_coll];
 
 		mvprintw(row++, 2, "%-28s %12s %12s %12s %12s", "pool (last collection)", "before",
 			 "after", "committed", "max");
@@ -515,10 +544,19 @@ static int draw_gc(struct top *t, int row, int last, bool pools)
 				before += r->pools[k].used_before;
 				after += r->pools[k].used_after;
 			}
-		mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %10s -> %-10s %s",
-			 (unsigned long long)r->seq, r->manager[0] ? r->manager : "(pause)",
-			 r->full ? "full" : "young", fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)),
-			 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)), r->cause);
+		if (r->kind == GC_KIND_PAUSE) /* a pause frees nothing: its name instead */
+			mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %-24s %s",
+				 (unsigned long long)r->seq,
+				 r->manager[0] ? r->manager : "(no memory manager)",
+				 gcpair_kind_name(r->kind),
+				 fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)), r->pause, r->cause);
+		else
+			mvprintw(row++, 2, "#%-5llu %-22s %-5s %10s  %10s -> %-10s %s",
+				 (unsigned long long)r->seq, r->manager,
+				 gcpair_kind_name(r->kind),
+				 fmt_ns(r->end_ns - r->start_ns, a, sizeof(a)),
+				 fmt_bytes(before, b, sizeof(b)), fmt_bytes(after, c, sizeof(c)),
+				 r->cause);
 	}
 	return row;
 }
@@ -651,7 +689,7 @@ static void draw_curses(struct top *t, struct gctrace *gt, struct alloctrace *at
 
 static void reset_interval(struct top *t)
 {
-	t->n_young = t->n_full = t->n_other = t->pause_total = t->pause_max = 0;
+	t->n_young = t->n_full = t->n_pauses = t->n_cycles = t->pause_total = t->pause_max = 0;
 	t->ncauses = 0;
 }
 

@@ -57,6 +57,7 @@ struct leaks_ctx {
 	struct mt_snapshot hsnap;  /* without --paths: a histogram walk at the end */
 	struct heaphisto hh;       /* live bytes per class at the end (either walk) */
 	bool have_hh;
+	const struct cmdopt *co;   /* --top, --max-pause (consent to a walk in a pause) */
 };
 
 /* The live bytes of class @cls in the walk at the end, -1 if unknown. */
@@ -138,9 +139,11 @@ static void histo_walk(struct leaks_ctx *c, const struct mt_proc *p)
 		p_warn("no heap walk at the end: live estimates are the samples' alone");
 		return;
 	}
-	err = snaptake_take(&ss, MT_AP_HEAP_COUNTS, 0, NULL, 0, &c->hsnap);
+	err = snaptake_take(&ss, MT_AP_HEAP_COUNTS | (c->co->has_max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
+			    (uint32_t)c->co->max_pause, NULL, 0, &c->hsnap);
 	snaptake_close(&ss);
 	if (err) {
+		/* -ECANCELED: a walk in a pause over the limit, refused (said) */
 		p_warn("no heap walk at the end: live estimates are the samples' alone");
 		return;
 	}
@@ -184,7 +187,8 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	ss.nsamples = lp->nids;
 	ss.on_frame = feed;
 	ss.frame_ctx = m;
-	err = snaptake_take(&ss, MT_AP_HEAP_REFS, 0, NULL, 0, &lp->snap);
+	err = snaptake_take(&ss, MT_AP_HEAP_REFS | (c->co->has_max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
+			    (uint32_t)c->co->max_pause, NULL, 0, &lp->snap);
 	snaptake_close(&ss);
 	if (err) { /* printed; the agent closes the session after an error */
 		p_warn("no paths: the heap walk failed (an agent that predates --paths refuses "
@@ -304,9 +308,9 @@ static int on_tick(void *ctx, struct mt_samples *m, double t)
 }
 
 int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, bool paths,
-		      uint64_t top)
+		      const struct cmdopt *co)
 {
-	struct leaks_ctx c = { .counters = counters, .want_paths = paths };
+	struct leaks_ctx c = { .counters = counters, .want_paths = paths, .co = co };
 	struct mt_samples m;
 	struct mt_proc p;
 	double elapsed;
@@ -363,7 +367,7 @@ int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t k, bool counters, boo
 			src.suspect_more = suspect_path;
 			src.more_ctx = &c;
 		}
-		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, top);
+		objreport_leaks(&m, &c.l, c.have_vol ? &c.vol : NULL, &src, suspects, co->top);
 	}
 	heaphisto_free(&c.hh);
 	snapshot_free(&c.hsnap);

@@ -7,14 +7,17 @@
 #include <stdint.h>
 
 #include "agentctl/sampling.h"
+#include "cmd/cmdopt.h"
 
 /*
  * leaks_sampled_run - sample with @o (its hooks are set here), rank groups
  * of samples that survived >= @min_age GCs; @counters: BPF per-site
  * allocation counters; @paths: a heap walk at the end gives each suspect
- * its path; @top groups shown. Returns the exit status (0, or 1 printed).
+ * its path (a walk in a pause needs @co's --max-pause above the default
+ * bound, heap/snaptake.h); @co->top groups shown. Returns the exit status
+ * (0, or 1 printed).
  */
 int leaks_sampled_run(struct mt_sampling_opts *o, uint64_t min_age, bool counters, bool paths,
-		      uint64_t top);
+		      const struct cmdopt *co);
 
 #endif

@@ -45,9 +45,11 @@ static void usage(FILE *f)
 		   "       memtrace -p PID            (the live view: memtrace top)\n"
 		   "       memtrace --version\n\n"
 		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
-		   "  serve, heap) are taken: in a frozen copy of the JVM forked in a short\n"
-		   "  pause (frozen), in a pause as long as the walk (paused), or frozen where\n"
-		   "  possible (auto, the default)\n\n"
+		   "  serve, heap, leaks) are taken: in a frozen copy of the JVM forked in a\n"
+		   "  short pause (frozen), in a pause as long as the walk (paused), or frozen\n"
+		   "  where possible (auto, the default; not ZGC nor Shenandoah). A walk in a\n"
+		   "  pause is estimated and said first; over 100 ms it needs --max-pause MS\n"
+		   "  (a pause of up to MS: the walk stops there)\n\n"
 		   "commands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);

@@ -43,7 +43,8 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	int err;
 
 	drop_last(s);
-	err = snaptake_take(ss, MT_AP_HEAP_REFS, 0, NULL, 0, &s->snap);
+	err = snaptake_take(ss, MT_AP_HEAP_REFS | (s->max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
+			    s->max_pause_ms, NULL, 0, &s->snap);
 	if (err)
 		return err; /* printed */
 	s->have_last = true;

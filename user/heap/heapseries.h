@@ -17,6 +17,8 @@
 
 struct heapseries {
 	struct heapgrowth *growth;
+	bool max_pause;              /* the user's --max-pause: walks in a pause up to */
+	uint32_t max_pause_ms;       /* this long are consented to (heap/snaptake.h) */
 	uint32_t taken;              /* snapshots taken */
 	uint64_t pause_ns;           /* the JVM's pauses, all snapshots together */
 	uint64_t max_pause_ns;

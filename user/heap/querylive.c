@@ -76,3 +76,32 @@ out:
 	heapview_free(&hv);
 	return st;
 }
+
+enum querylive_status querylive_fit(struct dsl_program **prog, const char *src, size_t len,
+			    const char *filename, const struct mt_snapshot *classes,
+			    struct dsl_diags *diags, struct querylive_out *o)
+{
+	struct mt_heapview hv = { 0 };
+	struct dsl_schema schema;
+	enum querylive_status st = QUERY_OK;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	err = heapview_build(classes, NULL, &hv, o->why, sizeof(o->why));
+	if (err) {
+		if (err == -ENOMEM && !o->why[0])
+			snprintf(o->why, sizeof(o->why), "out of memory");
+		st = QUERY_HEAP;
+		goto out;
+	}
+	/* what the walk will find has no age yet: the walk asks for them */
+	dsl_heap_schema(&hv.heap, &schema);
+	schema.no_age = NULL;
+	dsl_program_free(*prog);
+	*prog = NULL;
+	if (dsl_compile(src, len, filename, &schema, prog, diags))
+		st = QUERY_FIT;
+out:
+	heapview_free(&hv);
+	return st;
+}

@@ -46,4 +46,16 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 			     const struct dsl_needs *needs, struct dsl_diags *diags,
 			     struct querylive_out *o);
 
+/*
+ * querylive_fit - compile the program @src (@len bytes, @filename) against
+ * the classes of @classes (a class table, snaptake_classes(): no objects),
+ * before any walk: unknown classes and fields, and the type errors only
+ * their types reveal, are reported with no pause. *@prog is replaced by the
+ * program compiled so. Returns QUERY_OK, QUERY_FIT (the diagnostics in
+ * @diags), or QUERY_HEAP (@o->why). Prints nothing.
+ */
+enum querylive_status querylive_fit(struct dsl_program **prog, const char *src, size_t len,
+			    const char *filename, const struct mt_snapshot *classes,
+			    struct dsl_diags *diags, struct querylive_out *o);
+
 #endif

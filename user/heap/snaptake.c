@@ -366,6 +366,59 @@ static bool memory_low(struct mt_snapsession *ss)
 	return true;
 }
 
+/*
+ * A walk in a pause: say what it will cost the JVM before pausing it, and
+ * refuse one estimated over WALKEST_DEFAULT_BOUND_MS unless the user gave
+ * --max-pause (MT_AP_HEAP_MAXPAUSE: the walk then stops at @max_pause_ms) or
+ * asked for walks in a pause (--walk paused: "a pause as long as the walk").
+ * Returns 0, or -ECANCELED (printed).
+ */
+static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
+{
+	bool consent = flags & MT_AP_HEAP_MAXPAUSE;
+	struct walkestimate now;
+	int pid = ss->p->pid;
+	char t[192];
+
+	if (walkestimate_read(ss->pd, flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_NOUNTAGGED), &now)) {
+		if (consent || mt_opts.walk == HEAPFREEZE_PAUSED) {
+			p_info("JVM %d: walking the heap in a pause of at most %u ms (--max-pause); "
+			       "its length cannot be estimated (no hsperfdata)", pid, max_pause_ms);
+			return 0;
+		}
+		p_err("JVM %d: a heap walk in a pause would stop it for as long as it takes, which "
+		      "cannot be estimated (no hsperfdata counters): memtrace did not pause it. "
+		      "--max-pause MS accepts a pause of up to MS (the walk stops there)", pid);
+		return -ECANCELED;
+	}
+	if (ss->est_learned) { /* today's heap, this session's measured mean and cost */
+		now.mean_bytes = ss->est.mean_bytes;
+		now.ns_per_object = ss->est.ns_per_object;
+		now.measured = true;
+		walkestimate_compute(&now);
+	}
+	ss->est = now;
+	walkestimate_text(&ss->est, t, sizeof(t));
+	if (consent) {
+		p_info("JVM %d: walking the heap in a pause of %s; --max-pause %u ms%s", pid, t,
+		       max_pause_ms, ss->est.pause_ns > (uint64_t)max_pause_ms * 1000000 ?
+		       " may cut the walk short (a partial result)" : " bounds it");
+		return 0;
+	}
+	if (mt_opts.walk == HEAPFREEZE_PAUSED) { /* asked for: "a pause as long as the walk" */
+		p_info("JVM %d: walking the heap in a pause of %s (--walk paused)", pid, t);
+		return 0;
+	}
+	if (ss->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) {
+		p_err("JVM %d: a heap walk in a pause would stop it for %s; over %d ms, so memtrace "
+		      "did not pause it. --max-pause MS accepts a pause of up to MS (the walk stops "
+		      "there, its result then partial)", pid, t, WALKEST_DEFAULT_BOUND_MS);
+		return -ECANCELED;
+	}
+	p_info("JVM %d: walking the heap in a pause of %s", pid, t);
+	return 0;
+}
+
 /* Start the session over (after the agent closed it or we gave up a copy). */
 static int reopen(struct mt_snapsession *ss)
 {
@@ -401,6 +454,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	/* totals per class only from the copy's own mark; else the objects */
 	if (!(flags & MT_AP_HEAP_FREEZE) || !(ss->freeze.flags & MT_AP_FREEZE_MARK))
 		flags &= ~MT_AP_HEAP_COUNTS;
+	if (!(flags & MT_AP_HEAP_FREEZE)) {
+		err = pause_consent(ss, flags, max_pause_ms);
+		if (err)
+			goto fail;
+	}
 	pause_begin(ss, &spw);
 	if ((flags & MT_AP_HEAP_FREEZE) && !ss->sp.ok && !ss->sp_tried) {
 		ss->sp_tried = true; /* the JVM's record of its last safepoint: once */
@@ -593,6 +651,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				p_err("JVM %d's agent sent a bad heap snapshot: %s", p->pid, why);
 				goto fail;
 			}
+			/* a walk in a pause: the next estimate's mean and cost */
+			if (!(flags & MT_AP_HEAP_FREEZE) && !s->info.partial) {
+				walkestimate_learn(&ss->est, s->nobjs, s->info.pause_ns);
+				ss->est_learned = ss->est.measured;
+			}
 			return 0;
 		}
 		if (h.type != MT_AP_HEAP_DATA) { /* e.g. a sampling session's EVENTS */
@@ -603,6 +666,69 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		err = snaprec_add(s, ss->buf, h.len, true, why, sizeof(why));
 		if (err) {
 			p_err("JVM %d's agent sent a bad heap snapshot: %s",
+			      p->pid, err == -ENOMEM ? "out of memory" : why);
+			goto fail;
+		}
+	}
+fail:
+	ss->broken = true;
+	snapshot_free(s);
+	return err;
+}
+
+int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
+{
+	const struct mt_proc *p = ss->p;
+	struct mt_ap_hdr h;
+	char why[128];
+	int err;
+
+	snapshot_init(s);
+	s->pid = p->pid;
+	s->source = "live";
+	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, 0, NULL, 0);
+	if (err) {
+		agentsession_explain(p, &ss->so, err);
+		goto fail;
+	}
+	for (;;) {
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		if (err == -EINTR)
+			continue;
+		if (err == 0) {
+			p_err("the agent in JVM %d sent no class table within %d s", p->pid,
+			      WALK_TIMEOUT_MS / 1000);
+			err = -ETIMEDOUT;
+			goto fail;
+		}
+		if (err < 0) {
+			agentsession_explain(p, &ss->so, err);
+			goto fail;
+		}
+		if (h.type == MT_AP_ERROR && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace: it closed the session */
+			snapshot_free(s);
+			err = reopen(ss);
+			return err ? err : -ENOTSUP;
+		}
+		if (h.type == MT_AP_ERROR) {
+			err = -EREMOTEIO;
+			agentsession_explain(p, &ss->so, err);
+			goto fail;
+		}
+		if (h.type == MT_AP_HEAP_DONE) {
+			memcpy(&s->info, ss->buf, sizeof(s->info));
+			return 0;
+		}
+		if (h.type != MT_AP_HEAP_DATA) { /* e.g. a sampling session's EVENTS */
+			if (ss->on_frame && (err = ss->on_frame(ss->frame_ctx, &h, ss->buf)))
+				goto fail;
+			continue;
+		}
+		err = snaprec_add(s, ss->buf, h.len, false, why, sizeof(why));
+		if (err) {
+			p_err("JVM %d's agent sent a bad class table: %s",
 			      p->pid, err == -ENOMEM ? "out of memory" : why);
 			goto fail;
 		}

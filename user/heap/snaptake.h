@@ -16,6 +16,7 @@
 #include "agentctl/agentsock.h"
 #include "heap/snapshot.h"
 #include "heap/walkcompare.h"
+#include "heap/walkestimate.h"
 #include "jvm/proc.h"
 #include "jvm/sptrace.h"
 
@@ -46,6 +47,10 @@ struct mt_snapsession {
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
 	struct mt_ap_heap_layout layout;
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
+	/* walks in a pause: their estimated pause, said before each (and refused over
+	 * WALKEST_DEFAULT_BOUND_MS without --max-pause); learned from the last one */
+	struct walkestimate est;
+	bool est_learned;
 	/* MEMTRACE_TEST_FREEZE=compare: the mark against the JVMTI walk of the same
 	 * frozen copy (heap/walkcompare.h), for `memtrace selftest-walks` */
 	bool compared;
@@ -78,10 +83,23 @@ int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss);
  * walk) unless --walk paused, or this JVM cannot be frozen, or a copy could
  * take more memory than is left (each said once on stderr); memory running
  * low during the copy's walk stops it and the walk is done in a pause.
+ * Before a walk in a pause its pause is estimated and said (heap/walkestimate.h);
+ * over WALKEST_DEFAULT_BOUND_MS without MT_AP_HEAP_MAXPAUSE (the user's
+ * --max-pause: consent to a pause of at most that long) or --walk paused the
+ * JVM is not paused: -ECANCELED, printed.
  * Returns 0 or -errno (printed; the session is then unusable: close it).
  */
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s);
+/*
+ * snaptake_classes - the JVM's class table into @s (initialised here; the
+ * caller frees it): its classes with their fields, as a walk would name
+ * them, read with the JVM running (MT_AP_HEAP_CLASSES: no walk, no pause).
+ * What a program is compiled against before any pause. Returns 0;
+ * -ENOTSUP when the agent loaded in the JVM predates it (nothing printed,
+ * the session still usable); other -errno printed (the session unusable).
+ */
+int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s);
 /* snaptake_attach - a session on the socket *@so of a session the caller
  * opened (sampling), with JVM @p; *@so must stay open until
  * snaptake_close(), which hands it back. Returns 0 or -ENOMEM (printed). */

@@ -118,22 +118,29 @@ static int cp_symbol(const struct mt_vmstructs *vs, const struct mt_methodsym_la
 	return *sym ? 0 : -EFAULT;
 }
 
-/* Symbol @sym's bytes as a C string in @out. */
+/* Symbol @sym's bytes as a C string in @out; one longer than @outlen - 1 is
+ * cut to its first bytes and "..." when @cut (a signature: Derby's
+ * B2I.openScan's is 562 bytes), else -EINVAL. */
 static int symbol_text(const struct mt_vmstructs *vs, const struct mt_methodsym_layout *l,
-		       uint64_t sym, char *out, size_t outlen)
+		       uint64_t sym, char *out, size_t outlen, bool cut)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, take;
 	int err;
 
 	if ((err = vmstructs_read(vs, sym + l->kl.sym_length, &n,
 				  l->kl.length_size == 4 ? 4 : 2))) /* little-endian */
 		return err;
-	if (n >= outlen)
+	if (n >= outlen && (!cut || outlen < 8))
 		return -EINVAL;
-	if ((err = vmstructs_read(vs, sym + l->kl.sym_body, out, n)))
+	take = n < outlen ? n : (uint32_t)outlen - 4;
+	if ((err = vmstructs_read(vs, sym + l->kl.sym_body, out, take)))
 		return err;
-	out[n] = '\0';
-	return memchr(out, '\0', n) ? -EINVAL : 0;
+	out[take] = '\0';
+	if (memchr(out, '\0', take))
+		return -EINVAL;
+	if (take < n)
+		memcpy(out + take, "...", 4);
+	return 0;
 }
 
 /* ConstMethod* and ConstantPool* of @method. */
@@ -171,9 +178,9 @@ int methodsym_names(const struct mt_vmstructs *vs, const struct mt_methodsym_lay
 	if (!holder)
 		return -EFAULT;
 	if ((err = cp_symbol(vs, l, cp, name_idx, &sym)) ||
-	    (err = symbol_text(vs, l, sym, out->name, sizeof(out->name))) ||
+	    (err = symbol_text(vs, l, sym, out->name, sizeof(out->name), false)) ||
 	    (err = cp_symbol(vs, l, cp, sig_idx, &sym)) ||
-	    (err = symbol_text(vs, l, sym, out->sig, sizeof(out->sig))))
+	    (err = symbol_text(vs, l, sym, out->sig, sizeof(out->sig), true)))
 		return err;
 	err = klassname_read(vs, &l->kl, holder, true, out->klass, sizeof(out->klass));
 	if (err < 0)
@@ -182,7 +189,7 @@ int methodsym_names(const struct mt_vmstructs *vs, const struct mt_methodsym_lay
 	if (l->cp_has_source &&
 	    !vmstructs_read(vs, cp + l->cp_source_file, &file_idx, sizeof(file_idx)) && file_idx &&
 	    (cp_symbol(vs, l, cp, file_idx, &sym) ||
-	     symbol_text(vs, l, sym, out->file, sizeof(out->file))))
+	     symbol_text(vs, l, sym, out->file, sizeof(out->file), false)))
 		out->file[0] = '\0';
 	return 0;
 }

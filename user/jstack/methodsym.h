@@ -48,7 +48,7 @@ struct mt_methodsym_layout {
 struct mt_methodsym {
 	char klass[MT_METHODSYM_CLASS_MAX];  /* Java name: "pkg.Outer$Inner" */
 	char name[MT_METHODSYM_NAME_MAX];    /* "run", "<init>" */
-	char sig[MT_METHODSYM_SIG_MAX];      /* "(I)J" */
+	char sig[MT_METHODSYM_SIG_MAX];      /* "(I)J"; a longer one cut, ending "..." */
 	char file[MT_METHODSYM_FILE_MAX];    /* "DeepInline.java", "" if unknown */
 };
 

@@ -220,3 +220,25 @@ int jvmflags_get_double(const struct mt_proc *p, const struct mt_vmstructs *vs, 
 		return -EINVAL;
 	return read_value(p, vs, &f, val, sizeof(*val));
 }
+
+const char *jvmflags_collector(const struct mt_proc *p, const struct mt_vmstructs *vs)
+{
+	static const struct {
+		const char *flag, *name;
+	} gcs[] = {
+		{ "UseSerialGC", "Serial" }, { "UseParallelGC", "Parallel" }, { "UseG1GC", "G1" },
+		{ "UseZGC", NULL }, { "UseShenandoahGC", "Shenandoah" }, { "UseEpsilonGC", "Epsilon" },
+	};
+	bool on = false, gen = false;
+
+	for (size_t i = 0; i < sizeof(gcs) / sizeof(gcs[0]); i++) {
+		if (jvmflags_get_bool(p, vs, gcs[i].flag, &on) || !on)
+			continue;
+		if (gcs[i].name)
+			return gcs[i].name;
+		if (jvmflags_get_bool(p, vs, "ZGenerational", &gen))
+			gen = p && p->jdk_major >= 24;
+		return gen ? "ZGC (generational)" : "ZGC (non-generational)";
+	}
+	return NULL;
+}

@@ -66,4 +66,13 @@ int jvmflags_get_uintx(const struct mt_proc *p, const struct mt_vmstructs *vs, c
 int jvmflags_get_double(const struct mt_proc *p, const struct mt_vmstructs *vs, const char *name,
 			double *val);
 
+/*
+ * jvmflags_collector - the collector JVM @p runs, from its Use*GC flags:
+ * "Serial", "Parallel", "G1", "ZGC (generational)", "ZGC (non-generational)"
+ * (JDK 21-23: ZGenerational; JDK 24+ has only the generational one, JDK 17
+ * only the other), "Shenandoah", "Epsilon"; NULL when no flag says (a static
+ * string otherwise).
+ */
+const char *jvmflags_collector(const struct mt_proc *p, const struct mt_vmstructs *vs);
+
 #endif

@@ -95,7 +95,9 @@ void monflag_restore(struct monflag *m)
 	if (!m->changed)
 		return;
 	err = write_byte(m->pid, m->addr, m->was);
-	if (err)
+	if (err && !proc_exists(m->pid)) /* the flag went with its JVM */
+		p_info("JVM %d exited: -XX:%s needs no restoring", m->pid, FLAG);
+	else if (err)
 		p_warn("cannot restore %s in pid %d (%s): it stays on until the JVM exits", FLAG,
 		       m->pid, strerror(-err));
 	else

@@ -29,7 +29,8 @@ int monflag_get(const struct mt_proc *p, struct monflag *m, bool *on);
 /* monflag_enable - set the flag to true (if it is not), printing what is
  * changed. Returns 0 or -errno (printed). */
 int monflag_enable(const struct mt_proc *p, struct monflag *m);
-/* monflag_restore - write the old value back if we changed it (printed). */
+/* monflag_restore - write the old value back if we changed it (printed; a
+ * JVM that exited needs none: said as information). */
 void monflag_restore(struct monflag *m);
 
 #endif

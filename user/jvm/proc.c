@@ -16,6 +16,7 @@
 
 #include "jvm/proc.h"
 #include "lib/util.h"
+#include "memtrace/agent_proto.h"
 
 bool proc_exists(int pid)
 {
@@ -31,6 +32,16 @@ bool proc_exists(int pid)
 	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 	free(st);
 	return alive;
+}
+
+bool proc_wait_gone(int pid, int ms)
+{
+	for (int waited = 0; proc_exists(pid); waited += 20) {
+		if (waited >= ms)
+			return false;
+		usleep(20000);
+	}
+	return true;
 }
 
 int proc_parse_starttime(const char *stat, unsigned long long *ticks)
@@ -240,20 +251,25 @@ void proc_main_class(const char *args, size_t len, char *out, size_t outlen)
 	}
 }
 
-/* Find libjvm.so in /proc/PID/maps: its path and the address of offset 0. */
+/*
+ * Find libjvm.so in /proc/PID/maps: its path and the address of offset 0.
+ * A JVM maps its code executable; a process that maps the file only to
+ * read it (memtrace itself: libelf reads symbols through mmap) is no JVM.
+ * Returns 0, -ENOEXEC (none mapped, or none executable) or -errno.
+ */
 static int find_libjvm(struct mt_proc *p)
 {
 	char path[64], line[PATH_MAX + 128];
+	bool base = false, code = false;
 	FILE *f;
-	int err = -ENOEXEC;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f) && !(base && code)) {
 		unsigned long long start, off;
-		char *name = strchr(line, '/');
+		char *name = strchr(line, '/'), perms[8];
 		size_t n;
 
 		if (!name)
@@ -262,17 +278,41 @@ static int find_libjvm(struct mt_proc *p)
 		n = strlen(name);
 		if (n < 9 || strcmp(name + n - 9, "libjvm.so"))
 			continue;
-		if (sscanf(line, "%llx-%*x %*s %llx", &start, &off) != 2)
+		if (sscanf(line, "%llx-%*x %7s %llx", &start, perms, &off) != 3)
 			continue;
-		if (off != 0)
+		if (base && strcmp(name, p->libjvm))
+			continue; /* another libjvm.so than the one at offset 0 */
+		code |= perms[2] == 'x';
+		if (off != 0 || base)
 			continue;
 		snprintf(p->libjvm, sizeof(p->libjvm), "%s", name);
 		p->libjvm_base = start;
-		err = 0;
-		break;
+		base = true;
 	}
 	fclose(f);
-	return err;
+	return base && code ? 0 : -ENOEXEC;
+}
+
+/*
+ * Whether host pid @pid is a frozen copy of a JVM that memtrace's agent
+ * forked for a heap walk (user/agent/freeze.c): named MT_AP_COPY_COMM, or,
+ * made by an older agent, led by a thread named "VM Thread" (the thread that
+ * forked it; a JVM's leading thread is the launcher's, never HotSpot's VM
+ * thread). It maps libjvm.so as its JVM does, but is no JVM to watch.
+ */
+static bool is_frozen_copy(int pid)
+{
+	char path[64], *comm;
+	bool copy;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	comm = read_file(path, NULL);
+	if (!comm)
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	copy = !strcmp(comm, MT_AP_COPY_COMM) || !strcmp(comm, "VM Thread");
+	free(comm);
+	return copy;
 }
 
 static bool same_ns(int pid, const char *ns)
@@ -285,30 +325,6 @@ static bool same_ns(int pid, const char *ns)
 	if (stat(a, &sa) || stat(b, &sb))
 		return true; /* unknown: assume ours */
 	return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
-}
-
-/* A 64-hex-digit run in /proc/PID/cgroup is a container id (docker, containerd, podman). */
-static void find_container_id(struct mt_proc *p)
-{
-	char path[64], *cg, *s;
-
-	p->container_id[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
-	cg = read_file(path, NULL);
-	if (!cg)
-		return;
-	for (s = cg; *s; s++) {
-		size_t n = 0;
-
-		while (isxdigit((unsigned char)s[n]) && !isupper((unsigned char)s[n]))
-			n++;
-		if (n == 64) {
-			snprintf(p->container_id, sizeof(p->container_id), "%.64s", s);
-			break;
-		}
-		s += n ? n - 1 : 0;
-	}
-	free(cg);
 }
 
 static void read_release(struct mt_proc *p)
@@ -364,8 +380,10 @@ int proc_open(int pid, struct mt_proc *p)
 	snprintf(p->cwd, sizeof(p->cwd), "/proc/%d/cwd", pid);
 	p->other_pidns = !same_ns(pid, "pid");
 	p->other_mntns = !same_ns(pid, "mnt");
-	find_container_id(p);
+	jvmid_read(pid, &p->ident);
 
+	if (is_frozen_copy(pid))
+		return -ENOEXEC;
 	err = find_libjvm(p);
 	/* maps denied (even to root, by another user namespace or a security
 	 * module): a kernel thread, or a process without HotSpot's VM thread,
@@ -384,6 +402,23 @@ int proc_open(int pid, struct mt_proc *p)
 		free(cmd);
 	}
 	return 0;
+}
+
+/* The parent's host pid of @pid, from /proc/PID/status (0 if unknown). */
+static int parent_of(int pid)
+{
+	char path[64], *st, *line;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	st = read_file(path, NULL);
+	if (!st)
+		return 0;
+	line = strstr(st, "\nPPid:");
+	if (!line || sscanf(line + 6, "%d", &ppid) != 1)
+		ppid = 0;
+	free(st);
+	return ppid;
 }
 
 /* Whether /proc/@pid/maps opens (ptrace access is checked at open). */
@@ -418,12 +453,16 @@ void proc_explain(int pid, int err)
 		if (is_kthread(pid))
 			p_err("process %d%s is a kernel thread, not a JVM (`memtrace ps` lists "
 			      "the JVMs on this machine)", pid, comm);
+		else if (is_frozen_copy(pid))
+			p_err("process %d%s is a frozen copy of JVM %d that memtrace's agent forked "
+			      "for a heap walk, not a JVM (it ends with the walk; `memtrace ps` "
+			      "lists the JVMs on this machine)", pid, comm, parent_of(pid));
 		else if (!maps_readable(pid))
 			p_err("process %d%s is not a JVM: none of its threads is HotSpot's "
 			      "\"VM Thread\" (its memory map is not readable here either) "
 			      "(`memtrace ps` lists the JVMs on this machine)", pid, comm);
 		else
-			p_err("process %d%s is not a HotSpot JVM: no libjvm.so is mapped "
+			p_err("process %d%s is not a HotSpot JVM: no libjvm.so is mapped to run "
 			      "(`memtrace ps` lists the JVMs on this machine)", pid, comm);
 		break;
 	case -EACCES:
@@ -463,10 +502,11 @@ int proc_list_jvms(int **pids)
 			continue;
 		if (pid == getpid())
 			continue;
-		/* cheap pre-filter before reading maps */
+		/* cheap pre-filter before reading maps; memtrace's own processes
+		 * map libjvm.so to read it, not to run it: find_libjvm skips them */
 		memset(&p, 0, sizeof(p));
 		p.pid = pid;
-		if (find_libjvm(&p))
+		if (find_libjvm(&p) || is_frozen_copy(pid))
 			continue;
 		if (n == cap) {
 			int *tmp = realloc(out, 2 * cap * sizeof(*out));

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "jvm/jvmid.h"
+
 struct mt_proc {
 	int pid;                 /* host pid (the one the user typed) */
 	int nspid;               /* pid inside its own pid namespace (last NStgid) */
@@ -15,7 +17,7 @@ struct mt_proc {
 	char comm[32];
 	bool other_pidns;        /* pid namespace differs from ours */
 	bool other_mntns;        /* mount namespace differs from ours */
-	char container_id[72];   /* 64-hex id from /proc/PID/cgroup, "" if none */
+	struct jvmid ident;      /* its container and pod (jvm/jvmid.h) */
 	char root[64];           /* "/proc/PID/root": prefix for the target's paths */
 	char cwd[64];            /* "/proc/PID/cwd" */
 	char libjvm[PATH_MAX];   /* libjvm.so path as the target sees it ("" if none) */
@@ -31,8 +33,10 @@ struct mt_proc {
 /*
  * proc_open - fill *p for host pid @pid.
  * Returns 0; -ESRCH if no such process; -ENOEXEC if it is not a HotSpot JVM
- * (no libjvm.so mapped; or, when its map may not be read, a kernel thread or
- * a process none of whose threads is "VM Thread"); -EACCES/-EPERM if /proc
+ * (no libjvm.so mapped executable, as memtrace maps it to read its symbols;
+ * a frozen copy memtrace's agent forked; or, when its map may not be read, a
+ * kernel thread or a process none of whose threads is "VM Thread");
+ * -EACCES/-EPERM if /proc
  * denies us the map of what looks like a JVM; other -errno.
  * Prints nothing: the caller chooses the message (see proc_explain()).
  */
@@ -63,7 +67,13 @@ bool proc_exists(int pid);
  * Returns 0 or -errno (-ENOENT: no thread could be read). */
 int proc_cpu_ns(int pid, uint64_t *ns);
 
-/* proc_list_jvms - host pids of every process with libjvm.so mapped.
+/* proc_wait_gone - wait up to @ms for host pid @pid to exit (a JVM whose
+ * sockets just closed on us may be dying: killed, its threads still being
+ * torn down). Returns true if it is gone. */
+bool proc_wait_gone(int pid, int ms);
+
+/* proc_list_jvms - host pids of every process that runs libjvm.so (mapped
+ * executable), but memtrace's own processes and its agent's frozen copies.
  * Returns the count (>= 0) and a malloc'd array in *pids (caller frees),
  * or -errno. */
 int proc_list_jvms(int **pids);

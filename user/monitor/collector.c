@@ -14,6 +14,8 @@
 #include "jstack/jwalk.h"
 #include "probe/alloctrace.h"
 #include "probe/gcendprobe.h"
+#include "probe/gcpauseprobe.h"
+#include "jvm/gcmanager.h"
 #include "probe/parktrace.h"
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
@@ -54,7 +56,9 @@ struct collector {
 	struct monowner *owners;      /* NULL: monitor owners cannot be read */
 	struct bpf_link *alloc_links[2];
 	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
+	struct bpf_link *pause_links[GCPAUSEPROBE_N]; /* the JVM's GC clock; NULL: none */
 	struct gccause_table causes;
+	struct idmap managers; /* GCMemoryManager address -> name id of its name */
 	uint64_t resyncs, resync_classes;
 	struct idmap name_keys;   /* class name id -> type key (the latest with that name) */
 	struct idmap synth;       /* types made up for agent classes: key -> name id */
@@ -339,6 +343,23 @@ static void park_event(struct collector *c, const struct mt_jvmev_raw *r)
 	feed(c, &e);
 }
 
+/* The name id of the GCMemoryManager at @obj (its end message at @msg), read
+ * once (jvm/gcmanager.h); 0 when it cannot be read. */
+static uint64_t manager_name(struct collector *c, uint64_t obj, uint64_t msg)
+{
+	uintptr_t id = (uintptr_t)idmap_get(&c->managers, obj);
+	char buf[64];
+
+	if (id || !obj)
+		return id;
+	if (gcmanager_name(c->pid, obj, msg, buf, sizeof(buf)))
+		return 0;
+	id = sequencer_name(c->seq, buf, strlen(buf));
+	if (id)
+		idmap_put(&c->managers, obj, (void *)id);
+	return id;
+}
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	const struct mt_jvmev_raw *r = data;
@@ -434,9 +455,27 @@ static int handle_event(void *ctx, void *data, size_t len)
 		e.kind = MT_EV_GC_CAUSE;
 		e.name = sequencer_name(c->seq, cause, strlen(cause));
 		e.name2 = r->a1 ? jvm_str(c, r->a1) : 0;
+		e.ref = manager_name(c, r->a2, r->a1);
 		e.v[0] = r->a0;
 		break;
 	}
+	case MT_J_PAUSE_BEGIN:
+		e.kind = MT_EV_INV_ENTER;
+		e.name = r->a0 ? jvm_str(c, r->a0) : 0;
+		e.v[0] = MT_INV_GC_PAUSE;
+		e.v[1] = r->a1;
+		break;
+	case MT_J_PAUSE_END:
+	case MT_J_TRACE_END:
+		e.kind = MT_EV_INV_LEAVE;
+		e.v[0] = r->a1;
+		break;
+	case MT_J_TRACE_BEGIN:
+		e.kind = MT_EV_INV_ENTER;
+		e.name = sequencer_name(c->seq, "GC trace", 8);
+		e.v[0] = MT_INV_GC_TRACE;
+		e.v[1] = r->a1;
+		break;
 	case MT_J_POOL_BEGIN:
 	case MT_J_POOL_END:
 		e.kind = MT_EV_POOL_USAGE;
@@ -787,15 +826,27 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
-	/* The causes of collections: without the symbols, recordings have none. */
+	/* The causes of collections and the JVM's GC clock (pauses of concurrent
+	 * cycles, collections' durations): without the symbols, recordings have
+	 * none of them. */
 	{
+		struct bpf_program *const clock[GCPAUSEPROBE_N] = {
+			c->skel->progs.handle_pause_begin, c->skel->progs.handle_pause_end,
+			c->skel->progs.handle_trace_begin, c->skel->progs.handle_trace_end,
+		};
+		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
 		const char *why;
 
-		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, &c->cause_link,
+		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, elf, &c->cause_link,
 					&c->causes, &why);
 		if (err == -ENOENT || err == -ENOTSUP)
 			err = 0;
-		else if (err)
+		if (!err)
+			err = gcpauseprobe_attach(clock, p, elf, c->pause_links, &why);
+		if (err == -ENOENT)
+			err = 0;
+		elfsym_free(elf);
+		if (err)
 			goto err_links;
 	}
 
@@ -811,6 +862,8 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	return c;
 
 err_links:
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(c->pause_links[i]);
 	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 err_destroy:
@@ -832,6 +885,8 @@ void collector_free(struct collector *c)
 	ring_buffer__free(c->rb);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(c->alloc_links[i]);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(c->pause_links[i]);
 	bpf_link__destroy(c->cause_link);
 	usdt_detach_all(&c->links);
 	jvmev_bpf__destroy(c->skel);
@@ -841,6 +896,7 @@ void collector_free(struct collector *c)
 	free(c->stack_buf);
 	idmap_free(&c->stack_names);
 	idmap_free(&c->strs);
+	idmap_free(&c->managers);
 	idmap_free(&c->tids);
 	idmap_free(&c->types);
 	idmap_free(&c->monitors);

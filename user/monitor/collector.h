@@ -10,6 +10,13 @@
  *   gc__begin/end               -> invocation enter/leave (MT_INV_GC), nested
  *                                  in the VM operation on the VM thread
  *   mem__pool__gc__begin/end    -> pool usage (before / after)
+ *   GCMemoryManager::gc_end     -> the cause, action and manager of a collection
+ *     (uprobe)                     or pause (MT_EV_GC_CAUSE)
+ *   GCTimer's pause registration -> invocation enter/leave (MT_INV_GC_PAUSE): the
+ *     (uprobes)                    pauses of concurrent cycles, with the JVM's
+ *                                  Ticks (memtrace/gc.h)
+ *   GCTracer::report_gc_start/end -> invocation enter/leave (MT_INV_GC_TRACE): each
+ *     (uprobes)                    collection as JFR counts it, with its Ticks
  *   monitor__contended__enter   -> wait begin (enter)      (the monitor: an
  *   monitor__contended__entered -> wait end + acquire       object entity keyed
  *   monitor__contended__exit    -> release                  by the ObjectMonitor
@@ -53,7 +60,9 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 				collector_tick_fn tick, void *ctx);
 /* collector_free - detach and unload; NULL is a no-op. */
 void collector_free(struct collector *c);
-/* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed, or -errno. */
+/* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed;
+ * -ESRCH (not printed) when the JVM exited under the agent's stream; other
+ * -errno (the agent's printed). */
 int collector_poll(struct collector *c, int timeout_ms);
 /* collector_lost - events the kernel dropped so far (ring buffer full, or a
  * probe hit the kernel ran no program for: BPF recursion misses). */

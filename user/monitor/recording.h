@@ -99,6 +99,11 @@
  * Last line, the trailer (absent if memtrace was killed):
  *   {"k":"end","t":TS,"lost":N,"duration_s":S,"jvm_exited":false,
  *    "events_in":N,"events_out":N,"dropped":N}
+ *   events_in: events observed; events_out: lines written (events, names,
+ *   markers); dropped: observed events that end what began before the
+ *   recording or in a gap (monitor/sequencer.h: struct sequencer_stats);
+ *   duration_s: from the recording's start (the probes attached: after the
+ *   header's start_mono_ns by the setup's time) to its end.
  *   plus "error":"why" when the writer stopped on a write error (the events
  *   before it are all there; the recording ends early).
  * Numbers are unsigned decimal integers unless stated. `memtrace check FILE`

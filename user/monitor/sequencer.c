@@ -24,15 +24,22 @@ struct s_name {
 	bool reported;
 };
 
+/*
+ * An entity's creation (and a type's load) is observed (0), implied by an
+ * observed event (MT_EVF_INFERRED) or read from the JVM at the start or
+ * after lost events (MT_EVF_RESYNC): its late report carries that flag.
+ */
 struct s_type {
 	uint64_t key, uid, name, loader, ts;
 	bool loaded;
 	bool rep_create, rep_load;
 	bool pass;              /* class filter */
+	uint16_t made, load_made; /* 0, MT_EVF_INFERRED or MT_EVF_RESYNC */
 };
 
 struct s_obj {
 	uint64_t key, uid, type, type_uid, size, ts;
+	uint16_t made;
 	bool reported;
 	bool cpass;             /* class filter */
 	bool sampled;
@@ -53,9 +60,12 @@ struct s_hold {
 
 struct s_thread {
 	uint64_t tid, uid, name, javatid, daemon, ts;
+	uint16_t made;
 	bool reported;
 	bool pass;              /* thread filter */
 	bool waiting, rwaiting; /* waiting (observed / reported) on wait_lock */
+	bool reentry, reacquire;/* in an Object.wait: entering its monitor again after
+				 * the notify (a contended enter seen), its entry seen */
 	uint32_t wait_kind;
 	uint64_t wait_lock, wait_timeout;
 	struct s_inv *inv;      /* invocation stack; reported ones are a prefix */
@@ -207,15 +217,24 @@ static void define_name(struct mt_seq *s, uint64_t id, uint64_t ts)
 		return;
 	s->names[id].reported = true;
 	s->st.out++;
+	s->st.names++;
 	s->emit(s->ctx, &d, s->names[id].text, s->names[id].len);
 }
 
-/* Emit @e, defining its names first. */
+/* Emit @e, defining its names first; count it by where it comes from. */
 static void out(struct mt_seq *s, const struct mt_ev *e)
 {
 	define_name(s, e->name, e->ts);
 	define_name(s, e->name2, e->ts);
-	if (e->flags & MT_EVF_LAZY)
+	if (e->kind == MT_EV_GC_CAUSE)
+		define_name(s, e->ref, e->ts); /* its memory manager's name */
+	if (e->kind == MT_EV_LOST)
+		s->st.markers++;
+	else if (e->flags & MT_EVF_RESYNC)
+		s->st.resync++;
+	else if (e->flags & MT_EVF_INFERRED)
+		s->st.inferred++;
+	else if (e->flags & MT_EVF_LAZY)
 		s->st.lazy++;
 	s->st.out++;
 	s->emit(s->ctx, e, NULL, 0);
@@ -280,6 +299,7 @@ static struct s_type *type_new(struct mt_seq *s, uint64_t key, uint64_t name, ui
 	t->loader = loader;
 	t->ts = ts;
 	t->pass = glob_pass(s->class_glob, s, name);
+	t->load_made = MT_EVF_INFERRED; /* until its load is seen */
 	if (idmap_put(&s->types, key, t)) {
 		free(t);
 		return NULL;
@@ -297,7 +317,7 @@ static struct s_type *type_get(struct mt_seq *s, uint64_t key, uint64_t ts)
 	t = type_new(s, key, 0, 0, ts);
 	if (t) {
 		t->loaded = true;
-		s->st.inferred++;
+		t->made = MT_EVF_INFERRED;
 	}
 	return t;
 }
@@ -305,8 +325,9 @@ static struct s_type *type_get(struct mt_seq *s, uint64_t key, uint64_t ts)
 static void ensure_type(struct mt_seq *s, struct s_type *t)
 {
 	if (!t->rep_create) {
-		struct mt_ev e = { .ts = t->ts, .kind = MT_EV_TYPE_CREATE, .flags = MT_EVF_LAZY,
-				   .id = t->key, .name = t->name, .uid = t->uid };
+		struct mt_ev e = { .ts = t->ts, .kind = MT_EV_TYPE_CREATE,
+				   .flags = MT_EVF_LAZY | t->made, .id = t->key, .name = t->name,
+				   .uid = t->uid };
 
 		e.v[0] = t->loader;
 		out(s, &e);
@@ -315,7 +336,7 @@ static void ensure_type(struct mt_seq *s, struct s_type *t)
 	if (!t->rep_load) {
 		/* Nothing may refer to a type before its load: infer it if unseen. */
 		t->loaded = true;
-		out_simple(s, MT_EV_TYPE_LOAD, MT_EVF_LAZY, t->ts, 0, t->key, 0);
+		out_simple(s, MT_EV_TYPE_LOAD, MT_EVF_LAZY | t->load_made, t->ts, 0, t->key, 0);
 		t->rep_load = true;
 	}
 }
@@ -347,7 +368,7 @@ static struct s_thread *thread_get(struct mt_seq *s, uint64_t tid, uint64_t ts)
 		return t;
 	t = thread_new(s, tid, 0, ts);
 	if (t)
-		s->st.inferred++;
+		t->made = MT_EVF_INFERRED;
 	return t;
 }
 
@@ -360,7 +381,7 @@ static void ensure_thread(struct mt_seq *s, struct s_thread *t)
 	memset(&e, 0, sizeof(e));
 	e.ts = t->ts;
 	e.kind = MT_EV_THREAD_CREATE;
-	e.flags = MT_EVF_LAZY;
+	e.flags = MT_EVF_LAZY | t->made;
 	e.thread = e.id = t->tid;
 	e.name = t->name;
 	e.uid = t->uid;
@@ -407,7 +428,7 @@ static struct s_obj *obj_get(struct mt_seq *s, uint64_t key, uint64_t ts)
 		return o;
 	o = obj_new(s, key, 0, 0, ts);
 	if (o)
-		s->st.inferred++;
+		o->made = MT_EVF_INFERRED;
 	return o;
 }
 
@@ -429,7 +450,7 @@ static void report_obj_create(struct mt_seq *s, struct s_obj *o, unsigned flags)
 	memset(&e, 0, sizeof(e));
 	e.ts = o->ts;
 	e.kind = MT_EV_OBJ_CREATE;
-	e.flags = flags;
+	e.flags = flags ? flags | o->made : 0;
 	e.id = o->key;
 	e.ref = t ? t->key : 0;
 	e.uid = o->uid;
@@ -477,7 +498,7 @@ static void end_wait(struct mt_seq *s, struct s_thread *t, uint64_t ts, unsigned
 		return;
 	if (t->rwaiting)
 		out_simple(s, MT_EV_MON_WAIT_END, flags, ts, t->tid, t->wait_lock, 0);
-	t->waiting = t->rwaiting = false;
+	t->waiting = t->rwaiting = t->reentry = t->reacquire = false;
 }
 
 /* Let go of @t's hold on @lock entirely: report a release per reported hold. */
@@ -590,13 +611,14 @@ static void feed_type(struct mt_seq *s, const struct mt_ev *in)
 			t = type_new(s, in->id, 0, 0, in->ts);
 			if (!t)
 				return;
-			s->st.inferred++;
+			t->made = MT_EVF_INFERRED;
 		}
-		if (t->loaded) {
+		if (t->loaded) { /* known loaded already: inferred, or read from the JVM */
 			s->st.dropped++;
 			return;
 		}
 		t->loaded = true;
+		t->load_made = 0;
 		if ((want && t->pass) || t->rep_create) {
 			if (!t->rep_create)
 				ensure_type(s, t); /* reports create (lazy) and this load */
@@ -697,8 +719,13 @@ static void feed_inv(struct mt_seq *s, const struct mt_ev *in)
 			return;
 		}
 		v = &t->inv[--t->ninv];
-		if (v->reported)
-			out_simple(s, MT_EV_INV_LEAVE, 0, in->ts, t->tid, 0, (uint32_t)t->ninv);
+		if (v->reported) {
+			struct mt_ev e = { .ts = in->ts, .kind = MT_EV_INV_LEAVE, .aux = (uint32_t)t->ninv,
+					   .thread = t->tid };
+
+			e.v[0] = in->v[0];
+			out(s, &e);
+		}
 		return;
 	}
 	if (t->ninv == t->capinv) {
@@ -783,6 +810,41 @@ static struct s_hold *hold_get(struct s_thread *t, uint64_t lock)
 	return hd;
 }
 
+/*
+ * Whether sync event @in of thread @t on @o is part of the Object.wait @t is
+ * in: HotSpot fires monitor__wait, then the wait releases the monitor
+ * (contended__exit when that wakes a thread), and after the notify enters
+ * it again (contended__enter and __entered when another thread holds it)
+ * before monitor__waited. The release and the entry are the wait's own: the
+ * wait goes on, the thread's holds are as before it (rule 5).
+ */
+static bool in_wait(struct s_thread *t, const struct s_obj *o, const struct mt_ev *in)
+{
+	if (!t->waiting || t->wait_kind != MT_WAIT_NOTIFY || t->wait_lock != o->key)
+		return false;
+	switch (in->kind) {
+	case MT_EV_MON_RELEASE:
+		return !t->reentry && !t->reacquire;
+	case MT_EV_MON_WAIT_BEGIN:
+		if (in->aux != MT_WAIT_ENTER || t->reentry || t->reacquire)
+			return false;
+		t->reentry = true;
+		return true;
+	case MT_EV_MON_WAIT_END: /* the entry's end; monitor__waited's is not */
+		if (!t->reentry)
+			return false;
+		t->reentry = false;
+		t->reacquire = true;
+		return true;
+	case MT_EV_MON_ACQUIRE:
+		if (!t->reacquire)
+			return false;
+		t->reacquire = false;
+		return true;
+	}
+	return false;
+}
+
 /* Report sync event @kind on (@t, @o) if wanted, with what it needs first. */
 static bool sync_want(struct mt_seq *s, struct s_thread *t, struct s_obj *o)
 {
@@ -814,11 +876,13 @@ static void feed_sync(struct mt_seq *s, const struct mt_ev *in)
 	}
 	o->lock = true;
 	want = sync_want(s, t, o);
-	/* A thread that acts is not waiting any more: the end of its wait was lost. */
-	if (in->kind != MT_EV_MON_WAIT_END && t->waiting) {
-		s->st.inferred++;
-		end_wait(s, t, in->ts, MT_EVF_INFERRED);
+	if (in_wait(t, o, in)) {
+		s->st.absorbed++;
+		return;
 	}
+	/* A thread that acts is not waiting any more: the end of its wait was lost. */
+	if (in->kind != MT_EV_MON_WAIT_END && t->waiting)
+		end_wait(s, t, in->ts, MT_EVF_INFERRED);
 	switch (in->kind) {
 	case MT_EV_MON_ACQUIRE:
 		hd = hold_get(t, o->key);
@@ -835,7 +899,6 @@ static void feed_sync(struct mt_seq *s, const struct mt_ev *in)
 		if (!hd)
 			return;
 		if (!hd->h) { /* held since before we looked (uncontended entry) */
-			s->st.inferred++;
 			hd->h++;
 			if (want) {
 				sync_out(s, in, t, o, MT_EV_MON_ACQUIRE, MT_EVF_INFERRED);
@@ -873,7 +936,8 @@ static void feed_sync(struct mt_seq *s, const struct mt_ev *in)
 
 void sequencer_feed(struct mt_seq *s, const struct mt_ev *e)
 {
-	s->st.in++;
+	if (e->kind != MT_EV_LOST) /* a count of events that never arrived */
+		s->st.in++;
 	switch (e->kind) {
 	case MT_EV_TYPE_CREATE:
 	case MT_EV_TYPE_LOAD:
@@ -986,6 +1050,8 @@ void sequencer_resync_threads(struct mt_seq *s, uint64_t ts, const struct sequen
 			continue;
 		}
 		t = thread_new(s, live[i].tid, live[i].name, ts);
+		if (t)
+			t->made = MT_EVF_RESYNC;
 		if (t && cat_on(s, MT_CAT_THREAD) && thread_on(s, t)) {
 			struct mt_ev e = { .ts = ts, .kind = MT_EV_THREAD_CREATE,
 					   .flags = MT_EVF_RESYNC, .thread = t->tid,
@@ -1040,6 +1106,8 @@ void sequencer_resync_types(struct mt_seq *s, uint64_t ts, const struct sequence
 				t->name = l->name;
 				t->pass = glob_pass(s->class_glob, s, t->name);
 			}
+			if (!t->loaded)
+				t->load_made = MT_EVF_RESYNC;
 			t->loaded = true;
 			continue;
 		}
@@ -1047,6 +1115,7 @@ void sequencer_resync_types(struct mt_seq *s, uint64_t ts, const struct sequence
 		if (!t)
 			continue;
 		t->loaded = true;
+		t->made = t->load_made = MT_EVF_RESYNC;
 		if (want && t->pass) {
 			struct mt_ev e = { .ts = ts, .kind = MT_EV_TYPE_CREATE, .flags = MT_EVF_RESYNC,
 					   .id = t->key, .name = t->name, .uid = t->uid };
@@ -1063,6 +1132,16 @@ void sequencer_resync_types(struct mt_seq *s, uint64_t ts, const struct sequence
 const struct sequencer_stats *sequencer_stats(const struct mt_seq *s)
 {
 	return &s->st;
+}
+
+uint64_t sequencer_observed_out(const struct sequencer_stats *st)
+{
+	return st->out - st->inferred - st->resync - st->names - st->markers;
+}
+
+uint64_t sequencer_unreported(const struct sequencer_stats *st)
+{
+	return st->in - sequencer_observed_out(st) - st->absorbed - st->dropped;
 }
 
 /* ---- lifetime ---- */

@@ -72,14 +72,40 @@ int sequencer_cats_parse(const char *s, unsigned *cats, const char **bad);
  */
 typedef void (*sequencer_emit_fn)(void *ctx, const struct mt_ev *e, const char *text, size_t len);
 
+/*
+ * What the sequencer saw and emitted. Every emitted line is one of: an
+ * observed event (at once, or late: lazy), an inferred one, a resynchronised
+ * one, a name definition or a lost-event marker; every observed event is
+ * emitted once, absorbed, dropped, or not reported (sequencer_unreported).
+ */
 struct sequencer_stats {
-	uint64_t in;        /* events fed */
-	uint64_t out;       /* events emitted (names included) */
-	uint64_t lazy;      /* creations reported late */
-	uint64_t inferred;  /* entities or events implied, not observed */
-	uint64_t dropped;   /* input events that could not have happened as observed */
+	uint64_t in;        /* events observed (fed; lost-event counts are not events) */
+	uint64_t out;       /* lines emitted: all that follow */
+	uint64_t lazy;      /* observed creations emitted late, before a use */
+	uint64_t inferred;  /* events not observed but implied by observed ones (the
+			     * acquire before an uncontended monitor's release, a thread
+			     * or class an event names before its creation was seen) */
+	uint64_t resync;    /* events read from the JVM (threads and classes at the
+			     * start and after lost events), and what they close */
+	uint64_t names;     /* name definitions (the id service) */
+	uint64_t markers;   /* lost-event markers */
+	uint64_t absorbed;  /* observed events that are part of an Object.wait (its
+			     * release of the monitor, a contended entry after the
+			     * notify): the wait's begin and end stand for them */
+	uint64_t dropped;   /* observed events that end what began before the recording
+			     * or in a gap of lost events (a wait, an invocation, an
+			     * entity's life), or repeat what is known (a load inferred
+			     * before it arrived) */
 	uint64_t lost;      /* events reported lost by sequencer_gap() */
 };
+
+/* sequencer_observed_out - of @st's emitted lines, the observed events. */
+uint64_t sequencer_observed_out(const struct sequencer_stats *st);
+
+/* sequencer_unreported - of @st's observed events, those neither emitted,
+ * absorbed nor dropped: outside the filters, in a pause, sampled out, or
+ * about something never reported. */
+uint64_t sequencer_unreported(const struct sequencer_stats *st);
 
 struct mt_seq;
 

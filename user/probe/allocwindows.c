@@ -20,6 +20,7 @@
 #include "probe/allocwindows.h"
 #include "probe/detach.h"
 #include "probe/tlabprobe.h"
+#include "jvm/proc.h"
 #include "probe/uprobecost.h"
 #include "probe/uprobemulti.h"
 
@@ -120,7 +121,9 @@ int allocwindows_attach(struct allocwindows *w, const struct mt_proc *p, struct 
 		err = tlabprobe_attach(progs, e, p, w->link, &missing);
 	}
 
-	if (err == -ENOENT)
+	if (err && !proc_exists(p->pid))
+		p_err("JVM %d exited while memtrace attached its probes", p->pid);
+	else if (err == -ENOENT && missing[0])
 		p_err("libjvm.so of pid %d (%s) has no symbol AllocTracer::%s: it is "
 		      "stripped (no .symtab), so allocations cannot be sampled by uprobes. "
 		      "Install the JDK's debug symbols, or run `memtrace age` (JVMTI "

@@ -9,15 +9,13 @@
 #include "probe/gcendprobe.h"
 #include "lib/util.h"
 
-int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, struct bpf_link **link,
-		      struct gccause_table *t, const char **why)
+int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, const struct mt_elf *e,
+		      struct bpf_link **link, struct gccause_table *t, const char **why)
 {
 	uint64_t addr, off;
-	struct mt_elf *e;
 	int err;
 
 	*link = NULL;
-	e = elfsym_open(p->libjvm_host);
 	if (!e) {
 		*why = "libjvm.so unreadable";
 		return -ENOENT;
@@ -25,20 +23,18 @@ int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, struct 
 	if (elfsym_lookup(e, GCENDPROBE_SYM, &addr, NULL)) {
 		*why = "no GCMemoryManager::gc_end(bool, bool, bool, bool, GCCause::Cause, bool, "
 		       "const char*) in libjvm's .symtab";
-		err = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
 	err = gccause_read(e, t);
 	if (err) {
 		*why = err == -ENOENT ? "no GCCause::to_string in libjvm's .symtab"
 				      : "GCCause::to_string has a shape memtrace does not know";
-		err = err == -ENOENT ? -ENOENT : -ENOTSUP;
-		goto out;
+		return err == -ENOENT ? -ENOENT : -ENOTSUP;
 	}
 	err = elfsym_vaddr_to_offset(e, addr, &off);
 	if (err) {
 		*why = "GCMemoryManager::gc_end has no file offset";
-		goto out;
+		return err;
 	}
 	*link = bpf_program__attach_uprobe(prog, false, p->pid, p->libjvm_host, off);
 	if (!*link) {
@@ -46,7 +42,5 @@ int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, struct 
 		p_err("cannot attach a uprobe to GCMemoryManager::gc_end in %s: %s", p->libjvm,
 		      strerror(errno));
 	}
-out:
-	elfsym_free(e);
 	return err;
 }

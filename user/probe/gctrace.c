@@ -8,7 +8,10 @@
 
 #include "gc.skel.h"
 #include "probe/gcendprobe.h"
+#include "probe/gcpauseprobe.h"
 #include "probe/gctrace.h"
+#include "jvm/elfsym.h"
+#include "jvm/gcmanager.h"
 #include "jvm/pidns.h"
 #include "probe/bpfutil.h"
 #include "probe/usdtspec.h"
@@ -30,9 +33,12 @@ struct gctrace {
 	struct bpf_link *cause_link;  /* GCMemoryManager::gc_end; NULL: no causes */
 	struct gccause_table causes;
 	const char *no_cause;         /* why there are no causes, NULL if there are */
+	struct bpf_link *pause_links[GCPAUSEPROBE_N]; /* the JVM's GC clock; NULL: none */
+	const char *no_pauses;        /* why pauses are not timed, NULL if they are */
 	struct gcpair gp;
 	int pid;
 	struct name_cache names;
+	struct name_cache managers;   /* GCMemoryManager names by the object's address */
 	uint64_t name_errors;
 };
 
@@ -78,6 +84,23 @@ static const char *name_of(struct gctrace *t, uint64_t addr)
 	return c->name[i];
 }
 
+/* The name of the GCMemoryManager at @obj whose end message is at @action
+ * ("" when it cannot be read: the record then has no manager). */
+static const char *manager_of(struct gctrace *t, uint64_t obj, uint64_t action)
+{
+	struct name_cache *c = &t->managers;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->addr[i] == obj)
+			return c->name[i];
+	i = c->n == MAX_NAMES ? c->n - 1 : c->n++;
+	c->addr[i] = obj;
+	if (gcmanager_name(t->pid, obj, action, c->name[i], MT_GC_NAME_LEN))
+		t->name_errors++;
+	return c->name[i];
+}
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	const struct mt_gc_raw *r = data;
@@ -105,6 +128,14 @@ static int handle_event(void *ctx, void *data, size_t len)
 			 gccause_name(&t->causes, r->cause, buf, sizeof(buf)));
 		if (r->action)
 			snprintf(e.action, sizeof(e.action), "%s", name_of(t, r->action));
+		if (r->manager)
+			snprintf(e.manager, sizeof(e.manager), "%s",
+				 manager_of(t, r->manager, r->action));
+	} else if (r->kind == MT_PAUSE_BEGIN || r->kind == MT_PAUSE_END ||
+		   r->kind == MT_TRACE_BEGIN || r->kind == MT_TRACE_END) {
+		e.ticks = r->ticks;
+		if (r->kind == MT_PAUSE_BEGIN && r->manager)
+			snprintf(e.pause, sizeof(e.pause), "%s", name_of(t, r->manager));
 	}
 	gcpair_feed(&t->gp, &e);
 	return 0;
@@ -153,12 +184,28 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	 * its gc_end seen too (attached after, the first cycle could lack its
 	 * cause and its end time). A cause heard for a cycle whose begins were
 	 * missed is overwritten by the next cycle's own before its pool ends. */
-	err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, &t->cause_link, &t->causes,
-				&t->no_cause);
-	if (err == -ENOENT || err == -ENOTSUP)
-		err = 0;
-	else if (err)
-		goto err_links;
+	{
+		struct bpf_program *const progs[GCPAUSEPROBE_N] = {
+			t->skel->progs.handle_pause_begin, t->skel->progs.handle_pause_end,
+			t->skel->progs.handle_trace_begin, t->skel->progs.handle_trace_end,
+		};
+		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
+
+		err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, elf, &t->cause_link,
+					&t->causes, &t->no_cause);
+		if (err == -ENOENT || err == -ENOTSUP)
+			err = 0;
+		/* The pauses of concurrent cycles and every collection's duration,
+		 * timed as JFR times them; without these uprobes gc__begin/gc__end
+		 * bracket the pauses and cycles last their memory managers' windows. */
+		if (!err)
+			err = gcpauseprobe_attach(progs, p, elf, t->pause_links, &t->no_pauses);
+		if (err == -ENOENT)
+			err = 0;
+		elfsym_free(elf);
+		if (err)
+			goto err_links;
+	}
 	err = usdt_attach_hotspot(&t->links, probes, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
@@ -173,6 +220,8 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	return t;
 
 err_links:
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(t->pause_links[i]);
 	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 err_destroy:
@@ -188,6 +237,8 @@ void gctrace_free(struct gctrace *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		bpf_link__destroy(t->pause_links[i]);
 	bpf_link__destroy(t->cause_link);
 	usdt_detach_all(&t->links);
 	gc_bpf__destroy(t->skel);
@@ -197,6 +248,11 @@ void gctrace_free(struct gctrace *t)
 const char *gctrace_no_cause(const struct gctrace *t)
 {
 	return t->no_cause;
+}
+
+const char *gctrace_no_pauses(const struct gctrace *t)
+{
+	return t->no_pauses;
 }
 
 int gctrace_poll(struct gctrace *t, int timeout_ms)

@@ -25,6 +25,10 @@ uint64_t gctrace_lost(struct gctrace *t);
 /* gctrace_no_cause - why collections have no cause (a libjvm without the
  * symbols it needs), or NULL when they have one. */
 const char *gctrace_no_cause(const struct gctrace *t);
+/* gctrace_no_pauses - why the pauses of concurrent cycles are not timed by the
+ * JVM's own GCTimer (a libjvm without the symbols: gc__begin/gc__end bracket
+ * them, unnamed), or NULL when they are. */
+const char *gctrace_no_pauses(const struct gctrace *t);
 /* gctrace_pairing - the pairing state (unpaired/overflow counters). */
 const struct gcpair *gctrace_pairing(struct gctrace *t);
 

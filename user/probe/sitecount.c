@@ -8,7 +8,6 @@
 
 #include "jvm/pidns.h"
 #include "probe/alloctrace.h"
-#include "jvm/attach.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
 #include "jstack/jframes.h"
@@ -20,6 +19,7 @@
 #include "analysis/sitevol.h"
 #include "sites.skel.h"
 #include "jstack/symres.h"
+#include "jvm/perfmap.h"
 #include "probe/tlabprobe.h"
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
@@ -137,23 +137,6 @@ fail:
 }
 
 
-/* Ask the JVM to write /tmp/perf-<nspid>.map so compiled pcs get names. */
-static void request_perfmap(const struct mt_proc *p)
-{
-	struct mt_attach_reply r;
-
-	if (p->jdk_major && p->jdk_major < 17) {
-		p_warn("JDK %d has no Compiler.perfmap: compiled allocation sites stay unnamed",
-		       p->jdk_major);
-		return;
-	}
-	if (attach_command(p, "jcmd", "Compiler.perfmap", NULL, NULL, &r))
-		return; /* attach_command said why */
-	if (r.code)
-		p_warn("Compiler.perfmap failed (%d): %s; compiled allocation sites stay unnamed",
-		       r.code, r.text);
-}
-
 /* The per-CPU totals slot @which, summed over CPUs. */
 static struct mt_site_val total(struct sitecount *c, uint32_t which)
 {
@@ -202,6 +185,7 @@ int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 {
 	int fd = bpf_map__fd(c->skel->maps.site_counts);
 	struct mt_site_key key, next, *prev = NULL;
+	struct perfmap pm = { .tmpfd = -1 };
 	struct symres *sr = NULL;
 	struct mt_site_val v, t;
 	char name[768];
@@ -210,9 +194,10 @@ int sitecount_read(struct sitecount *c, const struct mt_proc *p, int perfmap,
 	memset(out, 0, sizeof(*out));
 	out->seconds = (double)(mono_ns() - c->t0) / 1e9;
 	if (perfmap && !c->jn)
-		request_perfmap(p);
+		perfmap_request(p, &pm, "compiled allocation sites");
 	if (!c->jn)
 		sr = symres_new(p); /* NULL: compiled pcs stay unnamed */
+	perfmap_done(&pm); /* read: removed if the JVM wrote it for us */
 	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
 		const char *n = NULL;
 

@@ -2,6 +2,7 @@
 /* uprobemulti.c - uprobe_multi links by hand; see uprobemulti.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -99,11 +100,18 @@ static bool probe(void)
 	return link >= 0;
 }
 
+bool uprobemulti_hidden(void)
+{
+	const char *e = getenv("MEMTRACE_NO_UPROBE_MULTI");
+
+	return e && *e && strcmp(e, "0");
+}
+
 bool uprobemulti_supported(void)
 {
 	static int known = -1; /* first caller decides; memtrace asks from one thread */
 
 	if (known < 0)
-		known = probe();
+		known = !uprobemulti_hidden() && probe();
 	return known;
 }

@@ -31,8 +31,13 @@
 int uprobemulti_attach(int prog_fd, const char *path, const uint64_t *offsets, uint32_t cnt,
 		       int pid);
 
+/* uprobemulti_hidden - whether MEMTRACE_NO_UPROBE_MULTI (non-empty, not
+ * "0") asks memtrace to use perf-event uprobes as on kernels before 6.6. */
+bool uprobemulti_hidden(void);
+
 /*
- * uprobemulti_supported - whether this kernel attaches uprobe_multi links:
+ * uprobemulti_supported - whether this kernel attaches uprobe_multi links
+ * and memtrace may use them (false when uprobemulti_hidden()):
  * a no-op program is loaded and attached to a function of memtrace's own
  * (needs CAP_BPF and CAP_PERFMON; false without them). Probed once, then
  * remembered.

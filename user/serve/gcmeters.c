@@ -43,14 +43,6 @@ bool gcmeters_old_collector(const char *gc)
 	return false;
 }
 
-bool gcmeters_concurrent_phase(const char *cause, const char *gc)
-{
-	size_t n = strlen(gc);
-
-	return !strcmp(cause, "No GC") || !strcmp(gc, "Shenandoah Cycles") ||
-	       (!strncmp(gc, "ZGC", 3) && n >= 6 && !strcmp(gc + n - 6, "Cycles"));
-}
-
 void gcmeters_record(struct gcmeters *g, const struct gc_record *r)
 {
 	uint64_t ll_before = 0, ll_after = 0, ll_max = 0;

@@ -49,10 +49,6 @@ void gcmeters_record(struct gcmeters *g, const struct gc_record *r);
 bool gcmeters_allocation_pool(const char *pool);
 bool gcmeters_long_lived_pool(const char *pool);
 bool gcmeters_old_collector(const char *gc);
-/* gcmeters_concurrent_phase - a record Micrometer times as
- * jvm.gc.concurrent.phase.time rather than jvm.gc.pause (cause "No GC",
- * ZGC's and Shenandoah's cycles). */
-bool gcmeters_concurrent_phase(const char *cause, const char *gc);
 
 /*
  * The maximum of a timer over a sliding window, as Micrometer's TimeWindowMax

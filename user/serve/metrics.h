@@ -33,7 +33,7 @@ enum metric_type {
 	METRIC_HISTOGRAM, /* bucketed observations: _bucket{le=}, _sum, _count */
 };
 
-#define MT_METRICS_MAX_LABELS 8   /* label pairs per series */
+#define MT_METRICS_MAX_LABELS 12  /* label pairs per series */
 #define MT_METRICS_MAX_BUCKETS 32 /* finite histogram bounds (+Inf is implied) */
 
 struct metrics;

@@ -32,6 +32,16 @@ enum serve_names {
 	SERVE_NAMES_OTEL,       /* jvm_gc_duration_seconds{jvm_gc_name,...}, jvm_memory_used_bytes{jvm_memory_type,...} */
 };
 
+/* The JVM's identity labels (jvm/jvmid.h) that may go on every series
+ * (--labels); memtrace_jvm_info always carries them all. */
+enum serve_idlabel {
+	SERVE_ID_CONTAINER_ID = 1 << 0,   /* container_id */
+	SERVE_ID_CONTAINER = 1 << 1,      /* container: its name */
+	SERVE_ID_POD = 1 << 2,            /* pod */
+	SERVE_ID_NAMESPACE = 1 << 3,      /* namespace */
+	SERVE_ID_POD_UID = 1 << 4,        /* pod_uid */
+};
+
 /* One GC timer series of a JVM (collector, action, cause) and its window max. */
 struct serve_timer {
 	char gc[MT_GC_NAME_LEN], action[MT_GC_NAME_LEN], cause[MT_GC_NAME_LEN];
@@ -130,6 +140,7 @@ struct serve {
 	uint32_t age_interval;   /* --age-interval */
 	int alloc_top;           /* classes exported per JVM (--alloc-top) */
 	enum serve_names names;  /* --names */
+	unsigned id_labels;      /* --labels: SERVE_ID_* on every series besides pid, main_class */
 	uint64_t next_work_ns;   /* next refresh of the allocation and age series */
 	struct serve_queries queries; /* its lock is &lock */
 	struct serve_pprofs pprofs;   /* guarded by lock */

@@ -8,6 +8,7 @@
 #include "agentctl/sampling.h"
 #include "serve/serve_api.h"
 #include "dsl/dsl.h"
+#include "jvm/jvmid.h"
 #include "lib/util.h"
 
 static const char *const work_state_name[] = { "off", "starting", "on", "stopping", "failed" };
@@ -57,8 +58,7 @@ static void jvm_json(FILE *f, const struct serve_jvm *j)
 {
 	fprintf(f, "{\"pid\":%d,\"nspid\":%d,\"main_class\":", j->p.pid, j->p.nspid);
 	json_str(f, j->p.main_class);
-	fputs(",\"container_id\":", f);
-	json_str(f, j->p.container_id);
+	jvmid_json(f, &j->p.ident);
 	fputs(",\"jdk\":", f);
 	json_str(f, j->p.jdk_version);
 	fprintf(f, ",\"watched_since_ns\":%llu,\"collections\":%llu",

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,13 +61,16 @@ static int register_micrometer(struct metrics *m)
 
 	err |= metrics_register_histogram(m, MM_PAUSE, "seconds",
 					  "Time spent in GC pause (Micrometer's jvm.gc.pause: one per "
-					  "GarbageCollectorMXBean notification), by collector, action and cause.",
+					  "GarbageCollectorMXBean notification of a stop-the-world pause, G1's "
+					  "remark and cleanup and ZGC's and Shenandoah's pauses included), by "
+					  "collector, action and cause.",
 					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
 	err |= metrics_register(m, MM_PAUSE_MAX, METRIC_GAUGE, NULL,
 				"Longest GC pause in seconds over the last 2 minutes (Micrometer's window).");
 	err |= metrics_register_histogram(m, MM_CONC, "seconds",
-					  "Time spent in concurrent phase (cause \"No GC\": G1's concurrent "
-					  "cycle pauses on JDK 21+, ZGC and Shenandoah cycles).",
+					  "Time spent in concurrent phase (ZGC's and Shenandoah's cycles: "
+					  "they run beside the application; their pauses are "
+					  "jvm_gc_pause_seconds).",
 					  pause_bounds, (int)MT_ARRAY_SIZE(pause_bounds));
 	err |= metrics_register(m, MM_CONC_MAX, METRIC_GAUGE, NULL,
 				"Longest concurrent phase in seconds over the last 2 minutes.");
@@ -134,7 +138,8 @@ int serve_metrics_register(struct metrics *m, enum serve_names names)
 				"GC probe events memtrace could not pair (begin without end, ...).");
 	err |= metrics_register(m, M_ALLOC, METRIC_COUNTER, "bytes",
 				"Bytes allocated since allocation sampling was switched on, estimated "
-				"from TLAB refills (each counts its TLAB size); only while it is on.");
+				"from TLAB refills (each counts the bytes its thread allocated since "
+				"its previous one); only while it is on.");
 	err |= metrics_register(m, M_ALLOC_CLASS, METRIC_COUNTER, "bytes",
 				"The same for the top allocating classes (a class once shown stays "
 				"while sampling is on); the rest is the JVM's total minus these.");
@@ -159,14 +164,86 @@ int serve_metrics_register(struct metrics *m, enum serve_names names)
 	return err ? -EINVAL : 0;
 }
 
-/* The labels every series of JVM @j carries, then @k1=@v1 (if @k1). */
+/* The identity labels: name, SERVE_ID_* bit, value in a struct jvmid. */
+static const struct {
+	const char *name;
+	unsigned bit;
+	size_t off;
+} id_labels[] = {
+	{ "container_id", SERVE_ID_CONTAINER_ID, offsetof(struct jvmid, container_id) },
+	{ "container", SERVE_ID_CONTAINER, offsetof(struct jvmid, container_name) },
+	{ "pod", SERVE_ID_POD, offsetof(struct jvmid, pod) },
+	{ "namespace", SERVE_ID_NAMESPACE, offsetof(struct jvmid, pod_namespace) },
+	{ "pod_uid", SERVE_ID_POD_UID, offsetof(struct jvmid, pod_uid) },
+};
+
+#define JVM_LABELS_MAX (2 * (3 + MT_ARRAY_SIZE(id_labels) + 3) + 1)
+
+/*
+ * jvm_labels - the labels of a series of JVM @j into @l (JVM_LABELS_MAX
+ * slots): pid, main_class, the identity labels @bits selects, then the pairs
+ * @k1=@v1, @k2=@v2, @k3=@v3 up to the first NULL key. Returns @l.
+ */
+static const char **jvm_labels(const struct serve_jvm *j, unsigned bits, const char **l,
+			       const char *k1, const char *v1, const char *k2, const char *v2,
+			       const char *k3, const char *v3)
+{
+	const char *extra[] = { k1, v1, k2, v2, k3, v3 };
+	size_t n = 0;
+
+	l[n++] = "pid";
+	l[n++] = j->pid_s;
+	l[n++] = "main_class";
+	l[n++] = j->p.main_class;
+	for (size_t i = 0; i < MT_ARRAY_SIZE(id_labels); i++)
+		if (bits & id_labels[i].bit) {
+			l[n++] = id_labels[i].name;
+			l[n++] = (const char *)&j->p.ident + id_labels[i].off;
+		}
+	for (size_t i = 0; i < MT_ARRAY_SIZE(extra) && extra[i]; i += 2) {
+		l[n++] = extra[i];
+		l[n++] = extra[i + 1];
+	}
+	l[n] = NULL;
+	return l;
+}
+
+/* The labels every series of JVM @j carries (pid, main_class, --labels),
+ * then @k1=@v1 (if @k1). */
 #define JVM_LABELS(j, k1, v1) \
-	(const char *[]){ "pid", (j)->pid_s, "main_class", (j)->p.main_class, "container_id", \
-			  (j)->p.container_id, k1, v1, NULL }
-/* ... then three more pairs. */
+	jvm_labels((j), (j)->sv->id_labels, (const char *[JVM_LABELS_MAX]){ NULL }, k1, v1, \
+		   NULL, NULL, NULL, NULL)
+/* ... then up to three pairs. */
 #define JVM_LABELS3(j, k1, v1, k2, v2, k3, v3) \
-	(const char *[]){ "pid", (j)->pid_s, "main_class", (j)->p.main_class, "container_id", \
-			  (j)->p.container_id, k1, v1, k2, v2, k3, v3, NULL }
+	jvm_labels((j), (j)->sv->id_labels, (const char *[JVM_LABELS_MAX]){ NULL }, k1, v1, \
+		   k2, v2, k3, v3)
+
+int serve_metrics_id_labels(const char *list, unsigned *bits)
+{
+	char buf[128], *save = NULL, *tok;
+
+	*bits = 0;
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return -EINVAL;
+	if (!strcmp(buf, "none"))
+		return 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		if (!strcmp(tok, "all")) {
+			for (i = 0; i < MT_ARRAY_SIZE(id_labels); i++)
+				*bits |= id_labels[i].bit;
+			continue;
+		}
+		for (i = 0; i < MT_ARRAY_SIZE(id_labels); i++)
+			if (!strcmp(tok, id_labels[i].name))
+				break;
+		if (i == MT_ARRAY_SIZE(id_labels))
+			return -EINVAL;
+		*bits |= id_labels[i].bit;
+	}
+	return 0;
+}
 
 /* The timer series of (collector, action, cause), created on first use. */
 static struct serve_timer *timer_of(struct serve_jvm *j, const struct gc_record *r,
@@ -242,7 +319,10 @@ static void pool_series(struct serve_jvm *j, const struct serve_pool *p)
 static void micrometer_record(struct serve_jvm *j, const struct gc_record *r, double secs)
 {
 	struct metrics *m = j->sv->m;
-	bool conc = gcmeters_concurrent_phase(r->cause, r->manager);
+	/* a pause is a pause: Micrometer's own rule (cause "No GC", or a manager
+	 * named "... Cycles") would file JDK 21+ G1's remark and cleanup, which
+	 * stop the application, under the concurrent phases */
+	bool conc = r->kind == GC_KIND_CYCLE;
 	struct serve_timer *t;
 	uint64_t now = mono_ns();
 
@@ -270,7 +350,7 @@ void serve_metrics_gc_record(const struct gc_record *r, void *ctx)
 	struct metrics *m = j->sv->m;
 	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
 
-	if (r->in_vmop)
+	if (gcpair_is_pause(r))
 		metrics_histogram_observe(m, M_PAUSE, JVM_LABELS(j, "collector",
 					  r->manager[0] ? r->manager : "(no memory manager)"), secs);
 	gcmeters_record(&j->gm, r);
@@ -376,9 +456,8 @@ void serve_metrics_watched(struct serve *sv)
 void serve_metrics_info(struct serve_jvm *j)
 {
 	metrics_gauge_set(j->sv->m, M_INFO,
-			  (const char *[]){ "pid", j->pid_s, "main_class", j->p.main_class,
-					    "container_id", j->p.container_id, "jdk",
-					    j->p.jdk_version, NULL }, 1);
+			  jvm_labels(j, ~0u, (const char *[JVM_LABELS_MAX]){ NULL }, "jdk",
+				     j->p.jdk_version, NULL, NULL, NULL, NULL), 1);
 }
 
 void serve_metrics_drop(struct serve_jvm *j)
@@ -540,9 +619,7 @@ void serve_metrics_parks_update(struct serve_jvm *j)
 			ns += l[k].v.total_ns;
 		}
 		{
-			const char *labels[] = { "pid", j->pid_s, "main_class", j->p.main_class,
-						 "container_id", j->p.container_id, "class", cls,
-						 "kind", kind, NULL };
+			const char **labels = JVM_LABELS3(j, "class", cls, "kind", kind, NULL, NULL);
 
 			metrics_counter_set(j->sv->m, M_PARKS, labels, (double)parks);
 			metrics_counter_set(j->sv->m, M_PARKED, labels, (double)ns / 1e9);

@@ -8,7 +8,9 @@
  * conventions instead (jvm_gc_duration_seconds{jvm_gc_name,...}); memtrace_*
  * for what only memtrace has (every stop-the-world pause, allocation by
  * class, ages, locks, lost events). Every series also carries pid,
- * main_class and container_id.
+ * main_class and the JVM's identity labels --labels names (none by
+ * default); memtrace_jvm_info carries them all: container_id, container,
+ * pod, namespace, pod_uid (jvm/jvmid.h).
  */
 #ifndef MEMTRACE_SERVE_METRICS_H
 #define MEMTRACE_SERVE_METRICS_H
@@ -20,6 +22,11 @@
 /* serve_metrics_register - the families of serve's series, with @names'
  * names for the JVM ones, into @m. Returns 0 or -EINVAL. */
 int serve_metrics_register(struct metrics *m, enum serve_names names);
+
+/* serve_metrics_id_labels - parse --labels' comma-separated @list
+ * (container_id, container, pod, namespace, pod_uid, all; or none) into
+ * SERVE_ID_* @bits. Returns 0 or -EINVAL (an unknown name). */
+int serve_metrics_id_labels(const char *list, unsigned *bits);
 
 /* serve_metrics_watched - the number of JVMs @sv watches. */
 void serve_metrics_watched(struct serve *sv);

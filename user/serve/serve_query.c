@@ -174,15 +174,48 @@ void serve_query_json(FILE *f, const struct serve_query *q)
 	fputs("}\n", f);
 }
 
+/*
+ * The program compiled against the JVM's class table in session @ss, before
+ * any walk (cmd_query.c's query_fit): 0, or 1 after failing @q (what does not
+ * fit, or why the table could not be read, @why holding the captured error).
+ */
+static int fit_classes(struct serve_query *q, struct mt_snapsession *ss,
+		       struct dsl_diags *diags, const char *why)
+{
+	struct querylive_out qo;
+	struct mt_snapshot cls;
+	char msg[600];
+	int err, rc = 0;
+
+	err = snaptake_classes(ss, &cls);
+	if (err == -ENOTSUP) /* an older agent: the heap checks it after the walk */
+		return 0;
+	if (err) {
+		snprintf(msg, sizeof(msg), "reading the class table failed: %s",
+			 why[0] ? why : "see serve's log");
+		serve_query_fail(q, msg, NULL);
+		return 1;
+	}
+	if (querylive_fit(&q->prog, q->src, q->len, "<query>", &cls, diags, &qo) == QUERY_FIT) {
+		serve_query_fail(q, "the program does not fit this JVM's classes (nothing was walked)",
+				 diags);
+		rc = 1;
+	}
+	snapshot_free(&cls);
+	return rc;
+}
+
 void serve_query_live(struct serve_query *q)
 {
-	const struct dsl_needs *n = dsl_program_needs(q->prog);
+	const struct dsl_needs *n;
 	struct dsl_diags *diags = dsl_diags_new();
 	struct querylive_out qo = { 0 };
+	struct mt_snapsession ss = { .so.fd = -1 };
 	struct serve_query_outcome o;
 	struct mt_snapshot snap;
 	char why[512], msg[600];
-	uint32_t flags = querylive_heap_flags(n);
+	uint32_t flags;
+	int err;
 
 	snapshot_init(&snap);
 	if (!diags) {
@@ -190,10 +223,15 @@ void serve_query_live(struct serve_query *q)
 		return;
 	}
 	p_err_capture(why, sizeof(why));
-	if (q->has_max)
-		flags |= MT_AP_HEAP_MAXPAUSE;
 	p_info("pid %d: query %u: taking a heap snapshot", q->pid, q->id);
-	if (snaptake_once(&q->p, flags, q->max_pause_ms, n->fields, n->nfields, &snap)) {
+	err = snaptake_open(&q->p, &ss);
+	if (!err && fit_classes(q, &ss, diags, why))
+		goto out;
+	n = dsl_program_needs(q->prog); /* compiled against the classes, if they came */
+	flags = querylive_heap_flags(n) | (q->has_max ? MT_AP_HEAP_MAXPAUSE : 0);
+	if (!err)
+		err = snaptake_take(&ss, flags, q->max_pause_ms, n->fields, n->nfields, &snap);
+	if (err) {
 		snprintf(msg, sizeof(msg), "the heap snapshot failed: %s",
 			 why[0] ? why : "see serve's log");
 		serve_query_fail(q, msg, NULL);
@@ -234,6 +272,7 @@ void serve_query_live(struct serve_query *q)
 	p_info("pid %d: query %u done: pause %.3f ms%s, %u objects", q->pid, q->id, o.pause_ms,
 	       o.partial ? " (partial)" : "", o.objects);
 out:
+	snaptake_close(&ss);
 	p_err_capture(NULL, 0);
 	free(qo.json);
 	snapshot_free(&snap);

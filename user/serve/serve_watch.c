@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* serve_watch.c - the JVM watcher of `memtrace serve` (see serve_watch.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "memtrace/agent_proto.h"
-
 #include "agentctl/agentlive.h"
+#include "agentctl/agentsock.h"
 #include "serve/serve_metrics.h"
 #include "serve/serve_query.h"
 #include "serve/serve_watch.h"
@@ -233,29 +230,12 @@ static int watch(struct serve *sv, int pid)
  * any more, so its tracer is freed by a thread of its own; serve_watch_stop()
  * waits for those threads.
  */
-/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp:
- * the agent's and its attach listener's (started by memtrace's attach).
+/* remove_leftovers - the sockets a JVM killed with -9 leaves in its /tmp.
  * On the reaper's thread (it may wait for the process to be torn down). */
 static void remove_leftovers(int tmpfd, int pid, int nspid)
 {
-	char agent[64], listener[64];
-	int err = 0;
+	int err = agentsock_remove_leftovers(tmpfd, nspid);
 
-	snprintf(agent, sizeof(agent), MT_AP_SOCK_FMT, nspid);
-	snprintf(listener, sizeof(listener), ".java_pid%d", nspid);
-	/* a killed JVM's leader is a zombie while its other threads still hold
-	 * the sockets open (they accept then): retry for up to 2 s */
-	for (int i = 0; i < 20 && err >= 0; i++) {
-		struct stat st;
-
-		err = attach_remove_stale(tmpfd, strrchr(agent, '/') + 1);
-		if (err >= 0)
-			err = attach_remove_stale(tmpfd, listener);
-		if (err < 0 || (fstatat(tmpfd, strrchr(agent, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) &&
-				fstatat(tmpfd, listener, &st, AT_SYMLINK_NOFOLLOW)))
-			break;
-		usleep(100000);
-	}
 	if (err < 0)
 		p_warn("pid %d exited: cannot remove its stale sockets from its /tmp: %s", pid,
 		       strerror(-err));

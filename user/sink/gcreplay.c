@@ -19,8 +19,9 @@ struct gcreplay {
 	struct cause_count causes[MAX_CAUSES];
 	int ncauses;
 	bool json;
-	uint64_t count, young, full, pauses, concurrent;
-	uint64_t pause_total, pause_max;
+	uint64_t count, young, full, pauses, cycles;
+	uint64_t pause_total, pause_max; /* every stop-the-world record */
+	uint64_t cycle_total;            /* the concurrent cycles' time (not a pause) */
 	uint64_t mono_to_real; /* add to a monotonic ns to get epoch ns */
 	uint64_t t0;           /* monotonic ns when tracing started */
 	struct gcpair gp;      /* the pairing of gcreplay_feed() */
@@ -47,16 +48,6 @@ void gcreplay_free(struct gcreplay *r)
 	free(r);
 }
 
-static const char *kind_of(const struct gc_record *rec)
-{
-	/* pauses of a concurrent cycle (G1 remark/cleanup) */
-	if (!rec->manager[0] || (rec->in_vmop && strstr(rec->manager, "Concurrent")))
-		return "pause";
-	if (!rec->in_vmop)
-		return "concurrent";
-	return rec->full ? "full" : "young";
-}
-
 static void print_json(const struct gcreplay *r, const struct gc_record *rec)
 {
 	FILE *f = r->f;
@@ -65,8 +56,13 @@ static void print_json(const struct gcreplay *r, const struct gc_record *rec)
 		"\"duration_ns\":%llu,\"full\":%s,\"kind\":\"%s\",\"collector\":",
 		(unsigned long long)rec->seq, (unsigned long long)(rec->start_ns + r->mono_to_real),
 		(unsigned long long)rec->start_ns, (unsigned long long)(rec->end_ns - rec->start_ns),
-		rec->full ? "true" : "false", kind_of(rec));
+		rec->full ? "true" : "false", gcpair_kind_name(rec->kind));
 	json_str(f, rec->manager);
+	if (rec->kind == GC_KIND_PAUSE || rec->pause[0]) {
+		fprintf(f, ",\"pause\":");
+		json_str(f, rec->pause);
+	}
+	fprintf(f, ",\"timed\":%s", rec->timed ? "true" : "false");
 	fprintf(f, ",\"cause\":");
 	json_str(f, rec->cause);
 	fprintf(f, ",\"action\":");
@@ -100,15 +96,18 @@ static void print_text(const struct gcreplay *r, const struct gc_record *rec)
 		}
 	fprintf(f, "#%-4llu %8.3fs  %-22s %-10s %10s",
 		(unsigned long long)rec->seq, (double)(rec->start_ns - r->t0) / 1e9,
-		rec->manager[0] ? rec->manager : "(no memory manager)", kind_of(rec),
-		fmt_ns(rec->end_ns - rec->start_ns, d, sizeof(d)));
-	if (rec->npools)
+		rec->manager[0] ? rec->manager : "(no memory manager)",
+		gcpair_kind_name(rec->kind), fmt_ns(rec->end_ns - rec->start_ns, d, sizeof(d)));
+	if (rec->pause[0])
+		fprintf(f, "  %s", rec->pause);
+	/* a pause's pools (G1 Concurrent GC's) are not a collection's before and after */
+	if (rec->npools && rec->kind != GC_KIND_PAUSE)
 		fprintf(f, "  heap %s -> %s (committed %s)", fmt_bytes(before, b1, sizeof(b1)),
 			fmt_bytes(after, b2, sizeof(b2)), fmt_bytes(committed, b3, sizeof(b3)));
 	if (rec->cause[0])
 		fprintf(f, "  cause: %s", rec->cause);
 	fprintf(f, "\n");
-	for (int i = 0; i < rec->npools; i++) {
+	for (int i = 0; i < rec->npools && rec->kind != GC_KIND_PAUSE; i++) {
 		const struct gc_pool *p = &rec->pools[i];
 		char m[32];
 
@@ -128,18 +127,26 @@ void gcreplay_record(const struct gc_record *rec, void *ctx)
 	uint64_t d = rec->end_ns - rec->start_ns;
 
 	r->count++;
-	if (!strcmp(kind_of(rec), "pause"))
-		r->pauses++;
-	else if (!rec->in_vmop)
-		r->concurrent++;
-	else if (rec->full)
-		r->full++;
-	else
+	switch (rec->kind) {
+	case GC_KIND_YOUNG:
 		r->young++;
-	if (rec->in_vmop) { /* stop-the-world: the whole record is a pause */
+		break;
+	case GC_KIND_FULL:
+		r->full++;
+		break;
+	case GC_KIND_PAUSE:
+		r->pauses++;
+		break;
+	case GC_KIND_CYCLE:
+		r->cycles++;
+		break;
+	}
+	if (gcpair_is_pause(rec)) { /* stop-the-world: the whole record is a pause */
 		r->pause_total += d;
 		if (d > r->pause_max)
 			r->pause_max = d;
+	} else {
+		r->cycle_total += d;
 	}
 	if (rec->cause[0]) {
 		int i;
@@ -168,14 +175,16 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 
 	if (r->json) {
 		fprintf(f, "{\"event\":\"summary\",\"gc_count\":%llu,\"young\":%llu,\"full\":%llu,"
-			"\"pauses\":%llu,\"concurrent\":%llu,\"pause_total_ns\":%llu,"
-			"\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,\"lost_events\":%llu,"
+			"\"pauses\":%llu,\"cycles\":%llu,\"pause_count\":%llu,"
+			"\"pause_total_ns\":%llu,\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,"
+			"\"cycle_total_ns\":%llu,\"lost_events\":%llu,"
 			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s,"
 			"\"causes\":{",
 			(unsigned long long)r->count, (unsigned long long)r->young,
 			(unsigned long long)r->full, (unsigned long long)r->pauses,
-			(unsigned long long)r->concurrent, (unsigned long long)r->pause_total,
-			(unsigned long long)r->pause_max, (unsigned long long)mean,
+			(unsigned long long)r->cycles, (unsigned long long)stw,
+			(unsigned long long)r->pause_total, (unsigned long long)r->pause_max,
+			(unsigned long long)mean, (unsigned long long)r->cycle_total,
 			(unsigned long long)lost, (unsigned long long)unpaired, secs,
 			jvm_exited ? "true" : "false");
 		for (int i = 0; i < r->ncauses; i++) {
@@ -186,17 +195,21 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 		fprintf(f, "}}\n");
 		return;
 	}
-	fprintf(f, "\nsummary: %llu collections (%llu young, %llu full",
-		(unsigned long long)r->count, (unsigned long long)r->young,
+	fprintf(f, "\nsummary: %llu young, %llu full", (unsigned long long)r->young,
 		(unsigned long long)r->full);
 	if (r->pauses)
-		fprintf(f, ", %llu pauses of concurrent cycles", (unsigned long long)r->pauses);
-	if (r->concurrent)
-		fprintf(f, ", %llu concurrent", (unsigned long long)r->concurrent);
-	fprintf(f, ") in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");
-	fprintf(f, "         pause total %s, max %s, mean %s\n",
-		fmt_ns(r->pause_total, a, sizeof(a)), fmt_ns(r->pause_max, b, sizeof(b)),
-		fmt_ns(mean, c, sizeof(c)));
+		fprintf(f, ", %llu pause%s of concurrent cycles", (unsigned long long)r->pauses,
+			r->pauses == 1 ? "" : "s");
+	if (r->cycles)
+		fprintf(f, ", %llu concurrent cycle%s", (unsigned long long)r->cycles,
+			r->cycles == 1 ? "" : "s");
+	fprintf(f, " in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");
+	fprintf(f, "         %llu pause%s: total %s, max %s, mean %s\n", (unsigned long long)stw,
+		stw == 1 ? "" : "s", fmt_ns(r->pause_total, a, sizeof(a)),
+		fmt_ns(r->pause_max, b, sizeof(b)), fmt_ns(mean, c, sizeof(c)));
+	if (r->cycles)
+		fprintf(f, "         concurrent cycles: total %s (beside the application, not "
+			"pauses)\n", fmt_ns(r->cycle_total, a, sizeof(a)));
 	if (r->ncauses) {
 		fprintf(f, "         causes:");
 		for (int i = 0; i < r->ncauses; i++)

@@ -49,6 +49,11 @@ int sink_collapsed_write(const struct profile *p, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_stack *s = profile_stack_at(byl, order[i]);
 
+		/* a stack whose samples weigh nothing (a thread's first sample
+		 * stands for no bytes: memtrace does not know what it used
+		 * before) is no part of the graph: no "stack 0" line */
+		if (!s->bytes)
+			continue;
 		for (int k = 0; k < s->n; k++) {
 			if (k)
 				putc(';', f);

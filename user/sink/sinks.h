@@ -11,7 +11,8 @@
 #include "analysis/profile.h"
 
 /*
- * sink_collapsed_write - one line per distinct stack, "root;...;leaf BYTES",
+ * sink_collapsed_write - one line per distinct stack that weighs something
+ * (a stack of 0 bytes is left out), "root;...;leaf BYTES",
  * the input format of Brendan Gregg's flamegraph.pl and of speedscope,
  * heaviest stack first. Java frames carry async-profiler's kind suffix
  * ("_[j]" C2, "_[1]" C1, "_[0]" interpreted, "_[i]" inlined), which

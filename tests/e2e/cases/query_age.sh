@@ -11,7 +11,10 @@
 # new session starts from scratch (tags and GC count released, also after
 # memtrace is killed with SIGKILL mid-session; 15 sessions leave the JVM's
 # threads, fds and RSS as they were); an .hprof dump has no ages (a clear
-# compile error).
+# compile error). The sessions' walks tag every object, so they are walked in
+# a pause, whose estimate a loaded machine can push over the 100 ms memtrace
+# takes without consent: each session gives --max-pause (walk_consent.sh
+# tests the bound).
 # TIMEOUT: 60
 . "$ROOT/tests/e2e/lib.sh"
 PROG="$ROOT/tests/query/seeds/ages.mq"
@@ -25,7 +28,7 @@ JVM_PIDS+=("$JVM_PID")
 wait_for_line "$TMPD/w.out" READY 60 || { cat "$TMPD/w.out"; fail "AgeQuery did not start"; }
 colls() { sed -n "s/^$1.*collections=//p" "$TMPD/w.out" | tail -1; }
 c0=$(colls READY)
-"$MEMTRACE" query -p "$JVM_PID" --json --every 3 --count 3 -f "$PROG" --save "$TMPD/last.snap" \
+"$MEMTRACE" query -p "$JVM_PID" --json --every 3 --count 3 --max-pause 30000 -f "$PROG" --save "$TMPD/last.snap" \
 	>"$TMPD/q.json" 2>"$TMPD/q.err" &
 Q=$!
 wait_for_line "$TMPD/q.json" '"walk":1' 15 || { cat "$TMPD/q.err"; fail "no first walk"; }
@@ -74,7 +77,7 @@ fresh() {
 		"(0, 0, 0)" "a new session starts from scratch ($1)"
 }
 fresh "after --count 3"
-"$MEMTRACE" query -p "$JVM_PID" --json --every 1 --count 30 -f "$PROG" >"$TMPD/k.json" 2>"$TMPD/k.err" &
+"$MEMTRACE" query -p "$JVM_PID" --json --every 1 --count 30 --max-pause 30000 -f "$PROG" >"$TMPD/k.json" 2>"$TMPD/k.err" &
 K=$!
 wait_for_line "$TMPD/k.json" '"walk":1' 15 || { cat "$TMPD/k.err"; fail "no walk before kill"; }
 echo "gc 1" >&3
@@ -90,7 +93,7 @@ fds() { ls /proc/$JVM_PID/fd | wc -l; }
 rss_kb() { awk '/^VmRSS:/{print $2}' /proc/$JVM_PID/status; }
 t0=$(threads) f0=$(fds) r0=$(rss_kb)
 for ((i = 0; i < 15; i++)); do
-	"$MEMTRACE" -q query -p "$JVM_PID" --every 0 --count 3 -f "$PROG" >/dev/null 2>"$TMPD/c.err" ||
+	"$MEMTRACE" -q query -p "$JVM_PID" --every 0 --count 3 --max-pause 30000 -f "$PROG" >/dev/null 2>"$TMPD/c.err" ||
 		{ cat "$TMPD/c.err"; fail "session #$i"; }
 done
 t1=$(threads) f1=$(fds) r1=$(rss_kb)

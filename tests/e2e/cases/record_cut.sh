@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # record_cut - recordings survive their writer. Three `memtrace record`s of
 # one JVM at once: one ends normally, one is killed -9, one writes into a
-# 256 KiB tmpfs (a private mount) until the disk is full. Then the complete
+# tmpfs (a private mount) filled up to its last free page before it starts,
+# so the disk fills once the recording passes 4 KiB, however fast the JVM
+# (a 256 KiB room, on a busy machine, filled only at the last block: the
+# message there lacked "readable up to ..."); a fourth finds the disk full
+# at its header: nothing recorded, said so. Then the complete
 # one is cut at every 4 KiB boundary, re-framed as one gzip stream (a
 # recording from before the framing), and given zeros in place of its end
 # (a host crash), for 24 sizes. Every time `check` exits 0 with no violation and reads
@@ -17,22 +21,33 @@ pid=$JVM_PID
 r1=$!
 "$MEMTRACE" record -p "$pid" -o "$TMPD/killed.rec.gz" 2>"$TMPD/killed.err" &
 r2=$!
-mkdir -p "$TMPD/small"
-# ENOSPC: a 256 KiB tmpfs (a member is up to a second of events: parks fill 48 KiB at once) in a mount namespace of its own (nothing left mounted)
+mkdir -p "$TMPD/small" "$TMPD/none"
+# ENOSPC: a tmpfs in a mount namespace of its own (nothing left mounted),
+# filled but for one page: the header fits, the recording's first 4 KiB do
+# not (DemoWorkload writes more than that a second, however slow)
 unshare --mount bash -c "mount -t tmpfs -o size=256k tmpfs '$TMPD/small' &&
+	head -c \$(( \$(df --output=avail -B1 '$TMPD/small' | tail -1) - 4096 )) /dev/zero >'$TMPD/small/filler' &&
+	df --output=avail -B1 '$TMPD/small' | tail -1 | tr -d ' ' >'$TMPD/enospc.avail' &&
 	'$MEMTRACE' record -p $pid -o '$TMPD/small/rec.gz' --duration 20 2>'$TMPD/enospc.err';
 	echo \$? >'$TMPD/enospc.rc'; cp '$TMPD/small/rec.gz' '$TMPD/enospc.rec.gz'" &
 r3=$!
+# and a disk full before the header
+unshare --mount bash -c "mount -t tmpfs -o size=64k tmpfs '$TMPD/none' &&
+	head -c 1M /dev/zero >'$TMPD/none/filler' 2>/dev/null;
+	'$MEMTRACE' record -p $pid -o '$TMPD/none/rec.gz' --duration 2 2>'$TMPD/none.err';
+	echo \$? >'$TMPD/none.rc'"
 wait_for_line "$TMPD/killed.err" 'recording pid' 20 || { cat "$TMPD/killed.err"; fail "record did not start"; }
 sleep 3.5
 kill -9 "$r2"
 wait "$r1" || { cat "$TMPD/full.err"; fail "record (complete) failed"; }
 wait "$r2" 2>/dev/null
 wait "$r3"
+assert_eq "$(cat "$TMPD/enospc.avail")" 4096 "room left on the small tmpfs"
 [ "$(cat "$TMPD/enospc.rc")" = 1 ] || { cat "$TMPD/enospc.err"; fail "record on a full disk exited $(cat "$TMPD/enospc.rc"), expected 1"; }
-assert_contains "$TMPD/enospc.err" "No space left on device"
-assert_contains "$TMPD/enospc.err" "readable up to its last complete block"
+assert_contains "$TMPD/enospc.err" "No space left on device; the recording stops there, readable up to its last complete block"
 note "full disk: $(grep -m1 'No space' "$TMPD/enospc.err")"
+[ "$(cat "$TMPD/none.rc")" = 1 ] || { cat "$TMPD/none.err"; fail "record with no room for its header exited $(cat "$TMPD/none.rc")"; }
+assert_contains "$TMPD/none.err" "No space left on device; nothing was recorded"
 
 python3 - "$MEMTRACE" "$TMPD" <<'PY' || fail "a cut recording was not read as it should"
 import gzip, json, os, subprocess, sys, zlib
@@ -107,6 +122,10 @@ full = open(f"{d}/full.rec.gz", "rb").read()
 c = expect(f"{d}/full.rec.gz", full, True)
 print(f"complete: {c['events']} events in {len(full)} bytes")
 assert c["events"] > 1000, c
+# the zeros below replace up to its last 24 KiB: the header must stay (a 4 s
+# recording held one poll's events, 17-19 KiB, when its setup outlasted
+# --duration: it counted from before the setup)
+assert len(full) > 32 * 1024, len(full)
 
 killed = open(f"{d}/killed.rec.gz", "rb").read()
 c = expect(f"{d}/killed.rec.gz", killed, False)
@@ -114,11 +133,12 @@ assert c["cut"]["reason"] in ("no_trailer", "torn"), c
 assert c["events"] > 1000, c
 print(f"kill -9 after 3.5 s: {c['events']} events, cut {c['cut']['reason']} at byte {c['cut']['at_byte']}")
 
+# the page held the header and, the data's first block refused, the
+# trailer saying why: read as cut by the writer's error
 small = open(f"{d}/enospc.rec.gz", "rb").read()
-assert len(small) <= 256 * 1024, len(small)
+assert len(small) <= 4096, len(small)
 c = expect(f"{d}/enospc.rec.gz", small, False)
 assert c["cut"]["reason"] in ("writer_error", "no_trailer"), c
-assert c["events"] > 0, c
 print(f"full disk: {c['events']} events in {len(small)} bytes, cut {c['cut']['reason']}")
 
 # cut at every 4 KiB boundary

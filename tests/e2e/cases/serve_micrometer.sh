@@ -9,13 +9,19 @@
 # (ThreadMXBean.getThreadAllocatedBytes); once quiet, jvm_memory_used_bytes,
 # committed and max of the heap pools equal MemoryPoolMXBean.getUsage().
 # OTel: jvm_gc_duration_seconds counts equal Micrometer's per collector.
-# Under G1 and Parallel.
+# Under G1 and Parallel; under ZGC and Shenandoah (where the JDK has it) the
+# timers alone (GcMeters' allocated, promoted and live follow the generational
+# pools' names): every "... Pauses" notification counted in jvm_gc_pause_seconds
+# (ZGC's and Shenandoah's pauses are pauses), every "... Cycles" one in
+# jvm_gc_concurrent_phase_time_seconds, never the other way.
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 
 scrape() { python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:$1/metrics', timeout=5).read().decode())"; }
 
-for gc in G1 Parallel; do
+gcs=(G1 Parallel Z)
+"$JAVA" -XX:+UseShenandoahGC -version >/dev/null 2>&1 && gcs+=(Shenandoah)
+for gc in "${gcs[@]}"; do
 	rm -f "$TMPD/go1" "$TMPD/go2"
 	jvm_start "w$gc" -Xmx256m -XX:+Use${gc}GC GcMeters --go1 "$TMPD/go1" --go2 "$TMPD/go2" \
 		--alloc-mb 384 --keep-mb 8
@@ -94,6 +100,16 @@ else:
         # GcInfo.getDuration() is a difference of two millisecond clock readings
         if abs(secs - theirs[k][1]) > 0.001 * n + 0.0005:
             print(f"PAUSE SUM {k}: {secs} vs {theirs[k][1]}"); ok = False
+# the families: a pause is a pause, a cycle a concurrent phase
+for fam, want in (("jvm_gc_pause_seconds_count", "Pauses"), ("jvm_gc_concurrent_phase_time_seconds_count", "Cycles")):
+    for lab, v in s2.get(fam, []):
+        if lab["gc"].endswith("Pauses" if want == "Cycles" else "Cycles"):
+            print(f"{lab['gc']} counted in {fam}"); ok = False
+if gc in ("Z", "Shenandoah"):
+    if not any(lab["gc"].endswith("Pauses") for lab, v in s2.get("jvm_gc_pause_seconds_count", [])):
+        print("no pauses in jvm_gc_pause_seconds"); ok = False
+    print("OK" if ok else "MISMATCH")
+    sys.exit(0 if ok else 1)
 # allocated, promoted, live, max data
 for name, key in (("jvm_gc_memory_allocated_bytes_total", "allocated"),
                   ("jvm_gc_memory_promoted_bytes_total", "promoted")):

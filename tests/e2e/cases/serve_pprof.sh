@@ -54,7 +54,9 @@ assert_eq "$(status "/debug/pprof/heap" "Bearer $TOKEN")" 404 "an unknown profil
 touch "$TMPD/go"
 sleep 0.5
 url="http://memtrace:$ETOKEN@127.0.0.1:$PORT/debug/pprof/allocs?pid=$pid&seconds=2"
-go tool pprof -raw "$url" >"$TMPD/raw.txt" 2>"$TMPD/pprof.err" ||
+# pprof waits 1.5 x the URL's seconds for the answer (3 s here); memtrace needs
+# the seconds plus its session's start (attach, BPF: 0.5-3 s on a loaded machine)
+go tool pprof -timeout 30 -raw "$url" >"$TMPD/raw.txt" 2>"$TMPD/pprof.err" ||
 	{ cat "$TMPD/pprof.err" "$TMPD/serve.log" >&2; fail "go tool pprof could not fetch the profile"; }
 grep -q "DONE" "$TMPD/w.out" && note "the workload finished inside the window (shares still hold)"
 python3 - "$TMPD/raw.txt" <<'PY' || { head -40 "$TMPD/raw.txt" >&2; fail "the profile's shares or stacks are wrong"; }
