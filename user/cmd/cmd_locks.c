@@ -216,7 +216,7 @@ int do_locks(int argc, char **argv)
 	bool enable = false, on = false, now = false, stacks = false;
 	int opt, err = 0, ne = 0, rc = 1;
 	size_t nth = 0;
-	uint64_t t0, deadline, at, read_at;
+	uint64_t t0, deadline, at, read_at, mon_real, parks_real;
 	struct mt_proc p;
 
 	optind = 0;
@@ -255,10 +255,15 @@ int do_locks(int argc, char **argv)
 	c = collector_new(&p, seq, NULL, NULL);
 	if (!c)
 		goto cleanup;
+	/* the monitor stream counts from its probes' attach, on the wall clock
+	 * (the collector's setup went on ~40 ms after it: JFR's waits begun
+	 * meanwhile were left out of a comparison and memtrace's counted) */
+	mon_real = real_ns() - (mono_ns() - collector_attached_ns(c));
 	/* java.util.concurrent parks: no flag needed; without them, say what is lost */
 	err = vmstructs_open(&p, &vs);
 	if (!err)
 		pt = parktrace_new(&p, vs, stacks);
+	parks_real = real_ns(); /* and the parks from here */
 	if (err || !pt)
 		p_warn("java.util.concurrent parks are not traced: %s",
 		       err ? "VMStructs unreadable" : strerror(errno));
@@ -268,9 +273,13 @@ int do_locks(int argc, char **argv)
 	}
 	t0 = mono_ns();
 	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
+	/* every probe attached; each stream counts from its own attach (a
+	 * comparison with another tool takes those as its window's start) */
 	if (mt_opts.json)
-		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu}\n", p.pid,
-		       p.jdk_version, (unsigned long long)real_ns()); /* every probe attached */
+		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu,"
+		       "\"monitors_real_ns\":%llu,\"parks_real_ns\":%llu}\n", p.pid,
+		       p.jdk_version, (unsigned long long)real_ns(), (unsigned long long)mon_real,
+		       (unsigned long long)parks_real);
 	else
 		p_info("tracing contended monitors of pid %d (JDK %s); Ctrl-C to stop", p.pid,
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
@@ -309,11 +318,15 @@ int do_locks(int argc, char **argv)
 	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
 		print_parks(pt, l, stacks, o.top);
+	/* the monitor events fed end at the graph's time: on the wall clock, for
+	 * comparisons with JFR's events */
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
-		       "\"graph_mono_ns\":%llu,\"parks_read_real_ns\":%llu}\n",
+		       "\"graph_mono_ns\":%llu,\"stream_end_real_ns\":%llu,"
+		       "\"parks_read_real_ns\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
 		       (unsigned long long)collector_lost(c), (unsigned long long)at,
+		       (unsigned long long)(real_ns() - (mono_ns() - at)),
 		       (unsigned long long)read_at);
 	else
 		printf("%llu monitor events, %llu lost\n",
