@@ -1,4 +1,4 @@
-"""jfrjson.py - helpers for `jfr print --json` output, shared by the H2 benches."""
+"""jfrjson.py - helpers for `jfr print --json` output, shared by the H2 and Derby benches."""
 import re
 from datetime import datetime, timezone
 

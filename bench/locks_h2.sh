@@ -7,8 +7,9 @@
 # jdk.JavaMonitorEnter at threshold 0); memtrace traces it with
 # --enable-monitor-probes --stacks over the whole load. Compared on the same
 # run, over the parks and entries that lie wholly inside memtrace's window
-# (from its "start" line, every probe attached, to the moment it read its
-# counters; JFR's wall-clock times against memtrace's): parks per blocker
+# (from the attach of its park probes - its monitor probes, for monitor
+# entries -, as its "start" line says, to the moment it read its counters -
+# the end of its monitor stream; JFR's wall-clock times against memtrace's): parks per blocker
 # class (count, time) and contended monitor entries per class. Prints both
 # side by side and exits 1 if a count differs or a time is off by more than
 # 5 % - or, for short waits, by more than 200 us each: a park's probes
@@ -61,8 +62,10 @@ import json, re, sys
 from jfrjson import ns, java_name  # bench/, through PYTHONPATH
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ev = json.load(open(sys.argv[2]))["recording"]["events"]
-t0 = [r for r in recs if r["event"] == "start"][0]["real_ns"]
-t1 = [r for r in recs if r["event"] == "summary"][0]["parks_read_real_ns"]
+start = [r for r in recs if r["event"] == "start"][0]
+t0, t0m = start["parks_real_ns"], start["monitors_real_ns"]  # each stream from its attach
+end = [r for r in recs if r["event"] == "summary"][0]
+t1, t1m = end["parks_read_real_ns"], end["stream_end_real_ns"]  # monitors: to the stream's end
 def dur(s):
     m = re.match(r"PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S", s)
     return int(round(((int(m.group(1) or 0) * 60 + int(m.group(2) or 0)) * 60 + float(m.group(3))) * 1e9))
@@ -70,7 +73,8 @@ jp, jm = {}, {}
 for e in ev:
     v = e["values"]
     a = ns(v["startTime"]); b = a + dur(v["duration"])
-    if a < t0 or b > t1:
+    park = e["type"] == "jdk.ThreadPark"
+    if a < (t0 if park else t0m) or b > (t1 if park else t1m):
         continue  # not wholly inside memtrace's window
     if e["type"] == "jdk.ThreadPark":
         cls = java_name(v["parkedClass"]["name"]) if v["parkedClass"] else "(no blocker)"

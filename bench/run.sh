@@ -22,6 +22,8 @@ echo "== java.util.concurrent lock tracing overhead (bench/locks_overhead.sh)"
 bench/locks_overhead.sh
 echo "== locks on a real server: H2 under a JDBC load vs JFR on the same run (bench/locks_h2.sh)"
 bench/locks_h2.sh
+echo "== locks on a server that waits for notifies: Derby under a JDBC load vs JFR on the same run (bench/locks_derby.sh)"
+bench/locks_derby.sh
 echo "== sequencer throughput and recording size (bench/sequencer.sh)"
 bench/sequencer.sh
 echo "== recording writer and reader before/after the crash-safe framing (bench/recording.sh)"

@@ -41,7 +41,7 @@ MARK = re.compile(r"^<!-- sample: ([\w-]+) -->$")
 # The test JVMs: a name, the Java command's arguments, the line that says it is ready.
 JVMS = {
     "demo": (["-Xmx512m", "-XX:+UseG1GC", "DemoWorkload", "900"], "READY"),
-    "locks": (["-Xmx64m", "JucLocks", "rwdeadlock", "mixed", "blocked", "latch", "idle"], "LOCKED"),
+    "locks": (["-Xmx64m", "JucLocks", "rwdeadlock", "mixed", "blocked", "latch", "notify", "idle"], "LOCKED"),
 }
 
 QUERY = """set_type s:
@@ -125,7 +125,11 @@ SAMPLES = {
                           keep=[[("grep", r"^(jvm_gc_pause_seconds_count|jvm_memory_used_bytes|"
                                           r"jvm_gc_memory_allocated_bytes_total|memtrace_gc_pause_seconds_count)\{")]],
                           masks=[(r'="[^"]*"', '="V"')]),
-    "locks-now": dict(jvm="locks", args=["locks", "-p", "{pid}", "--now"]),
+    "locks-now": dict(jvm="locks", args=["locks", "-p", "{pid}", "--now"],
+                      keep=[[("head", 1)], [("from", r'^  "box-waiter"'), ("head", 6)],
+                            [("from", r'^  "mix-2"'), ("head", 4)],
+                            [("from", r'^  "pool-1-thread-1"'), ("head", 8)],
+                            [("from", r"^deadlock 1:")]]),
     "locks": dict(jvm="locks", args=["locks", "-p", "{pid}", "--duration", "2"]),
 }
 

@@ -13,6 +13,7 @@ PKGS=(
 	podman buildah runc catatonit mmdebstrap                     # e2e and make image: containers, pods, the local base image
 	yamllint                                                     # e2e deploy_manifests: deploy/*.yaml
 	libh2-java                                                   # bench/locks_h2.sh: a real server under `locks`
+	libderby-java libderbyclient-java                            # bench/locks_derby.sh: a server that waits in Object.wait
 )
 
 missing=()

@@ -29,6 +29,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *               waiting (parked on CountDownLatch$Sync, no owner).
  *   monitor     "mon-holder" holds monitor M2 (a JucLocks$Mon2) forever,
  *               "mon-waiter" blocks entering it.
+ *   notify      "box-waiter" waits in Object.wait() on a JucLocks$Box nobody
+ *               notifies: waiting for a notify (no owner until it comes).
  *   --go FILE   not a mode: prints GO? and waits for FILE before the modes
  *               after it (so that a tracer attached meanwhile sees them begin).
  * Every thread that blocks for good records System.nanoTime() (CLOCK_MONOTONIC)
@@ -38,6 +40,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public class JucLocks {
     static final class Mon {}
     static final class Mon2 {}
+    static final class Box {}
     /* thread name -> System.nanoTime() right before it blocked */
     static final Map<String, Long> STARTS = new ConcurrentHashMap<>();
 
@@ -121,6 +124,17 @@ public class JucLocks {
                 start("mon-holder", () -> { synchronized (m2) { sleep(Long.MAX_VALUE); } });
                 sleep(100);
                 Thread w = start("mon-waiter", () -> { started("mon-waiter"); synchronized (m2) { } });
+                waitBlocked(w);
+                break;
+            }
+            case "notify": {
+                Box box = new Box();
+                Thread w = start("box-waiter", () -> {
+                    started("box-waiter");
+                    synchronized (box) {
+                        try { box.wait(); } catch (InterruptedException e) { }
+                    }
+                });
                 waitBlocked(w);
                 break;
             }

@@ -203,13 +203,18 @@ static void test_wait_graph_owners(void **state)
 	block(l, T_B, L1, 1000);
 	block(l, T_C, L2, 1500); /* L2's owner entered uncontended */
 	block(l, T_D, L3, 2000); /* nobody knows L3's owner */
-	/* Object.wait() is not an edge */
+	/* Object.wait() is an edge of its own kind: nobody to name until a notify */
 	ev(l, MT_EV_MON_WAIT_BEGIN, 2000, T_A, L3, MT_WAIT_NOTIFY);
 
 	r = locks_report_new(l, 5000, jvm_owner, &j);
 	assert_non_null(r);
-	assert_int_equal(j.calls, 2); /* for L2 and L3, not for L1 */
-	assert_int_equal(r->nedges, 3);
+	assert_int_equal(j.calls, 2); /* for L2 and L3, not for L1 nor the wait */
+	assert_int_equal(r->nedges, 4);
+	e = edge_of(r, T_A);
+	assert_int_equal(e->kind, LOCKS_OBJWAIT);
+	assert_int_equal(e->monitor, L3);
+	assert_int_equal(e->owner, 0);
+	assert_int_equal(e->blocked_ns, 3000);
 	e = edge_of(r, T_B);
 	assert_string_equal(e->thread, "T102");
 	assert_int_equal(e->monitor, L1);
@@ -241,7 +246,8 @@ static void test_wait_graph_owners(void **state)
 	assert_int_equal(edge_of(r, T_B)->blocked_ns, 0); /* now before the block */
 	locks_report_free(r);
 
-	/* the block ends: the edge goes */
+	/* the wait and the block end: their edges go */
+	ev(l, MT_EV_MON_WAIT_END, 5500, T_A, L3, 0);
 	release(l, T_A, L1);
 	ev(l, MT_EV_MON_WAIT_END, 6000, T_B, L1, 0);
 	r = locks_report_new(l, 7000, NULL, NULL);
@@ -373,11 +379,19 @@ static void test_lock_reuse(void **state)
 	locks_report_free(r);
 	ev(l, MT_EV_MON_WAIT_END, 900, T_D, L1, 0);
 
-	/* the address is reused by a String: L1's counts start over */
+	/* the address is reused by a String (a deflated monitor's, JDK 17):
+	 * the String's counts start over, the Object's stay under its class */
 	object(l, L1, TYPE_STR);
 	r = locks_report_new(l, 900, NULL, NULL);
 	assert_non_null(r);
-	assert_int_equal(r->nclasses, 0);
+	assert_int_equal(r->nclasses, 1);
+	assert_string_equal(r->classes[0].name, "java.lang.Object");
+	assert_int_equal(r->classes[0].monitors, 1);
+	assert_int_equal(r->classes[0].contended, 2); /* C's 400 ns, D's 50 */
+	assert_int_equal(r->classes[0].wait_ns, 450);
+	assert_int_equal(r->classes[0].wait_max, 400);
+	assert_int_equal(r->classes[0].waits, 1);
+	assert_int_equal(r->classes[0].notify_ns, 500);
 	locks_report_free(r);
 	/* the same object announced again keeps its state */
 	block(l, T_A, L1, 1000);
@@ -385,9 +399,26 @@ static void test_lock_reuse(void **state)
 	object(l, L1, TYPE_STR);
 	r = locks_report_new(l, 1200, NULL, NULL);
 	assert_non_null(r);
-	assert_int_equal(r->nclasses, 1);
-	assert_string_equal(r->classes[0].name, "java.lang.String");
-	assert_int_equal(r->classes[0].contended, 1);
+	assert_int_equal(r->nclasses, 2);
+	assert_string_equal(r->classes[1].name, "java.lang.String");
+	assert_int_equal(r->classes[1].contended, 1);
+	assert_int_equal(r->classes[1].wait_ns, 100);
+	locks_report_free(r);
+	/* an Object again: one row of two monitors, the String's kept too */
+	object(l, L1, TYPE_OBJ);
+	block(l, T_B, L1, 1300);
+	ev(l, MT_EV_MON_WAIT_END, 1400, T_B, L1, 0);
+	r = locks_report_new(l, 1500, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nclasses, 2);
+	assert_string_equal(r->classes[0].name, "java.lang.Object");
+	assert_int_equal(r->classes[0].monitors, 2);
+	assert_int_equal(r->classes[0].contended, 3);
+	assert_int_equal(r->classes[0].wait_ns, 550);
+	assert_int_equal(r->classes[0].waits, 1);
+	assert_string_equal(r->classes[1].name, "java.lang.String");
+	assert_int_equal(r->classes[1].monitors, 1);
+	assert_int_equal(r->classes[1].contended, 1);
 	locks_report_free(r);
 	locks_free(l);
 }
@@ -579,13 +610,23 @@ static void test_free_null(void **state)
 static void test_report_add(void **state)
 {
 	struct locks_report *r = calloc(1, sizeof(*r));
-	struct locks_edge mon = { 11, "a", 0x100, "Mon", 12, "b", LOCKS_OWNER_STREAM, 5,
-				  LOCKS_MONITOR, false };
+	static const struct profile_frame fr[] = { { .name = "Main.main" }, { .name = "Box.take" } };
+	struct locks_edge mon = { .tid = 11, .thread = "a", .monitor = 0x100, .cls = "Mon",
+				  .owner = 12, .owner_name = "b", .owner_from = LOCKS_OWNER_STREAM,
+				  .blocked_ns = 5, .kind = LOCKS_MONITOR };
 	struct locks_edge add[] = {
-		{ 12, "b", 0x200, "java.util.concurrent.locks.ReentrantLock$NonfairSync", 11, "a",
-		  LOCKS_OWNER_JVM, 0, LOCKS_PARKED, true },
-		{ 11, "a", 0x300, "Other", 13, "c", LOCKS_OWNER_JVM, 0, LOCKS_PARKED, true },
-		{ 14, "d", 0x400, "Cond", 0, "", LOCKS_OWNER_UNKNOWN, 0, LOCKS_PARKED, true },
+		{ .tid = 12, .thread = "b", .monitor = 0x200,
+		  .cls = "java.util.concurrent.locks.ReentrantLock$NonfairSync", .owner = 11,
+		  .owner_name = "a", .owner_from = LOCKS_OWNER_JVM, .kind = LOCKS_PARKED,
+		  .since_before = true },
+		{ .tid = 11, .thread = "a", .monitor = 0x300, .cls = "Other", .owner = 13,
+		  .owner_name = "c", .owner_from = LOCKS_OWNER_JVM, .kind = LOCKS_PARKED,
+		  .since_before = true },
+		{ .tid = 14, .thread = "d", .monitor = 0x400, .cls = "Cond", .owner_name = "",
+		  .owner_from = LOCKS_OWNER_UNKNOWN, .kind = LOCKS_PARKED, .since_before = true },
+		/* the stream's edge of tid 11 takes the stack of the JVM's, same monitor */
+		{ .tid = 11, .thread = "a", .monitor = 0x100, .cls = "Mon", .owner_name = "",
+		  .kind = LOCKS_MONITOR, .frames = fr, .nframes = 2 },
 	};
 
 	(void)state;
@@ -594,9 +635,12 @@ static void test_report_add(void **state)
 	assert_non_null(r->edges);
 	r->edges[0] = mon;
 	r->nedges = 1;
-	assert_int_equal(locks_report_add(r, add, 3), 0);
-	assert_int_equal(r->nedges, 3);              /* tid 11's second edge dropped */
+	assert_int_equal(locks_report_add(r, add, 4), 0);
+	assert_int_equal(r->nedges, 3);              /* tid 11's other edges dropped */
 	assert_int_equal(r->edges[0].monitor, 0x100);
+	assert_ptr_equal(r->edges[0].frames, fr);    /* with the JVM's stack */
+	assert_int_equal(r->edges[0].nframes, 2);
+	assert_null(r->edges[1].frames);
 	assert_int_equal(r->edges[1].kind, LOCKS_PARKED);
 	assert_int_equal(r->edges[2].tid, 14);
 	assert_int_equal(r->ncycles, 1);
@@ -606,6 +650,42 @@ static void test_report_add(void **state)
 	assert_int_equal(locks_report_add(r, NULL, 0), 0);
 	assert_int_equal(r->ncycles, 1);
 	locks_report_free(r);
+}
+
+/* Parks on a ReentrantLock's or a read-write lock's Sync are contention even
+ * when none saw an owner (readers hold it; a hand-over); a latch's are not. */
+static void test_parks_on_locks(void **state)
+{
+	struct locks *l = setup();
+	struct mt_ev t = { .kind = MT_EV_TYPE_CREATE };
+	struct locks_report *r;
+	const struct locks_park *p;
+
+	(void)state;
+	name(l, 60, "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync");
+	name(l, 61, "java.util.concurrent.CountDownLatch$Sync");
+	t.id = 20, t.name = 60;
+	locks_feed(l, &t, NULL);
+	t.id = 21, t.name = 61;
+	locks_feed(l, &t, NULL);
+	object(l, 0x5000, 20);
+	object(l, 0x6000, 21);
+	park(l, T_A, 0x5000, 0, MT_WAIT_PARK, 0, 0); /* a writer waits for readers */
+	ev(l, MT_EV_MON_WAIT_END, 800, T_A, 0x5000, 0);
+	park(l, T_B, 0x6000, 0, MT_WAIT_PARK, 0, 0);
+	ev(l, MT_EV_MON_WAIT_END, 900, T_B, 0x6000, 0);
+	r = locks_report_new(l, 1000, NULL, NULL);
+	assert_non_null(r);
+	p = park_row(r, "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync", LOCKS_PARK);
+	assert_int_equal(p->contended, 1);
+	assert_int_equal(p->contended_ns, 800);
+	p = park_row(r, "java.util.concurrent.CountDownLatch$Sync", LOCKS_PARK);
+	assert_int_equal(p->contended, 0);
+	assert_true(locks_class_is_lock("java.util.concurrent.locks.ReentrantLock$FairSync"));
+	assert_false(locks_class_is_lock("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"));
+	assert_false(locks_class_is_lock("java.util.concurrent.locks.ReentrantLock$Other"));
+	locks_report_free(r);
+	locks_free(l);
 }
 
 int main(void)
@@ -622,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_free_null),
 		cmocka_unit_test(test_report_add),
 		cmocka_unit_test(test_parks),
+		cmocka_unit_test(test_parks_on_locks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

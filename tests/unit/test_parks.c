@@ -89,7 +89,7 @@ static void test_text(void **state)
 	(void)state;
 	assert_string_equal(s,
 		"\njava.util.concurrent parks (hotspot:thread__park__* probes): 6 parks, 4 Thread.sleep calls\n"
-		"CONTENDED (an ownable lock that had an owner when the thread parked): 3 parks, 3.00 ms parked\n"
+		"CONTENDED (a lock: it had an owner when the thread parked, or it is a (read-write) ReentrantLock): 3 parks, 3.00 ms parked\n"
 		"      PARKS       TIME        MAX  BLOCKER\n"
 		"          3    3.00 ms    2.00 ms  java.util.concurrent.locks.ReentrantLock$FairSync @0x1000  owner \"holder\"\n"
 		"             3 parks, 3.00 ms: at pkg.Worker.run <- java.lang.Thread.run\n"
@@ -104,6 +104,7 @@ static void test_text(void **state)
 	s = print(locks, 4, stats, 1, false);
 	assert_null(strstr(s, "(no blocker)"));
 	assert_non_null(strstr(s, "CountDownLatch"));
+	assert_non_null(strstr(s, "  ... 2 more blockers (--top)\n"));
 	free(s);
 }
 

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/profile.h"
 #include "memtrace/events.h"
 
 /* Longest cycle of the wait graph found (threads in it). */
@@ -53,9 +54,10 @@ enum locks_park_how {
 
 /* Parks (or sleeps) of one blocker class and one way of waiting. The parks
  * on a blocker are contended when it is a lock that had an owner (an
- * AbstractOwnableSynchronizer's) when one of them began; the others are
- * waiting (conditions, queues, latches, parkNanos, sleeps: nothing anyone
- * holds) - the rule `memtrace locks` applies per blocker. */
+ * AbstractOwnableSynchronizer's) when one of them began, or a lock of
+ * locks_class_is_lock(); the others are waiting (conditions, queues,
+ * latches, parkNanos, sleeps: nothing anyone holds) - the rule `memtrace
+ * locks` applies per blocker. */
 struct locks_park {
 	const char *name;      /* the blocker's class, "(no blocker)", "Thread.sleep",
 				* "(unknown class)", "(blocker not read)" */
@@ -78,6 +80,10 @@ enum locks_owner_from {
 enum locks_lock_kind {
 	LOCKS_MONITOR,        /* entering a monitor (synchronized) */
 	LOCKS_PARKED,         /* parked on a java.util.concurrent lock (its blocker object) */
+	LOCKS_OBJWAIT,        /* in Object.wait() on a monitor: no owner until a notify */
+	LOCKS_RELOCK,         /* entering a monitor again after its Object.wait() */
+	LOCKS_CONDITION,      /* in Condition.await() (the blocker is the condition): no
+			       * owner until a signal */
 };
 
 /* One edge of the wait graph: a blocked thread -> the owner of its lock. */
@@ -93,6 +99,17 @@ struct locks_edge {
 				  * park's, from its begin) */
 	enum locks_lock_kind kind;
 	bool since_before;       /* blocked since before tracing began: blocked_ns unknown (0) */
+	/* what only the JVM's memory tells (locks_report_add()'s edges) */
+	bool untimed;            /* blocked_ns unknown: the wait's probes were off */
+	bool transient;          /* its owner was seen in one reading only (a lock changing
+				  * hands): shown, never part of a deadlock */
+	uint32_t readers;        /* parked on a read-write lock: its read holds */
+	bool lock_free;          /* parked on a lock (ReentrantLock, a read-write lock) that
+				  * had no owner and no reader at the reading: handed over */
+	uint64_t cond_lock;      /* LOCKS_CONDITION: the condition's lock, 0 unknown */
+	const char *cond_cls;    /* its class, NULL unknown */
+	const struct profile_frame *frames; /* the waiter's stack, ROOT FIRST, NULL: none */
+	int nframes;
 };
 
 /* One cycle of the wait graph (a deadlock): edge[0] is the blocked thread
@@ -125,6 +142,13 @@ void locks_feed(struct locks *l, const struct mt_ev *e, const char *text);
  * class)" when its type is unknown, NULL when the stream never named it.
  * Borrowed from @l. */
 const char *locks_lock_class(const struct locks *l, uint64_t lock);
+/*
+ * locks_class_is_lock - whether a blocker of Java class @cls is a lock whose
+ * every park is contention, owner or not: a ReentrantLock's or a
+ * ReentrantReadWriteLock's Sync (a writer waits for readers, who are no
+ * owner; a lock just let go is handed over to a parked waiter). Pure.
+ */
+bool locks_class_is_lock(const char *cls);
 /* locks_sync_events - synchronization events seen. */
 uint64_t locks_sync_events(const struct locks *l);
 
@@ -141,8 +165,10 @@ struct locks_report *locks_report_new(const struct locks *l, uint64_t now, locks
  * locks_report_add - append to @r the @n edges of @e whose thread has none
  * yet (threads the stream does not show blocked: parked on
  * java.util.concurrent locks, or blocked before tracing began, read from the
- * JVM), then find the cycles again over the whole graph. The edges' strings
- * are borrowed: they must outlive @r. Returns 0 or -ENOMEM (@r unchanged).
+ * JVM); an edge of the stream's on the same thread and lock takes the stack
+ * of @e's. Then find the cycles again over the whole graph. The edges'
+ * strings and frames are borrowed: they must outlive @r. Returns 0 or
+ * -ENOMEM (@r unchanged).
  */
 int locks_report_add(struct locks_report *r, const struct locks_edge *e, size_t n);
 /* locks_report_free - NULL is a no-op. */
@@ -151,7 +177,7 @@ void locks_report_free(struct locks_report *r);
 /*
  * locks_find_cycles - the cycles of a wait graph of @n edges (each blocked
  * thread has one: edges[i].tid waits for edges[i].owner; an owner that is
- * not blocked itself ends the chain). Each cycle is returned once, from
+ * not blocked itself ends the chain, and a transient edge waits for no one). Each cycle is returned once, from
  * its member with the smallest tid, in the order of that member's edge;
  * cycles longer than LOCKS_MAX_CYCLE are not found. Pure. On success
  * *@out is an array the caller frees (NULL when there is none) and the

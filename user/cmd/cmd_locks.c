@@ -11,15 +11,16 @@
 
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
+#include "cmd/locks_now.h"
 #include "monitor/collector.h"
 #include "analysis/locks.h"
 #include "jvm/monflag.h"
 #include "jvm/proc.h"
 #include "monitor/sequencer.h"
-#include "analysis/waitgraph.h"
+#include "jstack/waitstacks.h"
 #include "jvm/jthreads.h"
+#include "jvm/jucblocker.h"
 #include "jvm/vmstructs.h"
-#include "sink/blocked.h"
 #include "sink/parks.h"
 #include "probe/parktrace.h"
 #include "sink/lockprint.h"
@@ -30,122 +31,127 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memtrace locks -p PID [--duration S] [--json] [--enable-monitor-probes] [--stacks]\n"
-		"       memtrace locks -p PID --now [--json]\n"
-		"  Contended monitors by class (blocked-entry and Object.wait times), the\n"
-		"  wait graph (blocked thread -> owning thread) and deadlocks (its cycles),\n"
-		"  printed at the end (Ctrl-C, --duration, or the JVM's exit).\n"
+		"                            [--top N]\n"
+		"       memtrace locks -p PID --now [--json] [--stacks]\n"
+		"  Contended monitors by class (blocked-entry and Object.wait times),\n"
+		"  java.util.concurrent parks by blocker, the wait graph (each thread\n"
+		"  waiting at the end -> the thread holding what it waits for, or no one\n"
+		"  until a notify or a signal; with its stack and since when) and\n"
+		"  deadlocks (its cycles), printed at the end (Ctrl-C, --duration, or the\n"
+		"  JVM's exit).\n"
 		"  The hotspot:monitor__* probes fire only with -XX:+DTraceMonitorProbes.\n"
 		"  --enable-monitor-probes switches that flag on in the running JVM (one\n"
 		"  byte written through /proc/PID/mem, printed) and back off at exit.\n"
 		"  --stacks: the Java stacks of the threads parking on java.util.concurrent\n"
 		"  locks and of those blocked entering a monitor (walked in the kernel at\n"
 		"  each park and contended entry: a few microseconds each).\n"
-		"  --now: the threads blocked on a lock at this moment - monitors and\n"
-		"  java.util.concurrent locks (the object a thread parks on, its owner) -\n"
-		"  and their deadlocks, read from the JVM's memory twice, 100 ms apart (no\n"
-		"  probes, no flags, no agent; what jstack's deadlock detection reports).\n");
+		"  --top N: the N blockers with the most time parked in each of the\n"
+		"  CONTENDED and WAITING tables (text; default: all).\n"
+		"  --now: the threads waiting on a lock at this moment, read from the JVM's\n"
+		"  memory twice, 100 ms apart (no probes, no flags, no agent), each with its\n"
+		"  Java stack (the innermost 8 frames; --stacks: all): blocked entering a\n"
+		"  monitor or parked on a java.util.concurrent lock (and who holds it), in\n"
+		"  Object.wait or Condition.await (nobody to name until a notify or a\n"
+		"  signal), parked on what nobody holds (a latch, a queue); and their\n"
+		"  deadlocks, as jstack's deadlock detection reports them.\n");
 }
 
-/* --now: read the blocked threads twice (100 ms apart) and report the
- * deadlocks both readings agree on. */
-static int locks_now(const struct mt_proc *p, bool json)
-{
-	struct mt_vmstructs *vs = NULL;
-	struct jthreads *jt = NULL;
-	struct jthread *th = NULL;
-	struct waitgraph_node *g = NULL;
-	uint32_t *cycle = NULL;
-	size_t n = 0;
-	int err, ncycles, rc = 1;
-
-	err = vmstructs_open(p, &vs);
-	if (err) {
-		p_err("can't read VMStructs of pid %d (%s): %s", p->pid, p->libjvm,
-		      vmstructs_strerror(err));
-		return 1;
-	}
-	jt = jthreads_new(p, vs);
-	if (!jt) {
-		p_err("can't read pid %d's threads from its memory: %s", p->pid, strerror(errno));
-		goto cleanup;
-	}
-	err = jthreads_read_stable(jt, 100 * 1000, &th, &n);
-	if (err) {
-		p_err("can't read pid %d's threads: %s", p->pid, strerror(-err));
-		goto cleanup;
-	}
-	g = calloc(n ? n : 1, sizeof(*g));
-	cycle = calloc(n ? n : 1, sizeof(*cycle));
-	if (!g || !cycle) {
-		p_err("out of memory");
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n; i++)
-		g[i] = (struct waitgraph_node){ th[i].tid, th[i].owner_tid };
-	ncycles = waitgraph_cycles(g, n, cycle);
-	if (ncycles < 0) {
-		p_err("out of memory");
-		goto cleanup;
-	}
-	if (blocked_print(stdout, p->pid, th, n, cycle, ncycles, json))
-		goto cleanup;
-	rc = 0;
-cleanup:
-	free(cycle);
-	free(g);
-	free(th);
-	jthreads_free(jt);
-	vmstructs_free(vs);
-	return rc;
-}
+/* What each kind of wait of the JVM's threads is in the wait graph. */
+static const enum locks_lock_kind edge_kind[] = {
+	[JTHREAD_MONITOR] = LOCKS_MONITOR, [JTHREAD_PARKED] = LOCKS_PARKED,
+	[JTHREAD_OBJWAIT] = LOCKS_OBJWAIT, [JTHREAD_RELOCK] = LOCKS_RELOCK,
+	[JTHREAD_CONDITION] = LOCKS_CONDITION,
+};
 
 /*
- * Threads blocked now as the JVM's memory shows them (stable over two
- * readings), as wait-graph edges for the report: threads parked on
- * java.util.concurrent locks, and monitors entered before tracing began.
- * *@th holds the names the edges borrow. Returns the number of edges, or
- * -errno.
+ * The threads waiting now as the JVM's memory shows them, as wait-graph
+ * edges for the report (the stream's own edges win over them): threads
+ * parked on java.util.concurrent locks and conditions, in Object.wait, and
+ * blocked on monitors since before tracing began (@mon_traced: the monitor
+ * probes fired all along) or for a time not traced. Each has its stack and
+ * the owner the reading saw (transient unless both readings saw it); a
+ * parked thread's time comes from its park in progress (@pt), and a thread
+ * that has parked again on another blocker since it was read is left out.
+ * The stream of @c is drained right after the reading, so that its own
+ * edges are as recent; *@at gets the graph's time (then). *@th (*@nth
+ * threads), *@jt and *@ws hold what the edges borrow (the caller frees them).
+ * Returns the number of edges, or -errno.
  */
-static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct parktrace *pt,
-		     uint64_t now, struct jthread **th, struct locks_edge **edges)
+static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, struct collector *c,
+		     struct parktrace *pt, bool mon_traced, uint64_t *at, struct jthreads **jt,
+		     struct waitstacks **ws, struct jthread **th, size_t *nth,
+		     struct locks_edge **edges)
 {
-	struct jthreads *jt = jthreads_new(p, vs);
 	size_t n = 0, m = 0;
 	int err;
 
 	*th = NULL;
 	*edges = NULL;
-	if (!jt)
+	*ws = NULL;
+	*jt = jthreads_new(p, vs);
+	if (!*jt)
 		return -errno;
-	err = jthreads_read_stable(jt, 50 * 1000, th, &n);
-	jthreads_free(jt);
+	*ws = waitstacks_new(vs, *jt); /* none: edges without stacks */
+	err = jthreads_read_stable(*jt, 50 * 1000, *ws ? waitstacks_visit : NULL, *ws, th, &n);
+	collector_poll(c, 0); /* what the stream says has happened meanwhile */
+	*at = mono_ns();
 	if (err)
 		return err;
+	*nth = n;
 	*edges = calloc(n ? n : 1, sizeof(**edges));
 	if (!*edges)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct jthread *t = &(*th)[i];
-		const char *owner = "";
-		uint64_t parked;
+		struct waitstack st = waitstacks_get(*ws, i);
+		struct locks_edge *e = &(*edges)[m];
+		bool parked = t->wait == JTHREAD_PARKED || t->wait == JTHREAD_CONDITION;
+		uint64_t since = 0;
 
 		if (t->wait == JTHREAD_RUNNING)
 			continue;
+		*e = (struct locks_edge){
+			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
+			.owner = t->owner_tid, .owner_name = "",
+			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
+			.kind = edge_kind[t->wait], .transient = t->owner_tid && !t->stable,
+			.readers = t->readers,
+			.lock_free = t->wait == JTHREAD_PARKED && t->blocker == JUCB_LOCK &&
+				     !t->owner_tid && !t->readers,
+			.cond_lock = t->cond_lock, .cond_cls = t->cond_lock_class[0] ? t->cond_lock_class : NULL,
+			.frames = st.f, .nframes = st.n,
+		};
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)
-				owner = (*th)[j].name;
-		/* parked since: the park probe's start, when it saw it; a monitor
-		 * entered while tracing is in the stream's edges already */
-		parked = pt && t->wait == JTHREAD_PARKED ? parktrace_parked_ns(pt, t->tid, now) : 0;
-		(*edges)[m++] = (struct locks_edge){
-			.tid = t->tid, .thread = t->name, .monitor = t->lock, .cls = t->lock_class,
-			.owner = t->owner_tid, .owner_name = owner,
-			.owner_from = t->owner_tid ? LOCKS_OWNER_JVM : LOCKS_OWNER_UNKNOWN,
-			.kind = t->wait == JTHREAD_PARKED ? LOCKS_PARKED : LOCKS_MONITOR,
-			.blocked_ns = parked, .since_before = !parked,
-		};
+				e->owner_name = (*th)[j].name;
+		/* since when: a park's begin, seen by its probe; a monitor's
+		 * wait since tracing began is the stream's edge already */
+		if (parked && pt) {
+			err = parktrace_park_since(pt, t->tid, t->lock, &since);
+			if (err == -ESRCH)
+				continue; /* parked again elsewhere, or woken: not this wait */
+			e->since_before = err == -ENOENT;
+			e->blocked_ns = since && since < *at ? *at - since : 0;
+		} else {
+			e->since_before = !parked && mon_traced;
+			e->untimed = !e->since_before;
+		}
+		m++;
 	}
 	return (int)m;
+}
+
+/* The graph's thread names from the JVM's reading @th (@n threads): whole,
+ * where the stream's may be cut (a kernel task name, 15 bytes). */
+static void jvm_names(struct locks_report *r, const struct jthread *th, size_t n)
+{
+	for (size_t i = 0; i < r->nedges; i++)
+		for (size_t j = 0; j < n; j++) {
+			if (th[j].name[0] && th[j].tid == r->edges[i].tid)
+				r->edges[i].thread = th[j].name;
+			if (th[j].name[0] && th[j].tid == r->edges[i].owner)
+				r->edges[i].owner_name = th[j].name;
+		}
 }
 
 /* The java.util.concurrent section; with --stacks, the monitors' contenders
@@ -190,6 +196,7 @@ int do_locks(int argc, char **argv)
 		{ "enable-monitor-probes", no_argument, NULL, 'M' },
 		{ "now", no_argument, NULL, 'N' },
 		{ "stacks", no_argument, NULL, 'S' },
+		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -199,18 +206,21 @@ int do_locks(int argc, char **argv)
 	struct mt_vmstructs *vs = NULL;
 	struct parktrace *pt = NULL;
 	struct jthread *jth = NULL;
+	struct jthreads *jt = NULL;
+	struct waitstacks *ws = NULL;
 	struct locks_edge *jedges = NULL;
 	struct monflag mf = { 0 };
 	struct locks *l = NULL;
 	struct locks_report *rep = NULL;
 	struct mt_seq *seq = NULL;
 	bool enable = false, on = false, now = false, stacks = false;
-	int opt, err = 0, rc = 1;
-	uint64_t t0, deadline, at, read_at;
+	int opt, err = 0, ne = 0, rc = 1;
+	size_t nth = 0;
+	uint64_t t0, deadline, at, read_at, mon_real, parks_real;
 	struct mt_proc p;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "p:d:jh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:d:t:jh", longopts, NULL)) != -1) {
 		if (opt == 'M' || opt == 'N' || opt == 'S') {
 			*(opt == 'M' ? &enable : opt == 'N' ? &now : &stacks) = true;
 			continue;
@@ -228,7 +238,7 @@ int do_locks(int argc, char **argv)
 	if (cmdopt_open_jvm(o.pid, "memtrace locks", &p))
 		return 1;
 	if (now)
-		return locks_now(&p, mt_opts.json);
+		return locks_now_run(&p, mt_opts.json, stacks);
 	if (enable) {
 		if (monflag_enable(&p, &mf))
 			return 1;
@@ -245,10 +255,15 @@ int do_locks(int argc, char **argv)
 	c = collector_new(&p, seq, NULL, NULL);
 	if (!c)
 		goto cleanup;
+	/* the monitor stream counts from its probes' attach, on the wall clock
+	 * (the collector's setup went on ~40 ms after it: JFR's waits begun
+	 * meanwhile were left out of a comparison and memtrace's counted) */
+	mon_real = real_ns() - (mono_ns() - collector_attached_ns(c));
 	/* java.util.concurrent parks: no flag needed; without them, say what is lost */
 	err = vmstructs_open(&p, &vs);
 	if (!err)
 		pt = parktrace_new(&p, vs, stacks);
+	parks_real = real_ns(); /* and the parks from here */
 	if (err || !pt)
 		p_warn("java.util.concurrent parks are not traced: %s",
 		       err ? "VMStructs unreadable" : strerror(errno));
@@ -258,9 +273,13 @@ int do_locks(int argc, char **argv)
 	}
 	t0 = mono_ns();
 	deadline = o.duration > 0 ? t0 + (uint64_t)(o.duration * 1e9) : 0;
+	/* every probe attached; each stream counts from its own attach (a
+	 * comparison with another tool takes those as its window's start) */
 	if (mt_opts.json)
-		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu}\n", p.pid,
-		       p.jdk_version, (unsigned long long)real_ns()); /* every probe attached */
+		printf("{\"event\":\"start\",\"pid\":%d,\"jdk\":\"%s\",\"real_ns\":%llu,"
+		       "\"monitors_real_ns\":%llu,\"parks_real_ns\":%llu}\n", p.pid,
+		       p.jdk_version, (unsigned long long)real_ns(), (unsigned long long)mon_real,
+		       (unsigned long long)parks_real);
 	else
 		p_info("tracing contended monitors of pid %d (JDK %s); Ctrl-C to stop", p.pid,
 		       p.jdk_version[0] ? p.jdk_version : "unknown");
@@ -277,32 +296,37 @@ int do_locks(int argc, char **argv)
 		if (pt)
 			parktrace_refresh(pt); /* threads come and go */
 	}
+	/* the threads waiting now, from the JVM's memory (kernel tids: the
+	 * host's pid namespace); the graph's time is right after that reading */
+	at = mono_ns();
+	if (vs && !p.other_pidns) {
+		ne = jvm_edges(&p, vs, c, pt, enable || on, &at, &jt, &ws, &jth, &nth, &jedges);
+		if (ne < 0)
+			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
+	}
 	/* owners of monitors entered without contention: from the JVM's memory */
-	at = mono_ns(); /* the wait graph's time: "blocked for" is up to it */
 	rep = locks_report_new(l, at, collector_monitor_owner, c);
 	if (!rep) {
 		p_err("out of memory analysing monitors");
 		goto cleanup;
 	}
-	/* one wait graph: threads parked on j.u.c. locks, and blocked before we
-	 * began, from the JVM's memory (kernel tids: the host's pid namespace) */
-	if (vs && !p.other_pidns) {
-		int ne = jvm_edges(&p, vs, pt, at, &jth, &jedges);
-
-		if (ne < 0)
-			p_warn("threads blocked now could not be read from the JVM: %s", strerror(-ne));
-		else if (locks_report_add(rep, jedges, (size_t)ne))
-			p_err("out of memory adding the JVM's blocked threads");
-	}
+	/* one wait graph: the stream's, and the JVM's waiting threads */
+	if (ne > 0 && locks_report_add(rep, jedges, (size_t)ne))
+		p_err("out of memory adding the JVM's blocked threads");
+	jvm_names(rep, jth, nth);
 	lockprint_report(stdout, rep, mt_opts.json);
 	read_at = real_ns(); /* the park counters are read from here on */
 	if (pt)
 		print_parks(pt, l, stacks, o.top);
+	/* the monitor events fed end at the graph's time: on the wall clock, for
+	 * comparisons with JFR's events */
 	if (mt_opts.json)
 		printf("{\"event\":\"summary\",\"sync_events\":%llu,\"lost_events\":%llu,"
-		       "\"graph_mono_ns\":%llu,\"parks_read_real_ns\":%llu}\n",
+		       "\"graph_mono_ns\":%llu,\"stream_end_real_ns\":%llu,"
+		       "\"parks_read_real_ns\":%llu}\n",
 		       (unsigned long long)locks_sync_events(l),
 		       (unsigned long long)collector_lost(c), (unsigned long long)at,
+		       (unsigned long long)(real_ns() - (mono_ns() - at)),
 		       (unsigned long long)read_at);
 	else
 		printf("%llu monitor events, %llu lost\n",
@@ -313,6 +337,8 @@ cleanup:
 	locks_report_free(rep);
 	free(jedges);
 	free(jth);
+	waitstacks_free(ws);
+	jthreads_free(jt);
 	parktrace_free(pt);
 	vmstructs_free(vs);
 	collector_free(c);

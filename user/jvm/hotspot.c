@@ -240,6 +240,8 @@ const struct hotspot_entry hotspot_table[] = {
 	OPT(javathread_threadobj, OFFSET, { "JavaThread", "_threadObj" }),
 	OPT(javathread_current_pending_monitor, OFFSET,
 	    { "JavaThread", "_current_pending_monitor" }),
+	OPT(javathread_current_waiting_monitor, OFFSET,
+	    { "JavaThread", "_current_waiting_monitor" }),
 	OPT(thread_blocked, INT, CONST("_thread_blocked")),
 
 	/* monitors and their owners */

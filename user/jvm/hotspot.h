@@ -204,10 +204,12 @@ struct mt_hotspot {
 	uint64_t javathread_osthread, osthread_thread_id;
 	uint64_t thread_allocated_bytes;
 	uint64_t javathread_thread_state, javathread_threadobj, javathread_current_pending_monitor;
+	uint64_t javathread_current_waiting_monitor; /* set through an Object.wait() */
 	int32_t thread_blocked;                 /* _thread_blocked (a JavaThreadState) */
 	bool has_threadslist_length, has_threadslist_threads, has_javathread_osthread,
 	     has_osthread_thread_id, has_thread_allocated_bytes, has_javathread_thread_state,
-	     has_javathread_threadobj, has_javathread_current_pending_monitor, has_thread_blocked;
+	     has_javathread_threadobj, has_javathread_current_pending_monitor,
+	     has_javathread_current_waiting_monitor, has_thread_blocked;
 
 	/* monitors and their owners (monowner, jthreads) */
 	uint64_t objectmonitor_owner, objectmonitor_object;

@@ -44,6 +44,7 @@ struct collector {
 	void *ctx;
 	int pid;
 	int monitor_sites;
+	uint64_t attached_ns;        /* mono_ns() once the USDT probes were attached */
 	uint64_t lost_seen;
 	struct idmap strs;    /* address in the JVM -> name id (pool/manager names) */
 	struct idmap tids;    /* threads the sequencer has been told about */
@@ -827,6 +828,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	err = usdt_attach_hotspot(&c->links, attach, MT_ARRAY_SIZE(probes), p);
 	if (err)
 		goto err_links;
+	c->attached_ns = mono_ns(); /* events fire from here (the setup goes on) */
 	for (size_t i = 0; i < MT_ARRAY_SIZE(probes); i++)
 		if (probes[i].monitor)
 			c->monitor_sites += attach[i].sites;
@@ -953,6 +955,11 @@ uint64_t collector_lost(const struct collector *c)
 int collector_monitor_sites(const struct collector *c)
 {
 	return c->monitor_sites;
+}
+
+uint64_t collector_attached_ns(const struct collector *c)
+{
+	return c->attached_ns;
 }
 
 void collector_resync_stats(const struct collector *c, uint64_t *resyncs, uint64_t *classes)

@@ -69,6 +69,10 @@ int collector_poll(struct collector *c, int timeout_ms);
 uint64_t collector_lost(const struct collector *c);
 /* collector_monitor_sites - monitor probe sites attached (0: none in this JVM). */
 int collector_monitor_sites(const struct collector *c);
+/* collector_attached_ns - mono_ns() when the USDT probes (monitors, GC,
+ * threads) were attached: their events come from then on, while the rest of
+ * the setup (libjvm's symbols, the GC clock's uprobes) still runs. */
+uint64_t collector_attached_ns(const struct collector *c);
 /* collector_resync_threads - replace the sequencer's threads by /proc's at @ts. */
 void collector_resync_threads(struct collector *c, uint64_t ts);
 

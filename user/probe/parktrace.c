@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "memtrace/jstack.h"
+#include "analysis/locks.h"
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
@@ -601,6 +602,7 @@ int parktrace_read(struct parktrace *t, struct parktrace_lock **out, size_t *n)
 			snprintf(l->cls, sizeof(l->cls), "?");
 		l->ownable = l->key.klass && t->aos_ik &&
 			     jobject_is_subclass(t->vs, &t->ol, l->key.klass, t->aos_ik) == 1;
+		l->lock = l->ownable && locks_class_is_lock(l->cls);
 		if (!l->ownable) {
 			l->v.with_owner = 0;
 			l->v.owner_tid = 0;
@@ -814,17 +816,21 @@ void parktrace_forget_classes(struct parktrace *t)
 
 bool parktrace_lock_contended(const struct parktrace_lock *l)
 {
-	return l->ownable && l->v.with_owner > 0;
+	return l->ownable && (l->v.with_owner > 0 || l->lock);
 }
 
-uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now)
+int parktrace_park_since(struct parktrace *t, uint32_t host_tid, uint64_t blocker,
+			 uint64_t *since)
 {
 	struct mt_park_inflight in;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_inflight), &host_tid, &in) ||
-	    !in.ts || in.ts > now)
-		return 0;
-	return now - in.ts;
+	*since = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.park_inflight), &host_tid, &in))
+		return -ENOENT;
+	if (!in.ts || in.key.blocker != blocker)
+		return -ESRCH;
+	*since = in.ts;
+	return 0;
 }
 
 void parktrace_stats(struct parktrace *t, uint64_t out[MT_PARK_NSTATS])

@@ -35,6 +35,8 @@ struct parktrace_lock {
 	struct mt_park_val v;
 	char cls[160];     /* Java name of the blocker's class; "" for no blocker */
 	bool ownable;      /* the class is an AbstractOwnableSynchronizer: owners are real */
+	bool lock;         /* ... and a lock whose parks are all contention, owner seen or
+			    * not (locks_class_is_lock(): ReentrantLock's, a read-write lock's) */
 	char owner[64];    /* the last owner's thread name ("tid N" if never seen), "" none */
 	char waiter[64];   /* the last parking thread's name, likewise */
 	struct parktrace_stack stacks[PARKTRACE_STACKS]; /* with --stacks: by time parked */
@@ -104,8 +106,9 @@ int parktrace_read_monitors(struct parktrace *t, struct parktrace_monitor **out,
 /* parktrace_lock_name - the blocker's class, "Thread.sleep" or "(no blocker)". */
 const char *parktrace_lock_name(const struct parktrace_lock *l);
 /* parktrace_lock_contended - an ownable lock that had an owner when a thread
- * parked on it (contention), as opposed to waiting (conditions, queues,
- * latches, futures, parkNanos, sleeps: nothing anyone holds). */
+ * parked on it, or a ReentrantLock's or read-write lock's Sync (contention),
+ * as opposed to waiting (conditions, queues, latches, futures, parkNanos,
+ * sleeps: nothing anyone holds). */
 bool parktrace_lock_contended(const struct parktrace_lock *l);
 
 /*
@@ -120,9 +123,16 @@ void parktrace_forget_classes(struct parktrace *t);
  * JVM names it: in its own pid namespace), 0 when not mapped yet. */
 uint32_t parktrace_host_tid(struct parktrace *t, uint32_t tid);
 
-/* parktrace_parked_ns - how long the thread @host_tid has been parked (or
- * sleeping) at monotonic time @now, 0 when it is not or since before tracing. */
-uint64_t parktrace_parked_ns(struct parktrace *t, uint32_t host_tid, uint64_t now);
+/*
+ * parktrace_park_since - when the park of thread @host_tid now in progress
+ * began (*@since, monotonic ns), for a thread found parked on @blocker: 0
+ * when its park on @blocker is in progress; -ENOENT when no park of the
+ * thread was seen since tracing began (it has been parked since before);
+ * -ESRCH when it is not parked now, or parked on another blocker (it has
+ * moved on since it was found).
+ */
+int parktrace_park_since(struct parktrace *t, uint32_t host_tid, uint64_t blocker,
+			 uint64_t *since);
 
 /* parktrace_stats - the per-CPU counters summed (enum mt_park_stat), and
  * MT_PARK_MISSED. */

@@ -168,17 +168,21 @@ int parks_print(FILE *f, const struct parktrace_lock *locks, size_t n,
 		size_t shown = 0;
 
 		fprintf(f, "%s: %" PRIu64 " parks, %s parked\n",
-			k ? "CONTENDED (an ownable lock that had an owner when the thread parked)"
+			k ? "CONTENDED (a lock: it had an owner when the thread parked, or it is a "
+			    "(read-write) ReentrantLock)"
 			  : "WAITING (conditions, queues, latches, futures, parkNanos, Thread.sleep: no owner)",
 			parks[k], fmt_ns(ns[k], t, sizeof(t)));
 		if (parks[k])
 			fprintf(f, "  %9s %10s %10s  %s\n", "PARKS", "TIME", "MAX", "BLOCKER");
 		for (size_t i = 0; i < n; i++) {
-			if (parktrace_lock_contended(&locks[i]) != k || (top && shown >= top))
+			if (parktrace_lock_contended(&locks[i]) != k)
 				continue;
-			text_lock(f, &locks[i]);
+			if (!top || shown < top)
+				text_lock(f, &locks[i]);
 			shown++;
 		}
+		if (top && shown > top)
+			fprintf(f, "  ... %zu more blockers (--top)\n", shown - (size_t)top);
 	}
 	if (stats[MT_PARK_NO_THREAD] || stats[MT_PARK_NO_BEGIN] || stats[MT_PARK_FULL])
 		fprintf(f, "  not attributed: %" PRIu64 " parks of threads not yet known (no blocker "

@@ -1,8 +1,9 @@
 /*
  * parks.h - `memtrace locks`' java.util.concurrent section: parks per blocker
  * object (probe/parktrace.h), split into contention (the blocker is an
- * ownable synchronizer that had an owner when the thread parked: a held
- * ReentrantLock, a ReentrantReadWriteLock's write side, a pool Worker) and
+ * ownable synchronizer that had an owner when the thread parked - a held
+ * pool Worker - or a ReentrantLock's or ReentrantReadWriteLock's, whose
+ * parks are all contention: readers are no owner) and
  * waiting (a condition, a queue, a latch, a future, or parkNanos without a
  * blocker: nobody holds anything the thread could take), as text or JSON.
  */

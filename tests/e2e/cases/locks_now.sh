@@ -3,7 +3,7 @@
 # JVM's memory (no probes, no flag, no agent) and finds deadlocks on
 # java.util.concurrent locks (two ReentrantReadWriteLock write locks), across
 # both kinds (a monitor and a ReentrantLock), next to plain contention (a held
-# ReentrantLock) and idle pool workers (parked on a condition, no owner).
+# ReentrantLock) and idle pool workers (waiting for a signal of a condition).
 # Oracle: jstack on the same JVM - its deadlock report and its thread dump's
 # "parking to wait for" / "waiting to lock" lines (object address and class).
 # TIMEOUT: 120
@@ -63,8 +63,10 @@ for name in want:
     addr, cls = threads[name]
     assert int(r["object"], 16) == addr and r["lock_class"] == cls, (name, r, threads[name])
 assert blocked["waiter"]["owner"] == "holder" and blocked["waiter"]["kind"] == "contended", blocked["waiter"]
+# idle pool workers wait for a signal of their queue's condition: nobody to name
 for w in ("pool-1-thread-1", "pool-1-thread-2"):
-    assert blocked[w]["kind"] == "waiting" and blocked[w]["owner"] is None, blocked[w]
+    assert (blocked[w]["wait"], blocked[w]["kind"], blocked[w]["owner"]) == ("condition", "notify", None), blocked[w]
+    assert blocked[w]["condition_lock_class"] == "java.util.concurrent.locks.ReentrantLock$NonfairSync", blocked[w]
 assert blocked["mix-2"]["wait"] == "monitor" and blocked["mix-1"]["wait"] == "parked"
 print("blocked threads agree with jstack:", len(want))
 PY
