@@ -490,6 +490,13 @@ grew = g["anon_kb"]["residual_last_min"] - g["anon_kb"]["residual_first_min"]
 verdict("memory", grew <= 0.10 * g["anon_kb"]["first_min"] + 2048,
         "anonymous RSS less the JVMs' share, first->last minute %+.0f kB (allowed %+.0f)" % (
             grew, 0.10 * g["anon_kb"]["first_min"] + 2048))
+# returned: the anonymous memory of gone JVMs goes back (a flat residual with
+# the peak kept would pass the check above)
+dw = max(0, (end["watched"] or 0) - (base[-1]["watched"] or 0))
+allowed = g["anon_kb"]["base"] + g["anon_kb"]["per_jvm"] * dw + 8192
+verdict("memory returned", end["anon_kb"] <= allowed,
+        "anonymous RSS at the end %d kB (allowed %.0f: the base, %d JVMs more, 8 MiB)" % (
+            end["anon_kb"], allowed, dw))
 gone_max = summary["series_gone_after_exit_s"]["max"] or 0
 verdict("series dropped", not not_gone and gone_max <= float(RESCAN) + SCRAPE + 10,
         "every exited JVM's series gone, at most %.1f s after its exit (allowed %.0f)" % (
