@@ -5,7 +5,8 @@
 # RSS, descriptors and the BPF maps, programs and links it holds every 5 s and
 # /metrics every 2 s; prints CPU and RSS per watched JVM, the first minute
 # against the last, how soon a gone JVM's series go, and fails (exit 1) when
-# descriptors or BPF objects grow, a gone JVM keeps its series or a JVM is
+# descriptors, BPF objects or memory grow (or the memory of gone JVMs is not
+# given back), a gone JVM keeps its series or a JVM is
 # never watched. bench/serve_scale.py says how; results in
 # build/serve_scale/scale.json (SCALE_OUT). Needs root (BPF), podman and runc,
 # and the local base image (scripts/container-base.sh).
