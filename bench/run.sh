@@ -37,3 +37,8 @@ bench/query.sh
 
 echo "== serve --all over JVM churn (bench/soak.sh; SOAK_SECONDS, default 120 here: an hour is 3600)"
 bench/soak.sh "${SOAK_SECONDS:-120}"
+
+if [ -n "${SCALE_SECONDS:-}" ]; then # opt-in: 20 JVMs in containers load a small machine
+	echo "== serve --all over 20 JVMs in containers, one stopped and one started a second (bench/serve_scale.sh; SCALE_SECONDS=600 is the 10 minutes of docs/measurements.md)"
+	bench/serve_scale.sh "$SCALE_SECONDS"
+fi

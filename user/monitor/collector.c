@@ -843,12 +843,12 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
 		const char *why;
 
-		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, elf, &c->cause_link,
+		err = gcendprobe_attach(c->skel->progs.handle_gc_cause, p, elf, &c->cause_link, NULL,
 					&c->causes, &why);
 		if (err == -ENOENT || err == -ENOTSUP)
 			err = 0;
 		if (!err)
-			err = gcpauseprobe_attach(clock, p, elf, c->pause_links, &why);
+			err = gcpauseprobe_attach(clock, p, elf, c->pause_links, NULL, &why);
 		if (err == -ENOENT)
 			err = 0;
 		elfsym_free(elf);

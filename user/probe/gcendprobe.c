@@ -7,15 +7,18 @@
 #include "jvm/elfsym.h"
 #include "jvm/proc.h"
 #include "probe/gcendprobe.h"
+#include "probe/uprobemulti.h"
 #include "lib/util.h"
 
 int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, const struct mt_elf *e,
-		      struct bpf_link **link, struct gccause_table *t, const char **why)
+		      struct bpf_link **link, int *fd, struct gccause_table *t, const char **why)
 {
 	uint64_t addr, off;
 	int err;
 
 	*link = NULL;
+	if (fd)
+		*fd = -1;
 	if (!e) {
 		*why = "libjvm.so unreadable";
 		return -ENOENT;
@@ -36,11 +39,17 @@ int gcendprobe_attach(struct bpf_program *prog, const struct mt_proc *p, const s
 		*why = "GCMemoryManager::gc_end has no file offset";
 		return err;
 	}
-	*link = bpf_program__attach_uprobe(prog, false, p->pid, p->libjvm_host, off);
-	if (!*link) {
-		err = -errno;
+	if (fd) {
+		err = uprobemulti_attach(bpf_program__fd(prog), p->libjvm_host, &off, 1, p->pid);
+		*fd = err < 0 ? -1 : err;
+		err = err < 0 ? err : 0;
+	} else {
+		*link = bpf_program__attach_uprobe(prog, false, p->pid, p->libjvm_host, off);
+		err = *link ? 0 : -errno;
+	}
+	if (err) {
 		p_err("cannot attach a uprobe to GCMemoryManager::gc_end in %s: %s", p->libjvm,
-		      strerror(errno));
+		      strerror(-err));
 	}
 	return err;
 }

@@ -3,11 +3,13 @@
  * the collector (see gcpauseprobe.h). */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "jvm/elfsym.h"
 #include "jvm/proc.h"
 #include "probe/gcpauseprobe.h"
+#include "probe/uprobemulti.h"
 #include "lib/util.h"
 
 /* Ticks is TimeInstant<CompositeCounterRepresentation, CompositeElapsedCounterSource>
@@ -49,14 +51,17 @@ bool gcpauseprobe_present(const struct mt_elf *e)
 
 int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const struct mt_proc *p,
 			const struct mt_elf *e, struct bpf_link *links[GCPAUSEPROBE_N],
-			const char **why)
+			int *fds, const char **why)
 {
 	uint64_t off[GCPAUSEPROBE_N];
 	bool have[GCPAUSEPROBE_N];
 	int err = 0;
 
-	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+	for (int i = 0; i < GCPAUSEPROBE_N; i++) {
 		links[i] = NULL;
+		if (fds)
+			fds[i] = -1;
+	}
 	if (!e) {
 		*why = "libjvm.so unreadable";
 		return -ENOENT;
@@ -79,6 +84,14 @@ int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const s
 
 		if (!have[k])
 			continue;
+		if (fds) {
+			fds[k] = uprobemulti_attach(bpf_program__fd(progs[k]), p->libjvm_host,
+						    &off[k], 1, p->pid);
+			err = fds[k] < 0 ? fds[k] : 0;
+			if (err)
+				fds[k] = -1;
+			continue;
+		}
 		links[k] = bpf_program__attach_uprobe(progs[k], false, p->pid, p->libjvm_host, off[k]);
 		if (!links[k])
 			err = -errno;
@@ -89,6 +102,10 @@ int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const s
 		for (int i = 0; i < GCPAUSEPROBE_N; i++) {
 			bpf_link__destroy(links[i]);
 			links[i] = NULL;
+			if (fds && fds[i] >= 0)
+				close(fds[i]);
+			if (fds)
+				fds[i] = -1;
 		}
 	}
 	return err;

@@ -34,7 +34,9 @@ bool gcpauseprobe_present(const struct mt_elf *e);
  * gcpauseprobe_attach - attach @progs[i] at the function GCPAUSEPROBE_i names
  * in @p's libjvm @e (the caller's, opened with elfsym_open; NULL: it could
  * not be); links[i] gets each link (the caller destroys them; NULL:
- * not attached). GCTracer's pair is attached when libjvm has it (without it
+ * not attached) - or, when @fds is not NULL, each is a uprobe_multi link
+ * (probe/uprobemulti.h; @progs loaded for one) whose fd goes to fds[i] (-1:
+ * not attached; the caller closes them) and links[i] stays NULL. GCTracer's pair is attached when libjvm has it (without it
  * collections keep their memory managers' durations). Returns 0; -ENOENT when
  * libjvm lacks GCTimer's pair: nothing is printed, nothing attached, *@why
  * says what is missing and the caller goes on with the pauses HotSpot's
@@ -43,6 +45,6 @@ bool gcpauseprobe_present(const struct mt_elf *e);
  */
 int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const struct mt_proc *p,
 			const struct mt_elf *e, struct bpf_link *links[GCPAUSEPROBE_N],
-			const char **why);
+			int *fds, const char **why);
 
 #endif

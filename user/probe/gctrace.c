@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -15,6 +16,7 @@
 #include "jvm/pidns.h"
 #include "probe/bpfutil.h"
 #include "probe/kfeatures.h"
+#include "probe/uprobemulti.h"
 #include "probe/usdtspec.h"
 #include "lib/util.h"
 
@@ -35,6 +37,8 @@ struct gctrace {
 	struct gccause_table causes;
 	const char *no_cause;         /* why there are no causes, NULL if there are */
 	struct bpf_link *pause_links[GCPAUSEPROBE_N]; /* the JVM's GC clock; NULL: none */
+	int cause_fd;                 /* with uprobe_multi links: cause_link's, -1 if none */
+	int pause_fds[GCPAUSEPROBE_N]; /* with uprobe_multi links: pause_links', -1 if none */
 	const char *no_pauses;        /* why pauses are not timed, NULL if they are */
 	struct gcpair gp;
 	int pid;
@@ -142,6 +146,20 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* detach - every uprobe of @t: perf-event links and uprobe_multi links. */
+static void detach(struct gctrace *t)
+{
+	for (int i = 0; i < GCPAUSEPROBE_N; i++) {
+		bpf_link__destroy(t->pause_links[i]);
+		if (t->pause_fds[i] >= 0)
+			close(t->pause_fds[i]);
+	}
+	bpf_link__destroy(t->cause_link);
+	if (t->cause_fd >= 0)
+		close(t->cause_fd);
+	usdt_detach_all(&t->links);
+}
+
 struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 {
 	struct usdt_probe probes[4] = { { .name = "gc__begin" }, { .name = "gc__end" },
@@ -155,6 +173,9 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	if (!t)
 		return NULL;
 	t->pid = p->pid;
+	t->cause_fd = -1;
+	for (int i = 0; i < GCPAUSEPROBE_N; i++)
+		t->pause_fds[i] = -1;
 	gcpair_init(&t->gp, cb, ctx);
 
 	/* Open the skeleton. */
@@ -166,6 +187,20 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	}
 	/* Set the read-only filter before load. */
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
+	/* Every uprobe through uprobe_multi links where the kernel has them:
+	 * a perf-event uprobe is destroyed under the kernel's trace-event
+	 * mutex, waiting for a grace period there (probe/uprobemulti.h), and
+	 * every attach waits behind it - serve --all over JVMs coming and
+	 * going one a second spent its main thread there (bench/serve_scale.sh:
+	 * JVMs watched 6-18 s late, then not at all). */
+	t->links.multi = uprobemulti_supported();
+	if (t->links.multi) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, t->skel->obj)
+			bpf_program__set_expected_attach_type(prog,
+				(enum bpf_attach_type)UPROBEMULTI_ATTACH_TYPE);
+	}
 
 	/* Load and verify. */
 	err = bpfutil_check("gc", KF_RINGBUF | KF_COOKIE);
@@ -196,14 +231,16 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		struct mt_elf *elf = elfsym_open(p->libjvm_host); /* one parse for both */
 
 		err = gcendprobe_attach(t->skel->progs.handle_gc_cause, p, elf, &t->cause_link,
-					&t->causes, &t->no_cause);
+					t->links.multi ? &t->cause_fd : NULL, &t->causes,
+					&t->no_cause);
 		if (err == -ENOENT || err == -ENOTSUP)
 			err = 0;
 		/* The pauses of concurrent cycles and every collection's duration,
 		 * timed as JFR times them; without these uprobes gc__begin/gc__end
 		 * bracket the pauses and cycles last their memory managers' windows. */
 		if (!err)
-			err = gcpauseprobe_attach(progs, p, elf, t->pause_links, &t->no_pauses);
+			err = gcpauseprobe_attach(progs, p, elf, t->pause_links,
+						  t->links.multi ? t->pause_fds : NULL, &t->no_pauses);
 		if (err == -ENOENT)
 			err = 0;
 		elfsym_free(elf);
@@ -224,10 +261,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	return t;
 
 err_links:
-	for (int i = 0; i < GCPAUSEPROBE_N; i++)
-		bpf_link__destroy(t->pause_links[i]);
-	bpf_link__destroy(t->cause_link);
-	usdt_detach_all(&t->links);
+	detach(t);
 err_destroy:
 	gc_bpf__destroy(t->skel);
 err_free:
@@ -241,10 +275,7 @@ void gctrace_free(struct gctrace *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
-	for (int i = 0; i < GCPAUSEPROBE_N; i++)
-		bpf_link__destroy(t->pause_links[i]);
-	bpf_link__destroy(t->cause_link);
-	usdt_detach_all(&t->links);
+	detach(t);
 	gc_bpf__destroy(t->skel);
 	free(t);
 }

@@ -31,6 +31,12 @@ struct uprobe_multi_attr {
 int uprobemulti_attach(int prog_fd, const char *path, const uint64_t *offsets, uint32_t cnt,
 		       int pid)
 {
+	return uprobemulti_attach_cookies(prog_fd, path, offsets, NULL, cnt, pid);
+}
+
+int uprobemulti_attach_cookies(int prog_fd, const char *path, const uint64_t *offsets,
+			       const uint64_t *cookies, uint32_t cnt, int pid)
+{
 	struct uprobe_multi_attr a;
 	long fd;
 
@@ -39,6 +45,7 @@ int uprobemulti_attach(int prog_fd, const char *path, const uint64_t *offsets, u
 	a.attach_type = UPROBEMULTI_ATTACH_TYPE;
 	a.path = (uint64_t)(uintptr_t)path;
 	a.offsets = (uint64_t)(uintptr_t)offsets;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
 	a.cnt = cnt;
 	a.pid = (uint32_t)pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));

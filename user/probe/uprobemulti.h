@@ -31,6 +31,12 @@
 int uprobemulti_attach(int prog_fd, const char *path, const uint64_t *offsets, uint32_t cnt,
 		       int pid);
 
+/* uprobemulti_attach_cookies - uprobemulti_attach() with a BPF cookie per
+ * offset (@cookies[i] for @offsets[i]: bpf_get_attach_cookie() returns it
+ * at that site). Returns the link's fd or -errno. */
+int uprobemulti_attach_cookies(int prog_fd, const char *path, const uint64_t *offsets,
+			       const uint64_t *cookies, uint32_t cnt, int pid);
+
 /* uprobemulti_hidden - whether MEMTRACE_NO_UPROBE_MULTI (non-empty, not
  * "0") asks memtrace to use perf-event uprobes as on kernels before 6.6. */
 bool uprobemulti_hidden(void);

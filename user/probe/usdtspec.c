@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "jvm/elfsym.h"
 #include "jvm/proc.h"
+#include "probe/uprobemulti.h"
 #include "probe/usdtspec.h"
 #include "lib/util.h"
 
@@ -123,7 +125,9 @@ int usdt_attach(struct usdt_links *l, struct bpf_program *prog, const struct mt_
 		const char *path, int pid, const char *provider, const char *name)
 {
 	struct mt_usdt_note *notes = NULL;
+	uint64_t offs[MT_USDT_MAX_SPECS], cookies[MT_USDT_MAX_SPECS];
 	int n, attached = 0, first = l->n, err = 0;
+	uint32_t first_spec = l->next_spec;
 
 	n = elfsym_usdt_notes(e, provider, &notes);
 	if (n < 0)
@@ -157,15 +161,30 @@ int usdt_attach(struct usdt_links *l, struct bpf_program *prog, const struct mt_
 			err = -errno;
 			goto fail;
 		}
-		opts.bpf_cookie = id;
-		l->links[l->n] = bpf_program__attach_uprobe_opts(prog, pid, path, off, &opts);
-		if (!l->links[l->n]) {
-			err = -errno;
-			goto fail;
+		if (l->multi) { /* attached below, all sites at once */
+			offs[attached] = off;
+			cookies[attached] = id;
+		} else {
+			opts.bpf_cookie = id;
+			l->links[l->n] = bpf_program__attach_uprobe_opts(prog, pid, path, off, &opts);
+			if (!l->links[l->n]) {
+				err = -errno;
+				goto fail;
+			}
+			l->n++;
 		}
-		l->n++;
 		l->next_spec++;
 		attached++;
+	}
+	if (l->multi && attached) {
+		int fd = uprobemulti_attach_cookies(bpf_program__fd(prog), path, offs, cookies,
+						    (uint32_t)attached, pid);
+
+		if (fd < 0) {
+			err = fd;
+			goto fail;
+		}
+		l->fds[l->nfds++] = fd;
 	}
 	free(notes);
 	return attached ? attached : -ENOENT;
@@ -174,6 +193,7 @@ fail:
 	free(notes);
 	while (l->n > first)
 		bpf_link__destroy(l->links[--l->n]);
+	l->next_spec = first_spec;
 	return err;
 }
 
@@ -181,6 +201,8 @@ void usdt_detach_all(struct usdt_links *l)
 {
 	while (l->n > 0)
 		bpf_link__destroy(l->links[--l->n]);
+	while (l->nfds > 0)
+		close(l->fds[--l->nfds]);
 }
 
 int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,

@@ -26,13 +26,20 @@ int usdtspec_parse(const char *args, struct mt_usdt_spec *s);
 struct usdt_links {
 	int spec_map_fd;          /* the BPF object's usdt_specs map */
 	uint32_t next_spec;       /* next free index in that map */
+	bool multi;               /* one uprobe_multi link per probe (probe/uprobemulti.h;
+				   * its programs loaded for it) instead of a perf-event
+				   * link per site; set before the first attach */
 	int n;
 	struct bpf_link *links[MT_USDT_MAX_SPECS];
+	int nfds;
+	int fds[MT_USDT_MAX_SPECS]; /* the uprobe_multi links (multi) */
 };
 
 /*
  * usdt_attach - attach @prog as a uprobe at every site of @provider:@name in
- * the ELF @e (opened from @path) for process @pid, each with its spec.
+ * the ELF @e (opened from @path) for process @pid, each with its spec (the
+ * site's cookie is its spec's index): a perf-event link per site, or with
+ * l->multi one uprobe_multi link for all of them.
  * Returns the number of sites attached (> 0), -ENOENT when the probe is
  * absent, or -errno (nothing of this call stays attached then).
  */
@@ -55,7 +62,7 @@ struct usdt_probe {
  */
 int usdt_attach_hotspot(struct usdt_links *l, struct usdt_probe *probes, size_t n,
 			const struct mt_proc *p);
-/* usdt_detach_all - destroy every link in @l. */
+/* usdt_detach_all - destroy every link in @l (and close its uprobe_multi links). */
 void usdt_detach_all(struct usdt_links *l);
 
 #endif

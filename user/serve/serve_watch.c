@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* serve_watch.c - the JVM watcher of `memtrace serve` (see serve_watch.h). */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,11 +329,18 @@ static void unwatch(struct serve *sv, int i, bool exited)
 
 void serve_watch_rescan(struct serve *sv)
 {
-	int *pids = NULL, n, k = 0;
+	int *pids = NULL, n, k = 0, gone = 0;
 
 	for (int i = sv->njvms - 1; i >= 0; i--)
-		if (!proc_exists(sv->jvms[i]->p.pid))
+		if (!proc_exists(sv->jvms[i]->p.pid)) {
 			unwatch(sv, i, true);
+			gone++;
+		}
+	/* A watched JVM holds ~2 MB of the heap (its libjvm's symbols, read
+	 * for its memory pools); freed, they stayed in serve's RSS: 20 JVMs
+	 * gone, 60 MB kept where 13 were in use (bench/serve_scale.sh). */
+	if (gone)
+		malloc_trim(0);
 	for (int i = 0; i < sv->nfailed; i++) /* forget failures of exited pids */
 		if (proc_exists(sv->failed[i]))
 			sv->failed[k++] = sv->failed[i];

@@ -8,6 +8,9 @@
 # Causes: each collection's cause equals JFR's; the workload makes "Allocation
 # Failure" / "G1 Evacuation Pause", "System.gc()", "Diagnostic Command" (GC.run)
 # and, under G1, "G1 Humongous Allocation".
+# Probes: uprobe_multi links (the kernel's, 6.6+) for G1, Parallel and G1conc;
+# Serial runs with MEMTRACE_NO_UPROBE_MULTI=1, the perf-event uprobes of a
+# kernel before 6.6.
 # ALONE: collection durations against JFR's within 5 %
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
@@ -21,7 +24,9 @@ for gc in G1 Parallel Serial G1conc; do
 	jvm_start "w$gc" -Xmx256m -Xms256m "${flags[@]}" -XX:StartFlightRecording=name=mt,settings=default \
 		GcWorkload --go "$TMPD/go" --alloc-mb 1024 --full 3 --dcmd 1 "${more[@]}"
 	pid=$JVM_PID
-	"$MEMTRACE" gc -p "$pid" --json >"$TMPD/mt.$gc.json" 2>"$TMPD/mt.$gc.err" &
+	um=
+	[ $gc = Serial ] && um=1
+	MEMTRACE_NO_UPROBE_MULTI=$um "$MEMTRACE" gc -p "$pid" --json >"$TMPD/mt.$gc.json" 2>"$TMPD/mt.$gc.err" &
 	mt=$!
 	wait_for_line "$TMPD/mt.$gc.json" '"start"' 20 || { cat "$TMPD/mt.$gc.err"; fail "memtrace gc did not start ($gc)"; }
 	touch "$TMPD/go"
