@@ -242,7 +242,7 @@ int do_locks(int argc, char **argv)
 	if (!l || !seq)
 		goto cleanup;
 	stopflag_catch(NULL);
-	c = collector_new(&p, seq, NULL, NULL);
+	c = collector_new(&p, seq, NULL, NULL, 0);
 	if (!c)
 		goto cleanup;
 	/* java.util.concurrent parks: no flag needed; without them, say what is lost */

@@ -56,7 +56,7 @@ static char *profile_bytes(struct serve_pprof_job *j, struct alloctrace *t, uint
 
 	rows = alloctrace_rows(t, &n);
 	sr = symres_new(&j->p);
-	prof = allocprofile_build(t, sr, rows, n, false, NULL);
+	prof = allocprofile_build(t, sr, rows, n, false, NULL, NULL);
 	if (prof && mkdtemp(dir)) {
 		profile_set_window(prof, start_ns, dur_ns);
 		snprintf(path, sizeof(path), "%s/allocs.pb.gz", dir);
