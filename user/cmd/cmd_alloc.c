@@ -55,10 +55,11 @@ static void usage(FILE *f)
 		"  refill is a sample, and so is every allocation outside a TLAB. A sample\n"
 		"  weighs the bytes its thread allocated since its previous one (the\n"
 		"  thread's own counter, as JFR weighs its samples), shared among the\n"
-		"  classes found in the first 8 KiB of the thread's last TLAB (an object\n"
-		"  outside a TLAB keeps its own size); estimates: shares converge as\n"
-		"  samples grow. --exact counts every object through hotspot:object__alloc\n"
-		"  and needs -XX:+DTraceAllocProbes (which costs throughput).\n"
+		"  classes found in the thread's last TLAB (parsed whole up to 8 KiB, else\n"
+		"  a 4 KiB window at a random place; an object outside a TLAB keeps its\n"
+		"  own size); estimates: shares converge as samples grow. --exact counts\n"
+		"  every object through hotspot:object__alloc and needs\n"
+		"  -XX:+DTraceAllocProbes (which costs throughput).\n"
 		"  Java frames are named from the JVM's perf map, which memtrace asks for\n"
 		"  (jcmd Compiler.perfmap) unless --no-perfmap; a /tmp/perf-PID.map the JVM\n"
 		"  wrote because memtrace asked is removed once read.\n"
@@ -508,6 +509,9 @@ static void alloc_classes(struct alloc_run *a)
 		}
 		if (a->classes)
 			qsort(a->classes, a->nc, sizeof(*a->classes), by_bytes);
+		/* stacks and sites say what the class table says of each class */
+		if (allocrows_match_classes(&a->rows, &a->n, a->content, a->ncontent))
+			p_warn("out of memory: stacks keep the classes that opened the TLABs");
 	}
 	if (!a->bytes_known) {
 		/* JDK 17's object__alloc passes garbage as the size on some paths
@@ -650,11 +654,12 @@ static void print_text_classes(const struct alloc_run *a)
 			printf("each share above within +-%.1f points (95 %%: two standard errors "
 			       "of the kept TLABs' spread)\n", 200 * se);
 	}
-	printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
-	       "kept TLABs parsed; %llu retired by a collection before they could be, "
-	       "%llu with an object that could not be sized), not from the class that "
-	       "opened each\n", MT_TLAB_SLICE / 1024,
-	       (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+	printf("class shares from the objects in the TLABs (%llu kept TLABs parsed: "
+	       "whole up to %d KiB, else a %d KiB window at a random place after the "
+	       "object that opened it; %llu retired by a collection before they could "
+	       "be, %llu with an object that could not be sized), not from the class "
+	       "that opened each\n", (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+	       MT_TLAB_SLICE / 1024, MT_TLAB_WINDOW / 1024,
 	       (unsigned long long)a->cstats[MT_CONTENT_GC],
 	       (unsigned long long)a->cstats[MT_CONTENT_BAD]);
 }

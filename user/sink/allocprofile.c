@@ -16,6 +16,8 @@ static const char *java_leaf(struct alloctrace *t, struct symres *sr, const stru
 {
 	const char *name;
 
+	if (r->content_only)
+		return "[no sampled stack: in TLAB contents]";
 	if (r->method && (name = alloctrace_method_name(t, r->method, r->gen)))
 		return name;
 	if (r->java_pc && sr) {
