@@ -9,7 +9,7 @@
 #   FREEZE_BENCH_BLOB_MB      MiB of byte[256 KiB] besides, per heap ("0"; "0 4096": heap size)
 #   FREEZE_BENCH_ROUNDS       repetitions per method (3)
 #   FREEZE_BENCH_THREADS      mutator threads (1)
-#   FREEZE_BENCH_GC           G1, Parallel or Serial (G1)
+#   FREEZE_BENCH_GC           G1, Parallel, Serial or Shenandoah (G1)
 #   FREEZE_BENCH_METHODS      ("frozen paused jmap dump")
 #   FREEZE_BENCH_JSON         also write every run as JSON there
 set -eu

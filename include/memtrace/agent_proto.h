@@ -314,7 +314,9 @@ struct mt_ap_heap_freeze {
 	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
 				* objects (Serial and Parallel swap their survivor
 				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
-				* [1] its _base's offset, [2] its _length's offset */
+				* [1] its _base's offset, [2] its _length's offset
+				* (Shenandoah's alike: [0] the ShenandoahHeap, [1]
+				* _regions, [2] _num_regions) */
 };
 
 #define MT_AP_FREEZE_SPACES_NONE 0 /* share the whole heap */
@@ -339,7 +341,14 @@ struct mt_ap_heap_freeze {
 #define MT_AP_FREEZE_COMPARE    (1u << 5) /* tests, with _MARK: the copy marks, then walks on
 					   * with FollowReferences as without it; both results
 					   * are sent (MARK and COPY records) */
-#define MT_AP_FREEZE_FLAGS      0x3fu
+#define MT_AP_FREEZE_FORWARDING (1u << 6) /* with _MARK: the copy may hold objects the collector
+					   * moved (Shenandoah, forked mid-evacuation or before
+					   * its references were updated): the mark follows a
+					   * forwarding pointer in a mark word (its low bits 11)
+					   * to the object's new copy; without the mark the
+					   * copy is not walked (JVMTI's walk would run the
+					   * collector's barriers there) */
+#define MT_AP_FREEZE_FLAGS      0x7fu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -595,7 +604,8 @@ struct mt_ap_heap_layout {
  */
 struct mt_ap_hmark {
 	int32_t status;        /* 0, or -errno: the mark stopped (why) and sent nothing */
-	uint32_t reserved;
+	uint32_t forwarded;    /* MT_AP_FREEZE_FORWARDING: references to a moved object
+				* followed to its new copy (saturates) */
 	uint64_t truncated;    /* strings cut to MT_AP_HSTR_MAX bytes */
 	uint64_t objs, nobjs;      /* struct mt_ap_hobj */
 	uint64_t refs, nrefs;      /* struct mt_ap_href */

@@ -694,6 +694,71 @@ static void test_utf8(void **st)
 	assert_int_equal(n, 3);
 }
 
+/* A copy forked while the collector moved objects (Shenandoah): an old copy's
+ * mark word is its forwarding pointer (low bits 11); with HM_FORWARDING the
+ * mark follows it from roots and fields alike, counts the new copies only and
+ * says how many references it followed; without it the stale copies count. */
+static void test_forwarding(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), A, B, a_new, a_old, b_old, b_new, b2;
+	struct hm_result r;
+
+	(void)st;
+	class_klass(f, 0);
+	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2); /* two fields at 16 */
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 1, 16, 1);
+	mirror_new(f, A, 0);
+	mirror_new(f, B, 0);
+	a_old = obj_alloc(f, A, 32);
+	b_old = obj_alloc(f, B, 24);
+	b2 = obj_alloc(f, B, 24);
+	a_new = obj_alloc(f, A, 32);
+	b_new = obj_alloc(f, B, 24);
+	/* a moved: its old copy's fields as they were, the new one's as now */
+	put_oop(f, a_old + 16, b_old);
+	put_oop(f, a_new + 16, b_old);   /* not yet updated: the old copy of b */
+	put_oop(f, a_new + 20, b2);      /* a write after the move */
+	put_oop(f, b_new + 16, a_old);   /* b's new copy names a's old one */
+	w64(a_old, a_new | 3);
+	w64(b_old, b_new | 3);
+	{
+		uint64_t roots[] = { a_old }; /* a root not yet updated either */
+		struct hm_named nm[] = { { .addr = a_old, .id = 7 } };
+
+		run(f, HM_HISTO | HM_OBJS | HM_REFS | HM_ADDRS | HM_FORWARDING, roots, 1, nm, 1,
+		    NULL, 0, &r, 0);
+	}
+	assert_int_equal(count_of(&r, A), 1);
+	assert_int_equal(count_of(&r, B), 2); /* b's new copy and b2 */
+	assert_true(r.info.forwarded >= 3);   /* the root, a's field, b's field */
+	for (uint64_t i = 0; i < r.info.nobjs; i++) {
+		assert_int_not_equal(r.addrs[i], a_old);
+		assert_int_not_equal(r.addrs[i], b_old);
+		if (r.addrs[i] == a_new)
+			assert_int_equal(r.objs[i].id, 7); /* the named object, at its new place */
+	}
+	/* every reference lands on a marked object's id: b_new -> a (id 7) */
+	{
+		bool saw = false;
+
+		for (uint64_t i = 0; i < r.info.nrefs; i++)
+			saw |= r.refs[i].to == 7 && r.refs[i].kind == JVMTI_HEAP_REFERENCE_FIELD;
+		assert_true(saw);
+	}
+	heapmark_free(&r);
+	/* without it: the stale copies are what the mark sees */
+	{
+		uint64_t roots[] = { a_old };
+
+		run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, 0);
+	}
+	assert_int_equal(r.info.forwarded, 0);
+	assert_int_equal(count_of(&r, B), 1); /* b_old only: b2 and b_new missed */
+	heapmark_free(&r);
+	fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_bad_layouts),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_forwarding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

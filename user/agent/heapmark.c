@@ -111,6 +111,8 @@ struct mark {
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
 	struct growvec xroots;     /* roots the marker added (by address) */
 	struct growvec addrs;      /* HM_ADDRS */
+	bool forwarding;           /* HM_FORWARDING: follow forwarding pointers */
+	uint64_t *nfwd;            /* references followed to a moved object */
 	char **arena;              /* string bytes (blocks never move) */
 	size_t narena, arena_left;
 	char *arena_at;
@@ -239,23 +241,45 @@ static int32_t rdi32(uint64_t a)
 	return *(const int32_t *)(uintptr_t)a;
 }
 
+/*
+ * Where object @a is now (HM_FORWARDING): a copy forked while the collector
+ * was moving objects (Shenandoah's evacuation, or before it updated the
+ * references to what it moved) holds both copies of a moved object; the old
+ * one's mark word is its forwarding pointer, low bits 11 (markWord's
+ * "marked"; a JDK 17 JVMTI walk's own marked header has no pointer above
+ * them). The new copy is the object: it has every write since the move.
+ */
+static uint64_t fwd(const struct mark *mk, uint64_t a)
+{
+	uint64_t m, to;
+
+	if (!mk->forwarding || a < mk->lo || a >= mk->hi || (a & 7))
+		return a;
+	m = rd64(a);
+	to = m & ~3ull;
+	if ((m & 3) != 3 || !to || to < mk->lo || to >= mk->hi || to == a)
+		return a;
+	(*mk->nfwd)++;
+	return to;
+}
+
 /* A reference field's object (0 for null). */
 static uint64_t load_oop(const struct mark *mk, uint64_t slot)
 {
 	uint32_t n;
 
 	if (mk->oopsz == 8)
-		return rd64(slot);
+		return fwd(mk, rd64(slot));
 	n = rd32(slot);
-	return n ? mk->L->oop_base + ((uint64_t)n << mk->L->oop_shift) : 0;
+	return n ? fwd(mk, mk->L->oop_base + ((uint64_t)n << mk->L->oop_shift)) : 0;
 }
 
 /* An OopHandle's object (0 for an empty handle). */
-static uint64_t load_handle(uint64_t handle_at)
+static uint64_t load_handle(const struct mark *mk, uint64_t handle_at)
 {
 	uint64_t p = rd64(handle_at);
 
-	return p ? rd64(p) : 0;
+	return p ? fwd(mk, rd64(p)) : 0;
 }
 
 static uint64_t klass_of(const struct mark *mk, uint64_t obj)
@@ -456,7 +480,7 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 	}
 	/* a Klass and its class object name each other */
 	{
-		uint64_t m = load_handle(k + L->k_java_mirror);
+		uint64_t m = load_handle(mk, k + L->k_java_mirror);
 
 		if (m && (!in_heap(mk, m) || rd64(m + (uint32_t)L->m_klass) != k)) {
 			fail(mk, -EPROTO, "a class pointer 0x%llx whose class object does not "
@@ -472,7 +496,7 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 	ki->klass = k;
 	ki->kind = (uint8_t)kind;
 	ki->lh = rdi32(k + L->k_layout_helper);
-	ki->mirror = load_handle(k + L->k_java_mirror);
+	ki->mirror = load_handle(mk, k + L->k_java_mirror);
 	if (kind <= MT_AP_K_STACKCHUNK) {
 		uint64_t maps = k + L->ik_size + 8ull * (uint32_t)rdi32(k + L->k_vtable_len) +
 				8ull * (uint32_t)rdi32(k + L->ik_itable_len);
@@ -523,19 +547,19 @@ static void keep_cld(struct mark *mk, uint64_t cld)
 		return;
 	}
 	mk->out->info.clds++;
-	mark_push(mk, load_handle(cld + L->cld_loader));
+	mark_push(mk, load_handle(mk, cld + L->cld_loader));
 	for (uint64_t k = rd64(cld + L->cld_klasses); k && !mk->err; k = rd64(k + L->k_next_link)) {
 		uint64_t cp, cache;
 
 		int32_t lh = rdi32(k + L->k_layout_helper);
 
-		mark_push(mk, load_handle(k + L->k_java_mirror));
+		mark_push(mk, load_handle(mk, k + L->k_java_mirror));
 		if (lh <= 0) /* an array class: no constant pool */
 			continue;
 		cp = rd64(k + L->ik_constants);
 		cache = cp ? rd64(cp + L->cp_cache) : 0;
 		if (cache)
-			mark_push(mk, load_handle(cache + L->cpc_resolved_refs));
+			mark_push(mk, load_handle(mk, cache + L->cpc_resolved_refs));
 	}
 }
 
@@ -693,8 +717,8 @@ static void thread_roots(struct mark *mk)
 	threads = rd64(tl + L->tl_threads);
 	for (uint32_t i = 0; i < n && i < (1u << 20) && threads && !mk->err; i++) {
 		uint64_t jt = rd64(threads + 8ull * i);
-		uint64_t objs[2] = { jt ? load_handle(jt + L->jt_threadobj) : 0,
-				     jt && L->jt_vthread ? load_handle(jt + L->jt_vthread) : 0 };
+		uint64_t objs[2] = { jt ? load_handle(mk, jt + L->jt_threadobj) : 0,
+				     jt && L->jt_vthread ? load_handle(mk, jt + L->jt_vthread) : 0 };
 
 		for (int k = 0; k < 2; k++) {
 			struct mt_ap_hroot *r;
@@ -876,7 +900,7 @@ static void put_mirror(struct mark *mk, uint64_t obj, uint64_t id)
 		uint64_t cp = rd64(k + L->ik_constants), cache = cp ? rd64(cp + L->cp_cache) : 0;
 
 		if (sup)
-			put_ref(mk, id, load_handle(sup + L->k_java_mirror), -1,
+			put_ref(mk, id, load_handle(mk, sup + L->k_java_mirror), -1,
 				JVMTI_HEAP_REFERENCE_SUPERCLASS);
 		if (ifs) {
 			int32_t ni = rdi32(ifs + L->array_length);
@@ -885,12 +909,12 @@ static void put_mirror(struct mark *mk, uint64_t obj, uint64_t id)
 				uint64_t ik = rd64(ifs + L->array_data + 8ull * (uint32_t)i);
 
 				if (ik)
-					put_ref(mk, id, load_handle(ik + L->k_java_mirror), -1,
+					put_ref(mk, id, load_handle(mk, ik + L->k_java_mirror), -1,
 						JVMTI_HEAP_REFERENCE_INTERFACE);
 			}
 		}
 		if (cache)
-			put_ref(mk, id, load_handle(cache + L->cpc_resolved_refs), -1,
+			put_ref(mk, id, load_handle(mk, cache + L->cpc_resolved_refs), -1,
 				JVMTI_HEAP_REFERENCE_CONSTANT_POOL);
 	}
 }
@@ -1305,23 +1329,71 @@ struct arena_own {
 	size_t n;
 };
 
+/*
+ * HM_FORWARDING: the input's addresses (roots, named objects, class objects:
+ * read before the copy's references were updated, some name an old copy)
+ * as where the objects are now, in *@now's arrays (malloc'd: free_resolved()).
+ */
+static int resolve_input(struct mark *mk, struct hm_input *now)
+{
+	const struct hm_input *in = mk->in;
+	struct mt_ap_hroot *roots = malloc((in->nroots + 1) * sizeof(*roots));
+	struct hm_named *named = malloc((in->nnamed + 1) * sizeof(*named));
+	struct hm_class *classes = malloc((in->nclasses + 1) * sizeof(*classes));
+
+	*now = *in;
+	now->roots = roots;
+	now->named = named;
+	now->classes = classes;
+	if (!roots || !named || !classes)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->nroots; i++) {
+		roots[i] = in->roots[i];
+		roots[i].to = fwd(mk, roots[i].to);
+	}
+	for (size_t i = 0; i < in->nnamed; i++) {
+		named[i] = in->named[i];
+		named[i].addr = fwd(mk, named[i].addr);
+	}
+	for (size_t i = 0; i < in->nclasses; i++) {
+		classes[i] = in->classes[i];
+		classes[i].mirror = fwd(mk, classes[i].mirror);
+	}
+	mk->in = now;
+	return 0;
+}
+
+static void free_resolved(struct hm_input *now)
+{
+	free((void *)now->roots);
+	free((void *)now->named);
+	free((void *)now->classes);
+}
+
 int heapmark_run(const struct hm_input *in, struct hm_result *out)
 {
 	struct mark mk = { .in = in, .L = in->L, .out = out, .lo = in->heap_lo, .hi = in->heap_hi };
+	struct hm_input now = { 0 };
 	struct arena_own *ar;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = now_ns(), t1, nfwd = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	mk.forwarding = in->flags & HM_FORWARDING;
+	mk.nfwd = &nfwd;
 	err = check_layout(&mk);
 	if (err) {
 		snprintf(out->info.why, sizeof(out->info.why), "the heap layout memtrace sent is "
 			 "incomplete");
 		goto out;
 	}
-	err = setup(&mk);
+	if (mk.forwarding)
+		err = resolve_input(&mk, &now);
+	if (!err)
+		err = setup(&mk);
 	if (!err)
 		err = mark_all(&mk);
+	out->info.forwarded = nfwd > UINT32_MAX ? UINT32_MAX : (uint32_t)nfwd; /* the mark's */
 	t1 = now_ns();
 	out->info.mark_ns = t1 - t0;
 	if (!err)
@@ -1333,6 +1405,7 @@ out:
 	out->info.status = err;
 	out->info.next_id = in->next_id;
 	finish(&mk, out);
+	free_resolved(&now);
 	ar = calloc(1, sizeof(*ar));
 	if (ar) {
 		ar->blocks = mk.arena;

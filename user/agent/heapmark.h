@@ -57,6 +57,7 @@ struct hm_named {
 #define HM_STRINGS (1u << 3) /* java.lang.String values */
 #define HM_HISTO   (1u << 4) /* totals per class */
 #define HM_ADDRS   (1u << 5) /* with HM_OBJS: each object's address (comparisons) */
+#define HM_FORWARDING (1u << 6) /* follow forwarding pointers (MT_AP_FREEZE_FORWARDING) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;

@@ -293,6 +293,15 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 			mark.status = rec.status ? rec.status : -EIO;
 			snprintf(mark.why, sizeof(mark.why), "%s", rec.why);
 		}
+		/* a copy with moved objects (Shenandoah): JVMTI's walk would run
+		 * the collector's barriers in it, and a walk in a pause is
+		 * memtrace's to consent to: the walk fails, saying why */
+		if (again.flags & MT_AP_FREEZE_FORWARDING) {
+			snprintf(why, n, "the frozen copy's own mark stopped (%s); a copy of a "
+				 "collector that moves objects concurrently is walked by it alone",
+				 mark.why);
+			return -EPROTO;
+		}
 		agent_log("the frozen copy's own mark stopped (%s): walking the copy with JVMTI",
 			  mark.why);
 		again.flags &= ~MT_AP_FREEZE_MARK;

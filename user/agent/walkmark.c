@@ -179,6 +179,8 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_STRINGS;
 	if (hw.comparing)
 		in->flags |= HM_OBJS | HM_ADDRS;
+	if (hw.fz.req.flags & MT_AP_FREEZE_FORWARDING)
+		in->flags |= HM_FORWARDING;
 	return 0;
 }
 

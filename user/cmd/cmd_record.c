@@ -519,6 +519,7 @@ static void record_finish(struct record_run *x)
 	struct recording_trailer *tr = &x->tr;
 	const struct sequencer_stats *st = sequencer_stats(x->r.seq);
 	uint64_t made, gone, lost, resyncs, classes;
+	double secs;
 
 	if (x->sc) {
 		struct mt_site_volumes vol = { 0 };
@@ -541,7 +542,10 @@ static void record_finish(struct record_run *x)
 	tr->present = true;
 	tr->ts = mono_ns();
 	tr->lost = collector_lost(x->c);
-	tr->duration_s = (double)(tr->ts - (x->r.t_start ? x->r.t_start : x->r.t0)) / 1e9;
+	/* the file's span, from its header's start (report's window); the
+	 * recording proper (below) from the probes attached */
+	tr->duration_s = (double)(tr->ts - x->r.t0) / 1e9;
+	secs = (double)(tr->ts - (x->r.t_start ? x->r.t_start : x->r.t0)) / 1e9;
 	tr->jvm_exited = x->jvm_exited;
 	tr->events_in = st->in;
 	tr->events_out = st->out;
@@ -555,7 +559,7 @@ static void record_finish(struct record_run *x)
 	 * (after a write error not every line emitted is in the file) */
 	p_info("%s %llu lines in %.1f s%s: %llu observed events, %llu inferred, %llu read "
 	       "from the JVM, %llu names, %llu lost-event markers",
-	       x->r.err ? "emitted" : "recorded", (unsigned long long)st->out, tr->duration_s,
+	       x->r.err ? "emitted" : "recorded", (unsigned long long)st->out, secs,
 	       x->r.err ? " (the file keeps those of its complete blocks)" : "",
 	       (unsigned long long)sequencer_observed_out(st), (unsigned long long)st->inferred,
 	       (unsigned long long)st->resync, (unsigned long long)st->names,

@@ -45,15 +45,24 @@ int heapfreeze_mode_parse(const char *s, int *mode)
 	return 0;
 }
 
-enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON };
+enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON, GC_SHENANDOAH };
 
-/* The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP. */
+/*
+ * The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP.
+ * Shenandoah's can: its workers stop at safepoints (they join the
+ * suspendible thread set: on by default from JDK 17.0.x, always in 25) and
+ * its heap is private memory, so the copy forked in a pause is that
+ * instant's heap; what it may hold of a cycle in flight is objects moved and
+ * references not yet updated to them, which the copy's own mark follows
+ * (MT_AP_FREEZE_FORWARDING). ZGC's heap is a shared memfd: a fork shares it,
+ * and the JVM's writes would land in the copy.
+ */
 static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum gc *gc,
 		    char *why, size_t n)
 {
 	static const char *const ok[] = { "UseG1GC", "UseParallelGC", "UseSerialGC",
-					  "UseEpsilonGC" };
-	static const char *const no[] = { "UseZGC", "UseShenandoahGC" };
+					  "UseEpsilonGC", "UseShenandoahGC" };
+	static const char *const no[] = { "UseZGC" };
 	bool on = false;
 
 	for (size_t i = 0; i < MT_ARRAY_SIZE(no); i++)
@@ -115,6 +124,29 @@ static int g1_spaces(const struct mt_hotspot *hs, uint64_t heap, struct mt_ap_he
 	return 0;
 }
 
+/* Shenandoah's regions, laid out to the agent as G1's table: the heap
+ * object holds a pointer to the array of region pointers and its length. */
+static int shenandoah_spaces(const struct mt_hotspot *hs, uint64_t heap,
+			     struct mt_ap_heap_freeze *f)
+{
+	int err;
+
+	if (!hs->has_shenandoahheap_regions || !hs->has_shenandoahheap_num_regions)
+		return -ENOENT;
+	if ((err = off16(hs->has_shenandoahheapregion_bottom, hs->shenandoahheapregion_bottom,
+			 &f->off_bottom)) ||
+	    (err = off16(hs->has_shenandoahheapregion_top, hs->shenandoahheapregion_top,
+			 &f->off_top)) ||
+	    (err = off16(hs->has_shenandoahheapregion_end, hs->shenandoahheapregion_end,
+			 &f->off_end)))
+		return err;
+	f->spaces[0] = heap;
+	f->spaces[1] = hs->shenandoahheap_regions;
+	f->spaces[2] = hs->shenandoahheap_num_regions;
+	f->space_kind = MT_AP_FREEZE_SPACES_G1;
+	return 0;
+}
+
 /* Parallel's young (eden, from, to) and old spaces. */
 static int parallel_spaces(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f)
 {
@@ -164,7 +196,7 @@ static int serial_spaces(const struct mt_vmstructs *vs, uint64_t heap,
 
 /*
  * Where the heap's unused space is, for the agent to keep it out of the copy:
- * G1's region table; the young and old spaces of Parallel and Serial. Any
+ * G1's and Shenandoah's regions; the young and old spaces of Parallel and Serial. Any
  * entry missing: the whole heap is shared (a slower fork, more page faults
  * afterwards, the same snapshot). Never fails.
  */
@@ -175,6 +207,10 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 
 	if (gc == GC_G1) {
 		g1_spaces(vmstructs_hotspot(vs), heap, f);
+		return;
+	}
+	if (gc == GC_SHENANDOAH) {
+		shenandoah_spaces(vmstructs_hotspot(vs), heap, f);
 		return;
 	}
 	if (gc == GC_PARALLEL)
@@ -266,6 +302,8 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 	f->stall_ms = HEAPFREEZE_STALL_MS;
 	f->max_ms = HEAPFREEZE_MAX_MS;
 	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
+	if (gc == GC_SHENANDOAH) /* moved objects: only the copy's own mark walks it */
+		f->flags |= MT_AP_FREEZE_FORWARDING;
 	test_hooks(f);
 out:
 	return err;

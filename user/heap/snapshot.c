@@ -125,19 +125,24 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 			snprintf(g, sizeof(g), ", %s %s for a GC", s->freeze.gc_waited ? "after" :
 				 "no GC in", fmt_ns(s->freeze.gc_wait_ns, k, sizeof(k)));
 		if (s->has_mark && !s->mark.status) {
-			char m[32], e[32];
+			char m[32], e[32], f[80] = "";
 
+			/* a collector that moves objects concurrently (Shenandoah): what
+			 * the copy held of a cycle in flight */
+			if (s->mark.forwarded)
+				snprintf(f, sizeof(f), ", %u of them to objects the collector "
+					 "had moved", s->mark.forwarded);
 			p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused "
 			       "heap not shared; the copy marked %llu live objects (%s) and followed "
-			       "%llu references in %s, its records took %s)", s->pid,
+			       "%llu references%s in %s, its records took %s)", s->pid,
 			       fmt_ns(s->info.pause_ns, b, sizeof(b)),
 			       snapshot_pause_phrase(s->pause_from),
 			       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
 			       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
 			       (unsigned long long)s->mark.marked,
 			       fmt_bytes(s->mark.bytes, m, sizeof(m)),
-			       (unsigned long long)s->mark.edges, fmt_ns(s->mark.mark_ns, k, sizeof(k)),
-			       fmt_ns(s->mark.emit_ns, e, sizeof(e)));
+			       (unsigned long long)s->mark.edges, f,
+			       fmt_ns(s->mark.mark_ns, k, sizeof(k)), fmt_ns(s->mark.emit_ns, e, sizeof(e)));
 			return;
 		}
 		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused heap "

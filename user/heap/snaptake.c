@@ -338,8 +338,19 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		       ss->p->pid, why);
 		return 0;
 	}
-	*flags |= MT_AP_HEAP_FREEZE;
 	plan_mark(ss);
+	if ((ss->freeze.flags & MT_AP_FREEZE_FORWARDING) && !(ss->freeze.flags & MT_AP_FREEZE_MARK)) {
+		snprintf(why, sizeof(why), "its collector moves objects concurrently and the "
+			 "copy's own mark, which follows them, is off");
+		if (mt_opts.walk == HEAPFREEZE_FROZEN) {
+			p_err("JVM %d cannot be frozen for the heap walk: %s", ss->p->pid, why);
+			return -ENOTSUP;
+		}
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s",
+		       ss->p->pid, why);
+		return 0;
+	}
+	*flags |= MT_AP_HEAP_FREEZE;
 	ss->freeze.gc_wait_ms = eden_watch_end(ss, &ew);
 	return 0;
 }

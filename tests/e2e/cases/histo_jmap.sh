@@ -9,16 +9,21 @@
 # G1's filler arrays (jdk.internal.vm.FillerElement[], dead space jcmd's
 # heap iteration counts).
 # The workload's own classes are checked by name, and the totals line says
-# the walk was complete.
-# TIMEOUT: 45
+# the walk was complete. Under G1 and, where the JDK has it, Shenandoah (its
+# heap frozen too: walk_shenandoah has it moving objects meanwhile).
+# TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
-jvm_start w -Xmx128m QueryWorkload planted
+gcs=(G1)
+"$JAVA" -XX:+UseShenandoahGC -version >/dev/null 2>&1 && gcs+=(Shenandoah)
+for gc in "${gcs[@]}"; do
+jvm_start "w$gc" -Xmx128m -XX:+Use${gc}GC QueryWorkload planted
 "$MEMTRACE" histo -p "$JVM_PID" >/dev/null 2>&1 # the agent loaded: its objects in both
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/jcmd.txt" || fail "jcmd"
-"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || { cat "$TMPD/h.err"; fail "histo"; }
-grep -q "the copy marked" "$TMPD/h.err" || { cat "$TMPD/h.err"; fail "histo: the copy did not mark"; }
-python3 - "$TMPD/h.json" "$TMPD/jcmd.txt" <<'PY' || fail "histo differs from jcmd GC.class_histogram"
+"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/jcmd.txt" || fail "$gc: jcmd"
+"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || { cat "$TMPD/h.err"; fail "$gc: histo"; }
+grep -q "frozen: .*the copy marked" "$TMPD/h.err" || { cat "$TMPD/h.err"; fail "$gc: histo: the copy did not mark"; }
+note "$gc:"
+python3 - "$TMPD/h.json" "$TMPD/jcmd.txt" "$gc" <<'PY' || fail "$gc: histo differs from jcmd GC.class_histogram"
 import json, re, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 mine = {r["class"]: (r["instances"], r["bytes"]) for r in rows if "class" in r}
@@ -40,9 +45,17 @@ for l in open(sys.argv[2]):
 # jcmd's own request, alive while it counts; dead filler arrays it counts
 slack = {"java.lang.String": 4, "byte[]": 4, "java.lang.String[]": 1, "int[]": 2,
          "java.lang.Class": 2, "jdk.internal.vm.FillerElement[]": 1 << 40}
+# Shenandoah's full GC for jcmd's count clears every SoftReference (G1's
+# keeps them while memory is ample); the agent's next request looks its
+# fields up again, which makes classes' reflection data anew (a SoftReference
+# to a Class$ReflectionData and its Class[]): memtrace may count those
+extra = {"java.lang.Class$ReflectionData", "java.lang.ref.SoftReference", "java.lang.Class[]"} \
+    if sys.argv[3] == "Shenandoah" else set()
 bad = []
 for c in sorted(set(mine) | set(theirs)):
     a, b = mine.get(c, (0, 0)), theirs.get(c, (0, 0))
+    if c in extra and a[0] >= b[0]:
+        continue
     if a != b and not (0 <= b[0] - a[0] <= slack.get(c, 0)):
         bad.append((c, a, b))
 same = sum(1 for c in theirs if mine.get(c) == theirs[c])
@@ -54,3 +67,5 @@ for c in want:
     assert c in mine and mine[c] == theirs[c], c
 assert mine["Order"][0] == 50 and mine["QueryWorkload$QNode"][0] == 100
 PY
+jvm_stop "$JVM_PID"
+done
