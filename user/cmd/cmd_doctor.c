@@ -363,13 +363,16 @@ static void print_text(const struct report *r)
 	       (r->cap_ptrace || r->root) ? "" : ": only JVMs of your own uid can be read");
 
 	printf("\nkernel %s (BPF features, probed)\n", r->kf.release);
-	printf("  [%s] ring buffers (5.8)%s\n", YES(r->kf.ringbuf),
-	       r->kf.ringbuf ? "" : ": memtrace's programs cannot load on this kernel");
-	printf("  [%s] BPF cookies (5.15)%s\n", YES(r->kf.cookie),
-	       r->kf.cookie ? "" : ": USDT probes cannot load: no collections, parks or records");
-	printf("  [%s] bpf_loop (5.17)%s\n", YES(r->kf.loop),
+	printf("  [%s] ring buffers (5.8)%s%s\n", YES(r->kf.ringbuf),
+	       r->kf.ringbuf ? "" : ": memtrace's programs cannot load on this kernel",
+	       (r->kf.hidden & KF_RINGBUF) ? " (hidden by MEMTRACE_HIDE_BPF)" : "");
+	printf("  [%s] BPF cookies (5.15)%s%s\n", YES(r->kf.cookie),
+	       r->kf.cookie ? "" : ": USDT probes cannot load: no collections, parks or records",
+	       (r->kf.hidden & KF_COOKIE) ? " (hidden by MEMTRACE_HIDE_BPF)" : "");
+	printf("  [%s] bpf_loop (5.17)%s%s\n", YES(r->kf.loop),
 	       r->kf.loop ? "" : ": the Java stack walker cannot load: no alloc, top, "
-				 "locks stacks or records");
+				 "locks stacks or records",
+	       (r->kf.hidden & KF_LOOP) ? " (hidden by MEMTRACE_HIDE_BPF)" : "");
 	printf("  [%s] uprobe_multi links (6.6)%s\n", YES(r->kf.uprobe_multi),
 	       r->kf.uprobe_multi ? "" : r->kf.uprobe_multi_hidden ?
 	       ": hidden by MEMTRACE_NO_UPROBE_MULTI; perf-event uprobes instead" :

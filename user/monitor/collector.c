@@ -21,6 +21,7 @@
 #include "monitor/collector.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "lib/idmap.h"
 #include "probe/tlabprobe.h"
 #include "jvmev.skel.h"
@@ -819,9 +820,12 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	}
 
 	/* Load and verify. */
+	err = bpfutil_check("jvmev", KF_RINGBUF | KF_COOKIE | KF_LOOP);
+	if (err)
+		goto err_destroy;
 	err = jvmev_bpf__load(c->skel);
 	if (err) {
-		bpfutil_load_failed("jvmev", err);
+		bpfutil_load_failed("jvmev", err, KF_RINGBUF | KF_COOKIE | KF_LOOP);
 		goto err_destroy;
 	}
 

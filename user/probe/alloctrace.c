@@ -21,6 +21,7 @@
 #include "probe/allocrows.h"
 #include "probe/allocwindows.h"
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "jstack/jstackstore.h"
 #include "jstack/jframes.h"
 #include "jvm/jobject.h"
@@ -224,10 +225,13 @@ static int open_skel(struct alloctrace *t, const struct mt_proc *p,
 /* Load the program, and open the store of the walker's stacks. */
 static int load(struct alloctrace *t)
 {
-	int err = alloc_bpf__load(t->skel);
+	int err = bpfutil_check("alloc", KF_RINGBUF | KF_COOKIE | KF_LOOP);
 
+	if (err)
+		return err; /* said */
+	err = alloc_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("alloc", err);
+		bpfutil_load_failed("alloc", err, KF_RINGBUF | KF_COOKIE | KF_LOOP);
 		return err;
 	}
 	if (t->walker && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "lib/util.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -23,11 +24,32 @@ void bpfutil_setup_logging(void)
 	libbpf_set_print(libbpf_print);
 }
 
-int bpfutil_load_failed(const char *obj, int err)
+int bpfutil_load_failed(const char *obj, int err, unsigned need)
 {
+	struct kfeatures kf;
+	unsigned missing = 0;
+	char what[256];
+
+	if (err != -EPERM && need && !kfeatures_probe(&kf))
+		missing = kfeatures_missing(&kf, need);
+	if (missing) {
+		kfeatures_describe(missing, what, sizeof(what));
+		p_err("cannot load the %s BPF programs into the kernel: kernel %s lacks %s%s "
+		      "(`memtrace doctor` lists the BPF features it found; docs/limitations.md "
+		      "says which kernel each command needs)", obj, kf.release, what,
+		      kf.hidden ? ", hidden by MEMTRACE_HIDE_BPF" : "");
+		return err;
+	}
 	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),
 	      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
 	return err;
+}
+
+int bpfutil_check(const char *obj, unsigned need)
+{
+	if (!(kfeatures_hidden() & need))
+		return 0;
+	return bpfutil_load_failed(obj, -ENOTSUP, need);
 }
 
 uint64_t bpfutil_percpu_sum(int map_fd)

@@ -12,8 +12,14 @@
  * set (ours say what failed). Idempotent. */
 void bpfutil_setup_logging(void);
 /* bpfutil_load_failed - print (p_err) that the @obj BPF programs did not load,
- * naming the privileges needed when @err is -EPERM; returns @err. */
-int bpfutil_load_failed(const char *obj, int err);
+ * naming the privileges needed when @err is -EPERM, and the kernel features
+ * of @need (KF_*, probe/kfeatures.h) this kernel lacks when it lacks one (a
+ * verifier's refusal on an older kernel); returns @err. */
+int bpfutil_load_failed(const char *obj, int err, unsigned need);
+/* bpfutil_check - before loading @obj: -ENOTSUP (said, as a failed load) when
+ * MEMTRACE_HIDE_BPF hides a feature of @need (tests: an older kernel's
+ * refusal on this one), else 0. */
+int bpfutil_check(const char *obj, unsigned need);
 /* bpfutil_percpu_sum - a BPF_MAP_TYPE_PERCPU_ARRAY's u64 slot 0 summed over
  * the possible CPUs; 0 when the map cannot be read. */
 uint64_t bpfutil_percpu_sum(int map_fd);

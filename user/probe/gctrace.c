@@ -14,6 +14,7 @@
 #include "jvm/gcmanager.h"
 #include "jvm/pidns.h"
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "probe/usdtspec.h"
 #include "lib/util.h"
 
@@ -167,9 +168,12 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
 
 	/* Load and verify. */
+	err = bpfutil_check("gc", KF_RINGBUF | KF_COOKIE);
+	if (err)
+		goto err_destroy;
 	err = gc_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("gc", err);
+		bpfutil_load_failed("gc", err, KF_RINGBUF | KF_COOKIE);
 		goto err_destroy;
 	}
 

@@ -12,6 +12,7 @@
 #include "park.skel.h"
 #include "probe/parktrace.h"
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "jstack/jstackstore.h"
 #include "probe/usdtspec.h"
 #include "jvm/elfsym.h"
@@ -212,9 +213,12 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 		goto fail;
 	}
 	/* Load and verify. */
+	err = bpfutil_check("park", KF_RINGBUF | KF_COOKIE | (stacks ? KF_LOOP : 0));
+	if (err)
+		goto fail;
 	err = park_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("park", err);
+		bpfutil_load_failed("park", err, KF_RINGBUF | KF_COOKIE | (stacks ? KF_LOOP : 0));
 		goto fail;
 	}
 	if (stacks && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),

@@ -10,6 +10,7 @@
 #include "probe/alloctrace.h"
 #include "jvm/elfsym.h"
 #include "probe/bpfutil.h"
+#include "probe/kfeatures.h"
 #include "jstack/jframes.h"
 #include "jstack/jstackname.h"
 #include "jstack/jwalk.h"
@@ -111,9 +112,12 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	/* the allocating frame through the stack walker, named with inlining */
 	if (!jwalk_layout(c->vs, &c->jw) && (c->jn = jstackname_new(c->vs, &c->jw)))
 		c->skel->rodata->targ_jw = c->jw.bpf;
+	err = bpfutil_check("sites", KF_COOKIE | KF_LOOP);
+	if (err)
+		goto fail;
 	err = sites_bpf__load(c->skel);
 	if (err) {
-		bpfutil_load_failed("sites", err);
+		bpfutil_load_failed("sites", err, KF_COOKIE | KF_LOOP);
 		goto fail;
 	}
 	err = attach_probes(c, p);

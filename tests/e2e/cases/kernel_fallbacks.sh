@@ -6,6 +6,10 @@
 # budget then opens its windows with perf-event uprobes: it runs, exits 0 and
 # its estimates still hold against the workload's own counts
 # (tests/e2e/alloc_check.py budget, as alloc_budget checks the default path).
+# Then a kernel that lacks a feature a command needs, forced with
+# MEMTRACE_HIDE_BPF: alloc and record refuse without bpf_loop, gc without
+# cookies or ring buffers, each naming the feature and its Linux version; gc
+# runs without bpf_loop; doctor says what is hidden.
 # ALONE: memtrace measures its own cost per sample and keeps to its budget
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
@@ -34,3 +38,25 @@ wait $m || { cat "$TMPD/a.err"; fail "alloc exited non-zero with uprobe_multi hi
 python3 "$ROOT/tests/e2e/alloc_check.py" budget "$TMPD/a.json" "$TMPD/w.out" 2>&1 | tee "$TMPD/check.txt" >&2 ||
 	fail "estimates with perf-event uprobe windows"
 note "alloc with perf-event uprobes: $(json_get "$TMPD/a.json" "recs[-1].get('duty_cycle')")"
+
+# the refusal an older kernel gets, forced here (MEMTRACE_HIDE_BPF): a command
+# whose programs need a missing feature exits 1 naming it and its kernel
+# version, before any probe is attached; doctor says it is hidden
+refused() { # FEATURE WANT CMD...: the command fails, naming WANT
+	local feat=$1 want=$2
+	shift 2
+	MEMTRACE_HIDE_BPF=$feat "$MEMTRACE" "$@" >"$TMPD/r.out" 2>"$TMPD/r.err" &&
+		fail "$* ran with $feat hidden"
+	grep -q "lacks $want" "$TMPD/r.err" || { cat "$TMPD/r.err"; fail "$*: the refusal does not name $want"; }
+}
+refused loop "bpf_loop (Linux 5.17" alloc -p "$JVM_PID" --duration 1
+refused loop "bpf_loop (Linux 5.17" record -p "$JVM_PID" -o "$TMPD/r.mtr" --duration 1
+refused cookie "bpf_get_attach_cookie (Linux 5.15" gc -p "$JVM_PID" --duration 1
+refused ringbuf "BPF ring buffers (Linux 5.8" gc -p "$JVM_PID" --duration 1
+note "refused: $(head -1 "$TMPD/r.err" | cut -c1-160)"
+MEMTRACE_HIDE_BPF=loop "$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/dl.txt" || fail "doctor failed"
+assert_contains "$TMPD/dl.txt" "bpf_loop (5.17): the Java stack walker cannot load"
+assert_contains "$TMPD/dl.txt" "hidden by MEMTRACE_HIDE_BPF"
+# gc needs no bpf_loop: it runs with it hidden
+MEMTRACE_HIDE_BPF=loop "$MEMTRACE" gc -p "$JVM_PID" --duration 1 >"$TMPD/g.out" 2>"$TMPD/g.err" || {
+	cat "$TMPD/g.err"; fail "gc refused with only bpf_loop hidden"; }
