@@ -49,6 +49,13 @@ for ((r = 0; r < ROUNDS; r++)); do
 		since=$(date +%s)
 		"$ROOT/build/memtrace" -q alloc -p "$pid" "${args[@]}" >"$tmp/$mode.$r.out" 2>&1 &
 		mt=$!
+		# attached once its program runs (loading takes 1-4 s on a busy
+		# machine; a SIGINT before memtrace catches it would be lost)
+		for ((w = 0; w < 300; w++)); do
+			s0=$(prog_stats $since)
+			[ "${s0#* }" != 0 ] && break
+			sleep 0.1
+		done
 		sleep 0.5
 		s0=$(prog_stats $since)
 		a=$(now_ms); sleep "$PHASE"; b=$(now_ms)

@@ -27,9 +27,13 @@
 #include "memtrace/jstack.h"
 
 const volatile struct mt_jwalk_layout targ_jw = {};
+/* Frames a walk keeps at most (1..MT_JSTACK_MAX_DEPTH); deeper is cut,
+ * MT_JSTOP_DEPTH. User space sets it with the `jstacks` map's value size
+ * (MT_JSTACK_BYTES of it: jstack/jstackstore.h). */
+const volatile __u32 targ_jdepth = MT_JSTACK_DEFAULT_DEPTH;
 
 #define JW_MAX_HOPS 64      /* segment map hops per lookup: blobs up to ~1 MiB at 64 B segments */
-#define JW_MAX_STEPS (MT_JSTACK_MAX_DEPTH + 16) /* frames + entry frames */
+#define JW_EXTRA_STEPS 16   /* loop steps beyond the frames: entry frames */
 #define JW_MAX_FRAME_WORDS (1 << 16)
 #define JW_CACHE_SIZE 4096  /* pc cache entries per CPU (power of two) */
 
@@ -61,14 +65,16 @@ struct {
 } jstack_scratch SEC(".maps");
 
 /* Distinct stacks, keyed by a 64-bit hash of their frames. A map that grows
- * as it fills by default; alloc and park make it a small preallocated one
- * that user space drains (user/jstack/jstackstore.h). */
+ * as it fills by default; alloc, park and record make it a small
+ * preallocated one that user space drains (user/jstack/jstackstore.h), its
+ * values MT_JSTACK_BYTES(targ_jdepth): the first bytes of a struct
+ * mt_jstack. Sizes, not a BTF type: the value size is set before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_JSTACK_MAX_KEYS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__type(value, struct mt_jstack);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct mt_jstack));
 } jstacks SEC(".maps");
 
 /* Walks by how they ended (enum mt_jstack_stop). */
@@ -131,7 +137,7 @@ static __always_inline int jw_emit(struct jw_state *s, __u64 a, __u64 b, __u64 m
 {
 	__u32 d = s->depth;
 
-	if (d >= MT_JSTACK_MAX_DEPTH) {
+	if (d >= targ_jdepth || d >= MT_JSTACK_MAX_DEPTH) {
 		s->stop = MT_JSTOP_DEPTH;
 		return 1;
 	}
@@ -364,7 +370,7 @@ static __always_inline __u64 jstack_walk(__u64 thread)
 		return 0;
 	}
 	s.stop = MT_JSTOP_LOOP;
-	bpf_loop(JW_MAX_STEPS, jw_step, &s, 0);
+	bpf_loop(targ_jdepth + JW_EXTRA_STEPS, jw_step, &s, 0);
 	jw_count_stop(s.stop);
 	if (!s.depth)
 		return 0;

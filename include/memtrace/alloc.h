@@ -135,10 +135,16 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
  * sample of the bytes (aliasing: a loop of 60/30/10 % of the bytes read as
  * 5/9, 3/9, 1/9). So the weight of a kept sample's TLAB is not given to the
  * class that opened it: at the thread's next refill, when that TLAB is full
- * and the same thread wrote every object in it, the program parses its first
- * MT_TLAB_SLICE bytes (object by object: the class from the header, the
- * size from Klass::_layout_helper and an array's length) and splits the
- * TLAB's weight among the classes in proportion to their bytes there. A TLAB
+ * and the same thread wrote every object in it, the program parses a window
+ * of it (object by object: the class from the header, the size from
+ * Klass::_layout_helper and an array's length) and splits the TLAB's weight
+ * among the classes in proportion to their bytes there. The window is the
+ * whole TLAB when it holds at most MT_TLAB_SLICE bytes, else the objects that
+ * start in MT_TLAB_WINDOW bytes at a random offset below MT_TLAB_SPREAD after
+ * its first object (the one that opened it: a draw weighted by size, which
+ * would give the large classes too much, and whose end is the same place of
+ * a periodic loop again and again; tlabcontent.bpf.h, tc_window). Windows
+ * are the draws of a ratio estimator (tc_parse). A TLAB
  * that a collection retired meanwhile (CollectedHeap::_total_collections
  * moved) cannot be read and goes to its opening class, as does one that no
  * refill followed (user space, at the end). An object allocated outside a
@@ -146,10 +152,14 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
  * allocated in its TLAB since the last sample) goes to that TLAB's weight
  * (bpf/tlabcontent.bpf.h, tc_outside).
  */
-#define MT_TLAB_SLICE 8192        /* bytes parsed per TLAB (read in 1 KiB chunks as reached) */
-#define MT_TLAB_MAX_OBJS 256      /* objects parsed per TLAB, at most */
-#define MT_TLAB_MAX_CLASSES 16    /* classes per TLAB (an open-addressed table): parsing
-				   * stops at the 17th */
+#define MT_TLAB_SLICE 8192        /* a TLAB up to this many bytes is parsed whole */
+#define MT_TLAB_WINDOW 4096       /* else a window of this many bytes ... */
+#define MT_TLAB_SPREAD 8192       /* ... at a random offset below this (read in 1 KiB
+				   * chunks as reached: 8 KiB on average) */
+#define MT_TLAB_MAX_OBJS 1024     /* objects parsed per TLAB, at most: the most 16-byte
+				   * objects a window's offset and window can hold */
+#define MT_TLAB_MAX_CLASSES 32    /* classes per TLAB (an open-addressed table): parsing
+				   * stops after the object of the 32nd */
 
 /* The object layout the parser needs, from VMStructs (user/jvm/jobject.h). */
 struct mt_tlab_layout {
@@ -184,7 +194,9 @@ struct mt_content_key {
 };
 
 struct mt_content_val {
-	__u64 bytes;              /* estimated (scaled) bytes */
+	__u64 bytes;              /* estimated (scaled) bytes; in a window's units for
+				   * the windows' parts (MT_CONTENT_WSUM over the
+				   * draws' sum of bytes turns them into bytes) */
 	__u64 parsed;             /* TLABs this class was found in by parsing */
 	/* For the spread of the shares (user/probe/allocrows.c): each kept
 	 * TLAB or object outside one is a draw of weight W giving this class
@@ -200,7 +212,10 @@ enum mt_content_stat {
 	MT_CONTENT_GC,            /* retired by a collection: to their opening class */
 	MT_CONTENT_BAD,           /* an object the parser could not size (slow-path
 				   * instance, unreadable): parsed up to there */
-	MT_CONTENT_W2,            /* not a count: the sum of the draws' W^2, KiB^2 */
+	MT_CONTENT_W2,            /* not a count: the sum of the draws' x^2, KiB^2 (x: what
+				   * the draw's classes' bytes add up to, its weight W
+				   * but for a window) */
+	MT_CONTENT_WSUM,          /* not a count: the sum of the draws' weights W, bytes */
 	MT_CONTENT_NSTATS,
 };
 

@@ -30,13 +30,30 @@
 #include <linux/types.h>
 #endif
 
-#define MT_JSTACK_MAX_DEPTH 128   /* frames kept per stack (power of two) */
+/* Frames a walk can keep: the most --stack-depth allows (a power of two;
+ * the walker's per-CPU scratch stack must stay under the kernel's 32 KiB
+ * per-CPU value). A session's own bound, targ_jdepth, is set before load. */
+#define MT_JSTACK_MAX_DEPTH 1024
+/* The default bound, in frames: frameworks run 150-300 Java frames deep
+ * (JFR's own default is 64; users raise it to 512-2048 for such programs).
+ * Java frames, compiled frames expanded into their inlined methods, are cut
+ * to the same bound in user space (jstack/jstackname.h). */
+#define MT_JSTACK_DEFAULT_DEPTH 512
+/* The walker's bound for a bound of @d Java frames: a few more, for the
+ * stubs and adapters between Java frames, which are walked and not named. */
+#define MT_JSTACK_WALK_FRAMES(d) \
+	((d) + 8u < MT_JSTACK_MAX_DEPTH ? (d) + 8u : (unsigned)MT_JSTACK_MAX_DEPTH)
 #define MT_JSTACK_MAX_KEYS 16384  /* distinct stacks kept (a map that grows) */
+/* Bytes of a stored stack of at most @d frames: the map's value size. */
+#define MT_JSTACK_BYTES(d) (8u + 24u * (unsigned)(d))
 /* Where user space drains the map (user/jstack/jstackstore.h), it is
- * preallocated with this many stacks (12.6 MiB): a new stack's store is then
- * a copy into a free element, not an allocation in the allocating thread's
- * time. Drained five times a second, it holds 20 k new stacks a second. */
-#define MT_JSTACK_DRAINED_KEYS 4096
+ * preallocated with as many stacks as this many bytes hold (12.6 MiB: 4096
+ * stacks of 128 frames, 1025 of 512): a new stack's store is then a copy
+ * into a free element, not an allocation in the allocating thread's time.
+ * Drained five times a second, it holds 5 k new stacks a second at 512
+ * frames (javac makes 40-75). Never fewer than MT_JSTACK_DRAINED_MIN. */
+#define MT_JSTACK_DRAINED_BYTES (4096u * MT_JSTACK_BYTES(128))
+#define MT_JSTACK_DRAINED_MIN 512
 #define MT_JSTACK_MAX_HEAPS 4     /* CodeHeaps (non-nmethods, profiled, non-profiled) */
 
 /* mt_jframe.b of a compiled frame carries this bit (no user address has it). */
@@ -50,6 +67,7 @@ struct mt_jframe {
 		    * names the frame only if the blob still says so); interpreted: 0 */
 };
 
+/* A stored stack is the first MT_JSTACK_BYTES(depth bound) bytes of this. */
 struct mt_jstack {
 	__u32 depth;   /* frames in f[], the innermost (allocating) first */
 	__u32 stop;    /* enum mt_jstack_stop */
@@ -60,7 +78,7 @@ struct mt_jstack {
 enum mt_jstack_stop {
 	MT_JSTOP_END = 0,        /* reached the thread's entry: the stack is complete */
 	MT_JSTOP_NO_ANCHOR = 1,  /* the thread has no last Java frame (not called from Java) */
-	MT_JSTOP_DEPTH = 2,      /* deeper than MT_JSTACK_MAX_DEPTH: cut */
+	MT_JSTOP_DEPTH = 2,      /* deeper than the session's bound (targ_jdepth): cut */
 	MT_JSTOP_READ = 3,       /* a read of the stack or of the code cache failed */
 	MT_JSTOP_PC = 4,         /* a pc neither in the interpreter nor in the code cache */
 	MT_JSTOP_NO_BLOB = 5,    /* the segment map names no live CodeBlob for the pc */

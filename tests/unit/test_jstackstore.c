@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -135,6 +136,60 @@ static void test_full(void **state)
 	close(fd);
 }
 
+/* A map sized for stacks of at most 100 frames (jstackstore_size_map's
+ * values: the first MT_JSTACK_BYTES(100) bytes of a struct mt_jstack): its
+ * stacks come back whole, frames past their depth read 0 up to the bound,
+ * and a value size that is no such prefix is refused. */
+static void test_bound(void **state)
+{
+	struct mt_jstack *in = calloc(1, sizeof(*in)), *out = calloc(1, sizeof(*out));
+	struct jstackstore *s;
+	uint64_t k;
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_jstacks100", sizeof(uint64_t),
+				MT_JSTACK_BYTES(100), 8, NULL);
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(out);
+	if (fd < 0) {
+		free(in);
+		free(out);
+		skip();
+	}
+	s = jstackstore_new(fd, 64);
+	assert_non_null(s);
+	for (k = 1; k <= 2; k++) {
+		make(in, k == 1 ? 37 : 100, k);
+		assert_int_equal(bpf_map_update_elem(fd, &k, in, BPF_NOEXIST), 0);
+	}
+	for (int drained = 0; drained < 2; drained++) {
+		for (k = 1; k <= 2; k++) {
+			make(in, k == 1 ? 37 : 100, k);
+			memset(in->f + in->depth, 0, (100 - in->depth) * sizeof(in->f[0]));
+			memset(out, 0x5a, sizeof(*out));
+			assert_int_equal(jstackstore_get(s, k, out), 0);
+			assert_memory_equal(in, out, MT_JSTACK_BYTES(100));
+		}
+		if (!drained)
+			assert_int_equal(jstackstore_drain(s, NULL, NULL), 2);
+	}
+	jstackstore_free(s);
+	close(fd);
+	/* 8 bytes more than 100 frames, or more than the most frames: not a stack map */
+	for (int i = 0; i < 2; i++) {
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_jstacksbad", sizeof(uint64_t),
+				    i ? sizeof(struct mt_jstack) + sizeof(struct mt_jframe) :
+				    MT_JSTACK_BYTES(100) + 8, 8, NULL);
+		assert_true(fd >= 0);
+		errno = 0;
+		assert_null(jstackstore_new(fd, 64));
+		assert_int_equal(errno, EINVAL);
+		close(fd);
+	}
+	free(in);
+	free(out);
+}
+
 static void test_bad_map(void **state)
 {
 	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_other", sizeof(uint64_t), 8, 4, NULL);
@@ -157,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_bad_map),
 	};
 

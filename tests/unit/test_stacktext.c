@@ -57,25 +57,27 @@ static void test_separators_replaced(void **state)
 	assert_string_equal(g[0].file, "x:y");
 }
 
-/* Too long: frames go from the root, a marker says so, the leaf stays. */
+/* Too long: frames go from the root, a marker says so, the leaf stays.
+ * NCUT frames of ~60 characters: twice STACKTEXT_MAX. */
+#define NCUT 1000
 static void test_cut(void **state)
 {
-	struct profile_frame f[400], g[400];
+	struct profile_frame f[NCUT], g[NCUT];
 	char *buf = malloc(STACKTEXT_MAX), name[64];
 	int n;
 
-	for (int i = 0; i < 400; i++) {
+	for (int i = 0; i < NCUT; i++) {
 		snprintf(name, sizeof(name), "pkg.very.long.package.name.Klass%03d.method", i);
 		f[i] = (struct profile_frame){ strdup(name), "Klass.java", i + 1, PROFILE_C2 };
 	}
-	assert_true(stacktext_encode(f, 400, buf, STACKTEXT_MAX) < STACKTEXT_MAX);
-	n = stacktext_decode(buf, g, 400);
-	assert_true(n > 100 && n < 400);
+	assert_true(stacktext_encode(f, NCUT, buf, STACKTEXT_MAX) < STACKTEXT_MAX);
+	n = stacktext_decode(buf, g, NCUT);
+	assert_true(n > 100 && n < NCUT);
 	assert_string_equal(g[0].name, "[stack cut: text length]");
-	assert_string_equal(g[n - 1].name, f[399].name);
-	assert_int_equal(g[n - 1].line, 400);
+	assert_string_equal(g[n - 1].name, f[NCUT - 1].name);
+	assert_int_equal(g[n - 1].line, NCUT);
 	assert_int_equal(stacktext_encode(f, 1, buf, 8), -EINVAL);
-	for (int i = 0; i < 400; i++)
+	for (int i = 0; i < NCUT; i++)
 		free((void *)f[i].name);
 	free(buf);
 }

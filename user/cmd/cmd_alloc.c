@@ -34,6 +34,7 @@ struct alloc_opts {
 	bool vm_frames;
 	double budget;
 	bool windows;
+	uint32_t stack_depth;      /* --stack-depth: Java frames kept per stack */
 	struct sink_files files;   /* --collapsed, --flamegraph, --pprof */
 };
 
@@ -49,21 +50,27 @@ static void usage(FILE *f)
 		"usage: memtrace alloc -p PID [--duration S] [--by class|stack] [--top N] [--json]\n"
 		"                      [--collapsed FILE] [--flamegraph FILE.html] [--pprof FILE.pb.gz]\n"
 		"                      [--exact] [--no-perfmap] [--vm-frames] [--budget PCT]\n"
-		"                      [--no-budget-windows]\n"
+		"                      [--no-budget-windows] [--stack-depth N]\n"
 		"  Allocation profile of a running JVM, no JVM flags needed: every TLAB\n"
 		"  refill is a sample, and so is every allocation outside a TLAB. A sample\n"
 		"  weighs the bytes its thread allocated since its previous one (the\n"
 		"  thread's own counter, as JFR weighs its samples), shared among the\n"
-		"  classes found in the first 8 KiB of the thread's last TLAB (an object\n"
-		"  outside a TLAB keeps its own size); estimates: shares converge as\n"
-		"  samples grow. --exact counts every object through hotspot:object__alloc\n"
-		"  and needs -XX:+DTraceAllocProbes (which costs throughput).\n"
+		"  classes found in the thread's last TLAB (parsed whole up to 8 KiB, else\n"
+		"  a 4 KiB window at a random place; an object outside a TLAB keeps its\n"
+		"  own size); estimates: shares converge as samples grow. --exact counts\n"
+		"  every object through hotspot:object__alloc and needs\n"
+		"  -XX:+DTraceAllocProbes (which costs throughput).\n"
 		"  Java frames are named from the JVM's perf map, which memtrace asks for\n"
 		"  (jcmd Compiler.perfmap) unless --no-perfmap; a /tmp/perf-PID.map the JVM\n"
 		"  wrote because memtrace asked is removed once read.\n"
 		"  Stacks are whole Java stacks walked in the kernel (no JVM flags), from\n"
 		"  the thread's first Java frame to the allocating one, then the class;\n"
 		"  --vm-frames adds the JVM's own frames (libjvm) between them.\n"
+		"  --stack-depth N: Java frames kept per stack (inlined methods counted,\n"
+		"  as JFR's stackdepth; default %d, at most %d). A deeper stack keeps its\n"
+		"  innermost N under a first frame \"[stack cut: depth]\", as does a walk\n"
+		"  that stopped early (its reason); the `java stacks:` line says how many\n"
+		"  of the bytes are in whole stacks. A walk costs about 0.1 us a frame.\n"
 		"  --budget PCT: what sampling may cost the busiest allocating thread, in %%\n"
 		"  of its time (default 1): above it memtrace observes only part of the time\n"
 		"  (a duty cycle, printed) and scales the weights; 0 observes all the time.\n"
@@ -74,7 +81,8 @@ static void usage(FILE *f)
 		"  cost (periods up to 1 s when that takes the windows under 2 %% of the\n"
 		"  time); totals then come from the JVM's own per-thread allocation counters,\n"
 		"  classes and stacks from the windows' samples. --no-budget-windows:\n"
-		"  thinning only (the trap stays).\n");
+		"  thinning only (the trap stays).\n",
+		MT_JSTACK_DEFAULT_DEPTH, MT_JSTACK_MAX_DEPTH);
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -247,38 +255,6 @@ static void print_duty(struct alloctrace *t, bool json)
 	}
 }
 
-/* How the kernel's Java stack walks ended, and frames left unnamed:
- * a JSON member (,"java_stacks":{...}) or a text line. */
-static void print_walks(struct alloctrace *t, bool json)
-{
-	uint64_t by[MT_JSTOP_NSTOPS], all = 0;
-
-	if (alloctrace_walks(t, by))
-		return;
-	for (int i = 0; i < MT_JSTOP_NSTOPS; i++)
-		all += by[i];
-	if (json) {
-		printf(",\"java_stacks\":{\"walks\":%llu,\"unknown_frames\":%llu,"
-		       "\"lost_stacks\":%llu,\"stops\":{", (unsigned long long)all,
-		       (unsigned long long)alloctrace_unknown_frames(t),
-		       (unsigned long long)alloctrace_lost_jstacks(t));
-		for (int i = 0; i < MT_JSTOP_NSTOPS; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", jwalk_stop_name(i),
-			       (unsigned long long)by[i]);
-		printf("}}");
-		return;
-	}
-	printf("java stacks: %llu walks, %.1f%% complete", (unsigned long long)all,
-	       all ? 100.0 * by[MT_JSTOP_END] / all : 0);
-	for (int i = 1; i < MT_JSTOP_NSTOPS; i++)
-		if (by[i])
-			printf(", %s %llu", jwalk_stop_name(i), (unsigned long long)by[i]);
-	printf("; unknown frames %llu", (unsigned long long)alloctrace_unknown_frames(t));
-	if (alloctrace_lost_jstacks(t))
-		printf(", stacks not kept %llu", (unsigned long long)alloctrace_lost_jstacks(t));
-	printf("\n");
-}
-
 /* What one `memtrace alloc` run holds: the JVM, the tracer, what it gathered. */
 struct alloc_run {
 	struct alloc_opts o;
@@ -296,9 +272,66 @@ struct alloc_run {
 	size_t ncontent;
 	uint64_t cstats[MT_CONTENT_NSTATS];
 	uint64_t total, samples, refill_total, resolved, unresolved, lost;
+	struct allocprofile_stacks pst;  /* bytes in whole and cut stacks */
 	bool jvm_exited, bytes_known;
 	double secs;
 };
+
+/* How whole the Java stacks are, by the bytes they hold (a stack cut by the
+ * walker or at the names' bound is not whole), with the kernel's walks by how
+ * they ended and the frames left unnamed: a JSON member
+ * (,"java_stacks":{...}) or a text line. */
+static void print_walks(const struct alloc_run *a, bool json)
+{
+	uint64_t by[MT_JSTOP_NSTOPS], all = 0, cut = 0;
+	const struct allocprofile_stacks *s = &a->pst;
+	struct alloctrace *t = a->t;
+	uint32_t depth = a->o.stack_depth ? a->o.stack_depth : MT_JSTACK_DEFAULT_DEPTH;
+
+	if (alloctrace_walks(t, by))
+		return;
+	for (int i = 0; i < MT_JSTOP_NSTOPS; i++) {
+		all += by[i];
+		cut += s->cut_bytes[i];
+	}
+	if (json) {
+		printf(",\"java_stacks\":{\"walks\":%llu,\"unknown_frames\":%llu,"
+		       "\"lost_stacks\":%llu,\"stack_depth\":%u,\"bytes\":%llu,"
+		       "\"complete_share\":%.6f,\"cut_bytes\":{", (unsigned long long)all,
+		       (unsigned long long)alloctrace_unknown_frames(t),
+		       (unsigned long long)alloctrace_lost_jstacks(t), depth,
+		       (unsigned long long)s->bytes,
+		       s->bytes ? (double)(s->bytes - cut) / s->bytes : 0);
+		for (int i = 1, k = 0; i < MT_JSTOP_NSTOPS; i++)
+			if (s->cut_bytes[i])
+				printf("%s\"%s\":%llu", k++ ? "," : "", jwalk_stop_name(i),
+				       (unsigned long long)s->cut_bytes[i]);
+		printf("},\"stops\":{");
+		for (int i = 0; i < MT_JSTOP_NSTOPS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", jwalk_stop_name(i),
+			       (unsigned long long)by[i]);
+		printf("}}");
+		return;
+	}
+	printf("java stacks: %.1f%% of the bytes in whole stacks",
+	       s->bytes ? 100.0 * (double)(s->bytes - cut) / s->bytes : 0);
+	if (cut) {
+		printf(", %.1f%% in stacks cut (", 100.0 * cut / s->bytes);
+		for (int i = 1, k = 0; i < MT_JSTOP_NSTOPS; i++)
+			if (s->cut_bytes[i])
+				printf("%s%s %.1f%%", k++ ? ", " : "", jwalk_stop_name(i),
+				       100.0 * s->cut_bytes[i] / s->bytes);
+		printf(")");
+	}
+	printf(" at --stack-depth %u; %llu walks", depth, (unsigned long long)all);
+	for (int i = 1; i < MT_JSTOP_NSTOPS; i++)
+		if (by[i])
+			printf(", %s %llu", jwalk_stop_name(i), (unsigned long long)by[i]);
+	printf("; unknown frames %llu", (unsigned long long)alloctrace_unknown_frames(t));
+	if (alloctrace_lost_jstacks(t))
+		printf(", stacks not kept %llu", (unsigned long long)alloctrace_lost_jstacks(t));
+	printf("\n");
+}
 
 /* The options into *@o. Returns -1 to go on, else the exit code (0 after
  * --help, 2 for a bad option). */
@@ -319,6 +352,7 @@ static int parse_args(int argc, char **argv, struct alloc_opts *o)
 		{ "budget", required_argument, NULL, 'B' },
 		{ "budget-windows", no_argument, NULL, 'W' },   /* the default now */
 		{ "no-budget-windows", no_argument, NULL, 'w' },
+		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -360,6 +394,10 @@ static int parse_args(int argc, char **argv, struct alloc_opts *o)
 			break;
 		case 'w':
 			o->windows = false;
+			break;
+		case 'D':
+			if (cmdopt_stack_depth(optarg, &o->stack_depth))
+				return 2;
 			break;
 		case 'B': {
 			char *end;
@@ -403,6 +441,7 @@ static int alloc_start(struct alloc_run *a)
 	a->to.native = o->vm_frames;
 	a->to.budget = o->budget;
 	a->to.windows = o->windows;
+	a->to.stack_depth = o->stack_depth;
 	a->t = alloctrace_new(&a->p, &a->to);
 	if (!a->t)
 		return -1;
@@ -470,6 +509,9 @@ static void alloc_classes(struct alloc_run *a)
 		}
 		if (a->classes)
 			qsort(a->classes, a->nc, sizeof(*a->classes), by_bytes);
+		/* stacks and sites say what the class table says of each class */
+		if (allocrows_match_classes(&a->rows, &a->n, a->content, a->ncontent))
+			p_warn("out of memory: stacks keep the classes that opened the TLABs");
 	}
 	if (!a->bytes_known) {
 		/* JDK 17's object__alloc passes garbage as the size on some paths
@@ -501,7 +543,7 @@ static void alloc_stacks(struct alloc_run *a)
 	}
 	a->leaf = calloc(a->n ? a->n : 1, sizeof(*a->leaf));
 	a->prof = a->leaf ? allocprofile_build(a->t, a->sr, a->rows, a->n, a->o.vm_frames,
-					       a->leaf) : NULL;
+					       a->leaf, &a->pst) : NULL;
 	if (a->sr)
 		symres_stats(a->sr, &a->resolved, &a->unresolved);
 }
@@ -572,7 +614,7 @@ static void print_json(const struct alloc_run *a)
 		       (unsigned long long)a->cstats[MT_CONTENT_GC],
 		       (unsigned long long)a->cstats[MT_CONTENT_BAD]);
 	if (a->to.stacks)
-		print_walks(t, true);
+		print_walks(a, true);
 	print_duty(t, true);
 	if (o->by_stack && a->leaf)
 		print_json_sites(a);
@@ -612,11 +654,12 @@ static void print_text_classes(const struct alloc_run *a)
 			printf("each share above within +-%.1f points (95 %%: two standard errors "
 			       "of the kept TLABs' spread)\n", 200 * se);
 	}
-	printf("class shares from the objects in the TLABs (the first %d KiB of %llu "
-	       "kept TLABs parsed; %llu retired by a collection before they could be, "
-	       "%llu with an object that could not be sized), not from the class that "
-	       "opened each\n", MT_TLAB_SLICE / 1024,
-	       (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+	printf("class shares from the objects in the TLABs (%llu kept TLABs parsed: "
+	       "whole up to %d KiB, else a %d KiB window at a random place after the "
+	       "object that opened it; %llu retired by a collection before they could "
+	       "be, %llu with an object that could not be sized), not from the class "
+	       "that opened each\n", (unsigned long long)a->cstats[MT_CONTENT_PARSED],
+	       MT_TLAB_SLICE / 1024, MT_TLAB_WINDOW / 1024,
 	       (unsigned long long)a->cstats[MT_CONTENT_GC],
 	       (unsigned long long)a->cstats[MT_CONTENT_BAD]);
 }
@@ -650,7 +693,7 @@ static void print_text(const struct alloc_run *a)
 		       (unsigned long long)alloctrace_unloads(t));
 	printf("\n");
 	if (a->to.stacks)
-		print_walks(t, false);
+		print_walks(a, false);
 	print_duty(t, false);
 	if (a->to.stacks && a->resolved + a->unresolved)
 		printf("frames: %llu resolved, %llu unresolved (%.1f%%)\n",

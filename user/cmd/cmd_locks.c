@@ -252,7 +252,7 @@ int do_locks(int argc, char **argv)
 	if (!l || !seq)
 		goto cleanup;
 	stopflag_catch(NULL);
-	c = collector_new(&p, seq, NULL, NULL);
+	c = collector_new(&p, seq, NULL, NULL, 0);
 	if (!c)
 		goto cleanup;
 	/* the monitor stream counts from its probes' attach, on the wall clock

@@ -18,6 +18,7 @@
 #include "agentctl/objstream.h"
 #include "jvm/proc.h"
 #include "memtrace/agent_proto.h"
+#include "memtrace/jstack.h"
 #include "monitor/recording.h"
 #include "agentctl/sampling.h"
 #include "monitor/sequencer.h"
@@ -72,8 +73,11 @@ static void usage(FILE *f)
 		"                      `memtrace report`'s age and leaks analyses)\n"
 		"  --no-site-counters  with objects: no BPF per-site allocation volume\n"
 		"  --alloc-stacks      each allocation sample with its whole Java stack (the\n"
-		"                      kernel's walker, 3-5 us a sample) for report's\n"
-		"                      --by stack, --collapsed, --flamegraph and --pprof\n"
+		"                      kernel's walker, 3-5 us a sample at 40 frames) for\n"
+		"                      report's --by stack, --collapsed, --flamegraph, --pprof\n"
+		"  --stack-depth N     Java frames kept per stack (default 512, at most 1024);\n"
+		"                      a deeper stack keeps its innermost N under a first\n"
+		"                      frame \"[stack cut: depth]\"\n"
 		"  --class GLOB        only classes matching GLOB (e.g. 'java.util.*')\n"
 		"  --thread GLOB       only threads whose name matches GLOB\n"
 		"  --tid TID           only thread TID (repeatable)\n"
@@ -187,6 +191,7 @@ struct record_opts {
 	bool objects;                  /* --categories named object */
 	bool counters;                 /* per-site counters with objects */
 	bool alloc_stacks;
+	uint32_t stack_depth;          /* --stack-depth, 0: the default */
 	uint32_t obj_interval;
 	char filter[sizeof(((struct recording_header *)0)->filter)]; /* as typed */
 };
@@ -260,6 +265,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "object-interval", required_argument, NULL, 'I' },
 		{ "no-site-counters", no_argument, NULL, 'S' },
 		{ "alloc-stacks", no_argument, NULL, 'A' },
+		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -325,6 +331,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'A':
 			o->alloc_stacks = true;
+			break;
+		case 'D':
+			if (cmdopt_stack_depth(optarg, &o->stack_depth))
+				return 2;
 			break;
 		default:
 			rc = cmdopt_common(opt, optarg, &co);
@@ -426,7 +436,9 @@ static int record_sources(struct record_run *x)
 	const struct record_opts *o = &x->o;
 	int err;
 
-	x->c = collector_new(&x->p, x->r.seq, tick, &x->r);
+	x->c = collector_new(&x->p, x->r.seq, tick, &x->r,
+			     !o->alloc_stacks ? 0 : o->stack_depth ? o->stack_depth :
+			     MT_JSTACK_DEFAULT_DEPTH);
 	if (!x->c)
 		return -errno;
 	/* Allocation samples: wanted unless filtered out; required when named. */

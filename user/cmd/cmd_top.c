@@ -42,7 +42,7 @@ static const char *const panel_name[] = { "overview", "collections", "allocation
 #define MAX_LOCKS 32
 #define MAX_CAUSES 8 /* causes counted per interval (a busy JVM has 1-3) */
 #define TOP_PATHS 10  /* paths in a JSON record */
-#define MAX_FRAMES 256
+#define MAX_FRAMES (MT_JSTACK_MAX_DEPTH + 1) /* names of a stack, a cut marker too */
 
 struct cls {
 	const char *name;

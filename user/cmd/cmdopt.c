@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmdopt.h"
+#include "memtrace/jstack.h"
 #include "jvm/privs.h"
 #include "monitor/recording_read.h"
 #include "heap/snapshot.h"
@@ -123,6 +124,19 @@ int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recor
 					 "(nothing of the recording is there)" : strerror(errno));
 		return 1;
 	}
+	return 0;
+}
+
+int cmdopt_stack_depth(const char *arg, uint32_t *depth)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < 1 || v > MT_JSTACK_MAX_DEPTH) {
+		p_err("invalid --stack-depth '%s': expected a number of frames from 1 to %d",
+		      arg, MT_JSTACK_MAX_DEPTH);
+		return 2;
+	}
+	*depth = (uint32_t)v;
 	return 0;
 }
 

@@ -103,4 +103,8 @@ int cmdopt_recording(int argc, char **argv, int i, const char *cmd, struct recor
  * @opt was one of them. */
 bool cmdopt_files(int opt, const char *arg, struct sink_files *f);
 
+/* cmdopt_stack_depth - --stack-depth N into *@depth: Java frames kept per
+ * stack, 1..MT_JSTACK_MAX_DEPTH. 0, or 2 (printed) for anything else. */
+int cmdopt_stack_depth(const char *arg, uint32_t *depth);
+
 #endif

@@ -29,6 +29,8 @@ struct jstackname {
 	struct idmap lines_of;  /* (Method*, bci) or bcp -> line + 1 (1: unknown) */
 	uint64_t unknown_frames;
 	char stop_frames[MT_JSTOP_NSTOPS][48];
+	uint32_t depth;         /* Java frames a stack keeps (jstackname_set_depth) */
+	struct profile_frame *inner; /* a stack's frames, innermost first: depth + one frame's */
 };
 
 struct jstackname *jstackname_new(const struct mt_vmstructs *vs, const struct jwalk_layout *jw)
@@ -41,7 +43,15 @@ struct jstackname *jstackname_new(const struct mt_vmstructs *vs, const struct jw
 	}
 	t->vs = vs;
 	t->jw = *jw;
+	t->depth = MT_JSTACK_DEFAULT_DEPTH;
+	t->inner = calloc(MT_JSTACK_MAX_DEPTH + MT_NMETHOD_MAX_SCOPES, sizeof(*t->inner));
+	if (!t->inner) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (jframes_layout(vs, &t->jl) || !t->jl.names_ok) {
+		free(t->inner);
 		free(t);
 		errno = ENOENT;
 		return NULL;
@@ -62,12 +72,19 @@ void jstackname_free(struct jstackname *t)
 	free(t->mnames);
 	idmap_free_vals(&t->scopes);
 	idmap_free(&t->lines_of);
+	free(t->inner);
 	free(t);
 }
 
 bool jstackname_inlining(const struct jstackname *t)
 {
 	return t->inlining;
+}
+
+void jstackname_set_depth(struct jstackname *t, uint32_t depth)
+{
+	if (depth >= 1 && depth <= MT_JSTACK_MAX_DEPTH)
+		t->depth = depth;
 }
 
 void jstackname_seen_gen(struct jstackname *t, uint32_t gen)
@@ -81,12 +98,12 @@ static int frame_names(struct jstackname *t, const struct mt_jframe *f, uint32_t
 
 void jstackname_warm(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen)
 {
-	struct profile_frame names[MT_JSTACK_MAX_DEPTH];
+	struct profile_frame names[MT_NMETHOD_MAX_SCOPES];
 	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
 	uint64_t unknown = t->unknown_frames;
 
 	for (uint32_t d = 0; d < depth; d++)
-		frame_names(t, &stack->f[d], gen, false, names, MT_JSTACK_MAX_DEPTH);
+		frame_names(t, &stack->f[d], gen, false, names, MT_NMETHOD_MAX_SCOPES);
 	t->unknown_frames = unknown; /* counted when the stack is named for output */
 }
 
@@ -366,26 +383,57 @@ const char *jstackname_innermost(struct jstackname *t, const struct mt_jframe *f
 	return out[0].name;
 }
 
+/*
+ * The Java frames of @stack, innermost first, into t->inner: at most t->depth
+ * (the innermost ones). Returns their count; *@stop is the walk's stop, or
+ * MT_JSTOP_DEPTH when frames were left out here: a stack the walker had
+ * whole that expands (inlined methods) past the bound is cut like one the
+ * walker cut, and says so.
+ */
+static int expand(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen, bool stubs,
+		  uint32_t *stop)
+{
+	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
+	struct profile_frame more[MT_NMETHOD_MAX_SCOPES];
+	uint32_t d;
+	int n = 0;
+
+	*stop = stack->stop;
+	for (d = 0; d < depth && n < (int)t->depth; d++)
+		n += frame_names(t, &stack->f[d], gen, stubs, t->inner + n, MT_NMETHOD_MAX_SCOPES);
+	if (n > (int)t->depth) { /* the last frame's inlined methods went past the bound */
+		n = (int)t->depth;
+		*stop = MT_JSTOP_DEPTH;
+	}
+	for (; d < depth && *stop != MT_JSTOP_DEPTH; d++) /* frames left: named ones cut it */
+		if (frame_names(t, &stack->f[d], gen, stubs, more, MT_NMETHOD_MAX_SCOPES) > 0)
+			*stop = MT_JSTOP_DEPTH;
+	return n;
+}
+
 int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 			   struct profile_frame *names, int max, bool stubs)
 {
-	struct profile_frame inner[MT_JSTACK_MAX_DEPTH];
-	uint32_t depth = stack->depth < MT_JSTACK_MAX_DEPTH ? stack->depth : MT_JSTACK_MAX_DEPTH;
-	int n = 0, k = 0;
+	uint32_t stop;
+	int n = expand(t, stack, gen, stubs, &stop), k = 0;
 
-	for (uint32_t d = 0; d < depth && n < MT_JSTACK_MAX_DEPTH; d++)
-		n += frame_names(t, &stack->f[d], gen, stubs, inner + n, MT_JSTACK_MAX_DEPTH - n);
-	if (stack->stop != MT_JSTOP_END && k < max && stack->stop < MT_JSTOP_NSTOPS) {
-		char *s = t->stop_frames[stack->stop];
+	if (max < 1)
+		return 0;
+	if (n + (stop != MT_JSTOP_END) > max) { /* no room for the outermost frames */
+		n = max - 1;
+		stop = MT_JSTOP_DEPTH;
+	}
+	if (stop != MT_JSTOP_END && stop < MT_JSTOP_NSTOPS) {
+		char *s = t->stop_frames[stop];
 
 		if (!s[0])
 			snprintf(s, sizeof(t->stop_frames[0]), "[stack cut: %s]",
-				 jwalk_stop_name(stack->stop));
+				 jwalk_stop_name(stop));
 		names[k++] = (struct profile_frame){ .name = s };
 	}
-	for (int i = n - 1; i >= 0 && k < max; i--) {
-		names[k] = inner[i];
-		if (!inner[i].name) {
+	for (int i = n - 1; i >= 0; i--) {
+		names[k] = t->inner[i];
+		if (!t->inner[i].name) {
 			t->unknown_frames++;
 			names[k] = (struct profile_frame){ .name = "[unknown]" };
 		}
@@ -394,15 +442,34 @@ int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, 
 	return k;
 }
 
+int jstackname_cut(const char *name)
+{
+	static const char pre[] = "[stack cut: ";
+
+	if (!name || strncmp(name, pre, sizeof(pre) - 1))
+		return -1;
+	for (uint32_t i = 1; i < MT_JSTOP_NSTOPS; i++) {
+		const char *r = jwalk_stop_name(i);
+		size_t len = strlen(r);
+
+		if (!strncmp(name + sizeof(pre) - 1, r, len) && !strcmp(name + sizeof(pre) - 1 + len, "]"))
+			return (int)i;
+	}
+	return -1;
+}
+
 int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 		      const char **names, int max, bool stubs)
 {
-	struct profile_frame f[MT_JSTACK_MAX_DEPTH + 1];
-	int n = jstackname_frames_full(t, stack, gen, f, max < MT_JSTACK_MAX_DEPTH + 1 ?
-				       max : MT_JSTACK_MAX_DEPTH + 1, stubs);
+	struct profile_frame *f = calloc(max > 0 ? (size_t)max : 1, sizeof(*f));
+	int n;
 
+	if (!f)
+		return 0;
+	n = jstackname_frames_full(t, stack, gen, f, max, stubs);
 	for (int i = 0; i < n; i++)
 		names[i] = f[i].name;
+	free(f);
 	return n;
 }
 

@@ -31,6 +31,11 @@ struct jstackname *jstackname_new(const struct mt_vmstructs *vs, const struct jw
 void jstackname_free(struct jstackname *t);
 /* jstackname_inlining - compiled frames are expanded into their inlined methods. */
 bool jstackname_inlining(const struct jstackname *t);
+/* jstackname_set_depth - stacks keep at most @depth Java frames (compiled
+ * frames expanded; 1..MT_JSTACK_MAX_DEPTH, else ignored), the innermost
+ * ones, and a stack cut here says so as one the walker cut does. Default
+ * MT_JSTACK_DEFAULT_DEPTH. */
+void jstackname_set_depth(struct jstackname *t, uint32_t depth);
 /* jstackname_seen_gen - class unloads: Method*s of samples of an older
  * unload generation than @gen are not read any more (their class may be gone). */
 void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
@@ -38,9 +43,11 @@ void jstackname_seen_gen(struct jstackname *t, uint32_t gen);
 /*
  * jstackname_frames - the names of @stack (a walk, innermost frame first) ROOT
  * FIRST, at most @max: a "[stack cut: REASON]" frame first for a walk that
- * stopped early, then the thread's first Java frame ... the innermost one.
+ * stopped early or a stack cut here (more Java frames than the depth bound,
+ * or than @max has room for: REASON "depth"; the innermost frames are the
+ * ones kept), then the thread's first Java frame kept ... the innermost one.
  * Stubs are left out unless @stubs. @gen: the sample's unload generation.
- * Names are owned by @t. Returns the count.
+ * Names are owned by @t. Returns the count (0 when out of memory).
  */
 int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 		      const char **names, int max, bool stubs);
@@ -54,6 +61,9 @@ int jstackname_frames(struct jstackname *t, const struct mt_jstack *stack, uint3
  */
 int jstackname_frames_full(struct jstackname *t, const struct mt_jstack *stack, uint32_t gen,
 			   struct profile_frame *frames, int max, bool stubs);
+/* jstackname_cut - the stop (enum mt_jstack_stop, > 0) a "[stack cut: REASON]"
+ * frame name says, or -1 for any other name (NULL too). Pure. */
+int jstackname_cut(const char *name);
 /*
  * jstackname_warm - name the frames of @stack now, without output: compiled
  * code is freed and reused as the JIT recompiles (a short program's nmethods

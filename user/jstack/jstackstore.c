@@ -22,14 +22,21 @@ struct kept {
 struct jstackstore {
 	int fd;
 	uint32_t max;        /* the map's max_entries: a drain's bound */
+	uint32_t frames;     /* frames a value holds (its size's) */
 	uint64_t max_kept;   /* stacks kept here at most */
 	struct idmap stacks; /* key -> struct kept * */
 };
 
-void jstackstore_size_map(struct bpf_map *m)
+void jstackstore_size_map(struct bpf_map *m, uint32_t depth)
 {
+	uint32_t n;
+
+	if (depth < 1 || depth > MT_JSTACK_MAX_DEPTH)
+		depth = MT_JSTACK_DEFAULT_DEPTH;
+	n = MT_JSTACK_DRAINED_BYTES / MT_JSTACK_BYTES(depth);
 	bpf_map__set_map_flags(m, 0);
-	bpf_map__set_max_entries(m, MT_JSTACK_DRAINED_KEYS);
+	bpf_map__set_value_size(m, MT_JSTACK_BYTES(depth));
+	bpf_map__set_max_entries(m, n > MT_JSTACK_DRAINED_MIN ? n : MT_JSTACK_DRAINED_MIN);
 }
 
 struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept)
@@ -43,7 +50,9 @@ struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept)
 		errno = map_fd < 0 ? EBADF : errno;
 		return NULL;
 	}
-	if (info.key_size != sizeof(uint64_t) || info.value_size != sizeof(struct mt_jstack)) {
+	if (info.key_size != sizeof(uint64_t) || info.value_size < MT_JSTACK_BYTES(1) ||
+	    info.value_size > sizeof(struct mt_jstack) ||
+	    (info.value_size - MT_JSTACK_BYTES(0)) % sizeof(struct mt_jframe)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -52,6 +61,7 @@ struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept)
 		return NULL;
 	s->fd = map_fd;
 	s->max = info.max_entries;
+	s->frames = (info.value_size - MT_JSTACK_BYTES(0)) / sizeof(struct mt_jframe);
 	s->max_kept = max_kept;
 	idmap_init(&s->stacks);
 	return s;
@@ -68,7 +78,7 @@ void jstackstore_free(struct jstackstore *s)
 /* Keep @st under @key (a copy of its frames). 0 or -ENOMEM. */
 static int keep(struct jstackstore *s, uint64_t key, const struct mt_jstack *st)
 {
-	uint32_t d = st->depth < MT_JSTACK_MAX_DEPTH ? st->depth : MT_JSTACK_MAX_DEPTH;
+	uint32_t d = st->depth < s->frames ? st->depth : s->frames;
 	struct kept *k = malloc(sizeof(*k) + d * sizeof(k->f[0]));
 
 	if (!k)
@@ -111,12 +121,18 @@ int jstackstore_get(const struct jstackstore *s, uint64_t key, struct mt_jstack 
 {
 	const struct kept *k = idmap_get(&s->stacks, key);
 
-	if (!k)
-		return bpf_map_lookup_elem(s->fd, &key, st) ? -ENOENT : 0;
+	if (!k) {
+		if (bpf_map_lookup_elem(s->fd, &key, st))
+			return -ENOENT;
+		if (st->depth > s->frames)
+			st->depth = s->frames;
+		memset(st->f + st->depth, 0, (s->frames - st->depth) * sizeof(st->f[0]));
+		return 0;
+	}
 	st->depth = k->depth;
 	st->stop = k->stop;
 	memcpy(st->f, k->f, k->depth * sizeof(k->f[0]));
-	memset(st->f + k->depth, 0, (MT_JSTACK_MAX_DEPTH - k->depth) * sizeof(st->f[0]));
+	memset(st->f + k->depth, 0, (s->frames - k->depth) * sizeof(st->f[0]));
 	return 0;
 }
 

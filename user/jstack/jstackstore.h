@@ -4,7 +4,7 @@
  *
  * The walker stores each new stack in a BPF hash map under the 64-bit hash
  * of its frames; a sample keeps only that key. A map that only grows would
- * have to be sized for a whole session and, with values of 3 KiB (128
+ * have to be sized for a whole session and, with values of 3-12 KiB (128-512
  * frames), allocated as it fills - on javac 88 % of the walks are a new
  * stack, and each allocation was paid in the allocating thread's time. So
  * the map is preallocated and small, and user space drains it: every stack
@@ -32,14 +32,17 @@
 struct jstackstore;
 
 /* jstackstore_size_map - make @m (a skeleton's `jstacks`, before load) the
- * small preallocated map a store drains: MT_JSTACK_DRAINED_KEYS stacks. */
+ * small preallocated map a store drains, for stacks of at most @depth frames
+ * (1..MT_JSTACK_MAX_DEPTH; the walker's targ_jdepth must be the same): values
+ * of MT_JSTACK_BYTES(@depth), as many as MT_JSTACK_DRAINED_BYTES hold (at
+ * least MT_JSTACK_DRAINED_MIN). */
 struct bpf_map;
-void jstackstore_size_map(struct bpf_map *m);
+void jstackstore_size_map(struct bpf_map *m, uint32_t depth);
 
 /* jstackstore_new - a store of at most @max_kept stacks over the BPF map
- * @map_fd (keys __u64, values struct mt_jstack; the caller keeps the fd open
- * while the store lives). Returns the store, or NULL with errno set. Free
- * with jstackstore_free. */
+ * @map_fd (keys __u64, values the first MT_JSTACK_BYTES(d) bytes of a struct
+ * mt_jstack for some d; the caller keeps the fd open while the store lives).
+ * Returns the store, or NULL with errno set. Free with jstackstore_free. */
 struct jstackstore *jstackstore_new(int map_fd, uint64_t max_kept);
 
 /* Stacks kept in user space by alloc and locks (~64 MiB at javac's ~1 KiB). */
@@ -62,8 +65,9 @@ typedef void (*jstackstore_fn)(void *arg, uint64_t key, const struct mt_jstack *
  */
 int jstackstore_drain(struct jstackstore *s, jstackstore_fn fn, void *arg);
 
-/* jstackstore_get - the stack under @key into *@st: 0, or -ENOENT when
- * neither the store nor the map has it. */
+/* jstackstore_get - the stack under @key into *@st (frames past its depth
+ * zeroed, up to the map's bound): 0, or -ENOENT when neither the store nor
+ * the map has it. */
 int jstackstore_get(const struct jstackstore *s, uint64_t key, struct mt_jstack *st);
 
 /* jstackstore_count - the stacks held in user space. */

@@ -18,8 +18,9 @@
 #include "analysis/profile.h"
 
 /* Longest text stacktext_encode() writes (NUL included): recordings' lines
- * are at most 64 KiB. */
-#define STACKTEXT_MAX 16384
+ * are at most 64 KiB, and JSON escapes (a tab is two characters) grow it by a
+ * few per cent. ~400 frames of 80 characters. */
+#define STACKTEXT_MAX 32768
 
 /*
  * stacktext_encode - @f[0..n-1] (root first) into @buf (@len bytes). A stack

@@ -11,6 +11,7 @@
 #include "jvm/pidns.h"
 #include "jstack/stacktext.h"
 #include "jstack/jstackname.h"
+#include "jstack/jstackstore.h"
 #include "jstack/jwalk.h"
 #include "probe/alloctrace.h"
 #include "probe/gcendprobe.h"
@@ -73,6 +74,11 @@ struct collector {
 	struct jstackname *jn;
 	struct idmap stack_names; /* stack key -> name id of its text */
 	char *stack_buf;
+	uint32_t stack_depth;     /* collector_new's: 0, no allocation stacks */
+	struct mt_jstack *stack;  /* a stack being named */
+	struct profile_frame *frames; /* its names: MT_JSTACK_MAX_DEPTH + 1 */
+	struct jstackstore *store; /* the walker's stacks, drained from `jstacks` */
+	uint64_t last_drain;      /* mono_ns of the last drain */
 };
 
 static void feed(struct collector *c, struct mt_ev *e)
@@ -203,17 +209,15 @@ static void klass_type(struct collector *c, uint64_t key, uint64_t klass, uint64
  * named now (the events arrive within a poll of the sample). */
 static uint64_t stack_name(struct collector *c, uint64_t key)
 {
-	struct profile_frame f[MT_JSTACK_MAX_DEPTH + 1];
 	uintptr_t id = key ? (uintptr_t)idmap_get(&c->stack_names, key) : 0;
-	struct mt_jstack st;
 	int n, len;
 
-	if (id || !key || !c->jn)
+	if (id || !key || !c->jn || !c->store)
 		return id;
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.jstacks), &key, &st))
+	if (jstackstore_get(c->store, key, c->stack))
 		return 0;
-	n = jstackname_frames_full(c->jn, &st, 0, f, MT_JSTACK_MAX_DEPTH + 1, false);
-	len = n > 0 ? stacktext_encode(f, n, c->stack_buf, STACKTEXT_MAX) : -1;
+	n = jstackname_frames_full(c->jn, c->stack, 0, c->frames, MT_JSTACK_MAX_DEPTH + 1, false);
+	len = n > 0 ? stacktext_encode(c->frames, n, c->stack_buf, STACKTEXT_MAX) : -1;
 	if (len <= 0)
 		return 0;
 	id = sequencer_name(c->seq, c->stack_buf, (size_t)len);
@@ -650,13 +654,25 @@ int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p)
 	struct usdt_probe unload = { "compiled__method__unload",
 				     c->skel->progs.handle_code_unload, true, 0 };
 
+	if (!c->stack_depth) {
+		p_err("allocation stacks were not asked for when the collector was made");
+		return -EINVAL;
+	}
 	if (!c->have_jw || !(c->jn = jstackname_new(c->vs, &c->jw))) {
 		p_err("the Java stack walker cannot run in pid %d: this JVM's VMStructs lack "
 		      "what it needs; record allocation samples without --alloc-stacks", p->pid);
 		return -ENOENT;
 	}
+	jstackname_set_depth(c->jn, c->stack_depth);
+	c->store = jstackstore_new(bpf_map__fd(c->skel->maps.jstacks), JSTACKSTORE_MAX_KEPT);
+	if (!c->store) {
+		p_err("cannot keep the walker's stacks: %s", strerror(errno));
+		return -errno;
+	}
 	c->stack_buf = malloc(STACKTEXT_MAX);
-	if (!c->stack_buf) {
+	c->stack = malloc(sizeof(*c->stack));
+	c->frames = calloc(MT_JSTACK_MAX_DEPTH + 1, sizeof(*c->frames));
+	if (!c->stack_buf || !c->stack || !c->frames) {
 		p_err("out of memory");
 		return -ENOMEM;
 	}
@@ -736,7 +752,7 @@ struct probe {
 };
 
 struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
-				collector_tick_fn tick, void *ctx)
+				collector_tick_fn tick, void *ctx, uint32_t stack_depth)
 {
 	static const struct probe probes[] = {
 		{ "thread__start", true, false },   { "thread__stop", true, false },
@@ -762,6 +778,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	c->seq = seq;
 	c->tick = tick;
 	c->ctx = ctx;
+	c->stack_depth = stack_depth <= MT_JSTACK_MAX_DEPTH ? stack_depth : MT_JSTACK_MAX_DEPTH;
 
 	/* Open the skeleton. */
 	c->skel = jvmev_bpf__open();
@@ -793,6 +810,14 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	if (c->vs && !jwalk_layout(c->vs, &c->jw)) {
 		c->have_jw = true;
 		c->skel->rodata->targ_jw = c->jw.bpf;
+	}
+	/* their stacks: a small preallocated map drained into a store
+	 * (jstack/jstackstore.h) when asked for, else room for one */
+	if (c->stack_depth) {
+		c->skel->rodata->targ_jdepth = MT_JSTACK_WALK_FRAMES(c->stack_depth);
+		jstackstore_size_map(c->skel->maps.jstacks, MT_JSTACK_WALK_FRAMES(c->stack_depth));
+	} else {
+		bpf_map__set_max_entries(c->skel->maps.jstacks, 1);
 	}
 
 	/* Load and verify. */
@@ -898,8 +923,11 @@ void collector_free(struct collector *c)
 	jvmev_bpf__destroy(c->skel);
 	monowner_free(c->owners);
 	jstackname_free(c->jn);
+	jstackstore_free(c->store);
 	vmstructs_free(c->vs);
 	free(c->stack_buf);
+	free(c->stack);
+	free(c->frames);
 	idmap_free(&c->stack_names);
 	idmap_free(&c->strs);
 	idmap_free(&c->managers);
@@ -923,6 +951,12 @@ int collector_poll(struct collector *c, int timeout_ms)
 		return n;
 	/* The BPF side submits without wakeups: drain what is there. */
 	n = ring_buffer__consume(c->rb);
+	/* the walker's stacks into user space, five times a second (each was
+	 * named as its sample arrived) */
+	if (c->store && mono_ns() - c->last_drain >= 200000000ull) {
+		c->last_drain = mono_ns();
+		jstackstore_drain(c->store, NULL, NULL);
+	}
 	if (c->parks)
 		parktrace_refresh(c->parks); /* the threads whose blockers it reads */
 	if (n >= 0 && c->objs) {

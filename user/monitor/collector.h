@@ -53,11 +53,13 @@ typedef void (*collector_tick_fn)(void *ctx, uint64_t ts);
 /*
  * collector_new - load and attach for JVM @p, feeding @seq. Probes this JVM
  * lacks are skipped with a warning, except the gc and thread ones. Threads
- * alive now are created from /proc first. Prints with p_err() and returns
- * NULL with errno set on failure.
+ * alive now are created from /proc first. @stack_depth: the Java frames of
+ * allocation stacks, if collector_enable_alloc_stacks() will be asked for
+ * (1..MT_JSTACK_MAX_DEPTH; their map is sized before load), else 0. Prints
+ * with p_err() and returns NULL with errno set on failure.
  */
 struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
-				collector_tick_fn tick, void *ctx);
+				collector_tick_fn tick, void *ctx, uint32_t stack_depth);
 /* collector_free - detach and unload; NULL is a no-op. */
 void collector_free(struct collector *c);
 /* collector_poll - wait up to @timeout_ms, feed what arrived. Events fed;
@@ -94,8 +96,10 @@ int collector_enable_parks(struct collector *c, const struct mt_proc *p);
  * collector_enable_alloc_stacks - with collector_enable_alloc(): each sample
  * carries its whole Java stack (the kernel's walker, bpf/jstack.bpf.h), named
  * as the sample arrives, as the event's name2: an MT_EV_NAME definition whose
- * text is jstack/stacktext.h's form. Costs the walk (about 3-5 us) per
- * sample. Returns 0 or -errno (printed).
+ * text is jstack/stacktext.h's form, at most collector_new()'s stack_depth
+ * Java frames (deeper ones cut with a "[stack cut: depth]" frame). Costs the
+ * walk (about 3-5 us at 40 frames) per sample. Returns 0 or -errno (printed;
+ * -EINVAL when collector_new() had no stack_depth).
  */
 int collector_enable_alloc_stacks(struct collector *c, const struct mt_proc *p);
 /*

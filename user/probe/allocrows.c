@@ -186,7 +186,7 @@ struct alloc_row *allocrows_rows(const struct allocrows_src *s, size_t *n)
 					       key.stack_id,
 					       key.gen, key.java_pc, key.method, key.jstack,
 					       (uint64_t)((double)v.bytes * factor_of(&f, key.tid, 0) +
-							  0.5), v.samples };
+							  0.5), v.samples, false };
 		/* the walker's keys leave the allocating frame to its stack (key is
 		 * the iteration's cursor: not changed) */
 		if (key.jstack && !key.java_pc && !key.method && s->store) {
@@ -203,10 +203,10 @@ struct alloc_row *allocrows_rows(const struct allocrows_src *s, size_t *n)
 	return rows;
 }
 
-/* Add @bytes, @tlabs and the spread's sums to @name's row in @c (*n rows,
- * room for one more). */
+/* Add @bytes (the kernel's @y, scaled), @tlabs and the spread's sums to
+ * @name's row in @c (*n rows, room for one more). */
 static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
-		      uint64_t tlabs, double sq, double cross)
+		      double y, uint64_t tlabs, double sq, double cross)
 {
 	size_t i;
 
@@ -214,8 +214,9 @@ static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64
 		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
 			break;
 	if (i == *n)
-		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0, 0, 0 };
+		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0, 0, 0, 0 };
 	c[i].bytes += bytes;
+	c[i].y_kib += y / 1024;
 	c[i].tlabs += tlabs;
 	c[i].sq_kib2 += sq;
 	c[i].cross_kib2 += cross;
@@ -223,19 +224,20 @@ static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64
 
 /* Each class's share s = Y_c / Y and its standard error by the ratio
  * estimator's linearisation over the draws i (kept TLABs, objects outside
- * them): var(s) = sum_i (y_ic - s W_i)^2 / Y^2
- *               = (sum y_ic^2 - 2 s sum y_ic W_i + s^2 sum W_i^2) / Y^2.
- * It holds the thinning's spread and the parsed slices' (a slice that
- * misses a class); at keep 1 it still counts the TLAB-to-TLAB variation,
- * so it is an upper bound there. */
+ * them; x_i what draw i's y add up to, its weight but for a window):
+ *   var(s) = sum_i (y_ic - s x_i)^2 / Y^2
+ *          = (sum y_ic^2 - 2 s sum y_ic x_i + s^2 sum x_i^2) / Y^2.
+ * It holds the thinning's spread and the windows' (a window that misses a
+ * class, or holds a loop's phase); at keep 1 it still counts the
+ * TLAB-to-TLAB variation, so it is an upper bound there. */
 static void class_spread(struct alloc_class *c, size_t n, double w2, bool known)
 {
 	double y = 0;
 
 	for (size_t i = 0; i < n; i++)
-		y += (double)c[i].bytes / 1024;
+		y += c[i].y_kib;
 	for (size_t i = 0; i < n; i++) {
-		double s = y > 0 ? (double)c[i].bytes / 1024 / y : 0;
+		double s = y > 0 ? c[i].y_kib / y : 0;
 		double v = c[i].sq_kib2 - 2 * s * c[i].cross_kib2 + s * s * w2;
 
 		c[i].share_stderr = !known ? -1 : y > 0 && v > 0 ? sqrt(v) / y : 0;
@@ -252,12 +254,14 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 	struct factors f = { .global = 1, .other = 1, .norm = 1 };
 	struct content_ent { struct mt_content_key k; struct mt_content_val v; } *ents = NULL;
 	size_t cap = 0, ne = 0, capent = 0;
-	double w2, ww, total = 0, *sums = NULL;
+	double w2, ww, total = 0, pending = 0, wsum, *sums = NULL;
 	struct idmap by_tid;
 
 	*n = 0;
 	w2 = (double)bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats),
 					   MT_CONTENT_W2);
+	wsum = (double)bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats),
+					     MT_CONTENT_WSUM);
 	if (stats)
 		for (uint32_t i = 0; i < MT_CONTENT_NSTATS; i++)
 			stats[i] = bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats), i);
@@ -309,7 +313,8 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 		}
 		class_add(c, n, allocnames_get(s->names, ents[i].k.klass, ents[i].k.gen),
 			  (uint64_t)((double)ents[i].v.bytes * factor_of(&f, ents[i].k.tid, 0) + 0.5),
-			  ents[i].v.parsed, (double)ents[i].v.sq_kib2, (double)ents[i].v.cross_kib2);
+			  (double)ents[i].v.bytes, ents[i].v.parsed, (double)ents[i].v.sq_kib2,
+			  (double)ents[i].v.cross_kib2);
 	}
 	free(ents);
 	free(sums);
@@ -331,9 +336,17 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 		}
 		ww = (double)(st.weight >> 10) * (double)(st.weight >> 10);
 		w2 += ww;
+		pending += (double)st.weight;
 		class_add(c, n, allocnames_get(s->names, st.klass, st.gen),
-			  (uint64_t)((double)st.weight * factor_of(&f, 0, tkey) + 0.5), 0, ww, ww);
+			  (uint64_t)((double)st.weight * factor_of(&f, 0, tkey) + 0.5),
+			  (double)st.weight, 0, ww, ww);
 	}
+	/* the windows' units into bytes: every draw's y over the sum of the
+	 * draws' weights (each thread's own counter does it per thread) */
+	if (!f.per_thread && wsum > 0 && total > 0)
+		for (size_t i = 0; i < *n; i++)
+			c[i].bytes = (uint64_t)((double)c[i].bytes * (wsum + pending) /
+						(total + pending) + 0.5);
 	/* the draws' spread: known without windows, or with each thread scaled
 	 * to its counter (a thread's share of each window is then its own) */
 	class_spread(c, *n, w2, !(s->win->on && s->win->dc.windowed) || f.per_thread);
@@ -341,3 +354,79 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 	return c;
 }
 
+
+/* The view's class of each row into @cls[i] (@nc: none), and each class's
+ * rows' bytes into @sum[k]. */
+static void rows_by_class(const struct alloc_row *rows, size_t n, const struct alloc_class *c,
+			  size_t nc, size_t *cls, double *sum)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < nc; k++)
+			if (!strcmp(rows[i].class_name, c[k].class_name))
+				break;
+		cls[i] = k;
+		if (k < nc)
+			sum[k] += (double)rows[i].bytes;
+	}
+}
+
+int allocrows_match_classes(struct alloc_row **rows, size_t *n, const struct alloc_class *c,
+			    size_t nc)
+{
+	size_t m = nc ? nc : 1, extra = 0, k, *cls = calloc(*n ? *n : 1, sizeof(*cls));
+	double *sum = calloc(m, sizeof(*sum)), *carry = calloc(m, sizeof(*carry));
+	uint64_t *left = calloc(m, sizeof(*left));
+	struct alloc_row *r;
+	int err = -ENOMEM;
+
+	if (!cls || !sum || !carry || !left)
+		goto cleanup;
+	rows_by_class(*rows, *n, c, nc, cls, sum);
+	for (k = 0; k < nc; k++) {
+		extra += sum[k] <= 0 && c[k].bytes;
+		left[k] = c[k].bytes;
+	}
+	r = realloc(*rows, (*n + extra ? *n + extra : 1) * sizeof(*r));
+	if (!r)
+		goto cleanup;
+	*rows = r;
+	/* scaled by the class's factor, the rounding carried along its rows */
+	for (size_t i = 0; i < *n; i++) {
+		double want;
+		uint64_t b;
+
+		k = cls[i];
+		if (k == nc || sum[k] <= 0) {
+			r[i].bytes = 0;
+			continue;
+		}
+		want = (double)r[i].bytes * (double)c[k].bytes / sum[k] + carry[k];
+		b = want <= 0 ? 0 : (uint64_t)(want + 0.5);
+		b = b > left[k] ? left[k] : b;
+		carry[k] = want - (double)b;
+		left[k] -= b;
+		r[i].bytes = b;
+	}
+	/* what rounding left goes to the class's last row: the sums are exact */
+	for (size_t i = *n; i-- > 0;) {
+		k = cls[i];
+		if (k < nc && sum[k] > 0 && left[k]) {
+			r[i].bytes += left[k];
+			left[k] = 0;
+		}
+	}
+	for (k = 0; k < nc; k++)
+		if (sum[k] <= 0 && c[k].bytes)
+			r[(*n)++] = (struct alloc_row){ .class_name = c[k].class_name,
+							.stack_id = -1, .bytes = c[k].bytes,
+							.content_only = true };
+	err = 0;
+cleanup:
+	free(cls);
+	free(sum);
+	free(carry);
+	free(left);
+	return err;
+}

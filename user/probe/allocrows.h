@@ -32,6 +32,9 @@ struct alloc_row {
 	uint64_t jstack;         /* key of its whole Java stack, 0 if none */
 	uint64_t bytes;
 	uint64_t samples;
+	bool content_only;       /* bytes of a class the TLABs' contents hold and no
+				  * sample opened a TLAB with: no stack
+				  * (allocrows_match_classes) */
 };
 
 /* One class of the by-class view from the TLABs' contents. */
@@ -44,6 +47,7 @@ struct alloc_class {
 				  * parsed slices' spread); < 0 when time windows
 				  * make it unknown */
 	double sq_kib2, cross_kib2; /* its sums for that (mt_content_val) */
+	double y_kib;            /* its draws' y as the kernel counted them, KiB */
 };
 
 /* What the rows are read from: the tracer's parts (none owned). */
@@ -63,5 +67,19 @@ struct alloc_row *allocrows_rows(const struct allocrows_src *s, size_t *n);
 /* allocrows_classes - alloctrace_classes() (probe/alloctrace.h) from @s. */
 struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 				      uint64_t stats[MT_CONTENT_NSTATS]);
+
+/*
+ * allocrows_match_classes - make the rows (*@rows, *@n: a malloc'd array,
+ * grown here) say what the class view @c[0..nc-1] says of each class: a
+ * row's class is the one that opened its TLAB, a sample of the bytes that
+ * aliases with a periodic program, while the class view comes from the
+ * TLABs' contents. Each class's rows are scaled so that their bytes sum to
+ * the class view's bytes of that class (the rows give how they split among
+ * stacks); a class of the view without a row gets one without a stack
+ * (content_only); a class of rows absent from the view keeps 0 bytes.
+ * Samples are left as they are. Returns 0, or -ENOMEM (rows unchanged).
+ */
+int allocrows_match_classes(struct alloc_row **rows, size_t *n, const struct alloc_class *c,
+			    size_t nc);
 
 #endif

@@ -43,6 +43,7 @@ struct alloctrace {
 	struct jframes_layout jl;
 	struct jwalk_layout jw;
 	bool walker;              /* the Java stack walker is on */
+	uint32_t depth;           /* its bound, in frames (opts.stack_depth) */
 	bool content;             /* class shares from the TLABs' contents */
 	struct jstackname *jn;    /* names for the walker's stacks */
 	struct jstackstore *store; /* the walker's stacks, drained from `jstacks` */
@@ -142,6 +143,7 @@ static void set_walker(struct alloctrace *t)
 		       "needs; stacks stop at the allocating frame", strerror(-err));
 	else
 		t->skel->rodata->targ_jw = t->jw.bpf;
+	t->skel->rodata->targ_jdepth = MT_JSTACK_WALK_FRAMES(t->depth);
 	t->walker = !err;
 	if (!t->walker)
 		return;
@@ -150,10 +152,12 @@ static void set_walker(struct alloctrace *t)
 		p_warn("the Java stack walker is off: Method* names cannot be read (%s)",
 		       strerror(errno));
 		t->walker = false;
-	} else if (!jstackname_inlining(t->jn)) {
+		return;
+	}
+	jstackname_set_depth(t->jn, t->depth);
+	if (!jstackname_inlining(t->jn))
 		p_warn("inlined frames are not expanded: this JVM's nmethod layout is "
 		       "not known; a compiled frame is named by its outermost method");
-	}
 }
 
 /* The allocating frame: the thread's frame anchor, the interpreter's and the
@@ -214,7 +218,7 @@ static int open_skel(struct alloctrace *t, const struct mt_proc *p,
 	/* the walker's stacks: a small preallocated map user space drains
 	 * (jstack/jstackstore.h), not one that allocates as it fills */
 	if (t->walker)
-		jstackstore_size_map(t->skel->maps.jstacks);
+		jstackstore_size_map(t->skel->maps.jstacks, MT_JSTACK_WALK_FRAMES(t->depth));
 	return 0;
 }
 
@@ -300,6 +304,8 @@ struct alloctrace *alloctrace_new(const struct mt_proc *p, const struct alloctra
 	if (!t)
 		return NULL;
 	t->exact = o->exact;
+	t->depth = o->stack_depth >= 1 && o->stack_depth <= MT_JSTACK_MAX_DEPTH ?
+		   o->stack_depth : MT_JSTACK_DEFAULT_DEPTH;
 	t->win.fd[0] = t->win.fd[1] = -1;
 	if ((err = open_names(t, p, o)))
 		goto err;

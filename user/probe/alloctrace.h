@@ -29,6 +29,9 @@ struct alloctrace_opts {
 	bool windows;   /* with a budget: also detach the uprobes part of the time when
 			 * the trap alone exceeds it (coarse estimates: dutycycle.h);
 			 * off, samples are only thinned and the trap's cost stays */
+	uint32_t stack_depth; /* with stacks: Java frames kept per stack, deeper ones
+			       * cut with a mark (1..MT_JSTACK_MAX_DEPTH; 0: the
+			       * default, MT_JSTACK_DEFAULT_DEPTH) */
 };
 
 /* Default budget: 1 % of the busiest allocating thread's time. */

@@ -180,8 +180,11 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 			goto fail;
 		}
 		t->skel->rodata->targ_jw = jw.bpf;
-		/* a small preallocated map user space drains (jstack/jstackstore.h) */
-		jstackstore_size_map(t->skel->maps.jstacks);
+		/* a small preallocated map user space drains (jstack/jstackstore.h),
+		 * stacks as deep as the names kept (PARKTRACE_FRAMES) */
+		t->skel->rodata->targ_jdepth = MT_JSTACK_WALK_FRAMES(PARKTRACE_FRAMES - 1);
+		jstackname_set_depth(t->jn, PARKTRACE_FRAMES - 1);
+		jstackstore_size_map(t->skel->maps.jstacks, MT_JSTACK_WALK_FRAMES(PARKTRACE_FRAMES - 1));
 	}
 	/* Streaming: into the collector's ring buffer, in order with the
 	 * thread's other events; the per-blocker tables shrink to nothing. */

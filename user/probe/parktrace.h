@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memtrace/jstack.h"
 #include "memtrace/park.h"
 
 struct mt_proc;
@@ -19,8 +20,9 @@ struct parktrace;
 
 /* Waiters' stacks kept per blocker (the ones with the most time parked). */
 #define PARKTRACE_STACKS 3
-/* Names per stack: the walker's depth plus inlined frames and a cut marker. */
-#define PARKTRACE_FRAMES 192
+/* Names per stack: the walker's default depth and a cut marker (the
+ * innermost frames are kept). */
+#define PARKTRACE_FRAMES (MT_JSTACK_DEFAULT_DEPTH + 1)
 
 /* One waiter stack of a blocker. */
 struct parktrace_stack {

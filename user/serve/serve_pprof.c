@@ -49,14 +49,20 @@ static char *profile_bytes(struct serve_pprof_job *j, struct alloctrace *t, uint
 {
 	char dir[] = "/tmp/memtrace-pprof.XXXXXX", path[sizeof(dir) + 16];
 	struct alloc_row *rows;
+	struct alloc_class *classes;
 	struct symres *sr;
 	struct profile *prof;
 	char *body = NULL;
-	size_t n;
+	size_t n, nc;
 
 	rows = alloctrace_rows(t, &n);
+	/* each class's bytes as the TLABs' contents say (as `alloc` does) */
+	classes = alloctrace_classes(t, &nc, NULL);
+	if (rows && classes && nc)
+		allocrows_match_classes(&rows, &n, classes, nc);
+	free(classes);
 	sr = symres_new(&j->p);
-	prof = allocprofile_build(t, sr, rows, n, false, NULL);
+	prof = allocprofile_build(t, sr, rows, n, false, NULL, NULL);
 	if (prof && mkdtemp(dir)) {
 		profile_set_window(prof, start_ns, dur_ns);
 		snprintf(path, sizeof(path), "%s/allocs.pb.gz", dir);
