@@ -194,7 +194,7 @@ FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c w
 FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c hotspot.c elfsym.c proc.c jvmid.c jvmflags.c klassname.c) \
 	user/lib/util.c
 FUZZ_perfdata := user/jvm/perfdata.c
-FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c
+FUZZ_usdt := user/probe/usdtspec.c user/jvm/elfsym.c user/lib/util.c user/probe/uprobemulti.c user/probe/uprobecost.c
 FUZZ_agent_request := user/agent/request.c
 FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c) \
 	$(addprefix user/jvm/,attach.c jvmflags.c proc.c jvmid.c klassname.c elfsym.c vmstructs.c hotspot.c) \
