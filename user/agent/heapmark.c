@@ -241,6 +241,11 @@ static int32_t rdi32(uint64_t a)
 	return *(const int32_t *)(uintptr_t)a;
 }
 
+static bool in_heap(const struct mark *mk, uint64_t a)
+{
+	return a >= mk->lo && a < mk->hi && !(a & ((1ull << mk->shift) - 1));
+}
+
 /*
  * Where object @a is now (HM_FORWARDING): a copy forked while the collector
  * was moving objects (Shenandoah's evacuation, or before it updated the
@@ -253,11 +258,11 @@ static uint64_t fwd(const struct mark *mk, uint64_t a)
 {
 	uint64_t m, to;
 
-	if (!mk->forwarding || a < mk->lo || a >= mk->hi || (a & 7))
+	if (!mk->forwarding || !in_heap(mk, a))
 		return a;
 	m = rd64(a);
 	to = m & ~3ull;
-	if ((m & 3) != 3 || !to || to < mk->lo || to >= mk->hi || to == a)
+	if ((m & 3) != 3 || !in_heap(mk, to) || to == a)
 		return a;
 	(*mk->nfwd)++;
 	return to;
@@ -289,11 +294,6 @@ static uint64_t klass_of(const struct mark *mk, uint64_t obj)
 	if (L->flags & MT_AP_LAYOUT_CKLASS)
 		return L->klass_base + ((uint64_t)rd32(obj + L->klass_off) << L->klass_shift);
 	return rd64(obj + L->klass_off);
-}
-
-static bool in_heap(const struct mark *mk, uint64_t a)
-{
-	return a >= mk->lo && a < mk->hi && !(a & ((1ull << mk->shift) - 1));
 }
 
 static size_t bit_of(const struct mark *mk, uint64_t a)
