@@ -33,6 +33,9 @@
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
+/* the kernel features its BPF object needs (ring buffer, USDT arguments, the stack walker) */
+#define JVMEV_NEEDS (KF_RINGBUF | KF_COOKIE | KF_LOOP)
+
 /* Classes read from the JVM in one resynchronisation, at most. */
 #define RESYNC_MAX_CLASSES 200000
 
@@ -821,12 +824,12 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	}
 
 	/* Load and verify. */
-	err = bpfutil_check("jvmev", KF_RINGBUF | KF_COOKIE | KF_LOOP);
+	err = bpfutil_check("jvmev", JVMEV_NEEDS);
 	if (err)
 		goto err_destroy;
 	err = jvmev_bpf__load(c->skel);
 	if (err) {
-		bpfutil_load_failed("jvmev", err, KF_RINGBUF | KF_COOKIE | KF_LOOP);
+		bpfutil_load_failed("jvmev", err, JVMEV_NEEDS);
 		goto err_destroy;
 	}
 

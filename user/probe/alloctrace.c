@@ -34,6 +34,9 @@
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
+/* the kernel features its BPF object needs (ring buffer, USDT arguments, the walker and TLAB parser) */
+#define ALLOC_NEEDS (KF_RINGBUF | KF_COOKIE | KF_LOOP)
+
 struct alloctrace {
 	struct alloc_bpf *skel;
 	struct ring_buffer *rb;
@@ -225,13 +228,13 @@ static int open_skel(struct alloctrace *t, const struct mt_proc *p,
 /* Load the program, and open the store of the walker's stacks. */
 static int load(struct alloctrace *t)
 {
-	int err = bpfutil_check("alloc", KF_RINGBUF | KF_COOKIE | KF_LOOP);
+	int err = bpfutil_check("alloc", ALLOC_NEEDS);
 
 	if (err)
 		return err; /* said */
 	err = alloc_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("alloc", err, KF_RINGBUF | KF_COOKIE | KF_LOOP);
+		bpfutil_load_failed("alloc", err, ALLOC_NEEDS);
 		return err;
 	}
 	if (t->walker && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),

@@ -20,6 +20,9 @@
 #include "probe/usdtspec.h"
 #include "lib/util.h"
 
+/* the kernel features its BPF object needs (ring buffer, USDT arguments) */
+#define GC_NEEDS (KF_RINGBUF | KF_COOKIE)
+
 #define MAX_NAMES 64
 
 /* Manager and pool names by their address in the JVM (they never move). */
@@ -203,12 +206,12 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	}
 
 	/* Load and verify. */
-	err = bpfutil_check("gc", KF_RINGBUF | KF_COOKIE);
+	err = bpfutil_check("gc", GC_NEEDS);
 	if (err)
 		goto err_destroy;
 	err = gc_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("gc", err, KF_RINGBUF | KF_COOKIE);
+		bpfutil_load_failed("gc", err, GC_NEEDS);
 		goto err_destroy;
 	}
 

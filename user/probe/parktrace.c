@@ -132,6 +132,7 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 	size_t np = 0;
 	struct jwalk_layout jw;
 	struct parktrace *t;
+	unsigned need;
 	int err;
 
 	bpfutil_setup_logging();
@@ -214,12 +215,13 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 		goto fail;
 	}
 	/* Load and verify. */
-	err = bpfutil_check("park", KF_RINGBUF | KF_COOKIE | (stacks ? KF_LOOP : 0));
+	need = KF_RINGBUF | KF_COOKIE | (stacks ? KF_LOOP : 0);
+	err = bpfutil_check("park", need);
 	if (err)
 		goto fail;
 	err = park_bpf__load(t->skel);
 	if (err) {
-		bpfutil_load_failed("park", err, KF_RINGBUF | KF_COOKIE | (stacks ? KF_LOOP : 0));
+		bpfutil_load_failed("park", err, need);
 		goto fail;
 	}
 	if (stacks && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),

@@ -25,6 +25,9 @@
 #include "lib/util.h"
 #include "jvm/vmstructs.h"
 
+/* the kernel features its BPF object needs (USDT arguments, the stack walker) */
+#define SITES_NEEDS (KF_COOKIE | KF_LOOP)
+
 struct sitecount {
 	struct sites_bpf *skel;
 	struct bpf_link *link[2];
@@ -112,12 +115,12 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 	/* the allocating frame through the stack walker, named with inlining */
 	if (!jwalk_layout(c->vs, &c->jw) && (c->jn = jstackname_new(c->vs, &c->jw)))
 		c->skel->rodata->targ_jw = c->jw.bpf;
-	err = bpfutil_check("sites", KF_COOKIE | KF_LOOP);
+	err = bpfutil_check("sites", SITES_NEEDS);
 	if (err)
 		goto fail;
 	err = sites_bpf__load(c->skel);
 	if (err) {
-		bpfutil_load_failed("sites", err, KF_COOKIE | KF_LOOP);
+		bpfutil_load_failed("sites", err, SITES_NEEDS);
 		goto fail;
 	}
 	err = attach_probes(c, p);
