@@ -120,7 +120,9 @@ static void reach(const struct dsl_heap *h, const struct mt_holds *g, bool all,
 				queue[tail++] = r->to;
 			}
 		}
-		for (uint32_t k = all ? 0 : g->lfirst[o]; !all && k < g->lfirst[o + 1]; k++) {
+		if (all)
+			continue;
+		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++) {
 			uint32_t c = g->lkid[k];
 
 			if (!bit(seen, c)) {
