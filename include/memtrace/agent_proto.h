@@ -314,9 +314,7 @@ struct mt_ap_heap_freeze {
 	uint64_t spaces[MT_AP_FREEZE_SPACES];  /* _LIST: addresses of pointers to space
 				* objects (Serial and Parallel swap their survivor
 				* spaces at each GC); _G1: [0] the G1HeapRegionTable,
-				* [1] its _base's offset, [2] its _length's offset
-				* (Shenandoah's alike: [0] the ShenandoahHeap, [1]
-				* _regions, [2] _num_regions) */
+				* [1] its _base's offset, [2] its _length's offset */
 };
 
 #define MT_AP_FREEZE_SPACES_NONE 0 /* share the whole heap */

@@ -124,29 +124,6 @@ static int g1_spaces(const struct mt_hotspot *hs, uint64_t heap, struct mt_ap_he
 	return 0;
 }
 
-/* Shenandoah's regions, laid out to the agent as G1's table: the heap
- * object holds a pointer to the array of region pointers and its length. */
-static int shenandoah_spaces(const struct mt_hotspot *hs, uint64_t heap,
-			     struct mt_ap_heap_freeze *f)
-{
-	int err;
-
-	if (!hs->has_shenandoahheap_regions || !hs->has_shenandoahheap_num_regions)
-		return -ENOENT;
-	if ((err = off16(hs->has_shenandoahheapregion_bottom, hs->shenandoahheapregion_bottom,
-			 &f->off_bottom)) ||
-	    (err = off16(hs->has_shenandoahheapregion_top, hs->shenandoahheapregion_top,
-			 &f->off_top)) ||
-	    (err = off16(hs->has_shenandoahheapregion_end, hs->shenandoahheapregion_end,
-			 &f->off_end)))
-		return err;
-	f->spaces[0] = heap;
-	f->spaces[1] = hs->shenandoahheap_regions;
-	f->spaces[2] = hs->shenandoahheap_num_regions;
-	f->space_kind = MT_AP_FREEZE_SPACES_G1;
-	return 0;
-}
-
 /* Parallel's young (eden, from, to) and old spaces. */
 static int parallel_spaces(const struct mt_vmstructs *vs, struct mt_ap_heap_freeze *f)
 {
@@ -196,7 +173,7 @@ static int serial_spaces(const struct mt_vmstructs *vs, uint64_t heap,
 
 /*
  * Where the heap's unused space is, for the agent to keep it out of the copy:
- * G1's and Shenandoah's regions; the young and old spaces of Parallel and Serial. Any
+ * G1's region table; the young and old spaces of Parallel and Serial. Any
  * entry missing: the whole heap is shared (a slower fork, more page faults
  * afterwards, the same snapshot). Never fails.
  */
@@ -209,10 +186,9 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 		g1_spaces(vmstructs_hotspot(vs), heap, f);
 		return;
 	}
-	if (gc == GC_SHENANDOAH) {
-		shenandoah_spaces(vmstructs_hotspot(vs), heap, f);
-		return;
-	}
+	/* Shenandoah's regions are not kept out: a copy died reading one (SIGSEGV,
+	 * JDK 25, once in a make check) with [top, end) of every region unshared;
+	 * the whole heap shared, no copy died in the runs here */
 	if (gc == GC_PARALLEL)
 		err = parallel_spaces(vs, f);
 	else if (gc == GC_SERIAL)

@@ -199,12 +199,6 @@ const struct hotspot_entry hotspot_table[] = {
 	OPT(g1heapregion_bottom, INHERITED, { "G1HeapRegion", "_bottom" }, { "HeapRegion", "_bottom" }),
 	OPT(g1heapregion_top, INHERITED, { "G1HeapRegion", "_top" }, { "HeapRegion", "_top" }),
 	OPT(g1heapregion_end, INHERITED, { "G1HeapRegion", "_end" }, { "HeapRegion", "_end" }),
-	/* Shenandoah's regions: the heap's array of region pointers */
-	OPT(shenandoahheap_regions, OFFSET, { "ShenandoahHeap", "_regions" }),
-	OPT(shenandoahheap_num_regions, OFFSET, { "ShenandoahHeap", "_num_regions" }),
-	OPT(shenandoahheapregion_bottom, OFFSET, { "ShenandoahHeapRegion", "_bottom" }),
-	OPT(shenandoahheapregion_top, OFFSET, { "ShenandoahHeapRegion", "_top" }),
-	OPT(shenandoahheapregion_end, OFFSET, { "ShenandoahHeapRegion", "_end" }),
 	OPT0(parallelscavengeheap_young_gen, STATIC, { "ParallelScavengeHeap", "_young_gen" }),
 	OPT0(parallelscavengeheap_old_gen, STATIC, { "ParallelScavengeHeap", "_old_gen" }),
 	OPT(psyounggen_eden_space, INHERITED, { "PSYoungGen", "_eden_space" }),

@@ -184,11 +184,6 @@ struct mt_hotspot {
 	bool has_psyounggen_eden_space, has_psyounggen_from_space, has_psyounggen_to_space,
 	     has_psoldgen_object_space, has_mutablespace_bottom, has_mutablespace_top,
 	     has_mutablespace_end;
-	uint64_t shenandoahheap_regions, shenandoahheap_num_regions; /* in ShenandoahHeap */
-	uint64_t shenandoahheapregion_bottom, shenandoahheapregion_top, shenandoahheapregion_end;
-	bool has_shenandoahheap_regions, has_shenandoahheap_num_regions,
-	     has_shenandoahheapregion_bottom, has_shenandoahheapregion_top,
-	     has_shenandoahheapregion_end;
 	uint64_t serialheap_young_gen, serialheap_old_gen;
 	uint64_t defnewgeneration_eden_space, defnewgeneration_from_space,
 		 defnewgeneration_to_space, tenuredgeneration_the_space;
