@@ -18,6 +18,10 @@ pass=0 failn=0 skipn=0 failed=() faillogs=()
 
 "$ROOT/tests/java/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
+# Perf maps in /tmp before the run: one a test's JVM leaves behind is named
+# at the end (memtrace removes those it made; a JVM killed while one was
+# being written, or a workload that asks for one itself, may leave one)
+PERFMAPS_BEFORE=$(ls /tmp/perf-*.map 2>/dev/null)
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=("$ROOT"/tests/e2e/cases/*.sh)
 RES=$(mktemp -d /tmp/mt-e2e-res.XXXX)
@@ -116,6 +120,11 @@ for i in "${!faillogs[@]}"; do
 	echo "-- ${failed[$i]}: what failed"
 	grep -E -i 'fail|differ|mismatch|wrong|lacks|not the expected|no samples|error' "${faillogs[$i]}" |
 		tail -12 | sed 's/^/    /'
+done
+left=$(comm -13 <(echo "$PERFMAPS_BEFORE") <(ls /tmp/perf-*.map 2>/dev/null))
+for f in $left; do
+	p=${f#/tmp/perf-}; p=${p%.map}
+	[ -d "/proc/$p" ] || echo "warning: $f of a JVM that has ended was left in /tmp by this run"
 done
 echo "e2e: $pass passed, $failn failed, $skipn skipped"
 [ $failn -eq 0 ]

@@ -9,6 +9,10 @@
 # listener's /tmp/.java_pidPID at the end of its session); one a JVM killed
 # with -9 left while no memtrace watched it goes at the next agent session,
 # with any JVM.
+# A perf map of a process long dead whose pid a new JVM reuses (pid_max is
+# 32768 here; a run of the tests wraps it) is not this JVM's: each case
+# removes such a stale one before memtrace starts (CI once failed on a
+# /tmp/perf-PID.map written 2 hours earlier by another test's JVM).
 # TIMEOUT: 180
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -21,9 +25,19 @@ none_left() {
 	return 0
 }
 
+# forget_stale PID: remove a perf map left by a dead process with JVM PID's pid
+# number (the JVM was started by this test and was not asked for one yet)
+forget_stale() {
+	if [ -e "/tmp/perf-$1.map" ]; then
+		note "a stale /tmp/perf-$1.map of an earlier process with pid $1 removed"
+		rm -f "/tmp/perf-$1.map"
+	fi
+}
+
 # 1. alloc --by stack on a JVM that lives on: its perf map is read, then gone.
 jvm_start a -Xmx64m SteadyGc 16
 A=$JVM_PID
+forget_stale "$A"
 [ -e "/tmp/perf-$A.map" ] && fail "a perf map of $A before memtrace asked"
 "$MEMTRACE" alloc -p "$A" --by stack --duration 2 >"$TMPD/a.out" 2>&1 || { cat "$TMPD/a.out" >&2; fail "alloc --by stack exited $?"; }
 [ -e "/tmp/perf-$A.map" ] && fail "alloc --by stack left /tmp/perf-$A.map behind (JVM alive)"
@@ -39,6 +53,7 @@ rm -f "/tmp/perf-$A.map"
 # session's start took longer than a JVM living a fixed 3 s)
 jvm_start b -Xmx64m AllocTick 60 "$TMPD/b.ticks"
 B=$JVM_PID
+forget_stale "$B"
 "$MEMTRACE" alloc -p "$B" --by stack --duration 30 >"$TMPD/b.out" 2>&1 &
 mt=$!
 wait_for_line "$TMPD/b.out" "sampling\|allocations of pid\|Ctrl-C" 60 || { cat "$TMPD/b.out" >&2; fail "alloc did not start"; }
@@ -51,6 +66,7 @@ none_left "$B" "alloc --by stack, JVM exited during it"
 # 3. An agent session; the JVM ends with SIGTERM during it.
 jvm_start c -Xmx64m SteadyGc 16
 C=$JVM_PID
+forget_stale "$C"
 "$MEMTRACE" age -p "$C" --duration 30 >"$TMPD/c.out" 2>&1 &
 M=$!
 wait_for_line "$TMPD/c.out" "sampling JVM $C" 20 || { cat "$TMPD/c.out" >&2; fail "age did not start"; }
@@ -65,6 +81,7 @@ none_left "$C" "JVM ended with SIGTERM during an agent session"
 # 4. The same, killed with -9: memtrace removes the sockets at the end of its session.
 jvm_start d -Xmx64m SteadyGc 16
 D=$JVM_PID
+forget_stale "$D"
 "$MEMTRACE" age -p "$D" --duration 30 >"$TMPD/d.out" 2>&1 &
 M=$!
 wait_for_line "$TMPD/d.out" "sampling JVM $D" 20 || { cat "$TMPD/d.out" >&2; fail "age did not start"; }
@@ -78,6 +95,7 @@ assert_contains "$TMPD/d.out" "JVM $D exited"
 # 5. Killed with -9 with the agent dormant: the next agent session sweeps it.
 jvm_start e -Xmx64m SteadyGc 16
 E=$JVM_PID
+forget_stale "$E"
 "$MEMTRACE" attach -p "$E" >"$TMPD/e.out" 2>&1 || { cat "$TMPD/e.out" >&2; fail "attach $E"; }
 kill -9 "$E"
 wait "$E" 2>/dev/null
