@@ -32,7 +32,10 @@ struct heapseries {
 	bool have_last;
 };
 
-/* heapseries_init - an empty series. Returns 0 or -ENOMEM (printed). */
+/* heapseries_init - an empty series. Returns 0 or -ENOMEM (printed). From
+ * then on the process's malloc keeps the memory it frees (for the next
+ * snapshot): a long-lived caller returns it with malloc_trim(0) after the
+ * series. */
 int heapseries_init(struct heapseries *s);
 /* heapseries_free - free @s (a zeroed one: no operation). */
 void heapseries_free(struct heapseries *s);
