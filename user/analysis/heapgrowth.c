@@ -42,7 +42,7 @@ struct heapgrowth {
 	double t[HEAPGROWTH_MAX_SNAPS];
 	uint64_t gcs[HEAPGROWTH_MAX_SNAPS];
 	/* the last snapshot's place of each object */
-	uint64_t *last_sig;
+	int32_t *last_group;       /* per object of the last snapshot: its group, -1 none */
 	uint32_t last_n;
 	/* the result */
 	struct heapgrowth_holder *h;
@@ -176,7 +176,7 @@ void heapgrowth_free(struct heapgrowth *g)
 	free(g->strslot);
 	free(g->g);
 	free(g->slot);
-	free(g->last_sig);
+	free(g->last_group);
 	free(g);
 }
 
@@ -207,10 +207,13 @@ bool heapgrowth_internal(const char *cls)
 struct snapctx {
 	const struct dsl_heap *h;
 	uint64_t *clsh;            /* per class: hash of its name */
+	uint64_t **fieldh;         /* per class: its fields' names' hashes (into fieldh_all) */
+	uint64_t *fieldh_all;
+	uint64_t *statich;         /* per static field: hash of its name */
 	uint32_t *clsid;           /* per class: interned name */
 	uint32_t *parent;          /* per object: the owner of its root path's last link */
 	uint64_t *sig;             /* per object: its place, 0 not yet */
-	uint32_t *eh;              /* per object: hash of the link into it */
+	int32_t *group;            /* per object: its place's group, -1 none */
 	uint32_t *rootlabel;       /* per object that is a root: its label id, else UINT32_MAX */
 	uint64_t *rooth;           /* per object that is a root: hash of that label */
 	uint32_t *classof_obj;     /* per object: the class it is the object of, or DSL_NOOBJ */
@@ -226,10 +229,9 @@ static uint64_t link_hash(const struct snapctx *c, uint32_t from, const struct d
 	if (r->kind == DSL_REF_FIELD && r->index >= 0 &&
 	    (uint32_t)r->index < h->classes[h->objects[from].cls].nfields)
 		return mix(mix(x, c->clsh[h->objects[from].cls]),
-			   hstr(h->classes[h->objects[from].cls].fields[r->index].name));
+			   c->fieldh[h->objects[from].cls][r->index]);
 	if (r->kind == DSL_REF_STATIC_FIELD && r->index >= 0 && (uint32_t)r->index < h->nstatics)
-		return mix(mix(x, c->clsh[h->statics[r->index].cls]),
-			   hstr(h->statics[r->index].name));
+		return mix(mix(x, c->clsh[h->statics[r->index].cls]), c->statich[r->index]);
 	return mix(x, c->clsh[h->objects[from].cls]); /* array elements: any index */
 }
 
@@ -306,13 +308,12 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 		uint32_t cls = h->objects[x].cls;
 		uint64_t ps, sig;
 		int64_t gi;
-		bool created;
+		size_t before = g->n;
 
 		if (via == DSL_VIA_NONE)
 			continue;
 		if (via == DSL_VIA_ROOT) {
 			ps = 0;
-			c->eh[x] = (uint32_t)c->rooth[x];
 			sig = mix(mix(0x7007, c->rooth[x] | 1), c->clsh[cls]);
 		} else {
 			uint32_t p = c->parent[x];
@@ -326,7 +327,6 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			 * chain shorter than another's once a map filled) */
 			base = c->anchor[h->objects[p].cls] && h->root_via[p] != DSL_VIA_ROOT ?
 				       mix(0xa7c4, c->clsh[h->objects[p].cls]) : ps;
-			c->eh[x] = (uint32_t)lh;
 			/* an object of its referrer's class through a field (a list's
 			 * next, a bin's chain, a tree's children): the referrer's
 			 * place - a map's entries chained in a bin or at its head are
@@ -334,17 +334,18 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			if (h->objects[p].cls == cls && h->refs[via].kind == DSL_REF_FIELD &&
 			    c->classof_obj[x] == DSL_NOOBJ) { /* not a class object's static */
 				c->sig[x] = ps;
+				c->group[x] = c->group[p];
 				continue;
 			}
 			sig = mix(mix(base, lh), c->clsh[cls]);
 		}
 		sig = sig ? sig : 1;
 		c->sig[x] = sig;
-		created = group_of(g, sig, false) < 0;
 		gi = group_of(g, sig, true);
 		if (gi < 0)
 			return -ENOMEM;
-		if (created) {
+		c->group[x] = (int32_t)gi;
+		if (g->n > before) { /* made now */
 			struct group *gr = &g->g[gi];
 			char buf[1024];
 
@@ -370,9 +371,13 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 static void snap_free(struct snapctx *c)
 {
 	free(c->clsh);
+	free(c->fieldh);
+	free(c->fieldh_all);
+	free(c->statich);
 	free(c->clsid);
 	free(c->parent);
-	free(c->eh);
+	free(c->sig);
+	free(c->group);
 	free(c->rootlabel);
 	free(c->rooth);
 	free(c->classof_obj);
@@ -383,25 +388,41 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 {
 	struct snapctx c = { .h = h };
 	uint32_t n = h->nobjects, k = g->nsnaps, *stack = NULL;
+	size_t nfields = 0;
 	int err = -ENOMEM;
 
 	if (k >= HEAPGROWTH_MAX_SNAPS)
 		return -E2BIG;
 	if (!h->root_via)
 		return -EINVAL;
+	for (uint32_t i = 0; i < h->nclasses; i++)
+		nfields += h->classes[i].nfields;
 	c.clsh = calloc(h->nclasses + 1, sizeof(*c.clsh));
+	c.fieldh = calloc(h->nclasses + 1, sizeof(*c.fieldh));
+	c.fieldh_all = calloc(nfields + 1, sizeof(*c.fieldh_all));
+	c.statich = calloc((size_t)h->nstatics + 1, sizeof(*c.statich));
 	c.clsid = calloc(h->nclasses + 1, sizeof(*c.clsid));
 	c.parent = malloc(((size_t)n + 1) * sizeof(*c.parent));
 	c.sig = calloc((size_t)n + 1, sizeof(*c.sig));
-	c.eh = malloc(((size_t)n + 1) * sizeof(*c.eh));
+	c.group = malloc(((size_t)n + 1) * sizeof(*c.group));
 	c.rootlabel = malloc(((size_t)n + 1) * sizeof(*c.rootlabel));
 	c.rooth = calloc((size_t)n + 1, sizeof(*c.rooth));
 	c.classof_obj = malloc(((size_t)n + 1) * sizeof(*c.classof_obj));
 	c.anchor = calloc(h->nclasses + 1, sizeof(*c.anchor));
 	stack = malloc(((size_t)n + 1) * sizeof(*stack));
-	if (!c.clsh || !c.clsid || !c.parent || !c.sig || !c.eh || !c.rootlabel || !c.rooth ||
-	    !c.classof_obj || !c.anchor || !stack)
+	if (!c.clsh || !c.fieldh || !c.fieldh_all || !c.statich || !c.clsid || !c.parent ||
+	    !c.sig || !c.group || !c.rootlabel || !c.rooth || !c.classof_obj || !c.anchor || !stack)
 		goto out;
+	/* the names' hashes once, not once per reference */
+	nfields = 0;
+	for (uint32_t i = 0; i < h->nclasses; i++) {
+		c.fieldh[i] = c.fieldh_all + nfields;
+		for (uint32_t f = 0; f < h->classes[i].nfields; f++)
+			c.fieldh_all[nfields++] = hstr(h->classes[i].fields[f].name);
+	}
+	for (uint32_t i = 0; i < h->nstatics; i++)
+		c.statich[i] = hstr(h->statics[i].name);
+	memset(c.group, 0xff, ((size_t)n + 1) * sizeof(*c.group));
 	for (uint32_t i = 0; i < h->nclasses; i++) {
 		c.clsh[i] = hstr(h->classes[i].name);
 		c.clsid[i] = intern(g, h->classes[i].name);
@@ -434,11 +455,8 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 		goto out;
 	/* the places' counts in this snapshot */
 	for (uint32_t o = 0; o < n; o++) {
-		int64_t gi;
+		int32_t gi = c.group[o];
 
-		if (!c.sig[o])
-			continue;
-		gi = group_of(g, c.sig[o], false);
 		if (gi < 0)
 			continue;
 		g->g[gi].count[k]++;
@@ -450,13 +468,12 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	g->t[k] = t;
 	g->gcs[k] = gcs;
 	g->nsnaps++;
-	free(g->last_sig);
-	g->last_sig = c.sig;
+	free(g->last_group);
+	g->last_group = c.group;
 	g->last_n = n;
-	c.sig = NULL;
+	c.group = NULL;
 	err = 0;
 out:
-	free(c.sig);
 	free(stack);
 	snap_free(&c);
 	return err;
@@ -670,8 +687,7 @@ int heapgrowth_holder_of(const struct heapgrowth *g, uint32_t obj)
 {
 	int64_t gi;
 
-	if (!g->last_sig || obj >= g->last_n || !g->last_sig[obj])
+	if (!g->last_group || obj >= g->last_n || (gi = g->last_group[obj]) < 0)
 		return -1;
-	gi = group_of((struct heapgrowth *)g, g->last_sig[obj], false);
-	return gi < 0 || !g->g[gi].growing ? -1 : g->g[gi].result;
+	return !g->g[gi].growing ? -1 : g->g[gi].result;
 }

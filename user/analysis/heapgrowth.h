@@ -37,8 +37,8 @@
  * are still there after the GCs counted from the end of interval i to the
  * last snapshot.
  *
- * Memory: 16 bytes per object of the snapshot being added (freed after),
- * and ~100 bytes per group per snapshot.
+ * Memory: 36 bytes per object of the snapshot being added (freed after; 4
+ * kept for the last one's objects), and ~100 bytes per group per snapshot.
  */
 #ifndef MEMTRACE_HEAPGROWTH_H
 #define MEMTRACE_HEAPGROWTH_H
