@@ -40,6 +40,7 @@ struct growth_run {
 	const struct leaks_opts *o;
 	struct heapseries series;
 	uint64_t *ids;             /* the sample ids the last snapshot looks for */
+	double t_end;              /* when the window ended (s): the last snapshot's time */
 	int err;
 };
 
@@ -101,6 +102,14 @@ static int on_walk(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	return walk(g, p, so, m, t, false) ? -1 : 0;
 }
 
+static void on_end(void *ctx, const struct mt_proc *p, double elapsed)
+{
+	struct growth_run *g = ctx;
+
+	(void)p;
+	g->t_end = elapsed;
+}
+
 static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 		   struct mt_samples *m)
 {
@@ -109,7 +118,8 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	if (g->err)
 		return 0; /* an earlier snapshot failed: said so, nothing to add */
 	p_info("heap snapshot %u of %u (the last)", g->series.taken + 1, g->o->snapshots);
-	return walk(g, p, so, m, g->o->s.duration, true) ? -1 : 0;
+	/* its time: when it starts, later than --duration if snapshots ran late */
+	return walk(g, p, so, m, g->t_end, true) ? -1 : 0;
 }
 
 static int growth_run(struct leaks_opts *o)
@@ -129,6 +139,7 @@ static int growth_run(struct leaks_opts *o)
 	o->s.walk_every = o->s.duration / (o->snapshots - 1);
 	o->s.walks = o->snapshots - 1; /* all of them, late or not */
 	o->s.on_walk = on_walk;
+	o->s.on_end = on_end;
 	o->s.on_last = on_last;
 	err = sampling_run(&o->s, &p, &m, NULL, &g, &elapsed);
 	if (err || g.err)
@@ -141,6 +152,12 @@ static int growth_run(struct leaks_opts *o)
 	if (g.series.taken < o->snapshots)
 		p_warn("%u of %u heap snapshots taken (interrupted): growth over those",
 		       g.series.taken, o->snapshots);
+	else if (g.t_end > o->s.duration * 1.2 + 2)
+		p_warn("the snapshots took longer than their interval (%.1f s each on average "
+		       "for %llu objects): the window lasted %.0f s, not %.0f; fewer --snapshots "
+		       "or a longer --duration keeps to it", (double)g.series.walk_ns / 1e9 /
+		       g.series.taken, (unsigned long long)g.series.objects_last, g.t_end,
+		       o->s.duration);
 	if (heapgrowth_rank(g.series.growth, &go, &r)) {
 		p_err("out of memory");
 		goto out;

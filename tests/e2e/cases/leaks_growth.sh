@@ -76,5 +76,26 @@ for r in leaks:
 head = [r for r in rows if r.get("event") == "leaks"][0]
 assert head["snapshots"] == 6 and head["suspects"] >= 3, head
 PY
+# snapshots that run late (1 s for 4 snapshots of 3 M objects): each one's
+# time is when it was taken - ascending, the last after --duration, the
+# window's length said (the last was once put at --duration, before the
+# one ahead of it: "born 35-30 s")
+"$MEMTRACE" --json leaks -p "$JVM_PID" --duration 1 --snapshots 4 >"$TMPD/late.json" \
+	2>"$TMPD/late.err" || { cat "$TMPD/late.err"; fail "leaks --duration 1"; }
+python3 - "$TMPD/late.json" <<'PY' || { cat "$TMPD/late.err"; fail "late snapshots' times"; }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+snap = [r for r in rows if r.get("event") == "snapshots"][0]
+t, at = snap["t"], snap["at_mono_ns"]
+assert len(t) == 4 and all(b > a for a, b in zip(t, t[1:])), t
+assert t[-1] > 1.0, t
+for k in range(1, 4): # the request's time and the fork's instant agree
+    assert abs((t[k] - t[0]) - (at[k] - at[0]) / 1e9) < 1.0, (t, at)
+for r in rows:
+    for a in r.get("ages", []):
+        assert a["born_to_s"] > a["born_from_s"], a
+PY
+grep -q "the window lasted" "$TMPD/late.err" || { cat "$TMPD/late.err"; fail "no word that the snapshots ran late"; }
+note "late snapshots: $(grep -o 'the window lasted [0-9]* s' "$TMPD/late.err")"
 kill -0 "$JVM_PID" || fail "the JVM died"
 [ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the snapshots"
