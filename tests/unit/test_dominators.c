@@ -4,7 +4,10 @@
  * unreachable from the roots without d) on heaps known by construction and
  * on random graphs (cycles, self references, several roots, unreachable
  * parts); the referrers index and the shortest root paths (analysis/
- * heapgraph.c) against a plain breadth-first search; the by-class sums. */
+ * heapgraph.c) against a plain breadth-first search; the by-class sums;
+ * heaps with classes and loaders against the iterative data-flow definition
+ * of dominators on the graph built step by step as dominators.h says; a
+ * chain of a million. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -290,6 +293,301 @@ static void test_deep_chain(void **state)
 	free(e);
 }
 
+/*
+ * An independent reference for heaps with classes and loaders: the graph as
+ * dominators.h defines it, built step by step (what every reference reaches,
+ * the loader edges into that, what the graph without CLASS references
+ * reaches, the CLASS references to the rest), then dominators by the
+ * iterative data-flow definition - Dom(root) = {root}, Dom(o) = {o} plus
+ * the intersection of Dom(p) over o's predecessors p - to a fixed point.
+ */
+struct mheap {
+	struct dsl_heap h;
+	struct dsl_hobject *obj;
+	struct dsl_href *refs;
+	struct dsl_hroot *roots;
+	struct dsl_hclass *cls;
+	struct dsl_hloader *ld;
+};
+
+/* Reach over the edges (from, to) with use[] set, from the heap's roots. */
+static void edge_reach(const struct dsl_heap *h, uint32_t ne, const uint32_t (*e)[2],
+		       const uint8_t *use, uint8_t *seen)
+{
+	bool more = true;
+
+	memset(seen, 0, h->nobjects);
+	for (uint32_t i = 0; i < h->nroots; i++)
+		seen[h->roots[i].obj] = 1;
+	while (more) { /* a fixed point: the reference shares no code with a search */
+		more = false;
+		for (uint32_t k = 0; k < ne; k++)
+			if (use[k] && seen[e[k][0]] && !seen[e[k][1]])
+				seen[e[k][1]] = more = 1;
+	}
+}
+
+static void check_against_dataflow(const struct dsl_heap *h)
+{
+	uint32_t n = h->nobjects, ne = 0, words = (n + 1 + 63) / 64;
+	uint32_t (*e)[2] = calloc(h->nrefs + h->nclasses + 1, sizeof(*e));
+	uint8_t *use = calloc(h->nrefs + h->nclasses + 1, 1), *any = malloc(n + 1);
+	uint8_t *rp = malloc(n + 1), *reached = malloc(n + 1);
+	uint64_t *dom = calloc((size_t)(n + 1) * words, sizeof(*dom)); /* vertex n: the root */
+	struct mt_domtree d;
+	bool more = true;
+
+	/* 1. every reference: what it reaches */
+	for (uint32_t o = 0; o < n; o++)
+		for (uint32_t k = 0; k < h->objects[o].nrefs; k++) {
+			e[ne][0] = o;
+			e[ne][1] = h->refs[h->objects[o].ref_first + k].to;
+			use[ne++] = 1;
+		}
+	edge_reach(h, ne, (const uint32_t (*)[2])e, use, any);
+	/* 2. loader edges to classes references reach; CLASS references out */
+	for (uint32_t c = 0; c < h->nclasses; c++) {
+		uint32_t lo = h->classes[c].loader == DSL_NOOBJ ? DSL_NOOBJ :
+			      h->loaders[h->classes[c].loader].obj;
+
+		if (h->classes[c].obj != DSL_NOOBJ && lo != DSL_NOOBJ && any[h->classes[c].obj]) {
+			e[ne][0] = lo;
+			e[ne][1] = h->classes[c].obj;
+			use[ne++] = 1;
+		}
+	}
+	for (uint32_t k = 0; k < h->nrefs; k++)
+		use[k] = h->refs[k].kind != DSL_REF_CLASS;
+	edge_reach(h, ne, (const uint32_t (*)[2])e, use, rp);
+	/* 3. a CLASS reference holds a class nothing else does */
+	for (uint32_t k = 0; k < h->nrefs; k++)
+		use[k] = h->refs[k].kind != DSL_REF_CLASS || !rp[e[k][1]];
+	edge_reach(h, ne, (const uint32_t (*)[2])e, use, reached);
+	for (uint32_t o = 0; o < n; o++)
+		assert_int_equal(reached[o], any[o]); /* the graph reaches what references do */
+	/* 4. data flow: start from "everything" and shrink */
+	for (uint32_t o = 0; o < n; o++)
+		for (uint32_t w = 0; w < words; w++)
+			dom[(size_t)o * words + w] = ~0ull;
+	dom[(size_t)n * words + n / 64] = 1ull << (n % 64);
+	while (more) {
+		more = false;
+		for (uint32_t o = 0; o < n; o++) {
+			uint64_t nd[words];
+			bool isroot = false;
+
+			if (!reached[o])
+				continue;
+			for (uint32_t i = 0; i < h->nroots; i++)
+				isroot |= h->roots[i].obj == o;
+			for (uint32_t w = 0; w < words; w++)
+				nd[w] = isroot ? dom[(size_t)n * words + w] : ~0ull;
+			for (uint32_t k = 0; k < ne; k++)
+				if (use[k] && e[k][1] == o && reached[e[k][0]])
+					for (uint32_t w = 0; w < words; w++)
+						nd[w] &= dom[(size_t)e[k][0] * words + w];
+			nd[o / 64] |= 1ull << (o % 64);
+			for (uint32_t w = 0; w < words; w++)
+				if (nd[w] != dom[(size_t)o * words + w]) {
+					dom[(size_t)o * words + w] = nd[w];
+					more = true;
+				}
+		}
+	}
+	assert_int_equal(dominators_compute(h, &d), 0);
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t idom = MT_DOM_ROOT, ndom = 0;
+		uint64_t ret = 0;
+
+		if (!reached[o]) {
+			assert_int_equal(d.idom[o], MT_DOM_UNREACHED);
+			assert_true(d.retained[o] == DSL_NORETAINED);
+			continue;
+		}
+		for (uint32_t w = 0; w < words; w++)
+			ndom += (uint32_t)__builtin_popcountll(dom[(size_t)o * words + w]);
+		/* the strict dominator with one dominator less (the root counts) */
+		for (uint32_t x = 0; x < n; x++) {
+			uint32_t nx = 0;
+
+			if (x == o || !((dom[(size_t)o * words + x / 64] >> (x % 64)) & 1))
+				continue;
+			for (uint32_t w = 0; w < words; w++)
+				nx += (uint32_t)__builtin_popcountll(dom[(size_t)x * words + w]);
+			if (nx == ndom - 1)
+				idom = x;
+		}
+		for (uint32_t y = 0; y < n; y++)
+			if (reached[y] && (dom[(size_t)y * words + o / 64] >> (o % 64)) & 1)
+				ret += h->objects[y].size;
+		if (d.idom[o] != idom)
+			fail_msg("object %u: idom %u, expected %u", o, d.idom[o], idom);
+		assert_int_equal(d.retained[o], ret);
+	}
+	dominators_free(&d);
+	free(e);
+	free(use);
+	free(any);
+	free(rp);
+	free(reached);
+	free(dom);
+}
+
+/*
+ * Random heaps with classes and loaders against the data-flow definition:
+ * class objects (some a loader's, some the bootstrap's with a SYSTEM_CLASS
+ * root), instances with CLASS references to their class (some without, some
+ * with a second), loaders with and without a field chain to their classes,
+ * self references, the same reference twice, back edges, unreachable parts.
+ * These reach every way the search can go: a class first reached over its
+ * loader's edge but held by references too, one only a loader reaches, one
+ * only its instances hold.
+ */
+static void test_random_loaders(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 400; t++) {
+		uint32_t n = 2 + rnd(70), nc = 1 + rnd(6), nl = 1 + rnd(3), ne = 0, nr = 1 + rnd(4);
+		uint32_t (*e)[3] = calloc(8 * n + 16, sizeof(*e)); /* from, to, kind */
+		struct mheap m = { 0 };
+		uint32_t k = 0;
+
+		if (nc + nl > n)
+			nc = nl = 1;
+		m.obj = calloc(n, sizeof(*m.obj));
+		m.refs = calloc(8 * n + 16, sizeof(*m.refs));
+		m.roots = calloc(nr + nc, sizeof(*m.roots));
+		m.cls = calloc(nc, sizeof(*m.cls));
+		m.ld = calloc(nl, sizeof(*m.ld));
+		/* objects 0 .. nc-1: class objects; nc .. nc+nl-1: loaders */
+		for (uint32_t l = 0; l < nl; l++)
+			m.ld[l] = (struct dsl_hloader){ .obj = rnd(4) ? nc + l : DSL_NOOBJ, .id = l + 1 };
+		for (uint32_t c = 0; c < nc; c++)
+			m.cls[c] = (struct dsl_hclass){ .name = "K", .obj = rnd(8) ? c : DSL_NOOBJ,
+							.super = DSL_NOOBJ,
+							.loader = rnd(4) ? rnd(nl) : DSL_NOOBJ };
+		for (uint32_t o = 0; o < n; o++) {
+			uint32_t c = rnd(nc), nf = rnd(4);
+
+			/* a CLASS reference first, as JVMTI reports it (sometimes none) */
+			if (m.cls[c].obj != DSL_NOOBJ && rnd(6)) {
+				e[ne][0] = o, e[ne][1] = m.cls[c].obj, e[ne++][2] = DSL_REF_CLASS;
+				if (!rnd(10)) /* a second, or one to another class */
+					e[ne][0] = o, e[ne][1] = rnd(nc), e[ne++][2] = DSL_REF_CLASS;
+			}
+			m.obj[o] = (struct dsl_hobject){ .id = 1 + o, .cls = c, .length = -1,
+							 .size = 8 + 8 * rnd(50) };
+			for (uint32_t f = 0; f < nf; f++) {
+				uint32_t to = rnd(5) ? (o + 1 + rnd(6)) % n : rnd(n);
+
+				if (!rnd(12))
+					to = o; /* self */
+				e[ne][0] = o, e[ne][1] = to, e[ne++][2] =
+					!rnd(8) ? DSL_REF_STATIC_FIELD : DSL_REF_FIELD;
+				if (!rnd(10)) /* the same reference twice */
+					e[ne][0] = o, e[ne][1] = to, e[ne++][2] = DSL_REF_ARRAY_ELEMENT;
+			}
+			if (o >= nc && o < nc + nl && rnd(2)) /* a loader's list of its classes */
+				for (uint32_t c2 = 0; c2 < nc; c2++)
+					if (m.cls[c2].obj != DSL_NOOBJ && rnd(2))
+						e[ne][0] = o, e[ne][1] = c2, e[ne++][2] = DSL_REF_FIELD;
+		}
+		for (uint32_t o = 0; o < n; o++) {
+			m.obj[o].ref_first = k;
+			for (uint32_t i = 0; i < ne; i++)
+				if (e[i][0] == o)
+					m.refs[k++] = (struct dsl_href){ .to = e[i][1], .index = -1,
+									 .kind = (uint8_t)e[i][2] };
+			m.obj[o].nrefs = k - m.obj[o].ref_first;
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			m.roots[i] = (struct dsl_hroot){ .obj = rnd(n), .kind = DSL_ROOT_JNI_GLOBAL };
+		for (uint32_t c = 0; c < nc; c++) /* the bootstrap's classes: roots, mostly */
+			if (m.cls[c].obj != DSL_NOOBJ && m.cls[c].loader == DSL_NOOBJ && rnd(3))
+				m.roots[nr++] = (struct dsl_hroot){ .obj = c,
+								    .kind = DSL_ROOT_SYSTEM_CLASS };
+		m.h = (struct dsl_heap){ .objects = m.obj, .nobjects = n, .classes = m.cls,
+					 .nclasses = nc, .refs = m.refs, .nrefs = k, .roots = m.roots,
+					 .nroots = nr, .loaders = m.ld, .nloaders = nl };
+		check_against_dataflow(&m.h);
+		free(m.obj);
+		free(m.refs);
+		free(m.roots);
+		free(m.cls);
+		free(m.ld);
+		free(e);
+	}
+}
+
+/* The plain random graphs of test_random against the data-flow definition
+ * too (a second independent reference). */
+static void test_random_dataflow(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 200; t++) {
+		uint32_t n = 1 + rnd(90), ne = rnd(3 * n + 1), nr = 1 + rnd(4);
+		uint32_t (*e)[2] = calloc(ne + 1, sizeof(*e)), roots[4];
+		struct g g;
+
+		for (uint32_t i = 0; i < ne; i++) {
+			e[i][0] = rnd(n);
+			e[i][1] = rnd(3) ? (e[i][0] + 1 + rnd(4)) % n : rnd(n);
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			roots[i] = rnd(n);
+		g_build(&g, n, (const uint32_t (*)[2])e, ne, roots, nr, NULL);
+		check_against_dataflow(&g.h);
+		g_free(&g);
+		free(e);
+	}
+}
+
+/* A chain of a million objects with back edges: the DFS stack and eval()'s
+ * path compression go a million deep (no recursion); every back edge leads
+ * to an object the chain already dominates, so idom(i) = i - 1. */
+static void test_million_chain(void **state)
+{
+	uint32_t n = 1000000, root = 0, nb = 0;
+	struct g g;
+	struct mt_domtree d;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.obj = calloc(n, sizeof(*g.obj));
+	g.refs = calloc(2 * n, sizeof(*g.refs));
+	g.roots = calloc(1, sizeof(*g.roots));
+	g.cls[0] = (struct dsl_hclass){ .name = "A", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+					.loader = DSL_NOOBJ };
+	for (uint32_t o = 0, k = 0; o < n; o++) {
+		g.obj[o] = (struct dsl_hobject){ .id = o + 1, .size = 16, .length = -1,
+						 .ref_first = k };
+		if (o + 1 < n)
+			g.refs[k++] = (struct dsl_href){ .to = o + 1, .index = -1,
+							 .kind = DSL_REF_FIELD };
+		/* back to the start from the end, and now and then */
+		if (o == n - 1 || o % 1000 == 999) {
+			g.refs[k++] = (struct dsl_href){ .to = o == n - 1 ? 1 : o / 2, .index = -1,
+							 .kind = DSL_REF_FIELD };
+			nb++;
+		}
+		g.obj[o].nrefs = k - g.obj[o].ref_first;
+	}
+	g.roots[0] = (struct dsl_hroot){ .obj = root, .kind = DSL_ROOT_THREAD };
+	g.h = (struct dsl_heap){ .objects = g.obj, .nobjects = n, .classes = g.cls, .nclasses = 1,
+				 .refs = g.refs, .nrefs = n - 1 + nb, .roots = g.roots, .nroots = 1 };
+	assert_int_equal(dominators_compute(&g.h, &d), 0);
+	assert_int_equal(d.idom[0], MT_DOM_ROOT);
+	for (uint32_t o = 1; o < n; o++)
+		if (d.idom[o] != o - 1)
+			fail_msg("object %u: idom %u", o, d.idom[o]);
+	for (uint32_t o = 0; o < n; o++)
+		if (d.retained[o] != 16ull * (n - o))
+			fail_msg("object %u: retained %llu", o, (unsigned long long)d.retained[o]);
+	assert_int_equal(d.reached, n);
+	dominators_free(&d);
+	g_free(&g);
+}
+
 /* Roots by how long they hold: a class's static first, then a thread, then a
  * local variable - each only for what the ones before do not reach. */
 static void test_root_path_kinds(void **state)
@@ -523,6 +821,9 @@ int main(void)
 		cmocka_unit_test(test_root_path_kinds),
 		cmocka_unit_test(test_ref_text),
 		cmocka_unit_test(test_class_held_by_loader),
+		cmocka_unit_test(test_random_loaders),
+		cmocka_unit_test(test_random_dataflow),
+		cmocka_unit_test(test_million_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,22 +4,49 @@
  *
  * Everything below works on DFS numbers: 0 is the virtual root, 1 .. N-1 the
  * objects in the preorder of a depth-first search from the roots (in heap
- * order). Arrays indexed by DFS number: vertex (the object), anc (the DFS
- * parent, then the path-compressed forest link), semi, label, idom.
+ * order).
  *
- *  1. DFS: number the objects, record each one's DFS parent (iterative, an
- *     explicit stack of (object, next reference)).
- *  2. Semidominators, from N-1 down to 1: semi(w) is the smallest of its
- *     DFS parent and, over w's referrers v (the virtual root for a heap
- *     root: 0), semi(label) of eval(v) - the smallest semi on v's path up
- *     the forest of the already processed (higher-numbered) vertices, found
- *     with path compression. The forest is implicit: a vertex numbered above
- *     w counts as linked to its parent.
- *  3. idom(w), from 2 up: start at the DFS parent and climb idom links
+ *  1. DFS (iterative, an explicit stack): number the objects, record each
+ *     one's DFS parent, and keep only the edges that are not tree edges
+ *     (v, w) - on a heap most edges are: each vertex but the first has one.
+ *     The graph's edges (dominators.h) depend on what the references reach:
+ *     first the search assumes every class a loader defined is reached by
+ *     references too and no CLASS reference holds (a JVM's heap), follows
+ *     every loader edge and checks both assumptions on the way (verify());
+ *     when one fails it starts again on the graph computed as dominators.h
+ *     says (what every reference reaches, then what the graph without
+ *     CLASS references reaches).
+ *  2. The kept edges and one from the virtual root to each heap root, by
+ *     target (a counting sort), so each vertex's predecessors are read in
+ *     turn.
+ *  3. Semidominators, from N-1 down to 1: semi(w) is the smallest of its
+ *     DFS parent and, over w's predecessors v, v itself if v < w, else
+ *     semi(label) of eval(v) - the smallest semi on v's path up the forest
+ *     of the processed (higher-numbered) vertices, with path compression.
+ *     The forest is implicit: a vertex numbered above w counts as linked to
+ *     its parent.
+ *  4. idom(w), from 2 up: start at the DFS parent and climb idom links
  *     while above semi(w) (the nearest common ancestor of the two, since
  *     the parent's idom chain is final by then).
- *  4. Retained sizes: each vertex's shallow size, added to its idom's from
- *     N-1 down to 1 (a dominator always has a smaller DFS number).
+ *  5. Retained sizes: each vertex's shallow size added to its idom's from
+ *     N-1 down to 1 (a dominator has a smaller DFS number).
+ *
+ * Memory: 20 bytes per object - the 12 of the result (d->idom, d->retained)
+ * and two arrays, each reused between steps - plus 12 bytes per kept edge
+ * while they are sorted (8 for the edge, 4 for the predecessor list) and
+ * half a byte per object of bitmaps; the two stacks hold what the deepest
+ * search path needs (pages never touched cost nothing). Fresh memory is
+ * what a computation on a heap of millions pays most for (the kernel zeroes
+ * each page at its first touch). By step (n objects, the others by DFS
+ * number):
+ *
+ *   array          1.                2.-4.                 5.
+ *   num  [n]       DFS number        DFS number            d->idom
+ *   anc  [n+1]     DFS parent        forest link           the object
+ *   idom [n+2]     kept edges into   predecessors' start,  idom
+ *                  each              then parent, idom
+ *   sl  [2n+2]     queue (reach(),   semi, label           d->retained
+ *                  verify())
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,10 +67,74 @@ static void *big_malloc(size_t n)
 	return p;
 }
 
+/* calloc() for a per-object array (zero pages from the kernel: untouched
+ * ones cost nothing), huge pages as big_malloc(). */
+static void *big_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p && n * size >= (8u << 20))
+		util_hugepages(p, n * size);
+	return p;
+}
+
+static bool bit(const uint64_t *b, uint32_t o)
+{
+	return (b[o >> 6] >> (o & 63)) & 1;
+}
+
+static void set_bit(uint64_t *b, uint32_t o)
+{
+	b[o >> 6] |= 1ull << (o & 63);
+}
+
+/* A DFS frame: object @obj (DFS number @v), its references refs[cur .. end),
+ * then (kids set) its classes as a loader, lkid[cur .. end). */
 struct dfs_frame {
-	uint32_t obj;
-	uint32_t next;  /* references of obj still to follow: next .. nrefs */
+	uint32_t obj, v, cur, end;
+	uint32_t kids;
 };
+
+/* A kept edge of the search: from DFS number @from to DFS number @to. */
+struct dom_edge {
+	uint32_t to, from;
+};
+
+/* A loader's edge to a class it defined (both objects). */
+struct lkid {
+	uint32_t loader, cls;
+};
+
+/* The computation's state (see the table above). */
+struct dom_work {
+	const struct dsl_heap *h;
+	uint32_t n, N;           /* objects; vertices numbered so far + 1 */
+	uint32_t *num;           /* d->idom's array */
+	uint32_t *anc, *idom, *sl;
+	struct dfs_frame *stack; /* [n + 1] */
+	struct dom_edge *e;      /* kept edges */
+	size_t ne, cap_e;
+	struct lkid *lk;         /* loader edges, by loader object then class */
+	uint32_t nlk;
+	size_t words;            /* of a bitmap per object */
+	uint64_t *is_loader;     /* a loader with an edge in lk */
+	/* the first search's checks: a bit per object */
+	bool optimistic;
+	uint64_t *lt;            /* its tree path from a root takes a loader edge */
+	uint64_t *evid;          /* a reference from an object not in lt leads to it */
+	uint64_t *cref;          /* a CLASS reference led to it before it was reached */
+	uint32_t nlt;            /* objects in lt */
+	const uint64_t *by_class; /* the last search's: CLASS references to these hold */
+	uint32_t depth;          /* the deepest DFS stack */
+	uint64_t bytes, peak;    /* held now, at most */
+};
+
+static void acct(struct dom_work *s, int64_t bytes)
+{
+	s->bytes += (uint64_t)bytes;
+	if (s->bytes > s->peak)
+		s->peak = s->bytes;
+}
 
 void dominators_free(struct mt_domtree *d)
 {
@@ -55,7 +146,7 @@ void dominators_free(struct mt_domtree *d)
 /* eval(v): the vertex of smallest semi on v's path to the root of its tree in
  * the forest of vertices >= last, compressing the path (stack: scratch). */
 static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
-		     const uint32_t *semi, uint32_t *stack)
+		     const uint32_t *semi, uint32_t *stack, uint32_t *depth)
 {
 	uint32_t sp = 0, p, plabel;
 
@@ -65,6 +156,8 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
 		stack[sp++] = v;
 		v = anc[v];
 	} while (anc[v] >= last);
+	if (sp > *depth)
+		*depth = sp;
 	/* v: the topmost linked vertex; its link is the tree's root */
 	p = v;
 	plabel = label[p];
@@ -81,22 +174,9 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
 	return label[p];
 }
 
-static bool bit(const uint64_t *b, uint32_t o)
-{
-	return (b[o >> 6] >> (o & 63)) & 1;
-}
-
-/* Does reference @r hold its object in the tree's graph? */
-static bool held_ref(const struct mt_holds *g, const struct dsl_href *r)
-{
-	return r->kind != DSL_REF_CLASS || bit(g->by_class, r->to);
-}
-
-/* What the roots reach, a bit per object into @seen (zeroed by the caller),
- * over every reference (@all) or over the graph's edges so far (references
- * but CLASS ones, and @g's loader edges). @queue: n entries. */
-static void reach(const struct dsl_heap *h, const struct mt_holds *g, bool all,
-		  uint64_t *seen, uint32_t *queue)
+/* What the references reach from the roots, a bit per object into @seen
+ * (zeroed by the caller); @queue: n entries. */
+static void reach(const struct dsl_heap *h, uint64_t *seen, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0;
 
@@ -104,251 +184,323 @@ static void reach(const struct dsl_heap *h, const struct mt_holds *g, bool all,
 		uint32_t o = h->roots[i].obj;
 
 		if (!bit(seen, o)) {
-			seen[o >> 6] |= 1ull << (o & 63);
+			set_bit(seen, o);
 			queue[tail++] = o;
 		}
 	}
 	while (head < tail) {
-		uint32_t o = queue[head++];
-		const struct dsl_hobject *x = &h->objects[o];
+		const struct dsl_hobject *x = &h->objects[queue[head++]];
+		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
 
-		for (uint32_t k = 0; k < x->nrefs; k++) {
-			const struct dsl_href *r = &h->refs[x->ref_first + k];
-
-			if ((all || r->kind != DSL_REF_CLASS) && !bit(seen, r->to)) {
-				seen[r->to >> 6] |= 1ull << (r->to & 63);
+		for (; r < e; r++)
+			if (!bit(seen, r->to)) {
+				set_bit(seen, r->to);
 				queue[tail++] = r->to;
 			}
-		}
-		if (all)
-			continue;
-		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++) {
-			uint32_t c = g->lkid[k];
-
-			if (!bit(seen, c)) {
-				seen[c >> 6] |= 1ull << (c & 63);
-				queue[tail++] = c;
-			}
-		}
 	}
 }
 
-int dominators_holds(const struct dsl_heap *h, struct mt_holds *g)
+static int by_loader(const void *a, const void *b)
 {
-	uint32_t n = h->nobjects, *cnt, *queue = NULL;
-	size_t m = 0, nl = 0, words = ((size_t)n + 64) / 64;
-	uint64_t *any = NULL;
+	const struct lkid *x = a, *y = b;
 
-	memset(g, 0, sizeof(*g));
-	g->lfirst = calloc((size_t)n + 2, sizeof(*g->lfirst));
-	g->held.first = calloc((size_t)n + 2, sizeof(*g->held.first));
-	g->by_class = calloc(words, sizeof(*g->by_class));
-	any = calloc(words, sizeof(*any));
-	queue = big_malloc(((size_t)n + 1) * sizeof(*queue));
-	if (!g->lfirst || !g->held.first || !g->by_class || !any || !queue)
-		goto nomem;
-	g->held.n = n;
-	/* what any chain of references reaches: a loader's edges lead only there */
-	reach(h, g, true, any, queue);
-	/* a loader's classes: count, start, place */
+	if (x->loader != y->loader)
+		return x->loader < y->loader ? -1 : 1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+/* The loaders' edges into s->lk: to every class with a loader, or (@any not
+ * NULL) only to those in @any. Returns 0 or -ENOMEM. */
+static int loader_edges(struct dom_work *s, const uint64_t *any)
+{
+	const struct dsl_heap *h = s->h;
+
+	s->nlk = 0;
+	memset(s->is_loader, 0, s->words * sizeof(*s->is_loader));
+	if (!s->lk) {
+		s->lk = malloc(((size_t)h->nclasses + 1) * sizeof(*s->lk));
+		if (!s->lk)
+			return -ENOMEM;
+		acct(s, ((int64_t)h->nclasses + 1) * (int64_t)sizeof(*s->lk));
+	}
 	for (uint32_t c = 0; c < h->nclasses; c++) {
 		const struct dsl_hclass *k = &h->classes[c];
 		uint32_t lo;
 
 		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
-		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ || !bit(any, k->obj))
+		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ || (any && !bit(any, k->obj)))
 			continue;
-		g->lfirst[lo + 1]++;
-		nl++;
+		s->lk[s->nlk++] = (struct lkid){ lo, k->obj };
+		set_bit(s->is_loader, lo);
 	}
-	for (uint32_t o = 0; o < n; o++)
-		g->lfirst[o + 1] += g->lfirst[o];
-	g->lkid = malloc((nl + 1) * sizeof(*g->lkid));
-	cnt = malloc(((size_t)n + 1) * sizeof(*cnt));
-	if (!g->lkid || !cnt) {
-		free(cnt);
-		goto nomem;
-	}
-	memcpy(cnt, g->lfirst, ((size_t)n + 1) * sizeof(*cnt));
-	for (uint32_t c = 0; c < h->nclasses; c++) {
-		const struct dsl_hclass *k = &h->classes[c];
-		uint32_t lo;
-
-		if (k->obj == DSL_NOOBJ || k->loader == DSL_NOOBJ ||
-		    (lo = h->loaders[k->loader].obj) == DSL_NOOBJ || !bit(any, k->obj))
-			continue;
-		g->lkid[cnt[lo]++] = k->obj;
-	}
-	free(cnt);
-	/* a class nothing else holds is held by its instances: what those edges
-	 * reach is then what every reference reaches */
-	memset(any, 0, words * sizeof(*any));
-	reach(h, g, false, any, queue);
-	for (size_t w = 0; w < words; w++)
-		g->by_class[w] = ~any[w];
-	free(any);
-	free(queue);
-	any = NULL;
-	queue = NULL;
-	/* the referrers over the references that hold and the loaders' edges */
-	for (uint32_t o = 0; o < n; o++) {
-		const struct dsl_hobject *x = &h->objects[o];
-
-		for (uint32_t k = 0; k < x->nrefs; k++)
-			if (held_ref(g, &h->refs[x->ref_first + k])) {
-				g->held.first[h->refs[x->ref_first + k].to + 1]++;
-				m++;
-			}
-		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++) {
-			g->held.first[g->lkid[k] + 1]++;
-			m++;
-		}
-	}
-	g->held.from = big_malloc((m + 1) * sizeof(*g->held.from));
-	if (!g->held.from)
-		goto nomem;
-	for (uint32_t v = 0; v < n; v++)
-		g->held.first[v + 1] += g->held.first[v];
-	for (uint32_t o = 0; o < n; o++) {
-		const struct dsl_hobject *x = &h->objects[o];
-
-		for (uint32_t k = 0; k < x->nrefs; k++)
-			if (held_ref(g, &h->refs[x->ref_first + k]))
-				g->held.from[g->held.first[h->refs[x->ref_first + k].to]++] = o;
-		for (uint32_t k = g->lfirst[o]; k < g->lfirst[o + 1]; k++)
-			g->held.from[g->held.first[g->lkid[k]]++] = o;
-	}
-	for (uint32_t v = n; v > 0; v--)
-		g->held.first[v] = g->held.first[v - 1];
-	g->held.first[0] = 0;
+	qsort(s->lk, s->nlk, sizeof(*s->lk), by_loader);
 	return 0;
-nomem:
-	free(any);
-	if (queue)
-		free(queue);
-	dominators_holds_free(g);
-	return -ENOMEM;
 }
 
-void dominators_holds_free(struct mt_holds *g)
+/* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
+static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 {
-	free(g->lfirst);
-	free(g->lkid);
-	free(g->by_class);
-	referrers_free(&g->held);
-	memset(g, 0, sizeof(*g));
-}
+	if (s->ne == s->cap_e) {
+		size_t cap = s->cap_e ? 2 * s->cap_e : 4096 + s->n / 16;
+		struct dom_edge *e = realloc(s->e, cap * sizeof(*e));
 
-/* The next object @f's holding edges lead to (its references but to its
- * class, then, for a loader, its classes), or DSL_NOOBJ when none is left. */
-static uint32_t next_held(const struct dsl_heap *h, const struct mt_holds *g,
-			  struct dfs_frame *f)
-{
-	const struct dsl_hobject *obj = &h->objects[f->obj];
-	uint32_t nl = g->lfirst[f->obj + 1] - g->lfirst[f->obj];
-
-	while (f->next < obj->nrefs) {
-		const struct dsl_href *r = &h->refs[obj->ref_first + f->next++];
-
-		if (held_ref(g, r))
-			return r->to;
+		if (!e)
+			return -ENOMEM;
+		acct(s, (int64_t)((cap - s->cap_e) * sizeof(*e)));
+		s->e = e;
+		s->cap_e = cap;
 	}
-	if (f->next < obj->nrefs + nl)
-		return g->lkid[g->lfirst[f->obj] + (f->next++ - obj->nrefs)];
-	return DSL_NOOBJ;
+	s->e[s->ne++] = (struct dom_edge){ to, from };
+	s->idom[to]++;
+	return 0;
 }
 
-int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
+/* The optimistic search's bookkeeping of a reference from @o to @w (@edge:
+ * one the search follows, else a CLASS reference), before it is followed. */
+static void note_ref(struct dom_work *s, uint32_t o, uint32_t w, bool edge)
 {
-	uint32_t n = h->nobjects, N = 1;
-	uint32_t *num = NULL, *vertex = NULL, *anc = NULL, *semi = NULL, *label = NULL;
-	uint32_t *idom = NULL, *stack = NULL;
-	uint8_t *isroot = NULL;
-	struct dfs_frame *dfs = NULL;
-	struct mt_holds g;
-	const struct mt_referrers *r = &g.held;
-	int err = -ENOMEM;
+	bool reached = s->num[w] != 0;
 
-	memset(d, 0, sizeof(*d));
-	if (dominators_holds(h, &g))
-		return -ENOMEM;
-	d->n = n;
-	d->idom = big_malloc(((size_t)n + 1) * sizeof(*d->idom));
-	d->retained = big_malloc(((size_t)n + 1) * sizeof(*d->retained));
-	num = calloc((size_t)n + 1, sizeof(*num));
-	vertex = big_malloc(((size_t)n + 2) * sizeof(*vertex));
-	anc = big_malloc(((size_t)n + 2) * sizeof(*anc));
-	isroot = calloc((size_t)n / 8 + 1, 1);
-	dfs = big_malloc(((size_t)n + 1) * sizeof(*dfs));
-	if (!d->idom || !d->retained || !num || !vertex || !anc || !isroot || !dfs)
-		goto out;
-	/* 1. DFS from every root, in heap order; num 0: not reached */
-	vertex[0] = DSL_NOOBJ;
-	anc[0] = 0;
+	if (!bit(s->lt, o) && (reached ? bit(s->lt, w) : !edge))
+		set_bit(s->evid, w);
+	if (!edge && !reached)
+		set_bit(s->cref, w);
+}
+
+/* Start a frame for object @w, numbered now, its DFS parent @parent. */
+static void push(struct dom_work *s, uint32_t *sp, uint32_t w, uint32_t parent)
+{
+	const struct dsl_hobject *x = &s->h->objects[w];
+	uint32_t v = s->N++;
+
+	s->num[w] = v;
+	s->anc[v] = parent;
+	s->stack[(*sp)++] = (struct dfs_frame){ w, v, x->ref_first, x->ref_first + x->nrefs, 0 };
+	if (*sp > s->depth)
+		s->depth = *sp;
+}
+
+/* The loader edges of object @o, lk[*lo .. *hi). */
+static void kids_of(const struct dom_work *s, uint32_t o, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t a = 0, b = s->nlk;
+
+	while (a < b) { /* the first edge of loader o */
+		uint32_t m = a + (b - a) / 2;
+
+		if (s->lk[m].loader < o)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	while (a < s->nlk && s->lk[a].loader == o)
+		a++;
+	*hi = a;
+}
+
+/* The DFS from every root (step 1): numbers, parents, kept edges; the
+ * graph: references but CLASS ones (those to an object of s->by_class
+ * hold), and the loader edges in s->lk. Returns 0 or -ENOMEM. */
+static int dfs(struct dom_work *s)
+{
+	const struct dsl_heap *h = s->h;
+
+	s->N = 1;
+	s->anc[0] = 0;
 	for (uint32_t i = 0; i < h->nroots; i++) {
-		uint32_t o = h->roots[i].obj, sp = 0;
+		uint32_t sp = 0;
 
-		isroot[o >> 3] |= (uint8_t)(1u << (o & 7));
-		if (num[o])
+		if (s->num[h->roots[i].obj])
 			continue;
-		num[o] = N;
-		vertex[N] = o;
-		anc[N++] = 0;
-		dfs[sp++] = (struct dfs_frame){ o, 0 };
+		push(s, &sp, h->roots[i].obj, 0);
 		while (sp) {
-			struct dfs_frame *f = &dfs[sp - 1];
-			uint32_t w = next_held(h, &g, f);
+			struct dfs_frame *f = &s->stack[sp - 1];
+			bool loader = f->kids;
+			uint32_t w, o = f->obj, v = f->v;
 
-			if (w == DSL_NOOBJ) {
+			if (f->cur == f->end) {
+				if (!f->kids && bit(s->is_loader, o)) {
+					kids_of(s, o, &f->cur, &f->end);
+					f->kids = 1;
+					continue;
+				}
 				sp--;
 				continue;
 			}
-			if (num[w])
-				continue;
-			num[w] = N;
-			vertex[N] = w;
-			anc[N++] = num[f->obj];
-			dfs[sp++] = (struct dfs_frame){ w, 0 };
+			if (loader) {
+				w = s->lk[f->cur++].cls;
+			} else {
+				const struct dsl_href *r = &h->refs[f->cur++];
+
+				w = r->to;
+				if (r->kind == DSL_REF_CLASS &&
+				    !(s->by_class && bit(s->by_class, w))) {
+					if (s->optimistic)
+						note_ref(s, o, w, false);
+					continue;
+				}
+			}
+			if (s->optimistic && !loader)
+				note_ref(s, o, w, true);
+			if (!s->num[w]) {
+				if (s->optimistic && (loader || bit(s->lt, o))) {
+					set_bit(s->lt, w);
+					s->nlt++;
+				}
+				push(s, &sp, w, v);
+			} else if (s->num[w] != v && keep_edge(s, s->num[w], v)) {
+				return -ENOMEM;
+			}
 		}
 	}
-	free(dfs);
-	dfs = NULL;
-	{
-		uint64_t kept = ((uint64_t)n + 1) * 12, walk = ((uint64_t)n + 1) * 4 + 2 *
-				((uint64_t)n + 2) * 4 + (uint64_t)n / 8 + 1;
-		uint64_t dfs_b = ((uint64_t)n + 1) * sizeof(*dfs), semi_b = (uint64_t)N * 16;
+	return 0;
+}
 
-		d->peak_bytes = kept + walk + (dfs_b > semi_b ? dfs_b : semi_b) +
-				((uint64_t)n + 2) * 8 + (uint64_t)r->first[n] * 4; /* the graph */
+/* Did the optimistic search follow the graph of dominators.h? Yes if every
+ * CLASS reference it met leads to an object it reached (none holds), and
+ * every object reached over a loader edge has a chain of references from a
+ * root too (a loader's edges lead only where references lead): the roots
+ * and the objects with evidence (a reference from an object whose tree
+ * path has no loader edge), then what references lead to from those.
+ * @queue: n entries. */
+static bool verify(struct dom_work *s, uint32_t *queue)
+{
+	const struct dsl_heap *h = s->h;
+	uint32_t head = 0, tail = 0;
+
+	for (size_t i = 0; i < s->words; i++)
+		for (uint64_t b = s->cref[i]; b; b &= b - 1)
+			if (!s->num[i * 64 + (uint32_t)__builtin_ctzll(b)])
+				return false;
+	if (!s->nlt)
+		return true;
+	for (uint32_t i = 0; i < h->nroots; i++)
+		set_bit(s->evid, h->roots[i].obj);
+	/* evid: known to have a chain of references from a root */
+	for (size_t i = 0; i < s->words; i++)
+		for (uint64_t b = s->lt[i] & s->evid[i]; b; b &= b - 1)
+			queue[tail++] = (uint32_t)(i * 64) + (uint32_t)__builtin_ctzll(b);
+	while (head < tail) {
+		const struct dsl_hobject *x = &h->objects[queue[head++]];
+		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
+
+		for (; r < e; r++)
+			if (bit(s->lt, r->to) && !bit(s->evid, r->to)) {
+				set_bit(s->evid, r->to);
+				queue[tail++] = r->to;
+			}
 	}
-	semi = malloc((size_t)N * sizeof(*semi));
-	label = malloc((size_t)N * sizeof(*label));
-	idom = malloc((size_t)N * sizeof(*idom));
-	stack = malloc((size_t)N * sizeof(*stack));
-	if (!semi || !label || !idom || !stack)
-		goto out;
-	for (uint32_t i = 0; i < N; i++) {
-		semi[i] = label[i] = i;
-		idom[i] = anc[i];
+	return tail == s->nlt;
+}
+
+/* Forget a search: its numbers, counts and kept edges. */
+static void dfs_reset(struct dom_work *s)
+{
+	memset(s->num, 0, (size_t)s->n * sizeof(*s->num));
+	memset(s->idom, 0, ((size_t)s->N + 1) * sizeof(*s->idom));
+	s->ne = 0;
+}
+
+/* Step 1: the DFS over the graph of dominators.h (see the top). @bits: 3
+ * bitmaps of s->words. Returns 0 or -ENOMEM. */
+static int search(struct dom_work *s, uint64_t *bits)
+{
+	uint64_t *any = bits, *held = bits + s->words;
+	uint32_t nany = 0;
+	int err;
+
+	s->optimistic = true;
+	s->lt = bits;
+	s->evid = bits + s->words;
+	s->cref = bits + 2 * s->words;
+	err = loader_edges(s, NULL);
+	if (!err)
+		err = dfs(s);
+	if (err || verify(s, s->sl))
+		return err;
+	/* what every reference reaches; a loader's edges only there */
+	dfs_reset(s);
+	s->optimistic = false;
+	memset(bits, 0, 3 * s->words * sizeof(*bits));
+	reach(s->h, any, s->sl);
+	err = loader_edges(s, any);
+	if (!err)
+		err = dfs(s);
+	if (err)
+		return err;
+	for (size_t i = 0; i < s->words; i++)
+		nany += (uint32_t)__builtin_popcountll(any[i]);
+	if (s->N - 1 == nany)
+		return 0; /* no CLASS reference holds: the graph's edges reach as far */
+	/* a class nothing else holds is held by its instances */
+	for (uint32_t o = 0; o < s->n; o++)
+		if (!s->num[o])
+			set_bit(held, o);
+	dfs_reset(s);
+	s->by_class = held;
+	return dfs(s);
+}
+
+/* Step 2: the kept edges and the virtual root's into predecessor lists:
+ * vertex i's at from[idom[i] .. idom[i + 1]). Returns 0 or -ENOMEM. */
+static int predecessors(struct dom_work *s, uint32_t **from)
+{
+	const struct dsl_heap *h = s->h;
+
+	for (uint32_t i = 0; i < h->nroots; i++) {
+		uint32_t v = s->num[h->roots[i].obj];
+
+		if (s->anc[v] && keep_edge(s, v, 0)) /* not where a DFS began */
+			return -ENOMEM;
 	}
-	/* 2. semidominators */
+	*from = big_malloc((s->ne + 1) * sizeof(**from));
+	if (!*from)
+		return -ENOMEM;
+	acct(s, (int64_t)((s->ne + 1) * sizeof(**from)));
+	for (uint32_t i = 1; i <= s->N; i++)
+		s->idom[i] += s->idom[i - 1];
+	for (size_t k = 0; k < s->ne; k++)
+		(*from)[--s->idom[s->e[k].to]] = s->e[k].from;
+	free(s->e);
+	acct(s, -(int64_t)(s->cap_e * sizeof(*s->e)));
+	s->e = NULL;
+	s->cap_e = s->ne = 0;
+	return 0;
+}
+
+/* Steps 3 and 4 over predecessor lists @from. Returns 0 or -ENOMEM. */
+static int tree(struct dom_work *s, const uint32_t *from)
+{
+	uint32_t N = s->N, *anc = s->anc, *idom = s->idom, *semi = s->sl, *label = s->sl + s->n + 1;
+	uint32_t *stack = big_malloc(((size_t)N + 1) * sizeof(*stack)), depth = 0;
+	uint32_t end = idom[N]; /* of vertex i's predecessors: where i + 1's begin */
+
+	if (!stack)
+		return -ENOMEM;
 	for (uint32_t i = N - 1; i >= 1; i--) {
-		uint32_t w = vertex[i], s = anc[i];
+		uint32_t sd = anc[i], k = idom[i], e = end;
 
-		if (isroot[w >> 3] & (1u << (w & 7)))
-			s = 0; /* the virtual root refers to every heap root */
-		for (uint32_t k = r->first[w]; k < r->first[w + 1] && s; k++) {
-			uint32_t v = num[r->from[k]], u;
+		end = k;
+		idom[i] = sd; /* anc[i] is still the DFS parent: i is not linked yet */
+		label[i] = i;
+		for (; k < e && sd; k++) {
+			uint32_t v = from[k], u;
 
-			if (!v)
-				continue; /* a referrer no root reaches */
-			u = eval(v, i + 1, anc, label, semi, stack);
-			if (semi[u] < s)
-				s = semi[u];
+			if (v < i) { /* not processed: its own semi */
+				if (v < sd)
+					sd = v;
+				continue;
+			}
+			u = eval(v, i + 1, anc, label, semi, stack, &depth);
+			if (semi[u] < sd)
+				sd = semi[u];
 		}
-		semi[i] = s;
+		semi[i] = sd;
 	}
-	/* 3. immediate dominators: the nearest common ancestor of parent and semi */
+	acct(s, (int64_t)depth * 4);
+	acct(s, -(int64_t)depth * 4);
+	free(stack);
 	for (uint32_t i = 2; i < N; i++) {
 		uint32_t c = idom[i];
 
@@ -356,40 +508,95 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 			c = idom[c];
 		idom[i] = c;
 	}
-	/* 4. the tree by object, retained sizes bottom-up */
-	for (uint32_t o = 0; o < n; o++) {
-		if (num[o]) {
-			d->retained[o] = h->objects[o].size;
-			d->reached_bytes += h->objects[o].size;
+	return 0;
+}
+
+/* Step 5: the tree by object and the retained sizes into @d (its retained:
+ * s->sl's array). */
+static void results(struct dom_work *s, struct mt_domtree *d)
+{
+	const struct dsl_heap *h = s->h;
+	uint32_t *vertex = s->anc, *idom = s->idom;
+	uint64_t *out = (uint64_t *)(void *)s->sl;
+
+	for (uint32_t o = 0; o < s->n; o++) {
+		uint32_t i = s->num[o];
+
+		out[o] = h->objects[o].size;
+		if (i) {
+			vertex[i] = o;
 		} else {
 			d->idom[o] = MT_DOM_UNREACHED;
-			d->retained[o] = DSL_NORETAINED;
+			out[o] = DSL_NORETAINED;
 			d->unreached_bytes += h->objects[o].size;
 		}
 	}
-	for (uint32_t i = N - 1; i >= 1; i--) {
-		uint32_t o = vertex[i];
+	/* each vertex's final sum into its idom's, which comes later */
+	for (uint32_t i = s->N - 1; i >= 1; i--) {
+		uint32_t o = vertex[i], p = idom[i];
 
-		if (idom[i]) {
-			d->idom[o] = vertex[idom[i]];
-			d->retained[vertex[idom[i]]] += d->retained[o];
+		if (p) {
+			d->idom[o] = vertex[p];
+			out[vertex[p]] += out[o];
 		} else {
 			d->idom[o] = MT_DOM_ROOT;
+			d->reached_bytes += out[o];
 		}
 	}
-	d->reached = N - 1;
-	err = 0;
+	d->retained = out;
+	s->sl = NULL;
+	d->reached = s->N - 1;
+}
+
+int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
+{
+	struct dom_work s = { .h = h, .n = h->nobjects, .words = ((size_t)h->nobjects + 64) / 64 };
+	size_t n1 = (size_t)s.n + 1;
+	uint64_t *bits = NULL;
+	uint32_t *from = NULL;
+	int err = -ENOMEM;
+
+	memset(d, 0, sizeof(*d));
+	d->n = s.n;
+	d->idom = big_calloc(n1, sizeof(*d->idom));
+	s.anc = big_malloc(n1 * sizeof(*s.anc));
+	s.idom = big_calloc(n1 + 1, sizeof(*s.idom));
+	s.sl = big_malloc(2 * n1 * sizeof(*s.sl));
+	s.stack = big_malloc(n1 * sizeof(*s.stack));
+	s.is_loader = calloc(s.words, sizeof(*s.is_loader));
+	bits = calloc(3 * s.words, sizeof(*bits));
+	if (!d->idom || !s.anc || !s.idom || !s.sl || !s.stack || !s.is_loader || !bits)
+		goto out;
+	acct(&s, (int64_t)(n1 * 20 + 4 + 4 * s.words * sizeof(*bits)));
+	s.num = d->idom;
+	err = search(&s, bits);
+	acct(&s, (int64_t)s.depth * (int64_t)sizeof(*s.stack));
+	acct(&s, -(int64_t)s.depth * (int64_t)sizeof(*s.stack));
+	free(s.stack);
+	s.stack = NULL;
+	free(bits);
+	bits = NULL;
+	acct(&s, -(int64_t)(3 * s.words * sizeof(*bits)));
+	if (!err)
+		err = predecessors(&s, &from);
+	if (!err)
+		err = tree(&s, from);
+	if (err)
+		goto out;
+	free(from);
+	from = NULL;
+	results(&s, d);
+	d->peak_bytes = s.peak;
 out:
-	dominators_holds_free(&g);
-	free(num);
-	free(vertex);
-	free(anc);
-	free(isroot);
-	free(dfs);
-	free(semi);
-	free(label);
-	free(idom);
-	free(stack);
+	free(s.anc);
+	free(s.idom);
+	free(s.sl);
+	free(s.stack);
+	free(s.is_loader);
+	free(s.lk);
+	free(s.e);
+	free(bits);
+	free(from);
 	if (err)
 		dominators_free(d);
 	return err;
@@ -437,11 +644,18 @@ void dominators_children_free(struct mt_domkids *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* A frame of the walk down the dominator tree: object @obj, its children
+ * kid[next ..]. */
+struct kid_frame {
+	uint32_t obj;
+	uint32_t next;
+};
+
 int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
 			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count)
 {
 	uint32_t n = d->n, sp = 0, *open = calloc((size_t)h->nclasses + 1, sizeof(*open));
-	struct dfs_frame *stack = big_malloc(((size_t)d->reached + 2) * sizeof(*stack));
+	struct kid_frame *stack = big_malloc(((size_t)d->reached + 2) * sizeof(*stack));
 
 	if (!open || !stack) {
 		free(open);
@@ -451,9 +665,9 @@ int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
 	memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
 	memset(count, 0, (size_t)h->nclasses * sizeof(*count));
 	/* depth-first down the tree; open[c]: instances of c on the way down */
-	stack[sp++] = (struct dfs_frame){ n, k->first[n] };
+	stack[sp++] = (struct kid_frame){ n, k->first[n] };
 	while (sp) {
-		struct dfs_frame *f = &stack[sp - 1];
+		struct kid_frame *f = &stack[sp - 1];
 		uint32_t o;
 
 		if (f->next >= k->first[f->obj + 1]) {
@@ -467,7 +681,7 @@ int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
 			bytes[h->objects[o].cls] += d->retained[o];
 			count[h->objects[o].cls]++;
 		}
-		stack[sp++] = (struct dfs_frame){ o, k->first[o] };
+		stack[sp++] = (struct kid_frame){ o, k->first[o] };
 	}
 	free(open);
 	free(stack);

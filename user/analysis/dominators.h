@@ -7,9 +7,14 @@
  * held by its instances), an edge from each class loader to every class it
  * defined (a class is held by its loader; the bootstrap loader's classes are
  * heap roots, JVMTI's SYSTEM_CLASS), and a virtual root with an edge to
- * every heap root. Object d
- * dominates o if every path from the virtual root to o passes through d;
- * o's immediate dominator is its closest strict dominator. The retained
+ * every heap root. Both kinds of edges keep what a root reaches exactly
+ * what the heap's references reach (the objects with a root path,
+ * dsl_root_path()): a loader's edge leads only to a class some reference
+ * chain reaches, and an object's reference to its class holds where nothing
+ * else would hold that class (a heap that loses a loader's link; never seen
+ * in a JVM's, where loaders and the bootstrap's roots hold every class).
+ * Object d dominates o if every path from the virtual root to o passes
+ * through d; o's immediate dominator is its closest strict dominator. The retained
  * size of o is the sum of the shallow sizes of the objects o dominates, o
  * included: the bytes the heap would lose if o were unreachable. An object
  * no root reaches is in no tree: it retains nothing (MT_DOM_UNREACHED).
@@ -18,16 +23,16 @@
  * Lengauer-Tarjan: semidominators by path-compressed evaluation, then each
  * immediate dominator as the nearest common ancestor of the semidominator
  * and the DFS parent), all loops iterative, O(m log n) worst case and
- * near-linear on heaps. Memory: 32 bytes per object and 4 per reference (the
- * graph's own referrers) while it runs, 12 bytes per object kept (idom and
- * retained).
+ * near-linear on heaps. Only the edges that are not DFS tree edges are kept
+ * for the second pass (on a heap, most edges are tree edges): no referrers
+ * index. Memory: 28 bytes per object (the 12 kept included: idom and
+ * retained) and 12 per kept edge while it runs.
  */
 #ifndef MEMTRACE_DOMINATORS_H
 #define MEMTRACE_DOMINATORS_H
 
 #include <stdint.h>
 
-#include "analysis/heapgraph.h"
 #include "dsl/dsl.h"
 
 #define MT_DOM_ROOT      UINT32_MAX       /* idom: the virtual root */
@@ -40,7 +45,7 @@ struct mt_domtree {
 	uint32_t reached;      /* objects some root reaches */
 	uint64_t reached_bytes, unreached_bytes;
 	uint64_t peak_bytes;   /* the most memory the computation held at once (the
-				* result included, the referrers index not) */
+				* result included) */
 };
 
 /*
@@ -49,28 +54,6 @@ struct mt_domtree {
  */
 int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d);
 
-/* The edges the tree is computed on, besides @h's references that hold (not
- * DSL_REF_CLASS): each class loader's to the classes it defined. Both kinds
- * keep what a root reaches exactly what the heap's references reach (the
- * objects with a root path, dsl_root_path()): a loader's edge only to a class
- * some reference chain reaches, and an object's reference to its class where
- * nothing else would hold that class (a heap that loses a loader's link;
- * never seen in a JVM's, where loaders and the bootstrap's roots hold every
- * class). */
-struct mt_holds {
-	uint32_t *lfirst;      /* [n + 1]: loader object o's classes at lkid[lfirst[o] ..
-				* lfirst[o + 1]) (their class objects) */
-	uint32_t *lkid;
-	uint64_t *by_class;    /* a bit per object: held through its instances'
-				* CLASS references (held_ref()) */
-	struct mt_referrers held; /* the referrers over both kinds of edges */
-};
-
-/* dominators_holds - the graph of @h dominance is computed on (above) into
- * *@g (zeroed first; free with dominators_holds_free()). Returns 0 or
- * -ENOMEM. */
-int dominators_holds(const struct dsl_heap *h, struct mt_holds *g);
-void dominators_holds_free(struct mt_holds *g);
 /* dominators_free - free *@d. No operation on a zeroed struct. */
 void dominators_free(struct mt_domtree *d);
 

@@ -268,12 +268,15 @@ int do_heap(int argc, char **argv)
 		p_warn("the walk was cut short: objects it did not reach are missing, and what "
 		       "the others retain is only what the walk saw");
 	{
-		char b1[32], b2[32];
+		char b1[32], b2[32], b3[32], b4[32], refs[96] = "";
 
-		p_info("dominator tree of %u objects, %u references in %s (referrers index %s, "
-		       "%s)", hv.heap.nobjects, hv.heap.nrefs, fmt_ns(hv.dom_ns, b1, sizeof(b1)),
-		       fmt_bytes(((uint64_t)hv.heap.nobjects + 1 + hv.heap.nrefs) * 4, b2,
-				 sizeof(b2)), fmt_ns(hv.referrers_ns, (char[32]){ 0 }, 32));
+		if (hv.referrers.first) /* --id: built for the object's referrers */
+			snprintf(refs, sizeof(refs), "; referrers index %s, %s",
+				 fmt_bytes(((uint64_t)hv.heap.nobjects + 1 + hv.heap.nrefs) * 4, b3,
+					   sizeof(b3)), fmt_ns(hv.referrers_ns, b4, sizeof(b4)));
+		p_info("dominator tree of %u objects, %u references in %s (holding at most %s)%s",
+		       hv.heap.nobjects, hv.heap.nrefs, fmt_ns(hv.dom_ns, b1, sizeof(b1)),
+		       fmt_bytes(hv.dom.peak_bytes, b2, sizeof(b2)), refs);
 	}
 	src.source = snap.source;
 	src.pid = snap.pid;

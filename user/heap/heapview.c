@@ -52,7 +52,7 @@ int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn)
 	struct dsl_heap *h = &hv->heap;
 	uint64_t t0;
 
-	if ((what & (HEAPVIEW_REFERRERS | HEAPVIEW_RETAINED)) && !hv->referrers.first) {
+	if ((what & HEAPVIEW_REFERRERS) && !hv->referrers.first) {
 		t0 = mono_ns();
 		if (referrers_build(h, &hv->referrers))
 			goto nomem;

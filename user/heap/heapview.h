@@ -27,7 +27,7 @@ struct mt_heapview {
 
 /* What heapview_graph() builds. */
 #define HEAPVIEW_REFERRERS (1u << 0) /* heap.referrer_first/referrer */
-#define HEAPVIEW_RETAINED  (1u << 1) /* heap.retained (and dom; needs the referrers) */
+#define HEAPVIEW_RETAINED  (1u << 1) /* heap.retained (and dom) */
 #define HEAPVIEW_PATHS     (1u << 2) /* heap.root_via */
 
 /*

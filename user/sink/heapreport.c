@@ -150,7 +150,8 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 		       (unsigned long long)d->unreached_bytes, (double)hv->dom_ns / 1e6,
 		       (unsigned long long)d->peak_bytes,
 		       (double)hv->referrers_ns / 1e6,
-		       (unsigned long long)(((uint64_t)h->nobjects + 1 + h->nrefs) * 4),
+		       (unsigned long long)(hv->referrers.first ? ((uint64_t)h->nobjects + 1 +
+								   h->nrefs) * 4 : 0),
 		       src->pause_ms, src->partial ? "true" : "false");
 	} else {
 		printf("\n%u objects, %s reachable from %u roots", d->reached,
