@@ -8,7 +8,9 @@
  * objects (objrec.c: age and leak suspects, as `report` runs them), the
  * object-sampling lines to the replay. Seeds: real recordings of JVM 17 and
  * 25, whole and as JSON lines (capture-seeds.sh). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,9 @@
  * one argument string for usdtspec_parse. Seeds: the .note.stapsdt and
  * .stapsdt.base sections of the libjvm of JDK 17 and 25 (objcopy), and
  * their argument strings. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
