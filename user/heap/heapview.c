@@ -481,12 +481,12 @@ static int build_objects(struct build *b)
 	return 0;
 }
 
-/* The primitive values into the objects that carry values. */
+/* The primitive values into the objects that carry values (if any does). */
 static void build_prims(struct build *b)
 {
 	const struct mt_snapshot *s = b->s;
 
-	for (size_t i = 0; i < s->nprims; i++) {
+	for (size_t i = 0; i < s->nprims && b->hv->value_objects; i++) {
 		const struct mt_ap_hprim *p = &s->prims[i];
 		uint32_t oi = idmap_index_get(&b->objmap, p->obj);
 		struct dsl_hval *v;
@@ -511,7 +511,7 @@ static void build_prims(struct build *b)
 
 /* The ends of reference @r as object indexes and its kind; false if the view
  * leaves it out (an end not in the heap, a root's or an unknown kind). */
-static bool ref_ends(const struct build *b, const struct mt_ap_href *r, uint32_t *from,
+static inline bool ref_ends(const struct build *b, const struct mt_ap_href *r, uint32_t *from,
 		     uint32_t *to, int *k)
 {
 	*k = ref_kind(r->kind);
@@ -524,7 +524,7 @@ static bool ref_ends(const struct build *b, const struct mt_ap_href *r, uint32_t
 
 /* @r as the view's reference *@d (its field slot, static or element index),
  * and the value of that field in its referrer @from. */
-static void ref_fill(struct build *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
+static inline void ref_fill(struct build *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
 		     int k, struct dsl_href *d)
 {
 	const struct cls_aux *a = &b->aux[b->objs[from].cls];
@@ -579,11 +579,19 @@ struct place {
 	size_t ahead;                /* records copied to the ring */
 	struct dsl_href *out;        /* the view's references */
 	size_t cap, n;               /* entries of out, and used */
+	size_t lim;                  /* out[n] may be written while n < lim */
 	bool over_records;           /* out is the records' own array: never written past
 				      * what is in the ring */
 	void *records;               /* the records' array, to free when out left it */
 	size_t bound;                /* the most references the view can have */
 };
+
+/* out's end, or while over the records the first one not copied yet. */
+static void set_lim(struct place *p)
+{
+	p->lim = p->over_records && p->ahead < p->nin ?
+			 p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
+}
 
 /* Copy records to the ring until @i has STAGE records after it (or the last). */
 static void stage(struct place *p, size_t i)
@@ -593,20 +601,16 @@ static void stage(struct place *p, size_t i)
 
 		memcpy(&p->ring[p->ahead % (2 * STAGE)], &p->in[p->ahead], k * sizeof(*p->in));
 		p->ahead += k;
+		set_lim(p);
 	}
 }
 
-/* Room for the view's next reference: out[n] neither past out's end nor over
- * a record not copied yet; else a larger array (the records' stays, for what
- * is still to read). Returns 0 or -ENOMEM. */
-static int room(struct place *p)
+/* out[n] past lim: a larger array (the records' stays, for what is still to
+ * read). Returns 0 or -ENOMEM. */
+static int grow(struct place *p)
 {
-	size_t lim = p->over_records && p->ahead < p->nin ?
-			     p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
 	struct dsl_href *o;
 
-	if (p->n < lim)
-		return 0;
 	if (p->over_records && p->ahead < p->nin) {
 		o = big_alloc(p->bound, sizeof(*o));
 		if (!o)
@@ -622,12 +626,20 @@ static int room(struct place *p)
 	}
 	p->out = o;
 	p->cap = p->bound;
+	set_lim(p);
 	return 0;
+}
+
+/* Room for the view's next reference: out[n] neither past out's end nor over
+ * a record not copied yet. Returns 0 or -ENOMEM. */
+static inline int room(struct place *p)
+{
+	return p->n < p->lim ? 0 : grow(p);
 }
 
 /* Open object @o's run of references at out[n]: its CLASS reference first
  * (whose target ref_first held), ref_first and nrefs set. */
-static int open_run(struct build *b, struct place *p, size_t o)
+static inline int open_run(struct build *b, struct place *p, size_t o)
 {
 	struct dsl_hobject *x = &b->objs[o];
 	uint32_t cref = x->ref_first;
@@ -699,6 +711,7 @@ static int refs_unsorted(struct build *b, struct place *p, size_t i, size_t cur)
 	p->cap = p->bound;
 	p->n = at;
 	p->over_records = false;
+	set_lim(p);
 	err = 0;
 out:
 	free(rest);
@@ -737,6 +750,7 @@ static int build_refs(struct build *b)
 		if (!p.out)
 			goto out;
 	}
+	set_lim(&p);
 	for (size_t i = 0; i < p.nin; i++) {
 		const struct mt_ap_href *r = &p.ring[i % (2 * STAGE)];
 		uint32_t from, to;
