@@ -2,7 +2,8 @@
 /* test_heapview - the dsl_heap built from a snapshot (user/heap/heapview.c)
  * and the seed's programs run on it: values, strings, references, threads,
  * the projection, ages, and the same heap from dense ids and from sparse
- * ones (addresses, as in a heap dump). */
+ * ones (addresses, as in a heap dump), and from every way the view is built
+ * (a generated heap as a frozen copy's mark sends it). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -379,6 +380,294 @@ static void test_kinds_statics(void **state)
 	snapshot_free(&s);
 }
 
+/* A heap as a frozen copy's mark sends it (tests of the view's ways to the
+ * same heap): GEN_N objects in address order, among them the class objects
+ * (ids 1 .. GEN_CLASSES, as named objects are), every other object's id
+ * next_id + its position; an object's references right after it, its CLASS
+ * reference carried (MT_AP_HOBJ_CLASSREF). Nodes (class 1: int value, Node
+ * next, String name; a static INSTANCE) point at anything, some nowhere
+ * (dropped), Object[]s (2) hold elements; the first @lead objects hold no
+ * reference. What the view must be is kept in the gen_expect. */
+#define GEN_N 6000
+#define GEN_CLASSES 5
+#define GEN_NEXT_ID (GEN_CLASSES + 1)
+#define GEN_MAXREFS (4 * GEN_N)
+
+struct gen_expect {
+	uint32_t first[GEN_N], n[GEN_N];
+	struct dsl_href refs[GEN_N + GEN_MAXREFS];
+	uint32_t nrefs;
+};
+
+static uint32_t gen_rand(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*r >> 33);
+}
+
+/* Position of class object k (1-based). */
+static uint32_t gen_class_pos(uint32_t k)
+{
+	return k * 997 % GEN_N;
+}
+
+static uint64_t gen_id(uint32_t p)
+{
+	for (uint32_t k = 1; k <= GEN_CLASSES; k++)
+		if (gen_class_pos(k) == p)
+			return k;
+	return GEN_NEXT_ID + p;
+}
+
+static void gen_add_class(struct mt_snapshot *s, const char *sig, int nf)
+{
+	static const char *const names[] = { "value", "next", "name" };
+	static const char types[] = "ILT";
+	struct mt_snap_class *c;
+
+	assert_int_equal(snapshot_grow(&s->classes, &s->cap_classes, s->nclasses, 1,
+				       sizeof(*s->classes)), 0);
+	c = &s->classes[s->nclasses++];
+	memset(c, 0, sizeof(*c));
+	c->id = s->nclasses;
+	c->sig = snapshot_strdup(s, sig, strlen(sig));
+	c->kind = MT_SNAP_CLASS;
+	c->super = c->id == 1 ? 0 : 1;
+	c->fields = calloc(3, sizeof(*c->fields));
+	for (int k = 0; k < nf; k++)
+		c->fields[k] = (struct mt_snap_field){ k, types[k], names[k] };
+	c->nfields = (uint32_t)nf;
+	if (c->id == 1) {
+		c->statics = calloc(1, sizeof(*c->statics));
+		c->statics[0] = (struct mt_snap_field){ 0, 'L', "INSTANCE" };
+		c->nstatics = 1;
+	}
+}
+
+/* One reference record from object @p, and what the view makes of it (if
+ * @keep) into @e. */
+static void gen_ref(struct mt_ap_href *out, size_t *nout, uint32_t *fromp, struct gen_expect *e,
+		    uint32_t p, uint64_t to, uint32_t kind, int32_t index, bool keep, uint32_t to_pos,
+		    uint8_t dkind, int32_t dindex)
+{
+	fromp[*nout] = p;
+	out[(*nout)++] = (struct mt_ap_href){ gen_id(p), to, index, kind };
+	if (keep)
+		e->refs[e->nrefs++] = (struct dsl_href){ .to = to_pos, .index = dindex,
+							  .kind = dkind };
+}
+
+static void gen_heap(struct mt_snapshot *s, struct gen_expect *e, uint32_t lead, bool unsorted)
+{
+	static struct mt_ap_href refs[GEN_MAXREFS];
+	static uint32_t fromp[GEN_MAXREFS];
+	uint64_t r = 42;
+	size_t nrefs = 0;
+
+	snapshot_init(s);
+	memset(e, 0, sizeof(*e));
+	s->source = "snapshot";
+	gen_add_class(s, "LNode;", 3);
+	gen_add_class(s, "[Ljava/lang/Object;", 0);
+	gen_add_class(s, "[B", 0);
+	gen_add_class(s, "Ljava/lang/String;", 0);
+	gen_add_class(s, "Ljava/lang/Class;", 0);
+	assert_int_equal(snapshot_grow(&s->objs, &s->cap_objs, 0, GEN_N, sizeof(*s->objs)), 0);
+	for (uint32_t p = 0; p < GEN_N; p++) {
+		uint64_t id = gen_id(p);
+		uint32_t cls = id <= GEN_CLASSES ? 5 : 1 + p % 4, nr = gen_rand(&r) % 4;
+		struct mt_ap_hobj *o = &s->objs[s->nobjs++];
+
+		*o = (struct mt_ap_hobj){ id, cls, 16 + p % 100, cls == 2 || cls == 3 ? (int32_t)(p % 7) : -1,
+					  cls == 5 ? 0 : MT_AP_HOBJ_CLASSREF };
+		e->first[p] = e->nrefs;
+		if (o->flags)
+			e->refs[e->nrefs++] = (struct dsl_href){ .to = gen_class_pos(cls), .index = -1,
+								  .kind = DSL_REF_CLASS };
+		if (p < lead)
+			nr = 0;
+		for (uint32_t k = 0; k < nr; k++) {
+			uint32_t q = gen_rand(&r) % GEN_N, how = gen_rand(&r) % 8;
+
+			if (how == 0) /* to nothing the heap has: left out */
+				gen_ref(refs, &nrefs, fromp, e, p, 1ull << 40, 2, 1, false, 0, 0, 0);
+			else if (how == 1) /* a root's kind among references: left out */
+				gen_ref(refs, &nrefs, fromp, e, p, gen_id(q), 24, -1, false, 0, 0, 0);
+			else if (cls == 1)
+				gen_ref(refs, &nrefs, fromp, e, p, gen_id(q), 2, 1 + (int32_t)(how & 1),
+					true, q, DSL_REF_FIELD, 1 + (int32_t)(how & 1));
+			else if (cls == 2)
+				gen_ref(refs, &nrefs, fromp, e, p, gen_id(q), 3, (int32_t)k, true, q,
+					DSL_REF_ARRAY_ELEMENT, (int32_t)k);
+			else if (id == 1) /* Node's class object: its static INSTANCE */
+				gen_ref(refs, &nrefs, fromp, e, p, gen_id(q), 8, 0, true, q,
+					DSL_REF_STATIC_FIELD, 0);
+		}
+		e->n[p] = e->nrefs - e->first[p];
+		if (cls == 1) {
+			assert_int_equal(snapshot_grow(&s->prims, &s->cap_prims, s->nprims, 1,
+						       sizeof(*s->prims)), 0);
+			s->prims[s->nprims++] = (struct mt_ap_hprim){ id, p, 0, 'I' };
+		}
+		if (cls == 4 && p % 3 == 0) {
+			char t[32];
+			int len = snprintf(t, sizeof(t), "s%u", p);
+
+			assert_int_equal(snapshot_grow(&s->strings, &s->cap_strings, s->nstrings, 1,
+						       sizeof(*s->strings)), 0);
+			s->strings[s->nstrings++] = (struct mt_snap_string){
+				id, snapshot_strdup(s, t, (size_t)len) };
+		}
+	}
+	/* as the mark: the records in a just large enough array (its doubling) */
+	assert_int_equal(snapshot_grow(&s->refs, &s->cap_refs, 0, nrefs, sizeof(*s->refs)), 0);
+	for (int pass = 0; pass < 2; pass++) /* unsorted: the odd objects' after the even's */
+		for (size_t i = 0; i < nrefs; i++)
+			if (!unsorted ? !pass : (int)(fromp[i] & 1) == pass)
+				s->refs[s->nrefs++] = refs[i];
+	assert_int_equal(snapshot_grow(&s->roots, &s->cap_roots, 0, 2, sizeof(*s->roots)), 0);
+	s->roots[s->nroots++] = (struct mt_ap_hroot){ gen_id(7), 24, 0 };
+	s->roots[s->nroots++] = (struct mt_ap_hroot){ gen_id(gen_class_pos(1)), 22, 0 };
+}
+
+/* Ids far apart (a heap dump's addresses): the index hashes them. */
+static void gen_far(struct mt_snapshot *s)
+{
+#define FAR(x) ((x) && (x) < (1ull << 40) ? (x) * 8 + 0x7f0000000ull : (x))
+	for (size_t i = 0; i < s->nobjs; i++) {
+		s->objs[i].id = FAR(s->objs[i].id);
+		s->objs[i].cls = FAR(s->objs[i].cls);
+	}
+	for (size_t i = 0; i < s->nclasses; i++) {
+		s->classes[i].id = FAR(s->classes[i].id);
+		s->classes[i].super = FAR(s->classes[i].super);
+	}
+	for (size_t i = 0; i < s->nrefs; i++) {
+		s->refs[i].from = FAR(s->refs[i].from);
+		s->refs[i].to = FAR(s->refs[i].to);
+	}
+	for (size_t i = 0; i < s->nroots; i++)
+		s->roots[i].to = FAR(s->roots[i].to);
+	for (size_t i = 0; i < s->nprims; i++)
+		s->prims[i].obj = FAR(s->prims[i].obj);
+	for (size_t i = 0; i < s->nstrings; i++)
+		s->strings[i].obj = FAR(s->strings[i].obj);
+#undef FAR
+}
+
+/* The view is what the generator meant. */
+static void assert_view_meant(const struct dsl_heap *h, const struct gen_expect *e)
+{
+	assert_int_equal(h->nobjects, GEN_N);
+	assert_int_equal(h->nrefs, e->nrefs);
+	for (uint32_t p = 0; p < GEN_N; p++) {
+		const struct dsl_hobject *o = &h->objects[p];
+
+		assert_int_equal(o->ref_first, e->first[p]);
+		assert_int_equal(o->nrefs, e->n[p]);
+		if (h->classes[o->cls].nfields) {
+			assert_non_null(o->values);
+			assert_int_equal(o->values[0].kind, DSL_HV_INT);
+			assert_int_equal(o->values[0].u.i, p);
+		}
+	}
+	for (uint32_t i = 0; i < e->nrefs; i++) {
+		assert_int_equal(h->refs[i].to, e->refs[i].to);
+		assert_int_equal(h->refs[i].kind, e->refs[i].kind);
+		assert_int_equal(h->refs[i].index, e->refs[i].index);
+	}
+	assert_int_equal(h->nroots, 2);
+	assert_int_equal(h->nstatics, 1);
+}
+
+/* Two views of one heap are the same, ids apart if @ids is false. */
+static void assert_same_heap(const struct dsl_heap *a, const struct dsl_heap *b, bool ids)
+{
+	assert_int_equal(a->nobjects, b->nobjects);
+	assert_int_equal(a->nrefs, b->nrefs);
+	assert_int_equal(a->nclasses, b->nclasses);
+	assert_int_equal(a->nroots, b->nroots);
+	assert_int_equal(a->nloaders, b->nloaders);
+	assert_int_equal(a->nstatics, b->nstatics);
+	for (uint32_t i = 0; i < a->nobjects; i++) {
+		const struct dsl_hobject *x = &a->objects[i], *y = &b->objects[i];
+
+		if (ids)
+			assert_int_equal(x->id, y->id);
+		assert_int_equal(x->size, y->size);
+		assert_int_equal(x->length, y->length);
+		assert_int_equal(x->cls, y->cls);
+		assert_int_equal(x->age, y->age);
+		assert_int_equal(x->ref_first, y->ref_first);
+		assert_int_equal(x->nrefs, y->nrefs);
+		assert_int_equal(!x->values, !y->values);
+		for (uint32_t k = 0; x->values && k < a->classes[x->cls].nfields; k++) {
+			assert_int_equal(x->values[k].kind, y->values[k].kind);
+			if (x->values[k].kind == DSL_HV_STR)
+				assert_string_equal(x->values[k].u.s, y->values[k].u.s);
+			else if (x->values[k].kind == DSL_HV_REF)
+				assert_int_equal(x->values[k].u.ref, y->values[k].u.ref);
+			else if (x->values[k].kind == DSL_HV_INT)
+				assert_int_equal(x->values[k].u.i, y->values[k].u.i);
+		}
+	}
+	for (uint32_t i = 0; i < a->nrefs; i++) {
+		assert_int_equal(a->refs[i].to, b->refs[i].to);
+		assert_int_equal(a->refs[i].kind, b->refs[i].kind);
+		assert_int_equal(a->refs[i].index, b->refs[i].index);
+	}
+	for (uint32_t i = 0; i < a->nclasses; i++) {
+		assert_string_equal(a->classes[i].name, b->classes[i].name);
+		assert_int_equal(a->classes[i].obj, b->classes[i].obj);
+		assert_int_equal(a->classes[i].super, b->classes[i].super);
+		assert_int_equal(a->classes[i].kind, b->classes[i].kind);
+	}
+	for (uint32_t i = 0; i < a->nroots; i++) {
+		assert_int_equal(a->roots[i].obj, b->roots[i].obj);
+		assert_int_equal(a->roots[i].kind, b->roots[i].kind);
+	}
+}
+
+/* One heap, every way to its view: ids base + position (a bit each) or
+ * hashed, references in their referrers' order (one pass) or not (counted),
+ * in a new array or over the records (heapview_build_take(): which drops
+ * them), with CLASS references ahead of the records read (the first @lead
+ * objects hold no other) - the same view, the one the generator meant. */
+static void test_ways_same_heap(void **state)
+{
+	static struct gen_expect e;
+	static const uint32_t leads[] = { 0, 2500, 4500 };
+	struct mt_heapview a, b;
+	struct mt_snapshot r, s;
+	char why[128];
+
+	for (size_t l = 0; l < MT_ARRAY_SIZE(leads); l++) {
+		gen_heap(&r, &e, leads[l], false);
+		assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
+		assert_view_meant(&a.heap, &e);
+		for (int way = 0; way < 6; way++) {
+			bool take = way & 1, unsorted = way & 2, far = way & 4;
+
+			gen_heap(&s, &e, leads[l], unsorted);
+			if (far)
+				gen_far(&s);
+			assert_int_equal(take ? heapview_build_take(&s, NULL, &b, why, sizeof(why))
+					      : heapview_build(&s, NULL, &b, why, sizeof(why)), 0);
+			if (take) { /* dropped, the names kept */
+				assert_null(s.objs);
+				assert_null(s.refs);
+				assert_int_equal(s.nobjs, 0);
+				assert_non_null(s.names);
+			}
+			assert_same_heap(&a.heap, &b.heap, !far);
+			heapview_free(&b);
+			snapshot_free(&s);
+		}
+		heapview_free(&a);
+		snapshot_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_impossible_size),
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_heap_ages),
+		cmocka_unit_test(test_ways_same_heap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

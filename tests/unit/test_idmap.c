@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_idmap - the 64-bit key -> pointer map (user/lib/idmap.c), which the
  * sequencer and the untagged walk's ids (walkids.c) use, and the id -> position
- * index the query heap is built with (heapview.c). */
+ * index the query heap is built with (heapview.c): dense, sparse, and ids
+ * base + position. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +129,49 @@ static void test_index_sparse(void **state)
 	idmap_index_free(&x);
 }
 
+/* Ids base + position (a frozen copy's mark): a bit per position, the
+ * others (named objects) in the map; the first position put for an id stays
+ * whichever way it went, an id in the range at another position included. */
+static void test_index_base(void **state)
+{
+	const uint64_t base = 1000;
+	struct idmap_index x;
+
+	assert_int_equal(idmap_index_init_dense(&x, 100, base), 0);
+	assert_non_null(x.bits);
+	assert_null(x.direct);
+	assert_int_equal(idmap_index_put(&x, 7, 0), 0);         /* named, below base */
+	assert_int_equal(idmap_index_put(&x, base + 1, 1), 0);  /* its own */
+	assert_int_equal(idmap_index_put(&x, base + 1, 4), 0);  /* again: the first stays */
+	assert_int_equal(idmap_index_put(&x, base + 10, 2), 0); /* in the range, not its own... */
+	assert_int_equal(idmap_index_put(&x, base + 10, 10), 0); /* ...which then stays out */
+	assert_int_equal(idmap_index_put(&x, base + 3, 3), 0);
+	assert_int_equal(idmap_index_put(&x, 7, 3), 0);         /* the first stays */
+	assert_int_equal(idmap_index_put(&x, 0, 5), 0);         /* id 0: ignored */
+	assert_int_equal(idmap_index_put(&x, base + 99, 99), 0);
+	assert_int_equal(idmap_index_put(&x, base + 100, 77), 0); /* past the positions */
+	assert_int_equal(idmap_index_get(&x, 7), 0);
+	assert_int_equal(idmap_index_get(&x, base + 1), 1);
+	assert_int_equal(idmap_index_get(&x, base + 10), 2);
+	assert_int_equal(idmap_index_get(&x, base + 3), 3);
+	assert_int_equal(idmap_index_get(&x, base + 99), 99);
+	assert_int_equal(idmap_index_get(&x, base + 100), 77);
+	assert_int_equal(idmap_index_get(&x, base + 4), IDMAP_NOIDX); /* position 4: no id */
+	assert_int_equal(idmap_index_get(&x, base + 5), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, base - 1), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 0), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, UINT64_MAX), IDMAP_NOIDX);
+	idmap_index_free(&x);
+	idmap_index_free(&x); /* twice: no-op */
+	/* base 0: position 0 would be id 0, which is no id */
+	assert_int_equal(idmap_index_init_dense(&x, 3, 0), 0);
+	assert_int_equal(idmap_index_put(&x, 0, 0), 0);
+	assert_int_equal(idmap_index_put(&x, 1, 1), 0);
+	assert_int_equal(idmap_index_get(&x, 0), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, 1), 1);
+	idmap_index_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_reserve_and_many),
 		cmocka_unit_test(test_index_dense),
 		cmocka_unit_test(test_index_sparse),
+		cmocka_unit_test(test_index_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -253,8 +253,7 @@ int do_heap(int argc, char **argv)
 	{
 		struct dsl_needs none = { 0 };
 
-		err = heapview_build(&snap, &none, &hv, why, sizeof(why));
-		snapshot_drop_records(&snap); /* the view has them */
+		err = heapview_build_take(&snap, &none, &hv, why, sizeof(why)); /* records dropped */
 		util_phase("heap view");
 	}
 	if (!err)

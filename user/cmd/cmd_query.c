@@ -54,17 +54,18 @@ static void sleep_s(double sec)
 	nanosleep(&ts, NULL);
 }
 
-/* Run the program on @snap and print its result. Returns 0 or 1 after p_err. */
+/* Run the program on @snap and print its result; @drop: @snap's records are
+ * not needed after (querylive_eval()). Returns 0 or 1 after p_err. */
 static int eval_print(struct dsl_program **prog, const char *src, size_t srclen,
-		      const char *fname, const struct mt_snapshot *snap, bool live,
+		      const char *fname, struct mt_snapshot *snap, bool live, bool drop,
 		      struct dsl_diags *diags, bool json, int walk)
 {
 	struct querylive_out qo = { 0 };
 	int rc = 1;
 	char b[32];
 
-	switch (querylive_eval(prog, src, srclen, fname, snap, live ? dsl_program_needs(*prog) : NULL,
-			   diags, &qo)) {
+	switch (querylive_eval(prog, src, srclen, fname, snap, drop,
+			       live ? dsl_program_needs(*prog) : NULL, diags, &qo)) {
 	case QUERY_OK:
 		break;
 	case QUERY_HEAP:
@@ -232,7 +233,7 @@ static int query_file(struct query_run *q)
 	if (dsl_program_needs(q->prog)->age && q->snap.has_ages)
 		p_info("age counts the GCs since memtrace first saw the object (the first "
 		       "walk of the session that took this snapshot)");
-	return eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, false, q->diags,
+	return eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, false, true, q->diags,
 			  q->o.json, 0);
 }
 
@@ -323,8 +324,8 @@ static int query_live(struct query_run *q)
 		if (q->snap.ages_walks_dropped)
 			p_warn("the agent keeps the ages of %d walks per session: objects first "
 			       "seen by later walks look older than they are", QUERY_MAX_COUNT);
-		if (eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, true, q->diags,
-			       o->json, o->has_count ? (int)i + 1 : 0))
+		if (eval_print(&q->prog, q->src, q->srclen, q->fname, &q->snap, true, !o->save,
+			       q->diags, o->json, o->has_count ? (int)i + 1 : 0))
 			goto out;
 	}
 	if (o->save && snapfile_write(&q->snap, o->save, why, sizeof(why))) {

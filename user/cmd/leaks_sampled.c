@@ -216,7 +216,7 @@ static int paths_index(struct leak_paths *lp)
 	char why[160];
 	int err;
 
-	err = heapview_build(&lp->snap, &none, &lp->hv, why, sizeof(why));
+	err = heapview_build_take(&lp->snap, &none, &lp->hv, why, sizeof(why)); /* records dropped */
 	if (!err)
 		err = heapview_graph(&lp->hv, HEAPVIEW_PATHS, why, sizeof(why));
 	if (err) {

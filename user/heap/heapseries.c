@@ -57,8 +57,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	if (err)
 		return err; /* printed */
 	s->have_last = true;
-	err = heapview_build(&s->snap, &none, &s->hv, why, sizeof(why));
-	snapshot_drop_records(&s->snap); /* the view has them */
+	err = heapview_build_take(&s->snap, &none, &s->hv, why, sizeof(why)); /* records dropped */
 	if (!err)
 		err = heapview_graph(&s->hv, HEAPVIEW_PATHS | (retained ? HEAPVIEW_RETAINED : 0),
 				     why, sizeof(why));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* heapview.c - the struct dsl_heap a query runs on, built from a snapshot
  * (see heapview.h): ids become indexes (lib/idmap.h's idmap_index), each
- * object's references one run of the reference array. */
+ * object's references one run of the reference array - over the snapshot's
+ * own object and reference arrays when the caller is done with them
+ * (heapview_build_take()). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +16,26 @@
 /* DSL_NOOBJ is the index's "no position": a miss is "no object". */
 _Static_assert(DSL_NOOBJ == IDMAP_NOIDX, "DSL_NOOBJ is IDMAP_NOIDX");
 
+/* Hand @p (malloc'ed) to @hv, which frees it. Returns 0 or -ENOMEM (then @p
+ * is still the caller's). */
+static int adopt(struct mt_heapview *hv, void *p)
+{
+	if (snapshot_grow(&hv->owned, &hv->cap_owned, hv->nowned, 1, sizeof(void *)))
+		return -ENOMEM;
+	hv->owned[hv->nowned++] = p;
+	return 0;
+}
+
 /* A zeroed array of @n (at least 1) entries of @esz bytes, owned by @hv
  * (freed by heapview_free()); NULL on ENOMEM. */
 static void *own(struct mt_heapview *hv, size_t n, size_t esz)
 {
-	void *p;
+	void *p = calloc(n ? n : 1, esz);
 
-	if (snapshot_grow(&hv->owned, &hv->cap_owned, hv->nowned, 1, sizeof(void *)))
+	if (p && adopt(hv, p)) {
+		free(p);
 		return NULL;
-	p = calloc(n ? n : 1, esz);
-	if (p)
-		hv->owned[hv->nowned++] = p;
+	}
 	if (p && n * esz >= (8u << 20))
 		util_hugepages(p, n * esz);
 	return p;
@@ -198,109 +209,146 @@ static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base
 
 #define HEAPVIEW_MAX_OBJECT (1ull << 35)   /* bytes: long[2^31 - 1] is 16 GiB */
 #define HEAPVIEW_MAX_HEAP (1ull << 50)     /* bytes */
+#define DENSE_SAMPLES 64
 
-int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
-		   struct mt_heapview *hv, char *why, size_t wn)
-{
-	struct idmap_index objmap = { 0 }, clsmap = { 0 }, loadmap = { 0 }, strmap = { 0 };
-	struct dsl_hobject *objs;
+/* What heapview_build() works with. */
+struct build {
+	const struct mt_snapshot *s;
+	struct mt_snapshot *take;  /* s, whose object and reference arrays the view
+				    * may take over; NULL: s stays as it is */
+	const struct dsl_needs *needs;
+	struct mt_heapview *hv;
+	struct idmap_index objmap, clsmap, loadmap, strmap;
+	struct cls_aux *aux;
 	struct dsl_hclass *cls;
-	struct dsl_hloader *loaders;
-	struct dsl_hthread *threads;
-	struct dsl_hroot *roots;
-	struct dsl_href *refs;
-	struct dsl_hstatic *statics;
-	struct cls_aux *aux = NULL;
-	uint32_t *rcount = NULL, nroots = 0, nloaders = 0, unknown, ncls, nstatics = 0;
-	size_t nrefs = 0;
-	uint64_t maxid = 0, total = 0;
-	int err = -ENOMEM;
+	struct dsl_hobject *objs;
+	size_t n;                  /* objects */
+	uint32_t ncls, unknown;
+	size_t nclassrefs;         /* CLASS references the objects carry */
+};
 
-	memset(hv, 0, sizeof(*hv));
-	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
-	    s->nrefs + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
-		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
-		return -EINVAL;
+/* An uninitialised array of @n entries of @esz bytes (at least one), huge
+ * pages when large; NULL on ENOMEM. */
+static void *big_alloc(size_t n, size_t esz)
+{
+	void *p = malloc(n ? n * esz : esz);
+
+	if (p && n * esz >= (8u << 20))
+		util_hugepages(p, n * esz);
+	return p;
+}
+
+/* Do the objects' ids run base + position (a frozen copy's mark numbers its
+ * objects next_id + rank, a few named ones apart)? Some samples say. */
+static bool ids_dense(const struct mt_snapshot *s, uint64_t *base)
+{
+	size_t n = s->nobjs, hits = 0;
+
+	if (n < DENSE_SAMPLES || s->objs[n - 1].id < n - 1)
+		return false;
+	*base = s->objs[n - 1].id - (n - 1);
+	for (size_t k = 0; k < DENSE_SAMPLES; k++) {
+		size_t i = k * (n - 1) / (DENSE_SAMPLES - 1);
+
+		hits += s->objs[i].id == *base + i;
 	}
-	ncls = (uint32_t)s->nclasses + 1; /* + "<unknown class>" */
-	unknown = ncls - 1;
-	for (size_t i = 0; i < s->nobjs; i++) {
+	return hits >= DENSE_SAMPLES * 7 / 8;
+}
+
+/*
+ * Check the objects' sizes and index the ids: objects, classes, loaders,
+ * strings. Returns 0, -ENOMEM, or -EINVAL with the reason in @why.
+ */
+static int index_ids(struct build *b, char *why, size_t wn)
+{
+	const struct mt_snapshot *s = b->s;
+	uint64_t total = 0, maxid = 0, maxcls = 0, maxload = 0, maxstr = 0, base = 0;
+	bool dense = ids_dense(s, &base);
+	int err = dense ? idmap_index_init_dense(&b->objmap, b->n, base) : 0;
+
+	for (size_t i = 0; i < b->n && !err; i++) {
+		const struct mt_ap_hobj *o = &s->objs[i];
+
 		/* no Java object exceeds 16 GiB (long[2^31 - 1]), no heap a PiB:
 		 * a file that says otherwise is corrupt, and its sizes would wrap
 		 * the sums (retained sizes, totals) */
-		if (s->objs[i].size > HEAPVIEW_MAX_OBJECT || (total += s->objs[i].size) > HEAPVIEW_MAX_HEAP) {
+		if (o->size > HEAPVIEW_MAX_OBJECT || (total += o->size) > HEAPVIEW_MAX_HEAP) {
 			snprintf(why, wn, "object %llu claims %llu bytes (%s): the snapshot is corrupt",
-				 (unsigned long long)s->objs[i].id,
-				 (unsigned long long)s->objs[i].size,
-				 s->objs[i].size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
-									 "the heap would exceed 1 PiB");
+				 (unsigned long long)o->id, (unsigned long long)o->size,
+				 o->size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
+								 "the heap would exceed 1 PiB");
 			return -EINVAL;
 		}
-		maxid = s->objs[i].id > maxid ? s->objs[i].id : maxid;
+		maxid = o->id > maxid ? o->id : maxid;
+		if (dense)
+			err = idmap_index_put(&b->objmap, o->id, (uint32_t)i);
+	}
+	if (err)
+		return err;
+	if (!dense) {
+		err = idmap_index_init(&b->objmap, b->n, maxid);
+		for (size_t i = 0; i < b->n && !err; i++)
+			err = idmap_index_put(&b->objmap, s->objs[i].id, (uint32_t)i);
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
-		maxid = s->classes[i].id > maxid ? s->classes[i].id : maxid;
-		maxid = s->classes[i].loader > maxid ? s->classes[i].loader : maxid;
+		maxcls = s->classes[i].id > maxcls ? s->classes[i].id : maxcls;
+		maxload = s->classes[i].loader > maxload ? s->classes[i].loader : maxload;
 	}
 	for (size_t i = 0; i < s->nstrings; i++)
-		maxid = s->strings[i].obj > maxid ? s->strings[i].obj : maxid;
-	if (idmap_index_init(&objmap, s->nobjs, maxid) || idmap_index_init(&clsmap, ncls, maxid) ||
-	    idmap_index_init(&loadmap, s->nclasses, maxid) ||
-	    idmap_index_init(&strmap, s->nstrings, maxid))
-		goto cleanup;
-	objs = own(hv, s->nobjs, sizeof(*objs));
-	cls = own(hv, ncls, sizeof(*cls));
-	loaders = own(hv, s->nclasses + 1, sizeof(*loaders));
-	threads = own(hv, s->nthreads, sizeof(*threads));
-	roots = own(hv, s->nroots, sizeof(*roots));
+		maxstr = s->strings[i].obj > maxstr ? s->strings[i].obj : maxstr;
+	if (idmap_index_init(&b->clsmap, b->ncls, maxcls) ||
+	    idmap_index_init(&b->loadmap, s->nclasses, maxload) ||
+	    idmap_index_init(&b->strmap, s->nstrings, maxstr))
+		return -ENOMEM;
 	for (size_t i = 0; i < s->nclasses; i++)
-		nstatics += s->classes[i].nstatics;
-	statics = own(hv, nstatics, sizeof(*statics));
-	aux = calloc(ncls, sizeof(*aux));
-	rcount = calloc(s->nobjs + 1, sizeof(*rcount));
-	if (!objs || !cls || !loaders || !threads || !roots || !aux || !rcount || !statics)
-		goto cleanup;
-	nstatics = 0;
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (idmap_index_put(&objmap, s->objs[i].id, (uint32_t)i))
-			goto cleanup;
-	for (size_t i = 0; i < s->nclasses; i++)
-		if (idmap_index_put(&clsmap, s->classes[i].id, (uint32_t)i))
-			goto cleanup;
+		if (idmap_index_put(&b->clsmap, s->classes[i].id, (uint32_t)i))
+			return -ENOMEM;
 	for (size_t i = 0; i < s->nstrings; i++)
-		if (idmap_index_put(&strmap, s->strings[i].obj, (uint32_t)i))
-			goto cleanup;
-	/* classes, loaders */
+		if (idmap_index_put(&b->strmap, s->strings[i].obj, (uint32_t)i))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The classes (and their loaders, fields, interfaces, statics) into b->cls. */
+static int build_classes(struct build *b, struct dsl_hloader *loaders, uint32_t *nloaders,
+			 struct dsl_hstatic *statics, uint32_t *nstatics)
+{
+	const struct mt_snapshot *s = b->s;
+	struct dsl_hclass *cls = b->cls;
+	struct cls_aux *aux = b->aux;
+
 	for (size_t i = 0; i < s->nclasses; i++) {
 		const struct mt_snap_class *c = &s->classes[i];
-		struct dsl_hfield *f = own(hv, c->nfields, sizeof(*f));
+		struct dsl_hfield *f = own(b->hv, c->nfields, sizeof(*f));
 		char nb[1024];
 		char *name;
 		int32_t maxi = -1;
 
 		if (!f)
-			goto cleanup;
+			return -ENOMEM;
 		if (c->name) {
 			name = (char *)c->name;
 		} else {
 			snapshot_java_name(c->sig, nb, sizeof(nb));
-			name = own(hv, strlen(nb) + 1, 1);
+			name = own(b->hv, strlen(nb) + 1, 1);
 			if (!name)
-				goto cleanup;
+				return -ENOMEM;
 			memcpy(name, nb, strlen(nb) + 1);
 		}
 		cls[i].name = name;
-		cls[i].obj = idmap_index_get(&objmap, c->id);
-		cls[i].super = c->super ? idmap_index_get(&clsmap, c->super) : DSL_NOOBJ;
+		cls[i].obj = idmap_index_get(&b->objmap, c->id);
+		cls[i].super = c->super ? idmap_index_get(&b->clsmap, c->super) : DSL_NOOBJ;
 		cls[i].loader = DSL_NOOBJ;
 		if (c->loader) {
-			uint32_t li = idmap_index_get(&loadmap, c->loader);
+			uint32_t li = idmap_index_get(&b->loadmap, c->loader);
 
 			if (li == DSL_NOOBJ) {
-				li = nloaders++;
-				if (idmap_index_put(&loadmap, c->loader, li))
-					goto cleanup;
-				loaders[li].obj = idmap_index_get(&objmap, c->loader);
+				li = (*nloaders)++;
+				if (idmap_index_put(&b->loadmap, c->loader, li))
+					return -ENOMEM;
+				loaders[li].obj = idmap_index_get(&b->objmap, c->loader);
 				loaders[li].id = c->loader;
 			}
 			cls[i].loader = li;
@@ -310,7 +358,7 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 			f[k].kind = field_kind(c->fields[k].type);
 			if (c->fields[k].index > maxi)
 				maxi = c->fields[k].index;
-			if (name_needed(needs, f[k].name))
+			if (name_needed(b->needs, f[k].name))
 				aux[i].values = true;
 		}
 		cls[i].fields = f;
@@ -318,12 +366,12 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		cls[i].kind = c->kind == MT_SNAP_CLASS ? DSL_CK_CLASS :
 			      c->kind == MT_SNAP_INTERFACE ? DSL_CK_INTERFACE : DSL_CK_UNKNOWN;
 		if (c->nifaces) {
-			uint32_t *ifs = own(hv, c->nifaces, sizeof(*ifs));
+			uint32_t *ifs = own(b->hv, c->nifaces, sizeof(*ifs));
 
 			if (!ifs)
-				goto cleanup;
+				return -ENOMEM;
 			for (uint32_t k = 0; k < c->nifaces; k++) {
-				uint32_t ii = idmap_index_get(&clsmap, c->ifaces[k]);
+				uint32_t ii = idmap_index_get(&b->clsmap, c->ifaces[k]);
 
 				if (ii != DSL_NOOBJ)
 					ifs[cls[i].nifaces++] = ii;
@@ -331,47 +379,93 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 			cls[i].ifaces = ifs;
 		}
 		if (c->nstatics) {
-			aux[i].sslot = slot_map(c->statics, c->nstatics, (int32_t)nstatics,
+			aux[i].sslot = slot_map(c->statics, c->nstatics, (int32_t)*nstatics,
 						&aux[i].nsslot);
 			for (uint32_t k = 0; k < c->nstatics; k++)
-				statics[nstatics++] = (struct dsl_hstatic){ c->statics[k].name,
-									   (uint32_t)i };
+				statics[(*nstatics)++] = (struct dsl_hstatic){ c->statics[k].name,
+									      (uint32_t)i };
 		}
 		if (c->nfields || (name[0] && strstr(name, "[]")))
 			aux[i].known = true; /* instance fields or an array: not an interface */
 		if (maxi >= 0 && maxi < (1 << 20)) {
 			aux[i].slot = malloc(((size_t)maxi + 1) * sizeof(int32_t));
 			if (!aux[i].slot)
-				goto cleanup;
+				return -ENOMEM;
 			aux[i].nslot = maxi + 1;
 			memset(aux[i].slot, 0xff, ((size_t)maxi + 1) * sizeof(int32_t));
 			for (uint32_t k = 0; k < c->nfields; k++)
 				aux[i].slot[c->fields[k].index] = (int32_t)k;
 		}
 	}
-	cls[unknown].name = "<unknown class>";
-	cls[unknown].obj = cls[unknown].super = cls[unknown].loader = DSL_NOOBJ;
-	/* objects */
-	for (size_t i = 0; i < s->nobjs; i++) {
-		const struct mt_ap_hobj *o = &s->objs[i];
-		uint32_t ci = idmap_index_get(&clsmap, o->cls);
+	cls[b->unknown].name = "<unknown class>";
+	cls[b->unknown].obj = cls[b->unknown].super = cls[b->unknown].loader = DSL_NOOBJ;
+	return 0;
+}
 
-		objs[i].id = o->id;
-		objs[i].cls = ci == DSL_NOOBJ ? unknown : ci;
-		aux[objs[i].cls].known = aux[objs[i].cls].inst = true; /* an instance: a class */
-		objs[i].size = o->size;
-		objs[i].length = o->length < 0 ? -1 : o->length;
-		if (s->has_ages) {
-			uint64_t age = snapshot_age(s, o->id);
+/*
+ * The objects into b->objs: in the snapshot's own array when b->take (an
+ * object of the view, 48 bytes, over the record, 32: from the last, so that
+ * none is overwritten before it is read), else in a new one. Until the
+ * references are placed, ref_first holds the index of the object's implied
+ * CLASS reference (MT_AP_HOBJ_CLASSREF) or DSL_NOOBJ, nrefs 0.
+ */
+static int build_objects(struct build *b)
+{
+	const struct mt_snapshot *s = b->s;
+	const struct mt_ap_hobj *in = s->objs;
+	struct dsl_hobject *out;
 
-			objs[i].age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+	if (b->take && b->n) {
+		size_t had = b->take->cap_objs * sizeof(*in);
+
+		out = realloc(b->take->objs, b->n * sizeof(*out));
+		if (!out)
+			return -ENOMEM;
+		b->take->objs = NULL;
+		if (adopt(b->hv, out)) {
+			free(out);
+			return -ENOMEM;
 		}
-		if (aux[objs[i].cls].values && cls[objs[i].cls].nfields) {
-			const struct dsl_hclass *c = &cls[objs[i].cls];
-			struct dsl_hval *v = own(hv, c->nfields, sizeof(*v));
+		if (b->n * sizeof(*out) > had)
+			util_hugepages((char *)out + had, b->n * sizeof(*out) - had);
+		in = (const struct mt_ap_hobj *)out;
+	} else {
+		out = own(b->hv, b->n, sizeof(*out));
+		if (!out)
+			return -ENOMEM;
+	}
+	b->objs = out;
+	for (size_t i = b->n; i-- > 0;) {
+		struct dsl_hobject *d = &out[i];
+		struct mt_ap_hobj o;
+		uint32_t ci, cref = DSL_NOOBJ;
+
+		memcpy(&o, &in[i], sizeof(o)); /* read before out[i] (which may cover it) is written */
+		ci = idmap_index_get(&b->clsmap, o.cls);
+
+		if (o.flags & MT_AP_HOBJ_CLASSREF) /* the class object: its class's, or by id */
+			cref = ci != DSL_NOOBJ ? b->cls[ci].obj : idmap_index_get(&b->objmap, o.cls);
+		b->nclassrefs += cref != DSL_NOOBJ;
+		d->id = o.id;
+		d->size = o.size;
+		d->length = o.length < 0 ? -1 : o.length;
+		d->values = NULL;
+		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
+		d->age = 0;
+		d->ref_first = cref;
+		d->nrefs = 0;
+		b->aux[d->cls].known = b->aux[d->cls].inst = true; /* an instance: a class */
+		if (s->has_ages) {
+			uint64_t age = snapshot_age(s, o.id);
+
+			d->age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		}
+		if (b->aux[d->cls].values && b->cls[d->cls].nfields) {
+			const struct dsl_hclass *c = &b->cls[d->cls];
+			struct dsl_hval *v = own(b->hv, c->nfields, sizeof(*v));
 
 			if (!v)
-				goto cleanup;
+				return -ENOMEM;
 			for (uint32_t k = 0; k < c->nfields; k++) {
 				switch (c->fields[k].kind) {
 				case DSL_FK_INT: v[k].kind = DSL_HV_INT; break;
@@ -380,119 +474,333 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 				default: break;
 				}
 			}
-			objs[i].values = v;
-			hv->value_objects++;
+			d->values = v;
+			b->hv->value_objects++;
 		}
 	}
-	/* primitive values */
-	for (size_t i = 0; i < s->nprims; i++) {
+	return 0;
+}
+
+/* The primitive values into the objects that carry values (if any does). */
+static void build_prims(struct build *b)
+{
+	const struct mt_snapshot *s = b->s;
+
+	for (size_t i = 0; i < s->nprims && b->hv->value_objects; i++) {
 		const struct mt_ap_hprim *p = &s->prims[i];
-		uint32_t oi = idmap_index_get(&objmap, p->obj);
+		uint32_t oi = idmap_index_get(&b->objmap, p->obj);
 		struct dsl_hval *v;
 		int32_t slot;
 
-		if (oi == DSL_NOOBJ || !objs[oi].values)
+		if (oi == DSL_NOOBJ || !b->objs[oi].values)
 			continue;
-		if (p->index < 0 || p->index >= aux[objs[oi].cls].nslot)
+		if (p->index < 0 || p->index >= b->aux[b->objs[oi].cls].nslot)
 			continue;
-		slot = aux[objs[oi].cls].slot[p->index];
+		slot = b->aux[b->objs[oi].cls].slot[p->index];
 		if (slot < 0)
 			continue;
-		v = (struct dsl_hval *)&objs[oi].values[slot];
-		switch (cls[objs[oi].cls].fields[slot].kind) {
+		v = (struct dsl_hval *)&b->objs[oi].values[slot];
+		switch (b->cls[b->objs[oi].cls].fields[slot].kind) {
 		case DSL_FK_INT: v->u.i = (int64_t)p->bits; break;
 		case DSL_FK_FLOAT: memcpy(&v->u.f, &p->bits, 8); break;
 		case DSL_FK_BOOL: v->u.b = p->bits != 0; break;
 		default: break;
 		}
 	}
-	/* references: counted per referrer, then placed (a stable counting sort);
-	 * first the CLASS references objects carry (MT_AP_HOBJ_CLASSREF), where
-	 * the agent puts them among an object's own */
-	for (size_t i = 0; i < s->nobjs; i++)
-		if ((s->objs[i].flags & MT_AP_HOBJ_CLASSREF) &&
-		    idmap_index_get(&objmap, s->objs[i].cls) != DSL_NOOBJ) {
-			rcount[i]++;
-			nrefs++;
-		}
-	for (size_t i = 0; i < s->nrefs; i++) {
-		uint32_t from = idmap_index_get(&objmap, s->refs[i].from);
-		uint32_t to = idmap_index_get(&objmap, s->refs[i].to);
-		int k = ref_kind(s->refs[i].kind);
+}
 
-		if (from == DSL_NOOBJ || to == DSL_NOOBJ || k < 0 || DSL_REF_IS_ROOT(k))
-			continue;
-		rcount[from]++;
-		nrefs++;
+/* The ends of reference @r as object indexes and its kind; false if the view
+ * leaves it out (an end not in the heap, a root's or an unknown kind). */
+static inline bool ref_ends(const struct build *b, const struct mt_ap_href *r, uint32_t *from,
+		     uint32_t *to, int *k)
+{
+	*k = ref_kind(r->kind);
+	if (*k < 0 || DSL_REF_IS_ROOT(*k))
+		return false;
+	*from = idmap_index_get(&b->objmap, r->from);
+	*to = idmap_index_get(&b->objmap, r->to);
+	return *from != DSL_NOOBJ && *to != DSL_NOOBJ;
+}
+
+/* @r as the view's reference *@d (its field slot, static or element index),
+ * and the value of that field in its referrer @from. */
+static inline void ref_fill(struct build *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
+		     int k, struct dsl_href *d)
+{
+	const struct cls_aux *a = &b->aux[b->objs[from].cls];
+	int32_t slot = -1;
+
+	d->to = to;
+	d->kind = (uint8_t)k;
+	d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
+	if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
+		uint32_t ci = idmap_index_get(&b->clsmap, r->from); /* from: the class object */
+
+		if (ci != DSL_NOOBJ && r->index < b->aux[ci].nsslot)
+			d->index = b->aux[ci].sslot[r->index];
 	}
-	refs = own(hv, nrefs, sizeof(*refs));
-	if (!refs)
-		goto cleanup;
-	{
-		uint32_t acc = 0;
+	if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
+		slot = a->slot[r->index];
+	if (slot < 0)
+		return;
+	d->index = slot;
+	if (b->objs[from].values) {
+		struct dsl_hval *v = (struct dsl_hval *)&b->objs[from].values[slot];
 
-		for (size_t i = 0; i < s->nobjs; i++) {
-			objs[i].ref_first = acc;
-			acc += rcount[i];
-			rcount[i] = objs[i].ref_first;
+		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
+			uint32_t si = idmap_index_get(&b->strmap, r->to);
+
+			if (si != DSL_NOOBJ) {
+				v->kind = DSL_HV_STR;
+				v->u.s = b->s->strings[si].s;
+			}
+		} else {
+			v->kind = DSL_HV_REF;
+			v->u.ref = to;
 		}
 	}
-	for (size_t i = 0; i < s->nobjs; i++) {
-		uint32_t to = s->objs[i].flags & MT_AP_HOBJ_CLASSREF ?
-				      idmap_index_get(&objmap, s->objs[i].cls) : DSL_NOOBJ;
+}
 
-		if (to == DSL_NOOBJ)
-			continue;
-		refs[rcount[i]++] = (struct dsl_href){ .to = to, .index = -1,
-						       .kind = DSL_REF_CLASS };
-		objs[i].nrefs++;
+/* The CLASS reference an object carries (MT_AP_HOBJ_CLASSREF), to @to. */
+static struct dsl_href class_ref(uint32_t to)
+{
+	return (struct dsl_href){ .to = to, .index = -1, .kind = DSL_REF_CLASS };
+}
+
+/* Records of references copied ahead of the one read, in chunks (while the
+ * view's references are written over the records, none of these is lost). */
+#define STAGE 1024
+
+/* Where the view's references go (build_refs()). */
+struct place {
+	const struct mt_ap_href *in; /* the records */
+	size_t nin;
+	struct mt_ap_href *ring;     /* records [ahead - 2 STAGE, ahead) at [i % (2 STAGE)] */
+	size_t ahead;                /* records copied to the ring */
+	struct dsl_href *out;        /* the view's references */
+	size_t cap, n;               /* entries of out, and used */
+	size_t lim;                  /* out[n] may be written while n < lim */
+	bool over_records;           /* out is the records' own array: never written past
+				      * what is in the ring */
+	void *records;               /* the records' array, to free when out left it */
+	size_t bound;                /* the most references the view can have */
+};
+
+/* out's end, or while over the records the first one not copied yet. */
+static void set_lim(struct place *p)
+{
+	p->lim = p->over_records && p->ahead < p->nin ?
+			 p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
+}
+
+/* Copy records to the ring until @i has STAGE records after it (or the last). */
+static void stage(struct place *p, size_t i)
+{
+	while (p->ahead < p->nin && p->ahead <= i + STAGE) {
+		size_t k = p->nin - p->ahead < STAGE ? p->nin - p->ahead : STAGE;
+
+		memcpy(&p->ring[p->ahead % (2 * STAGE)], &p->in[p->ahead], k * sizeof(*p->in));
+		p->ahead += k;
+		set_lim(p);
 	}
-	for (size_t i = 0; i < s->nrefs; i++) {
-		const struct mt_ap_href *r = &s->refs[i];
-		uint32_t from = idmap_index_get(&objmap, r->from);
-		uint32_t to = idmap_index_get(&objmap, r->to);
-		int k = ref_kind(r->kind);
-		struct dsl_href *d;
-		const struct cls_aux *a;
-		int32_t slot = -1;
+}
 
-		if (from == DSL_NOOBJ || to == DSL_NOOBJ || k < 0 || DSL_REF_IS_ROOT(k))
-			continue;
-		d = &refs[rcount[from]++];
-		objs[from].nrefs++;
-		d->to = to;
-		d->kind = (uint8_t)k;
-		d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
-		if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
-			uint32_t ci = idmap_index_get(&clsmap, r->from); /* from: the class object */
+/* out[n] past lim: a larger array (the records' stays, for what is still to
+ * read). Returns 0 or -ENOMEM. */
+static int grow(struct place *p)
+{
+	struct dsl_href *o;
 
-			if (ci != DSL_NOOBJ && r->index < aux[ci].nsslot)
-				d->index = aux[ci].sslot[r->index];
-		}
-		a = &aux[objs[from].cls];
-		if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
-			slot = a->slot[r->index];
-		if (slot < 0)
-			continue;
-		d->index = slot;
-		if (objs[from].values) {
-			struct dsl_hval *v = (struct dsl_hval *)&objs[from].values[slot];
+	if (p->over_records && p->ahead < p->nin) {
+		o = big_alloc(p->bound, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		memcpy(o, p->out, p->n * sizeof(*o));
+		p->over_records = false; /* p->records is freed at the end */
+	} else {
+		o = realloc(p->out, p->bound * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		if (p->over_records)
+			p->records = o;
+	}
+	p->out = o;
+	p->cap = p->bound;
+	set_lim(p);
+	return 0;
+}
 
-			if (cls[objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
-				uint32_t si = idmap_index_get(&strmap, r->to);
+/* Room for the view's next reference: out[n] neither past out's end nor over
+ * a record not copied yet. Returns 0 or -ENOMEM. */
+static inline int room(struct place *p)
+{
+	return p->n < p->lim ? 0 : grow(p);
+}
 
-				if (si != DSL_NOOBJ) {
-					v->kind = DSL_HV_STR;
-					v->u.s = s->strings[si].s;
-				}
-			} else {
-				v->kind = DSL_HV_REF;
-				v->u.ref = to;
+/* Open object @o's run of references at out[n]: its CLASS reference first
+ * (whose target ref_first held), ref_first and nrefs set. */
+static inline int open_run(struct build *b, struct place *p, size_t o)
+{
+	struct dsl_hobject *x = &b->objs[o];
+	uint32_t cref = x->ref_first;
+
+	x->ref_first = (uint32_t)p->n;
+	x->nrefs = 0;
+	if (cref == DSL_NOOBJ)
+		return 0;
+	if (room(p))
+		return -ENOMEM;
+	p->out[p->n++] = class_ref(cref);
+	x->nrefs = 1;
+	return 0;
+}
+
+/*
+ * The records from @i on are not in their referrers' order (a tagged walk's,
+ * a dump's): the runs of objects below @cur are in p->out, the others not
+ * opened. Place them all in a new array, the records left after those placed
+ * - a stable counting sort. Returns 0 or -ENOMEM.
+ */
+static int refs_unsorted(struct build *b, struct place *p, size_t i, size_t cur)
+{
+	size_t nrest = p->nin - i, at = 0, behind = p->ahead > i ? p->ahead - i : 0;
+	struct mt_ap_href *rest = malloc((nrest ? nrest : 1) * sizeof(*rest));
+	uint32_t *next = calloc(b->n + 1, sizeof(*next)), from, to;
+	struct dsl_href *dst = NULL;
+	int kind, err = -ENOMEM;
+
+	if (!rest || !next)
+		goto out;
+	for (size_t k = 0; k < nrest; k++) /* what the ring holds, then the rest */
+		memcpy(&rest[k], k < behind ? &p->ring[(i + k) % (2 * STAGE)] : &p->in[i + k],
+		       sizeof(*rest));
+	for (size_t k = 0; k < nrest; k++)
+		if (ref_ends(b, &rest[k], &from, &to, &kind))
+			next[from]++;
+	dst = big_alloc(p->bound, sizeof(*dst));
+	if (!dst)
+		goto out;
+	for (size_t o = 0; o < b->n; o++) {
+		struct dsl_hobject *x = &b->objs[o];
+		uint32_t more = next[o];
+
+		if (o < cur) {
+			memcpy(&dst[at], &p->out[x->ref_first], x->nrefs * sizeof(*dst));
+			x->ref_first = (uint32_t)at;
+			at += x->nrefs;
+		} else {
+			uint32_t cref = x->ref_first;
+
+			x->ref_first = (uint32_t)at;
+			x->nrefs = 0;
+			if (cref != DSL_NOOBJ) {
+				dst[at++] = class_ref(cref);
+				x->nrefs = 1;
 			}
 		}
+		next[o] = (uint32_t)at;
+		at += more;
+		x->nrefs += more;
 	}
+	for (size_t k = 0; k < nrest; k++)
+		if (ref_ends(b, &rest[k], &from, &to, &kind))
+			ref_fill(b, &rest[k], from, to, kind, &dst[next[from]++]);
+	if (!p->over_records)
+		free(p->out);
+	p->out = dst;
+	p->cap = p->bound;
+	p->n = at;
+	p->over_records = false;
+	set_lim(p);
+	err = 0;
+out:
+	free(rest);
+	free(next);
+	return err;
+}
+
+/*
+ * The references into the view: each object's a run, its CLASS reference
+ * first, then its own in the records' order. Records in their referrers'
+ * order (a frozen copy's mark writes an object's references after it) are
+ * placed in one pass without counts: when b->take, over the records
+ * themselves (12 bytes where a record took 24; records are copied to a
+ * small ring ahead of being overwritten), else in a new array. Others are
+ * counted (refs_unsorted()). Returns 0 or -ENOMEM.
+ */
+static int build_refs(struct build *b)
+{
+	const struct mt_snapshot *s = b->s;
+	struct place p = { .in = s->refs, .nin = s->nrefs, .bound = s->nrefs + b->nclassrefs };
+	size_t cur = 0;
+	int err = -ENOMEM;
+
+	p.ring = malloc(2 * STAGE * sizeof(*p.ring));
+	if (!p.ring)
+		return -ENOMEM;
+	if (b->take && p.nin) {
+		p.out = (struct dsl_href *)b->take->refs;
+		p.records = p.out;
+		p.cap = b->take->cap_refs * sizeof(*p.in) / sizeof(*p.out);
+		p.over_records = true;
+		b->take->refs = NULL; /* ours now: p.records */
+	} else {
+		p.out = big_alloc(p.bound, sizeof(*p.out));
+		p.cap = p.bound;
+		if (!p.out)
+			goto out;
+	}
+	set_lim(&p);
+	for (size_t i = 0; i < p.nin; i++) {
+		const struct mt_ap_href *r = &p.ring[i % (2 * STAGE)];
+		uint32_t from, to;
+		int kind;
+
+		stage(&p, i);
+		if (!ref_ends(b, r, &from, &to, &kind))
+			continue;
+		if (from + 1 < cur) { /* its run is behind */
+			err = refs_unsorted(b, &p, i, cur);
+			if (err)
+				goto out;
+			cur = b->n;
+			break;
+		}
+		for (; cur <= from; cur++)
+			if (open_run(b, &p, cur))
+				goto out;
+		if (room(&p))
+			goto out;
+		ref_fill(b, r, from, to, kind, &p.out[p.n++]);
+		b->objs[from].nrefs++;
+	}
+	for (; cur < b->n; cur++)
+		if (open_run(b, &p, cur))
+			goto out;
+	err = adopt(b->hv, p.out);
+	if (!err) {
+		b->hv->heap.refs = p.out;
+		b->hv->heap.nrefs = (uint32_t)p.n;
+		if (p.records == p.out)
+			p.records = NULL;
+		p.out = NULL;
+	}
+out:
+	if (p.out != p.records)
+		free(p.out);
+	free(p.records);
+	free(p.ring);
+	return err;
+}
+
+/* Roots and threads whose objects are in the heap. */
+static void build_roots(struct build *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
+{
+	const struct mt_snapshot *s = b->s;
+	uint32_t nroots = 0, nt = 0;
+
 	for (size_t i = 0; i < s->nroots; i++) {
-		uint32_t to = idmap_index_get(&objmap, s->roots[i].to);
+		uint32_t to = idmap_index_get(&b->objmap, s->roots[i].to);
 		int k = ref_kind(s->roots[i].kind);
 
 		if (to == DSL_NOOBJ || k < 0 || !DSL_REF_IS_ROOT(k))
@@ -501,77 +809,141 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		roots[nroots].kind = (uint8_t)k;
 		nroots++;
 	}
-	{
-		uint32_t nt = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		uint32_t o = idmap_index_get(&b->objmap, s->threads[i].id);
 
-		for (size_t i = 0; i < s->nthreads; i++) {
-			uint32_t o = idmap_index_get(&objmap, s->threads[i].id);
-
-			if (o == DSL_NOOBJ)
-				continue;
-			threads[nt].obj = o;
-			threads[nt].name = s->threads[i].name;
-			nt++;
-		}
-		hv->heap.nthreads = nt;
+		if (o == DSL_NOOBJ)
+			continue;
+		threads[nt].obj = o;
+		threads[nt].name = s->threads[i].name;
+		nt++;
 	}
-	hv->heap.objects = objs;
-	hv->heap.nobjects = (uint32_t)s->nobjs;
-	hv->heap.classes = cls;
-	hv->heap.nclasses = ncls;
-	hv->heap.refs = refs;
-	hv->heap.nrefs = (uint32_t)nrefs;
-	hv->heap.roots = roots;
-	hv->heap.nroots = nroots;
-	hv->heap.loaders = loaders;
-	hv->heap.nloaders = nloaders;
-	hv->heap.threads = threads;
-	hv->heap.statics = statics;
-	hv->heap.nstatics = nstatics;
+	b->hv->heap.roots = roots;
+	b->hv->heap.nroots = nroots;
+	b->hv->heap.threads = threads;
+	b->hv->heap.nthreads = nt;
+}
+
+/* What the heap says of interfaces, class kinds and ages. */
+static int build_kinds(struct build *b)
+{
+	const struct mt_snapshot *s = b->s;
+	struct dsl_hclass *cls = b->cls;
+	struct mt_heapview *hv = b->hv;
+
 	/* a source that does not say which classes are interfaces: a class with
 	 * instances, instance fields or a subclass, or an array class, is none */
 	hv->heap.no_ifaces = why_no_ifaces(s);
 	if (!hv->heap.no_ifaces) {
-		char b[512], *w;
-		const char *r = unknown_ifaces_matter(s, cls, aux, b, sizeof(b));
+		char buf[512], *w;
+		const char *r = unknown_ifaces_matter(s, cls, b->aux, buf, sizeof(buf));
 
 		if (r) {
 			w = own(hv, strlen(r) + 1, 1);
 			if (!w)
-				goto cleanup;
+				return -ENOMEM;
 			memcpy(w, r, strlen(r) + 1);
 			hv->heap.no_ifaces = w;
 		}
 	}
-	for (uint32_t i = 0; i + 1 < ncls; i++)
+	for (uint32_t i = 0; i + 1 < b->ncls; i++)
 		if (cls[i].super != DSL_NOOBJ)
-			aux[cls[i].super].known = true;
-	for (uint32_t i = 0; i + 1 < ncls; i++)
-		if (cls[i].kind == DSL_CK_UNKNOWN && aux[i].known)
+			b->aux[cls[i].super].known = true;
+	for (uint32_t i = 0; i + 1 < b->ncls; i++)
+		if (cls[i].kind == DSL_CK_UNKNOWN && b->aux[i].known)
 			cls[i].kind = DSL_CK_CLASS;
-	cls[unknown].kind = DSL_CK_CLASS;
+	cls[b->unknown].kind = DSL_CK_CLASS;
 	if (!s->has_ages)
 		hv->heap.no_age = s->source && !strcmp(s->source, "hprof") ?
 			"a heap dump (.hprof) carries no GC history" :
 			s->source && !strcmp(s->source, "live") ?
 			"the agent in this JVM sends no GC history (an older memtrace agent)" :
 			"this snapshot carries no GC history (saved by an older memtrace)";
-	err = 0;
+	return 0;
+}
+
+static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
+		 const struct dsl_needs *needs, struct mt_heapview *hv, char *why, size_t wn)
+{
+	struct build b = { .s = s, .take = take, .needs = needs, .hv = hv, .n = s->nobjs };
+	struct dsl_hloader *loaders;
+	struct dsl_hthread *threads;
+	struct dsl_hroot *roots;
+	struct dsl_hstatic *statics;
+	uint32_t nloaders = 0, nstatics = 0;
+	int err;
+
+	memset(hv, 0, sizeof(*hv));
+	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
+	    s->nrefs + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
+		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
+		err = -EINVAL;
+		goto cleanup;
+	}
+	b.ncls = (uint32_t)s->nclasses + 1; /* + "<unknown class>" */
+	b.unknown = b.ncls - 1;
+	err = index_ids(&b, why, wn);
+	if (err)
+		goto cleanup;
+	err = -ENOMEM;
+	b.cls = own(hv, b.ncls, sizeof(*b.cls));
+	loaders = own(hv, s->nclasses + 1, sizeof(*loaders));
+	threads = own(hv, s->nthreads, sizeof(*threads));
+	roots = own(hv, s->nroots, sizeof(*roots));
+	for (size_t i = 0; i < s->nclasses; i++)
+		nstatics += s->classes[i].nstatics;
+	statics = own(hv, nstatics, sizeof(*statics));
+	b.aux = calloc(b.ncls, sizeof(*b.aux));
+	if (!b.cls || !loaders || !threads || !roots || !b.aux || !statics)
+		goto cleanup;
+	nstatics = 0;
+	err = build_classes(&b, loaders, &nloaders, statics, &nstatics);
+	if (!err)
+		err = build_objects(&b);
+	if (!err) {
+		build_prims(&b);
+		err = build_refs(&b);
+	}
+	if (err)
+		goto cleanup;
+	build_roots(&b, roots, threads);
+	hv->heap.objects = b.objs;
+	hv->heap.nobjects = (uint32_t)b.n;
+	hv->heap.classes = b.cls;
+	hv->heap.nclasses = b.ncls;
+	hv->heap.loaders = loaders;
+	hv->heap.nloaders = nloaders;
+	hv->heap.statics = statics;
+	hv->heap.nstatics = nstatics;
+	err = build_kinds(&b);
 cleanup:
 	if (err == -ENOMEM)
 		snprintf(why, wn, "out of memory building the heap");
-	if (aux)
-		for (uint32_t i = 0; i < ncls; i++) {
-			free(aux[i].slot);
-			free(aux[i].sslot);
+	if (b.aux)
+		for (uint32_t i = 0; i < b.ncls; i++) {
+			free(b.aux[i].slot);
+			free(b.aux[i].sslot);
 		}
-	free(aux);
-	free(rcount);
-	idmap_index_free(&objmap);
-	idmap_index_free(&clsmap);
-	idmap_index_free(&loadmap);
-	idmap_index_free(&strmap);
+	free(b.aux);
+	idmap_index_free(&b.objmap);
+	idmap_index_free(&b.clsmap);
+	idmap_index_free(&b.loadmap);
+	idmap_index_free(&b.strmap);
+	if (take)
+		snapshot_drop_records(take);
 	if (err)
 		heapview_free(hv);
 	return err;
+}
+
+int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
+		   struct mt_heapview *hv, char *why, size_t wn)
+{
+	return build(s, NULL, needs, hv, why, wn);
+}
+
+int heapview_build_take(struct mt_snapshot *s, const struct dsl_needs *needs,
+			struct mt_heapview *hv, char *why, size_t wn)
+{
+	return build(s, s, needs, hv, why, wn);
 }

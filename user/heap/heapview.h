@@ -40,6 +40,14 @@ struct mt_heapview {
 int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 		   struct mt_heapview *hv, char *why, size_t wn);
 /*
+ * heapview_build_take - heapview_build(), for a caller done with the records:
+ * the view is built in @s's object and reference arrays (no new memory for
+ * most of it), and @s's records are dropped (snapshot_drop_records()) either
+ * way; its classes, strings and names stay (the view points into them).
+ */
+int heapview_build_take(struct mt_snapshot *s, const struct dsl_needs *needs,
+			struct mt_heapview *hv, char *why, size_t wn);
+/*
  * heapview_graph - build the graph indexes @what (HEAPVIEW_*) of the heap in
  * @hv (analysis/heapgraph.h, analysis/dominators.h) and point hv->heap at
  * them; what exists already is kept. Returns 0 or -ENOMEM (reason in @why).

@@ -23,7 +23,7 @@ uint32_t querylive_heap_flags(const struct dsl_needs *n)
 }
 
 enum querylive_status querylive_eval(struct dsl_program **prog, const char *src, size_t len,
-			     const char *filename, const struct mt_snapshot *s,
+			     const char *filename, struct mt_snapshot *s, bool drop,
 			     const struct dsl_needs *needs, struct dsl_diags *diags,
 			     struct querylive_out *o)
 {
@@ -35,7 +35,8 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = heapview_build(s, needs, &hv, o->why, sizeof(o->why));
+	err = drop ? heapview_build_take(s, needs, &hv, o->why, sizeof(o->why))
+		   : heapview_build(s, needs, &hv, o->why, sizeof(o->why));
 	/* retained, referrers, root_path: the graph indexes the program reads */
 	if (!err)
 		err = heapview_graph(&hv, heapview_graph_for(dsl_program_needs(*prog)), o->why,

@@ -38,11 +38,13 @@ struct querylive_out {
  * querylive_eval - run the program @src (@len bytes, @filename for messages),
  * compiled without a heap into *@prog, on snapshot @s: build the heap (values
  * for the fields of @needs, all fields if NULL - a file), compile again
- * against its schema (*@prog is replaced), run. Diagnostics go to @diags.
- * Prints nothing. On QUERY_OK, @o->json is the caller's to free.
+ * against its schema (*@prog is replaced), run. @drop: the caller is done
+ * with @s's records - the heap is built over them and they are dropped
+ * (heapview_build_take()); else @s is left as it is. Diagnostics go to
+ * @diags. Prints nothing. On QUERY_OK, @o->json is the caller's to free.
  */
 enum querylive_status querylive_eval(struct dsl_program **prog, const char *src, size_t len,
-			     const char *filename, const struct mt_snapshot *s,
+			     const char *filename, struct mt_snapshot *s, bool drop,
 			     const struct dsl_needs *needs, struct dsl_diags *diags,
 			     struct querylive_out *o);
 

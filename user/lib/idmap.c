@@ -217,12 +217,44 @@ int idmap_index_init(struct idmap_index *x, size_t n, uint64_t maxid)
 	return idmap_reserve(&x->map, (2 * n + 4) / 3);
 }
 
+int idmap_index_init_dense(struct idmap_index *x, size_t n, uint64_t base)
+{
+	memset(x, 0, sizeof(*x));
+	idmap_init(&x->map);
+	x->bits = calloc(n / 64 + 1, sizeof(*x->bits));
+	if (!x->bits)
+		return -ENOMEM;
+	x->base = base;
+	x->nbits = n;
+	return 0;
+}
+
+/* Dense: @id at its own position @pos is a bit; any other goes to the map. */
+static int put_dense(struct idmap_index *x, uint64_t id, uint32_t pos)
+{
+	uint64_t p = id - x->base;
+	void *cur;
+
+	if (p < x->nbits) {
+		if (x->bits[p >> 6] >> (p & 63) & 1)
+			return 0; /* has position p */
+		if (p == pos && !(x->collide && idmap_get(&x->map, id))) {
+			x->bits[p >> 6] |= 1ull << (p & 63);
+			return 0;
+		}
+		x->collide = true; /* its own position may be put later: ask the map */
+	}
+	return idmap_put_new(&x->map, id, (void *)((uintptr_t)pos + 1), &cur);
+}
+
 int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos)
 {
 	void *cur;
 
 	if (!id)
 		return 0;
+	if (x->bits)
+		return put_dense(x, id, pos);
 	if (x->direct) {
 		if (id <= x->max && x->direct[id] == IDMAP_NOIDX)
 			x->direct[id] = pos;
@@ -234,7 +266,11 @@ int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos)
 void idmap_index_free(struct idmap_index *x)
 {
 	free(x->direct);
+	free(x->bits);
 	x->direct = NULL;
-	x->max = 0;
+	x->bits = NULL;
+	x->max = x->base = 0;
+	x->nbits = 0;
+	x->collide = false;
 	idmap_free(&x->map);
 }

@@ -73,23 +73,37 @@ static inline void *idmap_val_at(const struct idmap *m, size_t i)
 
 /*
  * An index of 64-bit ids to 32-bit positions, built once and then looked up
- * often (the heap a query runs on: each reference looks up two ids). When
- * the largest id is close to their number - the agent numbers objects
- * densely from 1 - the ids index an array directly; otherwise (addresses,
- * from a heap dump) an idmap holds position + 1. Id 0 is no id: never
- * stored, never found. The first position put for an id stays.
+ * often (the heap a query runs on: each reference looks up two ids). Three
+ * ways, the same answers:
+ *  - ids base + position for nearly every position (a frozen copy's mark
+ *    numbers objects next_id + their rank, a few named ones apart): a bit
+ *    per position says the id is its own, the others go to the map - no
+ *    array of positions at all (idmap_index_init_dense());
+ *  - the largest id close to their number (the agent numbers objects
+ *    densely from 1): the ids index an array directly;
+ *  - otherwise (addresses, from a heap dump) an idmap holds position + 1.
+ * Id 0 is no id: never stored, never found. The first position put for an
+ * id stays.
  */
 #define IDMAP_NOIDX UINT32_MAX /* "no position" */
 
 struct idmap_index {
 	uint32_t *direct; /* [id] -> position or IDMAP_NOIDX for ids <= max; NULL: map */
 	uint64_t max;
+	uint64_t *bits;   /* dense: bit p set: position p has id base + p; NULL: not dense */
+	uint64_t base;
+	size_t nbits;
+	bool collide;     /* dense: the map holds an id in [base, base + nbits) */
 	struct idmap map;
 };
 
 /* idmap_index_init - an empty index for about @n ids, none above @maxid.
  * Returns 0 or -ENOMEM; *@x can be freed either way. */
 int idmap_index_init(struct idmap_index *x, size_t n, uint64_t maxid);
+/* idmap_index_init_dense - an empty index for positions 0 .. @n - 1, most of
+ * which get id @base + position (n / 8 bytes; the others go to a map).
+ * Returns 0 or -ENOMEM; *@x can be freed either way. */
+int idmap_index_init_dense(struct idmap_index *x, size_t n, uint64_t base);
 /* idmap_index_put - give @id position @pos unless it has one (or is 0, or
  * above the direct array's @maxid). Returns 0 or -ENOMEM. */
 int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos);
@@ -101,8 +115,14 @@ static inline uint32_t idmap_index_get(const struct idmap_index *x, uint64_t id)
 {
 	void *v;
 
-	if (x->direct)
+	if (x->bits) {
+		uint64_t p = id - x->base;
+
+		if (p < x->nbits && (x->bits[p >> 6] >> (p & 63) & 1))
+			return (uint32_t)p;
+	} else if (x->direct) {
 		return id <= x->max ? x->direct[id] : IDMAP_NOIDX;
+	}
 	v = idmap_get(&x->map, id);
 	return v ? (uint32_t)((uintptr_t)v - 1) : IDMAP_NOIDX;
 }

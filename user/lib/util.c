@@ -160,8 +160,20 @@ void util_phase(const char *what)
 	if (!on)
 		return;
 	now = mono_ns();
-	if (last)
-		fprintf(stderr, "phase %s: %.1f ms\n", what, (double)(now - last) / 1e6);
+	if (last) {
+		char line[256];
+		long rss = -1, hwm = -1;
+		FILE *f = fopen("/proc/self/status", "r");
+
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "VmRSS: %ld", &rss);
+			sscanf(line, "VmHWM: %ld", &hwm);
+		}
+		if (f)
+			fclose(f);
+		fprintf(stderr, "phase %s: %.1f ms (rss %ld MiB, peak %ld MiB)\n", what,
+			(double)(now - last) / 1e6, rss / 1024, hwm / 1024);
+	}
 	last = now;
 }
 

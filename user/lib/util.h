@@ -57,8 +57,10 @@ int parse_u64_prefix(const char *s, uint64_t *out, const char **rest);
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
 uint64_t mono_ns(void);
 /* util_phase - with MEMTRACE_PHASES=1 in the environment, print "phase
- * @what: N ms" (since the previous call, or the first) to stderr: where a
- * command's time goes, for benchmarks and the curious. Otherwise nothing. */
+ * @what: N ms (rss R MiB, peak P MiB)" (since the previous call, or the
+ * first; the process's resident memory now and at most so far) to stderr:
+ * where a command's time and memory go, for benchmarks and the curious.
+ * Otherwise nothing. */
 void util_phase(const char *what);
 /* util_hugepages - ask the kernel for transparent huge pages behind the
  * 2 MiB-aligned part of [@p, @p + @n) (a big array about to be written

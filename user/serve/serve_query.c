@@ -238,7 +238,7 @@ void serve_query_live(struct serve_query *q)
 		goto out;
 	}
 	snapshot_print_walk(&snap);
-	switch (querylive_eval(&q->prog, q->src, q->len, "<query>", &snap, n, diags, &qo)) {
+	switch (querylive_eval(&q->prog, q->src, q->len, "<query>", &snap, true, n, diags, &qo)) {
 	case QUERY_OK:
 		break;
 	case QUERY_HEAP:
