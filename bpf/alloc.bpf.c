@@ -220,7 +220,7 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	if (!targ_duty) {
 		account(ctx, klass, used, 0, thread);
 		if (targ_tl.on)
-			tlab && thread ? tc_open(thread, obj, bytes, used, klass, unload_gen) :
+			tlab && thread ? tc_open(thread, obj, bytes, used, bytes, klass, unload_gen) :
 					 tc_outside(thread, klass, unload_gen, used, bytes, used);
 		return;
 	}
@@ -247,9 +247,14 @@ static __always_inline void sample(void *ctx, __u64 klass, __u64 bytes, __u64 th
 	if (te) /* its own sum: what stands for it before user space knows its counter */
 		__sync_fetch_and_add(&te->scaled, w);
 	account(ctx, klass, w, 0, thread);
-	if (targ_tl.on)
-		tlab && thread ? tc_open(thread, obj, bytes, w, klass, unload_gen) :
-				 tc_outside(thread, klass, unload_gen, w, bytes, used);
+	/* the TLAB as a draw of the class shares: its own size, weighed alike */
+	if (targ_tl.on && tlab && thread)
+		tc_open(thread, obj, bytes, w, (kp < MT_ALLOC_KEEP_ONE && kp ?
+						bytes * MT_ALLOC_KEEP_ONE / kp : bytes) *
+						       sc / MT_ALLOC_SCALE_ONE,
+			klass, unload_gen);
+	else if (targ_tl.on)
+		tc_outside(thread, klass, unload_gen, w, bytes, used);
 	measure(t0, used, est, w);
 }
 

@@ -96,24 +96,14 @@ static __always_inline void tc_stat(__u32 which)
 		*n += 1;
 }
 
-/* a * b bytes^2 in KiB^2 (a weight of 4 GiB squared still fits) */
+/* a * b bytes^2 in KiB^2, each rounded to KiB (a weight of 4 GiB squared
+ * still fits) */
 static __always_inline __u64 tc_kib2(__u64 a, __u64 b)
 {
-	return (a >> 10) * (b >> 10);
+	return ((a + 512) >> 10) * ((b + 512) >> 10);
 }
 
-/* A draw (a kept TLAB, an object outside one) whose classes' y add up to
- * @x: its x^2 (x is its weight W but for a window: tc_parse). */
-static __always_inline void tc_draw(__u64 x)
-{
-	__u32 which = MT_CONTENT_W2;
-	__u64 *n = bpf_map_lookup_elem(&content_stats, &which);
-
-	if (n)
-		*n += tc_kib2(x, x);
-}
-
-/* The weight @w of a draw, into the sum of the draws' weights. */
+/* The weight @w of a sample, into the sum of the samples' weights. */
 static __always_inline void tc_weight(__u64 w)
 {
 	__u32 which = MT_CONTENT_WSUM;
@@ -162,8 +152,9 @@ static __always_inline void tc_add(__u64 klass, __u32 gen, __u64 bytes, __u64 pa
  * allocated in the thread's TLAB, and goes to that TLAB's weight when it is
  * a kept one not parsed yet (its contents share it out at the next refill).
  * Otherwise, keyed by thread (time windows), the rest is left out (the
- * thread's parsed TLABs stand for it, scaled to its counter), and else it
- * stays the object's class's.
+ * thread's parsed TLABs stand for it, scaled to its counter); else it
+ * carries over to the thread's next kept TLAB (tc_refill) when the thread
+ * had one, and stays the object's class's when not.
  *
  * Until stop 28 all of @w went to the object's class. On G1 a thread that
  * fills the last TLAB of a region allocates the object that does not fit
@@ -181,14 +172,14 @@ static __always_inline void tc_outside(__u64 thread, __u64 klass, __u32 gen, __u
 		own = (w / used) * obj + (w % used) * obj / used;
 		rest = w - own;
 	}
-	if (rest && thread && (st = bpf_map_lookup_elem(&tlab_state, &thread)) && st->start) {
+	if (rest && thread && (st = bpf_map_lookup_elem(&tlab_state, &thread)) &&
+	    (st->start || !targ_key_tid)) {
 		__sync_fetch_and_add(&st->weight, rest);
 		rest = 0;
 	} else if (targ_key_tid) {
 		rest = 0;
 	}
 	tc_weight(own + rest);
-	tc_draw(own + rest);
 	tc_add(klass, gen, own + rest, 0, own + rest);
 }
 
@@ -406,15 +397,27 @@ static long tc_class(__u32 j, void *vctx)
 
 /*
  * The thread's kept TLAB (@st), full now: its weight to the classes in it.
- * A whole TLAB gives each class its part of the weight W (y = W b / parsed).
+ * W is the TLAB's own draw weight (its size over its chance to be kept,
+ * st->draw); its sample's weight, the thread's bytes since its previous
+ * sample, only goes into the total (MT_CONTENT_WSUM). Until stop 35 W was
+ * that weight: the bytes of the thread's previous TLAB, and after the
+ * probes had been detached for a while (time windows) all the bytes since
+ * its last sample - on a busy machine one AllocMix TLAB weighed 1.12 GB,
+ * a third of all the weights, and its 4 KiB window set the class shares
+ * (byte[] 1.8 points low; runs 5-6 stated standard errors off).
+ * A whole TLAB gives each class its part of W (y = W b / parsed).
  * A window is a draw of a ratio estimator: y = W b / MT_TLAB_WINDOW for each
  * class and x = W parsed / MT_TLAB_WINDOW for the draw (what its classes' y
  * add up to; user space scales the sum of every draw's y to the sum of the
  * weights, allocrows.c). Dividing each window by its own bytes instead gave
  * the object that crosses its end, often a large one, the weight of the
  * whole window (AllocMix: -0.9 points for byte[] in simulation).
+ * A TLAB that cannot be parsed goes to its opening class (a first object
+ * that fills it, an unreadable one), or is left out when a collection
+ * retired it. Returns 1 when its weights are to carry over to the
+ * thread's next kept TLAB, else 0.
  */
-static __noinline void tc_parse(const struct mt_tlab_state *st)
+static __noinline int tc_parse(const struct mt_tlab_state *st)
 {
 	struct tc_scratch *c;
 	struct tc_ctx ctx;
@@ -424,19 +427,20 @@ static __noinline void tc_parse(const struct mt_tlab_state *st)
 	if (!targ_tl.gc_count || bpf_probe_read_user(&gc, sizeof(gc), (void *)targ_tl.gc_count) ||
 	    gc != st->gc) {
 		tc_stat(MT_CONTENT_GC);
-		/* keyed by thread (time windows), a TLAB that cannot be read is
-		 * left out: its thread's parsed TLABs stand for it, scaled to its
-		 * counter; the opening class would bring back the aliasing */
-		if (!targ_key_tid) {
-			tc_weight(st->weight);
-			tc_draw(st->weight);
-			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
-		}
-		return;
+		/* a TLAB a collection retired cannot be read: keyed by thread
+		 * (time windows) it is left out, its thread's parsed TLABs stand
+		 * for it, scaled to its counter; else its weight carries over to
+		 * the thread's next kept TLAB (tc_open). Until stop 35 it went to
+		 * its opening class, the allocation that did not fit in the
+		 * previous TLAB - a draw weighted by size: AllocMix's byte[] read
+		 * 0.12-0.31 points high with every sample kept (14-16 TLABs of
+		 * ~4450 retired by a GC, 0.33-0.72 % of the weight, each all
+		 * byte[]); the parsed windows alone read 54.74 % for 54.78 % */
+		return !targ_key_tid;
 	}
 	c = bpf_map_lookup_elem(&tc_scratch, &zero);
 	if (!c)
-		return;
+		return 0;
 	c->off = 0;
 	c->have = 0;
 	c->nclasses = 0;
@@ -449,10 +453,9 @@ static __noinline void tc_parse(const struct mt_tlab_state *st)
 		tc_stat(MT_CONTENT_BAD);
 		if (!targ_key_tid) {
 			tc_weight(st->weight);
-			tc_draw(st->weight);
-			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
+			tc_add(st->klass, st->gen, st->draw, 0, st->draw);
 		}
-		return;
+		return 0;
 	}
 	__builtin_memset(c->klass, 0, sizeof(c->klass));
 	ctx.c = c;
@@ -469,42 +472,50 @@ static __noinline void tc_parse(const struct mt_tlab_state *st)
 	if (!c->parsed) {
 		if (!targ_key_tid) {
 			tc_weight(st->weight);
-			tc_draw(st->weight);
-			tc_add(st->klass, st->gen, st->weight, 0, st->weight);
+			tc_add(st->klass, st->gen, st->draw, 0, st->draw);
 		}
-		return;
+		return 0;
 	}
 	tc_stat(MT_CONTENT_PARSED);
 	d = c->whole ? c->parsed : MT_TLAB_WINDOW;
-	x = c->whole ? st->weight : tc_scale(st->weight, c->parsed, d);
+	x = c->whole ? st->draw : tc_scale(st->draw, c->parsed, d);
 	tc_weight(st->weight);
-	tc_draw(x);
-	ctx.weight = st->weight;
+	ctx.weight = st->draw;
 	ctx.d = d;
 	ctx.x = x;
 	ctx.gen = st->gen;
 	bpf_loop(MT_TLAB_MAX_CLASSES, tc_class, &ctx, 0);
+	return 0;
 }
 
-/* A refill of @thread: its previous kept TLAB is full, parse it. */
+/* A refill of @thread: its previous kept TLAB is full, parse it. A weight
+ * left (a TLAB a collection retired) stays in the state without a start:
+ * the next kept TLAB's (tc_open), or its opening class's at the end
+ * (allocrows.c). */
 static __always_inline void tc_refill(__u64 thread)
 {
 	struct mt_tlab_state *st = bpf_map_lookup_elem(&tlab_state, &thread);
 
 	if (!st || !st->start)
 		return;
-	if (st->weight)
-		tc_parse(st);
-	st->weight = 0;
+	if (!st->draw || !tc_parse(st))
+		st->weight = st->draw = 0;
 	st->start = 0; /* parsed: no longer the thread's TLAB (tc_outside) */
 }
 
-/* A kept sample opened a TLAB at @obj: parse it at the thread's next refill. */
+/* A kept sample opened a TLAB at @obj: parse it at the thread's next
+ * refill, with what carried over from the thread's TLABs not parsed. */
 static __always_inline void tc_open(__u64 thread, __u64 obj, __u64 size, __u64 weight,
-				    __u64 klass, __u32 gen)
+				    __u64 draw, __u64 klass, __u32 gen)
 {
-	struct mt_tlab_state st = { obj, size, weight, klass, 0, gen };
+	struct mt_tlab_state st = { obj, size, weight, draw, klass, 0, gen };
 
+	struct mt_tlab_state *old = bpf_map_lookup_elem(&tlab_state, &thread);
+
+	if (old && !old->start) { /* what carried over (tc_refill) */
+		st.weight += old->weight;
+		st.draw += old->draw;
+	}
 	if (targ_tl.gc_count)
 		bpf_probe_read_user(&st.gc, sizeof(st.gc), (void *)targ_tl.gc_count);
 	bpf_map_update_elem(&tlab_state, &thread, &st, BPF_ANY);

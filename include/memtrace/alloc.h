@@ -146,11 +146,12 @@ struct mt_alloc_tid {            /* samples of one thread in window `window` */
  * a periodic loop again and again; tlabcontent.bpf.h, tc_window). Windows
  * are the draws of a ratio estimator (tc_parse). A TLAB
  * that a collection retired meanwhile (CollectedHeap::_total_collections
- * moved) cannot be read and goes to its opening class, as does one that no
- * refill followed (user space, at the end). An object allocated outside a
- * TLAB gets its own part of its sample's weight; the rest (what its thread
- * allocated in its TLAB since the last sample) goes to that TLAB's weight
- * (bpf/tlabcontent.bpf.h, tc_outside).
+ * moved) cannot be read: its weight carries over to its thread's next kept
+ * TLAB (keyed by thread: it is left out); one that no refill followed goes
+ * to its opening class (user space, at the end). An object allocated
+ * outside a TLAB gets its own part of its sample's weight; the rest (what
+ * its thread allocated in its TLAB since the last sample) goes to that
+ * TLAB's weight (bpf/tlabcontent.bpf.h, tc_outside).
  */
 #define MT_TLAB_SLICE 8192        /* a TLAB up to this many bytes is parsed whole */
 #define MT_TLAB_WINDOW 4096       /* else a window of this many bytes ... */
@@ -181,7 +182,12 @@ struct mt_tlab_layout {
 struct mt_tlab_state {
 	__u64 start;              /* the TLAB (the object that opened it is first) */
 	__u64 size;               /* its bytes */
-	__u64 weight;             /* the bytes it stands for (scaled) */
+	__u64 weight;             /* the bytes its sample stands for (scaled): the
+				   * thread's bytes since its previous sample, for
+				   * the total; without a start, what carries over
+				   * to the thread's next kept TLAB (tc_refill) */
+	__u64 draw;               /* its weight as a draw of the class shares: its
+				   * own size over its chance to be kept (scaled) */
 	__u64 klass;              /* the class that opened it (the fallback) */
 	__u32 gc;                 /* _total_collections when it opened */
 	__u32 gen;                /* class-unload generation */
@@ -200,8 +206,10 @@ struct mt_content_val {
 	__u64 parsed;             /* TLABs this class was found in by parsing */
 	/* For the spread of the shares (user/probe/allocrows.c): each kept
 	 * TLAB or object outside one is a draw of weight W giving this class
-	 * y of it; sums of y^2 and of y W, in KiB^2 (with MT_CONTENT_W2's
-	 * sum of W^2: the ratio estimator's linearised variance). */
+	 * y of it, its classes' y adding up to x; sums of y^2 and of y x, in
+	 * KiB^2: the ratio estimator's linearised variance, per thread when
+	 * keyed by thread (analysis/sharevar.h; sum over classes of y x is
+	 * sum of x^2). */
 	__u64 sq_kib2;
 	__u64 cross_kib2;
 };
@@ -209,12 +217,10 @@ struct mt_content_val {
 /* Per-CPU counters of the parser (`content_stats`). */
 enum mt_content_stat {
 	MT_CONTENT_PARSED = 0,    /* TLABs parsed */
-	MT_CONTENT_GC,            /* retired by a collection: to their opening class */
+	MT_CONTENT_GC,            /* retired by a collection: their weight to their
+				   * thread's next kept TLAB (keyed by thread: left out) */
 	MT_CONTENT_BAD,           /* an object the parser could not size (slow-path
 				   * instance, unreadable): parsed up to there */
-	MT_CONTENT_W2,            /* not a count: the sum of the draws' x^2, KiB^2 (x: what
-				   * the draw's classes' bytes add up to, its weight W
-				   * but for a window) */
 	MT_CONTENT_WSUM,          /* not a count: the sum of the draws' weights W, bytes */
 	MT_CONTENT_NSTATS,
 };

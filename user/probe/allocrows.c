@@ -11,6 +11,7 @@
 #include "memtrace/jstack.h"
 #include "memtrace/alloc.h"
 #include "alloc.skel.h"
+#include "analysis/sharevar.h"
 #include "jstack/jwalk.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
@@ -203,10 +204,10 @@ struct alloc_row *allocrows_rows(const struct allocrows_src *s, size_t *n)
 	return rows;
 }
 
-/* Add @bytes (the kernel's @y, scaled), @tlabs and the spread's sums to
- * @name's row in @c (*n rows, room for one more). */
-static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
-		      double y, uint64_t tlabs, double sq, double cross)
+/* Add @bytes to @name's row in @c (*n rows, room for one more), and
+ * @tlabs; returns the row's index. */
+static size_t class_add(struct alloc_class *c, size_t *n, const char *name, uint64_t bytes,
+			uint64_t tlabs)
 {
 	size_t i;
 
@@ -214,34 +215,31 @@ static void class_add(struct alloc_class *c, size_t *n, const char *name, uint64
 		if (c[i].class_name == name || !strcmp(c[i].class_name, name))
 			break;
 	if (i == *n)
-		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0, 0, 0, 0 };
+		c[(*n)++] = (struct alloc_class){ name, 0, 0, 0 };
 	c[i].bytes += bytes;
-	c[i].y_kib += y / 1024;
 	c[i].tlabs += tlabs;
-	c[i].sq_kib2 += sq;
-	c[i].cross_kib2 += cross;
+	return i;
 }
 
-/* Each class's share s = Y_c / Y and its standard error by the ratio
- * estimator's linearisation over the draws i (kept TLABs, objects outside
- * them; x_i what draw i's y add up to, its weight but for a window):
- *   var(s) = sum_i (y_ic - s x_i)^2 / Y^2
- *          = (sum y_ic^2 - 2 s sum y_ic x_i + s^2 sum x_i^2) / Y^2.
- * It holds the thinning's spread and the windows' (a window that misses a
- * class, or holds a loop's phase); at keep 1 it still counts the
- * TLAB-to-TLAB variation, so it is an upper bound there. */
-static void class_spread(struct alloc_class *c, size_t n, double w2, bool known)
+/* Room for one more class and one more cell. 0 or -ENOMEM. */
+static int room(struct alloc_class **c, size_t n, size_t *cap, struct sharevar_cell **cells,
+		size_t ncells, size_t *capcells)
 {
-	double y = 0;
+	void *tmp;
 
-	for (size_t i = 0; i < n; i++)
-		y += c[i].y_kib;
-	for (size_t i = 0; i < n; i++) {
-		double s = y > 0 ? c[i].y_kib / y : 0;
-		double v = c[i].sq_kib2 - 2 * s * c[i].cross_kib2 + s * s * w2;
-
-		c[i].share_stderr = !known ? -1 : y > 0 && v > 0 ? sqrt(v) / y : 0;
+	if (n + 1 >= *cap) {
+		if (!(tmp = realloc(*c, (*cap ? 2 * *cap : 256) * sizeof(**c))))
+			return -ENOMEM;
+		*c = tmp;
+		*cap = *cap ? 2 * *cap : 256;
 	}
+	if (ncells + 1 >= *capcells) {
+		if (!(tmp = realloc(*cells, (*capcells ? 2 * *capcells : 256) * sizeof(**cells))))
+			return -ENOMEM;
+		*cells = tmp;
+		*capcells = *capcells ? 2 * *capcells : 256;
+	}
+	return 0;
 }
 
 struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
@@ -250,16 +248,16 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 	int fd = bpf_map__fd(s->skel->maps.content), sfd = bpf_map__fd(s->skel->maps.tlab_state);
 	struct mt_content_key key, next, *prev = NULL;
 	uint64_t tkey, tnext, *tprev = NULL;
-	struct alloc_class *c = NULL, *tmp;
+	struct alloc_class *c = NULL;
 	struct factors f = { .global = 1, .other = 1, .norm = 1 };
 	struct content_ent { struct mt_content_key k; struct mt_content_val v; } *ents = NULL;
-	size_t cap = 0, ne = 0, capent = 0;
-	double w2, ww, total = 0, pending = 0, wsum, *sums = NULL;
+	struct sharevar_cell *cells = NULL;
+	size_t cap = 0, ne = 0, capent = 0, nc = 0, capcells = 0;
+	double total = 0, pending = 0, pending_y = 0, wsum, *sums = NULL, *se;
 	struct idmap by_tid;
+	bool known;
 
 	*n = 0;
-	w2 = (double)bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats),
-					   MT_CONTENT_W2);
 	wsum = (double)bpfutil_percpu_sum_at(bpf_map__fd(s->skel->maps.content_stats),
 					     MT_CONTENT_WSUM);
 	if (stats)
@@ -305,51 +303,66 @@ struct alloc_class *allocrows_classes(const struct allocrows_src *s, size_t *n,
 		factors_now(s, &f, NULL, 0);
 	}
 	for (size_t i = 0; i < ne; i++) {
-		if (*n + 1 >= cap) {
-			cap = cap ? 2 * cap : 256;
-			if (!(tmp = realloc(c, cap * sizeof(*c))))
-				break;
-			c = tmp;
-		}
-		class_add(c, n, allocnames_get(s->names, ents[i].k.klass, ents[i].k.gen),
-			  (uint64_t)((double)ents[i].v.bytes * factor_of(&f, ents[i].k.tid, 0) + 0.5),
-			  (double)ents[i].v.bytes, ents[i].v.parsed, (double)ents[i].v.sq_kib2,
-			  (double)ents[i].v.cross_kib2);
+		double fac = factor_of(&f, ents[i].k.tid, 0);
+		const struct mt_content_val *v = &ents[i].v;
+
+		if (room(&c, *n, &cap, &cells, nc, &capcells))
+			break;
+		/* each thread scaled to its counter is a ratio of its own */
+		cells[nc] = (struct sharevar_cell){
+			f.per_thread ? ents[i].k.tid : 0,
+			(uint32_t)class_add(c, n, allocnames_get(s->names, ents[i].k.klass,
+								 ents[i].k.gen),
+					    (uint64_t)((double)v->bytes * fac + 0.5), v->parsed),
+			(double)v->bytes / 1024, (double)v->sq_kib2, (double)v->cross_kib2,
+			(double)v->bytes * fac };
+		nc++;
 	}
 	free(ents);
 	free(sums);
 	idmap_free(&by_tid);
 	/* kept TLABs not parsed yet: all their opening class's, unless each
-	 * thread is scaled to its counter (its parsed TLABs stand for it) */
+	 * thread is scaled to its counter (its parsed TLABs stand for it); a
+	 * weight that carries over without a draw only counts in the total */
 	while (!f.per_thread && !bpf_map_get_next_key(sfd, tprev, &tnext)) {
 		struct mt_tlab_state st;
+		double ww;
 
 		tkey = tnext;
 		tprev = &tkey;
-		if (bpf_map_lookup_elem(sfd, &tkey, &st) || !st.weight)
+		if (bpf_map_lookup_elem(sfd, &tkey, &st))
 			continue;
-		if (*n + 1 >= cap) {
-			cap = cap ? 2 * cap : 256;
-			if (!(tmp = realloc(c, cap * sizeof(*c))))
-				break;
-			c = tmp;
-		}
-		ww = (double)(st.weight >> 10) * (double)(st.weight >> 10);
-		w2 += ww;
 		pending += (double)st.weight;
-		class_add(c, n, allocnames_get(s->names, st.klass, st.gen),
-			  (uint64_t)((double)st.weight * factor_of(&f, 0, tkey) + 0.5),
-			  (double)st.weight, 0, ww, ww);
+		if (!st.draw)
+			continue;
+		if (room(&c, *n, &cap, &cells, nc, &capcells))
+			break;
+		ww = (double)(st.draw >> 10) * (double)(st.draw >> 10);
+		pending_y += (double)st.draw;
+		cells[nc] = (struct sharevar_cell){
+			0,
+			(uint32_t)class_add(c, n, allocnames_get(s->names, st.klass, st.gen),
+					    (uint64_t)((double)st.draw * factor_of(&f, 0, tkey) + 0.5),
+					    0),
+			(double)st.draw / 1024, ww, ww, (double)st.draw };
+		nc++;
 	}
-	/* the windows' units into bytes: every draw's y over the sum of the
-	 * draws' weights (each thread's own counter does it per thread) */
-	if (!f.per_thread && wsum > 0 && total > 0)
+	/* the draws' units into bytes: every draw's y over the sum of the
+	 * samples' weights (each thread's own counter does it per thread) */
+	if (!f.per_thread && wsum > 0 && total + pending_y > 0)
 		for (size_t i = 0; i < *n; i++)
 			c[i].bytes = (uint64_t)((double)c[i].bytes * (wsum + pending) /
-						(total + pending) + 0.5);
+						(total + pending_y) + 0.5);
 	/* the draws' spread: known without windows, or with each thread scaled
 	 * to its counter (a thread's share of each window is then its own) */
-	class_spread(c, *n, w2, !(s->win->on && s->win->dc.windowed) || f.per_thread);
+	known = !(s->win->on && s->win->dc.windowed) || f.per_thread;
+	se = calloc(*n ? *n : 1, sizeof(*se));
+	if (!se || sharevar_stderr(cells, nc, *n, se))
+		known = false;
+	for (size_t i = 0; i < *n; i++)
+		c[i].share_stderr = known ? se[i] : -1;
+	free(se);
+	free(cells);
 	factors_free(&f);
 	return c;
 }

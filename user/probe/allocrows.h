@@ -44,10 +44,8 @@ struct alloc_class {
 	uint64_t tlabs;          /* TLABs it was found in by parsing */
 	double share_stderr;     /* standard error of its share of the total
 				  * (the kept TLABs as draws: thinning and the
-				  * parsed slices' spread); < 0 when time windows
-				  * make it unknown */
-	double sq_kib2, cross_kib2; /* its sums for that (mt_content_val) */
-	double y_kib;            /* its draws' y as the kernel counted them, KiB */
+				  * parsed slices' spread; analysis/sharevar.h);
+				  * < 0 when time windows make it unknown */
 };
 
 /* What the rows are read from: the tracer's parts (none owned). */

@@ -6,9 +6,9 @@
 # size measured by the JVM itself, the counts known). Tiered and -Xint (an
 # interpreter-heavy program: where JFR and memtrace differed by 3.6-4.8
 # points while memtrace said +-0.3). Every class's share must lie within
-# three of memtrace's own standard errors of the truth (its printed interval
-# is two: a 95 % interval that covers the truth) or 1 point (below), and
-# that interval must be useful (at most 3 points either side). Before stop
+# a few of memtrace's own standard errors of the truth (its printed interval
+# is two: a 95 % interval that covers the truth; below), and that interval
+# must be useful (at most 3 points either side). Before stop
 # 30 the parse read each TLAB's first 8 KiB from its first object on, and
 # the object that opens a TLAB is the one that did not fit in the previous
 # one, large ones far more often than their share: byte[] read 64.5 % here,
@@ -16,27 +16,34 @@
 # The collapsed stacks give each class the table's bytes (each class is
 # allocated by a method of its own). JFR's jdk.ObjectAllocationSample on the
 # same run is printed beside it, not asserted.
-# --budget 0: every sample kept, so that the check is of the parse and its
-# own spread. Under the default budget's thinning and time windows (keep
-# 0.02-0.3) 2 of ~14 runs on JDK 25 had shares 5-6 of their standard errors
-# off (byte[] 52.40 +-0.74, 65.46 +-4.15): the thinned estimator's stated
-# spread is still too narrow there (#31.15, left open). With every sample
-# kept a residual bias remains, byte[] +0.28 points over 11 runs (+0.07 to
-# +0.53, up to 2.8 standard errors; a clean clone's make check saw +0.57,
-# 4 standard errors, on JDK 25): a share may be 1 point off whatever its
-# interval (also left open; stop 29's parse was 10 points off).
-# TIMEOUT: 150
+# Three runs: tiered and -Xint with every sample kept (--budget 0: the
+# check is of the parse and its own spread), and tiered under the default
+# budget (time windows, samples thinned, each thread scaled to its own
+# counter). Every share must lie within 3.5 of its stated standard errors
+# of the truth, or 0.1 point (the parse's own bias: a window's offset
+# leaves byte[] -0.05 points in simulation). 3.5, not 3: 12 class/run pairs
+# a JDK, two JDKs, and at 3 one make check in ~30 would fail on noise.
+# Until stop 35 a TLAB a collection retired went to its opening class
+# (byte[] +0.12-0.57 points with every sample kept), and a TLAB's weight
+# as a draw was its sample's, the bytes since the thread's previous sample:
+# after a detached spell one TLAB weighed 1.12 GB, a third of a run's
+# weights (byte[] 52.40 +-0.74 and 65.46 +-4.15 in 2 of ~14 default runs).
+# With a busy loop on the other core (the cost per sample doubles, the
+# budget thins harder) it must pass too.
+# TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 
-for mode in tiered int; do
+for mode in tiered int budget; do
 	flags=()
 	mb=2048
+	budget=(--budget 0)
 	[ $mode = int ] && { flags+=(-Xint); mb=768; }
+	[ $mode = budget ] && budget=()
 	rm -f "$TMPD/go"
 	jvm_start "w$mode" -Xmx256m "${flags[@]}" -XX:StartFlightRecording=name=mt,settings=profile \
 		AllocMix --go "$TMPD/go" --mb $mb
 	pid=$JVM_PID
-	"$MEMTRACE" alloc -p "$pid" --budget 0 --json --by stack --collapsed "$TMPD/$mode.collapsed" \
+	"$MEMTRACE" alloc -p "$pid" "${budget[@]}" --json --by stack --collapsed "$TMPD/$mode.collapsed" \
 		>"$TMPD/$mode.json" 2>"$TMPD/$mode.err" &
 	mt=$!
 	wait_for_line "$TMPD/$mode.json" '"start"' 30 || { cat "$TMPD/$mode.err"; fail "alloc did not start"; }
@@ -74,7 +81,8 @@ for line in open(f"{tmpd}/{mode}.collapsed"):
     s, _, b = line.rstrip("\n").rpartition(" ")
     leaf = s.split(";")[-1]
     st[leaf] = st.get(leaf, 0) + int(b)
-print("class shares from:", d.get("class_shares_from"), d.get("tlab_contents"))
+print("class shares from:", d.get("class_shares_from"), d.get("tlab_contents"),
+      "keep", d.get("duty_cycle", {}).get("kept_share"))
 ok = d.get("class_shares_from") == "tlab_contents"
 for k in names:
     r = recs.get(k, {})
@@ -89,9 +97,9 @@ for k in names:
     if r.get("share_stderr") is None or r["share_stderr"] < 0:
         ok = False
         print(f"FAIL: no standard error for {k}")
-    elif off > max(3 * se, 1.0):
+    elif off > max(3.5 * se, 0.1):
         ok = False
-        print(f"FAIL: {k} is {off:.2f} points from the truth, more than three of its "
+        print(f"FAIL: {k} is {off:.2f} points from the truth, more than 3.5 of its "
               f"standard errors ({se:.2f})")
     if 2 * se > 3:
         ok = False
