@@ -36,7 +36,33 @@ struct walk {
 	struct dsl_eval *ev;
 	uint32_t *queue;
 	size_t qhead, qtail;
+	/* per instance: its set's membership is "THIS in Unassigned and
+	 * REFERRER in ENTITY" (reachability, as the seeds write it), decided
+	 * here without the evaluator: REFERRER one of the instance's objects */
+	bool *reach;
 };
+
+/* Is @n the name @res resolved to (types.c)? */
+static bool is_name(const struct dsl_node *n, int res)
+{
+	return n && n->kind == DSL_N_IDENT && n->res == res;
+}
+
+/* Is @n "L in R" with L and R the names @l and @r? */
+static bool is_in(const struct dsl_node *n, int l, int r)
+{
+	return n && n->kind == DSL_N_IN && is_name(n->lhs, l) && is_name(n->rhs, r);
+}
+
+/* Is membership @n "THIS in Unassigned and REFERRER in ENTITY", either way round? */
+static bool is_reach(const struct dsl_node *n)
+{
+	return n && n->kind == DSL_N_AND &&
+	       ((is_in(n->lhs, DSL_RES_THIS, DSL_RES_UNASSIGNED) &&
+		 is_in(n->rhs, DSL_RES_REFERRER, DSL_RES_ENTITY)) ||
+		(is_in(n->lhs, DSL_RES_REFERRER, DSL_RES_ENTITY) &&
+		 is_in(n->rhs, DSL_RES_THIS, DSL_RES_UNASSIGNED)));
+}
 
 /* Which field slot each class has for each field name the program reads. */
 static int build_field_index(struct dsl_eval *ev)
@@ -349,6 +375,14 @@ static int offer(struct walk *w, uint32_t referrer, int refkind, uint32_t obj)
 
 		if (!st->membership)
 			continue;
+		if (w->reach[i]) { /* THIS is unowned (above): REFERRER decides */
+			if (referrer != DSL_NOOBJ && ev->owner[referrer] == i) {
+				ev->inst = i;
+				err = claim(w, i, obj);
+				break;
+			}
+			continue;
+		}
 		ev->inst = i;
 		if ((err = dsl_eval_expr(ev, st->membership, &v)))
 			break;
@@ -455,7 +489,16 @@ int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast)
 		goto out;
 	}
 	memset(ev->owner, 0xff, ((size_t)h->nobjects + 1) * sizeof(*ev->owner));
-	if ((err = create_instances(ev, ast)) || (err = include_roots(&w)))
+	if ((err = create_instances(ev, ast)))
+		goto out;
+	w.reach = dsl_arena_alloc(ev->persist, ((size_t)ev->ninst + 1) * sizeof(*w.reach));
+	if (!w.reach) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < ev->ninst; i++)
+		w.reach[i] = is_reach(ev->t->sets[ev->insts[i].set].membership);
+	if ((err = include_roots(&w)))
 		goto out;
 	if (ev->t->needs_refs)
 		err = walk_refs(&w);

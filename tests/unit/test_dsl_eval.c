@@ -161,6 +161,70 @@ static void test_reachable_from_threads(void **state)
 	free(b);
 }
 
+/* The walk decides "THIS in Unassigned and REFERRER in ENTITY" itself
+ * (walk.c, the seeds' reachability): on random heaps with two sets
+ * competing, the same answers as a membership the evaluator computes. */
+static void test_reach_membership_same(void **state)
+{
+	static const char *const forms[] = {
+		"THIS in Unassigned and REFERRER in ENTITY",  /* decided by the walk */
+		"REFERRER in ENTITY and THIS in Unassigned",  /* decided by the walk */
+		"THIS in Unassigned and REFERRER in ENTITY and true", /* evaluated */
+	};
+	const char *head = "set_type T:\n"
+			   "  roots <- threads\n"
+			   "  membership <- ";
+	const char *tail =
+		"\n"
+		"  on_inclusion <- [ n <- n + 1  size <- size + THIS.size ]\n"
+		"  n : int <- 0\n  size : int <- 0\n"
+		"set_type G:\n"
+		"  roots <- #[]\n"
+		"  membership <- REFERRER in ENTITY or THIS.size > 90\n"
+		"  on_inclusion <- [ n <- n + 1 ]\n"
+		"  n : int <- 0\n"
+		"instances_for T have_names = \"t\"\n"
+		"instances_for G have_names = \"g\"\n";
+	unsigned seed = 12345;
+	(void)state;
+
+	for (int round = 0; round < 200; round++) {
+		struct hb *b = calloc(1, sizeof(*b));
+		char src[3][1024], *out[3];
+		uint32_t obj, thr, node, n;
+
+		assert_non_null(b);
+		obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+		thr = hb_class(b, "java.lang.Thread", obj, DSL_NOOBJ, f_node, 2);
+		node = hb_class(b, "app.Node", obj, DSL_NOOBJ, f_node, 2);
+		n = 4 + (uint32_t)(rand_r(&seed) % (HB_MAX - 4));
+		for (uint32_t i = 0; i < n; i++)
+			hb_obj(b, i < 2 ? thr : node, 8 + (uint64_t)(rand_r(&seed) % 100));
+		for (uint32_t k = (uint32_t)(rand_r(&seed) % (2 * n)); k; k--)
+			hb_ref(b, (uint32_t)rand_r(&seed) % n, (uint32_t)rand_r(&seed) % n,
+			       DSL_REF_FIELD, rand_r(&seed) % 2);
+		for (uint32_t t = 0; t < 2; t++) {
+			hb_root(b, t, DSL_ROOT_THREAD);
+			b->threads[t] = (struct dsl_hthread){ .obj = t, .name = t ? "w" : "main" };
+		}
+		if (rand_r(&seed) % 2)
+			hb_root(b, 2, DSL_ROOT_JNI_GLOBAL);
+		b->nthreads = 2;
+		for (int f = 0; f < 3; f++) {
+			snprintf(src[f], sizeof(src[f]), "%s%s%s", head, forms[f], tail);
+			out[f] = run(src[f], hb_heap(b));
+			assert_non_null(out[f]);
+		}
+		for (int f = 0; f < 2; f++)
+			if (strcmp(out[f], out[2]))
+				fail_msg("round %d: %s\ngot:  %s\nwant: %s", round, forms[f], out[f],
+					 out[2]);
+		for (int f = 0; f < 3; f++)
+			free(out[f]);
+		free(b);
+	}
+}
+
 static const struct dsl_hfield f_entry[] = {
 	{ "key", DSL_FK_REF }, { "value", DSL_FK_REF }, { "next", DSL_FK_REF } };
 static const struct dsl_hfield f_map[] = { { "table", DSL_FK_REF } };
@@ -615,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_errors),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_needs),
+		cmocka_unit_test(test_reach_membership_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
