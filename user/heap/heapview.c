@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heap/heapview.h"
+#include "heap/viewrefs.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
 
@@ -103,22 +104,6 @@ static enum dsl_field_kind field_kind(char t)
 	}
 }
 
-static int ref_kind(uint32_t k)
-{
-	static const int8_t map[] = {
-		[1] = DSL_REF_CLASS, [2] = DSL_REF_FIELD, [3] = DSL_REF_ARRAY_ELEMENT,
-		[4] = DSL_REF_CLASS_LOADER, [5] = DSL_REF_SIGNERS, [6] = DSL_REF_PROTECTION_DOMAIN,
-		[7] = DSL_REF_INTERFACE, [8] = DSL_REF_STATIC_FIELD, [9] = DSL_REF_CONSTANT_POOL,
-		[10] = DSL_REF_SUPERCLASS, [21] = DSL_ROOT_JNI_GLOBAL, [22] = DSL_ROOT_SYSTEM_CLASS,
-		[23] = DSL_ROOT_MONITOR, [24] = DSL_ROOT_STACK_LOCAL, [25] = DSL_ROOT_JNI_LOCAL,
-		[26] = DSL_ROOT_THREAD, [27] = DSL_ROOT_OTHER,
-	};
-
-	if (k >= MT_ARRAY_SIZE(map) || (k > 10 && k < 21) || k == 0)
-		return -1;
-	return map[k];
-}
-
 static bool name_needed(const struct dsl_needs *needs, const char *name)
 {
 	if (!needs)
@@ -128,16 +113,6 @@ static bool name_needed(const struct dsl_needs *needs, const char *name)
 			return true;
 	return false;
 }
-
-struct cls_aux {
-	int32_t *slot;  /* [JVMTI index] -> field slot, -1 */
-	int32_t nslot;
-	int32_t *sslot; /* [static field index] -> index in heap.statics, -1 */
-	int32_t nsslot;
-	bool values;    /* objects of this class carry values */
-	bool known;     /* a class: instances, subclasses or fields say so (no kind given) */
-	bool inst;      /* has instances */
-};
 
 /* Why a heap has no interfaces (NULL: every class says what it is). */
 static const char *why_no_ifaces(const struct mt_snapshot *s)
@@ -211,33 +186,6 @@ static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base
 #define HEAPVIEW_MAX_HEAP (1ull << 50)     /* bytes */
 #define DENSE_SAMPLES 64
 
-/* What heapview_build() works with. */
-struct build {
-	const struct mt_snapshot *s;
-	struct mt_snapshot *take;  /* s, whose object and reference arrays the view
-				    * may take over; NULL: s stays as it is */
-	const struct dsl_needs *needs;
-	struct mt_heapview *hv;
-	struct idmap_index objmap, clsmap, loadmap, strmap;
-	struct cls_aux *aux;
-	struct dsl_hclass *cls;
-	struct dsl_hobject *objs;
-	size_t n;                  /* objects */
-	uint32_t ncls, unknown;
-	size_t nclassrefs;         /* CLASS references the objects carry */
-};
-
-/* An uninitialised array of @n entries of @esz bytes (at least one), huge
- * pages when large; NULL on ENOMEM. */
-static void *big_alloc(size_t n, size_t esz)
-{
-	void *p = malloc(n ? n * esz : esz);
-
-	if (p && n * esz >= (8u << 20))
-		util_hugepages(p, n * esz);
-	return p;
-}
-
 /* Do the objects' ids run base + position (a frozen copy's mark numbers its
  * objects next_id + rank, a few named ones apart)? Some samples say. */
 static bool ids_dense(const struct mt_snapshot *s, uint64_t *base)
@@ -259,7 +207,7 @@ static bool ids_dense(const struct mt_snapshot *s, uint64_t *base)
  * Check the objects' sizes and index the ids: objects, classes, loaders,
  * strings. Returns 0, -ENOMEM, or -EINVAL with the reason in @why.
  */
-static int index_ids(struct build *b, char *why, size_t wn)
+static int index_ids(struct viewbuild *b, char *why, size_t wn)
 {
 	const struct mt_snapshot *s = b->s;
 	uint64_t total = 0, maxid = 0, maxcls = 0, maxload = 0, maxstr = 0, base = 0;
@@ -312,7 +260,7 @@ static int index_ids(struct build *b, char *why, size_t wn)
 }
 
 /* The classes (and their loaders, fields, interfaces, statics) into b->cls. */
-static int build_classes(struct build *b, struct dsl_hloader *loaders, uint32_t *nloaders,
+static int build_classes(struct viewbuild *b, struct dsl_hloader *loaders, uint32_t *nloaders,
 			 struct dsl_hstatic *statics, uint32_t *nstatics)
 {
 	const struct mt_snapshot *s = b->s;
@@ -409,7 +357,7 @@ static int build_classes(struct build *b, struct dsl_hloader *loaders, uint32_t 
  * references are placed, ref_first holds the index of the object's implied
  * CLASS reference (MT_AP_HOBJ_CLASSREF) or DSL_NOOBJ, nrefs 0.
  */
-static int build_objects(struct build *b)
+static int build_objects(struct viewbuild *b)
 {
 	const struct mt_snapshot *s = b->s;
 	const struct mt_ap_hobj *in = s->objs;
@@ -482,7 +430,7 @@ static int build_objects(struct build *b)
 }
 
 /* The primitive values into the objects that carry values (if any does). */
-static void build_prims(struct build *b)
+static void build_prims(struct viewbuild *b)
 {
 	const struct mt_snapshot *s = b->s;
 
@@ -509,299 +457,33 @@ static void build_prims(struct build *b)
 	}
 }
 
-/* The ends of reference @r as object indexes and its kind; false if the view
- * leaves it out (an end not in the heap, a root's or an unknown kind). */
-static inline bool ref_ends(const struct build *b, const struct mt_ap_href *r, uint32_t *from,
-		     uint32_t *to, int *k)
+/* The view's references (viewrefs.h), owned by the view. 0 or -ENOMEM. */
+static int build_refs(struct viewbuild *b)
 {
-	*k = ref_kind(r->kind);
-	if (*k < 0 || DSL_REF_IS_ROOT(*k))
-		return false;
-	*from = idmap_index_get(&b->objmap, r->from);
-	*to = idmap_index_get(&b->objmap, r->to);
-	return *from != DSL_NOOBJ && *to != DSL_NOOBJ;
-}
+	struct dsl_href *refs;
+	size_t n;
+	int err = viewrefs_build(b, &refs, &n);
 
-/* @r as the view's reference *@d (its field slot, static or element index),
- * and the value of that field in its referrer @from. */
-static inline void ref_fill(struct build *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
-		     int k, struct dsl_href *d)
-{
-	const struct cls_aux *a = &b->aux[b->objs[from].cls];
-	int32_t slot = -1;
-
-	d->to = to;
-	d->kind = (uint8_t)k;
-	d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
-	if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
-		uint32_t ci = idmap_index_get(&b->clsmap, r->from); /* from: the class object */
-
-		if (ci != DSL_NOOBJ && r->index < b->aux[ci].nsslot)
-			d->index = b->aux[ci].sslot[r->index];
-	}
-	if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
-		slot = a->slot[r->index];
-	if (slot < 0)
-		return;
-	d->index = slot;
-	if (b->objs[from].values) {
-		struct dsl_hval *v = (struct dsl_hval *)&b->objs[from].values[slot];
-
-		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
-			uint32_t si = idmap_index_get(&b->strmap, r->to);
-
-			if (si != DSL_NOOBJ) {
-				v->kind = DSL_HV_STR;
-				v->u.s = b->s->strings[si].s;
-			}
-		} else {
-			v->kind = DSL_HV_REF;
-			v->u.ref = to;
-		}
-	}
-}
-
-/* The CLASS reference an object carries (MT_AP_HOBJ_CLASSREF), to @to. */
-static struct dsl_href class_ref(uint32_t to)
-{
-	return (struct dsl_href){ .to = to, .index = -1, .kind = DSL_REF_CLASS };
-}
-
-/* Records of references copied ahead of the one read, in chunks (while the
- * view's references are written over the records, none of these is lost). */
-#define STAGE 1024
-
-/* Where the view's references go (build_refs()). */
-struct place {
-	const struct mt_ap_href *in; /* the records */
-	size_t nin;
-	struct mt_ap_href *ring;     /* records [ahead - 2 STAGE, ahead) at [i % (2 STAGE)] */
-	size_t ahead;                /* records copied to the ring */
-	struct dsl_href *out;        /* the view's references */
-	size_t cap, n;               /* entries of out, and used */
-	size_t lim;                  /* out[n] may be written while n < lim */
-	bool over_records;           /* out is the records' own array: never written past
-				      * what is in the ring */
-	void *records;               /* the records' array, to free when out left it */
-	size_t bound;                /* the most references the view can have */
-};
-
-/* out's end, or while over the records the first one not copied yet. */
-static void set_lim(struct place *p)
-{
-	p->lim = p->over_records && p->ahead < p->nin ?
-			 p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
-}
-
-/* Copy records to the ring until @i has STAGE records after it (or the last). */
-static void stage(struct place *p, size_t i)
-{
-	while (p->ahead < p->nin && p->ahead <= i + STAGE) {
-		size_t k = p->nin - p->ahead < STAGE ? p->nin - p->ahead : STAGE;
-
-		memcpy(&p->ring[p->ahead % (2 * STAGE)], &p->in[p->ahead], k * sizeof(*p->in));
-		p->ahead += k;
-		set_lim(p);
-	}
-}
-
-/* out[n] past lim: a larger array (the records' stays, for what is still to
- * read). Returns 0 or -ENOMEM. */
-static int grow(struct place *p)
-{
-	struct dsl_href *o;
-
-	if (p->over_records && p->ahead < p->nin) {
-		o = big_alloc(p->bound, sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		memcpy(o, p->out, p->n * sizeof(*o));
-		p->over_records = false; /* p->records is freed at the end */
-	} else {
-		o = realloc(p->out, p->bound * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		if (p->over_records)
-			p->records = o;
-	}
-	p->out = o;
-	p->cap = p->bound;
-	set_lim(p);
-	return 0;
-}
-
-/* Room for the view's next reference: out[n] neither past out's end nor over
- * a record not copied yet. Returns 0 or -ENOMEM. */
-static inline int room(struct place *p)
-{
-	return p->n < p->lim ? 0 : grow(p);
-}
-
-/* Open object @o's run of references at out[n]: its CLASS reference first
- * (whose target ref_first held), ref_first and nrefs set. */
-static inline int open_run(struct build *b, struct place *p, size_t o)
-{
-	struct dsl_hobject *x = &b->objs[o];
-	uint32_t cref = x->ref_first;
-
-	x->ref_first = (uint32_t)p->n;
-	x->nrefs = 0;
-	if (cref == DSL_NOOBJ)
-		return 0;
-	if (room(p))
+	if (err)
+		return err;
+	if (adopt(b->hv, refs)) {
+		free(refs);
 		return -ENOMEM;
-	p->out[p->n++] = class_ref(cref);
-	x->nrefs = 1;
+	}
+	b->hv->heap.refs = refs;
+	b->hv->heap.nrefs = (uint32_t)n;
 	return 0;
-}
-
-/*
- * The records from @i on are not in their referrers' order (a tagged walk's,
- * a dump's): the runs of objects below @cur are in p->out, the others not
- * opened. Place them all in a new array, the records left after those placed
- * - a stable counting sort. Returns 0 or -ENOMEM.
- */
-static int refs_unsorted(struct build *b, struct place *p, size_t i, size_t cur)
-{
-	size_t nrest = p->nin - i, at = 0, behind = p->ahead > i ? p->ahead - i : 0;
-	struct mt_ap_href *rest = malloc((nrest ? nrest : 1) * sizeof(*rest));
-	uint32_t *next = calloc(b->n + 1, sizeof(*next)), from, to;
-	struct dsl_href *dst = NULL;
-	int kind, err = -ENOMEM;
-
-	if (!rest || !next)
-		goto out;
-	for (size_t k = 0; k < nrest; k++) /* what the ring holds, then the rest */
-		memcpy(&rest[k], k < behind ? &p->ring[(i + k) % (2 * STAGE)] : &p->in[i + k],
-		       sizeof(*rest));
-	for (size_t k = 0; k < nrest; k++)
-		if (ref_ends(b, &rest[k], &from, &to, &kind))
-			next[from]++;
-	dst = big_alloc(p->bound, sizeof(*dst));
-	if (!dst)
-		goto out;
-	for (size_t o = 0; o < b->n; o++) {
-		struct dsl_hobject *x = &b->objs[o];
-		uint32_t more = next[o];
-
-		if (o < cur) {
-			memcpy(&dst[at], &p->out[x->ref_first], x->nrefs * sizeof(*dst));
-			x->ref_first = (uint32_t)at;
-			at += x->nrefs;
-		} else {
-			uint32_t cref = x->ref_first;
-
-			x->ref_first = (uint32_t)at;
-			x->nrefs = 0;
-			if (cref != DSL_NOOBJ) {
-				dst[at++] = class_ref(cref);
-				x->nrefs = 1;
-			}
-		}
-		next[o] = (uint32_t)at;
-		at += more;
-		x->nrefs += more;
-	}
-	for (size_t k = 0; k < nrest; k++)
-		if (ref_ends(b, &rest[k], &from, &to, &kind))
-			ref_fill(b, &rest[k], from, to, kind, &dst[next[from]++]);
-	if (!p->over_records)
-		free(p->out);
-	p->out = dst;
-	p->cap = p->bound;
-	p->n = at;
-	p->over_records = false;
-	set_lim(p);
-	err = 0;
-out:
-	free(rest);
-	free(next);
-	return err;
-}
-
-/*
- * The references into the view: each object's a run, its CLASS reference
- * first, then its own in the records' order. Records in their referrers'
- * order (a frozen copy's mark writes an object's references after it) are
- * placed in one pass without counts: when b->take, over the records
- * themselves (12 bytes where a record took 24; records are copied to a
- * small ring ahead of being overwritten), else in a new array. Others are
- * counted (refs_unsorted()). Returns 0 or -ENOMEM.
- */
-static int build_refs(struct build *b)
-{
-	const struct mt_snapshot *s = b->s;
-	struct place p = { .in = s->refs, .nin = s->nrefs, .bound = s->nrefs + b->nclassrefs };
-	size_t cur = 0;
-	int err = -ENOMEM;
-
-	p.ring = malloc(2 * STAGE * sizeof(*p.ring));
-	if (!p.ring)
-		return -ENOMEM;
-	if (b->take && p.nin) {
-		p.out = (struct dsl_href *)b->take->refs;
-		p.records = p.out;
-		p.cap = b->take->cap_refs * sizeof(*p.in) / sizeof(*p.out);
-		p.over_records = true;
-		b->take->refs = NULL; /* ours now: p.records */
-	} else {
-		p.out = big_alloc(p.bound, sizeof(*p.out));
-		p.cap = p.bound;
-		if (!p.out)
-			goto out;
-	}
-	set_lim(&p);
-	for (size_t i = 0; i < p.nin; i++) {
-		const struct mt_ap_href *r = &p.ring[i % (2 * STAGE)];
-		uint32_t from, to;
-		int kind;
-
-		stage(&p, i);
-		if (!ref_ends(b, r, &from, &to, &kind))
-			continue;
-		if (from + 1 < cur) { /* its run is behind */
-			err = refs_unsorted(b, &p, i, cur);
-			if (err)
-				goto out;
-			cur = b->n;
-			break;
-		}
-		for (; cur <= from; cur++)
-			if (open_run(b, &p, cur))
-				goto out;
-		if (room(&p))
-			goto out;
-		ref_fill(b, r, from, to, kind, &p.out[p.n++]);
-		b->objs[from].nrefs++;
-	}
-	for (; cur < b->n; cur++)
-		if (open_run(b, &p, cur))
-			goto out;
-	err = adopt(b->hv, p.out);
-	if (!err) {
-		b->hv->heap.refs = p.out;
-		b->hv->heap.nrefs = (uint32_t)p.n;
-		if (p.records == p.out)
-			p.records = NULL;
-		p.out = NULL;
-	}
-out:
-	if (p.out != p.records)
-		free(p.out);
-	free(p.records);
-	free(p.ring);
-	return err;
 }
 
 /* Roots and threads whose objects are in the heap. */
-static void build_roots(struct build *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
+static void build_roots(struct viewbuild *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
 {
 	const struct mt_snapshot *s = b->s;
 	uint32_t nroots = 0, nt = 0;
 
 	for (size_t i = 0; i < s->nroots; i++) {
 		uint32_t to = idmap_index_get(&b->objmap, s->roots[i].to);
-		int k = ref_kind(s->roots[i].kind);
+		int k = viewrefs_kind(s->roots[i].kind);
 
 		if (to == DSL_NOOBJ || k < 0 || !DSL_REF_IS_ROOT(k))
 			continue;
@@ -825,7 +507,7 @@ static void build_roots(struct build *b, struct dsl_hroot *roots, struct dsl_hth
 }
 
 /* What the heap says of interfaces, class kinds and ages. */
-static int build_kinds(struct build *b)
+static int build_kinds(struct viewbuild *b)
 {
 	const struct mt_snapshot *s = b->s;
 	struct dsl_hclass *cls = b->cls;
@@ -865,7 +547,7 @@ static int build_kinds(struct build *b)
 static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 		 const struct dsl_needs *needs, struct mt_heapview *hv, char *why, size_t wn)
 {
-	struct build b = { .s = s, .take = take, .needs = needs, .hv = hv, .n = s->nobjs };
+	struct viewbuild b = { .s = s, .take = take, .needs = needs, .hv = hv, .n = s->nobjs };
 	struct dsl_hloader *loaders;
 	struct dsl_hthread *threads;
 	struct dsl_hroot *roots;

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* viewrefs.c - the heap view's references (see viewrefs.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/viewrefs.h"
+#include "lib/util.h"
+
+int viewrefs_kind(uint32_t k)
+{
+	static const int8_t map[] = {
+		[1] = DSL_REF_CLASS, [2] = DSL_REF_FIELD, [3] = DSL_REF_ARRAY_ELEMENT,
+		[4] = DSL_REF_CLASS_LOADER, [5] = DSL_REF_SIGNERS, [6] = DSL_REF_PROTECTION_DOMAIN,
+		[7] = DSL_REF_INTERFACE, [8] = DSL_REF_STATIC_FIELD, [9] = DSL_REF_CONSTANT_POOL,
+		[10] = DSL_REF_SUPERCLASS, [21] = DSL_ROOT_JNI_GLOBAL, [22] = DSL_ROOT_SYSTEM_CLASS,
+		[23] = DSL_ROOT_MONITOR, [24] = DSL_ROOT_STACK_LOCAL, [25] = DSL_ROOT_JNI_LOCAL,
+		[26] = DSL_ROOT_THREAD, [27] = DSL_ROOT_OTHER,
+	};
+
+	if (k >= MT_ARRAY_SIZE(map) || (k > 10 && k < 21) || k == 0)
+		return -1;
+	return map[k];
+}
+
+void *viewrefs_alloc(size_t n, size_t esz)
+{
+	void *p = malloc(n ? n * esz : esz);
+
+	if (p && n * esz >= (8u << 20))
+		util_hugepages(p, n * esz);
+	return p;
+}
+
+/* The ends of reference @r as object indexes and its kind; false if the view
+ * leaves it out (an end not in the heap, a root's or an unknown kind). */
+static inline bool ref_ends(const struct viewbuild *b, const struct mt_ap_href *r, uint32_t *from,
+		     uint32_t *to, int *k)
+{
+	*k = viewrefs_kind(r->kind);
+	if (*k < 0 || DSL_REF_IS_ROOT(*k))
+		return false;
+	*from = idmap_index_get(&b->objmap, r->from);
+	*to = idmap_index_get(&b->objmap, r->to);
+	return *from != DSL_NOOBJ && *to != DSL_NOOBJ;
+}
+
+/* @r as the view's reference *@d (its field slot, static or element index),
+ * and the value of that field in its referrer @from. */
+static inline void ref_fill(struct viewbuild *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
+		     int k, struct dsl_href *d)
+{
+	const struct cls_aux *a = &b->aux[b->objs[from].cls];
+	int32_t slot = -1;
+
+	d->to = to;
+	d->kind = (uint8_t)k;
+	d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
+	if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
+		uint32_t ci = idmap_index_get(&b->clsmap, r->from); /* from: the class object */
+
+		if (ci != DSL_NOOBJ && r->index < b->aux[ci].nsslot)
+			d->index = b->aux[ci].sslot[r->index];
+	}
+	if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
+		slot = a->slot[r->index];
+	if (slot < 0)
+		return;
+	d->index = slot;
+	if (b->objs[from].values) {
+		struct dsl_hval *v = (struct dsl_hval *)&b->objs[from].values[slot];
+
+		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
+			uint32_t si = idmap_index_get(&b->strmap, r->to);
+
+			if (si != DSL_NOOBJ) {
+				v->kind = DSL_HV_STR;
+				v->u.s = b->s->strings[si].s;
+			}
+		} else {
+			v->kind = DSL_HV_REF;
+			v->u.ref = to;
+		}
+	}
+}
+
+/* The CLASS reference an object carries (MT_AP_HOBJ_CLASSREF), to @to. */
+static struct dsl_href class_ref(uint32_t to)
+{
+	return (struct dsl_href){ .to = to, .index = -1, .kind = DSL_REF_CLASS };
+}
+
+/* Records of references copied ahead of the one read, in chunks (while the
+ * view's references are written over the records, none of these is lost). */
+#define STAGE 1024
+
+/* Where the view's references go (build_refs()). */
+struct place {
+	const struct mt_ap_href *in; /* the records */
+	size_t nin;
+	struct mt_ap_href *ring;     /* records [ahead - 2 STAGE, ahead) at [i % (2 STAGE)] */
+	size_t ahead;                /* records copied to the ring */
+	struct dsl_href *out;        /* the view's references */
+	size_t cap, n;               /* entries of out, and used */
+	size_t lim;                  /* out[n] may be written while n < lim */
+	bool over_records;           /* out is the records' own array: never written past
+				      * what is in the ring */
+	void *records;               /* the records' array, to free when out left it */
+	size_t bound;                /* the most references the view can have */
+};
+
+/* out's end, or while over the records the first one not copied yet. */
+static void set_lim(struct place *p)
+{
+	p->lim = p->over_records && p->ahead < p->nin ?
+			 p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
+}
+
+/* Copy records to the ring until @i has STAGE records after it (or the last). */
+static void stage(struct place *p, size_t i)
+{
+	while (p->ahead < p->nin && p->ahead <= i + STAGE) {
+		size_t k = p->nin - p->ahead < STAGE ? p->nin - p->ahead : STAGE;
+
+		memcpy(&p->ring[p->ahead % (2 * STAGE)], &p->in[p->ahead], k * sizeof(*p->in));
+		p->ahead += k;
+		set_lim(p);
+	}
+}
+
+/* out[n] past lim: a larger array (the records' stays, for what is still to
+ * read). Returns 0 or -ENOMEM. */
+static int grow(struct place *p)
+{
+	struct dsl_href *o;
+
+	if (p->over_records && p->ahead < p->nin) {
+		o = viewrefs_alloc(p->bound, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		memcpy(o, p->out, p->n * sizeof(*o));
+		p->over_records = false; /* p->records is freed at the end */
+	} else {
+		o = realloc(p->out, p->bound * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		if (p->over_records)
+			p->records = o;
+	}
+	p->out = o;
+	p->cap = p->bound;
+	set_lim(p);
+	return 0;
+}
+
+/* Room for the view's next reference: out[n] neither past out's end nor over
+ * a record not copied yet. Returns 0 or -ENOMEM. */
+static inline int room(struct place *p)
+{
+	return p->n < p->lim ? 0 : grow(p);
+}
+
+/* Open object @o's run of references at out[n]: its CLASS reference first
+ * (whose target ref_first held), ref_first and nrefs set. */
+static inline int open_run(struct viewbuild *b, struct place *p, size_t o)
+{
+	struct dsl_hobject *x = &b->objs[o];
+	uint32_t cref = x->ref_first;
+
+	x->ref_first = (uint32_t)p->n;
+	x->nrefs = 0;
+	if (cref == DSL_NOOBJ)
+		return 0;
+	if (room(p))
+		return -ENOMEM;
+	p->out[p->n++] = class_ref(cref);
+	x->nrefs = 1;
+	return 0;
+}
+
+/*
+ * The records from @i on are not in their referrers' order (a tagged walk's,
+ * a dump's): the runs of objects below @cur are in p->out, the others not
+ * opened. Place them all in a new array, the records left after those placed
+ * - a stable counting sort. Returns 0 or -ENOMEM.
+ */
+static int refs_unsorted(struct viewbuild *b, struct place *p, size_t i, size_t cur)
+{
+	size_t nrest = p->nin - i, at = 0, behind = p->ahead > i ? p->ahead - i : 0;
+	struct mt_ap_href *rest = malloc((nrest ? nrest : 1) * sizeof(*rest));
+	uint32_t *next = calloc(b->n + 1, sizeof(*next)), from, to;
+	struct dsl_href *dst = NULL;
+	int kind, err = -ENOMEM;
+
+	if (!rest || !next)
+		goto out;
+	for (size_t k = 0; k < nrest; k++) /* what the ring holds, then the rest */
+		memcpy(&rest[k], k < behind ? &p->ring[(i + k) % (2 * STAGE)] : &p->in[i + k],
+		       sizeof(*rest));
+	for (size_t k = 0; k < nrest; k++)
+		if (ref_ends(b, &rest[k], &from, &to, &kind))
+			next[from]++;
+	dst = viewrefs_alloc(p->bound, sizeof(*dst));
+	if (!dst)
+		goto out;
+	for (size_t o = 0; o < b->n; o++) {
+		struct dsl_hobject *x = &b->objs[o];
+		uint32_t more = next[o];
+
+		if (o < cur) {
+			memcpy(&dst[at], &p->out[x->ref_first], x->nrefs * sizeof(*dst));
+			x->ref_first = (uint32_t)at;
+			at += x->nrefs;
+		} else {
+			uint32_t cref = x->ref_first;
+
+			x->ref_first = (uint32_t)at;
+			x->nrefs = 0;
+			if (cref != DSL_NOOBJ) {
+				dst[at++] = class_ref(cref);
+				x->nrefs = 1;
+			}
+		}
+		next[o] = (uint32_t)at;
+		at += more;
+		x->nrefs += more;
+	}
+	for (size_t k = 0; k < nrest; k++)
+		if (ref_ends(b, &rest[k], &from, &to, &kind))
+			ref_fill(b, &rest[k], from, to, kind, &dst[next[from]++]);
+	if (!p->over_records)
+		free(p->out);
+	p->out = dst;
+	p->cap = p->bound;
+	p->n = at;
+	p->over_records = false;
+	set_lim(p);
+	err = 0;
+out:
+	free(rest);
+	free(next);
+	return err;
+}
+
+int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
+{
+	const struct mt_snapshot *s = b->s;
+	struct place p = { .in = s->refs, .nin = s->nrefs, .bound = s->nrefs + b->nclassrefs };
+	size_t cur = 0;
+	int err = -ENOMEM;
+
+	p.ring = malloc(2 * STAGE * sizeof(*p.ring));
+	if (!p.ring)
+		return -ENOMEM;
+	if (b->take && p.nin) {
+		p.out = (struct dsl_href *)b->take->refs;
+		p.records = p.out;
+		p.cap = b->take->cap_refs * sizeof(*p.in) / sizeof(*p.out);
+		p.over_records = true;
+		b->take->refs = NULL; /* ours now: p.records */
+	} else {
+		p.out = viewrefs_alloc(p.bound, sizeof(*p.out));
+		p.cap = p.bound;
+		if (!p.out)
+			goto out;
+	}
+	set_lim(&p);
+	for (size_t i = 0; i < p.nin; i++) {
+		const struct mt_ap_href *r = &p.ring[i % (2 * STAGE)];
+		uint32_t from, to;
+		int kind;
+
+		stage(&p, i);
+		if (!ref_ends(b, r, &from, &to, &kind))
+			continue;
+		if (from + 1 < cur) { /* its run is behind */
+			err = refs_unsorted(b, &p, i, cur);
+			if (err)
+				goto out;
+			cur = b->n;
+			break;
+		}
+		for (; cur <= from; cur++)
+			if (open_run(b, &p, cur))
+				goto out;
+		if (room(&p))
+			goto out;
+		ref_fill(b, r, from, to, kind, &p.out[p.n++]);
+		b->objs[from].nrefs++;
+	}
+	for (; cur < b->n; cur++)
+		if (open_run(b, &p, cur))
+			goto out;
+	*out = p.out;
+	*n = p.n;
+	if (p.records == p.out)
+		p.records = NULL;
+	p.out = NULL;
+	err = 0;
+out:
+	if (p.out != p.records)
+		free(p.out);
+	free(p.records);
+	free(p.ring);
+	return err;
+}

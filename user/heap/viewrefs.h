@@ -1,0 +1,67 @@
+/* viewrefs.h - the heap view's references (heapview.c's build): each
+ * object's run of references placed from a snapshot's records, over the
+ * records themselves when the caller gives them up (heapview_build_take()),
+ * and what heapview.c and this step share of the build. */
+#ifndef MEMTRACE_VIEWREFS_H
+#define MEMTRACE_VIEWREFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsl/dsl.h"
+#include "heap/snapshot.h"
+#include "lib/idmap.h"
+
+struct mt_heapview;
+
+/* Per class: what the build knows beside the view's class. */
+struct cls_aux {
+	int32_t *slot;  /* [JVMTI index] -> field slot, -1 */
+	int32_t nslot;
+	int32_t *sslot; /* [static field index] -> index in heap.statics, -1 */
+	int32_t nsslot;
+	bool values;    /* objects of this class carry values */
+	bool known;     /* a class: instances, subclasses or fields say so (no kind given) */
+	bool inst;      /* has instances */
+};
+
+/* What heapview_build() works with (heapview.c fills it; viewrefs_build() reads it). */
+struct viewbuild {
+	const struct mt_snapshot *s;
+	struct mt_snapshot *take;  /* s, whose object and reference arrays the view
+				    * may take over; NULL: s stays as it is */
+	const struct dsl_needs *needs;
+	struct mt_heapview *hv;
+	struct idmap_index objmap, clsmap, loadmap, strmap;
+	struct cls_aux *aux;
+	struct dsl_hclass *cls;
+	struct dsl_hobject *objs;
+	size_t n;                  /* objects */
+	uint32_t ncls, unknown;
+	size_t nclassrefs;         /* CLASS references the objects carry */
+};
+
+/* viewrefs_kind - the view's reference or root kind (DSL_REF_*, DSL_ROOT_*)
+ * of JVMTI's jvmtiHeapReferenceKind @k, -1 for none. Pure. */
+int viewrefs_kind(uint32_t k);
+
+/* viewrefs_alloc - an uninitialised array of @n entries of @esz bytes (at
+ * least one), huge pages when large; NULL on ENOMEM. The caller frees it. */
+void *viewrefs_alloc(size_t n, size_t esz);
+
+/*
+ * viewrefs_build - the view's references into *@out (*@n of them; the
+ * caller's to free): each object's a run, its CLASS reference first, then
+ * its own in the records' order; ref_first and nrefs of b->objs set, field
+ * values that are references filled. Records in their referrers' order (a
+ * frozen copy's mark writes an object's references after it) are placed in
+ * one pass without counts: when b->take, over the records themselves (12
+ * bytes where a record took 24; records are copied to a small ring ahead of
+ * being overwritten) and b->take->refs is then the view's or freed; else in
+ * a new array. Others are counted (a stable counting sort). Returns 0 or
+ * -ENOMEM.
+ */
+int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n);
+
+#endif
