@@ -48,7 +48,7 @@ for n in "${names[@]}"; do seed "$n"; done
 if [[ " ${names[*]} " == *" dsl "* ]]; then cp tests/dsl/*.mq "$out/corpus/dsl/"; fi
 if [[ " ${names[*]} " == *" readers "* ]]; then
 	readers=(user/heap/snapshot.c user/heap/snaprec.c user/heap/snapfile.c user/heap/hprof.c
-		user/heap/walkids.c user/heap/heapview.c user/analysis/ageranges.c
+		user/heap/walkids.c user/heap/heapview.c user/heap/viewrefs.c user/analysis/ageranges.c
 		user/analysis/dominators.c user/analysis/heapgraph.c user/lib/util.c
 		user/lib/offmap.c user/lib/idmap.c dsl/*.c)
 	cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -Itests/unit \

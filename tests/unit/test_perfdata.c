@@ -100,6 +100,20 @@ static void test_counters(void **state)
 	assert_int_equal(sp.time_ns, 12500);
 	perfdata_free(pd);
 
+	/* a corrupt file's negative and huge tick counts: 0 and saturated, not
+	 * an undefined conversion (fuzz_perfdata found it) */
+	b_init(&b);
+	b_long(&b, "sun.os.hrt.frequency", 1);
+	b_long(&b, "sun.rt.safepointTime", INT64_MAX);
+	b_long(&b, "sun.rt.safepointSyncTime", -5);
+	b_long(&b, "sun.rt.safepoints", 1);
+	pd = perfdata_open_file(b_write(&b, b.len), why, sizeof(why));
+	assert_non_null(pd);
+	assert_int_equal(perfdata_safepoints(pd, &sp), 0);
+	assert_int_equal(sp.sync_ns, 0);
+	assert_true(sp.rest_ns == UINT64_MAX && sp.time_ns == UINT64_MAX);
+	perfdata_free(pd);
+
 	/* no sync time: half of the pause is not a pause, -ENOENT */
 	b_init(&b);
 	b_long(&b, "sun.os.hrt.frequency", 1000000000);

@@ -204,6 +204,18 @@ int perfdata_long(const struct mt_perfdata *pd, const char *name, int64_t *v)
 	return -ENOENT;
 }
 
+/* @t ticks of a @freq Hz clock in ns: 0 for a negative count, UINT64_MAX
+ * past it (a corrupt file's values: the conversion is undefined out of range). */
+static uint64_t ticks_ns(int64_t t, int64_t freq)
+{
+	long double ns;
+
+	if (t <= 0)
+		return 0;
+	ns = (long double)t * 1e9L / (long double)freq;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+}
+
 int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s)
 {
 	int64_t freq, count, sync, rest;
@@ -214,9 +226,9 @@ int perfdata_safepoints(const struct mt_perfdata *pd, struct mt_safepoints *s)
 	    perfdata_long(pd, "sun.rt.safepointTime", &rest))
 		return -ENOENT;
 	s->count = (uint64_t)count;
-	s->sync_ns = (uint64_t)((long double)sync * 1e9L / (long double)freq);
-	s->rest_ns = (uint64_t)((long double)rest * 1e9L / (long double)freq);
-	s->time_ns = s->sync_ns + s->rest_ns;
+	s->sync_ns = ticks_ns(sync, freq);
+	s->rest_ns = ticks_ns(rest, freq);
+	s->time_ns = s->sync_ns > UINT64_MAX - s->rest_ns ? UINT64_MAX : s->sync_ns + s->rest_ns;
 	return 0;
 }
 
