@@ -55,29 +55,6 @@
 #include "analysis/dominators.h"
 #include "lib/util.h"
 
-
-/* malloc() for a per-object array: huge pages behind it when it is large
- * (util_hugepages: far fewer page faults on a heap of millions). */
-static void *big_malloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (p && n >= (8u << 20))
-		util_hugepages(p, n);
-	return p;
-}
-
-/* calloc() for a per-object array (zero pages from the kernel: untouched
- * ones cost nothing), huge pages as big_malloc(). */
-static void *big_calloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p && n * size >= (8u << 20))
-		util_hugepages(p, n * size);
-	return p;
-}
-
 static bool bit(const uint64_t *b, uint32_t o)
 {
 	return (b[o >> 6] >> (o & 63)) & 1;
@@ -454,7 +431,7 @@ static int predecessors(struct dom_work *s, uint32_t **from)
 		if (s->anc[v] && keep_edge(s, v, 0)) /* not where a DFS began */
 			return -ENOMEM;
 	}
-	*from = big_malloc((s->ne + 1) * sizeof(**from));
+	*from = util_big_alloc(s->ne + 1, sizeof(**from));
 	if (!*from)
 		return -ENOMEM;
 	acct(s, (int64_t)((s->ne + 1) * sizeof(**from)));
@@ -473,7 +450,7 @@ static int predecessors(struct dom_work *s, uint32_t **from)
 static int tree(struct dom_work *s, const uint32_t *from)
 {
 	uint32_t N = s->N, *anc = s->anc, *idom = s->idom, *semi = s->sl, *label = s->sl + s->n + 1;
-	uint32_t *stack = big_malloc(((size_t)N + 1) * sizeof(*stack)), depth = 0;
+	uint32_t *stack = util_big_alloc((size_t)N + 1, sizeof(*stack)), depth = 0;
 	uint32_t end = idom[N]; /* of vertex i's predecessors: where i + 1's begin */
 
 	if (!stack)
@@ -558,11 +535,11 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 
 	memset(d, 0, sizeof(*d));
 	d->n = s.n;
-	d->idom = big_calloc(n1, sizeof(*d->idom));
-	s.anc = big_malloc(n1 * sizeof(*s.anc));
-	s.idom = big_calloc(n1 + 1, sizeof(*s.idom));
-	s.sl = big_malloc(2 * n1 * sizeof(*s.sl));
-	s.stack = big_malloc(n1 * sizeof(*s.stack));
+	d->idom = util_big_calloc(n1, sizeof(*d->idom));
+	s.anc = util_big_alloc(n1, sizeof(*s.anc));
+	s.idom = util_big_calloc(n1 + 1, sizeof(*s.idom));
+	s.sl = util_big_alloc(2 * n1, sizeof(*s.sl));
+	s.stack = util_big_alloc(n1, sizeof(*s.stack));
 	s.is_loader = calloc(s.words, sizeof(*s.is_loader));
 	bits = calloc(3 * s.words, sizeof(*bits));
 	if (!d->idom || !s.anc || !s.idom || !s.sl || !s.stack || !s.is_loader || !bits)
@@ -608,7 +585,7 @@ int dominators_children(const struct mt_domtree *d, struct mt_domkids *k)
 
 	memset(k, 0, sizeof(*k));
 	k->first = calloc((size_t)n + 3, sizeof(*k->first));
-	k->kid = big_malloc(((size_t)d->reached + 1) * sizeof(*k->kid));
+	k->kid = util_big_alloc((size_t)d->reached + 1, sizeof(*k->kid));
 	if (!k->first || !k->kid) {
 		dominators_children_free(k);
 		return -ENOMEM;
@@ -655,7 +632,7 @@ int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
 			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count)
 {
 	uint32_t n = d->n, sp = 0, *open = calloc((size_t)h->nclasses + 1, sizeof(*open));
-	struct kid_frame *stack = big_malloc(((size_t)d->reached + 2) * sizeof(*stack));
+	struct kid_frame *stack = util_big_alloc((size_t)d->reached + 2, sizeof(*stack));
 
 	if (!open || !stack) {
 		free(open);

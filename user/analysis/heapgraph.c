@@ -8,25 +8,13 @@
 #include "analysis/heapgraph.h"
 #include "lib/util.h"
 
-
-/* malloc() for a per-object array: huge pages behind it when it is large
- * (util_hugepages: far fewer page faults on a heap of millions). */
-static void *big_malloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (p && n >= (8u << 20))
-		util_hugepages(p, n);
-	return p;
-}
-
 int referrers_build(const struct dsl_heap *h, struct mt_referrers *r)
 {
 	uint32_t n = h->nobjects;
 
 	memset(r, 0, sizeof(*r));
 	r->first = calloc((size_t)n + 2, sizeof(*r->first));
-	r->from = big_malloc(((size_t)h->nrefs + 1) * sizeof(*r->from));
+	r->from = util_big_alloc((size_t)h->nrefs + 1, sizeof(*r->from));
 	if (!r->first || !r->from) {
 		referrers_free(r);
 		return -ENOMEM;
@@ -70,8 +58,8 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 	uint64_t *thr = NULL;
 
 	*via = NULL;
-	v = big_malloc(((size_t)n + 1) * sizeof(*v));
-	queue = big_malloc(((size_t)n + 1) * sizeof(*queue));
+	v = util_big_alloc((size_t)n + 1, sizeof(*v));
+	queue = util_big_alloc((size_t)n + 1, sizeof(*queue));
 	if (h->nthreads) {
 		thr = calloc(((size_t)n + 64) / 64, sizeof(*thr));
 		defer = malloc((size_t)h->nthreads * sizeof(*defer));

@@ -31,14 +31,12 @@ static int adopt(struct mt_heapview *hv, void *p)
  * (freed by heapview_free()); NULL on ENOMEM. */
 static void *own(struct mt_heapview *hv, size_t n, size_t esz)
 {
-	void *p = calloc(n ? n : 1, esz);
+	void *p = util_big_calloc(n, esz);
 
 	if (p && adopt(hv, p)) {
 		free(p);
 		return NULL;
 	}
-	if (p && n * esz >= (8u << 20))
-		util_hugepages(p, n * esz);
 	return p;
 }
 

@@ -23,15 +23,6 @@ int viewrefs_kind(uint32_t k)
 	return map[k];
 }
 
-void *viewrefs_alloc(size_t n, size_t esz)
-{
-	void *p = malloc(n ? n * esz : esz);
-
-	if (p && n * esz >= (8u << 20))
-		util_hugepages(p, n * esz);
-	return p;
-}
-
 /* The ends of reference @r as object indexes and its kind; false if the view
  * leaves it out (an end not in the heap, a root's or an unknown kind). */
 static inline bool ref_ends(const struct viewbuild *b, const struct mt_ap_href *r, uint32_t *from,
@@ -135,7 +126,7 @@ static int grow(struct place *p)
 	struct dsl_href *o;
 
 	if (p->over_records && p->ahead < p->nin) {
-		o = viewrefs_alloc(p->bound, sizeof(*o));
+		o = util_big_alloc(p->bound, sizeof(*o));
 		if (!o)
 			return -ENOMEM;
 		memcpy(o, p->out, p->n * sizeof(*o));
@@ -200,7 +191,7 @@ static int refs_unsorted(struct viewbuild *b, struct place *p, size_t i, size_t 
 	for (size_t k = 0; k < nrest; k++)
 		if (ref_ends(b, &rest[k], &from, &to, &kind))
 			next[from]++;
-	dst = viewrefs_alloc(p->bound, sizeof(*dst));
+	dst = util_big_alloc(p->bound, sizeof(*dst));
 	if (!dst)
 		goto out;
 	for (size_t o = 0; o < b->n; o++) {
@@ -259,7 +250,7 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 		p.over_records = true;
 		b->take->refs = NULL; /* ours now: p.records */
 	} else {
-		p.out = viewrefs_alloc(p.bound, sizeof(*p.out));
+		p.out = util_big_alloc(p.bound, sizeof(*p.out));
 		p.cap = p.bound;
 		if (!p.out)
 			goto out;

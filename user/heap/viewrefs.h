@@ -46,10 +46,6 @@ struct viewbuild {
  * of JVMTI's jvmtiHeapReferenceKind @k, -1 for none. Pure. */
 int viewrefs_kind(uint32_t k);
 
-/* viewrefs_alloc - an uninitialised array of @n entries of @esz bytes (at
- * least one), huge pages when large; NULL on ENOMEM. The caller frees it. */
-void *viewrefs_alloc(size_t n, size_t esz);
-
 /*
  * viewrefs_build - the view's references into *@out (*@n of them; the
  * caller's to free): each object's a run, its CLASS reference first, then

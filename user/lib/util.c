@@ -186,6 +186,24 @@ void util_hugepages(void *p, size_t n)
 		madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
+/* Huge pages for an array of @bytes at @p when it is large. */
+static void *big(void *p, size_t bytes)
+{
+	if (p && bytes >= (8u << 20))
+		util_hugepages(p, bytes);
+	return p;
+}
+
+void *util_big_alloc(size_t n, size_t esz)
+{
+	return big(malloc(n ? n * esz : esz), n * esz);
+}
+
+void *util_big_calloc(size_t n, size_t esz)
+{
+	return big(calloc(n ? n : 1, esz), n * esz);
+}
+
 uint64_t mono_ns(void)
 {
 	struct timespec ts;

@@ -67,6 +67,13 @@ void util_phase(const char *what);
  * through: one fault per 2 MiB instead of per 4 KiB). No effect where THP is
  * off; never fails. */
 void util_hugepages(void *p, size_t n);
+/* util_big_alloc - malloc() of @n entries of @esz bytes (room for one when
+ * @n is 0), util_hugepages() when 8 MiB or more: the per-object arrays of a
+ * heap of millions. NULL on ENOMEM; the caller frees it. */
+void *util_big_alloc(size_t n, size_t esz);
+/* util_big_calloc - util_big_alloc() zeroed (calloc(): the kernel's zero
+ * pages, untouched ones cost nothing). */
+void *util_big_calloc(size_t n, size_t esz);
 /* Milliseconds since @t0, a mono_ns() value. */
 double ms_since(uint64_t t0);
 /* CLOCK_REALTIME in ns. */
