@@ -240,6 +240,30 @@ static int check_socket(const struct mt_proc *p, int tmpfd, const char *name)
 	return 0;
 }
 
+/*
+ * Remove /tmp/@name when an earlier process with the target's pid left it:
+ * made before the target started and refusing connections (pid numbers wrap,
+ * a JVM killed with -9 leaves its socket, and a root-owned one of mode 0600
+ * made the connect as the target's uid fail with EACCES). Returns 1 when
+ * removed (said), 0 when it is absent or may be live, or -errno.
+ */
+static int drop_stale_socket(const struct mt_proc *p, int tmpfd, const char *name)
+{
+	time_t started = proc_start_time(p->pid);
+	struct stat st;
+	int err;
+
+	if (fstatat(tmpfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (!started || st.st_mtime >= started)
+		return 0;
+	err = attach_remove_stale(tmpfd, name); /* only if nothing listens on it */
+	if (err == 1)
+		p_info("removed a stale /tmp/%s made before JVM %d started (a dead process's "
+		       "with the same pid; nothing listened on it)", name, p->pid);
+	return err;
+}
+
 // Refuse to signal a JVM that does not catch SIGQUIT (-Xrs): it would die.
 static int check_sigquit(const struct mt_proc *p)
 {
@@ -440,6 +464,7 @@ int attach_command(const struct mt_proc *p, const char *cmd, const char *a1,
 		return tmpfd;
 	}
 	snprintf(sock, sizeof(sock), ".java_pid%d", p->nspid);
+	drop_stale_socket(p, tmpfd, sock);
 	err = check_socket(p, tmpfd, sock);
 	if (err == -ENOTSOCK || err == -EACCES) {
 		p_err("/tmp/%s of JVM %d is not a socket owned by uid %u: refusing it "
