@@ -639,7 +639,7 @@ static bool copy_ended(struct freeze *fz, int options)
 	return true;
 }
 
-int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress)
+int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress, void (*idle)(void))
 {
 	uint64_t start = agent_mono_ns(), last_change = start, last = 0;
 	struct timespec nap = { 0, WAIT_POLL_MS * 1000000L };
@@ -686,6 +686,8 @@ int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress)
 				    "the frozen copy's walk took longer than %u ms", fz->req.max_ms);
 			return -ETIMEDOUT;
 		}
+		if (idle)
+			idle();
 		nanosleep(&nap, NULL);
 	}
 }

@@ -50,11 +50,14 @@ pid_t freeze_fork(struct freeze *fz);
  * freeze_wait - in the JVM after the pause: wait until the copy's walk is
  * over (HotSpot left the safepoint in the copy), watching @watch_fd (the
  * memtrace connection: gone means give up) and *@progress in the copy (a
- * counter its callbacks bump: still for req.stall_ms means stuck). Returns
+ * counter its callbacks bump: still for req.stall_ms means stuck), calling
+ * @idle (NULL: none) between looks - the socket thread's other duties, as
+ * draining the sampling rings (a copy of a big heap on a busy machine
+ * walks for seconds: 10 M objects 8-19 s). Returns
  * 0, or -errno with the reason in fz->rec (the copy is still there: call
  * freeze_end()).
  */
-int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress);
+int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress, void (*idle)(void));
 
 /* freeze_read - @len bytes at @addr of the copy into @buf. 0 or -errno. */
 int freeze_read(struct freeze *fz, uint64_t addr, void *buf, size_t len);

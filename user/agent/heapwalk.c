@@ -98,6 +98,7 @@ struct walk_ask {
 	const char *names_end;
 	const void *samples;     /* req->nsamples sample ids (unaligned) */
 	int watch_fd;            /* the memtrace connection */
+	void (*idle)(void);      /* while a frozen copy walks (freeze_wait) */
 };
 
 /* Set when an untagged walk's layout checks failed: tags from then on. */
@@ -452,7 +453,7 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 		if (err)
 			return err;
 		e = walk_pause(req);
-		if (hw.freezing && hw.fz.child > 0 && walkcopy_finish(a->watch_fd))
+		if (hw.freezing && hw.fz.child > 0 && walkcopy_finish(a->watch_fd, a->idle))
 			return walk_unfrozen(jni, a, done, why, n);
 		if (hw.untagged)
 			walk_untagged_after();
@@ -476,11 +477,12 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
 	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
-	      const void *samples, int watch_fd, struct mt_ap_heap_done *done, char *why, size_t n)
+	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,
+	      char *why, size_t n)
 {
 	struct walk_ask a = { .req = req, .layout = layout, .names = names,
 			      .names_end = names + names_len, .samples = samples,
-			      .watch_fd = watch_fd };
+			      .watch_fd = watch_fd, .idle = idle };
 
 	return walk(&a, freeze, done, why, n);
 }

@@ -17,7 +17,7 @@
  * @samples req->nsamples sample ids (MT_AP_HEAP_SAMPLES; unaligned).
  * With @freeze (MT_AP_HEAP_FREEZE) the walk is done by a frozen copy of the
  * JVM forked in the pause (freeze.h), while @watch_fd (the memtrace
- * connection) stays open; whatever fails there, the walk is done in a pause.
+ * connection) stays open, calling @idle (NULL: none) while the copy walks; whatever fails there, the walk is done in a pause.
  * With @layout too (MT_AP_FREEZE_MARK) the copy marks the heap itself
  * (walkmark.c); if the mark fails, the copy of a second fork walks with
  * JVMTI, and a MARK record says why.
@@ -27,8 +27,8 @@
  */
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
 	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
-	      const void *samples, int watch_fd, struct mt_ap_heap_done *done, char *why,
-	      size_t n);
+	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,
+	      char *why, size_t n);
 /* heap_release - free the snapshot's data (DONE is out: a held frozen copy
  * now lives at most its keep_ms); the session's env and its tags stay for
  * the next walk (ages). No-op if none. */

@@ -348,6 +348,20 @@ static void pump_samples(void)
 	}
 }
 
+/* While a frozen copy walks (seconds on a big heap): the sampling rings
+ * still drain into EVENTS frames, or the allocation ring (2048 samples)
+ * overflowed - 7763 samples lost in a `leaks` run on 10 M objects. Ending
+ * the session is left to the loop after the walk. */
+static void walk_idle(void)
+{
+	if (client_fd < 0 || !sampler_active() || stopping)
+		return;
+	if (tx_len && flush_tx())
+		return;
+	if (TX_CAP - tx_len >= TX_DRAIN_ROOM)
+		stream_drain(emit_events, false);
+}
+
 /* HEAP_REQUEST (checked by request_next()): walk the heap now (the pause),
  * send it as the socket takes it. */
 static void handle_heap_request(const struct request *req)
@@ -358,8 +372,8 @@ static void handle_heap_request(const struct request *req)
 
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
-			req->names, req->names_len, req->samples, client_fd, &done, why,
-			sizeof(why));
+			req->names, req->names_len, req->samples, client_fd, walk_idle, &done,
+			why, sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
 		session_end();

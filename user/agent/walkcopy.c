@@ -161,9 +161,9 @@ static int pull_from_copy(void)
 	return err;
 }
 
-int walkcopy_finish(int watch_fd)
+int walkcopy_finish(int watch_fd, void (*idle)(void))
 {
-	int err = freeze_wait(&hw.fz, watch_fd, &hw.progress);
+	int err = freeze_wait(&hw.fz, watch_fd, &hw.progress, idle);
 
 	hw.fz.rec.walk_ns = agent_mono_ns() - hw.fz.t_fork;
 	if (!err) {

@@ -20,7 +20,7 @@ void walkcopy_wait_for_gc(uint32_t ms);
  * is gone either way; the caller walks in a pause instead, unless memtrace
  * left).
  */
-int walkcopy_finish(int watch_fd);
+int walkcopy_finish(int watch_fd, void (*idle)(void));
 /* walkcopy_held - a frozen copy is kept for memtrace to read (COPY record). */
 bool walkcopy_held(void);
 /* walkcopy_release - kill and reap that copy (HEAP_RELEASE, a new walk, the
