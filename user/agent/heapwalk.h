@@ -17,7 +17,8 @@
  * @samples req->nsamples sample ids (MT_AP_HEAP_SAMPLES; unaligned).
  * With @freeze (MT_AP_HEAP_FREEZE) the walk is done by a frozen copy of the
  * JVM forked in the pause (freeze.h), while @watch_fd (the memtrace
- * connection) stays open, calling @idle (NULL: none) while the copy walks; whatever fails there, the walk is done in a pause.
+ * connection) stays open, calling @idle (NULL: none) while the copy walks;
+ * whatever fails there, the walk is done in a pause.
  * With @layout too (MT_AP_FREEZE_MARK) the copy marks the heap itself
  * (walkmark.c); if the mark fails, the copy of a second fork walks with
  * JVMTI, and a MARK record says why.

@@ -69,6 +69,7 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 		struct mt_samples *m, double t, bool last)
 {
 	struct mt_snapsession ss;
+	uint64_t t0;
 	int err;
 
 	if (snaptake_attach(p, so, &ss))
@@ -90,8 +91,7 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 		}
 		free(v);
 	}
-	uint64_t t0 = mono_ns();
-
+	t0 = mono_ns();
 	err = heapseries_take(&g->series, &ss, t, m->gcs, !g->series.taken || last);
 	g->last_cost = (double)(mono_ns() - t0) / 1e9;
 	snaptake_close(&ss);
