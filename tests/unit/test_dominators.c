@@ -776,6 +776,94 @@ static void test_class_held_by_loader(void **state)
 	dominators_free(&d);
 }
 
+/*
+ * The shape of Tomcat's heap on JDK 17 that made the first search fail both
+ * its checks (issue #29). R (a root) holds W (the web application's loader),
+ * I (an instance of K, class object KO, loader W) and A (an instance of a
+ * reflection accessor class G, class object GA): G's loader D only GA holds
+ * (GA -> D), D's parent is W, and GA only A's CLASS reference holds. KA, the
+ * class object of K[] (loader W, no instance, nothing refers to it) reaches
+ * KO and T: the loader's edge reached it first, but no chain of references
+ * does, so it and T stay out of the tree. Twice: with KO numbered before KA
+ * in the loader's edges (the objects below KA none a reference chain
+ * reaches), and with KO after it and S (held by a static field of GA) below
+ * it too. Checked against the data-flow definition and by hand.
+ */
+static void test_reflection_accessors(void **state)
+{
+	enum { R, W, I, A, GA, D, S, T, X, N };
+	struct dsl_hobject obj[N + 1] = { 0 };
+	struct dsl_href refs[16];
+	struct dsl_hroot roots[1] = { { .obj = R, .kind = DSL_ROOT_JNI_GLOBAL } };
+	struct dsl_hloader loaders[2] = { { .obj = W, .id = 1 }, { .obj = D, .id = 2 } };
+	struct dsl_hclass cls[4] = {
+		{ .name = "Obj", .obj = DSL_NOOBJ, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+		{ .name = "K", .super = DSL_NOOBJ, .loader = 0 },
+		{ .name = "GeneratedMethodAccessor1", .obj = GA, .super = DSL_NOOBJ, .loader = 1 },
+		{ .name = "K[]", .super = DSL_NOOBJ, .loader = 0 },
+	};
+	struct dsl_heap h;
+	struct mt_domtree d;
+
+	(void)state;
+	for (int variant = 0; variant < 2; variant++) {
+		/* variant 0: KO = X, KA = N (after it); 1: the other way round */
+		uint32_t KO = variant ? N : X, KA = variant ? X : N, k = 0;
+
+		cls[1].obj = KO;
+		cls[3].obj = KA;
+		for (uint32_t o = 0; o <= N; o++)
+			obj[o] = (struct dsl_hobject){ .id = 100 + o, .size = 8 * (o + 2),
+						       .length = -1, .cls = 0 };
+		obj[I].cls = 1;
+		obj[A].cls = 2;
+		obj[R].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = W, .index = 0, .kind = DSL_REF_FIELD };
+		refs[k++] = (struct dsl_href){ .to = I, .index = 1, .kind = DSL_REF_FIELD };
+		refs[k++] = (struct dsl_href){ .to = A, .index = 2, .kind = DSL_REF_FIELD };
+		obj[R].nrefs = k - obj[R].ref_first;
+		obj[I].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = KO, .index = -1, .kind = DSL_REF_CLASS };
+		obj[I].nrefs = 1;
+		obj[A].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = GA, .index = -1, .kind = DSL_REF_CLASS };
+		obj[A].nrefs = 1;
+		obj[GA].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = D, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+		if (variant)
+			refs[k++] = (struct dsl_href){ .to = S, .index = 0,
+						       .kind = DSL_REF_STATIC_FIELD };
+		obj[GA].nrefs = k - obj[GA].ref_first;
+		obj[D].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = W, .index = 0, .kind = DSL_REF_FIELD };
+		obj[D].nrefs = 1;
+		obj[KA].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = KO, .index = 0, .kind = DSL_REF_FIELD };
+		refs[k++] = (struct dsl_href){ .to = T, .index = 1, .kind = DSL_REF_FIELD };
+		if (variant)
+			refs[k++] = (struct dsl_href){ .to = S, .index = 2, .kind = DSL_REF_FIELD };
+		obj[KA].nrefs = k - obj[KA].ref_first;
+		obj[KO].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = W, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+		obj[KO].nrefs = 1;
+		h = (struct dsl_heap){ .objects = obj, .nobjects = N + 1, .classes = cls,
+				       .nclasses = 4, .refs = refs, .nrefs = k, .roots = roots,
+				       .nroots = 1, .loaders = loaders, .nloaders = 2 };
+		check_against_dataflow(&h);
+		assert_int_equal(dominators_compute(&h, &d), 0);
+		assert_int_equal(d.idom[GA], A);  /* only its instance holds it */
+		assert_int_equal(d.idom[D], GA);
+		assert_int_equal(d.idom[KO], W);  /* its loader, not I */
+		assert_int_equal(d.idom[KA], MT_DOM_UNREACHED);
+		assert_int_equal(d.idom[T], MT_DOM_UNREACHED);
+		assert_int_equal(d.idom[S], variant ? GA : MT_DOM_UNREACHED);
+		assert_int_equal(d.retained[A], obj[A].size + obj[GA].size + obj[D].size +
+						(variant ? obj[S].size : 0));
+		assert_int_equal(d.reached, variant ? 8 : 7);
+		dominators_free(&d);
+	}
+}
+
 static void test_ref_text(void **state)
 {
 	static const struct dsl_hfield f[] = { { "next", DSL_FK_REF }, { "value", DSL_FK_REF } };
@@ -822,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_ref_text),
 		cmocka_unit_test(test_class_held_by_loader),
 		cmocka_unit_test(test_random_loaders),
+		cmocka_unit_test(test_reflection_accessors),
 		cmocka_unit_test(test_random_dataflow),
 		cmocka_unit_test(test_million_chain),
 	};

@@ -12,10 +12,20 @@
  *     The graph's edges (dominators.h) depend on what the references reach:
  *     first the search assumes every class a loader defined is reached by
  *     references too and no CLASS reference holds (a JVM's heap), follows
- *     every loader edge and checks both assumptions on the way (verify());
- *     when one fails it starts again on the graph computed as dominators.h
- *     says (what every reference reaches, then what the graph without
- *     CLASS references reaches).
+ *     every loader edge and checks both assumptions on the way
+ *     (loaders_follow_refs(), classes_reached()). Neither holds on a real
+ *     server's heap (Tomcat on JDK 17: array classes of the common loader
+ *     nothing refers to; reflection accessor classes, each defined by a
+ *     loader only that class holds, the class only by its instances). Then
+ *     what every reference reaches comes from what the search knows (what
+ *     it reached without a loader edge, what has evidence) and a walk from
+ *     the rest (reach_rest()); when no object the search reached below one
+ *     references do not reach is reached by references, what it reached
+ *     but those is what the graph without CLASS references reaches
+ *     (reached_but_any()), and one more search follows the graph (on
+ *     Tomcat's heap of 20 M objects: 1.1 s instead of 4.3 s for a walk and
+ *     two searches). Otherwise two searches as dominators.h says (what the
+ *     graph without CLASS references reaches, then the graph).
  *  2. The kept edges and one from the virtual root to each heap root, by
  *     target (a counting sort), so each vertex's predecessors are read in
  *     turn.
@@ -34,7 +44,7 @@
  * Memory: 20 bytes per object - the 12 of the result (d->idom, d->retained)
  * and two arrays, each reused between steps - plus 12 bytes per kept edge
  * while they are sorted (8 for the edge, 4 for the predecessor list) and
- * half a byte per object of bitmaps; the two stacks hold what the deepest
+ * 5 bits per object of bitmaps; the two stacks hold what the deepest
  * search path needs (pages never touched cost nothing). Fresh memory is
  * what a computation on a heap of millions pays most for (the kernel zeroes
  * each page at its first touch). By step (n objects, the others by DFS
@@ -45,8 +55,8 @@
  *   anc  [n+1]     DFS parent        forest link           the object
  *   idom [n+2]     kept edges into   predecessors' start,  idom
  *                  each              then parent, idom
- *   sl  [2n+2]     queue (reach(),   semi, label           d->retained
- *                  verify())
+ *   sl  [2n+2]     queue (the        semi, label           d->retained
+ *                  checks, reach_rest())
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -149,32 +159,6 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
 		p = x;
 	}
 	return label[p];
-}
-
-/* What the references reach from the roots, a bit per object into @seen
- * (zeroed by the caller); @queue: n entries. */
-static void reach(const struct dsl_heap *h, uint64_t *seen, uint32_t *queue)
-{
-	uint32_t head = 0, tail = 0;
-
-	for (uint32_t i = 0; i < h->nroots; i++) {
-		uint32_t o = h->roots[i].obj;
-
-		if (!bit(seen, o)) {
-			set_bit(seen, o);
-			queue[tail++] = o;
-		}
-	}
-	while (head < tail) {
-		const struct dsl_hobject *x = &h->objects[queue[head++]];
-		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
-
-		for (; r < e; r++)
-			if (!bit(seen, r->to)) {
-				set_bit(seen, r->to);
-				queue[tail++] = r->to;
-			}
-	}
 }
 
 static int by_loader(const void *a, const void *b)
@@ -334,22 +318,27 @@ static int dfs(struct dom_work *s)
 	return 0;
 }
 
-/* Did the optimistic search follow the graph of dominators.h? Yes if every
- * CLASS reference it met leads to an object it reached (none holds), and
- * every object reached over a loader edge has a chain of references from a
- * root too (a loader's edges lead only where references lead): the roots
- * and the objects with evidence (a reference from an object whose tree
- * path has no loader edge), then what references lead to from those.
- * @queue: n entries. */
-static bool verify(struct dom_work *s, uint32_t *queue)
+/* Did every CLASS reference the optimistic search met lead to an object it
+ * reached (none holds)? */
+static bool classes_reached(const struct dom_work *s)
 {
-	const struct dsl_heap *h = s->h;
-	uint32_t head = 0, tail = 0;
-
 	for (size_t i = 0; i < s->words; i++)
 		for (uint64_t b = s->cref[i]; b; b &= b - 1)
 			if (!s->num[i * 64 + (uint32_t)__builtin_ctzll(b)])
 				return false;
+	return true;
+}
+
+/* Did the optimistic search's loader edges lead only where references lead?
+ * Yes if every object reached over a loader edge has a chain of references
+ * (CLASS ones too) from a root: the roots and the objects with evidence (a
+ * reference from an object whose tree path has no loader edge), then what
+ * references lead to from those. @queue: n entries. */
+static bool loaders_follow_refs(struct dom_work *s, uint32_t *queue)
+{
+	const struct dsl_heap *h = s->h;
+	uint32_t head = 0, tail = 0;
+
 	if (!s->nlt)
 		return true;
 	for (uint32_t i = 0; i < h->nroots; i++)
@@ -379,12 +368,66 @@ static void dfs_reset(struct dom_work *s)
 	s->ne = 0;
 }
 
-/* Step 1: the DFS over the graph of dominators.h (see the top). @bits: 3
+/* After a failed optimistic search: what every reference reaches, a bit per
+ * object into @any (zeroed by the caller), from what the search knows - the
+ * objects it reached without a loader edge, those with evidence (after
+ * loaders_follow_refs()) - and then a walk from the objects with evidence
+ * it did not reach or reached over a loader edge (what they reference may
+ * be new). @queue: n entries. */
+static void reach_rest(struct dom_work *s, uint64_t *any, uint32_t *queue)
+{
+	const struct dsl_heap *h = s->h;
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t o = 0; o < s->n; o++)
+		if ((s->num[o] && !bit(s->lt, o)) || bit(s->evid, o)) {
+			set_bit(any, o);
+			if (!s->num[o] || bit(s->lt, o))
+				queue[tail++] = o;
+		}
+	while (head < tail) {
+		const struct dsl_hobject *x = &h->objects[queue[head++]];
+		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
+
+		for (; r < e; r++)
+			if (!bit(any, r->to)) {
+				set_bit(any, r->to);
+				queue[tail++] = r->to;
+			}
+	}
+}
+
+/* After a failed optimistic search, with @any (what every reference
+ * reaches): did it reach what the graph without CLASS references reaches,
+ * but the objects not in @any? Yes if no object it reached below one not in
+ * @any in its tree is in @any (those are the only ones whose path from a
+ * root needed a loader edge @any does not keep). @dead: a zeroed bitmap. */
+static bool reached_but_any(struct dom_work *s, const uint64_t *any, uint64_t *dead)
+{
+	bool none = true;
+
+	for (uint32_t o = 0; o < s->n; o++)
+		if (s->num[o] && !bit(any, o)) {
+			set_bit(dead, s->num[o]);
+			none = false;
+		}
+	if (none)
+		return true;
+	for (uint32_t v = 2; v < s->N; v++) /* a DFS parent has a smaller number */
+		if (bit(dead, s->anc[v]))
+			set_bit(dead, v);
+	for (uint32_t o = 0; o < s->n; o++)
+		if (s->num[o] && bit(dead, s->num[o]) && bit(any, o))
+			return false;
+	return true;
+}
+
+/* Step 1: the DFS over the graph of dominators.h (see the top). @bits: 4
  * bitmaps of s->words. Returns 0 or -ENOMEM. */
 static int search(struct dom_work *s, uint64_t *bits)
 {
-	uint64_t *any = bits, *held = bits + s->words;
-	uint32_t nany = 0;
+	uint64_t *held = bits, *dead = bits + 2 * s->words, *any = bits + 3 * s->words;
+	uint32_t nany = 0, nheld = 0;
 	int err;
 
 	s->optimistic = true;
@@ -394,20 +437,38 @@ static int search(struct dom_work *s, uint64_t *bits)
 	err = loader_edges(s, NULL);
 	if (!err)
 		err = dfs(s);
-	if (err || verify(s, s->sl))
+	if (err)
 		return err;
+	if (loaders_follow_refs(s, s->sl) && classes_reached(s))
+		return 0;
 	/* what every reference reaches; a loader's edges only there */
-	dfs_reset(s);
+	reach_rest(s, any, s->sl);
 	s->optimistic = false;
 	memset(bits, 0, 3 * s->words * sizeof(*bits));
-	reach(s->h, any, s->sl);
+	for (size_t i = 0; i < s->words; i++)
+		nany += (uint32_t)__builtin_popcountll(any[i]);
+	if (reached_but_any(s, any, dead)) {
+		/* the graph without CLASS references reaches these; a class it
+		 * does not is held by its instances */
+		for (uint32_t o = 0; o < s->n; o++)
+			if (!s->num[o] || !bit(any, o)) {
+				set_bit(held, o);
+				nheld++;
+			}
+		if (s->n - nheld == nany && s->N - 1 == nany)
+			return 0; /* it followed that graph: no CLASS reference holds */
+		dfs_reset(s);
+		err = loader_edges(s, any);
+		s->by_class = held;
+		return err ? err : dfs(s);
+	}
+	memset(dead, 0, s->words * sizeof(*dead));
+	dfs_reset(s);
 	err = loader_edges(s, any);
 	if (!err)
 		err = dfs(s);
 	if (err)
 		return err;
-	for (size_t i = 0; i < s->words; i++)
-		nany += (uint32_t)__builtin_popcountll(any[i]);
 	if (s->N - 1 == nany)
 		return 0; /* no CLASS reference holds: the graph's edges reach as far */
 	/* a class nothing else holds is held by its instances */
@@ -541,10 +602,10 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 	s.sl = util_big_alloc(2 * n1, sizeof(*s.sl));
 	s.stack = util_big_alloc(n1, sizeof(*s.stack));
 	s.is_loader = calloc(s.words, sizeof(*s.is_loader));
-	bits = calloc(3 * s.words, sizeof(*bits));
+	bits = calloc(4 * s.words, sizeof(*bits));
 	if (!d->idom || !s.anc || !s.idom || !s.sl || !s.stack || !s.is_loader || !bits)
 		goto out;
-	acct(&s, (int64_t)(n1 * 20 + 4 + 4 * s.words * sizeof(*bits)));
+	acct(&s, (int64_t)(n1 * 20 + 4 + 5 * s.words * sizeof(*bits)));
 	s.num = d->idom;
 	err = search(&s, bits);
 	acct(&s, (int64_t)s.depth * (int64_t)sizeof(*s.stack));
@@ -553,7 +614,7 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 	s.stack = NULL;
 	free(bits);
 	bits = NULL;
-	acct(&s, -(int64_t)(3 * s.words * sizeof(*bits)));
+	acct(&s, -(int64_t)(4 * s.words * sizeof(*bits)));
 	if (!err)
 		err = predecessors(&s, &from);
 	if (!err)

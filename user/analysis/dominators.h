@@ -11,8 +11,9 @@
  * what the heap's references reach (the objects with a root path,
  * dsl_root_path()): a loader's edge leads only to a class some reference
  * chain reaches, and an object's reference to its class holds where nothing
- * else would hold that class (a heap that loses a loader's link; never seen
- * in a JVM's, where loaders and the bootstrap's roots hold every class).
+ * else would hold that class (a heap that loses a loader's link; in a JVM's,
+ * JDK 17's reflection accessor classes: each one's loader only the class
+ * holds, the class only its instances).
  * Object d dominates o if every path from the virtual root to o passes
  * through d; o's immediate dominator is its closest strict dominator. The retained
  * size of o is the sum of the shallow sizes of the objects o dominates, o

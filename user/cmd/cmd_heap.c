@@ -244,6 +244,7 @@ int do_heap(int argc, char **argv)
 			goto out;
 		}
 		snapshot_print_walk(&snap);
+		util_phase("snapshot file read");
 		if (!(snap.info.flags & MT_AP_HEAP_REFS)) {
 			p_err("%s holds no references (a snapshot saved without them): nothing "
 			      "to compute who holds what", input);
@@ -289,6 +290,7 @@ int do_heap(int argc, char **argv)
 	else
 		rc = one(&hv, id, json);
 	fflush(stdout);
+	util_phase("report");
 out:
 	heapview_free(&hv);
 	snapshot_free(&snap);
