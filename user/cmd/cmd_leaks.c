@@ -44,7 +44,6 @@ struct growth_run {
 	double t_end;              /* when the window ended (s): the last snapshot's time */
 	uint32_t turn;             /* on_walk turns so far */
 	uint32_t skipped;          /* turns left out to keep to the window */
-	double last_cost;          /* the last snapshot's wall time (s) */
 	int err;
 };
 
@@ -69,7 +68,6 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 		struct mt_samples *m, double t, bool last)
 {
 	struct mt_snapsession ss;
-	uint64_t t0;
 	int err;
 
 	if (snaptake_attach(p, so, &ss))
@@ -91,45 +89,22 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 		}
 		free(v);
 	}
-	t0 = mono_ns();
 	err = heapseries_take(&g->series, &ss, t, m->gcs, !g->series.taken || last);
-	g->last_cost = (double)(mono_ns() - t0) / 1e9;
 	snaptake_close(&ss);
 	if (err)
 		g->err = err;
 	return err;
 }
 
-/*
- * keep_turn - whether turn @i (of snapshots planned at i x D/(N-1), the
- * last at D by on_last) taken at @t keeps to the window. With --snapshots
- * every turn is taken, late or not. Else (the default: up to N) a turn is
- * left out when the next planned one is due already, or when a snapshot
- * costing what the last did would end after D - but three snapshots are
- * always taken: the first, one between (the last turn before D at the
- * latest) and the last. On a big heap of a busy JVM a snapshot takes longer
- * than its interval (10 M objects, 2 cores, one thread allocating flat out:
- * 8-19 s apiece, the copy niced behind the JVM): taking all N stretched a
- * 30 s window to 84-116 s.
- */
-static bool keep_turn(const struct growth_run *g, uint32_t i, double t)
-{
-	uint32_t n = g->o->snapshots;
-	double d = g->o->s.duration, every = d / (n - 1);
-
-	if (g->o->snapshots_given || !i)
-		return true;
-	if (g->series.taken < 2) /* no snapshot between yet */
-		return t < (i + 1) * every || i + 2 >= n;
-	return t < (i + 1) * every && t + g->last_cost <= d;
-}
-
 static int on_walk(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 		   struct mt_samples *m, double t)
 {
 	struct growth_run *g = ctx;
+	struct heapseries_plan pl = { .n = g->o->snapshots, .duration = g->o->s.duration,
+				      .exact = g->o->snapshots_given };
 
-	if (!keep_turn(g, g->turn++, t)) {
+	if (!heapseries_keep_turn(&pl, g->turn++, t, g->series.taken,
+				  (double)g->series.last_ns / 1e9)) {
 		g->skipped++;
 		return 0;
 	}

@@ -27,6 +27,18 @@ int heapseries_init(struct heapseries *s)
 	return 0;
 }
 
+bool heapseries_keep_turn(const struct heapseries_plan *pl, uint32_t i, double t, uint32_t taken,
+			  double last_cost)
+{
+	double every = pl->duration / (pl->n - 1);
+
+	if (pl->exact || !i || i + 1 >= pl->n)
+		return true;
+	if (taken < 2) /* none between yet */
+		return t < (i + 1) * every || i + 2 >= pl->n;
+	return t < (i + 1) * every && t + last_cost <= pl->duration;
+}
+
 static void drop_last(struct heapseries *s)
 {
 	heapview_free(&s->hv);
@@ -80,6 +92,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	if (s->snap.info.pause_ns > s->max_pause_ns)
 		s->max_pause_ns = s->snap.info.pause_ns;
 	s->objects_last = s->hv.heap.nobjects;
-	s->walk_ns += mono_ns() - t0;
+	s->last_ns = mono_ns() - t0;
+	s->walk_ns += s->last_ns;
 	return 0;
 }

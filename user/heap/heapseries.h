@@ -23,6 +23,7 @@ struct heapseries {
 	uint64_t pause_ns;           /* the JVM's pauses, all snapshots together */
 	uint64_t max_pause_ns;
 	uint64_t walk_ns;            /* memtrace's time per snapshot, all together */
+	uint64_t last_ns;            /* the last one's */
 	uint64_t objects_last;
 	uint64_t at_ns[HEAPGROWTH_MAX_SNAPS]; /* each image's instant (CLOCK_MONOTONIC at
 					 * the fork; 0 when the walk was not frozen) */
@@ -31,6 +32,30 @@ struct heapseries {
 	struct mt_heapview hv;
 	bool have_last;
 };
+
+/* A series' plan: up to @n (>= 2) snapshots over @duration seconds, turn i
+ * due at i x duration/(n-1), the last at @duration; @exact: every turn is
+ * taken, late or not (the user asked for n). */
+struct heapseries_plan {
+	uint32_t n;
+	double duration;
+	bool exact;
+};
+
+/*
+ * heapseries_keep_turn - whether turn @i of plan @pl, reached at @t seconds
+ * with @taken snapshots in the series so far and the last having taken
+ * @last_cost seconds, is taken. The first and the last always are (and every
+ * turn of an exact plan). A turn between is left out when the next one is
+ * due already, or when a snapshot costing what the last did would end after
+ * the window - but one between is always taken (the last turn before the
+ * end at the latest): three snapshots at least. On a big heap of a busy JVM
+ * a snapshot takes longer than its interval (10 M objects, 2 cores, one
+ * thread allocating flat out: 8-19 s apiece, the copy niced behind the JVM):
+ * taking every turn stretched a 30 s window to 84-116 s.
+ */
+bool heapseries_keep_turn(const struct heapseries_plan *pl, uint32_t i, double t, uint32_t taken,
+			  double last_cost);
 
 /* heapseries_init - an empty series. Returns 0 or -ENOMEM (printed). From
  * then on the process's malloc keeps the memory it frees (for the next
