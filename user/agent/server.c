@@ -322,6 +322,16 @@ static void handle_sample_start(const struct mt_ap_hdr *h, const struct mt_ap_sa
 		session_end();
 }
 
+/* The rings into EVENTS frames while the queue has room for them: 0 (also
+ * when it has none, or nothing samples), or -1 when a frame could not be
+ * queued. */
+static int drain_rings(bool stats)
+{
+	if (client_fd < 0 || !sampler_active() || TX_CAP - tx_len < TX_DRAIN_ROOM)
+		return 0;
+	return stream_drain(emit_events, stats) < 0 ? -1 : 0;
+}
+
 /* While sampling: move the rings into EVENTS frames; finish a STOP. */
 static void pump_samples(void)
 {
@@ -332,7 +342,7 @@ static void pump_samples(void)
 	stats = now_ms() - last_stats_ms >= STATS_MS;
 	if (stats)
 		last_stats_ms = now_ms();
-	if (stream_drain(emit_events, stats || stopping) < 0) {
+	if (drain_rings(stats || stopping)) {
 		session_end();
 		return;
 	}
@@ -358,8 +368,7 @@ static void walk_idle(void)
 		return;
 	if (tx_len && flush_tx())
 		return;
-	if (TX_CAP - tx_len >= TX_DRAIN_ROOM)
-		stream_drain(emit_events, false);
+	drain_rings(false);
 }
 
 /* HEAP_REQUEST (checked by request_next()): walk the heap now (the pause),

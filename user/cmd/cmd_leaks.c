@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_leaks.c - `memtrace leaks -p PID`: what keeps growing in the heap, and
- * who holds it. Over the window (--duration, 30 s) memtrace takes
- * --snapshots (6) frozen heap snapshots at even intervals (heap/
- * heapseries.h; each pauses the JVM only to fork) and reports every holder
+ * who holds it. Over the window (--duration, 30 s) memtrace takes up to
+ * --snapshots (6) frozen heap snapshots at even intervals, those that would
+ * not end within the window left out (heapseries_keep_turn(); each pauses
+ * the JVM only to fork) and reports every holder
  * whose objects grew in every interval (analysis/heapgrowth.h: exact counts,
  * matched by their place on the shortest root path). Meanwhile the agent
  * samples allocations (as `memtrace age`): the last snapshot finds the live
