@@ -127,6 +127,11 @@ $(BUILD)/bench/faultcost: bench/faultcost.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
+# util_hugepages_wanted()'s question, timed: fresh memory by page size.
+$(BUILD)/bench/freshpages: bench/freshpages.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
 # issue #14's two designs, timed: copy into a memfd vs fork.
 $(BUILD)/bench/copycost: bench/copycost.c | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -178,7 +183,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench $(BUILD)/bench/faultcost $(BUILD)/bench/copycost
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/probe_cost $(BUILD)/bench/collector_bench $(BUILD)/bench/sequencer_bench $(BUILD)/bench/query_bench $(BUILD)/bench/faultcost $(BUILD)/bench/copycost $(BUILD)/bench/freshpages
 	@bench/run.sh
 
 # libFuzzer harnesses (tests/fuzz/fuzz_NAME.c, tests/fuzz/README.md): clang with

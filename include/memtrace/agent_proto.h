@@ -346,7 +346,10 @@ struct mt_ap_heap_freeze {
 					   * to the object's new copy; without the mark the
 					   * copy is not walked (JVMTI's walk would run the
 					   * collector's barriers there) */
-#define MT_AP_FREEZE_FLAGS      0x7fu
+#define MT_AP_FREEZE_SMALLPAGES (1u << 7) /* with _MARK: the copy's record arrays stay in 4 KiB
+					   * pages (memtrace's util_hugepages_wanted() said no:
+					   * fresh huge pages are slow on this machine) */
+#define MT_AP_FREEZE_FLAGS      0xffu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */

@@ -276,6 +276,13 @@ static void test_freeze_request(void **state)
 	fz.flags = MT_AP_FREEZE_TEST_HANG;
 	f = freeze_frame(&fz, 0, "", 0);
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	/* small pages for the copy's records: a flag this agent knows (one of
+	 * stop 37 refused it as above, and memtrace asks again without it) */
+	fz.flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_SMALLPAGES;
+	f = freeze_frame(&fz, 0, "", 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	assert_true(req.freeze.flags & MT_AP_FREEZE_SMALLPAGES);
+	fz.flags = MT_AP_FREEZE_TEST_HANG;
 	fz.state_addr = 0;
 	f = freeze_frame(&fz, 0, "", 0);
 	expect_error(&f, true, -EPROTO, 9, "malformed heap request");

@@ -73,6 +73,31 @@ static void test_json_put_bounded(void **state)
 	}
 }
 
+/* The virtio balloon's feature bits, as sysfs prints them (this VM's). */
+static void test_balloon_reports(void **state)
+{
+	(void)state;
+	assert_true(util_balloon_reports("0110010100000000000000000000000010000000\n"));
+	assert_false(util_balloon_reports("0110000100000000000000000000000010000000\n"));
+	assert_false(util_balloon_reports("01100"));
+	assert_false(util_balloon_reports(""));
+	assert_false(util_balloon_reports(NULL));
+}
+
+/* MEMTRACE_HUGEPAGES decides over the machine, once per process. */
+static void test_hugepages_env(void **state)
+{
+	const char *why = NULL;
+
+	(void)state;
+	setenv("MEMTRACE_HUGEPAGES", "0", 1);
+	assert_false(util_hugepages_wanted(&why));
+	assert_non_null(strstr(why, "MEMTRACE_HUGEPAGES"));
+	setenv("MEMTRACE_HUGEPAGES", "1", 1); /* decided already */
+	assert_false(util_hugepages_wanted(NULL));
+	unsetenv("MEMTRACE_HUGEPAGES");
+}
+
 static void test_parse_u64(void **state)
 {
 	const char *rest;
@@ -105,6 +130,8 @@ int main(void)
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_json_put_bounded),
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_balloon_reports),
+		cmocka_unit_test(test_hugepages_env),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -187,8 +187,10 @@ static int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 }
 
 /* Room for @n entries in @v at once (its pages in huge pages where the
- * kernel has them: the records of millions of objects fault far less). */
-static void vec_reserve(struct growvec *v, size_t n)
+ * kernel has them, unless @small: the records of millions of objects fault
+ * far less; but where free 2 MiB blocks go back to a hypervisor, a fresh
+ * huge page costs a host fault, and memtrace asks for small pages). */
+static void vec_reserve(struct growvec *v, size_t n, bool small)
 {
 	char *p;
 
@@ -197,7 +199,7 @@ static void vec_reserve(struct growvec *v, size_t n)
 	p = realloc(v->p, n * v->esz);
 	if (!p)
 		return; /* vec_push() grows it, or says it could not */
-	if (n * v->esz >= (8u << 20)) {
+	if (!small && n * v->esz >= (8u << 20)) {
 		uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
 		uintptr_t e = ((uintptr_t)p + n * v->esz) & ~(uintptr_t)((2u << 20) - 1);
 
@@ -1149,13 +1151,16 @@ static int emit(struct mark *mk)
 		if (build_rank(mk))
 			return -ENOMEM;
 		/* what the records will take, known now: one growth, no copies */
+		bool small = in->flags & HM_SMALLPAGES;
+
 		if (in->flags & HM_OBJS)
-			vec_reserve(&mk->objs, mk->out->info.marked);
+			vec_reserve(&mk->objs, mk->out->info.marked, small);
 		if (in->flags & HM_ADDRS)
-			vec_reserve(&mk->addrs, mk->out->info.marked);
+			vec_reserve(&mk->addrs, mk->out->info.marked, small);
 		if (in->flags & HM_REFS)
 			vec_reserve(&mk->refs, mk->out->info.edges + (mk->out->info.edges >> 4) +
-						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked));
+						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked),
+				    small);
 		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
 			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);

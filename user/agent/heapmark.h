@@ -58,6 +58,7 @@ struct hm_named {
 #define HM_HISTO   (1u << 4) /* totals per class */
 #define HM_ADDRS   (1u << 5) /* with HM_OBJS: each object's address (comparisons) */
 #define HM_FORWARDING (1u << 6) /* follow forwarding pointers (MT_AP_FREEZE_FORWARDING) */
+#define HM_SMALLPAGES (1u << 7) /* no huge pages for the records (MT_AP_FREEZE_SMALLPAGES) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;

@@ -181,6 +181,8 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_OBJS | HM_ADDRS;
 	if (hw.fz.req.flags & MT_AP_FREEZE_FORWARDING)
 		in->flags |= HM_FORWARDING;
+	if (hw.fz.req.flags & MT_AP_FREEZE_SMALLPAGES)
+		in->flags |= HM_SMALLPAGES;
 	return 0;
 }
 

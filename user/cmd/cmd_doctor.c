@@ -213,7 +213,8 @@ static void print_json(const struct report *r)
 			printf("%s\"%s\"", k++ ? "," : "", dflags[i].name);
 	printf("],\"gc_pause_timer\":%s,\"collector\":", r->sym_gcpause ? "true" : "false");
 	json_str(stdout, r->collector ? r->collector : "");
-	printf(",\"heap_walk\":\"%s\"", r->freeze ? "frozen" : "paused");
+	printf(",\"heap_walk\":\"%s\",\"snapshot_hugepages\":%s", r->freeze ? "frozen" : "paused",
+	       util_hugepages_wanted(NULL) ? "true" : "false");
 	if (!r->freeze) {
 		printf(",\"heap_walk_why\":");
 		json_str(stdout, r->freeze_why);
@@ -253,9 +254,12 @@ static void print_json(const struct report *r)
 static void print_heap(const struct report *r)
 {
 	char a[32], t[192];
+	const char *why;
+	bool huge = util_hugepages_wanted(&why);
 
 	printf("\ncollector and heap walks\n");
 	printf("  collector  %s\n", r->collector ? r->collector : "unknown (no Use*GC flag read)");
+	printf("  snapshot arrays in %s pages: %s\n", huge ? "huge (2 MiB)" : "small (4 KiB)", why);
 	if (r->freeze) {
 		printf("  [yes] frozen heap walks: the JVM pauses only to fork a copy");
 		if (r->fork_ns)

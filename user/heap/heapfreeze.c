@@ -280,6 +280,8 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 	f->flags = MT_AP_FREEZE_DIRECT; /* memtrace reads the copy: the JVM copies nothing */
 	if (gc == GC_SHENANDOAH) /* moved objects: only the copy's own mark walks it */
 		f->flags |= MT_AP_FREEZE_FORWARDING;
+	if (!util_hugepages_wanted(NULL)) /* the copy's records as memtrace's arrays */
+		f->flags |= MT_AP_FREEZE_SMALLPAGES;
 	test_hooks(f);
 out:
 	return err;

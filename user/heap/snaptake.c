@@ -533,6 +533,18 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
 			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_SMALLPAGES) && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace (stop 38): its records
+			 * in huge pages, as it always did; the rest as asked */
+			ss->freeze.flags &= ~MT_AP_FREEZE_SMALLPAGES;
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_MARK) && ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
 			/* an agent loaded by an older memtrace: frozen walks without the mark */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - error printer, number parsing, JSON strings, small files, full writes. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -177,12 +178,73 @@ void util_phase(const char *what)
 	last = now;
 }
 
+#define VIRTIO_BALLOON_F_REPORTING 5
+#define BALLOON_DEVS "/sys/bus/virtio/drivers/virtio_balloon"
+
+bool util_balloon_reports(const char *features)
+{
+	return features && strlen(features) > VIRTIO_BALLOON_F_REPORTING &&
+	       features[VIRTIO_BALLOON_F_REPORTING] == '1';
+}
+
+/* Does a virtio balloon bound to its driver report free pages to the host? */
+static bool balloon_reports_free_pages(void)
+{
+	bool yes = false;
+	DIR *d = opendir(BALLOON_DEVS);
+	struct dirent *e;
+
+	while (d && !yes && (e = readdir(d))) {
+		char path[512], buf[160] = "";
+		FILE *f;
+
+		if (strncmp(e->d_name, "virtio", 6))
+			continue;
+		snprintf(path, sizeof(path), BALLOON_DEVS "/%s/features", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			yes = util_balloon_reports(buf);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return yes;
+}
+
+bool util_hugepages_wanted(const char **why)
+{
+	/* decided once; threads that race here decide alike */
+	static int wanted = -1;
+	static const char *reason;
+	const char *env = getenv("MEMTRACE_HUGEPAGES");
+	int w = __atomic_load_n(&wanted, __ATOMIC_ACQUIRE);
+
+	if (w < 0) {
+		if (env && (!strcmp(env, "0") || !strcmp(env, "1"))) {
+			w = env[0] == '1';
+			reason = "MEMTRACE_HUGEPAGES in the environment";
+		} else if (balloon_reports_free_pages()) {
+			w = 0;
+			reason = "this machine's virtio balloon reports free pages to its host: "
+				 "a fresh huge page is a 2 MiB block the host backs again";
+		} else {
+			w = 1;
+			reason = "no free page reporting to a hypervisor";
+		}
+		__atomic_store_n(&wanted, w, __ATOMIC_RELEASE);
+	}
+	if (why)
+		*why = reason;
+	return w;
+}
+
 void util_hugepages(void *p, size_t n)
 {
 	uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
 	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)((2u << 20) - 1);
 
-	if (p && e > a)
+	if (p && e > a && util_hugepages_wanted(NULL))
 		madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 

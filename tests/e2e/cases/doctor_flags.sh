@@ -25,6 +25,15 @@ for want in false true; do
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["jdk_major"]')" "$JDK" "JDK major"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["heap_walk"]')" frozen "heap snapshots frozen"
+	# huge pages for snapshot arrays unless a virtio balloon reports free
+	# pages (feature bit 5 in sysfs, read here), or the environment says
+	huge=true
+	for f in /sys/bus/virtio/drivers/virtio_balloon/virtio*/features; do
+		[ -r "$f" ] && [ "$(cut -c6 "$f")" = 1 ] && huge=false
+	done
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'str(recs[0]["snapshot_hugepages"]).lower()')" "$huge" "snapshot huge pages"
+	MEMTRACE_HUGEPAGES=1 "$MEMTRACE" doctor -p "$JVM_PID" --json >"$TMPD/h.json" || fail "doctor exited $?"
+	assert_eq "$(json_get "$TMPD/h.json" 'str(recs[0]["snapshot_hugepages"]).lower()')" true "MEMTRACE_HUGEPAGES=1"
 	# GC cause names read from this libjvm: 39 on JDK 17, 34 on JDK 25 (their enums)
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_causes"]')" "$([ "$JDK" = 17 ] && echo 39 || echo 34)" "GC causes"
 	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/d.$want.txt" || fail "doctor (text) exited $?"
