@@ -25,6 +25,25 @@ jvm_start r -Xmx64m RetainWorkload
 	{ cat "$TMPD/e"; fail "query live"; }
 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --retained live"; }
+# the same answer with the snapshot's arrays in huge pages and in small ones
+# (util_hugepages_wanted(): the machine decides, the environment overrides)
+for hp in 0 1; do
+	MEMTRACE_HUGEPAGES=$hp "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 \
+		>"$TMPD/h.hp$hp" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "heap --retained, MEMTRACE_HUGEPAGES=$hp"; }
+done
+python3 - "$TMPD" <<'PY' || fail "huge and small pages answer alike"
+import json, sys
+d = sys.argv[1]
+def rows(f): # the answers, without the times
+    out = []
+    for l in open(d + "/" + f):
+        r = json.loads(l) if l.startswith("{") else {}
+        if r.get("event", "").startswith("retained"):
+            out.append({k: v for k, v in r.items() if not k.endswith("_ms")})
+    return out
+a, b, c = rows("h.live"), rows("h.hp0"), rows("h.hp1")
+assert a and a == b == c, (len(a), len(b), len(c))
+PY
 "$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
 "$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||
