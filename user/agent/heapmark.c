@@ -755,6 +755,24 @@ static int mark_all(struct mark *mk)
 
 /* ---- the records ---- */
 
+/* Set bits of @x: the POPCNT instruction where the CPU has it (every x86-64
+ * since 2008; the agent is built for any x86-64, so GCC's builtin is a
+ * libgcc call - 6% of the copy's time at 5 M objects, one per reference). */
+static bool have_popcnt;
+
+static inline uint32_t pop64(uint64_t x)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(have_popcnt, 1)) {
+		uint64_t r;
+
+		__asm__("popcnt %1, %0" : "=r"(r) : "rm"(x) : "cc");
+		return (uint32_t)r;
+	}
+#endif
+	return (uint32_t)__builtin_popcountll(x);
+}
+
 static int build_rank(struct mark *mk)
 {
 	uint32_t r = 0;
@@ -764,7 +782,7 @@ static int build_rank(struct mark *mk)
 		return -ENOMEM;
 	for (size_t w = 0; w < mk->nwords; w++) {
 		mk->rank[w] = r;
-		r += (uint32_t)__builtin_popcountll(mk->bits[w]);
+		r += pop64(mk->bits[w]);
 	}
 	mk->rank[mk->nwords] = r;
 	return 0;
@@ -780,7 +798,7 @@ static uint64_t id_of(const struct mark *mk, uint64_t a)
 		return mk->in->named[n].id;
 	b = bit_of(mk, a);
 	return mk->in->next_id + mk->rank[b >> 6] +
-	       (uint64_t)__builtin_popcountll(mk->bits[b >> 6] & ((1ull << (b & 63)) - 1));
+	       pop64(mk->bits[b >> 6] & ((1ull << (b & 63)) - 1));
 }
 
 static void put_ref(struct mark *mk, uint64_t from, uint64_t to, int32_t index, uint32_t kind)
@@ -1384,6 +1402,10 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	have_popcnt = __builtin_cpu_supports("popcnt");
+#endif
 	mk.forwarding = in->flags & HM_FORWARDING;
 	mk.nfwd = &nfwd;
 	err = check_layout(&mk);
