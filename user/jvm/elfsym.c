@@ -2,8 +2,9 @@
 /*
  * elfsym.c - symbol lookup and USDT note listing with libelf.
  *
- * The symbol tables are loaded once into a sorted array so that lookups by
- * name are a binary search: libjvm.so has ~60k symbols.
+ * The symbol tables are loaded once into an array with a hash index by
+ * name: libjvm.so has ~60k symbols (sorting them by name took 20-25 ms per
+ * open, and a heap snapshot opens libjvm twice).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "jvm/elfsym.h"
+#include "lib/hash.h"
 
 struct mt_sym {
 	const char *name; /* points into the file's string table data */
@@ -33,16 +35,50 @@ struct mt_elf {
 	uint64_t first_load_vaddr; /* p_vaddr - p_offset of the PT_LOAD at offset 0 */
 	struct mt_sym *byaddr;     /* function symbols by address, built on first use */
 	size_t nbyaddr;
+	uint32_t *slots;           /* by name: 1 + index into syms, 0 empty */
+	size_t mask;               /* slots - 1, a power of two minus one */
 };
 
-static int sym_cmp(const void *a, const void *b)
+/* FNV-1a over the name, mixed so that the low bits index the slots. */
+static uint64_t name_hash(const char *s)
 {
-	const struct mt_sym *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	uint64_t h = 0xcbf29ce484222325ULL;
 
-	if (c)
-		return c;
-	return y->from_symtab - x->from_symtab; /* .symtab entries first */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return hash_mix64(h);
+}
+
+/* The slot of @name: the one holding it, or the empty one it would go to. */
+static size_t slot_of(const struct mt_elf *e, const char *name)
+{
+	size_t k = (size_t)name_hash(name) & e->mask;
+
+	while (e->slots[k] && strcmp(e->syms[e->slots[k] - 1].name, name))
+		k = (k + 1) & e->mask;
+	return k;
+}
+
+/* Index every symbol by name; of the same name, the first of .symtab (else
+ * of .dynsym) answers. Returns 0 or -ENOMEM. */
+static int index_names(struct mt_elf *e)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * e->nsyms)
+		cap *= 2;
+	e->slots = calloc(cap, sizeof(*e->slots));
+	if (!e->slots)
+		return -ENOMEM;
+	e->mask = cap - 1;
+	for (size_t i = 0; i < e->nsyms; i++) {
+		size_t k = slot_of(e, e->syms[i].name);
+
+		if (!e->slots[k] ||
+		    (!e->syms[e->slots[k] - 1].from_symtab && e->syms[i].from_symtab))
+			e->slots[k] = (uint32_t)(i + 1);
+	}
+	return 0;
 }
 
 /* Append every named defined symbol of section @scn. */
@@ -131,8 +167,15 @@ struct mt_elf *elfsym_open(const char *path)
 			goto err_close;
 		}
 	}
-	if (e->nsyms) /* qsort(NULL, 0) is undefined: an ELF without symbols */
-		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nsyms > UINT32_MAX - 1) {
+		errno = EFBIG;
+		goto err_close;
+	}
+	err = index_names(e);
+	if (err) {
+		errno = -err;
+		goto err_close;
+	}
 	return e;
 
 err_close:
@@ -143,6 +186,7 @@ err_close:
 	errno = err;
 err_free:
 	err = errno;
+	free(e->slots);
 	free(e->syms);
 	free(e);
 	errno = err;
@@ -154,6 +198,7 @@ void elfsym_free(struct mt_elf *e)
 	if (!e)
 		return;
 	free(e->byaddr);
+	free(e->slots);
 	free(e->syms);
 	elf_end(e->elf);
 	close(e->fd);
@@ -167,22 +212,14 @@ bool elfsym_has_symtab(const struct mt_elf *e)
 
 int elfsym_lookup(const struct mt_elf *e, const char *name, uint64_t *addr, uint64_t *size)
 {
-	size_t lo = 0, hi = e->nsyms;
+	uint32_t i = e->slots[slot_of(e, name)];
 
-	while (lo < hi) { /* first entry with name >= @name */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(e->syms[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == e->nsyms || strcmp(e->syms[lo].name, name))
+	if (!i)
 		return -ENOENT;
 	if (addr)
-		*addr = e->syms[lo].addr;
+		*addr = e->syms[i - 1].addr;
 	if (size)
-		*size = e->syms[lo].size;
+		*size = e->syms[i - 1].size;
 	return 0;
 }
 
