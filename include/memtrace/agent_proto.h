@@ -349,7 +349,11 @@ struct mt_ap_heap_freeze {
 #define MT_AP_FREEZE_SMALLPAGES (1u << 7) /* with _MARK: the copy's record arrays stay in 4 KiB
 					   * pages (memtrace's util_hugepages_wanted() said no:
 					   * fresh huge pages are slow on this machine) */
-#define MT_AP_FREEZE_FLAGS      0xffu
+#define MT_AP_FREEZE_LIVE       (1u << 8) /* with _MARK and _DIRECT: memtrace reads the copy's
+					   * records while it writes them - the agent sends a
+					   * LIVE record (where the copy publishes how far it
+					   * is, struct mt_ap_hlive) once the copy is forked */
+#define MT_AP_FREEZE_FLAGS      0x1ffu
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -386,6 +390,8 @@ enum mt_ap_hrec_kind {
 	MT_AP_HREC_FREEZE  = 45, /* arg 0; body: struct mt_ap_hfreeze (MT_AP_HEAP_FREEZE only) */
 	MT_AP_HREC_COPY    = 46, /* arg 0; body: struct mt_ap_hcopy (MT_AP_FREEZE_DIRECT only) */
 	MT_AP_HREC_MARK    = 47, /* arg 0; body: struct mt_ap_hmark (MT_AP_FREEZE_MARK only) */
+	MT_AP_HREC_LIVE    = 48, /* arg 0; body: struct mt_ap_hlive_at, alone in a HEAP_DATA
+				  * frame before DONE (MT_AP_FREEZE_LIVE only; never in a file) */
 };
 
 /* A sampled object found in the walk: its id in the walk (untagged walks: a
@@ -626,6 +632,27 @@ struct mt_ap_hmark {
 	uint64_t mark_ns, emit_ns; /* the mark, the records */
 	uint64_t next_id;          /* the first id of an object that is not named */
 	char why[96];
+};
+
+/*
+ * MT_AP_FREEZE_LIVE: how far the copy's own mark has written its object and
+ * reference records, at a fixed address in the copy. The copy stores a count
+ * after the records it counts; it makes gen odd before it moves an array and
+ * even again after. A reader takes gen, the addresses and counts, reads the
+ * records, and keeps them only if gen was even and is unchanged.
+ */
+struct mt_ap_hlive {
+	uint64_t gen;
+	uint64_t objs, nobjs;      /* struct mt_ap_hobj: where, how many written */
+	uint64_t refs, nrefs;      /* struct mt_ap_href */
+	uint64_t cap_objs;         /* how many each array was sized for */
+	uint64_t cap_refs;
+};
+
+struct mt_ap_hlive_at {
+	uint32_t child_pid;        /* the copy's pid in the JVM's pid namespace */
+	uint32_t reserved;
+	uint64_t live;             /* address of its struct mt_ap_hlive */
 };
 
 struct mt_ap_hhisto {

@@ -202,6 +202,8 @@ static uint64_t mirror_new(struct fake *f, uint64_t k, uint32_t nstatics)
 	return m;
 }
 
+static struct mt_ap_hlive *run_live; /* MT_AP_FREEZE_LIVE: where run() publishes */
+
 static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nroots,
 		const struct hm_named *named, size_t nnamed, const struct hm_class *cls,
 		size_t ncls, struct hm_result *r, int want)
@@ -210,7 +212,7 @@ static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nr
 	struct hm_input in = {
 		.L = &f->L, .heap_lo = addr(f->heap) + 4096, .heap_hi = addr(f->heap) + HEAP_SZ,
 		.flags = flags, .roots = rr, .nroots = nroots, .named = named, .nnamed = nnamed,
-		.classes = cls, .nclasses = ncls, .next_id = 1000,
+		.classes = cls, .nclasses = ncls, .next_id = 1000, .live = run_live,
 	};
 
 	assert_true(nroots <= 32);
@@ -306,6 +308,46 @@ static void graph(bool coops, bool cklass)
 	}
 	heapmark_free(&r);
 	heapmark_free(&r); /* a zeroed result: nothing */
+	fake_free(f);
+}
+
+/* MT_AP_FREEZE_LIVE: what the copy publishes as it writes its records ends
+ * as the result: the arrays where they are, every record counted, gen even
+ * (memtrace keeps what it read only when gen did not change meanwhile). */
+static void test_live(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), A, B, a1, a2, b1;
+	struct mt_ap_hlive live = { 0 };
+	struct hm_result r;
+
+	(void)st;
+	class_klass(f, 0);
+	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2);
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
+	mirror_new(f, A, 0);
+	mirror_new(f, B, 0);
+	a1 = obj_alloc(f, A, 32);
+	b1 = obj_alloc(f, B, 24);
+	a2 = obj_alloc(f, A, 32);
+	put_oop(f, a1 + 16, b1);
+	put_oop(f, a1 + 16 + oopsz(f), a2);
+	put_oop(f, a2 + 16, a1);
+	run_live = &live;
+	{
+		uint64_t roots[] = { a1 };
+
+		run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
+	}
+	run_live = NULL;
+	assert_true(live.gen > 0 && !(live.gen & 1));
+	assert_true(live.objs == (uint64_t)(uintptr_t)r.objs);
+	assert_true(live.refs == (uint64_t)(uintptr_t)r.refs);
+	assert_int_equal(live.nobjs, r.info.nobjs);
+	assert_int_equal(live.nrefs, r.info.nrefs);
+	assert_true(live.nobjs >= 3 && live.nrefs >= 3); /* a1, b1, a2 and their fields */
+	assert_true(live.cap_objs >= live.nobjs && live.cap_refs >= live.nrefs);
+	heapmark_free(&r);
 	fake_free(f);
 }
 
@@ -771,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_bad_layouts),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_forwarding),
+		cmocka_unit_test(test_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

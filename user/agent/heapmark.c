@@ -210,18 +210,66 @@ static void vec_reserve(struct growvec *v, size_t n, bool small)
 	v->cap = n;
 }
 
+/* ---- the records as they are written (MT_AP_FREEZE_LIVE) ---- */
+
+static void live_store(uint64_t *at, uint64_t v)
+{
+	__atomic_store_n(at, v, __ATOMIC_RELEASE);
+}
+
+/* gen odd: the arrays are about to move (a reader keeps nothing it reads). */
+static void live_moving(struct mark *mk)
+{
+	struct mt_ap_hlive *l = mk->in->live;
+
+	if (l && !(l->gen & 1))
+		live_store(&l->gen, l->gen + 1);
+}
+
+/* The arrays' addresses and sizes as they are now; gen even again. */
+static void live_arrays(struct mark *mk)
+{
+	struct mt_ap_hlive *l = mk->in->live;
+
+	if (!l)
+		return;
+	live_moving(mk);
+	live_store(&l->objs, (uint64_t)(uintptr_t)mk->objs.p);
+	live_store(&l->refs, (uint64_t)(uintptr_t)mk->refs.p);
+	live_store(&l->cap_objs, mk->objs.cap);
+	live_store(&l->cap_refs, mk->refs.cap);
+	live_store(&l->gen, l->gen + 1);
+}
+
+/* How many records are written: each count after the records it counts. */
+static void live_counts(struct mark *mk)
+{
+	struct mt_ap_hlive *l = mk->in->live;
+
+	if (!l)
+		return;
+	live_store(&l->nobjs, mk->objs.n);
+	live_store(&l->nrefs, mk->refs.n);
+}
+
 static void *vec_push(struct mark *mk, struct growvec *v)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 4096;
-		char *p = realloc(v->p, cap * v->esz);
+		bool published = v == &mk->objs || v == &mk->refs;
+		char *p;
 
+		if (published) /* before the old array can go */
+			live_moving(mk);
+		p = realloc(v->p, cap * v->esz);
 		if (!p) {
 			mk->err = -ENOMEM;
-			return NULL;
+			return NULL; /* gen stays odd: a reader keeps nothing more */
 		}
 		v->p = p;
 		v->cap = cap;
+		if (published)
+			live_arrays(mk);
 	}
 	return memset(v->p + v->n++ * v->esz, 0, v->esz);
 }
@@ -1179,15 +1227,20 @@ static int emit(struct mark *mk)
 			vec_reserve(&mk->refs, mk->out->info.edges + (mk->out->info.edges >> 4) +
 						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked),
 				    small);
+		live_arrays(mk);
 		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
 			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
 
 				put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
-				if (in->progress && !(++done & PROGRESS_MASK))
-					(*in->progress)++;
+				if (!(++done & PROGRESS_MASK)) {
+					live_counts(mk);
+					if (in->progress)
+						(*in->progress)++;
+				}
 			}
 		}
+		live_counts(mk);
 	}
 	if ((in->flags & HM_REFS) && mk->rank) {
 		const struct mt_ap_hroot *x = (const struct mt_ap_hroot *)mk->xroots.p;

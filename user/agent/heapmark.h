@@ -74,6 +74,8 @@ struct hm_input {
 	uint32_t nclass_fields;
 	uint64_t next_id;              /* ids of objects not named start here */
 	volatile uint64_t *progress;   /* bumped now and then (the JVM's thread watches) */
+	struct mt_ap_hlive *live;      /* NULL, or where the records are published as they
+					* are written (MT_AP_FREEZE_LIVE: memtrace reads them) */
 };
 
 /* What the marker wrote (arrays malloc'd by it; heapmark_free() frees). */

@@ -475,6 +475,18 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 	return 0;
 }
 
+bool heap_walk_live(struct mt_ap_hlive_at *at)
+{
+	if (hw.live_sent || !hw.marking || hw.comparing || !hw.freezing || hw.fz.child <= 0 ||
+	    !(hw.fz.req.flags & MT_AP_FREEZE_LIVE))
+		return false;
+	hw.live_sent = true;
+	at->child_pid = (uint32_t)hw.fz.child;
+	at->reserved = 0;
+	at->live = (uint64_t)(uintptr_t)&hw.live; /* the same address in the copy */
+	return true;
+}
+
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
 	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
 	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,

@@ -30,6 +30,10 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
 	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,
 	      char *why, size_t n);
+/* heap_walk_live - while a frozen copy marks with MT_AP_FREEZE_LIVE asked:
+ * true once per walk, with where the copy publishes its records' progress in
+ * *@at (the caller sends it as a LIVE record); false otherwise. */
+bool heap_walk_live(struct mt_ap_hlive_at *at);
 /* heap_release - free the snapshot's data (DONE is out: a held frozen copy
  * now lives at most its keep_ms); the session's env and its tags stay for
  * the next walk (ages). No-op if none. */

@@ -54,6 +54,7 @@ static bool stopping;   /* SAMPLE_STOP seen: drain the rest, then SAMPLE_STOPPED
 static uint32_t stop_seq;
 static uint64_t last_stats_ms;
 static uint32_t heap_seq; /* the HEAP_REQUEST being answered */
+static uint32_t walk_seq; /* the HEAP_REQUEST being walked (LIVE goes out during it) */
 static pid_t client_pid;    /* the client's pid (SO_PEERCRED, in our pid namespace) */
 static uint64_t client_since_ms;
 
@@ -364,6 +365,17 @@ static void pump_samples(void)
  * the session is left to the loop after the walk. */
 static void walk_idle(void)
 {
+	struct mt_ap_hlive_at at;
+
+	/* the copy is forked: where memtrace can follow its records (LIVE) */
+	if (client_fd >= 0 && !stopping && heap_walk_live(&at)) {
+		char rec[64];
+		size_t off = 0;
+
+		if (mt_ap_rec_put(rec, sizeof(rec), &off, MT_AP_HREC_LIVE, 0, &at, sizeof(at)) > 0 &&
+		    send_frame(client_fd, MT_AP_HEAP_DATA, walk_seq, rec, off))
+			return; /* the loop after the walk sees the socket's end */
+	}
 	if (client_fd < 0 || !sampler_active() || stopping)
 		return;
 	if (tx_len && flush_tx())
@@ -379,6 +391,7 @@ static void handle_heap_request(const struct request *req)
 	char why[128];
 	int err;
 
+	walk_seq = req->hdr.seq;
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
 			req->names, req->names_len, req->samples, client_fd, walk_idle, &done,

@@ -183,6 +183,8 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_FORWARDING;
 	if (hw.fz.req.flags & MT_AP_FREEZE_SMALLPAGES)
 		in->flags |= HM_SMALLPAGES;
+	if ((hw.fz.req.flags & MT_AP_FREEZE_LIVE) && !hw.comparing)
+		in->live = &hw.live;
 	return 0;
 }
 

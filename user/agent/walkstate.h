@@ -149,6 +149,10 @@ struct walk_state {
 	struct mt_ap_hmark mark; /* its counts, and where its records are in the copy */
 	struct hm_result mres;   /* in the copy: the marker's records */
 	bool want_mark;          /* a MARK record goes out (ok, or why the mark failed) */
+	/* MT_AP_FREEZE_LIVE: in the copy, how far its records are written (memtrace
+	 * reads them meanwhile); in the JVM, whether the LIVE record went out */
+	struct mt_ap_hlive live;
+	bool live_sent;
 	/* sending cursor (walksend.c): section, index within it */
 	bool pending;
 	int sec;

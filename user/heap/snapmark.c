@@ -54,6 +54,54 @@ static int read_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, 
 	return err;
 }
 
+/* Read records [*@n, @upto) of @esz bytes from the copy's array at @addr
+ * into *@pp (room made up to @cap_want entries at the first). */
+static int pull_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, uint64_t upto,
+		      uint64_t cap_want, size_t esz)
+{
+	char **p = pp;
+	int err;
+
+	if (upto <= *n)
+		return 0;
+	if (upto > MAX_RECS || cap_want > MAX_RECS || upto > cap_want)
+		return -EPROTO;
+	err = snapshot_grow(pp, cap, *n, (size_t)(cap_want - *n), esz);
+	if (err)
+		return err;
+	return snapmark_readv(pid, *p + *n * esz, (size_t)(upto - *n) * esz, addr + *n * esz);
+}
+
+int snapmark_pull(struct mt_snapshot *s)
+{
+	struct mt_ap_hlive a, b;
+	uint64_t no, nr;
+	int err;
+
+	if (!s->has_live)
+		return 0;
+	err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
+	if (err || (a.gen & 1) || !a.objs || (a.nobjs <= s->nobjs && a.nrefs <= s->nrefs))
+		return err;
+	no = a.nobjs > s->nobjs ? a.nobjs : s->nobjs;
+	nr = a.nrefs > s->nrefs ? a.nrefs : s->nrefs;
+	err = pull_array(s->live_pid, &s->objs, &s->nobjs, &s->cap_objs, a.objs, no, a.cap_objs,
+			 sizeof(*s->objs));
+	if (!err && a.refs)
+		err = pull_array(s->live_pid, &s->refs, &s->nrefs, &s->cap_refs, a.refs, nr,
+				 a.cap_refs, sizeof(*s->refs));
+	if (!err)
+		err = snapmark_readv(s->live_pid, &b, sizeof(b), s->live_at);
+	if (err)
+		return err;
+	if (b.gen != a.gen) /* the arrays moved while we read: keep nothing of it */
+		return 0;
+	s->nobjs = (size_t)no;
+	s->nrefs = (size_t)(a.refs ? nr : s->nrefs);
+	s->live_pulls++;
+	return 0;
+}
+
 /* The strings: their refs, then their bytes in batches of iovecs. */
 static int read_strings(int pid, struct mt_snapshot *s)
 {
@@ -192,10 +240,17 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 			 "children", s->freeze.child_pid);
 		return -ESRCH;
 	}
-	err = read_array(pid, &s->objs, &s->nobjs, &s->cap_objs, m->objs, m->nobjs,
+	/* what snapmark_pull() read while the copy wrote, then the rest */
+	if (s->nobjs > m->nobjs || s->nrefs > m->nrefs) {
+		snprintf(why, n, "the frozen copy wrote fewer records than memtrace read");
+		return -EPROTO;
+	}
+	err = read_array(pid, &s->objs, &s->nobjs, &s->cap_objs,
+			 m->objs + s->nobjs * sizeof(*s->objs), m->nobjs - s->nobjs,
 			 sizeof(*s->objs));
 	if (!err)
-		err = read_array(pid, &s->refs, &s->nrefs, &s->cap_refs, m->refs, m->nrefs,
+		err = read_array(pid, &s->refs, &s->nrefs, &s->cap_refs,
+				 m->refs + s->nrefs * sizeof(*s->refs), m->nrefs - s->nrefs,
 				 sizeof(*s->refs));
 	if (!err)
 		err = read_array(pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,

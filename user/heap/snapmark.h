@@ -24,6 +24,15 @@ struct mt_vmstructs;
 int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct mt_snapshot *s,
 		  char *why, size_t n);
 
+/*
+ * snapmark_pull - while the copy writes its records (s->has_live): read
+ * those written since the last pull into @s's arrays, kept only when the
+ * copy did not move its arrays meanwhile. snapmark_read() reads the rest.
+ * Returns 0, or -errno (then the caller stops pulling: s->has_live false,
+ * what was kept stays).
+ */
+int snapmark_pull(struct mt_snapshot *s);
+
 /* snapmark_readv - read @len bytes at @addr of process @pid into @buf, in
  * large pieces (process_vm_readv). Returns 0 or -errno. */
 int snapmark_readv(int pid, void *buf, size_t len, uint64_t addr);

@@ -126,6 +126,12 @@ struct mt_snapshot {
 	 * records are the arrays above, ids final (no walkids) */
 	bool has_mark;
 	struct mt_ap_hmark mark;
+	/* MT_AP_FREEZE_LIVE: the copy's records read while it writes them
+	 * (snapmark_pull()); objs and refs then hold the first nobjs/nrefs */
+	bool has_live;
+	int live_pid;                /* the copy, as memtrace sees it */
+	uint64_t live_at;            /* its struct mt_ap_hlive */
+	uint64_t live_pulls;         /* reads that added records */
 	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
 	 * record's id, or 0 with klass named by the class record snapmark_read()
 	 * made for it (klass_ids below) */

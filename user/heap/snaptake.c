@@ -283,9 +283,17 @@ static void plan_mark(struct mt_snapsession *ss)
 		}
 	}
 	if (ss->mark_off)
-		ss->freeze.flags &= ~MT_AP_FREEZE_MARK;
+		ss->freeze.flags &= ~(MT_AP_FREEZE_MARK | MT_AP_FREEZE_LIVE);
 	else
 		ss->freeze.flags |= MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT;
+	/* the mark's records read while the copy writes them (not when a
+	 * comparison reads them beside JVMTI's; MEMTRACE_LIVE=0: after DONE) */
+	env = getenv("MEMTRACE_LIVE");
+	if (!ss->mark_off && !ss->live_off && !(ss->freeze.flags & MT_AP_FREEZE_COMPARE) &&
+	    !(env && !strcmp(env, "0")))
+		ss->freeze.flags |= MT_AP_FREEZE_LIVE;
+	else
+		ss->freeze.flags &= ~MT_AP_FREEZE_LIVE;
 }
 
 /*
@@ -430,6 +438,41 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 	return 0;
 }
 
+
+/*
+ * A HEAP_DATA frame that is one LIVE record (MT_AP_FREEZE_LIVE): the copy is
+ * forked and says where it publishes how far its records are; from now on
+ * snapmark_pull() reads them while it writes. Returns whether it was one.
+ */
+static bool take_live(const struct mt_proc *p, struct mt_snapshot *s, const void *buf, size_t n)
+{
+	struct mt_ap_hlive_at at;
+	struct mt_ap_rec r;
+	const void *body;
+	size_t off = 0, bl;
+
+	if (mt_ap_rec_next(buf, n, &off, &r, &body, &bl) != 1 || r.kind != MT_AP_HREC_LIVE)
+		return false;
+	if (bl < sizeof(at) || s->has_live)
+		return true; /* not one to follow: ignored */
+	memcpy(&at, body, sizeof(at));
+	s->live_pid = heapfreeze_copy_pid(p->pid, at.child_pid);
+	s->live_at = at.live;
+	s->has_live = s->live_pid > 0 && at.live;
+	return true;
+}
+
+/* DONE: no more pulls; what they read is kept only for the copy's own mark
+ * that went through (else the records come another way, from the start). */
+static void live_done(struct mt_snapshot *s)
+{
+	s->has_live = false;
+	if (s->live_pulls && !(s->has_mark && !s->mark.status && !s->has_copy)) {
+		s->nobjs = s->nrefs = 0;
+		s->live_pulls = 0;
+	}
+}
+
 /* Start the session over (after the agent closed it or we gave up a copy). */
 static int reopen(struct mt_snapsession *ss)
 {
@@ -495,10 +538,15 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		 * memory every WATCH_MS all the same */
 		bool watch = slice == WATCH_MS;
 
-		if (seen->on && seen->n < SP_SEEN && slice > SP_POLL_MS)
+		bool live_rec;
+
+		/* the safepoint watched, or the copy's records read as it writes them */
+		if (((seen->on && seen->n < SP_SEEN) || s->has_live) && slice > SP_POLL_MS)
 			slice = SP_POLL_MS;
 		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, slice);
 		sp_seen_poll(ss, seen);
+		if (s->has_live && snapmark_pull(s))
+			s->has_live = false; /* the rest after DONE, as without LIVE */
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
 		if (err == 0 && slice == SP_POLL_MS) {
@@ -530,14 +578,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
 		}
+		live_rec = h.type == MT_AP_HEAP_DATA && take_live(p, s, ss->buf, h.len);
+		if (live_rec)
+			continue;
 		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
 			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_SMALLPAGES) && ss->so.last_err.code == EPROTO &&
+		    (ss->freeze.flags & (MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE)) &&
+		    ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (stop 38): its records
-			 * in huge pages, as it always did; the rest as asked */
-			ss->freeze.flags &= ~MT_AP_FREEZE_SMALLPAGES;
+			/* an agent loaded by an older memtrace (before stop 38): its
+			 * records in huge pages, read after DONE, as it always did */
+			ss->freeze.flags &= ~(MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE);
+			ss->live_off = true;
 			snapshot_free(s);
 			err = reopen(ss);
 			if (err)
@@ -577,6 +630,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
+			live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))
 				fprintf(stderr, "  (the agent: %.1f ms naming classes and fields before "
@@ -741,6 +795,7 @@ int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
+			live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			return 0;
 		}

@@ -45,6 +45,7 @@ struct mt_snapsession {
 	/* the copy's own mark (MT_AP_FREEZE_MARK, heap/heaplayout.h), checked once */
 	bool mark_checked;
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
+	bool live_off;               /* the agent predates MT_AP_FREEZE_LIVE */
 	struct mt_ap_heap_layout layout;
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
 	/* walks in a pause: their estimated pause, said before each (and refused over

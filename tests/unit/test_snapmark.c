@@ -1,0 +1,109 @@
+/* test_snapmark.c - snapmark_pull(): the frozen copy's records read while it
+ * writes them (MT_AP_FREEZE_LIVE), here out of this very process (the
+ * "copy" is our own memory: process_vm_readv of getpid()). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "heap/snapmark.h"
+#include "heap/snapshot.h"
+
+#define N 10000
+
+static struct mt_ap_hobj objs[N];
+static struct mt_ap_href refs[2 * N];
+static struct mt_ap_hlive live;
+
+static void fill(void)
+{
+	for (uint64_t i = 0; i < N; i++)
+		objs[i] = (struct mt_ap_hobj){ .id = 1000 + i, .cls = 7, .size = 16 + 8 * (i % 5),
+					       .length = -1 };
+	for (uint64_t i = 0; i < 2 * N; i++)
+		refs[i] = (struct mt_ap_href){ .from = 1000 + i / 2, .to = 1000 + (i * 7) % N,
+					       .index = (int32_t)(i % 2), .kind = 2 };
+	live = (struct mt_ap_hlive){ .gen = 2, .objs = (uint64_t)(uintptr_t)objs,
+				     .refs = (uint64_t)(uintptr_t)refs, .cap_objs = N,
+				     .cap_refs = 2 * N };
+}
+
+static void attach(struct mt_snapshot *s)
+{
+	snapshot_init(s);
+	s->has_live = true;
+	s->live_pid = getpid();
+	s->live_at = (uint64_t)(uintptr_t)&live;
+}
+
+/* What the copy has counted is read, in pieces, as it grows; nothing before
+ * its arrays are there, nothing while gen is odd (they are moving). */
+static void test_pull_as_written(void **state)
+{
+	struct mt_snapshot s;
+
+	(void)state;
+	fill();
+	attach(&s);
+	live.objs = 0; /* the mark has not begun writing */
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, 0);
+	live.objs = (uint64_t)(uintptr_t)objs;
+	live.nobjs = 3000;
+	live.nrefs = 5000;
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, 3000);
+	assert_int_equal(s.nrefs, 5000);
+	assert_true(s.cap_objs >= N && s.cap_refs >= 2 * N); /* sized once */
+	live.gen = 3; /* moving: what it reads now is not kept */
+	live.nobjs = 6000;
+	live.nrefs = 9000;
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, 3000);
+	assert_int_equal(s.nrefs, 5000);
+	live.gen = 4;
+	live.nobjs = N;
+	live.nrefs = 2 * N;
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, N);
+	assert_int_equal(s.nrefs, 2 * N);
+	assert_memory_equal(s.objs, objs, sizeof(objs));
+	assert_memory_equal(s.refs, refs, sizeof(refs));
+	assert_int_equal(s.live_pulls, 2);
+	snapshot_free(&s);
+}
+
+/* A copy that claims more records than its arrays hold, or that is gone:
+ * an error, and the caller stops pulling; what was kept stays. */
+static void test_pull_bad(void **state)
+{
+	struct mt_snapshot s;
+
+	(void)state;
+	fill();
+	attach(&s);
+	live.nobjs = 100;
+	assert_int_equal(snapmark_pull(&s), 0);
+	live.nobjs = N + 1; /* over cap_objs */
+	assert_int_not_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, 100);
+	live.nobjs = N;
+	s.live_at = 8; /* nothing mapped there */
+	assert_int_not_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.nobjs, 100);
+	snapshot_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pull_as_written),
+		cmocka_unit_test(test_pull_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
