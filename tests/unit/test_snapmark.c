@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,29 +52,59 @@ static void test_pull_as_written(void **state)
 	attach(&s);
 	live.objs = 0; /* the mark has not begun writing */
 	assert_int_equal(snapmark_pull(&s), 0);
-	assert_int_equal(s.nobjs, 0);
+	assert_int_equal(s.live_nobjs, 0);
 	live.objs = (uint64_t)(uintptr_t)objs;
 	live.nobjs = 3000;
 	live.nrefs = 5000;
 	assert_int_equal(snapmark_pull(&s), 0);
-	assert_int_equal(s.nobjs, 3000);
-	assert_int_equal(s.nrefs, 5000);
-	assert_true(s.cap_objs >= N && s.cap_refs >= 2 * N); /* sized once */
+	assert_int_equal(s.live_nobjs, 3000);
+	assert_int_equal(s.live_nrefs, 5000);
+	assert_true(s.live_cap_objs >= N && s.live_cap_refs >= 2 * N); /* sized once */
 	live.gen = 3; /* moving: what it reads now is not kept */
 	live.nobjs = 6000;
 	live.nrefs = 9000;
 	assert_int_equal(snapmark_pull(&s), 0);
-	assert_int_equal(s.nobjs, 3000);
-	assert_int_equal(s.nrefs, 5000);
+	assert_int_equal(s.live_nobjs, 3000);
+	assert_int_equal(s.live_nrefs, 5000);
 	live.gen = 4;
 	live.nobjs = N;
 	live.nrefs = 2 * N;
 	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.live_nobjs, N);
+	assert_int_equal(s.live_nrefs, 2 * N);
+	assert_memory_equal(s.live_objs, objs, sizeof(objs));
+	assert_memory_equal(s.live_refs, refs, sizeof(refs));
+	assert_int_equal(s.live_pulls, 2);
+	/* DONE, the mark went through: the pulled records are the snapshot's */
+	s.has_mark = true;
+	snapmark_live_done(&s);
+	assert_false(s.has_live);
 	assert_int_equal(s.nobjs, N);
+	assert_int_equal(s.live_read_objs, N);
 	assert_int_equal(s.nrefs, 2 * N);
 	assert_memory_equal(s.objs, objs, sizeof(objs));
-	assert_memory_equal(s.refs, refs, sizeof(refs));
-	assert_int_equal(s.live_pulls, 2);
+	assert_null(s.live_objs);
+	snapshot_free(&s);
+}
+
+/* DONE without the mark's records (it stopped, or the walk went another
+ * way and sent its own): what was pulled is dropped, nothing is mixed in. */
+static void test_pull_dropped(void **state)
+{
+	struct mt_snapshot s;
+
+	(void)state;
+	fill();
+	attach(&s);
+	live.nobjs = 500;
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(s.live_nobjs, 500);
+	s.has_mark = true;
+	s.mark.status = -EPROTO;
+	snapmark_live_done(&s);
+	assert_int_equal(s.nobjs, 0);
+	assert_null(s.objs);
+	assert_null(s.live_objs);
 	snapshot_free(&s);
 }
 
@@ -90,11 +121,11 @@ static void test_pull_bad(void **state)
 	assert_int_equal(snapmark_pull(&s), 0);
 	live.nobjs = N + 1; /* over cap_objs */
 	assert_int_not_equal(snapmark_pull(&s), 0);
-	assert_int_equal(s.nobjs, 100);
+	assert_int_equal(s.live_nobjs, 100);
 	live.nobjs = N;
 	s.live_at = 8; /* nothing mapped there */
 	assert_int_not_equal(snapmark_pull(&s), 0);
-	assert_int_equal(s.nobjs, 100);
+	assert_int_equal(s.live_nobjs, 100);
 	snapshot_free(&s);
 }
 
@@ -103,6 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pull_as_written),
 		cmocka_unit_test(test_pull_bad),
+		cmocka_unit_test(test_pull_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,30 +76,54 @@ int snapmark_pull(struct mt_snapshot *s)
 {
 	struct mt_ap_hlive a, b;
 	uint64_t no, nr;
-	int err;
+	int err, gerr;
 
 	if (!s->has_live)
 		return 0;
 	err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
-	if (err || (a.gen & 1) || !a.objs || (a.nobjs <= s->nobjs && a.nrefs <= s->nrefs))
+	if (err || (a.gen & 1) || !a.objs || (a.nobjs <= s->live_nobjs &&
+					      a.nrefs <= s->live_nrefs))
 		return err;
-	no = a.nobjs > s->nobjs ? a.nobjs : s->nobjs;
-	nr = a.nrefs > s->nrefs ? a.nrefs : s->nrefs;
-	err = pull_array(s->live_pid, &s->objs, &s->nobjs, &s->cap_objs, a.objs, no, a.cap_objs,
-			 sizeof(*s->objs));
+	no = a.nobjs > s->live_nobjs ? a.nobjs : s->live_nobjs;
+	nr = a.nrefs > s->live_nrefs ? a.nrefs : s->live_nrefs;
+	err = pull_array(s->live_pid, &s->live_objs, &s->live_nobjs, &s->live_cap_objs, a.objs,
+			 no, a.cap_objs, sizeof(*s->objs));
 	if (!err && a.refs)
-		err = pull_array(s->live_pid, &s->refs, &s->nrefs, &s->cap_refs, a.refs, nr,
-				 a.cap_refs, sizeof(*s->refs));
-	if (!err)
-		err = snapmark_readv(s->live_pid, &b, sizeof(b), s->live_at);
+		err = pull_array(s->live_pid, &s->live_refs, &s->live_nrefs, &s->live_cap_refs,
+				 a.refs, nr, a.cap_refs, sizeof(*s->refs));
+	gerr = snapmark_readv(s->live_pid, &b, sizeof(b), s->live_at);
+	if (gerr)
+		return gerr;
+	if (b.gen != a.gen) /* the arrays moved while we read (a read of the old */
+		return 0;   /* one may have failed): keep nothing of it, try again */
 	if (err)
 		return err;
-	if (b.gen != a.gen) /* the arrays moved while we read: keep nothing of it */
-		return 0;
-	s->nobjs = (size_t)no;
-	s->nrefs = (size_t)(a.refs ? nr : s->nrefs);
+	s->live_nobjs = (size_t)no;
+	if (a.refs)
+		s->live_nrefs = (size_t)nr;
 	s->live_pulls++;
 	return 0;
+}
+
+void snapmark_live_done(struct mt_snapshot *s)
+{
+	s->has_live = false;
+	if (s->live_pulls && s->has_mark && !s->mark.status && !s->has_copy && !s->objs &&
+	    !s->refs) {
+		s->objs = s->live_objs;
+		s->nobjs = s->live_read_objs = s->live_nobjs;
+		s->cap_objs = s->live_cap_objs;
+		s->refs = s->live_refs;
+		s->nrefs = s->live_nrefs;
+		s->cap_refs = s->live_cap_refs;
+	} else {
+		free(s->live_objs);
+		free(s->live_refs);
+		s->live_pulls = 0; /* snapmark_read() reads every record */
+	}
+	s->live_objs = NULL;
+	s->live_refs = NULL;
+	s->live_nobjs = s->live_cap_objs = s->live_nrefs = s->live_cap_refs = 0;
 }
 
 /* The strings: their refs, then their bytes in batches of iovecs. */
@@ -226,6 +250,7 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		  char *why, size_t n)
 {
 	const struct mt_ap_hmark *m = &s->mark;
+	size_t skip_o, skip_r;
 	int pid, err;
 
 	if (m->nobjs > MAX_RECS || m->nrefs > MAX_RECS || m->nroots > MAX_RECS ||
@@ -240,17 +265,19 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 			 "children", s->freeze.child_pid);
 		return -ESRCH;
 	}
-	/* what snapmark_pull() read while the copy wrote, then the rest */
-	if (s->nobjs > m->nobjs || s->nrefs > m->nrefs) {
+	/* what snapmark_pull() read while the copy wrote (the snapshot's
+	 * records, snapmark_live_done()), then the rest */
+	skip_o = s->live_pulls ? s->nobjs : 0;
+	skip_r = s->live_pulls ? s->nrefs : 0;
+	if (skip_o > m->nobjs || skip_r > m->nrefs) {
 		snprintf(why, n, "the frozen copy wrote fewer records than memtrace read");
 		return -EPROTO;
 	}
 	err = read_array(pid, &s->objs, &s->nobjs, &s->cap_objs,
-			 m->objs + s->nobjs * sizeof(*s->objs), m->nobjs - s->nobjs,
-			 sizeof(*s->objs));
+			 m->objs + skip_o * sizeof(*s->objs), m->nobjs - skip_o, sizeof(*s->objs));
 	if (!err)
 		err = read_array(pid, &s->refs, &s->nrefs, &s->cap_refs,
-				 m->refs + s->nrefs * sizeof(*s->refs), m->nrefs - s->nrefs,
+				 m->refs + skip_r * sizeof(*s->refs), m->nrefs - skip_r,
 				 sizeof(*s->refs));
 	if (!err)
 		err = read_array(pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,

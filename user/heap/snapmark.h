@@ -26,12 +26,20 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 
 /*
  * snapmark_pull - while the copy writes its records (s->has_live): read
- * those written since the last pull into @s's arrays, kept only when the
- * copy did not move its arrays meanwhile. snapmark_read() reads the rest.
- * Returns 0, or -errno (then the caller stops pulling: s->has_live false,
- * what was kept stays).
+ * those written since the last pull into s->live_objs and live_refs, kept
+ * only when the copy did not move its arrays meanwhile. Returns 0, or
+ * -errno (then the caller stops pulling: s->has_live false, what was kept
+ * stays).
  */
 int snapmark_pull(struct mt_snapshot *s);
+/*
+ * snapmark_live_done - DONE: no more pulls. When the copy's own mark went
+ * through (s->mark ok, no COPY record) and @s holds no object or reference
+ * yet, what was pulled becomes s->objs and s->refs, and snapmark_read()
+ * reads the rest (s->live_pulls stays non-zero); otherwise it is freed and
+ * live_pulls zeroed (the records come another way, or all of them later).
+ */
+void snapmark_live_done(struct mt_snapshot *s);
 
 /* snapmark_readv - read @len bytes at @addr of process @pid into @buf, in
  * large pieces (process_vm_readv). Returns 0 or -errno. */

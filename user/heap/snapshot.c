@@ -35,6 +35,8 @@ void snapshot_free(struct mt_snapshot *s)
 	free(s->histo);
 	free(s->klass_ids);
 	free(s->addrs);
+	free(s->live_objs);
+	free(s->live_refs);
 	dsl_arena_free(s->names);
 	ageranges_free(&s->ages);
 	memset(s, 0, sizeof(*s));
@@ -174,8 +176,9 @@ void snapshot_json_walk(const struct mt_snapshot *s, FILE *f)
 	if (strcmp(s->source, "live"))
 		return;
 	if (s->frozen)
-		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f",
-			(double)s->freeze.walk_ns / 1e6);
+		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f,"
+			"\"objects_read_while_written\":%zu", (double)s->freeze.walk_ns / 1e6,
+			s->live_read_objs);
 	else
 		fputs(",\"walk_mode\":\"paused\"", f);
 }

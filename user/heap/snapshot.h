@@ -127,11 +127,15 @@ struct mt_snapshot {
 	bool has_mark;
 	struct mt_ap_hmark mark;
 	/* MT_AP_FREEZE_LIVE: the copy's records read while it writes them
-	 * (snapmark_pull()); objs and refs then hold the first nobjs/nrefs */
+	 * (snapmark_pull()), apart until DONE says the mark went through
+	 * (snapmark_live_done(): then they become objs and refs) */
 	bool has_live;
 	int live_pid;                /* the copy, as memtrace sees it */
 	uint64_t live_at;            /* its struct mt_ap_hlive */
 	uint64_t live_pulls;         /* reads that added records */
+	struct mt_ap_hobj *live_objs; size_t live_nobjs, live_cap_objs;
+	struct mt_ap_href *live_refs; size_t live_nrefs, live_cap_refs;
+	size_t live_read_objs;       /* object records of the snapshot read while written */
 	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
 	 * record's id, or 0 with klass named by the class record snapmark_read()
 	 * made for it (klass_ids below) */

@@ -462,17 +462,6 @@ static bool take_live(const struct mt_proc *p, struct mt_snapshot *s, const void
 	return true;
 }
 
-/* DONE: no more pulls; what they read is kept only for the copy's own mark
- * that went through (else the records come another way, from the start). */
-static void live_done(struct mt_snapshot *s)
-{
-	s->has_live = false;
-	if (s->live_pulls && !(s->has_mark && !s->mark.status && !s->has_copy)) {
-		s->nobjs = s->nrefs = 0;
-		s->live_pulls = 0;
-	}
-}
-
 /* Start the session over (after the agent closed it or we gave up a copy). */
 static int reopen(struct mt_snapsession *ss)
 {
@@ -630,7 +619,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			live_done(s);
+			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))
 				fprintf(stderr, "  (the agent: %.1f ms naming classes and fields before "
@@ -795,7 +784,7 @@ int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			live_done(s);
+			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			return 0;
 		}

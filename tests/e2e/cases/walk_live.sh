@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# walk_live - the frozen copy's records read while the copy writes them
+# (MT_AP_FREEZE_LIVE): on FreezeWorkload's 1.5 M live objects (its emit
+# takes tens of ms, memtrace pulls every 2 ms on the other core),
+#  - a query over every object (count and bytes of FwEntry, retained of the
+#    entries' array) answers the same with the reading overlapped and with
+#    MEMTRACE_LIVE=0 (all records read after the copy is done), and as
+#    built: 750 000 FwEntry;
+#  - `--json` says how many object records were read while written: some
+#    with it, none with MEMTRACE_LIVE=0;
+#  - `heap --retained` gives the same ranking both ways;
+#  - nothing outlives the walks, the JVM is unharmed.
+# TIMEOUT: 120
+. "$ROOT/tests/e2e/lib.sh"
+
+N=750000
+jvm_start fw -Xmx768m FreezeWorkload $N 0
+prog='set_type e:
+    roots <- objects.filter([it | it is FreezeWorkload.FwEntry])
+    membership <- false
+    on_inclusion <- [ n <- n + 1  bytes <- bytes + THIS.size ]
+    n : int <- 0
+    bytes : int <- 0
+instances_for e have_names = "entries"'
+q() { # OUT [env...]
+	env "${@:2}" "$MEMTRACE" --json query -p "$JVM_PID" -e "$prog" >"$TMPD/$1.json" 2>"$TMPD/$1.err" ||
+		{ cat "$TMPD/$1.err"; fail "query $1"; }
+}
+q live
+q after MEMTRACE_LIVE=0
+python3 - "$TMPD" $N <<'PY' || fail "the query's answer or the reading"
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+def rec(f):
+    return [json.loads(l) for l in open(d + "/" + f) if l.startswith("{")][-1]
+a, b = rec("live.json"), rec("after.json")
+print("  live: %s\n  after: %s" % ({k: v for k, v in a.items() if k != "result"},
+      {k: v for k, v in b.items() if k != "result"}), file=sys.stderr)
+ra, rb = a["result"]["e"]["entries"], b["result"]["e"]["entries"]
+assert ra == rb, (ra, rb)
+assert ra["n"] == n, ra
+assert a["walk_mode"] == b["walk_mode"] == "frozen", (a, b)
+assert a["objects_read_while_written"] > 0, a
+assert b["objects_read_while_written"] == 0, b
+PY
+h() { # OUT [env...]: the ranking, without times
+	env "${@:2}" "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 20 >"$TMPD/$1.h" 2>"$TMPD/$1.herr" ||
+		{ cat "$TMPD/$1.herr"; fail "heap --retained $1"; }
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        r = json.loads(l)
+        print(sorted((k, v) for k, v in r.items() if not k.endswith("_ms")))' "$TMPD/$1.h"
+}
+[ "$(h live)" = "$(h after MEMTRACE_LIVE=0)" ] || fail "heap --retained differs with the records read after"
+[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the walks"
+kill -0 "$JVM_PID" || fail "the JVM died"
