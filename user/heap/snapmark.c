@@ -74,15 +74,18 @@ static int pull_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, 
 
 int snapmark_pull(struct mt_snapshot *s)
 {
-	struct mt_ap_hlive a, b;
-	uint64_t no, nr;
+	struct mt_ap_hlive a;
+	uint64_t g, b, no, nr;
 	int err, gerr;
 
 	if (!s->has_live)
 		return 0;
-	err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
-	if (err || (a.gen & 1) || !a.objs || (a.nobjs <= s->live_nobjs &&
-					      a.nrefs <= s->live_nrefs))
+	/* gen alone first (the struct's read need not go in address order) */
+	err = snapmark_readv(s->live_pid, &g, sizeof(g), s->live_at);
+	if (!err && !(g & 1))
+		err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
+	if (err || (g & 1) || a.gen != g || !a.objs ||
+	    (a.nobjs <= s->live_nobjs && a.nrefs <= s->live_nrefs))
 		return err;
 	no = a.nobjs > s->live_nobjs ? a.nobjs : s->live_nobjs;
 	nr = a.nrefs > s->live_nrefs ? a.nrefs : s->live_nrefs;
@@ -94,8 +97,8 @@ int snapmark_pull(struct mt_snapshot *s)
 	gerr = snapmark_readv(s->live_pid, &b, sizeof(b), s->live_at);
 	if (gerr)
 		return gerr;
-	if (b.gen != a.gen) /* the arrays moved while we read (a read of the old */
-		return 0;   /* one may have failed): keep nothing of it, try again */
+	if (b != g) /* the arrays moved while we read (a read of the old one */
+		return 0;  /* may have failed): keep nothing of it, try again */
 	if (err)
 		return err;
 	s->live_nobjs = (size_t)no;

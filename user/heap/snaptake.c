@@ -438,7 +438,6 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 	return 0;
 }
 
-
 /*
  * A HEAP_DATA frame that is one LIVE record (MT_AP_FREEZE_LIVE): the copy is
  * forked and says where it publishes how far its records are; from now on
@@ -527,8 +526,6 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		 * memory every WATCH_MS all the same */
 		bool watch = slice == WATCH_MS;
 
-		bool live_rec;
-
 		/* the safepoint watched, or the copy's records read as it writes them */
 		if (((seen->on && seen->n < SP_SEEN) || s->has_live) && slice > SP_POLL_MS)
 			slice = SP_POLL_MS;
@@ -567,9 +564,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
 		}
-		live_rec = h.type == MT_AP_HEAP_DATA && take_live(p, s, ss->buf, h.len);
-		if (live_rec)
-			continue;
+		if (h.type == MT_AP_HEAP_DATA && take_live(p, s, ss->buf, h.len))
+			continue; /* not the walk's records: `first` stays (memory watched) */
 		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
 			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
@@ -784,7 +780,6 @@ int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			return 0;
 		}
