@@ -247,10 +247,13 @@ static void accept_client(void)
 		return;
 	}
 	if (client_fd >= 0) {
+		struct pollfd q = { .fd = client_fd, .events = POLLRDHUP };
 		char c;
 
-		/* the current client may have gone since poll(): check before refusing */
-		if (recv(client_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		/* the current client may have gone since poll(): check before
+		 * refusing - at its end of file, or hung up with frames unread */
+		if (recv(client_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
+		    (poll(&q, 1, 0) == 1 && (q.revents & (POLLRDHUP | POLLHUP | POLLERR))))
 			session_end();
 	}
 	if (client_fd >= 0) {
