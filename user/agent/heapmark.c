@@ -1214,11 +1214,11 @@ static int emit(struct mark *mk)
 	uint64_t done = 0;
 
 	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
+		bool small = in->flags & HM_SMALLPAGES;
+
 		if (build_rank(mk))
 			return -ENOMEM;
 		/* what the records will take, known now: one growth, no copies */
-		bool small = in->flags & HM_SMALLPAGES;
-
 		if (in->flags & HM_OBJS)
 			vec_reserve(&mk->objs, mk->out->info.marked, small);
 		if (in->flags & HM_ADDRS)

@@ -53,8 +53,7 @@ static size_t tx_len;
 static bool stopping;   /* SAMPLE_STOP seen: drain the rest, then SAMPLE_STOPPED */
 static uint32_t stop_seq;
 static uint64_t last_stats_ms;
-static uint32_t heap_seq; /* the HEAP_REQUEST being answered */
-static uint32_t walk_seq; /* the HEAP_REQUEST being walked (LIVE goes out during it) */
+static uint32_t heap_seq; /* the HEAP_REQUEST being walked or answered */
 static pid_t client_pid;    /* the client's pid (SO_PEERCRED, in our pid namespace) */
 static uint64_t client_since_ms;
 
@@ -248,12 +247,10 @@ static void accept_client(void)
 	}
 	if (client_fd >= 0) {
 		struct pollfd q = { .fd = client_fd, .events = POLLRDHUP };
-		char c;
 
 		/* the current client may have gone since poll(): check before
-		 * refusing - at its end of file, or hung up with frames unread */
-		if (recv(client_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
-		    (poll(&q, 1, 0) == 1 && (q.revents & (POLLRDHUP | POLLHUP | POLLERR))))
+		 * refusing - hung up, with or without frames left unread */
+		if (poll(&q, 1, 0) == 1 && (q.revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			session_end();
 	}
 	if (client_fd >= 0) {
@@ -376,7 +373,7 @@ static void walk_idle(void)
 		size_t off = 0;
 
 		if (mt_ap_rec_put(rec, sizeof(rec), &off, MT_AP_HREC_LIVE, 0, &at, sizeof(at)) > 0 &&
-		    send_frame(client_fd, MT_AP_HEAP_DATA, walk_seq, rec, off))
+		    send_frame(client_fd, MT_AP_HEAP_DATA, heap_seq, rec, off))
 			return; /* the loop after the walk sees the socket's end */
 	}
 	if (client_fd < 0 || !sampler_active() || stopping)
@@ -394,7 +391,7 @@ static void handle_heap_request(const struct request *req)
 	char why[128];
 	int err;
 
-	walk_seq = req->hdr.seq;
+	heap_seq = req->hdr.seq; /* LIVE goes out during the walk */
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
 			req->names, req->names_len, req->samples, client_fd, walk_idle, &done,
@@ -404,7 +401,6 @@ static void handle_heap_request(const struct request *req)
 		session_end();
 		return;
 	}
-	heap_seq = req->hdr.seq;
 }
 
 /* While a snapshot is pending: HEAP_DATA frames as the socket takes them, then DONE. */

@@ -195,17 +195,14 @@ static bool balloon_reports_free_pages(void)
 	struct dirent *e;
 
 	while (d && !yes && (e = readdir(d))) {
-		char path[512], buf[160] = "";
-		FILE *f;
+		char path[512], *buf;
 
 		if (strncmp(e->d_name, "virtio", 6))
 			continue;
 		snprintf(path, sizeof(path), BALLOON_DEVS "/%s/features", e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(buf, sizeof(buf), f))
-			yes = util_balloon_reports(buf);
-		if (f)
-			fclose(f);
+		buf = read_file(path, NULL);
+		yes = util_balloon_reports(buf);
+		free(buf);
 	}
 	if (d)
 		closedir(d);
@@ -217,10 +214,11 @@ bool util_hugepages_wanted(const char **why)
 	/* decided once; threads that race here decide alike */
 	static int wanted = -1;
 	static const char *reason;
-	const char *env = getenv("MEMTRACE_HUGEPAGES");
 	int w = __atomic_load_n(&wanted, __ATOMIC_ACQUIRE);
 
 	if (w < 0) {
+		const char *env = getenv("MEMTRACE_HUGEPAGES");
+
 		if (env && (!strcmp(env, "0") || !strcmp(env, "1"))) {
 			w = env[0] == '1';
 			reason = "MEMTRACE_HUGEPAGES in the environment";
