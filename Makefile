@@ -159,7 +159,9 @@ $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.s
 # agent sources AGENT_TEST_SRCS_X names (not the library objects: the agent
 # shares only include/memtrace/ with them), with the JDK's headers and the
 # same sanitizers. Before test_% (the more specific rule).
-AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c user/agent/heapmark.c
+AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c user/agent/heapmark.c \
+			    user/agent/zgcref.c
+AGENT_TEST_SRCS_heapmark := user/agent/zgcref.c
 $(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DMT_VERSION='"$(VERSION)"' -O1 $(SAN) \
 		-Iinclude -Iuser -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \

@@ -353,7 +353,50 @@ struct mt_ap_heap_freeze {
 					   * records while it writes them - the agent sends a
 					   * LIVE record (where the copy publishes how far it
 					   * is, struct mt_ap_hlive) once the copy is forked */
-#define MT_AP_FREEZE_FLAGS      0x1ffu
+#define MT_AP_FREEZE_ZGC        (1u << 9) /* with _MARK: the JVM runs ZGC, whose heap is a shared
+					   * memfd: a struct mt_ap_heap_zgc follows the layout.
+					   * In the pause the agent checks that no page is being
+					   * relocated, lists the used pages and forks; the copy
+					   * copies them into a file of its own, maps it over
+					   * every heap view and only then lets the JVM go on;
+					   * the mark decodes coloured pointers and follows
+					   * forwarding tables (agent/zgcref.c). Any failure
+					   * fails the walk (never a walk in the pause); one
+					   * while pages are relocated says so (-EAGAIN) */
+#define MT_AP_FREEZE_FLAGS      0x3ffu
+
+/* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
+ * heap mapped three times) and the generational one (JDK 21+: coloured
+ * "zpointers" in the heap, plain addresses in registers and stacks). */
+#define MT_AP_ZGC_X   1u
+#define MT_AP_ZGC_GEN 2u
+
+/*
+ * MT_AP_FREEZE_ZGC: where ZGC keeps what the agent reads in the pause (every
+ * address in the JVM, found by memtrace from VMStructs and .symtab, read by
+ * the agent with checks). Masks are read in the pause: they change only at
+ * the collector's own pauses.
+ */
+struct mt_ap_heap_zgc {
+	uint32_t size;          /* sizeof(struct mt_ap_heap_zgc) as the sender knows it */
+	uint32_t variant;       /* MT_AP_ZGC_* */
+	uint64_t offset_mask;   /* &ZAddressOffsetMask (uintptr_t) */
+	uint64_t good_mask;     /* X: &ZAddressGoodMask; GEN: &ZPointerLoadGoodMask */
+	uint64_t bad_mask;      /* X: &ZAddressBadMask; GEN: &ZPointerLoadBadMask */
+	uint64_t heap_base;     /* GEN: &ZAddressHeapBase (uintptr_t); X: 0 (no base) */
+	uint64_t remapped_old;  /* GEN: &ZPointerRemappedOldMask */
+	uint64_t remapped_young; /* GEN: &ZPointerRemappedYoungMask */
+	uint64_t page_table;    /* the page table's granule map: size_t _size; ZPage **_map */
+	uint64_t fwd_tables[2]; /* forwarding granule maps (same shape): X [0]; GEN [0] the
+				 * young generation's, [1] the old one's */
+	uint32_t page_start, page_top; /* in a ZPage: _virtual._start, _top (heap offsets) */
+	uint32_t fw_start;      /* in a ZForwarding: _virtual._start */
+	uint32_t fw_shift;      /* _object_alignment_shift (size_t) */
+	uint32_t fw_length;     /* _entries._length (size_t: a power of two) */
+	uint32_t fw_refcount;   /* _ref_count (int): 0 once the page's relocation is over */
+	uint32_t fw_entries;    /* the first uint64_t entry: sizeof(ZForwarding) rounded up to 8 */
+	uint32_t reserved;
+};
 
 struct mt_ap_heap_done {
 	uint64_t pause_ns;    /* FollowReferences' duration: the JVM's pause */
@@ -520,6 +563,9 @@ struct mt_ap_hfreeze {
 	char why[96];          /* what failed, NUL-terminated ("" when status is 0) */
 	uint64_t fork_at_ns;   /* CLOCK_MONOTONIC at the fork: the image's instant (added
 				* later: an older agent's shorter record leaves it 0) */
+	uint64_t heap_copy_bytes; /* MT_AP_FREEZE_ZGC: the used heap the copy copied in the */
+	uint64_t heap_copy_ns;    /* pause (ZGC's heap is shared memory), and how long the
+				   * JVM waited for it (0 from an older agent) */
 };
 
 /* COPY: where the walk's records are in the frozen copy (MT_AP_FREEZE_DIRECT). */
@@ -713,7 +759,8 @@ _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
 _Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
 _Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
-_Static_assert(sizeof(struct mt_ap_hfreeze) == 200, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 216, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_heap_zgc) == 112, "heap zgc layout");
 _Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");

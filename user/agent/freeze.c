@@ -193,7 +193,8 @@ static void unshare_free(struct freeze *fz, bool out)
 		fz->rec.unshared_runs = fz->nruns;
 }
 
-int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
+int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
+		 const struct mt_ap_heap_zgc *zgc)
 {
 	char line[512];
 	uint32_t st;
@@ -203,10 +204,20 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req)
 	int err = 0;
 
 	free(fz->runs);
+	zgcfreeze_end(&fz->zgc);
 	memset(fz, 0, sizeof(*fz));
 	fz->req = *req;
 	fz->mem_fd = fz->pidfd = -1;
 	fz->parent = getpid();
+	if (req->flags & MT_AP_FREEZE_ZGC) {
+		char why[sizeof(fz->rec.why)];
+
+		err = zgc ? zgcfreeze_begin(&fz->zgc, zgc, why, sizeof(why)) : -EINVAL;
+		if (err) {
+			freeze_fail(fz, MT_AP_FREEZE_CHECK, err, "%s", zgc ? why : "no ZGC description");
+			return err;
+		}
+	}
 	if (req->space_kind != MT_AP_FREEZE_SPACES_NONE)
 		fz->runs = calloc(MAX_RUNS, sizeof(*fz->runs)); /* none: the whole heap is shared */
 	if (self_read(req->state_addr, &st, sizeof(st))) {
@@ -328,6 +339,8 @@ static void maps_line(const char *l, size_t *n)
 		return;
 	memcpy(perms, p, 4);
 	if (perms[1] != 'w' || perms[3] != 's' || *n >= MAX_SHARED)
+		return;
+	if (strstr(p, "/memfd:" ZGC_COPY_NAME)) /* the copy's own heap file (ZGC) */
 		return;
 	shared[*n].lo = lo;
 	shared[*n].hi = hi;
@@ -460,6 +473,9 @@ static void sandbox(const struct freeze *fz)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != fz->parent)
 		_exit(71);
+	/* ZGC: the JVM waits in the pause until its heap is the copy's own */
+	if (fz->zgc.on && zgcfreeze_child((struct zgc_freeze *)&fz->zgc))
+		_exit(76);
 	prctl(PR_SET_NAME, MT_AP_COPY_COMM, 0, 0, 0); /* not a JVM for memtrace ps */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -502,6 +518,15 @@ pid_t freeze_fork(struct freeze *fz)
 		return -EPROTO;
 	}
 	fz->t_fork = agent_mono_ns();
+	if (fz->zgc.on) {
+		char why[sizeof(fz->rec.why)];
+
+		err = zgcfreeze_pause(&fz->zgc, why, sizeof(why));
+		if (err) {
+			freeze_fail(fz, MT_AP_FREEZE_FORK, err, "%s", why);
+			return err;
+		}
+	}
 	find_unused(fz);
 	unshare_free(fz, true);
 	held = take_locks(fz, m);
@@ -537,6 +562,19 @@ pid_t freeze_fork(struct freeze *fz)
 	fz->child = pid;
 	fz->rec.child_pid = (uint32_t)pid;
 	fz->pidfd = (int)syscall(__NR_pidfd_open, pid, 0);
+	if (fz->zgc.on) {
+		char why[sizeof(fz->rec.why)];
+
+		err = zgcfreeze_wait(&fz->zgc, &fz->rec.heap_copy_ns, why, sizeof(why));
+		fz->rec.heap_copy_bytes = fz->zgc.bytes;
+		zgcfreeze_end(&fz->zgc); /* the file lives on in the copy's mappings */
+		if (err) {
+			freeze_end(fz);
+			fz->rec.child_pid = 0;
+			freeze_fail(fz, MT_AP_FREEZE_FORK, err, "%s", why);
+			return err;
+		}
+	}
 	return pid;
 }
 
@@ -697,6 +735,7 @@ void freeze_end(struct freeze *fz)
 	struct rusage ru;
 	int status;
 
+	zgcfreeze_end(&fz->zgc);
 	if (!fz->forked) /* nothing was opened: a zeroed fz's fds (0) are the JVM's */
 		return;
 	if (fz->mem_fd >= 0)

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "memtrace/agent_proto.h"
+#include "zgcfreeze.h"
 
 /* One frozen walk; zeroed by freeze_begin(). */
 struct freeze {
@@ -26,20 +27,26 @@ struct freeze {
 	/* the heap's unused ranges kept out of the copy (MADV_DONTFORK) */
 	struct { uint64_t lo, hi; } *runs;
 	uint32_t nruns;
+	struct zgc_freeze zgc;   /* MT_AP_FREEZE_ZGC: the heap's copy (zgc.on) */
 };
 
 /*
  * freeze_begin - before the walk (the JVM running): keep @req in *@fz and
  * check that a copy can be taken: the Java heap is private anonymous memory
  * (a shared or file-backed heap would let the copy write into the JVM's),
- * the addresses memtrace gave are readable. Returns 0, or -errno with the
- * reason in fz->rec (stage MT_AP_FREEZE_CHECK): then walk in the pause.
+ * the addresses memtrace gave are readable. With @zgc (MT_AP_FREEZE_ZGC) the
+ * heap is ZGC's shared file instead: zgcfreeze_begin() prepares its copy.
+ * Returns 0, or -errno with the reason in fz->rec (stage MT_AP_FREEZE_CHECK):
+ * then walk in the pause.
  */
-int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req);
+int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
+		 const struct mt_ap_heap_zgc *zgc);
 
 /*
  * freeze_fork - in the walk's first callback (the VM thread, inside the
- * pause): check that this is a safepoint (_state is 2), fork. Returns the
+ * pause): check that this is a safepoint (_state is 2), fork (ZGC: after
+ * zgcfreeze_pause(), and the JVM waits for the copy to copy the heap: a
+ * relocation in flight is -EAGAIN). Returns the
  * copy's pid in the JVM, 0 in the copy (sandboxed: every fd closed, see
  * agent_proto.h), or -errno with the reason in fz->rec (then the walk goes
  * on in the pause). Only async-signal-safe work after the fork in the copy.

@@ -112,6 +112,7 @@ struct mark {
 	struct growvec xroots;     /* roots the marker added (by address) */
 	struct growvec addrs;      /* HM_ADDRS */
 	bool forwarding;           /* HM_FORWARDING: follow forwarding pointers */
+	struct zgc_refs *zgc;      /* ZGC: coloured references (in->zgc) */
 	uint64_t *nfwd;            /* references followed to a moved object */
 	char **arena;              /* string bytes (blocks never move) */
 	size_t narena, arena_left;
@@ -323,6 +324,8 @@ static uint64_t load_oop(const struct mark *mk, uint64_t slot)
 {
 	uint32_t n;
 
+	if (mk->zgc)
+		return zgc_load(mk->zgc, rd64(slot));
 	if (mk->oopsz == 8)
 		return fwd(mk, rd64(slot));
 	n = rd32(slot);
@@ -334,6 +337,8 @@ static uint64_t load_handle(const struct mark *mk, uint64_t handle_at)
 {
 	uint64_t p = rd64(handle_at);
 
+	if (p && mk->zgc) /* OopStorage slots hold coloured pointers too */
+		return zgc_load(mk->zgc, rd64(p));
 	return p ? fwd(mk, rd64(p)) : 0;
 }
 
@@ -1405,10 +1410,18 @@ struct arena_own {
 	size_t n;
 };
 
+/* An input address as the mark knows the object: ZGC's canonical address,
+ * else where a forwarding pointer leads. */
+static uint64_t resolve(struct mark *mk, uint64_t a)
+{
+	return mk->zgc ? zgc_root(mk->zgc, a) : fwd(mk, a);
+}
+
 /*
  * HM_FORWARDING: the input's addresses (roots, named objects, class objects:
  * read before the copy's references were updated, some name an old copy)
- * as where the objects are now, in *@now's arrays (malloc'd: free_resolved()).
+ * as where the objects are now, in *@now's arrays (malloc'd: free_resolved());
+ * ZGC: as canonical addresses.
  */
 static int resolve_input(struct mark *mk, struct hm_input *now)
 {
@@ -1425,15 +1438,15 @@ static int resolve_input(struct mark *mk, struct hm_input *now)
 		return -ENOMEM;
 	for (size_t i = 0; i < in->nroots; i++) {
 		roots[i] = in->roots[i];
-		roots[i].to = fwd(mk, roots[i].to);
+		roots[i].to = resolve(mk, roots[i].to);
 	}
 	for (size_t i = 0; i < in->nnamed; i++) {
 		named[i] = in->named[i];
-		named[i].addr = fwd(mk, named[i].addr);
+		named[i].addr = resolve(mk, named[i].addr);
 	}
 	for (size_t i = 0; i < in->nclasses; i++) {
 		classes[i] = in->classes[i];
-		classes[i].mirror = fwd(mk, classes[i].mirror);
+		classes[i].mirror = resolve(mk, classes[i].mirror);
 	}
 	mk->in = now;
 	return 0;
@@ -1459,7 +1472,8 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 	__builtin_cpu_init();
 	have_popcnt = __builtin_cpu_supports("popcnt");
 #endif
-	mk.forwarding = in->flags & HM_FORWARDING;
+	mk.forwarding = (in->flags & HM_FORWARDING) && !in->zgc; /* ZGC moves no mark word */
+	mk.zgc = in->zgc;
 	mk.nfwd = &nfwd;
 	err = check_layout(&mk);
 	if (err) {
@@ -1467,12 +1481,14 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 			 "incomplete");
 		goto out;
 	}
-	if (mk.forwarding)
+	if (mk.forwarding || mk.zgc)
 		err = resolve_input(&mk, &now);
 	if (!err)
 		err = setup(&mk);
 	if (!err)
 		err = mark_all(&mk);
+	if (mk.zgc)
+		nfwd = mk.zgc->nfwd;
 	out->info.forwarded = nfwd > UINT32_MAX ? UINT32_MAX : (uint32_t)nfwd; /* the mark's */
 	t1 = now_ns();
 	out->info.mark_ns = t1 - t0;

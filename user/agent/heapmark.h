@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "memtrace/agent_proto.h"
+#include "zgcref.h"
 
 /* A field as the marker uses it: by its byte offset in an instance (instance
  * fields, inherited ones included) or in the class's mirror (statics). */
@@ -74,6 +75,9 @@ struct hm_input {
 	uint32_t nclass_fields;
 	uint64_t next_id;              /* ids of objects not named start here */
 	volatile uint64_t *progress;   /* bumped now and then (the JVM's thread watches) */
+	struct zgc_refs *zgc;          /* NULL, or ZGC's colours and forwarding tables (every
+					* reference decoded by them; heap_lo/hi and every
+					* address in canonical form, zgcref.h) */
 	struct mt_ap_hlive *live;      /* NULL, or where the records are published as they
 					* are written (MT_AP_FREEZE_LIVE: memtrace reads them) */
 };

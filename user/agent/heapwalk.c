@@ -94,6 +94,7 @@
 struct walk_ask {
 	const struct mt_ap_heap_request *req;
 	const struct mt_ap_heap_layout *layout; /* MT_AP_FREEZE_MARK's, else NULL */
+	const struct mt_ap_heap_zgc *zgc;       /* MT_AP_FREEZE_ZGC's, else NULL */
 	const char *names;       /* req->nfields NUL-terminated field names */
 	const char *names_end;
 	const void *samples;     /* req->nsamples sample ids (unaligned) */
@@ -156,7 +157,7 @@ static void choose_envs(const struct mt_ap_heap_request *req)
 
 /* A new walk's state: ids, flags, envs, the frozen copy's check, vectors. */
 static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-		       const struct mt_ap_heap_layout *layout)
+		       const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc)
 {
 	const char *t = getenv("MEMTRACE_AGENT_TEST_LAYOUT");
 
@@ -168,12 +169,13 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 	hw.oop_slot = t && !strcmp(t, "wrong") ? -3 : -2;
 	choose_envs(req);
 	hw.want_freeze = freeze != NULL;
+	hw.freeze_refused = false;
 	if (freeze && !hw.untagged) {
 		memset(&hw.fz, 0, sizeof(hw.fz));
 		freeze_fail(&hw.fz, MT_AP_FREEZE_CHECK, -ENOTSUP,
 			    "a walk that tags objects is not frozen");
 	} else if (freeze) {
-		hw.freezing = !freeze_begin(&hw.fz, freeze);
+		hw.freezing = !freeze_begin(&hw.fz, freeze, zgc);
 	}
 	/* the copy's own mark: only where memtrace reads the copy itself */
 	hw.marking = hw.freezing && layout && (freeze->flags & MT_AP_FREEZE_MARK) &&
@@ -266,6 +268,22 @@ static jvmtiError walk_pause(const struct mt_ap_heap_request *req)
 	return e;
 }
 
+/* The fork failed where the walk may not go on in the pause (ZGC,
+ * Shenandoah): undo the walk; its error is the freeze's (-EAGAIN: ZGC was
+ * relocating, memtrace may ask again). */
+static int walk_refused(JNIEnv *jni, char *why, size_t n)
+{
+	int err = hw.fz.rec.status ? hw.fz.rec.status : -EIO;
+
+	snprintf(why, n, "no frozen copy: %s", hw.fz.rec.why);
+	walknames_untag();
+	if (walksamples_untag())
+		untagged_broken = true;
+	(*jni)->PopLocalFrame(jni, NULL);
+	walkstate_free();
+	return err;
+}
+
 /* The frozen copy failed: undo this walk and walk again in a pause (memtrace
  * gone: stop, -ECONNRESET); the FREEZE record says why, both pauses count. */
 static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_heap_done *done,
@@ -297,7 +315,7 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 		/* a copy with moved objects (Shenandoah): JVMTI's walk would run
 		 * the collector's barriers in it, and a walk in a pause is
 		 * memtrace's to consent to: the walk fails, saying why */
-		if (again.flags & MT_AP_FREEZE_FORWARDING) {
+		if (again.flags & (MT_AP_FREEZE_FORWARDING | MT_AP_FREEZE_ZGC)) {
 			snprintf(why, n, "the frozen copy's own mark stopped (%s); a copy of a "
 				 "collector that moves objects concurrently is walked by it alone",
 				 mark.why);
@@ -435,7 +453,7 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 	err = walkenv_session(why, n);
 	if (err)
 		return err;
-	walk_begin(req, freeze, a->layout);
+	walk_begin(req, freeze, a->layout, a->zgc);
 	if (req->flags & MT_AP_HEAP_BARE) {
 		e = walk_bare(req);
 	} else if (req->flags & MT_AP_HEAP_CLASSES) {
@@ -453,6 +471,8 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 		if (err)
 			return err;
 		e = walk_pause(req);
+		if (hw.freeze_refused)
+			return walk_refused(jni, why, n);
 		if (hw.freezing && hw.fz.child > 0 && walkcopy_finish(a->watch_fd, a->idle))
 			return walk_unfrozen(jni, a, done, why, n);
 		if (hw.untagged)
@@ -488,11 +508,11 @@ bool heap_walk_live(struct mt_ap_hlive_at *at)
 }
 
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
-	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,
-	      char *why, size_t n)
+	      const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
+	      const char *names, size_t names_len, const void *samples, int watch_fd,
+	      void (*idle)(void), struct mt_ap_heap_done *done, char *why, size_t n)
 {
-	struct walk_ask a = { .req = req, .layout = layout, .names = names,
+	struct walk_ask a = { .req = req, .layout = layout, .zgc = zgc, .names = names,
 			      .names_end = names + names_len, .samples = samples,
 			      .watch_fd = watch_fd, .idle = idle };
 

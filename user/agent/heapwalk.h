@@ -19,6 +19,8 @@
  * JVM forked in the pause (freeze.h), while @watch_fd (the memtrace
  * connection) stays open, calling @idle (NULL: none) while the copy walks;
  * whatever fails there, the walk is done in a pause.
+ * With @zgc (MT_AP_FREEZE_ZGC) the heap is ZGC's: the copy copies it in the
+ * pause (zgcfreeze.h) and a failed fork fails the walk (no pause walk).
  * With @layout too (MT_AP_FREEZE_MARK) the copy marks the heap itself
  * (walkmark.c); if the mark fails, the copy of a second fork walks with
  * JVMTI, and a MARK record says why.
@@ -27,9 +29,9 @@
  * (-ECONNRESET: memtrace left during a frozen walk).
  */
 int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-	      const struct mt_ap_heap_layout *layout, const char *names, size_t names_len,
-	      const void *samples, int watch_fd, void (*idle)(void), struct mt_ap_heap_done *done,
-	      char *why, size_t n);
+	      const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
+	      const char *names, size_t names_len, const void *samples, int watch_fd,
+	      void (*idle)(void), struct mt_ap_heap_done *done, char *why, size_t n);
 /* heap_walk_live - while a frozen copy marks with MT_AP_FREEZE_LIVE asked:
  * true once per walk, with where the copy publishes its records' progress in
  * *@at (the caller sends it as a LIVE record); false otherwise. */

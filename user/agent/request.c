@@ -45,7 +45,10 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 			goto bad;
 		memcpy(&req->freeze, (const char *)req->payload + head, sizeof(*f));
 		head += sizeof(*f);
-		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr || f->heap_lo >= f->heap_hi)
+		/* ZGC: the heap's range is read in the pause (its _reserved is empty) */
+		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr ||
+		    (f->heap_lo >= f->heap_hi && !(f->flags & MT_AP_FREEZE_ZGC)) ||
+		    ((f->flags & MT_AP_FREEZE_ZGC) && !(f->flags & MT_AP_FREEZE_MARK)))
 			goto bad;
 		if (f->flags & MT_AP_FREEZE_MARK) {
 			if (len < head + sizeof(req->layout))
@@ -53,6 +56,15 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 			memcpy(&req->layout, (const char *)req->payload + head, sizeof(req->layout));
 			head += sizeof(req->layout);
 			if (req->layout.size != sizeof(req->layout))
+				goto bad;
+		}
+		if (f->flags & MT_AP_FREEZE_ZGC) {
+			if (len < head + sizeof(req->zgc))
+				goto bad;
+			memcpy(&req->zgc, (const char *)req->payload + head, sizeof(req->zgc));
+			head += sizeof(req->zgc);
+			if (req->zgc.size != sizeof(req->zgc) ||
+			    (req->zgc.variant != MT_AP_ZGC_X && req->zgc.variant != MT_AP_ZGC_GEN))
 				goto bad;
 		}
 	}

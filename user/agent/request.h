@@ -26,6 +26,7 @@ struct request {
 	struct mt_ap_heap_freeze freeze; /* HEAP_REQUEST with MT_AP_HEAP_FREEZE, else zeros */
 	struct mt_ap_heap_layout layout; /* with MT_AP_FREEZE_MARK (after the freeze struct),
 					  * else zeros */
+	struct mt_ap_heap_zgc zgc;       /* with MT_AP_FREEZE_ZGC (after the layout), else zeros */
 	const char *names;           /* HEAP_REQUEST: heap.nfields NUL-terminated field */
 	size_t names_len;            /* names, in names_len bytes after the struct(s) */
 	const void *samples;         /* HEAP_REQUEST with MT_AP_HEAP_SAMPLES: heap.nsamples

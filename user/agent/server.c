@@ -394,6 +394,7 @@ static void handle_heap_request(const struct request *req)
 	heap_seq = req->hdr.seq; /* LIVE goes out during the walk */
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
+			(req->freeze.flags & MT_AP_FREEZE_ZGC) ? &req->zgc : NULL,
 			req->names, req->names_len, req->samples, client_fd, walk_idle, &done,
 			why, sizeof(why));
 	if (err) {

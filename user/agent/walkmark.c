@@ -158,6 +158,11 @@ static int build_input(struct hm_input *in)
 	in->L = &hw.layout;
 	in->heap_lo = hw.fz.req.heap_lo;
 	in->heap_hi = hw.fz.req.heap_hi;
+	if (hw.fz.zgc.on) { /* ZGC: its used pages, at their canonical addresses */
+		in->zgc = &hw.fz.zgc.refs;
+		in->heap_lo = hw.fz.zgc.refs.base | hw.fz.zgc.lo;
+		in->heap_hi = hw.fz.zgc.refs.base | hw.fz.zgc.hi;
+	}
 	in->roots = (const struct mt_ap_hroot *)hw.mroots.p;
 	in->nroots = hw.mroots.n;
 	in->named = nm;

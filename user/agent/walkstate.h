@@ -132,6 +132,8 @@ struct walk_state {
 	/* frozen walks (MT_AP_HEAP_FREEZE): the copy, and whether to send FREEZE */
 	bool want_freeze;        /* the request asked: a FREEZE record goes out */
 	bool freezing;           /* the fork is (still) the plan for this walk */
+	bool freeze_refused;     /* the fork failed where a walk in the pause is not ours to
+				  * do (ZGC, Shenandoah): the walk ends with fz.rec's error */
 	bool reset_done;         /* the copy cleared ObjectMarker::_needs_reset */
 	uint64_t fz_left;        /* the JVM's VM thread left the walk's callback after the fork */
 	bool want_copy;          /* MT_AP_FREEZE_DIRECT served: a COPY record goes out */

@@ -202,6 +202,8 @@ static uint64_t key_at(const jlong *tag_ptr, int slot, bool size_ok)
 		hw.layout_bad++;
 		return 0;
 	}
+	if (hw.fz.in_child && hw.fz.zgc.on) /* ZGC: one address per object */
+		o = zgc_root(&hw.fz.zgc.refs, o);
 	return o | MT_AP_HV_ADDR;
 }
 
@@ -241,6 +243,17 @@ static void resolve_named(void)
 	}
 }
 
+/* ZGC, in the copy: the named objects' addresses (read through their JNI
+ * references in the pause: JDK 17 colours them) as the mark's canonical ones. */
+static void zgc_named(void)
+{
+	for (size_t i = 0; i < hw.named.n; i++) {
+		struct walk_named *nm = &((struct walk_named *)hw.named.p)[i];
+
+		nm->addr = zgc_root(&hw.fz.zgc.refs, nm->addr);
+	}
+}
+
 /*
  * A frozen walk, at the walk's first callback (a root: the fork comes before
  * any object is visited): true when this process is the JVM and must leave
@@ -257,10 +270,19 @@ static bool freeze_here(void)
 		hw.fz_left = agent_mono_ns(); /* the pause ends right after this return */
 		return true;
 	}
-	if (pid == 0)
+	if (pid == 0) {
 		hw.flags &= ~MT_AP_HEAP_MAXPAUSE; /* the copy pauses nothing */
-	else
-		hw.freezing = false;
+		if (hw.fz.zgc.on)
+			zgc_named();
+		return false;
+	}
+	/* a collector that moves objects outside pauses: its walk in a pause is
+	 * memtrace's to consent to, not a fallback */
+	if (hw.fz.req.flags & (MT_AP_FREEZE_ZGC | MT_AP_FREEZE_FORWARDING)) {
+		hw.freeze_refused = true;
+		return true;
+	}
+	hw.freezing = false;
 	return false;
 }
 

@@ -92,6 +92,7 @@ static void usage(FILE *f)
 static void inspect(struct report *r)
 {
 	struct mt_ap_heap_freeze fz;
+	struct mt_ap_heap_zgc zgc;
 	struct mt_vmstructs *vs = NULL;
 	struct mt_usdt_note *notes = NULL;
 	struct mt_elf *e;
@@ -134,7 +135,8 @@ static void inspect(struct report *r)
 				   f.via_symtab || (f.flags & 0xf) == 0;
 	}
 	r->collector = jvmflags_collector(&r->p, vs);
-	r->freeze = !heapfreeze_prepare(&r->p, vs, &fz, r->freeze_why, sizeof(r->freeze_why));
+	r->freeze = !heapfreeze_prepare(&r->p, vs, &fz, &zgc, r->freeze_why,
+					sizeof(r->freeze_why));
 	vmstructs_free(vs);
 	/* what a heap walk will cost: the fork, or a walk in a pause */
 	r->fork_ns = heapfreeze_fork_estimate_ns(&r->p);

@@ -45,7 +45,7 @@ int heapfreeze_mode_parse(const char *s, int *mode)
 	return 0;
 }
 
-enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON, GC_SHENANDOAH };
+enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON, GC_SHENANDOAH, GC_ZGC };
 
 /*
  * The collector: 0 and *@gc when its heap can be frozen, else -ENOTSUP.
@@ -54,29 +54,23 @@ enum gc { GC_G1, GC_PARALLEL, GC_SERIAL, GC_EPSILON, GC_SHENANDOAH };
  * its heap is private memory, so the copy forked in a pause is that
  * instant's heap; what it may hold of a cycle in flight is objects moved and
  * references not yet updated to them, which the copy's own mark follows
- * (MT_AP_FREEZE_FORWARDING). ZGC's heap is a shared memfd: a fork shares it,
- * and the JVM's writes would land in the copy.
+ * (MT_AP_FREEZE_FORWARDING). ZGC's can too, differently: its heap is a
+ * shared memfd, which the copy copies in the pause (MT_AP_FREEZE_ZGC).
  */
 static int check_gc(const struct mt_proc *p, const struct mt_vmstructs *vs, enum gc *gc,
 		    char *why, size_t n)
 {
 	static const char *const ok[] = { "UseG1GC", "UseParallelGC", "UseSerialGC",
-					  "UseEpsilonGC", "UseShenandoahGC" };
-	static const char *const no[] = { "UseZGC" };
+					  "UseEpsilonGC", "UseShenandoahGC", "UseZGC" };
 	bool on = false;
 
-	for (size_t i = 0; i < MT_ARRAY_SIZE(no); i++)
-		if (!jvmflags_get_bool(p, vs, no[i], &on) && on) {
-			snprintf(why, n, "its collector (%s) changes the heap outside pauses and "
-				 "would write into a copy", no[i] + 3);
-			return -ENOTSUP;
-		}
 	for (size_t i = 0; i < MT_ARRAY_SIZE(ok); i++)
 		if (!jvmflags_get_bool(p, vs, ok[i], &on) && on) {
 			*gc = (enum gc)i;
 			return 0;
 		}
-	snprintf(why, n, "its collector is not one memtrace knows (G1, Parallel, Serial)");
+	snprintf(why, n, "its collector is not one memtrace knows (G1, Parallel, Serial, "
+		 "Shenandoah, ZGC)");
 	return -ENOTSUP;
 }
 
@@ -201,6 +195,117 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 		f->space_kind = MT_AP_FREEZE_SPACES_LIST;
 }
 
+#define SYM_ZBASE  "ZAddressHeapBase"
+#define SYM_ZROLD  "ZPointerRemappedOldMask"
+#define SYM_ZRYOUNG "ZPointerRemappedYoungMask"
+#define SYM_ZYOUNG "_ZN11ZGeneration6_youngE"
+#define SYM_ZOLD   "_ZN11ZGeneration4_oldE"
+#define ZGEN_FWD_TABLE 32 /* ZGeneration: vptr, _id, _page_allocator*, _page_table*, then
+			   * _forwarding_table (not in VMStructs; checked below) */
+
+/* The address of the variable ZGlobalsForVMStructs' pointer field @field
+ * points at. */
+static int zglobal(const struct mt_vmstructs *vs, uint64_t inst, const char *field, uint64_t *at)
+{
+	uint64_t off;
+
+	if (vmstructs_field_offset(vs, "ZGlobalsForVMStructs", field, &off))
+		return -ENOENT;
+	return vmstructs_read_ptr(vs, inst + off, at) ?: (*at ? 0 : -EFAULT);
+}
+
+/* JDK 21+: generation @sym's forwarding table, its layout checked against
+ * the heap's (@zheap: the ZHeap in ZCollectedHeap). */
+static int zgen_table(const struct mt_vmstructs *vs, const char *sym, uint64_t zheap,
+		      uint64_t page_table_off, uint64_t *table)
+{
+	uint64_t at, gen, id, pa, pt, size;
+
+	if (vmstructs_symbol(vs, sym, &at) || vmstructs_read_ptr(vs, at, &gen) || !gen ||
+	    vmstructs_read_ptr(vs, gen + 8, &id) || vmstructs_read_ptr(vs, gen + 16, &pa) ||
+	    vmstructs_read_ptr(vs, gen + 24, &pt) ||
+	    vmstructs_read_ptr(vs, gen + ZGEN_FWD_TABLE, &size))
+		return -ENOENT;
+	if ((uint32_t)id > 1 || pa != zheap || pt != zheap + page_table_off || !size ||
+	    size > (1ull << 24))
+		return -EPROTO;
+	*table = gen + ZGEN_FWD_TABLE;
+	return 0;
+}
+
+/*
+ * ZGC: where the agent finds, in the pause, what a frozen copy of its heap
+ * needs (docs/zgc-frozen-design.md): the masks through ZGlobalsForVMStructs'
+ * pointers (its constants read 0: VMStructs is filled before ZGC sets them),
+ * the page table and forwarding tables, the layouts of ZPage and ZForwarding;
+ * the generational collector's heap base, remapped masks and per-generation
+ * forwarding tables from .symtab.
+ */
+static int zgc_prepare(const struct mt_vmstructs *vs, uint64_t heap, struct mt_ap_heap_zgc *z,
+		       char *why, size_t n)
+{
+	uint64_t at, inst, zheap_off, pt_off, pt_map_off, vstart, top, fws, fwv, fwsh, fwe, fwrc,
+		 fwt = 0, fwt_map = 0, size;
+
+	memset(z, 0, sizeof(*z));
+	z->size = sizeof(*z);
+	if (vmstructs_static_addr(vs, "ZGlobalsForVMStructs", "_instance_p", &at) ||
+	    vmstructs_read_ptr(vs, at, &inst) || !inst ||
+	    vmstructs_field_offset(vs, "ZCollectedHeap", "_heap", &zheap_off) ||
+	    vmstructs_field_offset(vs, "ZHeap", "_page_table", &pt_off) ||
+	    vmstructs_field_offset(vs, "ZPageTable", "_map", &pt_map_off) ||
+	    vmstructs_field_offset(vs, "ZPage", "_virtual", &vstart) ||
+	    vmstructs_field_offset(vs, "ZPage", "_top", &top) ||
+	    vmstructs_field_offset(vs, "ZForwarding", "_virtual", &fwv) ||
+	    vmstructs_field_offset(vs, "ZForwarding", "_object_alignment_shift", &fwsh) ||
+	    vmstructs_field_offset(vs, "ZForwarding", "_entries", &fwe) ||
+	    vmstructs_field_offset(vs, "ZForwarding", "_ref_count", &fwrc) ||
+	    vmstructs_type_size(vs, "ZForwarding", &fws) ||
+	    zglobal(vs, inst, "_ZAddressOffsetMask", &z->offset_mask)) {
+		snprintf(why, n, "its ZGC is not one memtrace can copy (VMStructs lacks its "
+			 "page table or forwarding layout)");
+		return -ENOTSUP;
+	}
+	z->page_table = heap + zheap_off + pt_off + pt_map_off;
+	z->page_start = (uint32_t)vstart; /* ZVirtualMemory's _start comes first */
+	z->page_top = (uint32_t)top;
+	z->fw_start = (uint32_t)fwv;
+	z->fw_shift = (uint32_t)fwsh;
+	z->fw_length = (uint32_t)fwe; /* ZAttachedArray: its _length alone */
+	z->fw_refcount = (uint32_t)fwrc;
+	z->fw_entries = (uint32_t)((fws + 7) & ~7ull);
+	if (!zglobal(vs, inst, "_ZGlobalPhase", &at)) { /* JDK 17's */
+		z->variant = MT_AP_ZGC_X;
+		if (zglobal(vs, inst, "_ZAddressGoodMask", &z->good_mask) ||
+		    zglobal(vs, inst, "_ZAddressBadMask", &z->bad_mask) ||
+		    vmstructs_field_offset(vs, "ZHeap", "_forwarding_table", &fwt) ||
+		    vmstructs_field_offset(vs, "ZForwardingTable", "_map", &fwt_map)) {
+			snprintf(why, n, "its ZGC's masks or forwarding table are not in VMStructs");
+			return -ENOTSUP;
+		}
+		z->fwd_tables[0] = heap + zheap_off + fwt + fwt_map;
+		return 0;
+	}
+	if (zglobal(vs, inst, "_ZPointerLoadGoodMask", &z->good_mask) ||
+	    zglobal(vs, inst, "_ZPointerLoadBadMask", &z->bad_mask)) {
+		snprintf(why, n, "its ZGC is neither JDK 17's nor the generational one memtrace "
+			 "knows (JDK 21's non-generational ZGC cannot be frozen)");
+		return -ENOTSUP;
+	}
+	z->variant = MT_AP_ZGC_GEN;
+	if (vmstructs_symbol(vs, SYM_ZBASE, &z->heap_base) ||
+	    vmstructs_symbol(vs, SYM_ZROLD, &z->remapped_old) ||
+	    vmstructs_symbol(vs, SYM_ZRYOUNG, &z->remapped_young) ||
+	    zgen_table(vs, SYM_ZYOUNG, heap + zheap_off, pt_off, &z->fwd_tables[0]) ||
+	    zgen_table(vs, SYM_ZOLD, heap + zheap_off, pt_off, &z->fwd_tables[1]) ||
+	    vmstructs_read_ptr(vs, z->page_table, &size) || !size || size > (1ull << 24)) {
+		snprintf(why, n, "its generational ZGC's heap base, masks or generations are not "
+			 "in libjvm's .symtab as memtrace knows them");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 /* e2e tests (walk_frozen): MEMTRACE_TEST_FREEZE=fail makes the copy die after
  * the roots, =hang makes it stop calling back (given up after 1.5 s here),
  * =pull makes the agent read the records out of the copy and send them,
@@ -224,7 +329,7 @@ static void test_hooks(struct mt_ap_heap_freeze *f)
 }
 
 int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
-		       struct mt_ap_heap_freeze *f, char *why, size_t n)
+		       struct mt_ap_heap_freeze *f, struct mt_ap_heap_zgc *z, char *why, size_t n)
 {
 	const struct mt_hotspot *hs;
 	uint64_t heap, start = 0, words = 0;
@@ -257,6 +362,26 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		goto out;
 	}
 	hs = vmstructs_hotspot(vs);
+	if (gc == GC_ZGC) { /* its _reserved is empty: the agent reads its pages */
+		err = hs->universe_collectedheap ? 0 : -ENOENT;
+		if (!err)
+			err = vmstructs_read_ptr(vs, hs->universe_collectedheap, &heap);
+		if (err || !heap) {
+			snprintf(why, n, "the Java heap cannot be found in VMStructs");
+			err = err ? err : -EPROTO;
+			goto out;
+		}
+		err = zgc_prepare(vs, heap, z, why, n);
+		if (err)
+			goto out;
+		f->stall_ms = HEAPFREEZE_STALL_MS;
+		f->max_ms = HEAPFREEZE_MAX_MS;
+		f->flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_ZGC;
+		if (!util_hugepages_wanted(NULL))
+			f->flags |= MT_AP_FREEZE_SMALLPAGES;
+		test_hooks(f);
+		goto out;
+	}
 	err = hs->universe_collectedheap && hs->has_collectedheap_reserved &&
 	      hs->has_memregion_start && hs->has_memregion_word_size ? 0 : -ENOENT;
 	if (!err)

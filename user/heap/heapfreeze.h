@@ -40,13 +40,14 @@ int heapfreeze_mode_parse(const char *s, int *mode);
  * heapfreeze_prepare - can JVM @p (@vs its tables, NULL when they could not
  * be read) be frozen for a walk? Fills @f (symbols
  * from libjvm's .symtab, the heap's reserved range from VMStructs, the
- * default limits). Refused: collectors whose heap is not plain private
- * memory between pauses (ZGC, Shenandoah: their barriers would write in the
- * copy, and ZGC maps its heap shared), a libjvm without .symtab. Returns 0,
+ * default limits). ZGC: fills @z too (where its masks, page table and
+ * forwarding tables are; MT_AP_FREEZE_ZGC), and refuses a JVM whose ZGC it
+ * does not know (JDK 21's non-generational "XGC", a layout that does not
+ * check out). Refused too: a libjvm without .symtab. Returns 0,
  * or -errno with the reason in @why (nothing printed).
  */
 int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
-		       struct mt_ap_heap_freeze *f, char *why, size_t n);
+		       struct mt_ap_heap_freeze *f, struct mt_ap_heap_zgc *z, char *why, size_t n);
 
 /*
  * heapfreeze_headroom - the memory JVM @p may take while a frozen copy of it

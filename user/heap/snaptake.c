@@ -27,13 +27,15 @@
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
 			const struct mt_ap_heap_freeze *freeze,
-			const struct mt_ap_heap_layout *layout, const char *const *fields,
-			int nfields, const uint64_t *samples, uint32_t nsamples)
+			const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
+			const char *const *fields, int nfields, const uint64_t *samples,
+			uint32_t nsamples)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
 	bool mark = (flags & MT_AP_HEAP_FREEZE) && (freeze->flags & MT_AP_FREEZE_MARK);
+	bool z = mark && (freeze->flags & MT_AP_FREEZE_ZGC);
 	size_t head = sizeof(req) + ((flags & MT_AP_HEAP_FREEZE) ? sizeof(*freeze) : 0) +
-		      (mark ? sizeof(*layout) : 0);
+		      (mark ? sizeof(*layout) : 0) + (z ? sizeof(*zgc) : 0);
 	size_t len = head, ids = (size_t)nsamples * 8;
 	char *buf;
 	long n;
@@ -59,6 +61,9 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req), freeze, sizeof(*freeze));
 	if (mark)
 		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req) + sizeof(*freeze), layout, sizeof(*layout));
+	if (z)
+		memcpy(buf + MT_AP_HDR_SIZE + sizeof(req) + sizeof(*freeze) + sizeof(*layout), zgc,
+		       sizeof(*zgc));
 	len = head;
 	for (int i = 0; i < nfields; i++) {
 		size_t l = strlen(fields[i]) + 1;
@@ -327,7 +332,7 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		ss->freeze_checked = true;
 		if (!ss->vs && vmstructs_open(ss->p, &ss->vs))
 			ss->vs = NULL;
-		if (heapfreeze_prepare(ss->p, ss->vs, &ss->freeze, why, sizeof(why))) {
+		if (heapfreeze_prepare(ss->p, ss->vs, &ss->freeze, &ss->zgc, why, sizeof(why))) {
 			if (mt_opts.walk == HEAPFREEZE_FROZEN) {
 				p_err("JVM %d cannot be frozen for the heap walk: %s", ss->p->pid, why);
 				return -ENOTSUP;
@@ -347,7 +352,8 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		return 0;
 	}
 	plan_mark(ss);
-	if ((ss->freeze.flags & MT_AP_FREEZE_FORWARDING) && !(ss->freeze.flags & MT_AP_FREEZE_MARK)) {
+	if ((ss->freeze.flags & (MT_AP_FREEZE_FORWARDING | MT_AP_FREEZE_ZGC)) &&
+	    !(ss->freeze.flags & MT_AP_FREEZE_MARK)) {
 		snprintf(why, sizeof(why), "its collector moves objects concurrently and the "
 			 "copy's own mark, which follows them, is off");
 		if (mt_opts.walk == HEAPFREEZE_FROZEN) {
@@ -509,7 +515,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	seen->on = (flags & MT_AP_HEAP_FREEZE) && ss->sp.ok;
 	sp_seen_poll(ss, seen); /* the last one before the request */
 	ss->walks++;
-	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, fields, nfields,
+	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, &ss->zgc,
+			   fields, nfields,
 			   ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
 								 : ss->nsamples);
@@ -748,7 +755,7 @@ int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
-	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, 0, NULL, 0);
+	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, NULL, 0, NULL, 0);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;

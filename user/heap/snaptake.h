@@ -47,6 +47,7 @@ struct mt_snapsession {
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
 	bool live_off;               /* the agent predates MT_AP_FREEZE_LIVE */
 	struct mt_ap_heap_layout layout;
+	struct mt_ap_heap_zgc zgc;   /* ZGC's (MT_AP_FREEZE_ZGC), from heapfreeze_prepare() */
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
 	/* walks in a pause: their estimated pause, said before each (and refused over
 	 * WALKEST_DEFAULT_BOUND_MS without --max-pause); learned from the last one */

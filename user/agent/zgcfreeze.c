@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zgcfreeze.c - a frozen copy of a ZGC heap (zgcfreeze.h).
+ *
+ * Every read of the JVM's memory here goes through process_vm_readv on the
+ * JVM itself (a bad address fails the freeze, never the JVM), but for the
+ * granule maps' slots, read in place once their ends were read that way.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zgcfreeze.h"
+
+#define HEAP_FILE      "/memfd:java_heap"
+#define MAX_SLOTS      (1ull << 24)   /* granule map slots (JDK 17: 2^21) */
+#define MAX_PAGES      (1u << 22)
+#define RELOC_WAIT_NS  (50 * 1000000ull) /* JDK 17: wait this long for relocation to end */
+#define MARGIN         (64ull << 20)  /* the copy's file: used heap + 1/4 + this */
+#define PG             4096ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int self_read(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+
+	if (got < 0)
+		return -errno;
+	return (size_t)got == len ? 0 : -EFAULT;
+}
+
+static int read_u64(uint64_t addr, uint64_t *v)
+{
+	return addr ? self_read(addr, v, sizeof(*v)) : -EFAULT;
+}
+
+/* A granule map {size, slots} at @at, its first and last slots readable. */
+static int read_map(uint64_t at, struct zgc_map *m)
+{
+	uint64_t size, map, v;
+
+	if (read_u64(at, &size) || read_u64(at + 8, &map) || !size || size > MAX_SLOTS || !map ||
+	    read_u64(map, &v) || read_u64(map + (size - 1) * 8, &v))
+		return -EFAULT;
+	m->size = size;
+	m->map = (const uint64_t *)(uintptr_t)map;
+	return 0;
+}
+
+/* The JVM's heap file: the fd whose link names it. */
+static int find_heap_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fd = -1;
+
+	while (d && fd < 0 && (e = readdir(d))) {
+		char p[300], l[128];
+		ssize_t k;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
+		k = readlink(p, l, sizeof(l) - 1);
+		if (k > 0) {
+			l[k] = '\0';
+			if (!strncmp(l, HEAP_FILE, strlen(HEAP_FILE)))
+				fd = atoi(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+/* Each distinct page of the page table (a page of n granules fills n slots)
+ * as [start, top); *@used their bytes. With @keep the pages are kept. */
+static int scan_pages(struct zgc_freeze *zf, bool keep, uint64_t *used)
+{
+	struct zgc_map pt;
+	uint64_t prev = 0, lo = UINT64_MAX, hi = 0, sum = 0;
+	size_t cap = 0;
+
+	if (read_map(zf->req.page_table, &pt))
+		return -EFAULT;
+	zf->npages = 0;
+	for (uint64_t i = 0; i < pt.size; i++) {
+		uint64_t p = pt.map[i], start, top;
+
+		if (!p || p == prev)
+			continue;
+		prev = p;
+		if (read_u64(p + zf->req.page_start, &start) || read_u64(p + zf->req.page_top, &top))
+			return -EFAULT;
+		if (top < start || top - start > (1ull << 40) || (start & (PG - 1)))
+			return -EPROTO;
+		if (top == start)
+			continue;
+		sum += top - start;
+		lo = start < lo ? start : lo;
+		hi = top > hi ? top : hi;
+		if (!keep)
+			continue;
+		if (zf->npages == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			struct zgc_page *np = nc <= MAX_PAGES ?
+					      realloc(zf->pages, nc * sizeof(*np)) : NULL;
+
+			if (!np)
+				return -ENOMEM;
+			zf->pages = np;
+			cap = nc;
+		}
+		zf->pages[zf->npages++] = (struct zgc_page){ start, top };
+	}
+	zf->lo = lo == UINT64_MAX ? 0 : lo;
+	zf->hi = hi;
+	*used = sum;
+	return 0;
+}
+
+int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, char *why, size_t n)
+{
+	const struct mt_ap_heap_zgc *r = req;
+	uint64_t v, used = 0;
+	int err;
+
+	memset(zf, 0, sizeof(*zf));
+	zf->on = true;
+	zf->req = *req;
+	zf->heap_fd = zf->copy_fd = zf->pipe[0] = zf->pipe[1] = -1;
+	if (read_u64(r->offset_mask, &v) || read_u64(r->good_mask, &v) ||
+	    read_u64(r->bad_mask, &v) ||
+	    (r->variant == MT_AP_ZGC_GEN && (read_u64(r->heap_base, &v) ||
+					     read_u64(r->remapped_old, &v) ||
+					     read_u64(r->remapped_young, &v)))) {
+		snprintf(why, n, "ZGC's masks are not readable at the addresses memtrace gave");
+		return -EFAULT;
+	}
+	if (!r->fw_entries || (r->fw_entries & 7) || r->fw_entries > 4096) {
+		snprintf(why, n, "ZGC's forwarding layout memtrace gave makes no sense");
+		return -EINVAL;
+	}
+	err = scan_pages(zf, false, &used);
+	if (err) {
+		snprintf(why, n, "ZGC's page table does not read as memtrace describes it");
+		return err;
+	}
+	zf->heap_fd = find_heap_fd();
+	if (zf->heap_fd < 0) {
+		snprintf(why, n, "the JVM has no open %s file", HEAP_FILE);
+		return -ENOENT;
+	}
+	zf->copy_fd = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
+	zf->copy_cap = (used + used / 4 + MARGIN + (2ull << 20) - 1) & ~((2ull << 20) - 1);
+	if (zf->copy_fd < 0 || fallocate(zf->copy_fd, 0, 0, (off_t)zf->copy_cap)) {
+		err = -errno;
+		snprintf(why, n, "no memory for a copy of the used heap (%llu MiB): %s",
+			 (unsigned long long)(zf->copy_cap >> 20), strerror(errno));
+		zgcfreeze_end(zf);
+		return err;
+	}
+	return 0;
+}
+
+/* The masks and tables as the mark decodes with them. */
+static int read_refs(struct zgc_freeze *zf)
+{
+	const struct mt_ap_heap_zgc *r = &zf->req;
+	struct zgc_refs *z = &zf->refs;
+	uint64_t base = 0;
+
+	memset(z, 0, sizeof(*z));
+	z->variant = r->variant;
+	z->fw_start = r->fw_start;
+	z->fw_shift = r->fw_shift;
+	z->fw_length = r->fw_length;
+	z->fw_entries = r->fw_entries;
+	if (read_u64(r->offset_mask, &z->offset_mask) || !z->offset_mask ||
+	    (z->offset_mask & (z->offset_mask + 1)))
+		return -EPROTO; /* not 2^k - 1 */
+	if (r->variant == MT_AP_ZGC_X) {
+		if (read_u64(r->good_mask, &z->good))
+			return -EFAULT;
+		z->remapped = 1ull << (__builtin_popcountll(z->offset_mask) + 2);
+		z->base = z->remapped;
+	} else {
+		if (read_u64(r->bad_mask, &z->load_bad) || read_u64(r->heap_base, &base) ||
+		    read_u64(r->remapped_old, &z->rem_old) ||
+		    read_u64(r->remapped_young, &z->rem_young) || !base || (base & z->offset_mask))
+			return -EFAULT;
+		z->base = base;
+	}
+	for (int i = 0; i < (r->variant == MT_AP_ZGC_X ? 1 : 2); i++)
+		if (read_map(r->fwd_tables[i], &z->fwd[i]))
+			return -EFAULT;
+	return 0;
+}
+
+/* ZForwardings whose page is not relocated yet (or is being relocated). */
+static uint64_t relocating(const struct zgc_freeze *zf)
+{
+	uint64_t busy = 0;
+
+	for (int t = 0; t < 2; t++) {
+		const struct zgc_map *m = &zf->refs.fwd[t];
+		uint64_t prev = 0;
+
+		for (uint64_t i = 0; m->map && i < m->size; i++) {
+			uint64_t fw = m->map[i];
+			int32_t rc;
+
+			if (!fw || fw == prev)
+				continue;
+			prev = fw;
+			if (self_read(fw + zf->req.fw_refcount, &rc, sizeof(rc)) || rc != 0)
+				busy++;
+		}
+	}
+	return busy;
+}
+
+/* The heap file's mappings (every view) from /proc/self/maps; the views'
+ * bases (an address's bits above the offset). */
+static int read_maps(struct zgc_freeze *zf)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	zf->nmaps = 0;
+	zf->nviews = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, pgoff;
+		char perms[8], path[256] = "";
+		uint64_t base;
+		int v;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*u %255s", &lo, &hi, perms, &pgoff, path) < 5 ||
+		    strncmp(path, HEAP_FILE, strlen(HEAP_FILE)))
+			continue;
+		if (zf->nmaps == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct zgc_heapmap *nm = realloc(zf->maps, nc * sizeof(*nm));
+
+			if (!nm) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			zf->maps = nm;
+			cap = nc;
+		}
+		zf->maps[zf->nmaps++] = (struct zgc_heapmap){ lo, hi, pgoff };
+		base = lo & ~zf->refs.offset_mask;
+		for (v = 0; v < zf->nviews && zf->views[v] != base; v++)
+			;
+		if (v == zf->nviews) {
+			if (zf->nviews == (int)(sizeof(zf->views) / sizeof(zf->views[0]))) {
+				fclose(f);
+				return -EPROTO;
+			}
+			zf->views[zf->nviews++] = base;
+		}
+	}
+	fclose(f);
+	return zf->nmaps ? 0 : -ENOENT;
+}
+
+/* The copy's chunks: each page's [start, top rounded to 4 KiB), cut where the
+ * canonical view's mappings end, packed one after another in the copy's file. */
+static int plan_chunks(struct zgc_freeze *zf)
+{
+	size_t cap = zf->npages + zf->nmaps + 16, k = 0;
+	uint64_t dst = 0;
+
+	free(zf->chunks);
+	zf->chunks = malloc(cap * sizeof(*zf->chunks));
+	if (!zf->chunks)
+		return -ENOMEM;
+	for (size_t i = 0; i < zf->npages; i++) {
+		uint64_t at = zf->pages[i].start;
+		uint64_t end = (zf->pages[i].top + PG - 1) & ~(PG - 1);
+
+		while (at < end) {
+			const struct zgc_heapmap *m = NULL;
+			uint64_t mlo = 0, len;
+
+			for (size_t j = 0; j < zf->nmaps && !m; j++) {
+				mlo = zf->maps[j].lo & zf->refs.offset_mask;
+				if ((zf->maps[j].lo & ~zf->refs.offset_mask) == zf->refs.base &&
+				    at >= mlo && at < mlo + (zf->maps[j].hi - zf->maps[j].lo))
+					m = &zf->maps[j];
+			}
+			if (!m)
+				return -EPROTO; /* a used page the heap file does not hold */
+			len = mlo + (m->hi - m->lo) - at;
+			if (len > end - at)
+				len = end - at;
+			if (k == cap) {
+				struct zgc_chunk *nc = realloc(zf->chunks, cap * 2 * sizeof(*nc));
+
+				if (!nc)
+					return -ENOMEM;
+				zf->chunks = nc;
+				cap *= 2;
+			}
+			zf->chunks[k++] = (struct zgc_chunk){ .off = at, .len = len,
+							      .src = m->pgoff + (at - mlo),
+							      .dst = dst };
+			dst += len;
+			at += len;
+		}
+	}
+	zf->nchunks = k;
+	zf->bytes = dst;
+	return 0;
+}
+
+int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
+{
+	uint64_t until = mono_ns() + RELOC_WAIT_NS, used = 0;
+	struct timespec nap = { 0, 1000000 };
+	int err;
+
+	err = read_refs(zf);
+	if (err) {
+		snprintf(why, n, "ZGC's masks or forwarding tables do not read as memtrace "
+			 "describes them");
+		return err;
+	}
+	/* JDK 17's workers relocate during pauses: wait a little for them */
+	while ((zf->busy = relocating(zf)) && zf->req.variant == MT_AP_ZGC_X && mono_ns() < until)
+		nanosleep(&nap, NULL);
+	if (zf->busy) {
+		snprintf(why, n, "ZGC was relocating objects (%llu pages not done)",
+			 (unsigned long long)zf->busy);
+		return -EAGAIN;
+	}
+	err = scan_pages(zf, true, &used);
+	if (!err)
+		err = read_maps(zf);
+	if (!err)
+		err = plan_chunks(zf);
+	if (!err && pipe2(zf->pipe, O_CLOEXEC))
+		err = -errno;
+	if (err)
+		snprintf(why, n, "ZGC's heap could not be planned for a copy (%s)", strerror(-err));
+	return err;
+}
+
+/* @len bytes at @src of the JVM's heap file to @dst of the copy's; through
+ * the heap's mapping at @addr where the kernel cannot copy file to file. */
+static int copy_range(const struct zgc_freeze *zf, uint64_t src, uint64_t dst, uint64_t len,
+		      uint64_t addr)
+{
+	loff_t in = (loff_t)src, out = (loff_t)dst;
+
+	while (len) {
+		ssize_t k = copy_file_range(zf->heap_fd, &in, zf->copy_fd, &out, len, 0);
+
+		if (k <= 0)
+			break;
+		len -= (uint64_t)k;
+		addr += (uint64_t)k;
+	}
+	while (len) {
+		ssize_t k = pwrite(zf->copy_fd, (const void *)(uintptr_t)addr, len, out);
+
+		if (k <= 0)
+			return -1;
+		len -= (uint64_t)k;
+		addr += (uint64_t)k;
+		out += k;
+	}
+	return 0;
+}
+
+int zgcfreeze_child(struct zgc_freeze *zf)
+{
+	const int prot = PROT_READ | PROT_WRITE;
+
+	close(zf->pipe[0]);
+	if (zf->bytes > zf->copy_cap && ftruncate(zf->copy_fd, (off_t)zf->bytes))
+		return -1;
+	for (size_t i = 0; i < zf->nchunks; i++) {
+		const struct zgc_chunk *c = &zf->chunks[i];
+
+		if (copy_range(zf, c->src, c->dst, c->len, zf->refs.base | c->off))
+			return -1;
+	}
+	/* every view: private zeros, then the copy's pages where the heap's were */
+	for (size_t i = 0; i < zf->nmaps; i++)
+		if (mmap((void *)(uintptr_t)zf->maps[i].lo, zf->maps[i].hi - zf->maps[i].lo, prot,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+			return -1;
+	for (size_t i = 0; i < zf->nchunks; i++)
+		for (int v = 0; v < zf->nviews; v++) {
+			const struct zgc_chunk *c = &zf->chunks[i];
+
+			if (mmap((void *)(uintptr_t)(zf->views[v] | c->off), c->len, prot,
+				 MAP_SHARED | MAP_FIXED, zf->copy_fd, (off_t)c->dst) == MAP_FAILED)
+				return -1;
+		}
+	close(zf->heap_fd);
+	close(zf->copy_fd);
+	if (write(zf->pipe[1], "z", 1) != 1)
+		return -1;
+	close(zf->pipe[1]);
+	return 0;
+}
+
+int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n)
+{
+	/* a generous bound: 2 s and 10 ms per MiB (~2 GB/s is usual here) */
+	int ms = 2000 + (int)((zf->bytes >> 20) * 10 > 60000 ? 60000 : (zf->bytes >> 20) * 10);
+	uint64_t t0 = mono_ns();
+	struct pollfd p = { .fd = zf->pipe[0], .events = POLLIN };
+	char c = 0;
+	int r;
+
+	close(zf->pipe[1]);
+	zf->pipe[1] = -1;
+	do {
+		r = poll(&p, 1, ms);
+	} while (r < 0 && errno == EINTR);
+	if (r > 0 && read(zf->pipe[0], &c, 1) == 1 && c == 'z') {
+		*ns = mono_ns() - t0;
+		return 0;
+	}
+	*ns = mono_ns() - t0;
+	if (r == 0) {
+		snprintf(why, n, "the copy did not copy the used heap (%llu MiB) within %d ms",
+			 (unsigned long long)(zf->bytes >> 20), ms);
+		return -ETIMEDOUT;
+	}
+	snprintf(why, n, "the copy failed to copy the used heap (%llu MiB)",
+		 (unsigned long long)(zf->bytes >> 20));
+	return -EIO;
+}
+
+void zgcfreeze_end(struct zgc_freeze *zf)
+{
+	if (!zf->on)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (zf->pipe[i] >= 0)
+			close(zf->pipe[i]);
+	if (zf->copy_fd >= 0)
+		close(zf->copy_fd);
+	zf->pipe[0] = zf->pipe[1] = zf->copy_fd = -1;
+	zf->heap_fd = -1; /* the JVM's own: never closed here */
+	free(zf->pages);
+	free(zf->maps);
+	free(zf->chunks);
+	zf->pages = NULL;
+	zf->maps = NULL;
+	zf->chunks = NULL;
+	zf->npages = zf->nmaps = zf->nchunks = 0;
+	zf->on = false;
+}

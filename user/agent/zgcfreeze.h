@@ -1,0 +1,99 @@
+/* zgcfreeze.h - a frozen copy of a ZGC heap (MT_AP_FREEZE_ZGC).
+ *
+ * ZGC's heap is a shared memfd: a fork shares it, so the JVM's writes after
+ * the pause would land in the copy. So in the pause, before the fork, the
+ * agent checks that no page is being relocated (every ZForwarding's
+ * _ref_count 0: the copy's HotSpot code then never relocates), lists the
+ * used pages and how the heap file is mapped; the copy copies the used pages
+ * into a file of its own (allocated before the pause, so the copy only
+ * copies), maps that file over every heap view, cuts the JVM's file off and
+ * tells the JVM, which only then leaves the pause. The pause grows by that
+ * copy (the used heap, about 2 GB/s here); docs/zgc-frozen-design.md has
+ * the why of each step.
+ */
+#ifndef MEMTRACE_AGENT_ZGCFREEZE_H
+#define MEMTRACE_AGENT_ZGCFREEZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "memtrace/agent_proto.h"
+#include "zgcref.h"
+
+#define ZGC_COPY_NAME "memtrace-zgc-copy" /* the copy's heap file (memfd) */
+
+struct zgc_page {
+	uint64_t start, top;       /* heap offsets: the page's objects */
+};
+
+struct zgc_heapmap {
+	uint64_t lo, hi, pgoff;    /* a mapping of the JVM's heap file (any view) */
+};
+
+struct zgc_chunk {
+	uint64_t off, len;         /* heap offset and bytes (whole 4 KiB pages) */
+	uint64_t src, dst;         /* their offsets in the JVM's heap file and in the copy's */
+};
+
+struct zgc_freeze {
+	bool on;                   /* zgcfreeze_begin() ran: end() has work */
+	struct mt_ap_heap_zgc req;
+	struct zgc_refs refs;      /* masks and forwarding tables, read in the pause */
+	int heap_fd;               /* the JVM's heap file, -1 */
+	int copy_fd;               /* the copy's heap file (allocated before the pause), -1 */
+	int pipe[2];               /* the copy tells the JVM its heap is its own; -1 */
+	uint64_t copy_cap;         /* bytes allocated in copy_fd before the pause */
+	uint64_t lo, hi;           /* heap offsets: the lowest page start, the highest top */
+	uint64_t bytes;            /* what the copy copies */
+	uint64_t views[4];         /* the heap views' bases (JDK 17: 3; later: 1) */
+	int nviews;
+	struct zgc_page *pages;
+	size_t npages;
+	struct zgc_heapmap *maps;
+	size_t nmaps;
+	struct zgc_chunk *chunks;
+	size_t nchunks;
+	uint64_t busy;             /* ZForwardings still relocating at the last look */
+};
+
+/*
+ * zgcfreeze_begin - before the pause (the JVM running): check @req's
+ * addresses, find the JVM's heap file, and allocate the copy's file at the
+ * heap's used size and a margin (outside the pause: fresh memory is the slow
+ * part of a copy). Returns 0, or -errno with @why. zgcfreeze_end() frees.
+ */
+int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, char *why, size_t n);
+
+/*
+ * zgcfreeze_pause - in the pause, before the fork: read the masks and tables,
+ * check that no page is being relocated (JDK 17's relocation goes on in a
+ * pause: waited for up to 50 ms), list the used pages and the heap file's
+ * mappings, plan the copy. Returns 0, -EAGAIN when ZGC is relocating (why
+ * says so), or another -errno with @why.
+ */
+int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n);
+
+/*
+ * zgcfreeze_child - in the copy, first thing after the fork: copy the used
+ * pages, map the copy's file over every heap view (the rest of each view:
+ * private zeros), close the JVM's heap file, tell the JVM. Only system calls
+ * on what zgcfreeze_pause() planned. Returns 0, or -1 (the copy then exits:
+ * the JVM sees the pipe close).
+ */
+int zgcfreeze_child(struct zgc_freeze *zf);
+
+/*
+ * zgcfreeze_wait - in the JVM, in the pause, after the fork: wait until the
+ * copy says its heap is its own (at most a few seconds, by the heap's size).
+ * Returns 0, or -errno with @why (then kill the copy before leaving the
+ * pause). Sets *@ns to the wait.
+ */
+int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n);
+
+/* zgcfreeze_end - close and free what begin and pause made. Safe twice, and
+ * on a zeroed struct. */
+void zgcfreeze_end(struct zgc_freeze *zf);
+
+#endif
