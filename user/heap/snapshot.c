@@ -119,10 +119,18 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 		p_warn("JVM %d: the frozen heap walk failed (%s): walked in a pause instead",
 		       s->pid, s->freeze.why);
 	if (!strcmp(s->source, "live") && s->frozen) {
-		char w[32], k[32], u[32];
+		char w[32], k[32], u[96], ub[32], uc[32];
 
 		char g[64] = "";
 
+		/* ZGC: its heap is shared memory, the copy copied what is used */
+		if (s->freeze.heap_copy_bytes)
+			snprintf(u, sizeof(u), "the used heap (%s) copied in %s",
+				 fmt_bytes(s->freeze.heap_copy_bytes, ub, sizeof(ub)),
+				 fmt_ns(s->freeze.heap_copy_ns, uc, sizeof(uc)));
+		else
+			snprintf(u, sizeof(u), "%s of unused heap not shared",
+				 fmt_bytes(s->freeze.unshared_bytes, ub, sizeof(ub)));
 		if (s->freeze.gc_wait_ns)
 			snprintf(g, sizeof(g), ", %s %s for a GC", s->freeze.gc_waited ? "after" :
 				 "no GC in", fmt_ns(s->freeze.gc_wait_ns, k, sizeof(k)));
@@ -134,26 +142,22 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 			if (s->mark.forwarded)
 				snprintf(f, sizeof(f), ", %u of them to objects the collector "
 					 "had moved", s->mark.forwarded);
-			p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused "
-			       "heap not shared; the copy marked %llu live objects (%s) and followed "
+			p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s; the copy marked %llu live objects (%s) and followed "
 			       "%llu references%s in %s, its records took %s)", s->pid,
 			       fmt_ns(s->info.pause_ns, b, sizeof(b)),
 			       snapshot_pause_phrase(s->pause_from),
 			       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
-			       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
-			       (unsigned long long)s->mark.marked,
+			       u, (unsigned long long)s->mark.marked,
 			       fmt_bytes(s->mark.bytes, m, sizeof(m)),
 			       (unsigned long long)s->mark.edges, f,
 			       fmt_ns(s->mark.mark_ns, k, sizeof(k)), fmt_ns(s->mark.emit_ns, e, sizeof(e)));
 			return;
 		}
-		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s of unused heap "
-		       "not shared; the copy walked %llu objects, %llu references, %u classes in "
+		p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s; the copy walked %llu objects, %llu references, %u classes in "
 		       "%s%s)", s->pid, fmt_ns(s->info.pause_ns, b, sizeof(b)),
 		       snapshot_pause_phrase(s->pause_from),
 		       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
-		       fmt_bytes(s->freeze.unshared_bytes, u, sizeof(u)),
-		       (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
+		       u, (unsigned long long)s->info.objects, (unsigned long long)s->info.refs,
 		       s->info.nclasses, fmt_ns(s->freeze.walk_ns, k, sizeof(k)),
 		       s->info.partial ? "; PARTIAL" : "");
 	} else if (!strcmp(s->source, "live")) {
@@ -177,8 +181,10 @@ void snapshot_json_walk(const struct mt_snapshot *s, FILE *f)
 		return;
 	if (s->frozen)
 		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f,"
-			"\"objects_read_while_written\":%zu", (double)s->freeze.walk_ns / 1e6,
-			s->live_read_objs);
+			"\"objects_read_while_written\":%zu,\"heap_copy_bytes\":%llu,"
+			"\"heap_copy_ms\":%.3f,\"forwarded_refs\":%u", (double)s->freeze.walk_ns / 1e6,
+			s->live_read_objs, (unsigned long long)s->freeze.heap_copy_bytes,
+			(double)s->freeze.heap_copy_ns / 1e6, s->has_mark ? s->mark.forwarded : 0);
 	else
 		fputs(",\"walk_mode\":\"paused\"", f);
 }

@@ -24,6 +24,8 @@
 
 #define WALK_TIMEOUT_MS 600000 /* the longest we wait for the agent's first frame */
 #define WATCH_MS        100    /* how often memory is looked at during a frozen walk */
+#define ZGC_TRIES       40     /* frozen walks ZGC refused as relocating, asked again */
+#define ZGC_RETRY_MS    25     /* after 25 ms, 50, ... 200 at most: ~6 s in all */
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
 			const struct mt_ap_heap_freeze *freeze,
@@ -616,12 +618,39 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
 					     nfields, s);
 		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EAGAIN &&
+		    ss->zgc_tries < ZGC_TRIES) {
+			/* ZGC was relocating objects at the pause: its relocation
+			 * phase lasts milliseconds to a second; ask again */
+			struct timespec nap = { 0, (long)(ZGC_RETRY_MS * 1000000L) *
+						   (ss->zgc_tries < 8 ? ss->zgc_tries + 1 : 8) };
+
+			if (!ss->zgc_tries++)
+				p_info("JVM %d: %s; asking again", p->pid, ss->so.last_err.msg);
+			snapshot_free(s);
+			nanosleep(&nap, NULL);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EAGAIN) {
+			p_err("JVM %d: ZGC was relocating objects at each of %d pauses memtrace asked "
+			      "for (%s): no snapshot. Try again, or walk in a pause: --walk paused "
+			      "--max-pause MS", p->pid, ss->zgc_tries + 1, ss->so.last_err.msg);
+			ss->zgc_tries = 0;
+			err = -EAGAIN;
+			goto fail;
+		}
 		if (h.type == MT_AP_ERROR) {
 			err = -EREMOTEIO;
 			agentsession_explain(p, &ss->so, err);
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
+			ss->zgc_tries = 0;
 			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))
