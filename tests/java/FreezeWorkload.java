@@ -6,7 +6,9 @@
 // objects), and BLOB_MB MiB of byte[256 KiB]; THREADS threads allocate
 // short-lived FwChurn objects as fast as they can and, every 64 of them, store
 // one into a random entry's `last` field (old-generation writes; each entry's
-// previous one becomes garbage). stdin "dump K" prints the last K 10 ms
+// previous one becomes garbage). stdin "check" walks the entries and prints
+// "CHECK ok N 0" when each is as built (id, payload, its last FwChurn's
+// fields), else "CHECK bad N BAD"; "dump K" prints the last K 10 ms
 // buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END.
 // Prints READY.
 import java.util.concurrent.ThreadLocalRandom;
@@ -69,6 +71,16 @@ public class FreezeWorkload {
         System.out.flush();
         java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
         for (String l; (l = in.readLine()) != null; ) {
+            if (l.equals("check")) { // the heap as the program built it: nothing wrote into it
+                long bad = 0;
+                for (int i = 0; i < n; i++) {
+                    FwEntry e = entries[i];
+                    if (e.id != i || e.payload.length != 2 || (e.last != null && e.last.b != ~e.last.a)) bad++;
+                }
+                System.out.println("CHECK " + (bad == 0 ? "ok" : "bad") + " " + n + " " + bad);
+                System.out.flush();
+                continue;
+            }
             if (!l.startsWith("dump ")) continue;
             int end = filled, from = Math.max(1, end - Integer.parseInt(l.substring(5).trim()));
             StringBuilder sb = new StringBuilder();

@@ -266,14 +266,16 @@ static bool freeze_here(void)
 	if (!hw.freezing || hw.fz.forked)
 		return false;
 	pid = freeze_fork(&hw.fz);
+	/* ZGC: the named objects as the copy's mark and memtrace's NAMED records
+	 * know them (both processes: the JVM is still in the pause) */
+	if (pid >= 0 && (hw.fz.req.flags & MT_AP_FREEZE_ZGC))
+		zgc_named();
 	if (pid > 0) {
 		hw.fz_left = agent_mono_ns(); /* the pause ends right after this return */
 		return true;
 	}
 	if (pid == 0) {
 		hw.flags &= ~MT_AP_HEAP_MAXPAUSE; /* the copy pauses nothing */
-		if (hw.fz.zgc.on)
-			zgc_named();
 		return false;
 	}
 	/* a collector that moves objects outside pauses: its walk in a pause is

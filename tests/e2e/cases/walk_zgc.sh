@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# walk_zgc - heap snapshots of a ZGC JVM are taken in a frozen copy (#33 goal
+# 2): ZGC's heap is a shared memfd, so in the pause the copy copies the used
+# pages into a file of its own and maps it over every heap view before the
+# JVM goes on; its mark decodes coloured pointers (JDK 17's multi-mapped
+# colours, JDK 25's generational "zpointers") and follows ZGC's forwarding
+# tables to objects a relocation moved; a pause that finds pages still being
+# relocated is refused by the agent and memtrace asks again.
+# FreezeWorkload keeps 200 000 FwEntry (each with a long[2]) while a thread
+# churns FwChurn objects into them, so ZGC relocates all the time. Checked:
+#  - each of 6 `histo`s is frozen ("the used heap (...) copied in ...") and
+#    counts what the program holds by construction (200 000 FwEntry, one
+#    FwEntry[], >= 200 000 long[]), with references resolved through a
+#    forwarding entry in at least one of them;
+#  - `selftest-walks`: the copy's mark against HotSpot's own JVMTI walk of
+#    the same frozen image, object by object (same class and size for every
+#    object both found; JVMTI finds nothing the mark does not, but weak
+#    referents);
+#  - doctor says ZGC's walks are frozen and need no --max-pause;
+#  - the JVM's heap is as the program built it afterwards (its own check of
+#    every entry), no copy is left, the JVM lives on.
+# Pauses (ours and a walk in a pause) are notes; bench/zgc_pause.sh sets them
+# beside jmap -histo:live's.
+# TIMEOUT: 240
+. "$ROOT/tests/e2e/lib.sh"
+
+"$JAVA" -XX:+UseZGC -version >/dev/null 2>&1 || skip "JDK $JDK has no ZGC"
+N=200000
+mkfifo "$TMPD/in"
+exec 3<>"$TMPD/in"
+"$JAVA" -cp "$CLASSES" -XX:+UseZGC -Xmx512m FreezeWorkload "$N" 1 <"$TMPD/in" >"$TMPD/fw.out" 2>&1 &
+JVM_PID=$!
+JVM_PIDS+=("$JVM_PID")
+wait_for_line "$TMPD/fw.out" READY 60 || { cat "$TMPD/fw.out"; fail "the workload did not start"; }
+pid=$JVM_PID
+sleep 1
+moved=0 pauses="" copies="" retried=0
+for i in 1 2 3 4 5 6; do
+	"$MEMTRACE" histo -p "$pid" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || {
+		cat "$TMPD/h.err"; fail "histo $i failed"; }
+	grep -q "frozen: fork .*, the used heap (.*) copied in .*; the copy marked" "$TMPD/h.err" ||
+		{ cat "$TMPD/h.err"; fail "histo $i: not frozen"; }
+	grep -q "asking again" "$TMPD/h.err" && retried=$((retried + 1))
+	python3 - "$TMPD/h.json" $N <<'PY' || { cat "$TMPD/h.err"; fail "histo $i: counts differ from the program's"; }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+n = int(sys.argv[2])
+c = {r["class"]: r["instances"] for r in rows if "class" in r}
+tot = [r for r in rows if r.get("event") == "histo_total"][0]
+ok = (c.get("FreezeWorkload$FwEntry") == n and c.get("FreezeWorkload$FwEntry[]") == 1
+      and c.get("long[]", 0) >= n and tot["partial"] is False and tot["walk_mode"] == "frozen"
+      and tot["heap_copy_bytes"] > 0)
+if not ok:
+    print("  FwEntry %s, FwEntry[] %s, long[] %s, %s" % (c.get("FreezeWorkload$FwEntry"),
+          c.get("FreezeWorkload$FwEntry[]"), c.get("long[]"), tot), file=sys.stderr)
+print(tot["forwarded_refs"], "%.1f" % tot["pause_ms"], "%d MiB in %.1f ms" % (tot["heap_copy_bytes"] >> 20, tot["heap_copy_ms"]))
+sys.exit(0 if ok else 1)
+PY
+	read -r f p c < <(python3 - "$TMPD/h.json" <<'PY'
+import json, sys
+t = [json.loads(l) for l in open(sys.argv[1]) if '"histo_total"' in l][0]
+print(t["forwarded_refs"], "%.1f" % t["pause_ms"], "%dMiB/%.0fms" % (t["heap_copy_bytes"] >> 20, t["heap_copy_ms"]))
+PY
+)
+	pauses+="$p ms, "
+	copies+="$c, "
+	[ "$f" -gt 0 ] && moved=$((moved + 1))
+done
+note "6 frozen snapshots, $moved with references resolved through ZGC's forwarding tables, $retried asked again (relocating); pauses: $pauses heap copies: $copies"
+[ $moved -ge 1 ] || fail "no snapshot followed a forwarding entry (the forwarding is untested)"
+
+"$MEMTRACE" selftest-walks -p "$pid" >"$TMPD/sw.json" 2>"$TMPD/sw.err" ||
+	{ cat "$TMPD/sw.err"; tail -20 "$TMPD/sw.json"; fail "the mark and JVMTI's walk disagree"; }
+python3 - "$TMPD/sw.json" <<'PY' || fail "selftest-walks"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+w = [r for r in rows if r.get("event") == "walks"][0]
+print("  walks: %s" % w, file=sys.stderr)
+assert w["class_differs"] == 0 and w["size_differs"] == 0, w
+assert w["both"] == w["jvmti"] - w["jvmti_only"] and w["both"] == w["mark"] - w["mark_only"], w
+assert w["jvmti_only"] == w["jvmti_only_weak"], w
+assert w["both"] >= 600000, w
+PY
+
+"$MEMTRACE" --json doctor -p "$pid" >"$TMPD/d.json" || fail "doctor"
+json_get "$TMPD/d.json" 'recs[0]["collector"].startswith("ZGC") and recs[0]["heap_walk"] == "frozen" and not recs[0]["heap_walk_needs_max_pause"]' |
+	grep -q True || { cat "$TMPD/d.json"; fail "doctor's collector and walk"; }
+
+"$MEMTRACE" --walk paused histo -p "$pid" --max-pause 20000 --top 1 >/dev/null 2>"$TMPD/p.err" || {
+	cat "$TMPD/p.err"; fail "the walk in a pause failed"; }
+note "in a pause: $(grep -o 'heap walk paused JVM [0-9]* for [0-9.]* [mu]\?s' "$TMPD/p.err")"
+echo check >&3
+wait_for_line "$TMPD/fw.out" "^CHECK" 30 || { cat "$TMPD/fw.out"; fail "the workload did not check its heap"; }
+grep -q "^CHECK ok $N 0" "$TMPD/fw.out" || { grep CHECK "$TMPD/fw.out"; fail "the JVM's heap changed under the snapshots"; }
+[ -z "$(ps -o pid= --ppid "$pid")" ] || fail "a copy outlived the walks"
+kill -0 "$pid" || fail "the JVM died"
+jvm_stop "$pid"
