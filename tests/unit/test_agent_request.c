@@ -262,6 +262,49 @@ static void test_freeze_request(void **state)
 		f = mk(MT_AP_HEAP_REQUEST, 12, p, sizeof(hr) + sizeof(fm) + 8); /* cut short */
 		assert_int_equal(run(&f, true, &req, why), -EPROTO);
 	}
+	/* ZGC: its struct follows the layout; its heap range is read in the
+	 * pause (0, 0 accepted); without MARK, of another size or variant:
+	 * refused */
+	{
+		unsigned char p[1024];
+		struct mt_ap_heap_request hr = { .flags = MT_AP_HEAP_FREEZE, .nfields = 1 };
+		struct mt_ap_heap_freeze fm = fz;
+		struct mt_ap_heap_layout lay = { .size = sizeof(lay), .m_klass = 16 };
+		struct mt_ap_heap_zgc z = { .size = sizeof(z), .variant = MT_AP_ZGC_GEN,
+					    .page_table = 0x1234, .fw_entries = 184 };
+		size_t at = sizeof(hr) + sizeof(fm) + sizeof(lay);
+		size_t len = at + sizeof(z) + sizeof(names);
+
+		fm.flags = MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_ZGC;
+		fm.heap_lo = fm.heap_hi = 0;
+		memcpy(p, &hr, sizeof(hr));
+		memcpy(p + sizeof(hr), &fm, sizeof(fm));
+		memcpy(p + sizeof(hr) + sizeof(fm), &lay, sizeof(lay));
+		memcpy(p + at, &z, sizeof(z));
+		memcpy(p + at + sizeof(z), names, sizeof(names));
+		f = mk(MT_AP_HEAP_REQUEST, 13, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_true(req.zgc.page_table == 0x1234);
+		assert_int_equal(req.zgc.fw_entries, 184);
+		assert_string_equal(req.names, "next");
+		z.variant = 3;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 14, p, len);
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		z.variant = MT_AP_ZGC_X;
+		z.size++;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 15, p, len);
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		z.size--;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 16, p, at + 8); /* cut short */
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		fm.flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_ZGC; /* no mark: nothing decodes */
+		memcpy(p + sizeof(hr), &fm, sizeof(fm));
+		f = mk(MT_AP_HEAP_REQUEST, 17, p, len);
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+	}
 	/* without FREEZE the same bytes are names: no struct is read */
 	f = heap_frame(0, 0, &fz, sizeof(fz));
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));

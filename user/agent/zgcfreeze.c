@@ -206,7 +206,8 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, cha
 	memset(zf, 0, sizeof(*zf));
 	zf->on = true;
 	zf->req = *req;
-	zf->heap_fd = zf->copy_fd = zf->pipe[0] = zf->pipe[1] = -1;
+	zf->heap_fd = zf->copy_fd[0] = zf->copy_fd[1] = -1;
+	zf->up[0] = zf->up[1] = zf->down[0] = zf->down[1] = -1;
 	if (read_u64(r->offset_mask, &v) || read_u64(r->good_mask, &v) ||
 	    read_u64(r->bad_mask, &v) ||
 	    (r->variant == MT_AP_ZGC_GEN && (read_u64(r->heap_base, &v) ||
@@ -235,15 +236,17 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, cha
 	v = committed(zf);
 	if (v < used + used / 4 + MARGIN)
 		v = used + used / 4 + MARGIN;
-	zf->copy_fd = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
-	zf->copy_cap = (v + (2ull << 20) - 1) & ~((2ull << 20) - 1);
-	if (zf->copy_fd < 0 || fallocate(zf->copy_fd, 0, 0, (off_t)zf->copy_cap) ||
-	    populate(zf->copy_fd, zf->copy_cap)) {
-		err = -errno;
-		snprintf(why, n, "no memory for a copy of the used heap (%llu MiB): %s",
-			 (unsigned long long)(zf->copy_cap >> 20), strerror(errno));
-		zgcfreeze_end(zf);
-		return err;
+	for (int i = 0; i < 2; i++) { /* half each, and some */
+		zf->copy_fd[i] = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
+		zf->copy_cap[i] = (v / 2 + MARGIN / 2 + (2ull << 20) - 1) & ~((2ull << 20) - 1);
+		if (zf->copy_fd[i] < 0 || fallocate(zf->copy_fd[i], 0, 0, (off_t)zf->copy_cap[i]) ||
+		    populate(zf->copy_fd[i], zf->copy_cap[i])) {
+			err = -errno;
+			snprintf(why, n, "no memory for a copy of the used heap (2 x %llu MiB): %s",
+				 (unsigned long long)(zf->copy_cap[i] >> 20), strerror(errno));
+			zgcfreeze_end(zf);
+			return err;
+		}
 	}
 	return 0;
 }
@@ -407,6 +410,20 @@ static int plan_chunks(struct zgc_freeze *zf)
 	}
 	zf->nchunks = k;
 	zf->bytes = dst;
+	/* the JVM copies the first half into its file, the copy the rest into
+	 * the other (two cores, when the machine has them: the JVM's own threads
+	 * are stopped) */
+	for (zf->split = 0; zf->split < k && zf->chunks[zf->split].dst < dst / 2; zf->split++)
+		zf->chunks[zf->split].file = 0;
+	zf->need[0] = zf->split < k ? zf->chunks[zf->split].dst : dst;
+	zf->need[1] = dst - zf->need[0];
+	for (size_t i = zf->split; i < k; i++) {
+		zf->chunks[i].file = 1;
+		zf->chunks[i].dst -= zf->need[0];
+	}
+	for (int i = 0; i < 2; i++) /* the heap grew since: fresh pages (slower) */
+		if (zf->need[i] > zf->copy_cap[i] && ftruncate(zf->copy_fd[i], (off_t)zf->need[i]))
+			return -errno;
 	return 0;
 }
 
@@ -441,7 +458,14 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 		err = read_maps(zf);
 	if (!err)
 		err = plan_chunks(zf);
-	if (!err && pipe2(zf->pipe, O_CLOEXEC))
+	for (int i = 0; i < 2; i++) { /* a pause before (tests): its pipes */
+		if (zf->up[i] >= 0)
+			close(zf->up[i]);
+		if (zf->down[i] >= 0)
+			close(zf->down[i]);
+		zf->up[i] = zf->down[i] = -1;
+	}
+	if (!err && (pipe2(zf->up, O_CLOEXEC) || pipe2(zf->down, O_CLOEXEC)))
 		err = -errno;
 	if (err)
 		snprintf(why, n, "ZGC's heap could not be planned for a copy (%s)", strerror(-err));
@@ -450,13 +474,13 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 
 /* @len bytes at @src of the JVM's heap file to @dst of the copy's; through
  * the heap's mapping at @addr where the kernel cannot copy file to file. */
-static int copy_range(const struct zgc_freeze *zf, uint64_t src, uint64_t dst, uint64_t len,
-		      uint64_t addr)
+static int copy_range(const struct zgc_freeze *zf, int fd, uint64_t src, uint64_t dst,
+		      uint64_t len, uint64_t addr)
 {
 	loff_t in = (loff_t)src, out = (loff_t)dst;
 
 	while (len) {
-		ssize_t k = copy_file_range(zf->heap_fd, &in, zf->copy_fd, &out, len, 0);
+		ssize_t k = copy_file_range(zf->heap_fd, &in, fd, &out, len, 0);
 
 		if (k <= 0)
 			break;
@@ -464,7 +488,7 @@ static int copy_range(const struct zgc_freeze *zf, uint64_t src, uint64_t dst, u
 		addr += (uint64_t)k;
 	}
 	while (len) {
-		ssize_t k = pwrite(zf->copy_fd, (const void *)(uintptr_t)addr, len, out);
+		ssize_t k = pwrite(fd, (const void *)(uintptr_t)addr, len, out);
 
 		if (k <= 0)
 			return -1;
@@ -475,21 +499,28 @@ static int copy_range(const struct zgc_freeze *zf, uint64_t src, uint64_t dst, u
 	return 0;
 }
 
+/* Chunks [@from, @to) of the plan into the copy's file. 0 or -1. */
+static int copy_chunks(const struct zgc_freeze *zf, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct zgc_chunk *c = &zf->chunks[i];
+
+		if (copy_range(zf, zf->copy_fd[c->file], c->src, c->dst, c->len,
+			       zf->refs.base | c->off))
+			return -1;
+	}
+	return 0;
+}
+
 int zgcfreeze_child(struct zgc_freeze *zf)
 {
 	const int prot = PROT_READ | PROT_WRITE;
-	uint64_t t0 = mono_ns(), t1, t2;
+	char go = 0;
 
-	close(zf->pipe[0]);
-	if (zf->bytes > zf->copy_cap && ftruncate(zf->copy_fd, (off_t)zf->bytes))
+	close(zf->up[0]);
+	close(zf->down[1]);
+	if (copy_chunks(zf, zf->split, zf->nchunks))
 		return -1;
-	for (size_t i = 0; i < zf->nchunks; i++) {
-		const struct zgc_chunk *c = &zf->chunks[i];
-
-		if (copy_range(zf, c->src, c->dst, c->len, zf->refs.base | c->off))
-			return -1;
-	}
-	t1 = mono_ns();
 	/* every view: private zeros, then the copy's pages where the heap's were */
 	for (size_t i = 0; i < zf->nmaps; i++)
 		if (mmap((void *)(uintptr_t)zf->maps[i].lo, zf->maps[i].hi - zf->maps[i].lo, prot,
@@ -500,24 +531,25 @@ int zgcfreeze_child(struct zgc_freeze *zf)
 			const struct zgc_chunk *c = &zf->chunks[i];
 
 			if (mmap((void *)(uintptr_t)(zf->views[v] | c->off), c->len, prot,
-				 MAP_SHARED | MAP_FIXED, zf->copy_fd, (off_t)c->dst) == MAP_FAILED)
+				 MAP_SHARED | MAP_FIXED, zf->copy_fd[c->file], (off_t)c->dst) == MAP_FAILED)
 				return -1;
 		}
-	t2 = mono_ns();
-	if (getenv("MEMTRACE_ZDEBUG"))
-		fprintf(stderr, "zgc child: copy %.1f ms (%zu chunks, %llu MiB, cap %llu MiB), maps %.1f ms\n",
-			(t1 - t0) / 1e6, zf->nchunks, (unsigned long long)(zf->bytes >> 20),
-			(unsigned long long)(zf->copy_cap >> 20), (t2 - t1) / 1e6);
 	close(zf->heap_fd);
 	/* what the file had in reserve goes back (it never held data) */
-	if (zf->bytes < zf->copy_cap)
-		fallocate(zf->copy_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)zf->bytes,
-			  (off_t)(zf->copy_cap - zf->bytes));
-	close(zf->copy_fd);
-	if (write(zf->pipe[1], "z", 1) != 1)
+	for (int i = 0; i < 2; i++) {
+		if (zf->need[i] < zf->copy_cap[i])
+			fallocate(zf->copy_fd[i], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)zf->need[i], (off_t)(zf->copy_cap[i] - zf->need[i]));
+		close(zf->copy_fd[i]);
+	}
+	if (write(zf->up[1], "z", 1) != 1)
 		return -1;
-	close(zf->pipe[1]);
-	return 0;
+	close(zf->up[1]);
+	/* the JVM's half: done before anything here reads the heap */
+	while (read(zf->down[0], &go, 1) < 0 && errno == EINTR)
+		;
+	close(zf->down[0]);
+	return go == 'g' ? 0 : -1;
 }
 
 int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n)
@@ -525,20 +557,28 @@ int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n)
 	/* a generous bound: 2 s and 10 ms per MiB (~2 GB/s is usual here) */
 	int ms = 2000 + (int)((zf->bytes >> 20) * 10 > 60000 ? 60000 : (zf->bytes >> 20) * 10);
 	uint64_t t0 = mono_ns();
-	struct pollfd p = { .fd = zf->pipe[0], .events = POLLIN };
+	struct pollfd p = { .fd = zf->up[0], .events = POLLIN };
+	int r, mine;
 	char c = 0;
-	int r;
 
-	close(zf->pipe[1]);
-	zf->pipe[1] = -1;
+	close(zf->up[1]);
+	close(zf->down[0]);
+	zf->up[1] = zf->down[0] = -1;
+	mine = copy_chunks(zf, 0, zf->split);
 	do {
 		r = poll(&p, 1, ms);
 	} while (r < 0 && errno == EINTR);
-	if (r > 0 && read(zf->pipe[0], &c, 1) == 1 && c == 'z') {
+	if (r > 0 && read(zf->up[0], &c, 1) == 1 && c == 'z' && !mine &&
+	    write(zf->down[1], "g", 1) == 1) {
 		*ns = mono_ns() - t0;
 		return 0;
 	}
 	*ns = mono_ns() - t0;
+	if (mine) {
+		snprintf(why, n, "the JVM's half of the used heap (%llu MiB) could not be copied",
+			 (unsigned long long)(zf->bytes >> 20));
+		return -EIO;
+	}
 	if (r == 0) {
 		snprintf(why, n, "the copy did not copy the used heap (%llu MiB) within %d ms",
 			 (unsigned long long)(zf->bytes >> 20), ms);
@@ -553,12 +593,18 @@ void zgcfreeze_end(struct zgc_freeze *zf)
 {
 	if (!zf->on)
 		return;
-	for (int i = 0; i < 2; i++)
-		if (zf->pipe[i] >= 0)
-			close(zf->pipe[i]);
-	if (zf->copy_fd >= 0)
-		close(zf->copy_fd);
-	zf->pipe[0] = zf->pipe[1] = zf->copy_fd = -1;
+	for (int i = 0; i < 2; i++) {
+		if (zf->up[i] >= 0)
+			close(zf->up[i]);
+		if (zf->down[i] >= 0)
+			close(zf->down[i]);
+	}
+	zf->up[0] = zf->up[1] = zf->down[0] = zf->down[1] = -1;
+	for (int i = 0; i < 2; i++) {
+		if (zf->copy_fd[i] >= 0)
+			close(zf->copy_fd[i]);
+		zf->copy_fd[i] = -1;
+	}
 	zf->heap_fd = -1; /* the JVM's own: never closed here */
 	free(zf->pages);
 	free(zf->maps);

@@ -35,6 +35,7 @@ struct zgc_heapmap {
 struct zgc_chunk {
 	uint64_t off, len;         /* heap offset and bytes (whole 4 KiB pages) */
 	uint64_t src, dst;         /* their offsets in the JVM's heap file and in the copy's */
+	int file;                  /* which of the copy's files (copy_fd[file]) */
 };
 
 struct zgc_freeze {
@@ -42,9 +43,13 @@ struct zgc_freeze {
 	struct mt_ap_heap_zgc req;
 	struct zgc_refs refs;      /* masks and forwarding tables, read in the pause */
 	int heap_fd;               /* the JVM's heap file, -1 */
-	int copy_fd;               /* the copy's heap file (allocated before the pause), -1 */
-	int pipe[2];               /* the copy tells the JVM its heap is its own; -1 */
-	uint64_t copy_cap;         /* bytes allocated in copy_fd before the pause */
+	int copy_fd[2];            /* the copy's heap files, allocated before the pause: the
+				    * JVM's half of the pages goes into [0], the copy's into
+				    * [1] (one file would serialize both: its inode lock); -1 */
+	int up[2];                 /* the copy tells the JVM its half is copied and mapped */
+	int down[2];               /* the JVM tells the copy its half is copied; -1 */
+	uint64_t copy_cap[2];      /* bytes allocated in each before the pause */
+	uint64_t need[2];          /* bytes each file holds of the plan */
 	uint64_t lo, hi;           /* heap offsets: the lowest page start, the highest top */
 	uint64_t bytes;            /* what the copy copies */
 	uint64_t views[4];         /* the heap views' bases (JDK 17: 3; later: 1) */
@@ -55,6 +60,7 @@ struct zgc_freeze {
 	size_t nmaps;
 	struct zgc_chunk *chunks;
 	size_t nchunks;
+	size_t split;              /* chunks [0, split) the JVM copies, the rest the copy */
 	uint64_t busy;             /* ZForwardings still relocating at the last look */
 };
 
@@ -76,17 +82,19 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, cha
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n);
 
 /*
- * zgcfreeze_child - in the copy, first thing after the fork: copy the used
- * pages, map the copy's file over every heap view (the rest of each view:
- * private zeros), close the JVM's heap file, tell the JVM. Only system calls
- * on what zgcfreeze_pause() planned. Returns 0, or -1 (the copy then exits:
- * the JVM sees the pipe close).
+ * zgcfreeze_child - in the copy, first thing after the fork: copy its half
+ * of the used pages, map the copy's file over every heap view (the rest of
+ * each view: private zeros), close the JVM's heap file, tell the JVM, wait
+ * for the JVM's half. Only system calls on what zgcfreeze_pause() planned.
+ * Returns 0, or -1 (the copy then exits: the JVM sees the pipe close).
  */
 int zgcfreeze_child(struct zgc_freeze *zf);
 
 /*
- * zgcfreeze_wait - in the JVM, in the pause, after the fork: wait until the
- * copy says its heap is its own (at most a few seconds, by the heap's size).
+ * zgcfreeze_wait - in the JVM, in the pause, after the fork: copy the first
+ * half of the used pages (the copy copies the rest at the same time), wait
+ * until the copy says its half is done and mapped (at most a few seconds, by
+ * the heap's size), tell it to go on.
  * Returns 0, or -errno with @why (then kill the copy before leaving the
  * pause). Sets *@ns to the wait.
  */
