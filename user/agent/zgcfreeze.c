@@ -535,13 +535,6 @@ int zgcfreeze_child(struct zgc_freeze *zf)
 				return -1;
 		}
 	close(zf->heap_fd);
-	/* what the file had in reserve goes back (it never held data) */
-	for (int i = 0; i < 2; i++) {
-		if (zf->need[i] < zf->copy_cap[i])
-			fallocate(zf->copy_fd[i], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  (off_t)zf->need[i], (off_t)(zf->copy_cap[i] - zf->need[i]));
-		close(zf->copy_fd[i]);
-	}
 	if (write(zf->up[1], "z", 1) != 1)
 		return -1;
 	close(zf->up[1]);
@@ -549,6 +542,14 @@ int zgcfreeze_child(struct zgc_freeze *zf)
 	while (read(zf->down[0], &go, 1) < 0 && errno == EINTR)
 		;
 	close(zf->down[0]);
+	/* what the files had in reserve goes back (it never held data); the JVM
+	 * is out of its pause by now (freeing is not quick: ~50 ms for 300 MiB) */
+	for (int i = 0; i < 2; i++) {
+		if (zf->need[i] < zf->copy_cap[i])
+			fallocate(zf->copy_fd[i], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)zf->need[i], (off_t)(zf->copy_cap[i] - zf->need[i]));
+		close(zf->copy_fd[i]);
+	}
 	return go == 'g' ? 0 : -1;
 }
 

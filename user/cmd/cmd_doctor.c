@@ -77,6 +77,8 @@ struct report {
 	bool freeze;              /* heap snapshots can be frozen walks */
 	char freeze_why[192];     /* else why not */
 	uint64_t fork_ns;         /* a frozen walk's pause (the fork), estimated; 0 unknown */
+	bool zgc;                 /* ZGC: a frozen walk's pause copies its used heap too */
+	uint64_t copy_ns;         /* that copy, estimated (0 unknown) */
 	bool est_ok;              /* a walk in a pause could be estimated: */
 	struct walkestimate est;
 };
@@ -147,6 +149,9 @@ static void inspect(struct report *r)
 		r->est_ok = !walkestimate_read(pd, false, &r->est);
 		perfdata_free(pd);
 	}
+	r->zgc = r->freeze && (fz.flags & MT_AP_FREEZE_ZGC);
+	if (r->zgc && r->est_ok)
+		r->copy_ns = heapfreeze_zgc_copy_estimate_ns(r->est.used);
 
 	snprintf(path, sizeof(path), "%s/tmp/.java_pid%d", r->p.root, r->p.nspid);
 	r->attach_socket = !stat(path, &st) && S_ISSOCK(st.st_mode);
@@ -223,10 +228,16 @@ static void print_json(const struct report *r)
 	}
 	/* the pause a walk will cost, estimated (0: unknown) */
 	printf(",\"heap_walk_pause_ns\":%llu,\"heap_walk_needs_max_pause\":%s",
-	       (unsigned long long)(r->freeze ? r->fork_ns : r->est_ok ? r->est.pause_ns : 0),
-	       !r->freeze && (!r->est_ok ||
-			      r->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) ?
+	       (unsigned long long)(r->freeze ? r->fork_ns + r->copy_ns :
+				    r->est_ok ? r->est.pause_ns : 0),
+	       (!r->freeze && (!r->est_ok ||
+			       r->est.pause_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000)) ||
+	       (r->zgc && r->fork_ns + r->copy_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) ?
 	       "true" : "false");
+	if (r->zgc)
+		printf(",\"heap_walk_copy_ns\":%llu,\"heap_used\":%llu",
+		       (unsigned long long)r->copy_ns,
+		       (unsigned long long)(r->est_ok ? r->est.used : 0));
 	if (!r->freeze && r->est_ok)
 		printf(",\"heap_walk_objects\":%llu,\"heap_used\":%llu",
 		       (unsigned long long)r->est.objects, (unsigned long long)r->est.used);
@@ -268,6 +279,19 @@ static void print_heap(const struct report *r)
 			printf(", about %s (its resident memory at %d us a MiB, an upper "
 			       "estimate)", fmt_ns(r->fork_ns, a, sizeof(a)),
 			       HEAPFREEZE_FORK_NS_PER_MB / 1000);
+		if (r->zgc) {
+			char b[32];
+
+			printf(",\n        and (ZGC: its heap is shared memory) while the copy copies "
+			       "the used heap");
+			if (r->copy_ns)
+				printf(", about %s (%s at %.1f GB/s)", fmt_ns(r->copy_ns, a, sizeof(a)),
+				       fmt_bytes(r->est.used, b, sizeof(b)),
+				       1e9 / HEAPFREEZE_ZGC_COPY_NS_PER_MB / 1024);
+			if (r->fork_ns + r->copy_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000)
+				printf(";\n        over %d ms: histo, heap, query, snapshot and leaks "
+				       "walk only with --max-pause MS", WALKEST_DEFAULT_BOUND_MS);
+		}
 		printf("\n");
 		return;
 	}

@@ -19,15 +19,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace selftest-walks -p PID\n"
+	fprintf(f, "usage: memtrace selftest-walks -p PID [--max-pause MS]\n"
 		   "  (testing) the frozen copy's own heap mark against HotSpot's JVMTI walk of\n"
-		   "  the same frozen image, object by object; exit 1 when they disagree.\n");
+		   "  the same frozen image, object by object; exit 1 when they disagree.\n"
+		   "  --max-pause MS as for histo (a ZGC copy's pause over 100 ms needs it).\n");
 }
 
 int do_selftest_walks(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "max-pause", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -38,7 +40,7 @@ int do_selftest_walks(int argc, char **argv)
 	int ch, err, rc = 1;
 
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "p:m:h", longopts, NULL)) != -1) {
 		err = cmdopt_common(ch, optarg, &o);
 		if (err != MT_CMDOPT_MORE)
 			return err;
@@ -51,7 +53,8 @@ int do_selftest_walks(int argc, char **argv)
 	if (cmdopt_open_jvm(o.pid, NULL, &p) || snaptake_open(&p, &ss))
 		return 1;
 	ss.cmp_out = stdout;
-	if (snaptake_take(&ss, MT_AP_HEAP_REFS, 0, NULL, 0, &s))
+	if (snaptake_take(&ss, MT_AP_HEAP_REFS | (o.has_max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
+			  (uint32_t)o.max_pause, NULL, 0, &s))
 		goto out;
 	if (!ss.compared) {
 		p_err("JVM %d: the walks were not compared (the copy did not mark: see above)",

@@ -523,13 +523,25 @@ int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
 uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
 {
 	char path[64], *text;
-	uint64_t kb;
+	uint64_t kb, shm;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
 	text = read_file(path, NULL);
 	kb = text ? heapfreeze_meminfo_kb(text, "VmRSS") : UINT64_MAX;
+	shm = text ? heapfreeze_meminfo_kb(text, "RssShmem") : UINT64_MAX;
 	free(text);
-	return kb == UINT64_MAX ? 0 : kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
+	if (kb == UINT64_MAX)
+		return 0;
+	/* shared memory (ZGC's heap, mapped three times on JDK 17): its page
+	 * tables are not copied by fork */
+	if (shm != UINT64_MAX && shm < kb)
+		kb -= shm;
+	return kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
+}
+
+uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used)
+{
+	return (used >> 20) * HEAPFREEZE_ZGC_COPY_NS_PER_MB;
 }
 
 /* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */

@@ -31,6 +31,9 @@ enum heapfreeze_mode {
 #define HEAPFREEZE_EDEN_MIN (16ll << 20) /* eden growing by a 16th of this: wait for a GC */
 #define HEAPFREEZE_FORK_NS_PER_MB 60000 /* fork()'s cost per MiB resident, an upper estimate
 					 * (25-50 us measured here, on a loaded 2-core VM) */
+#define HEAPFREEZE_ZGC_COPY_NS_PER_MB 300000 /* ZGC: the used heap copied in the pause, per
+					 * MiB (3.3 GB/s; 2.5-5 GB/s measured here with the JVM
+					 * and the copy each copying half, 2 GB/s on one core) */
 
 /* heapfreeze_mode_parse - "auto", "frozen" or "paused" into *@mode.
  * Returns 0 or -EINVAL. */
@@ -74,9 +77,13 @@ int heapfreeze_read_copy(const struct mt_proc *p, struct mt_snapshot *s, char *w
 int heapfreeze_copy_pid(int jvm, uint32_t nspid);
 
 /* heapfreeze_fork_estimate_ns - an upper estimate of the pause a fork of JVM
- * @p would take (its resident memory's page tables are copied), for
- * --max-pause. 0 when unknown. */
+ * @p would take (its resident memory's page tables are copied; shared memory's
+ * are not), for --max-pause. 0 when unknown. */
 uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p);
+
+/* heapfreeze_zgc_copy_estimate_ns - what copying @used bytes of ZGC's heap
+ * adds to a frozen walk's pause (MT_AP_FREEZE_ZGC), estimated. */
+uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used);
 
 /*
  * heapfreeze_cgroup_left - pure: the bytes left under a cgroup's limit, from

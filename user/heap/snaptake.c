@@ -304,6 +304,48 @@ static void plan_mark(struct mt_snapsession *ss)
 }
 
 /*
+ * ZGC: a frozen walk's pause grows with the used heap, which the copy copies
+ * in it (fork + used / HEAPFREEZE_ZGC_COPY_NS_PER_MB). Said before the first
+ * walk of a session and whenever it is over the bound; over
+ * WALKEST_DEFAULT_BOUND_MS without --max-pause it is refused as a walk in a
+ * pause would be; over --max-pause MS (--walk auto) the walk is done in a
+ * pause cut short at MS instead. Returns 0 (frozen), 1 (in a pause) or
+ * -ECANCELED (printed).
+ */
+static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
+{
+	struct walkestimate e;
+	uint64_t fork = heapfreeze_fork_estimate_ns(ss->p), ns;
+	char a[32], b[32];
+	int pid = ss->p->pid;
+
+	if (walkestimate_read(ss->pd, false, &e))
+		return 0; /* no hsperfdata: no estimate (the pause is printed after) */
+	ns = fork + heapfreeze_zgc_copy_estimate_ns(e.used);
+	fmt_ns(ns, a, sizeof(a));
+	fmt_bytes(e.used, b, sizeof(b));
+	if (flags & MT_AP_HEAP_MAXPAUSE) {
+		if (ns > (uint64_t)max_pause_ms * 1000000 && mt_opts.walk == HEAPFREEZE_AUTO) {
+			p_info("JVM %d: walking the heap in a pause, not in a frozen copy: the copy "
+			       "of ZGC's used heap (%s) would pause it for about %s, over "
+			       "--max-pause", pid, b, a);
+			return 1;
+		}
+	} else if (ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) {
+		p_err("JVM %d: a frozen heap snapshot would stop it for about %s (ZGC's heap is "
+		      "shared memory: the copy copies its %s used in the pause); over %d ms, so "
+		      "memtrace did not pause it. --max-pause MS accepts a pause of up to MS",
+		      pid, a, b, WALKEST_DEFAULT_BOUND_MS);
+		return -ECANCELED;
+	}
+	if (!ss->zgc_said)
+		p_info("JVM %d: ZGC's heap is shared memory: the frozen copy copies its used heap "
+		       "(%s) in the pause, about %s", pid, b, a);
+	ss->zgc_said = true;
+	return 0;
+}
+
+/*
  * Should this take be a frozen walk? Adds MT_AP_HEAP_FREEZE to *@flags when
  * it should. Returns 0, or -ENOTSUP (printed) when --walk frozen cannot be.
  */
@@ -365,6 +407,12 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s",
 		       ss->p->pid, why);
 		return 0;
+	}
+	if (ss->freeze.flags & MT_AP_FREEZE_ZGC) {
+		int r = zgc_consent(ss, *flags, max_pause_ms);
+
+		if (r)
+			return r < 0 ? r : 0;
 	}
 	*flags |= MT_AP_HEAP_FREEZE;
 	ss->freeze.gc_wait_ms = eden_watch_end(ss, &ew);

@@ -6,9 +6,14 @@
 # colours, JDK 25's generational "zpointers") and follows ZGC's forwarding
 # tables to objects a relocation moved; a pause that finds pages still being
 # relocated is refused by the agent and memtrace asks again.
-# FreezeWorkload keeps 200 000 FwEntry (each with a long[2]) while a thread
-# churns FwChurn objects into them, so ZGC relocates all the time. Checked:
-#  - each of 6 `histo`s is frozen ("the used heap (...) copied in ...") and
+# FreezeWorkload keeps 200 000 FwEntry (each with a long[2]) and 384 MiB of
+# byte[] while a thread churns FwChurn objects into the entries, so ZGC
+# relocates all the time. Checked:
+#  - the copy's pause grows with the used heap (copied at ~3.3 GB/s): over
+#    100 ms estimated here, so `histo` without --max-pause is refused, the
+#    estimate said, and the JVM not paused (no HeapWalkOperation in its
+#    -Xlog:safepoint); doctor says the same;
+#  - each of 4 `histo --max-pause 5000` is frozen ("the used heap (...) copied in ...") and
 #    counts what the program holds by construction (200 000 FwEntry, one
 #    FwEntry[], >= 200 000 long[]), with references resolved through a
 #    forwarding entry in at least one of them;
@@ -16,7 +21,6 @@
 #    the same frozen image, object by object (same class and size for every
 #    object both found; JVMTI finds nothing the mark does not, but weak
 #    referents);
-#  - doctor says ZGC's walks are frozen and need no --max-pause;
 #  - the JVM's heap is as the program built it afterwards (its own check of
 #    every entry), no copy is left, the JVM lives on.
 # Pauses (ours and a walk in a pause) are notes; bench/zgc_pause.sh sets them
@@ -28,15 +32,27 @@
 N=200000
 mkfifo "$TMPD/in"
 exec 3<>"$TMPD/in"
-"$JAVA" -cp "$CLASSES" -XX:+UseZGC -Xmx512m FreezeWorkload "$N" 1 <"$TMPD/in" >"$TMPD/fw.out" 2>&1 &
+"$JAVA" -cp "$CLASSES" -XX:+UseZGC -Xmx1g -Xlog:safepoint:file="$TMPD/sp.log" \
+	FreezeWorkload "$N" 1 384 <"$TMPD/in" >"$TMPD/fw.out" 2>&1 &
 JVM_PID=$!
 JVM_PIDS+=("$JVM_PID")
 wait_for_line "$TMPD/fw.out" READY 60 || { cat "$TMPD/fw.out"; fail "the workload did not start"; }
 pid=$JVM_PID
 sleep 1
+walks() { grep -c '"HeapWalkOperation"' "$TMPD/sp.log" || true; }
+n0=$(walks)
+"$MEMTRACE" histo -p "$pid" --top 1 >/dev/null 2>"$TMPD/r.err" && { cat "$TMPD/r.err"; fail "histo without --max-pause paused the JVM"; }
+grep -q "a frozen heap snapshot would stop it for about .*copies its .* used in the pause); over 100 ms, so memtrace did not pause it" "$TMPD/r.err" ||
+	{ cat "$TMPD/r.err"; fail "no estimate in the refusal"; }
+sleep 0.5
+[ "$(walks)" -eq "$n0" ] || fail "the refused histo ran a heap walk"
+note "refused: $(grep -o 'would stop it for about [^(]*' "$TMPD/r.err")"
+"$MEMTRACE" --json doctor -p "$pid" >"$TMPD/d.json" || fail "doctor"
+json_get "$TMPD/d.json" 'recs[0]["collector"].startswith("ZGC") and recs[0]["heap_walk"] == "frozen" and recs[0]["heap_walk_needs_max_pause"] and recs[0]["heap_walk_copy_ns"] > 100e6' |
+	grep -q True || { cat "$TMPD/d.json"; fail "doctor's collector, walk and estimate"; }
 moved=0 pauses="" copies="" retried=0
-for i in 1 2 3 4 5 6; do
-	"$MEMTRACE" histo -p "$pid" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || {
+for i in 1 2 3 4; do
+	"$MEMTRACE" histo -p "$pid" --json --max-pause 5000 >"$TMPD/h.json" 2>"$TMPD/h.err" || {
 		cat "$TMPD/h.err"; fail "histo $i failed"; }
 	grep -q "frozen: fork .*, the used heap (.*) copied in .*; the copy marked" "$TMPD/h.err" ||
 		{ cat "$TMPD/h.err"; fail "histo $i: not frozen"; }
@@ -66,10 +82,10 @@ PY
 	copies+="$c, "
 	[ "$f" -gt 0 ] && moved=$((moved + 1))
 done
-note "6 frozen snapshots, $moved with references resolved through ZGC's forwarding tables, $retried asked again (relocating); pauses: $pauses heap copies: $copies"
+note "4 frozen snapshots, $moved with references resolved through ZGC's forwarding tables, $retried asked again (relocating); pauses: $pauses heap copies: $copies"
 [ $moved -ge 1 ] || fail "no snapshot followed a forwarding entry (the forwarding is untested)"
 
-"$MEMTRACE" selftest-walks -p "$pid" >"$TMPD/sw.json" 2>"$TMPD/sw.err" ||
+"$MEMTRACE" selftest-walks -p "$pid" --max-pause 5000 >"$TMPD/sw.json" 2>"$TMPD/sw.err" ||
 	{ cat "$TMPD/sw.err"; tail -20 "$TMPD/sw.json"; fail "the mark and JVMTI's walk disagree"; }
 python3 - "$TMPD/sw.json" <<'PY' || fail "selftest-walks"
 import json, sys
@@ -82,9 +98,6 @@ assert w["jvmti_only"] == w["jvmti_only_weak"], w
 assert w["both"] >= 600000, w
 PY
 
-"$MEMTRACE" --json doctor -p "$pid" >"$TMPD/d.json" || fail "doctor"
-json_get "$TMPD/d.json" 'recs[0]["collector"].startswith("ZGC") and recs[0]["heap_walk"] == "frozen" and not recs[0]["heap_walk_needs_max_pause"]' |
-	grep -q True || { cat "$TMPD/d.json"; fail "doctor's collector and walk"; }
 
 "$MEMTRACE" --walk paused histo -p "$pid" --max-pause 20000 --top 1 >/dev/null 2>"$TMPD/p.err" || {
 	cat "$TMPD/p.err"; fail "the walk in a pause failed"; }
