@@ -177,6 +177,9 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 	} else if (freeze) {
 		hw.freezing = !freeze_begin(&hw.fz, freeze, zgc);
 	}
+	/* ZGC, Shenandoah: a walk in the pause instead is memtrace's to ask for */
+	if (freeze && !hw.freezing && (freeze->flags & (MT_AP_FREEZE_ZGC | MT_AP_FREEZE_FORWARDING)))
+		hw.freeze_refused = true;
 	/* the copy's own mark: only where memtrace reads the copy itself */
 	hw.marking = hw.freezing && layout && (freeze->flags & MT_AP_FREEZE_MARK) &&
 		     (freeze->flags & MT_AP_FREEZE_DIRECT);
@@ -253,7 +256,10 @@ static jvmtiError walk_pause(const struct mt_ap_heap_request *req)
 	walkvisit_callbacks(&cb, req);
 	if (!hw.untagged)
 		hs.tagged_objects = true;
-	if (hw.freezing && hw.fz.req.gc_wait_ms)
+	if (hw.freezing && hw.fz.req.gc_wait_ms && hw.fz.zgc.on) /* ZGC: after a relocation */
+		hw.fz.rec.gc_waited = zgcfreeze_settle(&hw.fz.zgc, hw.fz.req.gc_wait_ms,
+						       &hw.fz.rec.gc_wait_ns);
+	else if (hw.freezing && hw.fz.req.gc_wait_ms)
 		walkcopy_wait_for_gc(hw.fz.req.gc_wait_ms);
 	t1 = agent_mono_ns();
 	hw.done.prep_ns = t1 - hw.t0;
@@ -268,9 +274,9 @@ static jvmtiError walk_pause(const struct mt_ap_heap_request *req)
 	return e;
 }
 
-/* The fork failed where the walk may not go on in the pause (ZGC,
- * Shenandoah): undo the walk; its error is the freeze's (-EAGAIN: ZGC was
- * relocating, memtrace may ask again). */
+/* The freeze failed (its checks, or the fork) where the walk may not go on
+ * in the pause (ZGC, Shenandoah): undo the walk; its error is the freeze's
+ * (-EAGAIN: ZGC was relocating, memtrace may ask again). */
 static int walk_refused(JNIEnv *jni, char *why, size_t n)
 {
 	int err = hw.fz.rec.status ? hw.fz.rec.status : -EIO;
@@ -470,6 +476,8 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 		err = walk_prepare(jni, a, why, n);
 		if (err)
 			return err;
+		if (hw.freeze_refused) /* before the pause: it cannot be a frozen copy */
+			return walk_refused(jni, why, n);
 		e = walk_pause(req);
 		if (hw.freeze_refused)
 			return walk_refused(jni, why, n);

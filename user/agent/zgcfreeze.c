@@ -24,7 +24,7 @@
 #define MAX_SLOTS      (1ull << 24)   /* granule map slots (JDK 17: 2^21) */
 #define MAX_PAGES      (1u << 22)
 #define RELOC_WAIT_NS  (50 * 1000000ull) /* JDK 17: wait this long for relocation to end */
-#define MARGIN         (64ull << 20)  /* the copy's file: used heap + 1/4 + this */
+#define MARGIN         (64ull << 20)  /* the copy's files: used heap + 1/2 + this */
 #define PG             4096ull
 
 static uint64_t mono_ns(void)
@@ -90,7 +90,9 @@ static int find_heap_fd(void)
 }
 
 /* Each distinct page of the page table (a page of n granules fills n slots)
- * as [start, top); *@used their bytes. With @keep the pages are kept. */
+ * as [start, top); *@used their bytes. With @keep (in the pause) the pages
+ * are kept and one that does not read fails; without (the JVM running, its
+ * pages come and go) such a page is left out of the sum. */
 static int scan_pages(struct zgc_freeze *zf, bool keep, uint64_t *used)
 {
 	struct zgc_map pt;
@@ -106,10 +108,12 @@ static int scan_pages(struct zgc_freeze *zf, bool keep, uint64_t *used)
 		if (!p || p == prev)
 			continue;
 		prev = p;
-		if (read_u64(p + zf->req.page_start, &start) || read_u64(p + zf->req.page_top, &top))
-			return -EFAULT;
-		if (top < start || top - start > (1ull << 40) || (start & (PG - 1)))
+		if (read_u64(p + zf->req.page_start, &start) || read_u64(p + zf->req.page_top, &top) ||
+		    top < start || top - start > (1ull << 40) || (start & (PG - 1))) {
+			if (!keep)
+				continue;
 			return -EPROTO;
+		}
 		if (top == start)
 			continue;
 		sum += top - start;
@@ -230,12 +234,15 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, cha
 		snprintf(why, n, "the JVM has no open %s file", HEAP_FILE);
 		return -ENOENT;
 	}
-	/* the pause must not wait for fresh memory: room for all the heap has
-	 * committed (used grows and shrinks fast under ZGC; the copy gives back
-	 * what it did not use) */
-	v = committed(zf);
-	if (v < used + used / 4 + MARGIN)
-		v = used + used / 4 + MARGIN;
+	/* the pause should not wait for fresh memory: room for the used heap and
+	 * half as much again (it grows between now and the pause: the churn of
+	 * walk_zgc's workload moved it by 30-60 %), at most all the heap has
+	 * committed; what the copy does not use it gives back. More than that
+	 * goes into fresh pages (a slower copy). Touching the room costs the
+	 * agent's thread ~0.6 ms a MiB here, the JVM running. */
+	v = used + used / 2 + MARGIN;
+	if (committed(zf) && v > committed(zf))
+		v = committed(zf);
 	for (int i = 0; i < 2; i++) { /* half each, and some */
 		zf->copy_fd[i] = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
 		zf->copy_cap[i] = (v / 2 + MARGIN / 2 + (2ull << 20) - 1) & ~((2ull << 20) - 1);
@@ -425,6 +432,52 @@ static int plan_chunks(struct zgc_freeze *zf)
 		if (zf->need[i] > zf->copy_cap[i] && ftruncate(zf->copy_fd[i], (off_t)zf->need[i]))
 			return -errno;
 	return 0;
+}
+
+bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns)
+{
+	uint64_t t0 = mono_ns(), top = (zf->hi >> ZGC_GRANULE_SHIFT) + 64;
+	struct timespec nap = { 0, 1000000 };
+	struct zgc_map m[2] = { { 0 } };
+	bool busy_seen = false, ended = false;
+
+	for (int t = 0; t < (zf->req.variant == MT_AP_ZGC_X ? 1 : 2); t++)
+		if (read_map(zf->req.fwd_tables[t], &m[t]))
+			m[t].size = 0;
+	while (mono_ns() - t0 < (uint64_t)ms * 1000000) {
+		bool busy = false;
+
+		/* the granules up to the heap's top at begin (and some): JDK 17's
+		 * map has 2^21 slots, too many to read every millisecond */
+		for (int t = 0; t < 2 && !busy; t++) {
+			uint64_t prev = 0, slots[64];
+
+			for (uint64_t i = 0; i < m[t].size && i < top && !busy; i += 64) {
+				uint64_t k = m[t].size - i < 64 ? m[t].size - i : 64;
+
+				if (self_read((uint64_t)(uintptr_t)(m[t].map + i), slots, k * 8))
+					break;
+				for (uint64_t j = 0; j < k && !busy; j++) {
+					int32_t rc;
+
+					if (!slots[j] || slots[j] == prev)
+						continue;
+					prev = slots[j];
+					busy = !self_read(slots[j] + zf->req.fw_refcount, &rc, sizeof(rc)) &&
+					       rc != 0;
+				}
+			}
+		}
+		if (busy)
+			busy_seen = true;
+		else if (busy_seen) {
+			ended = true;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	*ns = mono_ns() - t0;
+	return ended;
 }
 
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)

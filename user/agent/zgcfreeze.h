@@ -73,6 +73,15 @@ struct zgc_freeze {
 int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, char *why, size_t n);
 
 /*
+ * zgcfreeze_settle - before the pause, the JVM running and allocating: wait
+ * (at most @ms) for a relocation to end - a look that finds pages being
+ * relocated, then one that finds none. Right then the cycle's garbage is
+ * freed (the copy copies less) and nothing is in flight (no -EAGAIN).
+ * Returns whether one ended; *@ns the wait.
+ */
+bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns);
+
+/*
  * zgcfreeze_pause - in the pause, before the fork: read the masks and tables,
  * check that no page is being relocated (JDK 17's relocation goes on in a
  * pause: waited for up to 50 ms), list the used pages and the heap file's

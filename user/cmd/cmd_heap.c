@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		   "                 instances of CLASS (name or simple name) that retain the most\n"
 		   "  --id ID        one object of a file: retained bytes, path, referrers\n"
 		   "  --top N        rows / instances shown (default 20 / 5)\n"
-		   "  --max-pause MS a walk in a pause (ZGC, Shenandoah, --walk paused) is\n"
+		   "  --max-pause MS a walk in a pause (--walk paused, no libjvm .symtab) or a ZGC\n"
+		   "                 copy (its pause copies the used heap) is\n"
 		   "                 estimated first and, over 100 ms, done only with this: a\n"
 		   "                 pause of up to MS, the walk cut short there (partial)\n");
 }

@@ -18,7 +18,8 @@ static void usage(FILE *f)
 		   "  Walk the JVM's heap (by default in a frozen copy of it: see --walk in\n"
 		   "  `memtrace -h`) and save every object,\n"
 		   "  reference, root, field value and string to FILE (`memtrace query FILE`).\n"
-		   "  A walk in a pause (ZGC, Shenandoah, --walk paused) is estimated first and,\n"
+		   "  A walk in a pause (--walk paused, no libjvm .symtab) or a ZGC copy (its\n"
+		   "  pause copies the used heap) is estimated first and,\n"
 		   "  over 100 ms, done only with --max-pause MS: a pause of up to MS, the walk\n"
 		   "  cut short there (a partial snapshot).\n");
 }

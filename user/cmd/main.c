@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
 		   "  serve, heap, leaks) are taken: in a frozen copy of the JVM forked in a\n"
 		   "  short pause (frozen), in a pause as long as the walk (paused), or frozen\n"
-		   "  where possible (auto, the default; not ZGC nor Shenandoah). A walk in a\n"
+		   "  where possible (auto, the default; ZGC's pause copies its used heap). A walk in a\n"
 		   "  pause is estimated and said first; over 100 ms it needs --max-pause MS\n"
 		   "  (a pause of up to MS: the walk stops there)\n\n"
 		   "commands:\n");

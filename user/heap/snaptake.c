@@ -210,6 +210,7 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
  * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects).
  */
 struct eden_watch {
+	const char *used_name, *young_name; /* the counters (JDK 17's ZGC: its one space) */
 	int64_t used, young;  /* the eden's bytes used and young GCs at the start */
 	uint64_t t0_ns;       /* monotonic time the watch began */
 	uint64_t cpu0_ns;     /* the JVM's CPU time then (0: unknown) */
@@ -221,14 +222,26 @@ struct eden_watch {
 
 static const char eden_used[] = "sun.gc.generation.0.space.0.used";
 static const char eden_young[] = "sun.gc.collector.0.invocations";
+/* JDK 17's ZGC has one generation ("old", its whole heap) and one collector
+ * counter, its cycles' pauses: where it allocates, and when it collects */
+static const char zgc_used[] = "sun.gc.generation.1.space.0.used";
+static const char zgc_cycles[] = "sun.gc.collector.2.invocations";
 
 /* First look at the eden's counters. */
 static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *w)
 {
+	int64_t v;
+
 	w->young = 0;
-	w->ok = ss->pd && !perfdata_long(ss->pd, eden_used, &w->used);
+	w->used_name = eden_used;
+	w->young_name = eden_young;
+	if (ss->pd && perfdata_long(ss->pd, eden_used, &v) && perfdata_long(ss->pd, eden_young, &v)) {
+		w->used_name = zgc_used;
+		w->young_name = zgc_cycles;
+	}
+	w->ok = ss->pd && !perfdata_long(ss->pd, w->used_name, &w->used);
 	if (w->ok)
-		perfdata_long(ss->pd, eden_young, &w->young);
+		perfdata_long(ss->pd, w->young_name, &w->young);
 	if (proc_cpu_ns(ss->p->pid, &w->cpu0_ns))
 		w->cpu0_ns = 0;
 	w->t0_ns = mono_ns();
@@ -254,9 +267,9 @@ static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *w)
 	if (!w->ok)
 		return 0;
 	for (;;) {
-		if (perfdata_long(ss->pd, eden_used, &u))
+		if (perfdata_long(ss->pd, w->used_name, &u))
 			return 0;
-		perfdata_long(ss->pd, eden_young, &c);
+		perfdata_long(ss->pd, w->young_name, &c);
 		/* allocating: the eden grew, or filled up and was collected */
 		if (u >= w->used + HEAPFREEZE_EDEN_MIN / 16 || c > w->young)
 			return HEAPFREEZE_GC_WAIT_MS;
@@ -301,6 +314,18 @@ static void plan_mark(struct mt_snapsession *ss)
 		ss->freeze.flags |= MT_AP_FREEZE_LIVE;
 	else
 		ss->freeze.flags &= ~MT_AP_FREEZE_LIVE;
+}
+
+/* ZGC: the memory its copy takes besides what the JVM's own memory costs a
+ * fork (its used heap copied, room for half as much again: zgcfreeze.c);
+ * 0 for other collectors or with no estimate. */
+static uint64_t zgc_room(struct mt_snapsession *ss)
+{
+	struct walkestimate e;
+
+	if (!(ss->freeze.flags & MT_AP_FREEZE_ZGC) || walkestimate_read(ss->pd, false, &e))
+		return 0;
+	return e.used + e.used / 2;
 }
 
 /*
@@ -387,10 +412,13 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	if (ss->freeze_off)
 		return 0;
 	if (mt_opts.walk == HEAPFREEZE_AUTO && !heapfreeze_headroom(ss->p, &need, &have) &&
-	    have < need + HEAPFREEZE_MARGIN) {
+	    have < need + zgc_room(ss) + HEAPFREEZE_MARGIN) {
+		bool z = zgc_room(ss);
+
+		need += zgc_room(ss);
 		snprintf(why, sizeof(why), "a copy could take up to %s more memory (the JVM's "
-			 "anonymous resident memory) and %s is left", fmt_bytes(need, a, sizeof(a)),
-			 fmt_bytes(have, b, sizeof(b)));
+			 "anonymous resident memory%s) and %s is left", fmt_bytes(need, a, sizeof(a)),
+			 z ? " and ZGC's used heap, copied" : "", fmt_bytes(have, b, sizeof(b)));
 		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s",
 		       ss->p->pid, why);
 		return 0;
