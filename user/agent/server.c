@@ -30,6 +30,7 @@
 #include "stream.h"
 #include "walkcopy.h"
 #include "walksend.h"
+#include "zgcfreeze.h"
 
 #define POLL_MS          1000  /* how often the thread re-checks its socket file */
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
@@ -565,6 +566,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		pump_samples();
 		pump_heap();
 		walkcopy_expire(agent_mono_ns());
+		zgcfreeze_spare_expire(agent_mono_ns());
 	}
 }
 

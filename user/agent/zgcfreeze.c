@@ -24,7 +24,7 @@
 #define MAX_SLOTS      (1ull << 24)   /* granule map slots (JDK 17: 2^21) */
 #define MAX_PAGES      (1u << 22)
 #define RELOC_WAIT_NS  (50 * 1000000ull) /* JDK 17: wait this long for relocation to end */
-#define MARGIN         (64ull << 20)  /* the copy's files: used heap + 1/2 + this */
+#define MARGIN         (64ull << 20)  /* the copy's files: used heap + 1/4 + this */
 #define PG             4096ull
 
 static uint64_t mono_ns(void)
@@ -180,9 +180,9 @@ static uint64_t committed(const struct zgc_freeze *zf)
  * balloon took free memory back (free page reporting) that touch is a host
  * fault - 560 ms instead of 64 ms for 220 MiB when it came inside the pause.
  */
-static int populate(int fd, uint64_t len)
+static int populate(int fd, uint64_t off, uint64_t len)
 {
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	int err = 0;
 
 	if (m == MAP_FAILED)
@@ -201,10 +201,53 @@ static int populate(int fd, uint64_t len)
 	return err;
 }
 
+/* A freeze's copy files that no copy used (the pause refused it: ZGC was
+ * relocating), kept for the retry memtrace sends next: populating them cost
+ * the agent's thread ~0.6 ms a MiB (5.7 s of system time for the 4.8 M-object
+ * bench's snapshot on JDK 25, whose young collections made it retry). */
+static struct {
+	int fd[2];
+	uint64_t cap[2];
+	uint64_t until;     /* freed after this (zgcfreeze_spare_expire()) */
+} spare = { { -1, -1 }, { 0, 0 }, 0 };
+
+#define SPARE_NS (3000 * 1000000ull)
+
+static void spare_free(void)
+{
+	for (int i = 0; i < 2; i++) {
+		if (spare.fd[i] >= 0)
+			close(spare.fd[i]);
+		spare.fd[i] = -1;
+	}
+}
+
+void zgcfreeze_spare_expire(uint64_t now_ns)
+{
+	if (spare.fd[0] >= 0 && now_ns > spare.until)
+		spare_free();
+}
+
+/* The spare files as this freeze's, while they are still there (else they
+ * are freed): their room as it is, the caller grows it. */
+static bool take_spare(struct zgc_freeze *zf, uint64_t *have)
+{
+	if (spare.fd[0] < 0 || mono_ns() > spare.until) {
+		spare_free();
+		return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		zf->copy_fd[i] = spare.fd[i];
+		have[i] = spare.cap[i];
+		spare.fd[i] = -1;
+	}
+	return true;
+}
+
 int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, char *why, size_t n)
 {
 	const struct mt_ap_heap_zgc *r = req;
-	uint64_t v, used = 0;
+	uint64_t v, used = 0, have[2] = { 0, 0 };
 	int err;
 
 	memset(zf, 0, sizeof(*zf));
@@ -235,19 +278,27 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, cha
 		return -ENOENT;
 	}
 	/* the pause should not wait for fresh memory: room for the used heap and
-	 * half as much again (it grows between now and the pause: the churn of
-	 * walk_zgc's workload moved it by 30-60 %), at most all the heap has
-	 * committed; what the copy does not use it gives back. More than that
-	 * goes into fresh pages (a slower copy). Touching the room costs the
-	 * agent's thread ~0.6 ms a MiB here, the JVM running. */
-	v = used + used / 2 + MARGIN;
+	 * a quarter again (it grows between now and the pause), at most all the
+	 * heap has committed; what the copy does not use it gives back, and what
+	 * does not fit goes into fresh pages (a slower copy). Touching the room
+	 * costs the agent's thread 0.6-3 ms of system time a MiB on this VM,
+	 * whose balloon takes free memory back (0.8-4 s for 1.4 GiB), the JVM
+	 * running: fresh memory is dear here, in the pause or out of it. */
+	v = used + used / 4 + MARGIN;
 	if (committed(zf) && v > committed(zf))
 		v = committed(zf);
-	for (int i = 0; i < 2; i++) { /* half each, and some */
-		zf->copy_fd[i] = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
+	for (int i = 0; i < 2; i++) /* half each, and some */
 		zf->copy_cap[i] = (v / 2 + MARGIN / 2 + (2ull << 20) - 1) & ~((2ull << 20) - 1);
-		if (zf->copy_fd[i] < 0 || fallocate(zf->copy_fd[i], 0, 0, (off_t)zf->copy_cap[i]) ||
-		    populate(zf->copy_fd[i], zf->copy_cap[i])) {
+	if (!take_spare(zf, have))
+		for (int i = 0; i < 2; i++)
+			zf->copy_fd[i] = memfd_create(ZGC_COPY_NAME, MFD_CLOEXEC);
+	for (int i = 0; i < 2; i++) {
+		if (have[i] > zf->copy_cap[i]) /* a spare with more room: keep it */
+			zf->copy_cap[i] = have[i];
+		if (zf->copy_fd[i] < 0 ||
+		    (have[i] < zf->copy_cap[i] &&
+		     (fallocate(zf->copy_fd[i], 0, (off_t)have[i], (off_t)(zf->copy_cap[i] - have[i])) ||
+		      populate(zf->copy_fd[i], have[i], zf->copy_cap[i] - have[i])))) {
 			err = -errno;
 			snprintf(why, n, "no memory for a copy of the used heap (2 x %llu MiB): %s",
 				 (unsigned long long)(zf->copy_cap[i] >> 20), strerror(errno));
@@ -615,6 +666,7 @@ int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n)
 	int r, mine;
 	char c = 0;
 
+	zf->consumed = true; /* the files are the copy's now */
 	close(zf->up[1]);
 	close(zf->down[0]);
 	zf->up[1] = zf->down[0] = -1;
@@ -654,6 +706,15 @@ void zgcfreeze_end(struct zgc_freeze *zf)
 			close(zf->down[i]);
 	}
 	zf->up[0] = zf->up[1] = zf->down[0] = zf->down[1] = -1;
+	if (!zf->consumed && zf->copy_fd[0] >= 0 && zf->copy_fd[1] >= 0) {
+		spare_free(); /* no copy used them: kept for a retry */
+		for (int i = 0; i < 2; i++) {
+			spare.fd[i] = zf->copy_fd[i];
+			spare.cap[i] = zf->copy_cap[i];
+			zf->copy_fd[i] = -1;
+		}
+		spare.until = mono_ns() + SPARE_NS;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (zf->copy_fd[i] >= 0)
 			close(zf->copy_fd[i]);

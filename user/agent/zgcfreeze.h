@@ -62,6 +62,7 @@ struct zgc_freeze {
 	size_t nchunks;
 	size_t split;              /* chunks [0, split) the JVM copies, the rest the copy */
 	uint64_t busy;             /* ZForwardings still relocating at the last look */
+	bool consumed;             /* a copy took the files (else end() keeps them a while) */
 };
 
 /*
@@ -109,8 +110,13 @@ int zgcfreeze_child(struct zgc_freeze *zf);
  */
 int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n);
 
-/* zgcfreeze_end - close and free what begin and pause made. Safe twice, and
- * on a zeroed struct. */
+/* zgcfreeze_end - close and free what begin and pause made; copy files no
+ * copy took are kept a few seconds for the next begin (a retry). Safe twice,
+ * and on a zeroed struct. */
 void zgcfreeze_end(struct zgc_freeze *zf);
+
+/* zgcfreeze_spare_expire - free kept copy files after their time (the
+ * socket thread calls it now and then). */
+void zgcfreeze_spare_expire(uint64_t now_ns);
 
 #endif

@@ -317,7 +317,7 @@ static void plan_mark(struct mt_snapsession *ss)
 }
 
 /* ZGC: the memory its copy takes besides what the JVM's own memory costs a
- * fork (its used heap copied, room for half as much again: zgcfreeze.c);
+ * fork (its used heap copied, room for a quarter again: zgcfreeze.c);
  * 0 for other collectors or with no estimate. */
 static uint64_t zgc_room(struct mt_snapsession *ss)
 {
@@ -325,7 +325,7 @@ static uint64_t zgc_room(struct mt_snapsession *ss)
 
 	if (!(ss->freeze.flags & MT_AP_FREEZE_ZGC) || walkestimate_read(ss->pd, false, &e))
 		return 0;
-	return e.used + e.used / 2;
+	return e.used + e.used / 4;
 }
 
 /*
