@@ -62,6 +62,7 @@
 #define PAGE           4096ull
 #define SAFEPOINT_SYNC 2        /* SafepointSynchronize::_synchronized (JDK 17 and 25) */
 #define MAX_SHARED     64       /* writable shared mappings the copy replaces */
+#define REAP_WAIT_NS   (20 * 1000000ull) /* a killed copy's exit waited for, at most */
 
 void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)
 {
@@ -194,7 +195,7 @@ static void unshare_free(struct freeze *fz, bool out)
 }
 
 int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
-		 const struct mt_ap_heap_zgc *zgc)
+		 const struct mt_ap_heap_zgc *zgc, void (*idle)(void))
 {
 	char line[512];
 	uint32_t st;
@@ -212,7 +213,8 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
 	if (req->flags & MT_AP_FREEZE_ZGC) {
 		char why[sizeof(fz->rec.why)];
 
-		err = zgc ? zgcfreeze_begin(&fz->zgc, zgc, why, sizeof(why)) : -EINVAL;
+		err = zgc ? zgcfreeze_begin(&fz->zgc, zgc, idle, why,
+					    sizeof(why)) : -EINVAL;
 		if (err) {
 			freeze_fail(fz, MT_AP_FREEZE_CHECK, err, "%s", zgc ? why : "no ZGC description");
 			return err;
@@ -730,10 +732,49 @@ int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress, void 
 	}
 }
 
+/* Copies killed whose exit was still going on: reaped later (freeze_reap()). */
+static pid_t unreaped[16];
+
+void freeze_reap(void)
+{
+	for (size_t i = 0; i < MT_ARRAY_SIZE(unreaped); i++)
+		if (unreaped[i] > 0 && waitpid(unreaped[i], NULL, WNOHANG) != 0)
+			unreaped[i] = 0; /* reaped, or not ours any more */
+}
+
+/* Wait up to REAP_WAIT_NS for killed copy @pid; else leave it to
+ * freeze_reap(): a copy that owns much memory (ZGC's copy of the used heap)
+ * took 2.7-3.3 s to exit, which the socket thread must not spend blocked
+ * (its sampling rings overflowed during `leaks`). Returns wait4's. */
+static pid_t reap(pid_t pid, struct rusage *ru)
+{
+	uint64_t until = agent_mono_ns() + REAP_WAIT_NS;
+	struct timespec nap = { 0, 1000000 };
+	int status;
+	pid_t w;
+
+	for (;;) {
+		w = wait4(pid, &status, WNOHANG, ru);
+		if (w != 0 && !(w < 0 && errno == EINTR))
+			return w;
+		if (agent_mono_ns() > until)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	for (size_t i = 0; i < MT_ARRAY_SIZE(unreaped); i++)
+		if (unreaped[i] <= 0) {
+			unreaped[i] = pid;
+			return 0;
+		}
+	do /* no room: wait for it after all */
+		w = wait4(pid, &status, 0, ru);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
 void freeze_end(struct freeze *fz)
 {
 	struct rusage ru;
-	int status;
 
 	zgcfreeze_end(&fz->zgc);
 	if (!fz->forked) /* nothing was opened: a zeroed fz's fds (0) are the JVM's */
@@ -746,9 +787,7 @@ void freeze_end(struct freeze *fz)
 
 		if (fz->pidfd < 0 || syscall(__NR_pidfd_send_signal, fz->pidfd, SIGKILL, NULL, 0))
 			kill(fz->child, SIGKILL);
-		do
-			w = wait4(fz->child, &status, 0, &ru);
-		while (w < 0 && errno == EINTR);
+		w = reap(fz->child, &ru);
 		if (w == fz->child) {
 			fz->rec.child_maxrss_kb = (uint64_t)ru.ru_maxrss;
 			fz->rec.child_minflt = (uint64_t)ru.ru_minflt;

@@ -35,12 +35,13 @@ struct freeze {
  * check that a copy can be taken: the Java heap is private anonymous memory
  * (a shared or file-backed heap would let the copy write into the JVM's),
  * the addresses memtrace gave are readable. With @zgc (MT_AP_FREEZE_ZGC) the
- * heap is ZGC's shared file instead: zgcfreeze_begin() prepares its copy.
+ * heap is ZGC's shared file instead: zgcfreeze_begin() prepares its copy,
+ * calling @idle (NULL: none) while it does.
  * Returns 0, or -errno with the reason in fz->rec (stage MT_AP_FREEZE_CHECK):
  * then walk in the pause.
  */
 int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
-		 const struct mt_ap_heap_zgc *zgc);
+		 const struct mt_ap_heap_zgc *zgc, void (*idle)(void));
 
 /*
  * freeze_fork - in the walk's first callback (the VM thread, inside the
@@ -77,12 +78,18 @@ int freeze_readv(struct freeze *fz, const uint64_t *addrs, void *const *bufs,
 		 const size_t *lens, size_t n);
 
 /*
- * freeze_end - kill the copy (if any) and reap it; its rusage goes into
- * fz->rec; close the fds freeze_fork() and freeze_read() opened. No-op
+ * freeze_end - kill the copy (if any) and reap it, waiting 20 ms at most
+ * (then freeze_reap() reaps it later, and its rusage is not known); its
+ * rusage goes into fz->rec; close the fds freeze_fork() and freeze_read()
+ * opened. No-op
  * unless freeze_fork() ran on @fz; safe to call twice. (A zeroed struct
  * freeze has fds 0: the JVM's stdin, never to be closed.)
  */
 void freeze_end(struct freeze *fz);
+
+/* freeze_reap - reap the killed copies whose exit freeze_end() did not wait
+ * out (the socket thread calls it now and then). */
+void freeze_reap(void);
 
 /* freeze_fail - note that @stage failed with @err (-errno) and why (printf). */
 void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)

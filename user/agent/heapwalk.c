@@ -157,7 +157,8 @@ static void choose_envs(const struct mt_ap_heap_request *req)
 
 /* A new walk's state: ids, flags, envs, the frozen copy's check, vectors. */
 static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_heap_freeze *freeze,
-		       const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc)
+		       const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
+		       void (*idle)(void))
 {
 	const char *t = getenv("MEMTRACE_AGENT_TEST_LAYOUT");
 
@@ -175,7 +176,7 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 		freeze_fail(&hw.fz, MT_AP_FREEZE_CHECK, -ENOTSUP,
 			    "a walk that tags objects is not frozen");
 	} else if (freeze) {
-		hw.freezing = !freeze_begin(&hw.fz, freeze, zgc);
+		hw.freezing = !freeze_begin(&hw.fz, freeze, zgc, idle);
 	}
 	/* ZGC, Shenandoah: a walk in the pause instead is memtrace's to ask for */
 	if (freeze && !hw.freezing && (freeze->flags & (MT_AP_FREEZE_ZGC | MT_AP_FREEZE_FORWARDING)))
@@ -459,7 +460,7 @@ static int walk(const struct walk_ask *a, const struct mt_ap_heap_freeze *freeze
 	err = walkenv_session(why, n);
 	if (err)
 		return err;
-	walk_begin(req, freeze, a->layout, a->zgc);
+	walk_begin(req, freeze, a->layout, a->zgc, a->idle);
 	if (req->flags & MT_AP_HEAP_BARE) {
 		e = walk_bare(req);
 	} else if (req->flags & MT_AP_HEAP_CLASSES) {

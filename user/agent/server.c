@@ -29,6 +29,7 @@
 #include "server.h"
 #include "stream.h"
 #include "walkcopy.h"
+#include "freeze.h"
 #include "walksend.h"
 #include "zgcfreeze.h"
 
@@ -400,7 +401,10 @@ static void handle_heap_request(const struct request *req)
 			why, sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
-		session_end();
+		/* ZGC was relocating: nothing was walked, memtrace asks again on this
+		 * connection (a `leaks` run's sampling session goes on) */
+		if (err != -EAGAIN)
+			session_end();
 		return;
 	}
 }
@@ -567,6 +571,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		pump_heap();
 		walkcopy_expire(agent_mono_ns());
 		zgcfreeze_spare_expire(agent_mono_ns());
+		freeze_reap();
 	}
 }
 

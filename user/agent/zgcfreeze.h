@@ -63,15 +63,19 @@ struct zgc_freeze {
 	size_t split;              /* chunks [0, split) the JVM copies, the rest the copy */
 	uint64_t busy;             /* ZForwardings still relocating at the last look */
 	bool consumed;             /* a copy took the files (else end() keeps them a while) */
+	void (*idle)(void);        /* the socket thread's other duties (draining the sampling
+				    * rings) while begin() and settle() wait; NULL none */
 };
 
 /*
  * zgcfreeze_begin - before the pause (the JVM running): check @req's
  * addresses, find the JVM's heap file, and allocate the copy's file at the
  * heap's used size and a margin (outside the pause: fresh memory is the slow
- * part of a copy). Returns 0, or -errno with @why. zgcfreeze_end() frees.
+ * part of a copy), calling @idle (NULL: none) now and then. Returns 0, or
+ * -errno with @why. zgcfreeze_end() frees.
  */
-int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, char *why, size_t n);
+int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, void (*idle)(void),
+		    char *why, size_t n);
 
 /*
  * zgcfreeze_settle - before the pause, the JVM running and allocating: wait

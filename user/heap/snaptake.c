@@ -337,6 +337,8 @@ static uint64_t zgc_room(struct mt_snapsession *ss)
  * pause cut short at MS instead. Returns 0 (frozen), 1 (in a pause) or
  * -ECANCELED (printed).
  */
+static int zgc_said; /* the JVM whose copy's pause was said */
+
 static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
 {
 	struct walkestimate e;
@@ -363,10 +365,10 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 		      pid, a, b, WALKEST_DEFAULT_BOUND_MS);
 		return -ECANCELED;
 	}
-	if (!ss->zgc_said)
+	if (zgc_said != pid) /* once per JVM and command (`leaks` takes several) */
 		p_info("JVM %d: ZGC's heap is shared memory: the frozen copy copies its used heap "
 		       "(%s) in the pause, about %s", pid, b, a);
-	ss->zgc_said = true;
+	zgc_said = pid;
 	return 0;
 }
 
@@ -719,9 +721,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				p_info("JVM %d: %s; asking again", p->pid, ss->so.last_err.msg);
 			snapshot_free(s);
 			nanosleep(&nap, NULL);
-			err = reopen(ss);
-			if (err)
-				goto fail;
+			/* the agent keeps the session (and a `leaks` run's sampling) */
 			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
