@@ -62,7 +62,7 @@
 #define PAGE           4096ull
 #define SAFEPOINT_SYNC 2        /* SafepointSynchronize::_synchronized (JDK 17 and 25) */
 #define MAX_SHARED     64       /* writable shared mappings the copy replaces */
-#define REAP_WAIT_NS   (20 * 1000000ull) /* a killed copy's exit waited for, at most */
+#define REAP_WAIT_NS   (30000 * 1000000ull) /* a killed copy's exit waited for, at most */
 
 void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)
 {
@@ -734,6 +734,12 @@ int freeze_wait(struct freeze *fz, int watch_fd, const uint64_t *progress, void 
 
 /* Copies killed whose exit was still going on: reaped later (freeze_reap()). */
 static pid_t unreaped[16];
+static void (*reap_idle)(void);
+
+void freeze_set_idle(void (*idle)(void))
+{
+	reap_idle = idle;
+}
 
 void freeze_reap(void)
 {
@@ -742,10 +748,11 @@ void freeze_reap(void)
 			unreaped[i] = 0; /* reaped, or not ours any more */
 }
 
-/* Wait up to REAP_WAIT_NS for killed copy @pid; else leave it to
- * freeze_reap(): a copy that owns much memory (ZGC's copy of the used heap)
- * took 2.7-3.3 s to exit, which the socket thread must not spend blocked
- * (its sampling rings overflowed during `leaks`). Returns wait4's. */
+/* Wait for killed copy @pid, the socket thread's other duties done
+ * meanwhile (reap_idle): a copy that owns much memory (ZGC's copy of the
+ * used heap) took 2.7-3.3 s to exit, which the thread must not spend blocked
+ * (its sampling rings overflowed during `leaks`). After REAP_WAIT_NS it is
+ * left to freeze_reap(). Returns wait4's. */
 static pid_t reap(pid_t pid, struct rusage *ru)
 {
 	uint64_t until = agent_mono_ns() + REAP_WAIT_NS;
@@ -759,6 +766,8 @@ static pid_t reap(pid_t pid, struct rusage *ru)
 			return w;
 		if (agent_mono_ns() > until)
 			break;
+		if (reap_idle)
+			reap_idle();
 		nanosleep(&nap, NULL);
 	}
 	for (size_t i = 0; i < MT_ARRAY_SIZE(unreaped); i++)

@@ -78,10 +78,10 @@ int freeze_readv(struct freeze *fz, const uint64_t *addrs, void *const *bufs,
 		 const size_t *lens, size_t n);
 
 /*
- * freeze_end - kill the copy (if any) and reap it, waiting 20 ms at most
- * (then freeze_reap() reaps it later, and its rusage is not known); its
- * rusage goes into fz->rec; close the fds freeze_fork() and freeze_read()
- * opened. No-op
+ * freeze_end - kill the copy (if any) and reap it (calling the idle function
+ * of freeze_set_idle() while it exits; after 30 s freeze_reap() reaps it
+ * later, and its rusage is not known); its rusage goes into fz->rec; close
+ * the fds freeze_fork() and freeze_read() opened. No-op
  * unless freeze_fork() ran on @fz; safe to call twice. (A zeroed struct
  * freeze has fds 0: the JVM's stdin, never to be closed.)
  */
@@ -90,6 +90,10 @@ void freeze_end(struct freeze *fz);
 /* freeze_reap - reap the killed copies whose exit freeze_end() did not wait
  * out (the socket thread calls it now and then). */
 void freeze_reap(void);
+
+/* freeze_set_idle - what freeze_end() calls while a killed copy exits (the
+ * socket thread's other duties; NULL: none). */
+void freeze_set_idle(void (*idle)(void));
 
 /* freeze_fail - note that @stage failed with @err (-errno) and why (printf). */
 void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)

@@ -537,6 +537,7 @@ static void drain_wake(void)
 static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	agent.jni = jni;
+	freeze_set_idle(walk_idle); /* while a killed copy exits: the rings drained */
 	for (;;) {
 		bool sampling = client_fd >= 0 && (sampler_active() || walksend_pending());
 		struct pollfd pfd[3] = {
