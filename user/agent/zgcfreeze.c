@@ -140,39 +140,66 @@ static int scan_pages(struct zgc_freeze *zf, bool keep, uint64_t *used)
 	return 0;
 }
 
-/* The heap's committed bytes: its file's mappings in one view (the lowest
- * base; JDK 17 maps the same memory three times). 0 if unknown. */
-static uint64_t committed(const struct zgc_freeze *zf)
+/* The heap file's mappings (every view) from /proc/self/maps; the views'
+ * bases (an address's bits above the offset). */
+static int read_maps(struct zgc_freeze *zf)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char line[512];
-	uint64_t sum[4] = { 0 }, base[4] = { 0 }, least = 0;
-	int nb = 0;
+	size_t cap = 0;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		char path[256] = "";
-		uint64_t b, mask;
-		int i;
+	if (!f)
+		return -errno;
+	zf->nmaps = 0;
+	zf->nviews = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, pgoff;
+		char perms[8], path[256] = "";
+		uint64_t base;
+		int v;
 
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*u %255s", &lo, &hi, path) < 3 ||
-		    strncmp(path, HEAP_FILE, strlen(HEAP_FILE)) ||
-		    self_read(zf->req.offset_mask, &mask, sizeof(mask)))
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*u %255s", &lo, &hi, perms, &pgoff, path) < 5 ||
+		    strncmp(path, HEAP_FILE, strlen(HEAP_FILE)))
 			continue;
-		b = lo & ~mask;
-		for (i = 0; i < nb && base[i] != b; i++)
+		if (zf->nmaps == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct zgc_heapmap *nm = realloc(zf->maps, nc * sizeof(*nm));
+
+			if (!nm) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			zf->maps = nm;
+			cap = nc;
+		}
+		zf->maps[zf->nmaps++] = (struct zgc_heapmap){ lo, hi, pgoff };
+		base = lo & ~zf->refs.offset_mask;
+		for (v = 0; v < zf->nviews && zf->views[v] != base; v++)
 			;
-		if (i == nb && nb < 4)
-			base[nb++] = b;
-		if (i < 4)
-			sum[i] += hi - lo;
+		if (v == zf->nviews) {
+			if (zf->nviews == (int)(sizeof(zf->views) / sizeof(zf->views[0]))) {
+				fclose(f);
+				return -EPROTO;
+			}
+			zf->views[zf->nviews++] = base;
+		}
 	}
-	if (f)
-		fclose(f);
-	for (int i = 0; i < nb; i++)
-		if (!least || sum[i] < least)
-			least = sum[i];
-	return least;
+	fclose(f);
+	return zf->nmaps ? 0 : -ENOENT;
+}
+
+/* The heap's committed bytes: its file's mappings in one view (JDK 17 maps
+ * the same memory three times). 0 if unknown. */
+static uint64_t committed(struct zgc_freeze *zf)
+{
+	uint64_t sum = 0;
+
+	if (read_u64(zf->req.offset_mask, &zf->refs.offset_mask) || read_maps(zf))
+		return 0;
+	for (size_t i = 0; i < zf->nmaps; i++)
+		if ((zf->maps[i].lo & ~zf->refs.offset_mask) == zf->views[0])
+			sum += zf->maps[i].hi - zf->maps[i].lo;
+	return sum;
 }
 
 /*
@@ -267,7 +294,7 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, voi
 		    char *why, size_t n)
 {
 	const struct mt_ap_heap_zgc *r = req;
-	uint64_t v, used = 0, have[2] = { 0, 0 };
+	uint64_t v, c, used = 0, have[2] = { 0, 0 };
 	int err;
 
 	memset(zf, 0, sizeof(*zf));
@@ -306,8 +333,9 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, voi
 	 * whose balloon takes free memory back (0.8-4 s for 1.4 GiB), the JVM
 	 * running: fresh memory is dear here, in the pause or out of it. */
 	v = used + used / 4 + MARGIN;
-	if (committed(zf) && v > committed(zf))
-		v = committed(zf);
+	c = committed(zf);
+	if (c && v > c)
+		v = c;
 	for (int i = 0; i < 2; i++) /* half each, and some */
 		zf->copy_cap[i] = (v / 2 + MARGIN / 2 + (2ull << 20) - 1) & ~((2ull << 20) - 1);
 	if (!take_spare(zf, have))
@@ -391,54 +419,6 @@ static uint64_t relocating(const struct zgc_freeze *zf, uint64_t *bad)
 		}
 	}
 	return busy;
-}
-
-/* The heap file's mappings (every view) from /proc/self/maps; the views'
- * bases (an address's bits above the offset). */
-static int read_maps(struct zgc_freeze *zf)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[512];
-	size_t cap = 0;
-
-	if (!f)
-		return -errno;
-	zf->nmaps = 0;
-	zf->nviews = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, pgoff;
-		char perms[8], path[256] = "";
-		uint64_t base;
-		int v;
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*u %255s", &lo, &hi, perms, &pgoff, path) < 5 ||
-		    strncmp(path, HEAP_FILE, strlen(HEAP_FILE)))
-			continue;
-		if (zf->nmaps == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			struct zgc_heapmap *nm = realloc(zf->maps, nc * sizeof(*nm));
-
-			if (!nm) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			zf->maps = nm;
-			cap = nc;
-		}
-		zf->maps[zf->nmaps++] = (struct zgc_heapmap){ lo, hi, pgoff };
-		base = lo & ~zf->refs.offset_mask;
-		for (v = 0; v < zf->nviews && zf->views[v] != base; v++)
-			;
-		if (v == zf->nviews) {
-			if (zf->nviews == (int)(sizeof(zf->views) / sizeof(zf->views[0]))) {
-				fclose(f);
-				return -EPROTO;
-			}
-			zf->views[zf->nviews++] = base;
-		}
-	}
-	fclose(f);
-	return zf->nmaps ? 0 : -ENOENT;
 }
 
 /* The copy's chunks: each page's [start, top rounded to 4 KiB), cut where the

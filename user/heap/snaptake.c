@@ -378,7 +378,7 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
  */
 static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_pause_ms)
 {
-	uint64_t need, have, fork_ns;
+	uint64_t need, have, fork_ns, room;
 	struct eden_watch ew;
 	char why[192], a[32], b[32];
 
@@ -413,11 +413,12 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	}
 	if (ss->freeze_off)
 		return 0;
+	room = zgc_room(ss);
 	if (mt_opts.walk == HEAPFREEZE_AUTO && !heapfreeze_headroom(ss->p, &need, &have) &&
-	    have < need + zgc_room(ss) + HEAPFREEZE_MARGIN) {
-		bool z = zgc_room(ss);
+	    have < need + room + HEAPFREEZE_MARGIN) {
+		bool z = room;
 
-		need += zgc_room(ss);
+		need += room;
 		snprintf(why, sizeof(why), "a copy could take up to %s more memory (the JVM's "
 			 "anonymous resident memory%s) and %s is left", fmt_bytes(need, a, sizeof(a)),
 			 z ? " and ZGC's used heap, copied" : "", fmt_bytes(have, b, sizeof(b)));
