@@ -391,10 +391,12 @@ static int read_refs(struct zgc_freeze *zf)
 	return 0;
 }
 
-/* ZForwardings whose page is not relocated yet (or is being relocated);
- * *@bad: those whose entries cannot be read to the last (zgcref.c then
- * reads them in place, in the JVM too: zgc_root() on the named objects). */
-static uint64_t relocating(const struct zgc_freeze *zf, uint64_t *bad)
+/* ZForwardings whose page is not relocated yet (or is being relocated), in
+ * the first @slots granules of zf->refs' tables (their slots read in place:
+ * the maps are arrays ZGC never frees); *@bad: those whose entries cannot be
+ * read to the last (zgcref.c then reads them in place, in the JVM too:
+ * zgc_root() on the named objects). */
+static uint64_t relocating(const struct zgc_freeze *zf, uint64_t slots, uint64_t *bad)
 {
 	uint64_t busy = 0;
 
@@ -403,7 +405,7 @@ static uint64_t relocating(const struct zgc_freeze *zf, uint64_t *bad)
 		const struct zgc_map *m = &zf->refs.fwd[t];
 		uint64_t prev = 0;
 
-		for (uint64_t i = 0; m->map && i < m->size; i++) {
+		for (uint64_t i = 0; m->map && i < m->size && i < slots; i++) {
 			uint64_t fw = m->map[i], len = 0, e;
 			int32_t rc;
 
@@ -487,39 +489,18 @@ static int plan_chunks(struct zgc_freeze *zf)
 
 bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns)
 {
-	uint64_t t0 = mono_ns(), top = (zf->hi >> ZGC_GRANULE_SHIFT) + 64;
+	/* the granules up to the heap's top at begin (and some): JDK 17's map
+	 * has 2^21 slots, too many to read every millisecond */
+	uint64_t t0 = mono_ns(), top = (zf->hi >> ZGC_GRANULE_SHIFT) + 64, bad;
 	struct timespec nap = { 0, 1000000 };
-	struct zgc_map m[2] = { { 0 } };
 	bool busy_seen = false, ended = false;
 
-	for (int t = 0; t < (zf->req.variant == MT_AP_ZGC_X ? 1 : 2); t++)
-		if (read_map(zf->req.fwd_tables[t], &m[t]))
-			m[t].size = 0;
+	for (int t = 0; t < 2; t++) /* read_refs() reads them again in the pause */
+		if (t >= (zf->req.variant == MT_AP_ZGC_X ? 1 : 2) ||
+		    read_map(zf->req.fwd_tables[t], &zf->refs.fwd[t]))
+			zf->refs.fwd[t] = (struct zgc_map){ 0 };
 	while (mono_ns() - t0 < (uint64_t)ms * 1000000) {
-		bool busy = false;
-
-		/* the granules up to the heap's top at begin (and some): JDK 17's
-		 * map has 2^21 slots, too many to read every millisecond */
-		for (int t = 0; t < 2 && !busy; t++) {
-			uint64_t prev = 0, slots[64];
-
-			for (uint64_t i = 0; i < m[t].size && i < top && !busy; i += 64) {
-				uint64_t k = m[t].size - i < 64 ? m[t].size - i : 64;
-
-				if (self_read((uint64_t)(uintptr_t)(m[t].map + i), slots, k * 8))
-					break;
-				for (uint64_t j = 0; j < k && !busy; j++) {
-					int32_t rc;
-
-					if (!slots[j] || slots[j] == prev)
-						continue;
-					prev = slots[j];
-					busy = !self_read(slots[j] + zf->req.fw_refcount, &rc, sizeof(rc)) &&
-					       rc != 0;
-				}
-			}
-		}
-		if (busy)
+		if (relocating(zf, top, &bad))
 			busy_seen = true;
 		else if (busy_seen) {
 			ended = true;
@@ -546,7 +527,7 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 		return err;
 	}
 	/* JDK 17's workers relocate during pauses: wait a little for them */
-	while ((zf->busy = relocating(zf, &bad)) && !bad && zf->req.variant == MT_AP_ZGC_X &&
+	while ((zf->busy = relocating(zf, UINT64_MAX, &bad)) && !bad && zf->req.variant == MT_AP_ZGC_X &&
 	       mono_ns() < until)
 		nanosleep(&nap, NULL);
 	if (bad) {
