@@ -363,7 +363,18 @@ struct mt_ap_heap_freeze {
 					   * forwarding tables (agent/zgcref.c). Any failure
 					   * fails the walk (never a walk in the pause); one
 					   * while pages are relocated says so (-EAGAIN) */
-#define MT_AP_FREEZE_FLAGS      0x3ffu
+#define MT_AP_FREEZE_ZGC_BOUND  (1u << 10) /* with _ZGC: the copy copies at most
+					   * mt_ap_heap_zgc.max_copy_mib of used heap in the
+					   * pause (the pause memtrace may cause, which it
+					   * cannot know before: the used heap changes with each
+					   * cycle). The agent measures the used heap from
+					   * ZGC's page table after settling, before the pause,
+					   * and again in it; over the bound the walk is refused
+					   * (-EFBIG, the used heap in the reason), before the
+					   * pause when it can be. An agent without the flag
+					   * refuses it (ERROR), as one before the struct grew
+					   * by aim_copy_mib (its size) */
+#define MT_AP_FREEZE_FLAGS      0x7ffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -395,6 +406,11 @@ struct mt_ap_heap_zgc {
 	uint32_t fw_length;     /* _entries._length (size_t: a power of two) */
 	uint32_t fw_refcount;   /* _ref_count (int): 0 once the page's relocation is over */
 	uint32_t fw_entries;    /* the first uint64_t entry: sizeof(ZForwarding) rounded up to 8 */
+	uint32_t max_copy_mib;  /* with MT_AP_FREEZE_ZGC_BOUND: the most used heap (MiB) the
+				 * copy may copy in the pause (0 without the flag) */
+	uint32_t aim_copy_mib;  /* with it: while the used heap is over this (<= max), wait
+				 * for another cycle's end first, a few times at most
+				 * (it falls at each); 0: max_copy_mib */
 	uint32_t reserved;
 };
 
@@ -760,7 +776,7 @@ _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
 _Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
 _Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
 _Static_assert(sizeof(struct mt_ap_hfreeze) == 216, "hfreeze layout");
-_Static_assert(sizeof(struct mt_ap_heap_zgc) == 112, "heap zgc layout");
+_Static_assert(sizeof(struct mt_ap_heap_zgc) == 120, "heap zgc layout");
 _Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");

@@ -300,6 +300,42 @@ static void test_freeze_request(void **state)
 		memcpy(p + at, &z, sizeof(z));
 		f = mk(MT_AP_HEAP_REQUEST, 16, p, at + 8); /* cut short */
 		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		/* the bound on the copy: read with its flag, 0 without (an older
+		 * memtrace's reserved field), refused when 0 with it */
+		z.max_copy_mib = 320;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 18, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_int_equal(req.zgc.max_copy_mib, 0);
+		fm.flags |= MT_AP_FREEZE_ZGC_BOUND;
+		memcpy(p + sizeof(hr), &fm, sizeof(fm));
+		f = mk(MT_AP_HEAP_REQUEST, 19, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_int_equal(req.zgc.max_copy_mib, 320);
+		assert_int_equal(req.zgc.aim_copy_mib, 320); /* none: the bound */
+		z.aim_copy_mib = 100;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 22, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_int_equal(req.zgc.aim_copy_mib, 100);
+		z.aim_copy_mib = 400; /* past the bound: the bound */
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 23, p, len);
+		assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + len);
+		assert_int_equal(req.zgc.aim_copy_mib, 320);
+		z.aim_copy_mib = 0;
+		z.max_copy_mib = 0;
+		memcpy(p + at, &z, sizeof(z));
+		f = mk(MT_AP_HEAP_REQUEST, 20, p, len);
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		/* the bound without ZGC: refused */
+		fm.flags = MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_ZGC_BOUND;
+		fm.heap_lo = 0x1000;
+		fm.heap_hi = 0x2000;
+		memcpy(p + sizeof(hr), &fm, sizeof(fm));
+		f = mk(MT_AP_HEAP_REQUEST, 21, p, at + sizeof(names));
+		assert_int_equal(run(&f, true, &req, why), -EPROTO);
+		fm.heap_lo = fm.heap_hi = 0;
 		fm.flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_ZGC; /* no mark: nothing decodes */
 		memcpy(p + sizeof(hr), &fm, sizeof(fm));
 		f = mk(MT_AP_HEAP_REQUEST, 17, p, len);

@@ -7,7 +7,8 @@
  * the heap is then its own - what the parent writes afterwards does not
  * reach it, what it writes does not reach the parent, the unused rest of
  * the view reads as zeros - and a forwarding still relocating refuses the
- * freeze (-EAGAIN), its files kept for the retry. JDK 17's three views sit where ASan keeps its shadow
+ * freeze (-EAGAIN), its files kept for the retry; a used heap over
+ * memtrace's bound refuses it (-EFBIG). JDK 17's three views sit where ASan keeps its shadow
  * memory (4-16 TiB): e2e walk_zgc covers them. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,6 +203,38 @@ static void test_relocating(void **state)
 	heap_free(&h);
 }
 
+/* memtrace's bound on the copy (max_copy_mib): the used heap (1.5 MiB here)
+ * over it refuses the freeze before the pause (zgcfreeze_fits) and in it
+ * (-EFBIG, the used heap and the bound said); within it, both pass. */
+static void test_bound(void **state)
+{
+	struct heap h;
+	struct zgc_freeze zf;
+	uint64_t used = 0;
+	char why[160];
+
+	(void)state;
+	heap_init(&h);
+	h.req.max_copy_mib = 1;
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_fits(&zf, &used, why, sizeof(why)), -EFBIG);
+	assert_true(used == (1 << 20) + (512 << 10));
+	assert_non_null(strstr(why, "was 2 MiB before the pause, over the 1 MiB"));
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "was 2 MiB in the pause"));
+	zgcfreeze_end(&zf);
+	h.req.max_copy_mib = 2;
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_fits(&zf, &used, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), 0);
+	zgcfreeze_end(&zf);
+	h.req.max_copy_mib = 0; /* no bound */
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_fits(&zf, NULL, why, sizeof(why)), 0);
+	zgcfreeze_end(&zf);
+	heap_free(&h);
+}
+
 /* Addresses that do not read: refused with a reason, nothing left open. */
 static void test_bad_request(void **state)
 {
@@ -228,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_relocating),
+		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_bad_request),
 	};
 

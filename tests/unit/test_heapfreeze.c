@@ -57,12 +57,30 @@ static void test_meminfo(void **state)
 	assert_true(heapfreeze_meminfo_kb("", "VmRSS") == UINT64_MAX);
 }
 
+/* ZGC's copy: its estimate (3.3 GB/s) and the most it may copy in a bound,
+ * the fork's estimate taken off first (none when the fork alone is over). */
+static void test_zgc_copy(void **state)
+{
+	(void)state;
+	assert_true(heapfreeze_zgc_copy_estimate_ns(100ull << 20) ==
+		    100ull * HEAPFREEZE_ZGC_COPY_NS_PER_MB);
+	assert_true(heapfreeze_zgc_copy_max_mib(0, 100) == 100000000 / HEAPFREEZE_ZGC_COPY_NS_PER_MB);
+	assert_true(heapfreeze_zgc_copy_max_mib(4000000, 100) ==
+		    96000000 / HEAPFREEZE_ZGC_COPY_NS_PER_MB);
+	/* a copy of what the bound allows is estimated within it */
+	assert_true(heapfreeze_zgc_copy_estimate_ns(heapfreeze_zgc_copy_max_mib(4000000, 100) << 20) +
+		    4000000 <= 100000000);
+	assert_true(heapfreeze_zgc_copy_max_mib(100000000, 100) == 0);
+	assert_true(heapfreeze_zgc_copy_max_mib(200000000, 100) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_cgroup_left),
 		cmocka_unit_test(test_meminfo),
+		cmocka_unit_test(test_zgc_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

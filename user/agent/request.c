@@ -48,7 +48,8 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 		/* ZGC: the heap's range is read in the pause (its _reserved is empty) */
 		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr ||
 		    (f->heap_lo >= f->heap_hi && !(f->flags & MT_AP_FREEZE_ZGC)) ||
-		    ((f->flags & MT_AP_FREEZE_ZGC) && !(f->flags & MT_AP_FREEZE_MARK)))
+		    ((f->flags & MT_AP_FREEZE_ZGC) && !(f->flags & MT_AP_FREEZE_MARK)) ||
+		    ((f->flags & MT_AP_FREEZE_ZGC_BOUND) && !(f->flags & MT_AP_FREEZE_ZGC)))
 			goto bad;
 		if (f->flags & MT_AP_FREEZE_MARK) {
 			if (len < head + sizeof(req->layout))
@@ -64,8 +65,13 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 			memcpy(&req->zgc, (const char *)req->payload + head, sizeof(req->zgc));
 			head += sizeof(req->zgc);
 			if (req->zgc.size != sizeof(req->zgc) ||
-			    (req->zgc.variant != MT_AP_ZGC_X && req->zgc.variant != MT_AP_ZGC_GEN))
+			    (req->zgc.variant != MT_AP_ZGC_X && req->zgc.variant != MT_AP_ZGC_GEN) ||
+			    ((f->flags & MT_AP_FREEZE_ZGC_BOUND) && !req->zgc.max_copy_mib))
 				goto bad;
+			if (!(f->flags & MT_AP_FREEZE_ZGC_BOUND))
+				req->zgc.max_copy_mib = req->zgc.aim_copy_mib = 0;
+			if (req->zgc.aim_copy_mib > req->zgc.max_copy_mib || !req->zgc.aim_copy_mib)
+				req->zgc.aim_copy_mib = req->zgc.max_copy_mib;
 		}
 	}
 	req->names = (const char *)req->payload + head;

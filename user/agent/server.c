@@ -401,9 +401,10 @@ static void handle_heap_request(const struct request *req)
 			why, sizeof(why));
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
-		/* ZGC was relocating: nothing was walked, memtrace asks again on this
-		 * connection (a `leaks` run's sampling session goes on) */
-		if (err != -EAGAIN)
+		/* ZGC was relocating, or its used heap was over memtrace's bound:
+		 * nothing was walked, memtrace asks again (or walks in a pause) on
+		 * this connection (a `leaks` run's sampling session goes on) */
+		if (err != -EAGAIN && err != -EFBIG)
 			session_end();
 		return;
 	}

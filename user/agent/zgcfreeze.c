@@ -336,6 +336,10 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, voi
 	c = committed(zf);
 	if (c && v > c)
 		v = c;
+	/* a bound: no room past it (the copy of more is refused) */
+	c = ((uint64_t)req->max_copy_mib << 20) + MARGIN;
+	if (req->max_copy_mib && v > c)
+		v = c;
 	for (int i = 0; i < 2; i++) /* half each, and some */
 		zf->copy_cap[i] = (v / 2 + MARGIN / 2 + (2ull << 20) - 1) & ~((2ull << 20) - 1);
 	if (!take_spare(zf, have))
@@ -514,6 +518,32 @@ bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns)
 	return ended;
 }
 
+/* Over the request's bound? -EFBIG with @why, else 0. */
+static int over_bound(const struct zgc_freeze *zf, uint64_t used, const char *when, char *why,
+		      size_t n)
+{
+	if (!zf->req.max_copy_mib || used <= (uint64_t)zf->req.max_copy_mib << 20)
+		return 0;
+	snprintf(why, n, "ZGC's used heap was %llu MiB %s, over the %u MiB its copy may take in "
+		 "the pause", (unsigned long long)((used + (1u << 20) - 1) >> 20), when,
+		 zf->req.max_copy_mib);
+	return -EFBIG;
+}
+
+int zgcfreeze_fits(struct zgc_freeze *zf, uint64_t *used, char *why, size_t n)
+{
+	struct zgc_freeze look = *zf; /* the pages are not kept: zf stays as it is */
+	uint64_t u = 0;
+
+	if (scan_pages(&look, false, &u)) {
+		snprintf(why, n, "ZGC's page table does not read as memtrace describes it");
+		return -EPROTO;
+	}
+	if (used)
+		*used = u;
+	return over_bound(zf, u, "before the pause", why, n);
+}
+
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 {
 	uint64_t until = mono_ns() + RELOC_WAIT_NS, used = 0, bad = 0;
@@ -541,6 +571,8 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 		return -EAGAIN;
 	}
 	err = scan_pages(zf, true, &used);
+	if (!err && (err = over_bound(zf, used, "in the pause", why, n)))
+		return err;
 	if (!err)
 		err = read_maps(zf);
 	if (!err)

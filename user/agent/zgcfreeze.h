@@ -87,11 +87,20 @@ int zgcfreeze_begin(struct zgc_freeze *zf, const struct mt_ap_heap_zgc *req, voi
 bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns);
 
 /*
+ * zgcfreeze_fits - before the pause (the JVM running): the used heap from
+ * ZGC's page table against the request's max_copy_mib (MT_AP_FREEZE_ZGC_BOUND;
+ * 0: no bound). Returns 0, or -EFBIG with @why saying the used heap and the
+ * bound; *@used (may be NULL) the used heap read.
+ */
+int zgcfreeze_fits(struct zgc_freeze *zf, uint64_t *used, char *why, size_t n);
+
+/*
  * zgcfreeze_pause - in the pause, before the fork: read the masks and tables,
  * check that no page is being relocated (JDK 17's relocation goes on in a
  * pause: waited for up to 50 ms), list the used pages and the heap file's
  * mappings, plan the copy. Returns 0, -EAGAIN when ZGC is relocating (why
- * says so), or another -errno with @why.
+ * says so), -EFBIG when the used heap is over the request's max_copy_mib, or
+ * another -errno with @why.
  */
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n);
 

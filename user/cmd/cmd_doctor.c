@@ -179,6 +179,12 @@ static bool gc_ok(const struct report *r)
 	return r->probe[0] && r->probe[1] && r->probe[2] && r->probe[3];
 }
 
+/* ZGC: the most used heap its copy copies within the default bound. */
+static uint64_t zgc_copy_max(const struct report *r)
+{
+	return heapfreeze_zgc_copy_max_mib(r->fork_ns, WALKEST_DEFAULT_BOUND_MS) << 20;
+}
+
 static bool attach_ok(const struct report *r)
 {
 	bool disabled = false;
@@ -235,9 +241,10 @@ static void print_json(const struct report *r)
 	       (r->zgc && r->fork_ns + r->copy_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) ?
 	       "true" : "false");
 	if (r->zgc)
-		printf(",\"heap_walk_copy_ns\":%llu,\"heap_used\":%llu",
+		printf(",\"heap_walk_copy_ns\":%llu,\"heap_used\":%llu,\"heap_walk_copy_max\":%llu",
 		       (unsigned long long)r->copy_ns,
-		       (unsigned long long)(r->est_ok ? r->est.used : 0));
+		       (unsigned long long)(r->est_ok ? r->est.used : 0),
+		       (unsigned long long)zgc_copy_max(r));
 	if (!r->freeze && r->est_ok)
 		printf(",\"heap_walk_objects\":%llu,\"heap_used\":%llu",
 		       (unsigned long long)r->est.objects, (unsigned long long)r->est.used);
@@ -283,14 +290,17 @@ static void print_heap(const struct report *r)
 			char b[32];
 
 			printf(",\n        and (ZGC: its heap is shared memory) while the copy copies "
-			       "the used heap");
+			       "the used heap, taken at a cycle's end");
 			if (r->copy_ns)
-				printf(", about %s (%s at %.1f GB/s)", fmt_ns(r->copy_ns, a, sizeof(a)),
+				printf(": about %s if it is the %s hsperfdata reads now (%.1f GB/s)",
+				       fmt_ns(r->copy_ns, a, sizeof(a)),
 				       fmt_bytes(r->est.used, b, sizeof(b)),
 				       1e9 / HEAPFREEZE_ZGC_COPY_NS_PER_MB / 1024);
+			printf(";\n        a copy over %s (%d ms with the fork) is refused before "
+			       "any pause unless --max-pause MS allows it",
+			       fmt_bytes(zgc_copy_max(r), b, sizeof(b)), WALKEST_DEFAULT_BOUND_MS);
 			if (r->fork_ns + r->copy_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000)
-				printf(";\n        over %d ms: histo, heap, query, snapshot and leaks "
-				       "walk only with --max-pause MS", WALKEST_DEFAULT_BOUND_MS);
+				printf(": histo, heap, query, snapshot and leaks may need it");
 		}
 		printf("\n");
 		return;

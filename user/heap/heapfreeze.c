@@ -544,6 +544,13 @@ uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used)
 	return (used >> 20) * HEAPFREEZE_ZGC_COPY_NS_PER_MB;
 }
 
+uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms)
+{
+	uint64_t bound = (uint64_t)bound_ms * 1000000;
+
+	return fork_ns < bound ? (bound - fork_ns) / HEAPFREEZE_ZGC_COPY_NS_PER_MB : 0;
+}
+
 /* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */
 int heapfreeze_copy_pid(int jvm, uint32_t nspid)
 {

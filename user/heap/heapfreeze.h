@@ -84,6 +84,9 @@ uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p);
 /* heapfreeze_zgc_copy_estimate_ns - what copying @used bytes of ZGC's heap
  * adds to a frozen walk's pause (MT_AP_FREEZE_ZGC), estimated. */
 uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used);
+/* heapfreeze_zgc_copy_max_mib - the most used heap (MiB) ZGC's copy may copy
+ * in a pause of @bound_ms with a fork of @fork_ns (0: the fork alone is over). */
+uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms);
 
 /*
  * heapfreeze_cgroup_left - pure: the bytes left under a cgroup's limit, from

@@ -329,47 +329,92 @@ static uint64_t zgc_room(struct mt_snapsession *ss)
 }
 
 /*
- * ZGC: a frozen walk's pause grows with the used heap, which the copy copies
- * in it (fork + used / HEAPFREEZE_ZGC_COPY_NS_PER_MB). Said before the first
- * walk of a session and whenever it is over the bound; over
- * WALKEST_DEFAULT_BOUND_MS without --max-pause it is refused as a walk in a
- * pause would be; over --max-pause MS (--walk auto) the walk is done in a
- * pause cut short at MS instead. Returns 0 (frozen), 1 (in a pause) or
- * -ECANCELED (printed).
+ * ZGC: a frozen walk's pause is the fork and a copy of the used heap, which
+ * rises and falls with each of ZGC's cycles: hsperfdata's figure is a poor
+ * guide (786 MiB read where 312 MiB was copied, LeakGrowth). So the agent
+ * measures it from ZGC's page table after settling (a cycle's end, when the
+ * JVM allocates) and refuses a copy over the bound set here
+ * (MT_AP_FREEZE_ZGC_BOUND): --max-pause MS, else WALKEST_DEFAULT_BOUND_MS,
+ * less the fork's estimate, at HEAPFREEZE_ZGC_COPY_NS_PER_MB. The used heap
+ * now and the bound are said once per JVM and command. Returns 0 (frozen, the
+ * bound set), 1 (in a pause: the fork alone is over --max-pause) or
+ * -ECANCELED (printed: the fork alone is over the default bound).
  */
 static int zgc_said; /* the JVM whose copy's pause was said */
 
 static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
 {
-	struct walkestimate e;
-	uint64_t fork = heapfreeze_fork_estimate_ns(ss->p), ns;
-	char a[32], b[32];
+	bool consent = flags & MT_AP_HEAP_MAXPAUSE;
+	uint32_t bound_ms = consent ? max_pause_ms : WALKEST_DEFAULT_BOUND_MS;
+	uint64_t fork = heapfreeze_fork_estimate_ns(ss->p), bound = (uint64_t)bound_ms * 1000000;
+	uint64_t mib = heapfreeze_zgc_copy_max_mib(fork, bound_ms), aim;
+	char a[32], b[32], c[32];
 	int pid = ss->p->pid;
 
-	if (walkestimate_read(ss->pd, false, &e))
-		return 0; /* no hsperfdata: no estimate (the pause is printed after) */
-	ns = fork + heapfreeze_zgc_copy_estimate_ns(e.used);
-	fmt_ns(ns, a, sizeof(a));
-	fmt_bytes(e.used, b, sizeof(b));
-	if (flags & MT_AP_HEAP_MAXPAUSE) {
-		if (ns > (uint64_t)max_pause_ms * 1000000 && mt_opts.walk == HEAPFREEZE_AUTO) {
-			p_info("JVM %d: walking the heap in a pause, not in a frozen copy: the copy "
-			       "of ZGC's used heap (%s) would pause it for about %s, over "
-			       "--max-pause", pid, b, a);
+	ss->freeze.flags &= ~MT_AP_FREEZE_ZGC_BOUND;
+	ss->zgc.max_copy_mib = ss->zgc.aim_copy_mib = 0;
+	if (!mib) { /* the fork alone: --max-pause's case was seen in plan_freeze() */
+		if (consent)
 			return 1;
-		}
-	} else if (ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000) {
-		p_err("JVM %d: a frozen heap snapshot would stop it for about %s (ZGC's heap is "
-		      "shared memory: the copy copies its %s used in the pause); over %d ms, so "
-		      "memtrace did not pause it. --max-pause MS accepts a pause of up to MS",
-		      pid, a, b, WALKEST_DEFAULT_BOUND_MS);
+		p_err("JVM %d: a frozen heap snapshot would stop it for about %s (its fork); over "
+		      "%d ms, so memtrace did not pause it. --max-pause MS accepts a pause of up "
+		      "to MS", pid, fmt_ns(fork, a, sizeof(a)), WALKEST_DEFAULT_BOUND_MS);
 		return -ECANCELED;
 	}
-	if (zgc_said != pid) /* once per JVM and command (`leaks` takes several) */
-		p_info("JVM %d: ZGC's heap is shared memory: the frozen copy copies its used heap "
-		       "(%s) in the pause, about %s", pid, b, a);
+	ss->freeze.flags |= MT_AP_FREEZE_ZGC_BOUND;
+	ss->zgc.max_copy_mib = mib > UINT32_MAX ? UINT32_MAX : (uint32_t)mib;
+	/* aimed at: what the default bound allows, --max-pause or not (a few
+	 * more cycles' ends are waited for to get there: shorter pauses) */
+	aim = heapfreeze_zgc_copy_max_mib(fork, WALKEST_DEFAULT_BOUND_MS);
+	ss->zgc.aim_copy_mib = aim && aim < mib ? (uint32_t)aim : ss->zgc.max_copy_mib;
+	if (zgc_said == pid) /* once per JVM and command (`leaks` takes several) */
+		return 0;
 	zgc_said = pid;
+	p_info("JVM %d: ZGC's heap is shared memory: the frozen copy copies its used heap in the "
+	       "pause (at a cycle's end when the JVM allocates), at most %s: %s with the fork "
+	       "(%s)", pid, fmt_bytes(mib << 20, b, sizeof(b)), fmt_ns(bound, c, sizeof(c)),
+	       consent ? "--max-pause" : "the default bound; --max-pause MS for more");
 	return 0;
+}
+
+/*
+ * ZGC's used heap was over the bound (the agent said so, -EFBIG): ask again
+ * after another cycle when the JVM allocates (its used heap falls at each
+ * cycle's end), then walk in a pause cut at --max-pause (--walk auto), or
+ * refuse. Returns 1 (ask again, frozen), 0 (walk in a pause) or -ECANCELED
+ * (printed).
+ */
+#define ZGC_BIG_TRIES 3
+
+static int zgc_too_big(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
+{
+	const char *msg = ss->so.last_err.msg;
+	const char *at = strstr(msg, "was ");
+	unsigned long long used = 0;
+	char a[48], t[32];
+	int pid = ss->p->pid;
+
+	if (ss->freeze.gc_wait_ms && ++ss->zgc_big < ZGC_BIG_TRIES) {
+		if (ss->zgc_big == 1)
+			p_info("JVM %d: %s; asking again after another cycle", pid, msg);
+		return 1;
+	}
+	ss->zgc_big = 0;
+	if ((flags & MT_AP_HEAP_MAXPAUSE) && mt_opts.walk == HEAPFREEZE_AUTO) {
+		p_info("JVM %d: walking the heap in a pause, not in a frozen copy: %s, over "
+		       "--max-pause", pid, msg);
+		ss->zgc_unfrozen = true;
+		return 0;
+	}
+	if (at && sscanf(at, "was %llu MiB", &used) == 1)
+		snprintf(a, sizeof(a), "about %s", fmt_ns(heapfreeze_fork_estimate_ns(ss->p) +
+					heapfreeze_zgc_copy_estimate_ns(used << 20), t, sizeof(t)));
+	else
+		snprintf(a, sizeof(a), "longer");
+	p_err("JVM %d: a frozen heap snapshot would stop it for %s (%s); over %u ms, so memtrace "
+	      "did not pause it. --max-pause MS accepts a pause of up to MS", pid, a, msg,
+	      (flags & MT_AP_HEAP_MAXPAUSE) ? max_pause_ms : WALKEST_DEFAULT_BOUND_MS);
+	return -ECANCELED;
 }
 
 /*
@@ -382,6 +427,10 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 	struct eden_watch ew;
 	char why[192], a[32], b[32];
 
+	if (ss->zgc_unfrozen) { /* ZGC's copy was over --max-pause: this take in a pause */
+		ss->zgc_unfrozen = false;
+		return 0;
+	}
 	if (mt_opts.walk == HEAPFREEZE_PAUSED ||
 	    (*flags & (MT_AP_HEAP_KEEPIDS | MT_AP_HEAP_BARE | MT_AP_HEAP_NOUNTAGGED)))
 		return 0;
@@ -659,9 +708,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 39): a
+			/* an agent loaded by an older memtrace (before stop 40): a
 			 * ZGC heap only in a pause, which is the user's to accept */
-			no_freeze(ss, "the agent loaded in it predates frozen walks of ZGC");
+			no_freeze(ss, "the agent loaded in it predates this memtrace's frozen "
+				  "walks of ZGC");
 			snapshot_free(s);
 			err = reopen(ss);
 			if (err)
@@ -726,6 +776,17 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EFBIG) {
+			/* ZGC's used heap over the bound: nothing paused; the agent
+			 * keeps the session */
+			snapshot_free(s);
+			err = zgc_too_big(ss, flags, max_pause_ms);
+			if (err < 0)
+				goto fail;
+			return snaptake_take(ss, err ? flags : flags & ~MT_AP_HEAP_FREEZE,
+					     max_pause_ms, fields, nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EAGAIN) {
 			p_err("JVM %d: ZGC was relocating objects at each of %d pauses memtrace asked "
 			      "for (%s): no snapshot. Try again, or walk in a pause: --walk paused "
@@ -740,7 +801,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			ss->zgc_tries = 0;
+			ss->zgc_tries = ss->zgc_big = 0;
 			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))

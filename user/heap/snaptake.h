@@ -49,6 +49,8 @@ struct mt_snapsession {
 	struct mt_ap_heap_layout layout;
 	struct mt_ap_heap_zgc zgc;   /* ZGC's (MT_AP_FREEZE_ZGC), from heapfreeze_prepare() */
 	int zgc_tries;               /* walks refused in a row: ZGC was relocating */
+	int zgc_big;                 /* walks refused in a row: its used heap over the bound */
+	bool zgc_unfrozen;           /* the next take in a pause (ZGC's copy over --max-pause) */
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
 	/* walks in a pause: their estimated pause, said before each (and refused over
 	 * WALKEST_DEFAULT_BOUND_MS without --max-pause); learned from the last one */
