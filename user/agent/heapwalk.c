@@ -251,31 +251,35 @@ static int walk_prepare(JNIEnv *jni, const struct walk_ask *a, char *why, size_t
  * relocation's end (its garbage freed, nothing in flight); with memtrace's
  * bound on the copy, look at the used heap then, and wait for up to
  * ZGC_SETTLES ends while it is over what memtrace aims at (it falls at each:
- * LeakGrowth's went from 743 to 188 MiB). Over the bound still: the freeze
- * fails (-EFBIG), and the walk is refused before any pause. Returns whether
- * it was.
+ * LeakGrowth's went from 743 to 188 MiB) - over the bound itself, for up to
+ * ZGC_OVER_WAIT_MS a time even where memtrace saw no allocation (JDK 17's
+ * hsperfdata reads ZGC's used heap as its capacity). Over the bound still:
+ * the freeze fails (-EFBIG), and the walk is refused before any pause.
+ * Returns whether it was.
  */
-#define ZGC_SETTLES 3
+#define ZGC_SETTLES      3
+#define ZGC_OVER_WAIT_MS 1000
 
 static bool zgc_settle(void)
 {
 	uint64_t aim = (uint64_t)hw.fz.zgc.req.aim_copy_mib << 20, used, ns;
+	uint32_t wait = hw.fz.req.gc_wait_ms;
 	char why[sizeof(hw.fz.rec.why)];
 	int err = 0;
 
 	for (int i = 0; i < ZGC_SETTLES; i++) {
-		if (hw.fz.req.gc_wait_ms) {
-			hw.fz.rec.gc_waited = zgcfreeze_settle(&hw.fz.zgc, hw.fz.req.gc_wait_ms,
-							       &ns);
+		if (wait) {
+			hw.fz.rec.gc_waited = zgcfreeze_settle(&hw.fz.zgc, wait, &ns);
 			hw.fz.rec.gc_wait_ns += ns;
 		}
 		if (!hw.fz.zgc.req.max_copy_mib)
 			return false;
 		used = 0;
 		err = zgcfreeze_fits(&hw.fz.zgc, &used, why, sizeof(why));
-		if ((!err && used <= aim) || err == -EPROTO || !hw.fz.req.gc_wait_ms ||
-		    !hw.fz.rec.gc_waited)
+		if (err == -EPROTO || (!err && (used <= aim || !wait || !hw.fz.rec.gc_waited)))
 			break;
+		if (!wait)
+			wait = ZGC_OVER_WAIT_MS;
 	}
 	if (!err)
 		return false;

@@ -25,7 +25,7 @@
 #    referents);
 #  - the JVM's heap is as the program built it afterwards (its own check of
 #    every entry), no copy is left, the JVM lives on.
-# Pauses (ours and a walk in a pause) are notes; bench/zgc_pause.sh sets them
+# Pauses (ours and a walk in a pause) are notes; bench/freeze.sh (FREEZE_BENCH_GC=Z) sets them
 # beside jmap -histo:live's.
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
