@@ -251,9 +251,10 @@ static int walk_prepare(JNIEnv *jni, const struct walk_ask *a, char *why, size_t
  * relocation's end (its garbage freed, nothing in flight); with memtrace's
  * bound on the copy, look at the used heap then, and wait for up to
  * ZGC_SETTLES ends while it is over what memtrace aims at (it falls at each:
- * LeakGrowth's went from 743 to 188 MiB) - over the bound itself, for up to
- * ZGC_OVER_WAIT_MS a time even where memtrace saw no allocation (JDK 17's
- * hsperfdata reads ZGC's used heap as its capacity). Over the bound still:
+ * LeakGrowth's went from 743 to 188 MiB), for ZGC_OVER_WAIT_MS where memtrace
+ * saw no allocation (JDK 17's hsperfdata reads ZGC's used heap as its
+ * capacity: a copy of 817 MiB was taken at once) until a wait sees no cycle
+ * end (an idle JVM's used heap does not fall). Over the bound still:
  * the freeze fails (-EFBIG), and the walk is refused before any pause.
  * Returns whether it was.
  */
@@ -276,7 +277,9 @@ static bool zgc_settle(void)
 			return false;
 		used = 0;
 		err = zgcfreeze_fits(&hw.fz.zgc, &used, why, sizeof(why));
-		if (err == -EPROTO || (!err && (used <= aim || !wait || !hw.fz.rec.gc_waited)))
+		/* within the aim; or no cycle ended in the last wait (an idle JVM:
+		 * its used heap will not fall) */
+		if (err == -EPROTO || (!err && (used <= aim || (wait && !hw.fz.rec.gc_waited))))
 			break;
 		if (!wait)
 			wait = ZGC_OVER_WAIT_MS;
