@@ -411,7 +411,16 @@ struct mt_ap_heap_zgc {
 	uint32_t aim_copy_mib;  /* with it: while the used heap is over this (<= max), wait
 				 * for another cycle's end first, a few times at most
 				 * (it falls at each); 0: max_copy_mib */
+	uint32_t page_type;     /* in a ZPage: _type's offset plus one (uint8_t: 0 small, 1
+				 * medium, 2 large); 0 unknown. Known, and the walk reading
+				 * no strings (no MT_AP_HEAP_STRINGS), the elements of a
+				 * primitive array in a medium or large page are not
+				 * copied (the copy's mark reads its header alone): they
+				 * read as zeros in the copy */
 	uint32_t reserved;
+	uint64_t medium_align;  /* with page_type: &ZObjectAlignmentMedium (int, .symtab): a
+				 * medium page's objects start at multiples of it (4 KiB
+				 * for a 32 MiB page); 0: no element is left out */
 };
 
 struct mt_ap_heap_done {
@@ -582,6 +591,9 @@ struct mt_ap_hfreeze {
 	uint64_t heap_copy_bytes; /* MT_AP_FREEZE_ZGC: the used heap the copy copied in the */
 	uint64_t heap_copy_ns;    /* pause (ZGC's heap is shared memory), and how long the
 				   * JVM waited for it (0 from an older agent) */
+	uint64_t heap_skip_bytes; /* of the used heap, the elements of primitive arrays in
+				   * medium and large pages, not copied (mt_ap_heap_zgc's
+				   * page_type) */
 };
 
 /* COPY: where the walk's records are in the frozen copy (MT_AP_FREEZE_DIRECT). */
@@ -775,8 +787,8 @@ _Static_assert(sizeof(struct mt_ap_hnamed) == 16, "hnamed layout");
 _Static_assert(sizeof(struct mt_ap_heap_freeze) == 128, "heap freeze layout");
 _Static_assert(sizeof(struct mt_ap_hcopy) == 64, "hcopy layout");
 _Static_assert(sizeof(struct mt_ap_hstrref) == 24, "hstrref layout");
-_Static_assert(sizeof(struct mt_ap_hfreeze) == 216, "hfreeze layout");
-_Static_assert(sizeof(struct mt_ap_heap_zgc) == 120, "heap zgc layout");
+_Static_assert(sizeof(struct mt_ap_hfreeze) == 224, "hfreeze layout");
+_Static_assert(sizeof(struct mt_ap_heap_zgc) == 136, "heap zgc layout");
 _Static_assert(sizeof(struct mt_ap_hsampled) == 16, "hsampled layout");
 
 _Static_assert(sizeof(struct mt_ap_hdr) == MT_AP_HDR_SIZE, "header layout");

@@ -235,6 +235,97 @@ static void test_bound(void **state)
 	heap_free(&h);
 }
 
+/* A medium page's objects (ZObjectAlignmentMedium apart): a byte[] and a
+ * long[] whose elements are left out of the copy (their first 4 KiB page,
+ * the header, copied), then something that is no object: the rest of the
+ * page copied whole. The copy sees the headers and the rest as they were,
+ * the elements as zeros; the bound counts what is copied. */
+static uint64_t klasses[8];    /* two fake Klasses: their layout helper at 8 */
+static int32_t medium_align = 4096;
+
+static void put_array(unsigned char *at, uint32_t nk, int32_t len)
+{
+	uint64_t mark = 1;
+
+	memcpy(at, &mark, 8);
+	memcpy(at + 8, &nk, 4);
+	memcpy(at + 12, &len, 4);
+}
+
+static int child_bodies(struct heap *h, int go)
+{
+	const unsigned char *v = h->view;
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		return 10;
+	if (!all(v + 16, 4096 - 16, 'A') || !all(v + 4096, 299008 - 4096, 0) ||
+	    !all(v + 299008, 303104 - 299008, 'A'))
+		return 11; /* the byte[]: header page kept, elements zeros, its tail kept */
+	if (!all(v + 307200, 782336 - 307200, 0) || !all(v + 782336, 786432 - 782336, 'A') ||
+	    !all(v + 786432 + 16, (1 << 20) - 786432 - 16, 'A'))
+		return 12; /* the long[]'s elements zeros; past the object that stops it, all */
+	if (!all(v + 2 * GR, 512 << 10, 'B'))
+		return 13;
+	return 0;
+}
+
+static void test_bodies(void **state)
+{
+	struct mt_ap_heap_layout L = { .size = sizeof(L), .flags = MT_AP_LAYOUT_CKLASS,
+				       .klass_base = (uint64_t)(uintptr_t)klasses, .klass_shift = 0,
+				       .obj_align = 8, .klass_off = 8, .length_off = 12,
+				       .k_layout_helper = 8 };
+	struct heap h;
+	struct zgc_freeze zf;
+	uint64_t used = 0, ns = 0;
+	char why[160];
+	int go[2], status = 0;
+	pid_t pid;
+
+	(void)state;
+	heap_init(&h);
+	klasses[1] = 0xC0100800u;             /* Klass at +0: byte[] (tag 3, T_BYTE) */
+	klasses[5] = 0xC0100B03u;             /* Klass at +32: long[] */
+	klasses[7] = 0;                       /* Klass at +48: no layout helper */
+	put_array(h.view, 0, 300000);         /* 300016 bytes */
+	put_array(h.view + 303104, 32, 60000); /* 480016 bytes */
+	put_array(h.view + 786432, 48, 7);
+	((unsigned char *)h.pages[0])[8] = 1; /* page 1 medium: _type at 8 */
+	h.req.page_type = 8 + 1;
+	h.req.medium_align = (uint64_t)(uintptr_t)&medium_align;
+	h.req.max_copy_mib = 1; /* 1.5 MiB used: fits only without the elements */
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	zf.bodies = &L;
+	assert_int_equal(zgcfreeze_fits(&zf, &used, why, sizeof(why)), 0);
+	assert_true(used == (1 << 20) + (512 << 10) - 770048);
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), 0);
+	assert_true(zf.skipped == 770048 && zf.nskips == 2);
+	assert_true(zf.bytes == (1 << 20) + (512 << 10) - 770048);
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(go[1]);
+		if (zgcfreeze_child(&zf))
+			_exit(9);
+		_exit(child_bodies(&h, go[0]));
+	}
+	close(go[0]);
+	assert_int_equal(zgcfreeze_wait(&zf, &ns, why, sizeof(why)), 0);
+	zgcfreeze_end(&zf);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(go[1]);
+	/* without the layout (a walk that reads strings) nothing is left out */
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_fits(&zf, &used, why, sizeof(why)), -EFBIG);
+	zgcfreeze_end(&zf);
+	heap_free(&h);
+}
+
 /* Addresses that do not read: refused with a reason, nothing left open. */
 static void test_bad_request(void **state)
 {
@@ -262,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_relocating),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_bodies),
 		cmocka_unit_test(test_bad_request),
 	};
 

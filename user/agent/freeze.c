@@ -569,6 +569,7 @@ pid_t freeze_fork(struct freeze *fz)
 
 		err = zgcfreeze_wait(&fz->zgc, &fz->rec.heap_copy_ns, why, sizeof(why));
 		fz->rec.heap_copy_bytes = fz->zgc.bytes;
+		fz->rec.heap_skip_bytes = fz->zgc.skipped;
 		zgcfreeze_end(&fz->zgc); /* the file lives on in the copy's mappings */
 		if (err) {
 			freeze_end(fz);

@@ -186,6 +186,10 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 		     (freeze->flags & MT_AP_FREEZE_DIRECT);
 	if (hw.marking)
 		hw.layout = *layout;
+	/* ZGC: a walk that reads no strings reads no primitive array's
+	 * elements: those in medium and large pages are not copied */
+	if (hw.marking && hw.fz.zgc.on && !(req->flags & MT_AP_HEAP_STRINGS))
+		hw.fz.zgc.bodies = &hw.layout;
 	hw.comparing = hw.marking && (freeze->flags & MT_AP_FREEZE_COMPARE);
 	walkstate_vectors_init();
 	hw.t0 = agent_mono_ns();

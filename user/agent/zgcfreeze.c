@@ -132,7 +132,11 @@ static int scan_pages(struct zgc_freeze *zf, bool keep, uint64_t *used)
 			zf->pages = np;
 			cap = nc;
 		}
-		zf->pages[zf->npages++] = (struct zgc_page){ start, top };
+		zf->pages[zf->npages] = (struct zgc_page){ start, top, 0 };
+		if (zf->req.page_type &&
+		    self_read(p + zf->req.page_type - 1, &zf->pages[zf->npages].type, 1))
+			return -EPROTO;
+		zf->npages++;
 	}
 	zf->lo = lo == UINT64_MAX ? 0 : lo;
 	zf->hi = hi;
@@ -427,14 +431,140 @@ static uint64_t relocating(const struct zgc_freeze *zf, uint64_t slots, uint64_t
 	return busy;
 }
 
-/* The copy's chunks: each page's [start, top rounded to 4 KiB), cut where the
- * canonical view's mappings end, packed one after another in the copy's file. */
+/* A skip of [@lo, @hi) (whole 4 KiB pages) after the others. 0 or -ENOMEM. */
+static int add_skip(struct zgc_freeze *zf, size_t *cap, uint64_t lo, uint64_t hi)
+{
+	if (zf->nskips == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct zgc_skip *ns = realloc(zf->skips, nc * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		zf->skips = ns;
+		*cap = nc;
+	}
+	zf->skips[zf->nskips++] = (struct zgc_skip){ lo, hi };
+	zf->skipped += hi - lo;
+	return 0;
+}
+
+/*
+ * The elements of the primitive arrays in medium and large page @pg (ZGC
+ * keeps objects over 256 KiB there, a few to a page: read one after another
+ * from the page's start), as skips. The walk of a page stops at anything that
+ * does not read as an object (the rest is copied): a klass word that does not
+ * lead to a layout helper, a helper that is no array's or a plain instance's,
+ * a size past the page's top. In a pause with no relocation in flight every
+ * object below top is whole (an allocation writes its header before the
+ * thread can reach a safepoint; a relocation's lost race leaves a whole copy).
+ */
+static int find_bodies(struct zgc_freeze *zf, const struct zgc_page *pg, size_t *cap)
+{
+	const struct mt_ap_heap_layout *L = zf->bodies;
+	uint64_t at = pg->start, al = L->obj_align ? L->obj_align : 8, mal = al;
+	int32_t m = 0;
+
+	/* a medium page's objects are aligned to ZObjectAlignmentMedium */
+	if (pg->type == 1 && (self_read(zf->req.medium_align, &m, sizeof(m)) || m < (int32_t)al ||
+			      (m & (m - 1)) || m > (1 << 20)))
+		return 0;
+	if (pg->type == 1)
+		mal = (uint64_t)m;
+
+	while (at + 16 <= pg->top) {
+		uint64_t a = zf->refs.base | at, k, size;
+			uint32_t nk, lh;
+		int32_t len;
+
+		if (L->flags & MT_AP_LAYOUT_CKLASS) {
+			if (self_read(a + L->klass_off, &nk, sizeof(nk)))
+				return 0;
+			k = L->klass_base + ((uint64_t)nk << L->klass_shift);
+		} else if (read_u64(a + L->klass_off, &k)) {
+			return 0;
+		}
+			if (!k || self_read(k + L->k_layout_helper, &lh, sizeof(lh)) || !lh)
+			return 0;
+			if ((int32_t)lh > 0) { /* an instance: its size, unless a special one */
+			if (lh & 1)
+				return 0;
+			size = lh & ~7u;
+		} else {
+			uint32_t tag = lh >> 30, hdr = (lh >> 16) & 0xff, et = (lh >> 8) & 0xff;
+			uint32_t esz = lh & 0xff;
+
+			if ((tag != 2 && tag != 3) || esz > 3 || hdr < 12 || hdr > 32 ||
+			    (tag == 3 && (et < 4 || et > 11)) ||
+			    self_read(a + L->length_off, &len, sizeof(len)) || len < 0)
+				return 0;
+			size = (hdr + ((uint64_t)(uint32_t)len << esz) + al - 1) & ~(al - 1);
+			if (tag == 3 && at + size <= pg->top) {
+				uint64_t lo = (at + hdr + PG - 1) & ~(PG - 1);
+				uint64_t hi = (at + size) & ~(PG - 1);
+
+				if (hi > lo && add_skip(zf, cap, lo, hi))
+					return -ENOMEM;
+			}
+		}
+		if (size < 16 || at + size > pg->top)
+			return 0;
+		at = (at + size + mal - 1) & ~(mal - 1);
+	}
+	return 0;
+}
+
+/* Chunks for heap offsets [@at, @end), cut where the canonical view's
+ * mappings end, packed from *@dst on. 0, -EPROTO or -ENOMEM. */
+static int add_chunks(struct zgc_freeze *zf, size_t *cap, uint64_t at, uint64_t end,
+		      uint64_t *dst)
+{
+	while (at < end) {
+		const struct zgc_heapmap *m = NULL;
+		uint64_t mlo = 0, len;
+
+		for (size_t j = 0; j < zf->nmaps && !m; j++) {
+			mlo = zf->maps[j].lo & zf->refs.offset_mask;
+			if ((zf->maps[j].lo & ~zf->refs.offset_mask) == zf->refs.base &&
+			    at >= mlo && at < mlo + (zf->maps[j].hi - zf->maps[j].lo))
+				m = &zf->maps[j];
+		}
+		if (!m)
+			return -EPROTO; /* a used page the heap file does not hold */
+		len = mlo + (m->hi - m->lo) - at;
+		if (len > end - at)
+			len = end - at;
+		if (zf->nchunks == *cap) {
+			struct zgc_chunk *nc = realloc(zf->chunks, *cap * 2 * sizeof(*nc));
+
+			if (!nc)
+				return -ENOMEM;
+			zf->chunks = nc;
+			*cap *= 2;
+		}
+		zf->chunks[zf->nchunks++] = (struct zgc_chunk){ .off = at, .len = len,
+								.src = m->pgoff + (at - mlo),
+								.dst = *dst };
+		*dst += len;
+		at += len;
+	}
+	return 0;
+}
+
+/*
+ * The copy's chunks: each page's [start, top rounded to 4 KiB) but its skips
+ * (those stay the private zeros the copy maps first: a skip is one more
+ * mapping per view, not fresh memory the copy's files would need), cut where
+ * the canonical view's mappings end, packed one after another in the copy's
+ * files.
+ */
 static int plan_chunks(struct zgc_freeze *zf)
 {
-	size_t cap = zf->npages + zf->nmaps + 16, k = 0;
+	size_t cap = zf->npages + zf->nmaps + zf->nskips + 16, s = 0;
 	uint64_t dst = 0;
+	int err;
 
 	free(zf->chunks);
+	zf->nchunks = 0;
 	zf->chunks = malloc(cap * sizeof(*zf->chunks));
 	if (!zf->chunks)
 		return -ENOMEM;
@@ -443,45 +573,32 @@ static int plan_chunks(struct zgc_freeze *zf)
 		uint64_t end = (zf->pages[i].top + PG - 1) & ~(PG - 1);
 
 		while (at < end) {
-			const struct zgc_heapmap *m = NULL;
-			uint64_t mlo = 0, len;
+			uint64_t stop = end;
 
-			for (size_t j = 0; j < zf->nmaps && !m; j++) {
-				mlo = zf->maps[j].lo & zf->refs.offset_mask;
-				if ((zf->maps[j].lo & ~zf->refs.offset_mask) == zf->refs.base &&
-				    at >= mlo && at < mlo + (zf->maps[j].hi - zf->maps[j].lo))
-					m = &zf->maps[j];
+			while (s < zf->nskips && zf->skips[s].hi <= at)
+				s++;
+			if (s < zf->nskips && zf->skips[s].lo <= at) { /* in a skip */
+				at = zf->skips[s].hi < end ? zf->skips[s].hi : end;
+				continue;
 			}
-			if (!m)
-				return -EPROTO; /* a used page the heap file does not hold */
-			len = mlo + (m->hi - m->lo) - at;
-			if (len > end - at)
-				len = end - at;
-			if (k == cap) {
-				struct zgc_chunk *nc = realloc(zf->chunks, cap * 2 * sizeof(*nc));
-
-				if (!nc)
-					return -ENOMEM;
-				zf->chunks = nc;
-				cap *= 2;
-			}
-			zf->chunks[k++] = (struct zgc_chunk){ .off = at, .len = len,
-							      .src = m->pgoff + (at - mlo),
-							      .dst = dst };
-			dst += len;
-			at += len;
+			if (s < zf->nskips && zf->skips[s].lo < end)
+				stop = zf->skips[s].lo;
+			err = add_chunks(zf, &cap, at, stop, &dst);
+			if (err)
+				return err;
+			at = stop;
 		}
 	}
-	zf->nchunks = k;
 	zf->bytes = dst;
 	/* the JVM copies the first half into its file, the copy the rest into
 	 * the other (two cores, when the machine has them: the JVM's own threads
 	 * are stopped) */
-	for (zf->split = 0; zf->split < k && zf->chunks[zf->split].dst < dst / 2; zf->split++)
+	for (zf->split = 0; zf->split < zf->nchunks && zf->chunks[zf->split].dst < dst / 2;
+	     zf->split++)
 		zf->chunks[zf->split].file = 0;
-	zf->need[0] = zf->split < k ? zf->chunks[zf->split].dst : dst;
+	zf->need[0] = zf->split < zf->nchunks ? zf->chunks[zf->split].dst : dst;
 	zf->need[1] = dst - zf->need[0];
-	for (size_t i = zf->split; i < k; i++) {
+	for (size_t i = zf->split; i < zf->nchunks; i++) {
 		zf->chunks[i].file = 1;
 		zf->chunks[i].dst -= zf->need[0];
 	}
@@ -530,15 +647,38 @@ static int over_bound(const struct zgc_freeze *zf, uint64_t used, const char *wh
 	return -EFBIG;
 }
 
+/* The skips of the pages listed (find_bodies()), when zf->bodies. 0 or -ENOMEM. */
+static int plan_skips(struct zgc_freeze *zf)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	zf->nskips = 0;
+	zf->skipped = 0;
+	free(zf->skips);
+	zf->skips = NULL;
+	for (size_t i = 0; !err && zf->bodies && zf->req.medium_align && i < zf->npages; i++)
+		if (zf->pages[i].type == 1 || zf->pages[i].type == 2)
+			err = find_bodies(zf, &zf->pages[i], &cap);
+	return err;
+}
+
 int zgcfreeze_fits(struct zgc_freeze *zf, uint64_t *used, char *why, size_t n)
 {
-	struct zgc_freeze look = *zf; /* the pages are not kept: zf stays as it is */
 	uint64_t u = 0;
 
-	if (scan_pages(&look, false, &u)) {
-		snprintf(why, n, "ZGC's page table does not read as memtrace describes it");
-		return -EPROTO;
+	/* the JVM running, pages come and go: one that does not read leaves
+	 * the listing for the sum alone (no skips); the masks as now (read
+	 * again in the pause) */
+	if (read_refs(zf) || scan_pages(zf, true, &u) || plan_skips(zf)) {
+		zf->nskips = 0;
+		zf->skipped = 0;
+		if (scan_pages(zf, false, &u)) {
+			snprintf(why, n, "ZGC's page table does not read as memtrace describes it");
+			return -EPROTO;
+		}
 	}
+	u -= zf->skipped;
 	if (used)
 		*used = u;
 	return over_bound(zf, u, "before the pause", why, n);
@@ -571,7 +711,11 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 		return -EAGAIN;
 	}
 	err = scan_pages(zf, true, &used);
-	if (!err && (err = over_bound(zf, used, "in the pause", why, n)))
+	/* the elements of primitive arrays in medium and large pages: not
+	 * copied when the walk reads none (the bound counts what is copied) */
+	if (!err)
+		err = plan_skips(zf);
+	if (!err && (err = over_bound(zf, used - zf->skipped, "in the pause", why, n)))
 		return err;
 	if (!err)
 		err = read_maps(zf);
@@ -739,6 +883,9 @@ void zgcfreeze_end(struct zgc_freeze *zf)
 	free(zf->pages);
 	free(zf->maps);
 	free(zf->chunks);
+	free(zf->skips);
+	zf->skips = NULL;
+	zf->nskips = 0;
 	zf->pages = NULL;
 	zf->maps = NULL;
 	zf->chunks = NULL;

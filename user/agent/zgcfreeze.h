@@ -26,6 +26,11 @@
 
 struct zgc_page {
 	uint64_t start, top;       /* heap offsets: the page's objects */
+	uint8_t type;              /* ZPage::_type (0 small, 1 medium, 2 large); 0 unknown */
+};
+
+struct zgc_skip {
+	uint64_t lo, hi;           /* heap offsets (whole 4 KiB pages) not copied */
 };
 
 struct zgc_heapmap {
@@ -52,6 +57,12 @@ struct zgc_freeze {
 	uint64_t need[2];          /* bytes each file holds of the plan */
 	uint64_t lo, hi;           /* heap offsets: the lowest page start, the highest top */
 	uint64_t bytes;            /* what the copy copies */
+	uint64_t skipped;          /* what it leaves out (primitive arrays' elements) */
+	const struct mt_ap_heap_layout *bodies; /* set (by the caller, before the pause):
+				    * primitive arrays' elements in medium and large
+				    * pages are not copied (the copy reads no strings) */
+	struct zgc_skip *skips;    /* those, in address order */
+	size_t nskips;
 	uint64_t views[4];         /* the heap views' bases (JDK 17: 3; later: 1) */
 	int nviews;
 	struct zgc_page *pages;

@@ -196,6 +196,7 @@ static void find_spaces(const struct mt_vmstructs *vs, enum gc gc, uint64_t heap
 }
 
 #define SYM_ZBASE  "ZAddressHeapBase"
+#define SYM_ZMEDALIGN "ZObjectAlignmentMedium"
 #define SYM_ZROLD  "ZPointerRemappedOldMask"
 #define SYM_ZRYOUNG "ZPointerRemappedYoungMask"
 #define SYM_ZYOUNG "_ZN11ZGeneration6_youngE"
@@ -274,6 +275,17 @@ static int zgc_prepare(const struct mt_vmstructs *vs, uint64_t heap, struct mt_a
 	z->fw_length = (uint32_t)fwe; /* ZAttachedArray: its _length alone */
 	z->fw_refcount = (uint32_t)fwrc;
 	z->fw_entries = (uint32_t)((fws + 7) & ~7ull);
+	/* a page's type (a byte: small, medium, large): medium and large pages'
+	 * primitive arrays are copied without their elements where no walk
+	 * reads them; unknown (0), every page is copied whole */
+	{
+		uint64_t toff;
+		unsigned tsz;
+
+		if (!vmstructs_field_sized(vs, "ZPage", "_type", &toff, &tsz, 1) && tsz == 1 &&
+		    toff < 4096 && !vmstructs_symbol(vs, SYM_ZMEDALIGN, &z->medium_align))
+			z->page_type = (uint32_t)toff + 1;
+	}
 	if (!zglobal(vs, inst, "_ZGlobalPhase", &at)) { /* JDK 17's */
 		z->variant = MT_AP_ZGC_X;
 		if (zglobal(vs, inst, "_ZAddressGoodMask", &z->good_mask) ||

@@ -119,12 +119,18 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 		p_warn("JVM %d: the frozen heap walk failed (%s): walked in a pause instead",
 		       s->pid, s->freeze.why);
 	if (!strcmp(s->source, "live") && s->frozen) {
-		char w[32], k[32], u[96], ub[32], uc[32];
+		char w[32], k[32], u[160], ub[32], uc[32], us[32];
 
 		char g[64] = "";
 
 		/* ZGC: its heap is shared memory, the copy copied what is used */
-		if (s->freeze.heap_copy_bytes)
+		if (s->freeze.heap_copy_bytes && s->freeze.heap_skip_bytes)
+			snprintf(u, sizeof(u), "the used heap (%s; %s more of primitive arrays' "
+				 "elements left out) copied in %s",
+				 fmt_bytes(s->freeze.heap_copy_bytes, ub, sizeof(ub)),
+				 fmt_bytes(s->freeze.heap_skip_bytes, us, sizeof(us)),
+				 fmt_ns(s->freeze.heap_copy_ns, uc, sizeof(uc)));
+		else if (s->freeze.heap_copy_bytes)
 			snprintf(u, sizeof(u), "the used heap (%s) copied in %s",
 				 fmt_bytes(s->freeze.heap_copy_bytes, ub, sizeof(ub)),
 				 fmt_ns(s->freeze.heap_copy_ns, uc, sizeof(uc)));
@@ -182,8 +188,10 @@ void snapshot_json_walk(const struct mt_snapshot *s, FILE *f)
 	if (s->frozen)
 		fprintf(f, ",\"walk_mode\":\"frozen\",\"copy_walk_ms\":%.3f,"
 			"\"objects_read_while_written\":%zu,\"heap_copy_bytes\":%llu,"
-			"\"heap_copy_ms\":%.3f,\"forwarded_refs\":%u", (double)s->freeze.walk_ns / 1e6,
-			s->live_read_objs, (unsigned long long)s->freeze.heap_copy_bytes,
+			"\"heap_skip_bytes\":%llu,\"heap_copy_ms\":%.3f,\"forwarded_refs\":%u",
+			(double)s->freeze.walk_ns / 1e6, s->live_read_objs,
+			(unsigned long long)s->freeze.heap_copy_bytes,
+			(unsigned long long)s->freeze.heap_skip_bytes,
 			(double)s->freeze.heap_copy_ns / 1e6, s->has_mark ? s->mark.forwarded : 0);
 	else
 		fputs(",\"walk_mode\":\"paused\"", f);

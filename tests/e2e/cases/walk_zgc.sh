@@ -11,10 +11,15 @@
 # relocates all the time. Checked:
 #  - the copy's pause grows with the used heap (copied at ~3.3 GB/s): without
 #    --max-pause memtrace bounds the copy to what 100 ms allows (~320 MiB),
-#    the agent measures the used heap at a cycle's end (>= 384 MiB here) and
-#    refuses before any pause, so `histo` fails saying the used heap and
+#    the agent measures the used heap at a cycle's end; a `snapshot` (it
+#    saves strings, so it needs every primitive array's elements) finds
+#    >= 384 MiB and is refused before any pause, saying the used heap and
 #    the estimate, and the JVM is not paused (no HeapWalkOperation in its
 #    -Xlog:safepoint); doctor says --max-pause may be needed;
+#  - a `histo` without --max-pause reads no strings: the byte[]s' elements
+#    (in ZGC's medium pages) are left out of the copy (>= 370 MiB), so it
+#    fits the bound, and it counts every byte[] (1536 of 256 KiB) with its
+#    size all the same;
 #  - each of 4 `histo --max-pause 5000` is frozen ("the used heap (...) copied in ...") and
 #    counts what the program holds by construction (200 000 FwEntry, one
 #    FwEntry[], >= 200 000 long[]), with references resolved through a
@@ -43,12 +48,26 @@ pid=$JVM_PID
 sleep 1
 walks() { grep -c '"HeapWalkOperation"' "$TMPD/sp.log" || true; }
 n0=$(walks)
-"$MEMTRACE" histo -p "$pid" --top 1 >/dev/null 2>"$TMPD/r.err" && { cat "$TMPD/r.err"; fail "histo without --max-pause paused the JVM"; }
+"$MEMTRACE" snapshot -p "$pid" -o "$TMPD/r.snap" >/dev/null 2>"$TMPD/r.err" && { cat "$TMPD/r.err"; fail "snapshot without --max-pause paused the JVM"; }
 grep -q "a frozen heap snapshot would stop it for about .* (no frozen copy: ZGC's used heap was [0-9]* MiB .*, over the [0-9]* MiB its copy may take in the pause); over 100 ms, so memtrace did not pause it" "$TMPD/r.err" ||
 	{ cat "$TMPD/r.err"; fail "no estimate in the refusal"; }
 sleep 0.5
-[ "$(walks)" -eq "$n0" ] || fail "the refused histo ran a heap walk"
+[ "$(walks)" -eq "$n0" ] || fail "the refused snapshot ran a heap walk"
 note "refused: $(grep -o 'would stop it for about [^;]*' "$TMPD/r.err")"
+"$MEMTRACE" histo -p "$pid" --json >"$TMPD/b.json" 2>"$TMPD/b.err" || { cat "$TMPD/b.err"; fail "histo without --max-pause"; }
+python3 - "$TMPD/b.json" <<'PY' || { cat "$TMPD/b.err"; fail "histo without the byte[]s' elements"; }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+c = {r["class"]: r for r in rows if "class" in r}
+tot = [r for r in rows if r.get("event") == "histo_total"][0]
+b = c.get("byte[]", {"instances": 0, "bytes": 0})
+print("  byte[] %d (%d B), copied %d MiB, left out %d MiB, pause %.1f ms" % (b["instances"],
+      b["bytes"], tot["heap_copy_bytes"] >> 20, tot["heap_skip_bytes"] >> 20, tot["pause_ms"]),
+      file=sys.stderr)
+assert tot["walk_mode"] == "frozen" and not tot["partial"], tot
+assert tot["heap_skip_bytes"] >= 370 << 20, tot
+assert b["instances"] >= 1536 and b["bytes"] >= 1536 * 262160, b
+PY
 "$MEMTRACE" --json doctor -p "$pid" >"$TMPD/d.json" || fail "doctor"
 json_get "$TMPD/d.json" 'recs[0]["collector"].startswith("ZGC") and recs[0]["heap_walk"] == "frozen" and recs[0]["heap_walk_needs_max_pause"] and recs[0]["heap_walk_copy_ns"] > 100e6' |
 	grep -q True || { cat "$TMPD/d.json"; fail "doctor's collector, walk and estimate"; }
