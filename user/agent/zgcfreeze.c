@@ -27,6 +27,8 @@
 #define MARGIN         (64ull << 20)  /* the copy's files: used heap + 1/4 + this */
 #define PG             4096ull
 #define POPULATE_STEP  (32ull << 20)
+#define IDLE_LOOK_NS   (200 * 1000000ull) /* settle(): the used heap grew less than */
+#define IDLE_GROWTH    (1ull << 20)       /* this in that time: an idle JVM */
 
 static uint64_t mono_ns(void)
 {
@@ -612,9 +614,13 @@ bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns)
 {
 	/* the granules up to the heap's top at begin (and some): JDK 17's map
 	 * has 2^21 slots, too many to read every millisecond */
-	uint64_t t0 = mono_ns(), top = (zf->hi >> ZGC_GRANULE_SHIFT) + 64, bad;
+	uint64_t t0 = mono_ns(), top = (zf->hi >> ZGC_GRANULE_SHIFT) + 64, bad, u0 = 0, u1 = 0;
 	struct timespec nap = { 0, 1000000 };
-	bool busy_seen = false, ended = false;
+	bool busy_seen = false, ended = false, looked = false;
+
+	/* an idle JVM (its used heap does not grow) starts no cycle: no wait */
+	if (scan_pages(zf, false, &u0))
+		u0 = UINT64_MAX;
 
 	for (int t = 0; t < 2; t++) /* read_refs() reads them again in the pause */
 		if (t >= (zf->req.variant == MT_AP_ZGC_X ? 1 : 2) ||
@@ -626,6 +632,11 @@ bool zgcfreeze_settle(struct zgc_freeze *zf, uint32_t ms, uint64_t *ns)
 		else if (busy_seen) {
 			ended = true;
 			break;
+		}
+		if (!busy_seen && !looked && mono_ns() - t0 >= IDLE_LOOK_NS) {
+			looked = true;
+			if (u0 != UINT64_MAX && !scan_pages(zf, false, &u1) && u1 < u0 + IDLE_GROWTH)
+				break;
 		}
 		if (zf->idle)
 			zf->idle();

@@ -17,10 +17,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace histo -p PID [--json] [--top N] [--max-pause MS]\n"
 		   "  Live instances and shallow bytes per class (a heap walk, by default in a\n"
 		   "  frozen copy of the JVM forked in a short pause: see `memtrace -h`, --walk).\n"
-		   "  A walk in a pause (--walk paused, no libjvm .symtab) or a ZGC copy (its\n"
-		   "  pause copies the used heap) is estimated first and,\n"
+		   "  A walk in a pause (--walk paused, no libjvm .symtab) is estimated first and,\n"
 		   "  over 100 ms, not done without --max-pause MS: a pause of up to MS, the\n"
-		   "  walk cut short there (a partial result).\n"
+		   "  walk cut short there (a partial result). A ZGC copy's pause copies the used\n"
+		   "  heap: over what 100 ms (or --max-pause) allows it is refused before any pause.\n"
 		   "  JSON: one line per class with class, instances, bytes.\n");
 }
 

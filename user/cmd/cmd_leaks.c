@@ -235,9 +235,9 @@ static void usage(FILE *f)
 		   "  second half of the window, with BPF per-site allocation counters and, with\n"
 		   "  --paths, a heap walk at the end for each suspect's path.\n"
 		   "  Where a snapshot cannot be a frozen copy (no libjvm .symtab) it is walked in\n"
-		   "  a pause, and a ZGC copy's pause copies the used heap: either is estimated\n"
-		   "  and said first, and over 100 ms memtrace does not pause the JVM unless\n"
-		   "  --max-pause MS accepts a pause of up to MS.\n");
+		   "  a pause, estimated and said first, and a ZGC copy's pause copies the used\n"
+		   "  heap: over 100 ms memtrace does not pause the JVM unless --max-pause MS\n"
+		   "  accepts a pause of up to MS.\n");
 }
 
 int do_leaks(int argc, char **argv)

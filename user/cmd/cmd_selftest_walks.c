@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memtrace selftest-walks -p PID [--max-pause MS]\n"
 		   "  (testing) the frozen copy's own heap mark against HotSpot's JVMTI walk of\n"
 		   "  the same frozen image, object by object; exit 1 when they disagree.\n"
-		   "  --max-pause MS as for histo (a ZGC copy's pause over 100 ms needs it).\n");
+		   "  --max-pause MS as for histo (a ZGC copy over what 100 ms allows needs it).\n");
 }
 
 int do_selftest_walks(int argc, char **argv)

@@ -18,10 +18,10 @@ static void usage(FILE *f)
 		   "  Walk the JVM's heap (by default in a frozen copy of it: see --walk in\n"
 		   "  `memtrace -h`) and save every object,\n"
 		   "  reference, root, field value and string to FILE (`memtrace query FILE`).\n"
-		   "  A walk in a pause (--walk paused, no libjvm .symtab) or a ZGC copy (its\n"
-		   "  pause copies the used heap) is estimated first and,\n"
+		   "  A walk in a pause (--walk paused, no libjvm .symtab) is estimated first and,\n"
 		   "  over 100 ms, done only with --max-pause MS: a pause of up to MS, the walk\n"
-		   "  cut short there (a partial snapshot).\n");
+		   "  cut short there (a partial snapshot). A ZGC copy's pause copies the used\n"
+		   "  heap: over what 100 ms (or --max-pause) allows it is refused before any pause.\n");
 }
 
 int do_snapshot(int argc, char **argv)

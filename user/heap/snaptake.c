@@ -495,7 +495,12 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 			return r < 0 ? r : 0;
 	}
 	*flags |= MT_AP_HEAP_FREEZE;
-	ss->freeze.gc_wait_ms = eden_watch_end(ss, &ew);
+	/* ZGC: the agent tells an allocating JVM itself (its page table's used
+	 * heap grows): JDK 17's hsperfdata reads ZGC's used heap as the heap's
+	 * capacity, and a 4.8 M-object heap's cycles are 2 s apart, longer than
+	 * the watch */
+	ss->freeze.gc_wait_ms = (ss->freeze.flags & MT_AP_FREEZE_ZGC) ? HEAPFREEZE_GC_WAIT_MS :
+				eden_watch_end(ss, &ew);
 	return 0;
 }
 

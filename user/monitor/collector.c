@@ -249,6 +249,15 @@ static void monitor_event(struct collector *c, const struct mt_jvmev_raw *r)
 	uint64_t key = r->v[0];
 	uintptr_t have;
 
+	/* The probes attach one at a time, a span's begin before its end
+	 * (contended__enter before __entered, monitor__wait before __waited):
+	 * until the last is in, a span's begin may fire and its end not, and
+	 * the sequencer would infer an end that was never lost (record_counts
+	 * saw "1 waits ended by inference" once). The monitor stream starts
+	 * once all are in, as `locks`' window does: a span open then began
+	 * before the recording. */
+	if (r->ts_ns < c->attached_ns)
+		return;
 	known_thread(c, r->tid, r->ts_ns);
 	idmap_put(&c->jtids, r->a0, (void *)(uintptr_t)r->tid);
 	if (key) {
