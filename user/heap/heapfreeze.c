@@ -282,7 +282,10 @@ static int zgc_prepare(const struct mt_vmstructs *vs, uint64_t heap, struct mt_a
 		uint64_t toff;
 		unsigned tsz;
 
-		if (!vmstructs_field_sized(vs, "ZPage", "_type", &toff, &tsz, 1) && tsz == 1 &&
+		const char *env = getenv("MEMTRACE_ZGC_SKIP"); /* "0": copy every page whole */
+
+		if (!(env && !strcmp(env, "0")) &&
+		    !vmstructs_field_sized(vs, "ZPage", "_type", &toff, &tsz, 1) && tsz == 1 &&
 		    toff < 4096 && !vmstructs_symbol(vs, SYM_ZMEDALIGN, &z->medium_align))
 			z->page_type = (uint32_t)toff + 1;
 	}

@@ -87,6 +87,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 		drop_last(s);
 		return err;
 	}
+	s->objects[s->taken] = s->hv.heap.nobjects;
 	s->at_ns[s->taken++] = s->snap.frozen ? s->snap.freeze.fork_at_ns : 0;
 	s->pause_ns += s->snap.info.pause_ns;
 	if (s->snap.info.pause_ns > s->max_pause_ns)

@@ -298,6 +298,9 @@ int growthreport_print(const struct heapgrowth_result *r, const struct heapserie
 		printf("],\"at_mono_ns\":[");
 		for (uint32_t k = 0; k < K; k++)
 			printf("%s%llu", k ? "," : "", (unsigned long long)s->at_ns[k]);
+		printf("],\"objects\":[");
+		for (uint32_t k = 0; k < K; k++)
+			printf("%s%llu", k ? "," : "", (unsigned long long)s->objects[k]);
 		printf("]}\n");
 	} else {
 		printf("JVM %d: %u heap snapshots over %.1f s (%llu GCs meanwhile; the JVM paused %s "

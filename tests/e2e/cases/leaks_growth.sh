@@ -97,6 +97,10 @@ snap = [r for r in rows if r.get("event") == "snapshots"][0]
 t, at = snap["t"], snap["at_mono_ns"]
 assert len(t) == 4 and all(b > a for a, b in zip(t, t[1:])), t
 assert t[-1] > 1.0, t
+# each snapshot's live objects; the last one's is the run's
+top = [r for r in rows if r.get("event") == "leaks"][0]
+assert len(snap["objects"]) == 4 and min(snap["objects"]) > 100000, snap
+assert snap["objects"][-1] == top["objects"], (snap, top)
 for k in range(1, 4): # the request's time and the fork's instant agree
     assert abs((t[k] - t[0]) - (at[k] - at[0]) / 1e9) < 1.0, (t, at)
 for r in rows:
