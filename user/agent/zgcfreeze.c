@@ -475,7 +475,7 @@ static int find_bodies(struct zgc_freeze *zf, const struct zgc_page *pg, size_t 
 
 	while (at + 16 <= pg->top) {
 		uint64_t a = zf->refs.base | at, k, size;
-			uint32_t nk, lh;
+		uint32_t nk, lh;
 		int32_t len;
 
 		if (L->flags & MT_AP_LAYOUT_CKLASS) {
@@ -485,9 +485,9 @@ static int find_bodies(struct zgc_freeze *zf, const struct zgc_page *pg, size_t 
 		} else if (read_u64(a + L->klass_off, &k)) {
 			return 0;
 		}
-			if (!k || self_read(k + L->k_layout_helper, &lh, sizeof(lh)) || !lh)
+		if (!k || self_read(k + L->k_layout_helper, &lh, sizeof(lh)) || !lh)
 			return 0;
-			if ((int32_t)lh > 0) { /* an instance: its size, unless a special one */
+		if ((int32_t)lh > 0) { /* an instance: its size, unless a special one */
 			if (lh & 1)
 				return 0;
 			size = lh & ~7u;
