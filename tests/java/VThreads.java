@@ -1,0 +1,70 @@
+// VThreads - objects only a parked virtual thread's stack holds (JDK 21+):
+// N virtual threads each park D frames deep with a Held object (and its
+// HeldData) in a local of the deepest frame, and every third inside a
+// synchronized block on a Locked object only that thread's frame holds; each
+// first allocates and drops 8 Dropped objects (garbage: a mark that read
+// every stack word as a reference would count them). By construction:
+// N Held, N HeldData, ceil(N/3) Locked, 0 Dropped once collected. With
+// "gc", a System.gc() after every thread parked (the collector then turns
+// their stack chunks into its own form, with a bitmap of their references).
+// Built with --release 17: the virtual-thread API is reached by reflection.
+// Prints READY, then waits. On JDK 17 prints NOVTHREADS and exits 3.
+//   java VThreads N D [gc]
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
+
+public class VThreads {
+    static final class HeldData { final long[] v = new long[3]; }
+    static final class Held { final int i; final HeldData d = new HeldData(); Held(int x) { i = x; } }
+    static final class Locked { int n; }
+    static final class Dropped { long a; Dropped(long x) { a = x; } }
+    static volatile long sink;
+    static volatile boolean done;
+
+    static long deep(int i, int d, CountDownLatch parked) {
+        if (d > 0)
+            return deep(i, d - 1, parked) + 1;
+        for (int k = 0; k < 8; k++)
+            sink += new Dropped(k).a;
+        Held h = new Held(i);
+        if (i % 3 == 0) {
+            Locked l = new Locked();
+            synchronized (l) {
+                l.n = i;
+                parked.countDown();
+                while (!done)
+                    LockSupport.park();
+            }
+            return h.i + h.d.v.length;
+        }
+        parked.countDown();
+        while (!done)
+            LockSupport.park();
+        return h.i + h.d.v.length;
+    }
+
+    public static void main(String[] a) throws Exception {
+        int n = Integer.parseInt(a[0]), d = Integer.parseInt(a[1]);
+        ExecutorService ex;
+        try {
+            ex = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (NoSuchMethodException e) {
+            System.out.println("NOVTHREADS");
+            System.exit(3);
+            return;
+        }
+        CountDownLatch parked = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            final int x = i;
+            ex.submit(() -> sink += deep(x, d, parked));
+        }
+        parked.await();
+        if (a.length > 2 && a[2].equals("gc"))
+            System.gc();
+        System.out.println("READY");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
