@@ -16,6 +16,10 @@
 # LOAD_S (27; 29 with ZGC), WARM_S (10: load before the run), PORT (18280), GC (G1; Z for
 # ZGC, whose snapshots' pauses copy the used heap: `leaks --max-pause 5000`
 # gives the consent they need over an estimated 100 ms).
+# VTHREADS=1: Tomcat's connector runs each request on a virtual thread
+# (useVirtualThreads, JDK 21+: JDK 17 is skipped), so the heap holds parked
+# threads' stack chunks, which the snapshots' copies read through HotSpot's
+# own iteration; the run says how many chunks jmap counted.
 # Needs root, tomcat10 and wrk (installed with apt-get when missing).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +61,8 @@ base() {
 	cp -r /etc/tomcat10 "$b/conf"
 	sed -i "s/port=\"8080\"/port=\"$PORT\"/; s/<Server port=\"8005\"/<Server port=\"-1\"/" \
 		"$b/conf/server.xml"
+	[ -z "${VTHREADS:-}" ] ||
+		sed -i "s/port=\"$PORT\"/port=\"$PORT\" useVirtualThreads=\"true\"/" "$b/conf/server.xml"
 	"$1/bin/javac" -d "$b/webapps/ROOT/WEB-INF/classes" \
 		-cp /usr/share/tomcat10/lib/servlet-api.jar bench/tomcat/CartServlet.java
 	cp bench/tomcat/web.xml "$b/webapps/ROOT/WEB-INF/web.xml"
@@ -70,6 +76,10 @@ for v in $JDKS; do
 	esac
 	if ! [ -x "$J/bin/java" ]; then
 		echo "SKIP jdk $v: $J is not installed"
+		continue
+	fi
+	if [ -n "${VTHREADS:-}" ] && [ "$v" = 17 ]; then
+		echo "SKIP jdk $v: no virtual threads (VTHREADS=1)"
 		continue
 	fi
 	base "$J"
@@ -135,6 +145,9 @@ print("  sessions gained over the run: %d (wrk: %s requests in all, 1 in %d keep
       % (gained("org.apache.catalina.session.StandardSession"), reqs.group(1) if reqs else "?", keep))
 print("  the JVM paused %.1f ms for %d snapshots (its safepoint log); jmap -histo:live on the "
       "same heap %.1f ms" % (walk_ms, n, jmap_ms))
+if "jdk.internal.vm.StackChunk" in histo:
+    print("  parked virtual threads' stack chunks (jmap -histo:live): %d"
+          % histo["jdk.internal.vm.StackChunk"])
 check(n >= 3, "at least three snapshots (%d)" % n)
 sys.exit(0 if ok else 1)
 PY

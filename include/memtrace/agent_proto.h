@@ -627,7 +627,7 @@ enum mt_ap_klass_kind {
 	MT_AP_K_REF = 1,          /* InstanceRefKlass (java.lang.ref.Reference and subclasses) */
 	MT_AP_K_MIRROR = 2,       /* InstanceMirrorKlass (java.lang.Class) */
 	MT_AP_K_LOADER = 3,       /* InstanceClassLoaderKlass */
-	MT_AP_K_STACKCHUNK = 4,   /* InstanceStackChunkKlass (JDK 19+): the mark stops there */
+	MT_AP_K_STACKCHUNK = 4,   /* InstanceStackChunkKlass (JDK 19+): see sc_iterate */
 	MT_AP_K_TYPEARRAY = 5,    /* TypeArrayKlass */
 	MT_AP_K_OBJARRAY = 6,     /* ObjArrayKlass */
 	MT_AP_K_KINDS = 7,
@@ -672,7 +672,18 @@ struct mt_ap_heap_layout {
 	uint32_t jt_threadobj;      /* JavaThread::_threadObj (an OopHandle) */
 	uint32_t jt_vthread;        /* JavaThread::_vthread (JDK 19+), 0 none */
 	uint64_t threads_list;      /* &ThreadsSMRSupport::_java_thread_list */
-	uint64_t reserved[4];
+	/* a virtual thread's stack chunk (jdk.internal.vm.StackChunk, JDK 19+;
+	 * all 0 when the JVM has none, or memtrace did not find them): its
+	 * references in frames are told by each frame's oop map (compiled) or
+	 * bytecode (interpreted), which the copy asks HotSpot for: sc_iterate is
+	 * OopOopIterateDispatch<OopIterateClosure>::Table::oop_oop_iterate<
+	 * InstanceStackChunkKlass, T> (T narrowOop with compressed oops, else
+	 * oop), called in the copy only; sc_size and sc_flags are the values of
+	 * jdk_internal_vm_StackChunk::_size_offset and ::_flags_offset (its
+	 * stack's words, an int; its flags, a byte) */
+	uint64_t sc_iterate;
+	int32_t sc_size, sc_flags;
+	uint64_t reserved[2];
 };
 
 /*

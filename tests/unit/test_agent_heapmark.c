@@ -640,6 +640,137 @@ static void test_records(void **st)
 	fake_free(f);
 }
 
+/* HotSpot's iteration of a stack chunk, as the copy calls it (the layout's
+ * sc_iterate) - here a stand-in that calls the closure's vtable as
+ * HotSpot's does: do_metadata() first, then each reference slot of the
+ * stack (full oops by do_oop(oop *), slot 0; narrow ones by slot 1), then
+ * the header's parent and cont in the heap's format. fake_chunk says what
+ * it reports; .swap sends the header through the other slot (a vtable laid
+ * out otherwise), .stray one slot outside the chunk. */
+static struct {
+	uint64_t full[4], narrow[4];
+	int nfull, nnarrow;
+	uint64_t header[2];
+	bool coops, swap, stray;
+	int calls;
+	long metadata;
+} fake_chunk;
+
+static void fake_iterate(void *cl, uint64_t obj, uint64_t klass)
+{
+	const void *const *vt = *(const void *const *const *)cl;
+	void (*do_full)(void *, uint64_t *) = (void (*)(void *, uint64_t *))(uintptr_t)vt[0];
+	void (*do_narrow)(void *, uint32_t *) = (void (*)(void *, uint32_t *))(uintptr_t)vt[1];
+	long (*do_metadata)(void *) = (long (*)(void *))(uintptr_t)vt[3];
+
+	(void)klass;
+	fake_chunk.calls++;
+	fake_chunk.metadata = do_metadata(cl);
+	for (int i = 0; i < fake_chunk.nfull; i++)
+		do_full(cl, (uint64_t *)(uintptr_t)fake_chunk.full[i]);
+	for (int i = 0; i < fake_chunk.nnarrow; i++)
+		do_narrow(cl, (uint32_t *)(uintptr_t)fake_chunk.narrow[i]);
+	for (int i = 0; i < 2; i++) {
+		if (fake_chunk.coops != fake_chunk.swap)
+			do_narrow(cl, (uint32_t *)(uintptr_t)fake_chunk.header[i]);
+		else
+			do_full(cl, (uint64_t *)(uintptr_t)fake_chunk.header[i]);
+	}
+	if (fake_chunk.stray)
+		do_full(cl, (uint64_t *)(uintptr_t)(obj - 8));
+}
+
+/* A virtual thread's stack chunk: what HotSpot's iteration reports in its
+ * stack is marked, each a STACK_LOCAL root; a stale word it does not report
+ * is not; the header's parent is a FIELD; the chunk's size is its fields,
+ * its stack and its bitmap's room; a vtable laid out otherwise, or a slot
+ * outside the chunk, stops the mark. */
+static void test_stack_chunks(void **st)
+{
+	for (int coops = 0; coops < 2; coops++) {
+		struct fake *f = fake_new(coops, true);
+		uint64_t boot = cld_new(f), K, C, A, B, X, P, c;
+		uint32_t hdr = coops ? 24 : 32, words = 6;
+		/* fields, stack, bitmap (a bit a slot: 2 a word with compressed oops) */
+		uint64_t size = hdr + 8 * words + 8;
+		struct hm_result r;
+
+		(void)st;
+		class_klass(f, 0);
+		K = klass_new(f, MT_AP_K_INSTANCE, 16, boot, 0);
+		/* parent and cont after the size int (12) and 4 bytes */
+		C = klass_new(f, MT_AP_K_STACKCHUNK, (int32_t)hdr | 1, boot, 1, 16, 2);
+		c = obj_alloc(f, C, size);
+		A = obj_alloc(f, K, 16);
+		B = obj_alloc(f, K, 16);
+		X = obj_alloc(f, K, 16);
+		P = obj_alloc(f, K, 16);
+		f->L.stackchunk_klass = C;
+		f->L.sc_size = 12;
+		f->L.sc_flags = 20;
+		w32(c + 12, words);
+		put_oop(f, c + 16, P); /* parent */
+		w64(c + hdr + 8, A);   /* a full oop in stack word 1 */
+		w32(c + hdr + 24, (uint32_t)((B - f->L.oop_base) >> 3)); /* a narrow one, word 3 */
+		w64(c + hdr + 32, X);  /* a stale word HotSpot does not report */
+		memset(&fake_chunk, 0, sizeof(fake_chunk));
+		fake_chunk.coops = coops;
+		fake_chunk.full[fake_chunk.nfull++] = c + hdr + 8;
+		fake_chunk.narrow[fake_chunk.nnarrow++] = c + hdr + 24;
+		fake_chunk.header[0] = c + 16;
+		fake_chunk.header[1] = c + 16 + oopsz(f);
+
+		{ /* without sc_iterate: the mark stops at the chunk */
+			uint64_t roots[] = { c };
+
+			run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
+			assert_non_null(strstr(r.info.why, "stack chunk"));
+			heapmark_free(&r);
+		}
+		f->L.sc_iterate = (uint64_t)(uintptr_t)fake_iterate;
+		{
+			uint64_t roots[] = { c };
+			int locals = 0;
+
+			run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
+			assert_int_equal(fake_chunk.calls, 1);
+			assert_int_equal(fake_chunk.metadata, 0);
+			assert_int_equal(r.info.marked, 4); /* c, A, B, P - not X */
+			assert_int_equal(histo_of(&r, K)->count, 3);
+			assert_int_equal(histo_of(&r, C)->bytes, size);
+			for (uint64_t i = 0; i < r.info.nroots; i++)
+				locals += r.roots[i].kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL;
+			assert_int_equal(locals, 2);
+			{
+				int parent = 0;
+
+				for (uint64_t i = 0; i < r.info.nrefs; i++)
+					parent += r.refs[i].kind == JVMTI_HEAP_REFERENCE_FIELD;
+				assert_int_equal(parent, 1); /* P, from the header's oop map */
+			}
+			heapmark_free(&r);
+		}
+		{ /* the header through the other do_oop: a vtable not as expected */
+			uint64_t roots[] = { c };
+
+			fake_chunk.swap = true;
+			run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
+			assert_non_null(strstr(r.info.why, "did not report as expected"));
+			heapmark_free(&r);
+			fake_chunk.swap = false;
+		}
+		{ /* a slot outside the chunk */
+			uint64_t roots[] = { c };
+
+			fake_chunk.stray = true;
+			run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
+			assert_non_null(strstr(r.info.why, "did not report as expected"));
+			heapmark_free(&r);
+		}
+		fake_free(f);
+	}
+}
+
 /* A layout that does not hold stops the mark, with a reason. */
 static void test_bad_layouts(void **st)
 {
@@ -811,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_bad_layouts),
+		cmocka_unit_test(test_stack_chunks),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_forwarding),
 		cmocka_unit_test(test_live),

@@ -26,8 +26,9 @@
  *   - not the referent of a WeakReference or PhantomReference (a
  *     SoftReference's is kept: the collector keeps those while memory is
  *     ample; a FinalReference's until it is finalized).
- * A virtual thread's stack chunk ends the mark (its oops are described by
- * the frames' own oop maps): the caller walks the old way.
+ * A virtual thread's stack chunk's references are in its frames, told by
+ * each frame's oop map: HotSpot's own iteration reads them (chunk_scan();
+ * without it a chunk ends the mark and the caller walks the old way).
  *
  * Then one pass over the mark bits in address order writes the records: an
  * object's id is its named id (class, loader, thread) or next_id + its rank
@@ -110,6 +111,8 @@ struct mark {
 	struct kinfo *last;        /* the last class looked up */
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
 	struct growvec xroots;     /* roots the marker added (by address) */
+	uint64_t *cslots;          /* a stack chunk's reference slots (bit 0: narrow) */
+	size_t ncslots, ccslots;
 	struct growvec addrs;      /* HM_ADDRS */
 	bool forwarding;           /* HM_FORWARDING: follow forwarding pointers */
 	struct zgc_refs *zgc;      /* ZGC: coloured references (in->zgc) */
@@ -618,6 +621,22 @@ static void keep_cld(struct mark *mk, uint64_t cld)
 	}
 }
 
+/* A stack chunk's bytes (InstanceStackChunkKlass::instance_size): its
+ * fields, its stack (the int `size`, in words), and a bitmap of a bit per
+ * reference slot the stack could hold (2 a word with compressed oops),
+ * whether the collector made one or not; 0 for a size that makes no sense. */
+static uint64_t chunk_size(const struct mark *mk, const struct kinfo *ki, uint64_t obj)
+{
+	int32_t words = rdi32(obj + (uint32_t)mk->L->sc_size);
+	uint64_t bits, sz, al = mk->L->obj_align;
+
+	if (words < 0 || words > (1 << 26))
+		return 0;
+	bits = (uint64_t)words << (mk->oopsz == 4 ? 1 : 0);
+	sz = ((uint32_t)ki->lh & ~7u) + 8ull * (uint64_t)words + 8ull * ((bits + 63) / 64);
+	return (sz + al - 1) & ~(al - 1);
+}
+
 /* An array's element count and byte size; the object's size for others. */
 static uint64_t obj_size(const struct mark *mk, const struct kinfo *ki, uint64_t obj,
 			 int32_t *length)
@@ -627,6 +646,8 @@ static uint64_t obj_size(const struct mark *mk, const struct kinfo *ki, uint64_t
 	*length = -1;
 	if (ki->kind == MT_AP_K_MIRROR)
 		return 8ull * (uint32_t)rdi32(obj + mk->L->m_oop_size);
+	if (ki->kind == MT_AP_K_STACKCHUNK && mk->L->sc_size > 0)
+		return chunk_size(mk, ki, obj);
 	if (ki->kind < MT_AP_K_TYPEARRAY)
 		return lh & ~7u;
 	*length = rdi32(obj + mk->L->length_off);
@@ -682,6 +703,144 @@ static bool check_fields(struct mark *mk, struct kinfo *ki)
 	return false;
 }
 
+/* ---- virtual threads' stack chunks ---- */
+
+/*
+ * A chunk's references are in its frames, where each frame's oop map
+ * (compiled code) or bytecode (the interpreter) says which slot holds one;
+ * the copy asks HotSpot's own iteration (the layout's sc_iterate, called
+ * only in the copy: it runs HotSpot's code as JVMTI's walk there does, and
+ * what it writes - ZGC colours the slots, derived pointers made relative -
+ * stays in the copy). It is passed a closure as HotSpot's OopIterateClosure
+ * is laid out (Itanium C++ ABI): a vtable pointer, its one field (the
+ * ReferenceDiscoverer), then ours. The vtable's entries in HotSpot's
+ * declaration order: do_oop(oop *), do_oop(narrowOop *),
+ * reference_iteration_mode(), do_metadata(), do_klass(), do_cld(),
+ * do_method(), do_nmethod(); all but the two do_oop() answer 0 (no
+ * metadata: no classes, no methods). The order is checked on every chunk:
+ * the header's references (its oop map: parent, cont) must come in the
+ * heap's own format, narrow with compressed oops, and every slot inside the
+ * chunk. A stack slot's object is a STACK_LOCAL root, as JVMTI reports an
+ * unmounted virtual thread's locals.
+ */
+struct hs_closure {
+	const void *const *vptr;
+	void *ref_discoverer;
+	struct mark *mk;
+	uint64_t obj, hdr_end, end;
+	uint32_t header_ok, header_bad, outside;
+	bool nomem;
+};
+
+#define SC_GC_MODE 0x08 /* stackChunkOopDesc::FLAG_GC_MODE */
+
+static void chunk_slot(struct hs_closure *c, uint64_t at, bool narrow)
+{
+	struct mark *mk = c->mk;
+
+	if (at < c->obj || at + (narrow ? 4 : 8) > c->end || (at & (narrow ? 3 : 7))) {
+		c->outside++;
+		return;
+	}
+	if (at < c->hdr_end) {
+		if (narrow == (mk->oopsz == 4))
+			c->header_ok++;
+		else
+			c->header_bad++;
+		return;
+	}
+	if (mk->ncslots == mk->ccslots) {
+		size_t cap = mk->ccslots ? mk->ccslots * 2 : 256;
+		uint64_t *n = realloc(mk->cslots, cap * sizeof(*n));
+
+		if (!n) {
+			c->nomem = true;
+			return;
+		}
+		mk->cslots = n;
+		mk->ccslots = cap;
+	}
+	mk->cslots[mk->ncslots++] = at | narrow;
+}
+
+static void hs_do_oop(struct hs_closure *c, uint64_t *p)
+{
+	chunk_slot(c, (uint64_t)(uintptr_t)p, false);
+}
+
+static void hs_do_narrow(struct hs_closure *c, uint32_t *p)
+{
+	chunk_slot(c, (uint64_t)(uintptr_t)p, true);
+}
+
+static long hs_nothing(void)
+{
+	return 0;
+}
+
+static const void *const hs_vtable[] = {
+	(const void *)hs_do_oop, (const void *)hs_do_narrow, (const void *)hs_nothing,
+	(const void *)hs_nothing, (const void *)hs_nothing, (const void *)hs_nothing,
+	(const void *)hs_nothing, (const void *)hs_nothing,
+};
+
+/* A stack chunk's stack: every reference HotSpot finds in its frames (and
+ * its lock stack) marked, each a STACK_LOCAL root. */
+static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, uint64_t size)
+{
+	void (*iterate)(void *, uint64_t, uint64_t) =
+		(void (*)(void *, uint64_t, uint64_t))(uintptr_t)mk->L->sc_iterate;
+	struct hs_closure c = { .vptr = hs_vtable, .mk = mk, .obj = obj,
+				.hdr_end = obj + ((uint32_t)ki->lh & ~7u), .end = obj + size };
+	uint32_t header = 0;
+	uint64_t nbad = mk->zgc ? mk->zgc->nbad : 0;
+
+	for (uint32_t m = 0; m < ki->nmaps; m++)
+		header += ki->maps[m].count;
+	mk->ncslots = 0;
+	iterate(&c, obj, ki->klass);
+	if (c.nomem) {
+		mk->err = -ENOMEM;
+		return;
+	}
+	if (c.outside || c.header_bad || c.header_ok != header) {
+		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) whose references HotSpot did not "
+		     "report as expected", (unsigned long long)obj);
+		return;
+	}
+	/* ZGC's chunk slots are coloured once in its "GC mode" (the iteration
+	 * puts a chunk in it): a plain address otherwise, which no colour reads */
+	if (mk->zgc && !(*(const uint8_t *)(uintptr_t)(obj + (uint32_t)mk->L->sc_flags) &
+			 SC_GC_MODE)) {
+		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) ZGC had not coloured", (unsigned long long)obj);
+		return;
+	}
+	for (size_t i = 0; i < mk->ncslots && !mk->err; i++) {
+		uint64_t at = mk->cslots[i] & ~1ull, to;
+		struct mt_ap_hroot *r;
+
+		if (mk->cslots[i] & 1) {
+			uint32_t n = rd32(at);
+
+			to = n ? fwd(mk, mk->L->oop_base + ((uint64_t)n << mk->L->oop_shift)) : 0;
+		} else {
+			to = mk->zgc ? zgc_load(mk->zgc, rd64(at)) : fwd(mk, rd64(at));
+		}
+		if (!to)
+			continue;
+		mark_push(mk, to);
+		mk->out->info.edges++;
+		r = vec_push(mk, &mk->xroots);
+		if (r) {
+			r->to = to;
+			r->kind = JVMTI_HEAP_REFERENCE_STACK_LOCAL;
+		}
+	}
+	if (mk->zgc && mk->zgc->nbad != nbad)
+		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) with a reference no colour "
+		     "explains", (unsigned long long)obj);
+}
+
 static void scan(struct mark *mk, uint64_t obj)
 {
 	const struct mt_ap_heap_layout *L = mk->L;
@@ -703,9 +862,13 @@ static void scan(struct mark *mk, uint64_t obj)
 	mk->out->info.bytes += size;
 	switch (ki->kind) {
 	case MT_AP_K_STACKCHUNK:
-		fail(mk, -ENOTSUP, "a virtual thread's stack chunk (0x%llx): this JVM is walked "
-		     "by JVMTI", (unsigned long long)obj);
-		return;
+		if (!mk->L->sc_iterate) {
+			fail(mk, -ENOTSUP, "a virtual thread's stack chunk (0x%llx): this JVM "
+			     "is walked by JVMTI", (unsigned long long)obj);
+			return;
+		}
+		chunk_scan(mk, ki, obj, size);
+		break; /* then its header's two references, in its oop map */
 	case MT_AP_K_TYPEARRAY:
 		return;
 	case MT_AP_K_OBJARRAY: {
@@ -1402,6 +1565,7 @@ static void finish(struct mark *mk, struct hm_result *out)
 	free(mk->rank);
 	free(mk->stack);
 	free(mk->xroots.p);
+	free(mk->cslots);
 }
 
 /* The string arena, owned by the result (struct hm_result.priv). */

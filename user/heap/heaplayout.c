@@ -37,6 +37,29 @@ static int off32(bool has, uint64_t v, uint32_t *out)
 	return 0;
 }
 
+/* Virtual threads' stack chunks (JDK 19+): what the copy needs to read their
+ * frames' references through HotSpot (see struct mt_ap_heap_layout). All
+ * or nothing: without them a chunk stops the copy's mark, as before. */
+static void stack_chunks(const struct mt_vmstructs *vs, struct mt_ap_heap_layout *L)
+{
+	const char *iterate = (L->flags & MT_AP_LAYOUT_COOPS)
+		? "_ZN21OopOopIterateDispatchI17OopIterateClosureE5Table15oop_oop_iterateI"
+		  "23InstanceStackChunkKlass9narrowOopEEvPS0_P7oopDescP5Klass"
+		: "_ZN21OopOopIterateDispatchI17OopIterateClosureE5Table15oop_oop_iterateI"
+		  "23InstanceStackChunkKlassP7oopDescEEvPS0_S6_P5Klass";
+	uint64_t fn = 0;
+	int32_t size = 0, flags = 0;
+
+	if (vmstructs_symbol(vs, iterate, &fn) || !fn ||
+	    static_int(vs, 0, "_ZN26jdk_internal_vm_StackChunk12_size_offsetE", &size) ||
+	    static_int(vs, 0, "_ZN26jdk_internal_vm_StackChunk13_flags_offsetE", &flags) ||
+	    size <= 0 || flags <= 0)
+		return;
+	L->sc_iterate = fn;
+	L->sc_size = size;
+	L->sc_flags = flags;
+}
+
 int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		    struct mt_ap_heap_layout *L, char *why, size_t n)
 {
@@ -165,6 +188,7 @@ int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
 		return -ENOENT;
 	}
 	off32(hs->has_javathread_vthread, hs->javathread_vthread, &L->jt_vthread); /* JDK 19+ */
+	stack_chunks(vs, L);
 	if (jobject_vm_class(vs, hs->vmclasses_class, &L->class_klass) ||
 	    jobject_vm_class(vs, hs->vmclasses_classloader, &L->loader_klass)) {
 		snprintf(why, n, "VMStructs has no vmClasses::Class_klass or ClassLoader_klass");

@@ -300,6 +300,8 @@ static void plan_mark(struct mt_snapsession *ss)
 			ss->mark_off = true;
 		} else if ((env = getenv("MEMTRACE_TEST_FREEZE")) && !strcmp(env, "badlayout")) {
 			ss->layout.k_layout_helper += 4; /* tests: a layout that does not hold */
+		} else if (env && !strcmp(env, "nochunks")) {
+			ss->layout.sc_iterate = 0; /* tests: as a libjvm without those symbols */
 		}
 	}
 	if (ss->mark_off)

@@ -3,39 +3,63 @@
 # virtual threads' stacks (JDK 21+; JDK 17 has none: skipped). VThreads parks
 # N virtual threads D frames deep, each with a Held (and its HeldData) in a
 # local of its deepest frame, every third in a synchronized block on a Locked
-# only its frame holds (-XX:-DoEscapeAnalysis: else C2 replaces those objects
-# by their fields and the program's count is not N). Such a stack is in the
-# heap, in a stack chunk; the copy's own mark does not read one (its frames
-# need their oop maps). So:
-#  - G1: the copy walks with JVMTI instead, saying why; counts exact;
-#  - ZGC and Shenandoah (a copy JVMTI cannot walk): `histo` fails with a
-#    clear reason and exit 1; with --max-pause it walks in a pause (JVMTI reads
-#    those stacks), counts exact;
-#  - every count equals the program's by construction and `jmap -histo:live`'s
-#    on the same JVM; the JVM lives on.
-# TIMEOUT: 200
+# only its frame holds, each after dropping 8 Dropped objects
+# (-XX:-DoEscapeAnalysis: else C2 replaces those objects by their fields and
+# the program's count is not N). Such a stack is in the heap, in a stack
+# chunk, whose references only its frames' oop maps tell: the copy's mark has
+# HotSpot's own iteration read them (heapmark.c, chunk_scan). Under G1, ZGC
+# and Shenandoah:
+#  - `histo` is a frozen snapshot the copy marked, and counts Held, HeldData,
+#    Locked as the program holds them (N, N, ceil(N/3)), no Dropped, and the
+#    StackChunks' instances and bytes, all equal to `jmap -histo:live`'s on
+#    the same JVM; under G1 again after a full GC (which gives each chunk a
+#    bitmap of its references, another path in HotSpot's iteration);
+#  - selftest-walks: the mark and JVMTI's walk of one frozen image agree
+#    (class and size of every object both found; nothing only JVMTI found but
+#    weak referents; none of the program's objects only the mark found);
+#  - without that iteration (MEMTRACE_TEST_FREEZE=nochunks, as a libjvm
+#    without its symbols): G1's copy walks with JVMTI instead, saying why;
+#    ZGC's and Shenandoah's `histo` exits 1 with the reason, and with
+#    --max-pause walks in a pause; counts exact either way.
+# The JVM lives on.
+# TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 
 N=1500 D=12
 L=$(( (N + 2) / 3 ))
+want="$N $N $L 0"
 
-counts() { # JSON: the program's classes, as "Held HeldData Locked Dropped"
+counts() { # JSON: "Held HeldData Locked Dropped StackChunks StackChunkBytes"
 	python3 - "$1" <<'PY'
 import json, sys
-c = {}
+c, b = {}, {}
 for l in open(sys.argv[1]):
     if l.startswith("{"):
         r = json.loads(l)
         if "class" in r:
             c[r["class"]] = r["instances"]
-print(" ".join(str(c.get("VThreads$" + k, 0)) for k in ("Held", "HeldData", "Locked", "Dropped")))
+            b[r["class"]] = r["bytes"]
+print(" ".join(str(c.get("VThreads$" + k, 0)) for k in ("Held", "HeldData", "Locked", "Dropped")),
+      c.get("jdk.internal.vm.StackChunk", 0), b.get("jdk.internal.vm.StackChunk", 0))
 PY
 }
 jmap_counts() { # PID
 	"$JAVA_HOME/bin/jmap" -histo:live "$1" | awk '
 		$4 == "VThreads$Held" { h = $2 } $4 == "VThreads$HeldData" { d = $2 }
 		$4 == "VThreads$Locked" { l = $2 } $4 == "VThreads$Dropped" { x = $2 }
-		END { printf "%d %d %d %d\n", h, d, l, x }'
+		$4 == "jdk.internal.vm.StackChunk" { c = $2; cb = $3 }
+		END { printf "%d %d %d %d %d %d\n", h, d, l, x, c, cb }'
+}
+frozen_histo() { # GC TAG: a frozen histo the copy marked, its counts = the program's and jmap's
+	"$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/$2.json" 2>"$TMPD/$2.err" ||
+		{ cat "$TMPD/$2.err"; fail "histo ($2)"; }
+	grep -q "frozen: .* the copy marked" "$TMPD/$2.err" || { cat "$TMPD/$2.err"; fail "$2: not marked"; }
+	local got j
+	got=$(counts "$TMPD/$2.json")
+	j=$(jmap_counts "$JVM_PID")
+	assert_eq "${got% * *}" "$want" "$2: Held HeldData Locked Dropped (by construction)"
+	assert_eq "$got" "$j" "$2: the program's classes and StackChunks (instances, bytes) against jmap -histo:live"
+	note "$2: StackChunks $(echo "$got" | awk '{ print $5 ", " $6 " bytes" }') = jmap's; $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$2.err")"
 }
 
 for gc in G1 Z Shenandoah; do
@@ -50,26 +74,45 @@ for gc in G1 Z Shenandoah; do
 	done
 	grep -q NOVTHREADS "$TMPD/$gc.out" && skip "JDK $JDK has no virtual threads"
 	grep -q READY "$TMPD/$gc.out" || { cat "$TMPD/$gc.out"; fail "VThreads ($gc) did not start"; }
-	want="$N $N $L 0"
+
+	frozen_histo $gc $gc
 	if [ $gc = G1 ]; then
-		"$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/$gc.json" 2>"$TMPD/$gc.err" ||
-			{ cat "$TMPD/$gc.err"; fail "histo ($gc)"; }
+		"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.run >/dev/null || fail "jcmd GC.run"
+		frozen_histo $gc G1-after-gc
+	fi
+
+	"$MEMTRACE" selftest-walks -p "$JVM_PID" >"$TMPD/$gc.sw" 2>"$TMPD/$gc.swerr" ||
+		{ cat "$TMPD/$gc.swerr"; tail -5 "$TMPD/$gc.sw"; fail "$gc: the mark and JVMTI's walk disagree"; }
+	python3 - "$TMPD/$gc.sw" <<'PY' || fail "$gc: selftest-walks"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+w = [r for r in rows if r.get("event") == "walks"][0]
+assert w["class_differs"] == 0 and w["size_differs"] == 0, w
+assert w["jvmti_only"] == w["jvmti_only_weak"], w
+mine = [r for r in rows if r.get("only") and r.get("class", "").startswith("VThreads")]
+assert not mine, mine
+PY
+
+	if [ $gc = G1 ]; then
+		MEMTRACE_TEST_FREEZE=nochunks "$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/$gc.nc.json" \
+			2>"$TMPD/$gc.nc.err" || { cat "$TMPD/$gc.nc.err"; fail "histo ($gc, nochunks)"; }
 		grep -q "own mark stopped (a virtual thread's stack chunk .*): the copy walked with JVMTI instead" \
-			"$TMPD/$gc.err" || { cat "$TMPD/$gc.err"; fail "$gc: no reason for JVMTI's walk"; }
+			"$TMPD/$gc.nc.err" || { cat "$TMPD/$gc.nc.err"; fail "$gc: no reason for JVMTI's walk"; }
 	else
-		if "$MEMTRACE" histo -p "$JVM_PID" >"$TMPD/$gc.no" 2>"$TMPD/$gc.noerr"; then
-			cat "$TMPD/$gc.noerr"; fail "$gc: histo without --max-pause walked"
+		if MEMTRACE_TEST_FREEZE=nochunks "$MEMTRACE" histo -p "$JVM_PID" >/dev/null 2>"$TMPD/$gc.no"; then
+			cat "$TMPD/$gc.no"; fail "$gc: histo (nochunks) without --max-pause walked"
 		fi
 		grep -q "a virtual thread's stack is in the heap (a stack chunk).*--max-pause MS walks in a pause" \
-			"$TMPD/$gc.noerr" || { cat "$TMPD/$gc.noerr"; fail "$gc: no clear refusal"; }
-		"$MEMTRACE" --json histo -p "$JVM_PID" --max-pause 3000 >"$TMPD/$gc.json" 2>"$TMPD/$gc.err" ||
-			{ cat "$TMPD/$gc.err"; fail "histo --max-pause ($gc)"; }
+			"$TMPD/$gc.no" || { cat "$TMPD/$gc.no"; fail "$gc: no clear refusal"; }
+		MEMTRACE_TEST_FREEZE=nochunks "$MEMTRACE" --json histo -p "$JVM_PID" --max-pause 3000 \
+			>"$TMPD/$gc.nc.json" 2>"$TMPD/$gc.nc.err" ||
+			{ cat "$TMPD/$gc.nc.err"; fail "histo --max-pause ($gc, nochunks)"; }
 		grep -q "walking the heap in a pause, not in a frozen copy: a virtual thread's stack" \
-			"$TMPD/$gc.err" || { cat "$TMPD/$gc.err"; fail "$gc: not walked in a pause"; }
-		note "$gc: $(grep -o 'heap walk paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$gc.err")"
+			"$TMPD/$gc.nc.err" || { cat "$TMPD/$gc.nc.err"; fail "$gc: not walked in a pause"; }
+		note "$gc without the chunks' iteration: $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$gc.nc.err")"
 	fi
-	assert_eq "$(counts "$TMPD/$gc.json")" "$want" "$gc: Held HeldData Locked Dropped (by construction)"
-	assert_eq "$(jmap_counts "$JVM_PID")" "$want" "$gc: jmap -histo:live on the same JVM"
+	got=$(counts "$TMPD/$gc.nc.json")
+	assert_eq "${got% * *}" "$want" "$gc (nochunks): Held HeldData Locked Dropped"
 	kill -0 "$JVM_PID" || fail "$gc: the JVM died"
 	jvm_stop "$JVM_PID"
 done
