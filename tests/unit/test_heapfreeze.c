@@ -62,16 +62,37 @@ static void test_meminfo(void **state)
 static void test_zgc_copy(void **state)
 {
 	(void)state;
-	assert_true(heapfreeze_zgc_copy_estimate_ns(100ull << 20) ==
+	assert_true(heapfreeze_zgc_copy_estimate_ns(100ull << 20, 0) ==
 		    100ull * HEAPFREEZE_ZGC_COPY_NS_PER_MB);
-	assert_true(heapfreeze_zgc_copy_max_mib(0, 100) == 100000000 / HEAPFREEZE_ZGC_COPY_NS_PER_MB);
-	assert_true(heapfreeze_zgc_copy_max_mib(4000000, 100) ==
+	assert_true(heapfreeze_zgc_copy_max_mib(0, 100, 0) == 100000000 / HEAPFREEZE_ZGC_COPY_NS_PER_MB);
+	assert_true(heapfreeze_zgc_copy_max_mib(4000000, 100, 0) ==
 		    96000000 / HEAPFREEZE_ZGC_COPY_NS_PER_MB);
 	/* a copy of what the bound allows is estimated within it */
-	assert_true(heapfreeze_zgc_copy_estimate_ns(heapfreeze_zgc_copy_max_mib(4000000, 100) << 20) +
+	assert_true(heapfreeze_zgc_copy_estimate_ns(heapfreeze_zgc_copy_max_mib(4000000, 100, 0) << 20, 0) +
 		    4000000 <= 100000000);
-	assert_true(heapfreeze_zgc_copy_max_mib(100000000, 100) == 0);
-	assert_true(heapfreeze_zgc_copy_max_mib(200000000, 100) == 0);
+	assert_true(heapfreeze_zgc_copy_max_mib(100000000, 100, 0) == 0);
+	assert_true(heapfreeze_zgc_copy_max_mib(200000000, 100, 0) == 0);
+	/* at a learned rate: 1 GB/s, 1 ms a MiB - 96 MiB in 100 ms with a 4 ms fork */
+	assert_true(heapfreeze_zgc_copy_max_mib(4000000, 100, 1000000) == 96);
+	assert_true(heapfreeze_zgc_copy_estimate_ns(96ull << 20, 1000000) == 96000000);
+}
+
+/* The rate learned from a copy: the slower of it and the assumed one; a
+ * small copy says nothing. */
+static void test_zgc_learn(void **state)
+{
+	uint64_t d = HEAPFREEZE_ZGC_COPY_NS_PER_MB;
+
+	(void)state;
+	/* 256 MiB in 170 ms: 1.5 GB/s, slower than 3.3: kept */
+	assert_true(heapfreeze_zgc_learn(0, 256ull << 20, 170000000) == 170000000 / 256);
+	/* 256 MiB in 50 ms (5 GB/s): the assumed rate stays */
+	assert_true(heapfreeze_zgc_learn(0, 256ull << 20, 50000000) == d);
+	/* once slower, a faster copy does not undo it */
+	assert_true(heapfreeze_zgc_learn(700000, 256ull << 20, 50000000) == 700000);
+	/* 16 MiB in 20 ms: too small a copy to say */
+	assert_true(heapfreeze_zgc_learn(0, 16ull << 20, 20000000) == d);
+	assert_true(heapfreeze_zgc_learn(0, 256ull << 20, 0) == d);
 }
 
 int main(void)
@@ -81,6 +102,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_left),
 		cmocka_unit_test(test_meminfo),
 		cmocka_unit_test(test_zgc_copy),
+		cmocka_unit_test(test_zgc_learn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

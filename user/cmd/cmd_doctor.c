@@ -151,7 +151,7 @@ static void inspect(struct report *r)
 	}
 	r->zgc = r->freeze && (fz.flags & MT_AP_FREEZE_ZGC);
 	if (r->zgc && r->est_ok)
-		r->copy_ns = heapfreeze_zgc_copy_estimate_ns(r->est.used);
+		r->copy_ns = heapfreeze_zgc_copy_estimate_ns(r->est.used, 0);
 
 	snprintf(path, sizeof(path), "%s/tmp/.java_pid%d", r->p.root, r->p.nspid);
 	r->attach_socket = !stat(path, &st) && S_ISSOCK(st.st_mode);
@@ -182,7 +182,7 @@ static bool gc_ok(const struct report *r)
 /* ZGC: the most used heap its copy copies within the default bound. */
 static uint64_t zgc_copy_max(const struct report *r)
 {
-	return heapfreeze_zgc_copy_max_mib(r->fork_ns, WALKEST_DEFAULT_BOUND_MS) << 20;
+	return heapfreeze_zgc_copy_max_mib(r->fork_ns, WALKEST_DEFAULT_BOUND_MS, 0) << 20;
 }
 
 static bool attach_ok(const struct report *r)

@@ -554,16 +554,30 @@ uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p)
 	return kb / 1024 * HEAPFREEZE_FORK_NS_PER_MB;
 }
 
-uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used)
+uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used, uint64_t ns_per_mib)
 {
-	return (used >> 20) * HEAPFREEZE_ZGC_COPY_NS_PER_MB;
+	return (used >> 20) * (ns_per_mib ? ns_per_mib : HEAPFREEZE_ZGC_COPY_NS_PER_MB);
 }
 
-uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms)
+uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms, uint64_t ns_per_mib)
 {
 	uint64_t bound = (uint64_t)bound_ms * 1000000;
 
-	return fork_ns < bound ? (bound - fork_ns) / HEAPFREEZE_ZGC_COPY_NS_PER_MB : 0;
+	if (!ns_per_mib)
+		ns_per_mib = HEAPFREEZE_ZGC_COPY_NS_PER_MB;
+	return fork_ns < bound ? (bound - fork_ns) / ns_per_mib : 0;
+}
+
+uint64_t heapfreeze_zgc_learn(uint64_t ns_per_mib, uint64_t bytes, uint64_t ns)
+{
+	uint64_t now;
+
+	if (!ns_per_mib)
+		ns_per_mib = HEAPFREEZE_ZGC_COPY_NS_PER_MB;
+	if (bytes < HEAPFREEZE_ZGC_LEARN_MIN || !ns)
+		return ns_per_mib;
+	now = (uint64_t)((double)ns * (double)(1ull << 20) / (double)bytes);
+	return now > ns_per_mib ? now : ns_per_mib;
 }
 
 /* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */

@@ -82,11 +82,21 @@ int heapfreeze_copy_pid(int jvm, uint32_t nspid);
 uint64_t heapfreeze_fork_estimate_ns(const struct mt_proc *p);
 
 /* heapfreeze_zgc_copy_estimate_ns - what copying @used bytes of ZGC's heap
- * adds to a frozen walk's pause (MT_AP_FREEZE_ZGC), estimated. */
-uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used);
+ * adds to a frozen walk's pause (MT_AP_FREEZE_ZGC), estimated at @ns_per_mib
+ * (0: HEAPFREEZE_ZGC_COPY_NS_PER_MB). */
+uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used, uint64_t ns_per_mib);
 /* heapfreeze_zgc_copy_max_mib - the most used heap (MiB) ZGC's copy may copy
- * in a pause of @bound_ms with a fork of @fork_ns (0: the fork alone is over). */
-uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms);
+ * in a pause of @bound_ms with a fork of @fork_ns at @ns_per_mib (0: the
+ * default) (0 MiB: the fork alone is over). */
+uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms, uint64_t ns_per_mib);
+/* HEAPFREEZE_ZGC_LEARN_MIN - a copy under this says too little of the rate */
+#define HEAPFREEZE_ZGC_LEARN_MIN (32ull << 20)
+/* heapfreeze_zgc_learn - the cost per MiB the next copies of this JVM are
+ * bounded with, after one of @bytes took @ns, from @ns_per_mib (0: the
+ * default): the slower of the two (a busy machine copied at 1.5 GB/s where
+ * 3.3 is assumed; a fast copy once promises nothing of the next); a copy
+ * under HEAPFREEZE_ZGC_LEARN_MIN leaves it. */
+uint64_t heapfreeze_zgc_learn(uint64_t ns_per_mib, uint64_t bytes, uint64_t ns);
 
 /*
  * heapfreeze_cgroup_left - pure: the bytes left under a cgroup's limit, from

@@ -349,7 +349,7 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	bool consent = flags & MT_AP_HEAP_MAXPAUSE;
 	uint32_t bound_ms = consent ? max_pause_ms : WALKEST_DEFAULT_BOUND_MS;
 	uint64_t fork = heapfreeze_fork_estimate_ns(ss->p), bound = (uint64_t)bound_ms * 1000000;
-	uint64_t mib = heapfreeze_zgc_copy_max_mib(fork, bound_ms), aim;
+	uint64_t mib = heapfreeze_zgc_copy_max_mib(fork, bound_ms, ss->zgc_ns_per_mib), aim;
 	char a[32], b[32], c[32];
 	int pid = ss->p->pid;
 
@@ -367,7 +367,7 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	ss->zgc.max_copy_mib = mib > UINT32_MAX ? UINT32_MAX : (uint32_t)mib;
 	/* aimed at: what the default bound allows, --max-pause or not (a few
 	 * more cycles' ends are waited for to get there: shorter pauses) */
-	aim = heapfreeze_zgc_copy_max_mib(fork, WALKEST_DEFAULT_BOUND_MS);
+	aim = heapfreeze_zgc_copy_max_mib(fork, WALKEST_DEFAULT_BOUND_MS, ss->zgc_ns_per_mib);
 	ss->zgc.aim_copy_mib = aim && aim < mib ? (uint32_t)aim : ss->zgc.max_copy_mib;
 	if (zgc_said == pid) /* once per JVM and command (`leaks` takes several) */
 		return 0;
@@ -410,7 +410,8 @@ static int zgc_too_big(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	}
 	if (at && sscanf(at, "was %llu MiB", &used) == 1)
 		snprintf(a, sizeof(a), "about %s", fmt_ns(heapfreeze_fork_estimate_ns(ss->p) +
-					heapfreeze_zgc_copy_estimate_ns(used << 20), t, sizeof(t)));
+					heapfreeze_zgc_copy_estimate_ns(used << 20, ss->zgc_ns_per_mib), t,
+					sizeof(t)));
 	else
 		snprintf(a, sizeof(a), "longer");
 	p_err("JVM %d: a frozen heap snapshot would stop it for %s (%s); over %u ms, so memtrace "
@@ -834,6 +835,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
 			ss->zgc_tries = ss->zgc_big = 0;
+			/* ZGC: the next copies of this session bounded at this one's rate
+			 * when it was slower than assumed (a busy machine) */
+			if (s->frozen && s->freeze.heap_copy_bytes)
+				ss->zgc_ns_per_mib = heapfreeze_zgc_learn(ss->zgc_ns_per_mib,
+									  s->freeze.heap_copy_bytes,
+									  s->freeze.heap_copy_ns);
 			snapmark_live_done(s);
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))

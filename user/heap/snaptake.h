@@ -51,6 +51,8 @@ struct mt_snapsession {
 	int zgc_tries;               /* walks refused in a row: ZGC was relocating */
 	int zgc_big;                 /* walks refused in a row: its used heap over the bound */
 	bool zgc_unfrozen;           /* the next take in a pause (ZGC's copy over --max-pause) */
+	uint64_t zgc_ns_per_mib;     /* the copy's cost, learned from this session's copies
+				      * (heapfreeze_zgc_learn(); 0: the default) */
 	struct mt_vmstructs *vs;     /* the JVM's tables, opened once for the frozen walks */
 	/* walks in a pause: their estimated pause, said before each (and refused over
 	 * WALKEST_DEFAULT_BOUND_MS without --max-pause); learned from the last one */
