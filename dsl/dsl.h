@@ -338,6 +338,7 @@ struct dsl_href {
 struct dsl_hroot {
 	uint32_t obj;            /* object index */
 	uint8_t kind;            /* a DSL_ROOT_* kind */
+	bool vthread;            /* a parked virtual thread's local (no thread root before it) */
 };
 
 struct dsl_hloader {

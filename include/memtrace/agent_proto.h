@@ -493,10 +493,15 @@ struct mt_ap_href {
 	uint32_t kind;    /* jvmtiHeapReferenceKind */
 };
 
+/* A STACK_LOCAL root the copy's own mark found in a parked virtual thread's
+ * stack chunk (JVMTI reports a thread, then its stack; this one has no thread
+ * of its own before it). */
+#define MT_AP_HROOT_VTHREAD 1u
+
 struct mt_ap_hroot {
 	uint64_t to;
 	uint32_t kind;    /* jvmtiHeapReferenceKind 21..27 */
-	uint32_t reserved;
+	uint32_t flags;   /* MT_AP_HROOT_* (was reserved, 0) */
 };
 
 struct mt_ap_hprim {

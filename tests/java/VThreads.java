@@ -7,9 +7,12 @@
 // N Held, N HeldData, ceil(N/3) Locked, 0 Dropped once collected. With
 // "gc", a System.gc() after every thread parked (the collector then turns
 // their stack chunks into its own form, with a bitmap of their references).
+// With "grow", one more virtual thread keeps an ArrayList of Grown in a local
+// and adds 10 to it every 5 ms, parked in between (a leak only that parked
+// thread's stack holds).
 // Built with --release 17: the virtual-thread API is reached by reflection.
 // Prints READY, then waits. On JDK 17 prints NOVTHREADS and exits 3.
-//   java VThreads N D [gc]
+//   java VThreads N D [gc] [grow]
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,6 +23,17 @@ public class VThreads {
     static final class Held { final int i; final HeldData d = new HeldData(); Held(int x) { i = x; } }
     static final class Locked { int n; }
     static final class Dropped { long a; Dropped(long x) { a = x; } }
+    static final class Grown { long a; Grown(long x) { a = x; } }
+
+    static void grow() {
+        java.util.List<Grown> l = new java.util.ArrayList<>();
+        for (long i = 0; !done; ) {
+            for (int k = 0; k < 10; k++)
+                l.add(new Grown(i++));
+            LockSupport.parkNanos(5_000_000L);
+        }
+        sink += l.size();
+    }
     static volatile long sink;
     static volatile boolean done;
 
@@ -61,8 +75,15 @@ public class VThreads {
             ex.submit(() -> sink += deep(x, d, parked));
         }
         parked.await();
-        if (a.length > 2 && a[2].equals("gc"))
+        boolean gc = false, grow = false;
+        for (int i = 2; i < a.length; i++) {
+            gc |= a[i].equals("gc");
+            grow |= a[i].equals("grow");
+        }
+        if (gc)
             System.gc();
+        if (grow)
+            ex.submit(VThreads::grow);
         System.out.println("READY");
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

@@ -4,7 +4,8 @@
  *   - a static HashMap that only grows (its table array replaced as it
  *     grows, entries chained): its holder is the map, the nodes and values
  *     its growth, paths without indices;
- *   - an ArrayList held by a local variable of thread "leaker";
+ *   - an ArrayList held by a local variable of thread "leaker", another by a
+ *     parked virtual thread's (no thread named);
  *   - an application object's list;
  * and what must not be a suspect: an LRU of constant size whose entries are
  * replaced, a cache filled once, a count that goes up and down, growth below
@@ -177,6 +178,10 @@ static void snapshot(struct b *b, int k)
 	root(b, list(b, 40 * k, C_VAL), DSL_ROOT_STACK_LOCAL);
 	for (uint32_t i = 0; i < tmp[k]; i++)
 		root(b, obj(b, C_TMP, 16), DSL_ROOT_STACK_LOCAL);
+	/* a parked virtual thread's local (the copy's mark: its stack chunk),
+	 * after the platform thread's: not that thread's */
+	b->roots[b->nroots++] = (struct dsl_hroot){ .obj = list(b, 45 * k, C_VAL),
+						    .kind = DSL_ROOT_STACK_LOCAL, .vthread = true };
 	small = list(b, 10 * k, C_TMP);
 	root(b, small, DSL_ROOT_JNI_GLOBAL);
 	finish(b);
@@ -222,7 +227,7 @@ static void test_holders(void **state)
 	for (uint32_t i = 0; i < r.nholders; i++)
 		print_message("holder %s: +%lld\n", r.holders[i].path,
 			      (long long)r.holders[i].growth);
-	assert_int_equal(r.nholders, 3);
+	assert_int_equal(r.nholders, 4);
 	assert_int_equal(r.nsnaps, 4);
 	/* the static map: its nodes and values, chained or not, one place each */
 	h = find(&r, "class Leaker -> static Leaker.BY_ID (java.util.HashMap)");
@@ -239,6 +244,10 @@ static void test_holders(void **state)
 	h = find(&r, "a local variable in thread \"leaker\" (java.util.ArrayList)");
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 120);
+	/* the list a parked virtual thread's local holds: no thread named */
+	h = find(&r, "a local variable in a parked virtual thread (java.util.ArrayList)");
+	assert_non_null(h);
+	assert_int_equal(class_growth(h, "LeakValue"), 135);
 	/* an application object's list: held by that field */
 	h = find(&r, "class Leaker -> static Leaker.APP -> App.items (java.util.ArrayList)");
 	assert_non_null(h);
@@ -253,7 +262,7 @@ static void test_holders(void **state)
 		struct heapgrowth_opts o = { .min_growth = 30 };
 
 		assert_int_equal(heapgrowth_rank(g, &o, &r), 0);
-		assert_int_equal(r.nholders, 4);
+		assert_int_equal(r.nholders, 5);
 		assert_non_null(find(&r, "jni_global (java.util.ArrayList)"));
 	}
 	free(b->refs);

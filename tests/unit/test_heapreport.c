@@ -50,7 +50,7 @@ static struct dsl_hobject objs[] = {
 	{ .id = 14, .cls = 5, .size = 4000, .length = 3984, .ref_first = 4, .nrefs = 0 },
 	{ .id = 15, .cls = 5, .size = 100, .length = 84, .ref_first = 4, .nrefs = 0 },
 };
-static const struct dsl_hroot roots[] = { { 0, DSL_ROOT_SYSTEM_CLASS } };
+static const struct dsl_hroot roots[] = { { .obj = 0, .kind = DSL_ROOT_SYSTEM_CLASS } };
 
 static void setup(struct mt_heapview *hv)
 {

@@ -834,6 +834,7 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 		if (r) {
 			r->to = to;
 			r->kind = JVMTI_HEAP_REFERENCE_STACK_LOCAL;
+			r->flags = MT_AP_HROOT_VTHREAD;
 		}
 	}
 	if (mk->zgc && mk->zgc->nbad != nbad)
@@ -1421,6 +1422,7 @@ static int emit(struct mark *mk)
 			if (r) {
 				r->to = id_of(mk, from->to);
 				r->kind = from->kind;
+				r->flags = from->flags;
 			}
 		}
 	}

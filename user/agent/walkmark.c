@@ -33,7 +33,7 @@ jint walkmark_root(jvmtiHeapReferenceKind kind, uint64_t addr)
 		return JVMTI_VISIT_ABORT; /* out of memory: the mark does not run */
 	r->to = addr;
 	r->kind = (uint32_t)kind;
-	r->reserved = 0;
+	r->flags = 0;
 	if (hw.comparing) /* the JVMTI walk follows every root */
 		return JVMTI_VISIT_OBJECTS;
 	return kind == JVMTI_HEAP_REFERENCE_SYSTEM_CLASS ? 0 : JVMTI_VISIT_OBJECTS;

@@ -160,7 +160,7 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 			if (r) {
 				r->to = to;
 				r->kind = (uint32_t)kind;
-				r->reserved = 0;
+				r->flags = 0;
 			}
 		}
 		return JVMTI_VISIT_OBJECTS;

@@ -249,7 +249,8 @@ static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
 
 /* Each root object's label: its first root entry that is no local, else its
  * first; a local's thread is the last THREAD root before it (JVMTI reports a
- * thread, then its stack). */
+ * thread, then its stack), but for a parked virtual thread's (the copy's
+ * mark found it in a stack chunk: no thread is named). */
 static int root_labels(struct heapgrowth *g, struct snapctx *c)
 {
 	const struct dsl_heap *h = c->h;
@@ -275,6 +276,9 @@ static int root_labels(struct heapgrowth *g, struct snapctx *c)
 			snprintf(buf, sizeof(buf), "class %s", h->classes[c->classof_obj[o]].name);
 		else if (k == DSL_ROOT_THREAD)
 			snprintf(buf, sizeof(buf), "thread \"%s\" (%s)", thread, cname);
+		else if (local && h->roots[i].vthread)
+			snprintf(buf, sizeof(buf), "a local variable in a parked virtual thread (%s)",
+				 cname);
 		else if (local)
 			snprintf(buf, sizeof(buf), "%s in thread \"%s\" (%s)",
 				 k == DSL_ROOT_STACK_LOCAL ? "a local variable" : "a JNI local",

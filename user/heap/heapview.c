@@ -487,6 +487,7 @@ static void build_roots(struct viewbuild *b, struct dsl_hroot *roots, struct dsl
 			continue;
 		roots[nroots].obj = to;
 		roots[nroots].kind = (uint8_t)k;
+		roots[nroots].vthread = s->roots[i].flags & MT_AP_HROOT_VTHREAD;
 		nroots++;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
