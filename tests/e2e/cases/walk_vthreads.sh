@@ -7,18 +7,20 @@
 # (-XX:-DoEscapeAnalysis: else C2 replaces those objects by their fields and
 # the program's count is not N). Such a stack is in the heap, in a stack
 # chunk, whose references only its frames' oop maps tell: the copy's mark has
-# HotSpot's own iteration read them (heapmark.c, chunk_scan). Under G1, ZGC
-# and Shenandoah:
+# HotSpot's own iteration read them (heapmark.c, chunk_scan). Under G1,
+# Parallel, Serial, ZGC and Shenandoah:
 #  - `histo` is a frozen snapshot the copy marked, and counts Held, HeldData,
 #    Locked as the program holds them (N, N, ceil(N/3)), no Dropped, and the
 #    StackChunks' instances and bytes, all equal to `jmap -histo:live`'s on
-#    the same JVM; under G1 again after a full GC (which gives each chunk a
-#    bitmap of its references, another path in HotSpot's iteration);
+#    the same JVM; under G1, Parallel and Serial again after a full GC (which
+#    gives each chunk a bitmap of its references, another path in HotSpot's
+#    iteration);
 #  - selftest-walks: the mark and JVMTI's walk of one frozen image agree
 #    (class and size of every object both found; nothing only JVMTI found but
 #    weak referents; none of the program's objects only the mark found);
 #  - without that iteration (MEMTRACE_TEST_FREEZE=nochunks, as a libjvm
-#    without its symbols): G1's copy walks with JVMTI instead, saying why;
+#    without its symbols): G1's, Parallel's and Serial's copies walk with
+#    JVMTI instead, saying why;
 #    ZGC's and Shenandoah's `histo` exits 1 with the reason, and with
 #    --max-pause walks in a pause; counts exact either way;
 #  - G1 and Shenandoah: `leaks` names the list one more parked virtual thread
@@ -65,7 +67,7 @@ frozen_histo() { # GC TAG: a frozen histo the copy marked, its counts = the prog
 	note "$2: StackChunks $(echo "$got" | awk '{ print $5 ", " $6 " bytes" }') = jmap's; $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$2.err")"
 }
 
-for gc in G1 Z Shenandoah; do
+for gc in G1 Parallel Serial Z Shenandoah; do
 	"$JAVA" -XX:+Use${gc}GC -version >/dev/null 2>&1 || { note "JDK $JDK has no ${gc}GC"; continue; }
 	"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads $N $D \
 		>"$TMPD/$gc.out" 2>&1 &
@@ -79,9 +81,10 @@ for gc in G1 Z Shenandoah; do
 	grep -q READY "$TMPD/$gc.out" || { cat "$TMPD/$gc.out"; fail "VThreads ($gc) did not start"; }
 
 	frozen_histo $gc $gc
-	if [ $gc = G1 ]; then
+	case $gc in G1 | Parallel | Serial) moving=false ;; *) moving=true ;; esac
+	if ! $moving; then
 		"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.run >/dev/null || fail "jcmd GC.run"
-		frozen_histo $gc G1-after-gc
+		frozen_histo $gc $gc-after-gc
 	fi
 
 	"$MEMTRACE" selftest-walks -p "$JVM_PID" >"$TMPD/$gc.sw" 2>"$TMPD/$gc.swerr" ||
@@ -96,7 +99,7 @@ mine = [r for r in rows if r.get("only") and r.get("class", "").startswith("VThr
 assert not mine, mine
 PY
 
-	if [ $gc = G1 ]; then
+	if ! $moving; then
 		MEMTRACE_TEST_FREEZE=nochunks "$MEMTRACE" --json histo -p "$JVM_PID" >"$TMPD/$gc.nc.json" \
 			2>"$TMPD/$gc.nc.err" || { cat "$TMPD/$gc.nc.err"; fail "histo ($gc, nochunks)"; }
 		grep -q "own mark stopped (a virtual thread's stack chunk .*): the copy walked with JVMTI instead" \
@@ -118,7 +121,7 @@ PY
 	assert_eq "${got% * *}" "$want" "$gc (nochunks): Held HeldData Locked Dropped"
 	kill -0 "$JVM_PID" || fail "$gc: the JVM died"
 	jvm_stop "$JVM_PID"
-	if [ $gc != Z ]; then # ZGC's snapshots wait for its cycles' ends: leaks_zgc
+	if [ $gc = G1 ] || [ $gc = Shenandoah ]; then # ZGC's snapshots wait for cycles: leaks_zgc
 		# another JVM: the growing thread's chunk changes between two snapshots
 		"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads 100 4 grow \
 			>"$TMPD/$gc.gout" 2>&1 &
