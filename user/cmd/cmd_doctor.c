@@ -13,6 +13,7 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "heap/heapfreeze.h"
+#include "heap/heaplayout.h"
 #include "heap/walkestimate.h"
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
@@ -78,6 +79,8 @@ struct report {
 	char freeze_why[192];     /* else why not */
 	uint64_t fork_ns;         /* a frozen walk's pause (the fork), estimated; 0 unknown */
 	bool zgc;                 /* ZGC: a frozen walk's pause copies its used heap too */
+	bool vthreads;            /* JDK 19+: the JVM may have parked virtual threads */
+	bool vthread_stacks;      /* and the copy reads their stack chunks (heaplayout.h) */
 	uint64_t copy_ns;         /* that copy, estimated (0 unknown) */
 	bool est_ok;              /* a walk in a pause could be estimated: */
 	struct walkestimate est;
@@ -139,6 +142,16 @@ static void inspect(struct report *r)
 	r->collector = jvmflags_collector(&r->p, vs);
 	r->freeze = !heapfreeze_prepare(&r->p, vs, &fz, &zgc, r->freeze_why,
 					sizeof(r->freeze_why));
+	/* parked virtual threads' stacks: read in the copy through HotSpot's own
+	 * iteration of a stack chunk, when the layout has it */
+	r->vthreads = r->p.jdk_major >= 19;
+	if (r->vthreads && r->freeze && vs) {
+		struct mt_ap_heap_layout L;
+		char why[192];
+
+		r->vthread_stacks = !heaplayout_fill(&r->p, vs, &L, why, sizeof(why)) &&
+				    L.sc_iterate;
+	}
 	vmstructs_free(vs);
 	/* what a heap walk will cost: the fork, or a walk in a pause */
 	r->fork_ns = heapfreeze_fork_estimate_ns(&r->p);
@@ -232,6 +245,8 @@ static void print_json(const struct report *r)
 		printf(",\"heap_walk_why\":");
 		json_str(stdout, r->freeze_why);
 	}
+	if (r->vthreads && r->freeze)
+		printf(",\"heap_walk_vthread_stacks\":%s", r->vthread_stacks ? "true" : "false");
 	/* the pause a walk will cost, estimated (0: unknown) */
 	printf(",\"heap_walk_pause_ns\":%llu,\"heap_walk_needs_max_pause\":%s",
 	       (unsigned long long)(r->freeze ? r->fork_ns + r->copy_ns :
@@ -303,6 +318,15 @@ static void print_heap(const struct report *r)
 				printf(": histo, heap, query, snapshot and leaks may need it");
 		}
 		printf("\n");
+		if (r->vthreads && r->vthread_stacks)
+			printf("  [yes] parked virtual threads' stacks: read in the copy, through "
+			       "HotSpot's own iteration of their stack chunks\n");
+		else if (r->vthreads)
+			printf("  [NO ] parked virtual threads' stacks: this libjvm's iteration of "
+			       "stack chunks was not found; %s\n",
+			       r->zgc || (r->collector && !strncmp(r->collector, "Shenandoah", 10))
+				       ? "a snapshot with any needs --max-pause (a walk in a pause)"
+				       : "a snapshot with any is walked with JVMTI in the copy (slower)");
 		return;
 	}
 	printf("  [NO ] frozen heap walks: %s\n", r->freeze_why);

@@ -25,6 +25,10 @@ for want in false true; do
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["jdk_major"]')" "$JDK" "JDK major"
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["heap_walk"]')" frozen "heap snapshots frozen"
+	# parked virtual threads' stacks read in the copy: JDK 25 (its libjvm has
+	# the chunk iteration); JDK 17 has no virtual threads (no such key)
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'str(recs[0].get("heap_walk_vthread_stacks")).lower()')" \
+		"$([ "$JDK" = 17 ] && echo none || echo true)" "virtual threads' stacks in the copy"
 	# huge pages for snapshot arrays unless a virtio balloon reports free
 	# pages (feature bit 5 in sysfs, read here), or the environment says
 	huge=true
