@@ -524,6 +524,8 @@ struct mt_ap_hprim {
 #define MT_AP_HV_ADDR  (1ull << 63)
 #define MT_AP_HV_KEEP  (1u << 31)   /* a reference or root to record */
 #define MT_AP_HV_MAYBE (1u << 30)   /* a FIELD reference: recorded if its field is projected */
+#define MT_AP_HV_VTHREAD (1u << 29) /* a root: an unmounted virtual thread's local
+				      * (MT_AP_HROOT_VTHREAD) */
 #define MT_AP_HV_KIND(k) ((k) & 0xffffu)
 
 struct mt_ap_hnamed_hdr {
@@ -542,7 +544,8 @@ struct mt_ap_hvisit {
 	uint32_t size8;    /* the referee's size / 8 */
 	int32_t length;    /* its array length, -1 */
 	int32_t index;     /* FIELD/STATIC_FIELD: JVMTI field index; ARRAY_ELEMENT: slot; else -1 */
-	uint32_t kind;     /* jvmtiHeapReferenceKind | MT_AP_HV_KEEP | MT_AP_HV_MAYBE */
+	uint32_t kind;     /* jvmtiHeapReferenceKind | MT_AP_HV_KEEP | MT_AP_HV_MAYBE |
+			    * MT_AP_HV_VTHREAD */
 };
 
 struct mt_ap_hclass {

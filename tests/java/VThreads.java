@@ -10,9 +10,13 @@
 // With "grow", one more virtual thread keeps an ArrayList of Grown in a local
 // and adds 10 to it every 5 ms, parked in between (a leak only that parked
 // thread's stack holds).
+// With "churn", 200 more virtual threads park and wake without end, each
+// at a depth that changes every time (1 to D frames) with a Churned in its
+// deepest frame: stack chunks frozen, thawed and replaced while snapshots
+// are taken.
 // Built with --release 17: the virtual-thread API is reached by reflection.
 // Prints READY, then waits. On JDK 17 prints NOVTHREADS and exits 3.
-//   java VThreads N D [gc] [grow]
+//   java VThreads N D [gc] [grow] [churn]
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +28,25 @@ public class VThreads {
     static final class Locked { int n; }
     static final class Dropped { long a; Dropped(long x) { a = x; } }
     static final class Grown { long a; Grown(long x) { a = x; } }
+
+    static final class Churned { final long[] v = new long[2]; }
+
+    static long churn(int d, long seed) {
+        if (d > 0)
+            return churn(d - 1, seed) + 1;
+        Churned c = new Churned();
+        c.v[0] = seed;
+        LockSupport.parkNanos(1_000_000L + (seed & 0xfffff));
+        return c.v[0] + c.v.length;
+    }
+
+    static void churner(int maxDepth, long seed) {
+        long x = seed;
+        while (!done) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            sink += churn(1 + (int) ((x >>> 33) % maxDepth), x);
+        }
+    }
 
     static void grow() {
         java.util.List<Grown> l = new java.util.ArrayList<>();
@@ -75,11 +98,17 @@ public class VThreads {
             ex.submit(() -> sink += deep(x, d, parked));
         }
         parked.await();
-        boolean gc = false, grow = false;
+        boolean gc = false, grow = false, churn = false;
         for (int i = 2; i < a.length; i++) {
             gc |= a[i].equals("gc");
             grow |= a[i].equals("grow");
+            churn |= a[i].equals("churn");
         }
+        if (churn)
+            for (int i = 0; i < 200; i++) {
+                final long seed = i;
+                ex.submit(() -> churner(Math.max(d, 1), seed));
+            }
         if (gc)
             System.gc();
         if (grow)

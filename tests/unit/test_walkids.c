@@ -70,6 +70,7 @@ static void test_resolve_all(void **state)
 	char why[128] = "";
 
 	fill(&s, MT_AP_HV_KEEP);
+	s.visits[1].kind |= MT_AP_HV_VTHREAD; /* as an unmounted virtual thread's local */
 	assert_int_equal(walkids_resolve(&s, NULL, 0, why, sizeof(why)), 0);
 	/* objects in first-met order: thread (named 12), n1 = 13, Node class (11), n2 = 14 */
 	assert_int_equal(s.nobjs, 4);
@@ -89,6 +90,9 @@ static void test_resolve_all(void **state)
 	assert_int_equal(s.roots[0].to, 12);
 	assert_int_equal(s.roots[0].kind, THREAD);
 	assert_int_equal(s.roots[1].to, 13);
+	assert_int_equal(s.roots[1].kind, JNI_GLOBAL);
+	assert_int_equal(s.roots[0].flags, 0);
+	assert_int_equal(s.roots[1].flags, MT_AP_HROOT_VTHREAD);
 	assert_int_equal(s.nrefs, 2);
 	assert_int_equal(s.refs[0].from, 13);
 	assert_int_equal(s.refs[0].to, 14);

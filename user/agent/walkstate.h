@@ -141,6 +141,10 @@ struct walk_state {
 	uint64_t progress;       /* callbacks in the copy (the JVM's thread watches it) */
 	struct freeze fz;
 	jlong own_tid;           /* the agent thread's Java thread id, -1 unknown */
+	bool objects_began;      /* a reference from an object was reported: the roots
+				  * phase is over, and a local reported now is an
+				  * unmounted virtual thread's (JDK 21+ reports those
+				  * when it visits the thread, with no THREAD root) */
 	struct mt_ap_heap_done done;
 	/* the frozen copy's own mark (MT_AP_FREEZE_MARK, walkmark.c) */
 	bool marking;            /* asked for: the copy marks instead of walking on */

@@ -133,6 +133,15 @@ static bool own_local(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo 
 	       info->jni_local.thread_id == hw.own_tid;
 }
 
+/* Is a root of @kind an unmounted virtual thread's local? JVMTI (JDK 21+)
+ * reports those when the walk visits the thread object, after every other
+ * root and with no THREAD root before them. */
+static bool vthread_local(jvmtiHeapReferenceKind kind)
+{
+	return hw.objects_began && (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ||
+				    kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL);
+}
+
 /* The index JVMTI gives a reference: field index, array slot, else -1. */
 static int32_t ref_index(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
 {
@@ -160,11 +169,12 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 			if (r) {
 				r->to = to;
 				r->kind = (uint32_t)kind;
-				r->flags = 0;
+				r->flags = vthread_local(kind) ? MT_AP_HROOT_VTHREAD : 0;
 			}
 		}
 		return JVMTI_VISIT_OBJECTS;
 	}
+	hw.objects_began = true;
 	index = ref_index(kind, info);
 	if (!(hw.flags & MT_AP_HEAP_REFS) &&
 	    !(kind == JVMTI_HEAP_REFERENCE_FIELD &&
@@ -360,8 +370,9 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 	}
 	if (!referrer_tag_ptr) {
 		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
-			flags = MT_AP_HV_KEEP;
+			flags = MT_AP_HV_KEEP | (vthread_local(kind) ? MT_AP_HV_VTHREAD : 0);
 	} else {
+		hw.objects_began = true;
 		index = ref_index(kind, info);
 		if (hw.flags & MT_AP_HEAP_REFS)
 			flags = MT_AP_HV_KEEP;

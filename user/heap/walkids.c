@@ -298,7 +298,9 @@ int walkids_resolve(struct mt_snapshot *s, const char *const *fields, int nfield
 				continue;
 		}
 		if (!v->from) {
-			struct mt_ap_hroot r = { .to = id, .kind = kind };
+			struct mt_ap_hroot r = { .to = id, .kind = kind,
+						 .flags = (v->kind & MT_AP_HV_VTHREAD) ? MT_AP_HROOT_VTHREAD
+										   : 0 };
 
 			err = push(&s->roots, &s->nroots, &s->cap_roots, &r, sizeof(r));
 		} else {

@@ -25,7 +25,9 @@
 #    --max-pause walks in a pause; counts exact either way;
 #  - G1 and Shenandoah: `leaks` names the list one more parked virtual thread
 #    grows in a local ("grow": 10 Grown every 5 ms) as held by "a local
-#    variable in a parked virtual thread", Grown growing in every interval.
+#    variable in a parked virtual thread", Grown growing in every interval;
+#    under Shenandoah also from JVMTI's walks in a pause (nochunks), which
+#    report such locals when they visit the thread, after every other root.
 # The JVM lives on.
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
@@ -128,9 +130,11 @@ PY
 		JVM_PID=$!
 		JVM_PIDS+=("$JVM_PID")
 		wait_for_line "$TMPD/$gc.gout" READY 60 || { cat "$TMPD/$gc.gout"; fail "VThreads grow ($gc)"; }
-		"$MEMTRACE" --json leaks -p "$JVM_PID" --duration 6 --snapshots 4 >"$TMPD/$gc.leaks" \
-			2>"$TMPD/$gc.lerr" || { cat "$TMPD/$gc.lerr"; fail "$gc: leaks"; }
-		python3 - "$TMPD/$gc.leaks" <<'PY' || { cat "$TMPD/$gc.lerr"; fail "$gc: the parked thread's list not named"; }
+		for env in "" MEMTRACE_TEST_FREEZE=nochunks; do
+		[ -n "$env" ] && [ $gc = G1 ] && continue # G1's JVMTI walk in the copy: as a pause's
+		env $env "$MEMTRACE" --json leaks -p "$JVM_PID" --duration 6 --snapshots 4 --max-pause 3000 \
+			>"$TMPD/$gc.leaks" 2>"$TMPD/$gc.lerr" || { cat "$TMPD/$gc.lerr"; fail "$gc: leaks $env"; }
+		python3 - "$TMPD/$gc.leaks" <<'PY' || { cat "$TMPD/$gc.lerr"; fail "$gc: the parked thread's list not named ($env)"; }
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 leaks = [r for r in recs if r.get("event") == "leak"]
@@ -140,6 +144,7 @@ assert h, leaks
 g = [c for c in h[0]["classes"] if c["class"] == "VThreads$Grown"]
 assert g and g[0]["gained"] > 100, h[0]["classes"]
 PY
+		done
 		kill -0 "$JVM_PID" || fail "$gc: the JVM died (grow)"
 		jvm_stop "$JVM_PID"
 	fi
