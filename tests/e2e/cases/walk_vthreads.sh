@@ -27,7 +27,9 @@
 #    grows in a local ("grow": 10 Grown every 5 ms) as held by "a local
 #    variable in a parked virtual thread", Grown growing in every interval;
 #    under Shenandoah also from JVMTI's walks in a pause (nochunks), which
-#    report such locals when they visit the thread, after every other root.
+#    report such locals when they visit the thread, after every other root;
+#    meanwhile 200 more virtual threads park and wake at changing depths
+#    ("churn": chunks frozen, thawed, replaced), and every snapshot is marked.
 # The JVM lives on.
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
@@ -125,7 +127,7 @@ PY
 	jvm_stop "$JVM_PID"
 	if [ $gc = G1 ] || [ $gc = Shenandoah ]; then # ZGC's snapshots wait for cycles: leaks_zgc
 		# another JVM: the growing thread's chunk changes between two snapshots
-		"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads 100 4 grow \
+		"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads 100 4 grow churn \
 			>"$TMPD/$gc.gout" 2>&1 &
 		JVM_PID=$!
 		JVM_PIDS+=("$JVM_PID")
@@ -134,6 +136,8 @@ PY
 		[ -n "$env" ] && [ $gc = G1 ] && continue # G1's JVMTI walk in the copy: as a pause's
 		env $env "$MEMTRACE" --json leaks -p "$JVM_PID" --duration 6 --snapshots 4 --max-pause 3000 \
 			>"$TMPD/$gc.leaks" 2>"$TMPD/$gc.lerr" || { cat "$TMPD/$gc.lerr"; fail "$gc: leaks $env"; }
+		[ -n "$env" ] || ! grep -q "own mark stopped" "$TMPD/$gc.lerr" ||
+			{ cat "$TMPD/$gc.lerr"; fail "$gc: a snapshot of churning virtual threads not marked"; }
 		python3 - "$TMPD/$gc.leaks" <<'PY' || { cat "$TMPD/$gc.lerr"; fail "$gc: the parked thread's list not named ($env)"; }
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
