@@ -691,16 +691,6 @@ struct mt_ap_heap_layout {
 	 * stack's words, an int; its flags, a byte) */
 	uint64_t sc_iterate;
 	int32_t sc_size, sc_flags;
-	/* and the compiled frames' code: nmethod::oops_do(OopClosure *, bool)
-	 * (the objects a parked frame's code holds, as the collector keeps them
-	 * and JVMTI reports them; not under ZGC), and the code cache's bounds
-	 * (CodeCache::_low_bound, _high_bound: what an nmethod * must lie in);
-	 * 0: none */
-	uint64_t sc_oops_do, code_lo, code_hi;
-	/* a parked frame's method keeps its class's loader data alive, as the
-	 * collector's do_method()/do_nmethod() do: Method::_constMethod,
-	 * ConstMethod::_constants, ConstantPool::_pool_holder, nmethod::_method */
-	uint32_t m_constmethod, cm_constants, cp_holder, nm_method;
 	uint64_t reserved[2];
 };
 

@@ -654,22 +654,7 @@ static struct {
 	bool coops, swap, stray;
 	int calls;
 	long metadata;
-	uint64_t method, nm;   /* given to do_method() and do_nmethod() when metadata */
-	uint64_t nm_slot;      /* what the stand-in nmethod::oops_do() reports */
-	int oops_do_calls;
 } fake_chunk;
-
-/* nmethod::oops_do(OopClosure *, bool), as the copy calls it: one oop. */
-static void fake_oops_do(uint64_t nm, void *cl, int allow_dead)
-{
-	const void *const *vt = *(const void *const *const *)cl;
-	void (*do_full)(void *, uint64_t *) = (void (*)(void *, uint64_t *))(uintptr_t)vt[0];
-
-	(void)nm;
-	(void)allow_dead;
-	fake_chunk.oops_do_calls++;
-	do_full(cl, (uint64_t *)(uintptr_t)fake_chunk.nm_slot);
-}
 
 static void fake_iterate(void *cl, uint64_t obj, uint64_t klass)
 {
@@ -681,14 +666,6 @@ static void fake_iterate(void *cl, uint64_t obj, uint64_t klass)
 	(void)klass;
 	fake_chunk.calls++;
 	fake_chunk.metadata = do_metadata(cl);
-	if (fake_chunk.metadata) { /* a frame's method, a compiled frame's code, twice */
-		void (*do_method)(void *, uint64_t) = (void (*)(void *, uint64_t))(uintptr_t)vt[6];
-		void (*do_nmethod)(void *, uint64_t) = (void (*)(void *, uint64_t))(uintptr_t)vt[7];
-
-		do_method(cl, fake_chunk.method);
-		do_nmethod(cl, fake_chunk.nm);
-		do_nmethod(cl, fake_chunk.nm);
-	}
 	for (int i = 0; i < fake_chunk.nfull; i++)
 		do_full(cl, (uint64_t *)(uintptr_t)fake_chunk.full[i]);
 	for (int i = 0; i < fake_chunk.nnarrow; i++)
@@ -772,48 +749,6 @@ static void test_stack_chunks(void **st)
 				assert_int_equal(parent, 1); /* P, from the header's oop map */
 			}
 			heapmark_free(&r);
-		}
-		{ /* with the frames' code: a method's class kept with its loader's
-		   * data, the nmethod's oop a JNI local, its method's class too */
-			uint64_t roots[] = { c }, code = meta_alloc(f, 256), cld2 = cld_new(f);
-			uint64_t K2 = klass_new(f, MT_AP_K_INSTANCE, 16, cld2, 0), ldr = obj_alloc(f, K, 16);
-			uint64_t m = meta_alloc(f, 16), cm = meta_alloc(f, 16), cp = meta_alloc(f, 32);
-			uint64_t N = obj_alloc(f, K, 16), nm = (code + 64) & ~63ull;
-			int jni = 0;
-
-			set_handle(f, cld2 + CLD_LOADER, ldr);
-			w64(m + 8, cm);
-			w64(cm + 8, cp);
-			w64(cp + 24, K2);
-			w64(nm + 8, m);       /* nmethod::_method */
-			w64(nm + 32, N);      /* its oop */
-			f->L.m_constmethod = 8;
-			f->L.cm_constants = 8;
-			f->L.cp_holder = 24;
-			f->L.nm_method = 8;
-			f->L.code_lo = code;
-			f->L.code_hi = code + 256;
-			f->L.sc_oops_do = (uint64_t)(uintptr_t)fake_oops_do;
-			fake_chunk.method = m;
-			fake_chunk.nm = nm;
-			fake_chunk.nm_slot = nm + 32;
-			fake_chunk.calls = 0;
-			run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
-			assert_int_equal(fake_chunk.metadata, 1);
-			assert_int_equal(fake_chunk.oops_do_calls, 1); /* once per nmethod */
-			assert_int_equal(r.info.marked, 6); /* c, A, B, P, the loader, N */
-			assert_int_equal(histo_of(&r, K)->count, 5);
-			for (uint64_t i = 0; i < r.info.nroots; i++)
-				jni += r.roots[i].kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL &&
-				       r.roots[i].flags == MT_AP_HROOT_VTHREAD;
-			assert_int_equal(jni, 1);
-			heapmark_free(&r);
-			/* an nmethod outside the code cache: the vtable is not as expected */
-			fake_chunk.nm = code + 512;
-			run(f, HM_HISTO, roots, 1, NULL, 0, NULL, 0, &r, -ENOTSUP);
-			assert_non_null(strstr(r.info.why, "did not report as expected"));
-			heapmark_free(&r);
-			f->L.sc_oops_do = 0; /* the rest without the frames' code */
 		}
 		{ /* the header through the other do_oop: a vtable not as expected */
 			uint64_t roots[] = { c };

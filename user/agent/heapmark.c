@@ -113,10 +113,6 @@ struct mark {
 	struct growvec xroots;     /* roots the marker added (by address) */
 	uint64_t *cslots;          /* a stack chunk's reference slots (bit 0: narrow) */
 	size_t ncslots, ccslots;
-	uint64_t *nslots;          /* its compiled frames' code's oops (bit 0: narrow) */
-	size_t nnslots, cnslots;
-	struct u64map nmset;       /* nmethods whose oops were taken (once each) */
-	uint64_t nm_outside;       /* their oops outside the heap (left out) */
 	struct growvec addrs;      /* HM_ADDRS */
 	bool forwarding;           /* HM_FORWARDING: follow forwarding pointers */
 	struct zgc_refs *zgc;      /* ZGC: coloured references (in->zgc) */
@@ -732,16 +728,7 @@ struct hs_closure {
 	void *ref_discoverer;
 	struct mark *mk;
 	uint64_t obj, hdr_end, end;
-	uint32_t header_ok, header_bad, outside, bad_nm;
-	bool nomem;
-	bool metadata;             /* do_metadata(): the frames' code too (do_nmethod) */
-};
-
-/* HotSpot's OopClosure (a vtable pointer: do_oop(oop *), do_oop(narrowOop
- * *)) for nmethod::oops_do, then ours. */
-struct hs_oopclosure {
-	const void *const *vptr;
-	struct mark *mk;
+	uint32_t header_ok, header_bad, outside;
 	bool nomem;
 };
 
@@ -791,102 +778,10 @@ static long hs_nothing(void)
 	return 0;
 }
 
-static long hs_do_metadata(struct hs_closure *c)
-{
-	return c->metadata;
-}
-
-/* An nmethod's oop (its oop table, its code's immediates). */
-static void nm_slot(struct hs_oopclosure *c, uint64_t at, bool narrow)
-{
-	struct mark *mk = c->mk;
-
-	if (mk->nnslots == mk->cnslots) {
-		size_t cap = mk->cnslots ? mk->cnslots * 2 : 256;
-		uint64_t *n = realloc(mk->nslots, cap * sizeof(*n));
-
-		if (!n) {
-			c->nomem = true;
-			return;
-		}
-		mk->nslots = n;
-		mk->cnslots = cap;
-	}
-	mk->nslots[mk->nnslots++] = at | narrow;
-}
-
-static void hs_nm_oop(struct hs_oopclosure *c, uint64_t *p)
-{
-	nm_slot(c, (uint64_t)(uintptr_t)p, false);
-}
-
-static void hs_nm_narrow(struct hs_oopclosure *c, uint32_t *p)
-{
-	nm_slot(c, (uint64_t)(uintptr_t)p, true);
-}
-
-static const void *const hs_oop_vtable[] = { (const void *)hs_nm_oop, (const void *)hs_nm_narrow };
-
-/* A frame's method (do_method(), and an nmethod's): its class is kept, with
- * its loader's data (a hidden class's own: a LambdaForm's), as the
- * collector keeps the classes of the methods on a stack. */
-static void keep_method(struct hs_closure *c, uint64_t m)
-{
-	const struct mt_ap_heap_layout *L = c->mk->L;
-	uint64_t cm, cp, k;
-
-	if (!m || (m & 7) || !L->m_constmethod)
-		return;
-	cm = rd64(m + L->m_constmethod);
-	cp = cm && !(cm & 7) ? rd64(cm + L->cm_constants) : 0;
-	k = cp && !(cp & 7) ? rd64(cp + L->cp_holder) : 0;
-	if (!k) {
-		c->bad_nm++;
-		return;
-	}
-	kinfo_get(c->mk, k); /* checks it is a Klass; its loader's data kept */
-}
-
-static void hs_do_method(struct hs_closure *c, uint64_t m)
-{
-	keep_method(c, m);
-}
-
-/* A compiled frame's nmethod (do_nmethod()): its oops, once per nmethod -
- * the collector keeps them while a frame of it is on a stack, and JVMTI
- * reports them for an unmounted virtual thread's frame (as JNI locals). A
- * pointer outside the code cache is no nmethod: the vtable is not laid out
- * as expected. */
-static void hs_do_nmethod(struct hs_closure *c, uint64_t nm)
-{
-	struct mark *mk = c->mk;
-	void (*oops_do)(uint64_t, void *, int) =
-		(void (*)(uint64_t, void *, int))(uintptr_t)mk->L->sc_oops_do;
-	struct hs_oopclosure oc = { .vptr = hs_oop_vtable, .mk = mk };
-
-	if (nm < mk->L->code_lo || nm >= mk->L->code_hi || (nm & 7)) {
-		c->bad_nm++;
-		return;
-	}
-	if (!mk->nmset.keys && u64map_init(&mk->nmset, 1024)) {
-		c->nomem = true;
-		return;
-	}
-	if (u64map_get(&mk->nmset, nm) >= 0)
-		return;
-	if (u64map_put(&mk->nmset, nm, 1)) {
-		c->nomem = true;
-		return;
-	}
-	keep_method(c, rd64(nm + mk->L->nm_method));
-	oops_do(nm, &oc, 0);
-	c->nomem |= oc.nomem;
-}
-
 static const void *const hs_vtable[] = {
 	(const void *)hs_do_oop, (const void *)hs_do_narrow, (const void *)hs_nothing,
-	(const void *)hs_do_metadata, (const void *)hs_nothing, (const void *)hs_nothing,
-	(const void *)hs_do_method, (const void *)hs_do_nmethod,
+	(const void *)hs_nothing, (const void *)hs_nothing, (const void *)hs_nothing,
+	(const void *)hs_nothing, (const void *)hs_nothing,
 };
 
 /* A stack chunk's stack: every reference HotSpot finds in its frames (and
@@ -896,20 +791,19 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 	void (*iterate)(void *, uint64_t, uint64_t) =
 		(void (*)(void *, uint64_t, uint64_t))(uintptr_t)mk->L->sc_iterate;
 	struct hs_closure c = { .vptr = hs_vtable, .mk = mk, .obj = obj,
-				.hdr_end = obj + ((uint32_t)ki->lh & ~7u), .end = obj + size,
-				.metadata = mk->L->sc_oops_do && !mk->zgc };
+				.hdr_end = obj + ((uint32_t)ki->lh & ~7u), .end = obj + size };
 	uint32_t header = 0;
 	uint64_t nbad = mk->zgc ? mk->zgc->nbad : 0;
 
 	for (uint32_t m = 0; m < ki->nmaps; m++)
 		header += ki->maps[m].count;
-	mk->ncslots = mk->nnslots = 0;
+	mk->ncslots = 0;
 	iterate(&c, obj, ki->klass);
 	if (c.nomem) {
 		mk->err = -ENOMEM;
 		return;
 	}
-	if (c.outside || c.header_bad || c.header_ok != header || c.bad_nm) {
+	if (c.outside || c.header_bad || c.header_ok != header) {
 		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) whose references HotSpot did not "
 		     "report as expected", (unsigned long long)obj);
 		return;
@@ -946,34 +840,6 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 	if (mk->zgc && mk->zgc->nbad != nbad)
 		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) with a reference no colour "
 		     "explains", (unsigned long long)obj);
-	/* its frames' code's objects: JNI locals of the thread, as JVMTI says */
-	for (size_t i = 0; i < mk->nnslots && !mk->err; i++) {
-		uint64_t at = mk->nslots[i] & ~1ull, to;
-		struct mt_ap_hroot *r;
-
-		if (mk->nslots[i] & 1) {
-			uint32_t n = rd32(at);
-
-			to = n ? mk->L->oop_base + ((uint64_t)n << mk->L->oop_shift) : 0;
-		} else {
-			to = rd64(at);
-		}
-		if (!to)
-			continue;
-		if (!in_heap(mk, to)) {
-			mk->nm_outside++;
-			continue;
-		}
-		to = fwd(mk, to);
-		mark_push(mk, to);
-		mk->out->info.edges++;
-		r = vec_push(mk, &mk->xroots);
-		if (r) {
-			r->to = to;
-			r->kind = JVMTI_HEAP_REFERENCE_JNI_LOCAL;
-			r->flags = MT_AP_HROOT_VTHREAD;
-		}
-	}
 }
 
 static void scan(struct mark *mk, uint64_t obj)
@@ -1702,8 +1568,6 @@ static void finish(struct mark *mk, struct hm_result *out)
 	free(mk->stack);
 	free(mk->xroots.p);
 	free(mk->cslots);
-	free(mk->nslots);
-	u64map_free(&mk->nmset);
 }
 
 /* The string arena, owned by the result (struct hm_result.priv). */

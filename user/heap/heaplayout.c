@@ -58,29 +58,6 @@ static void stack_chunks(const struct mt_vmstructs *vs, struct mt_ap_heap_layout
 	L->sc_iterate = fn;
 	L->sc_size = size;
 	L->sc_flags = flags;
-	/* the code of a chunk's compiled frames: its oops (all or nothing) */
-	{
-		const struct mt_hotspot *hs = vmstructs_hotspot(vs);
-		uint64_t lo = 0, hi = 0;
-
-		if (!hs->codecache_low_bound || !hs->codecache_high_bound ||
-		    vmstructs_read(vs, hs->codecache_low_bound, &lo, sizeof(lo)) ||
-		    vmstructs_read(vs, hs->codecache_high_bound, &hi, sizeof(hi)) || !lo || hi <= lo ||
-		    vmstructs_symbol(vs, "_ZN7nmethod7oops_doEP10OopClosureb", &fn) || !fn)
-			return;
-		if (off32(hs->has_method_constmethod, hs->method_constmethod, &L->m_constmethod) ||
-		    off32(hs->has_constmethod_constants, hs->constmethod_constants,
-			  &L->cm_constants) ||
-		    off32(hs->has_constantpool_pool_holder, hs->constantpool_pool_holder,
-			  &L->cp_holder) ||
-		    off32(hs->has_nmethod_method, hs->nmethod_method, &L->nm_method)) {
-			L->m_constmethod = L->cm_constants = L->cp_holder = L->nm_method = 0;
-			return;
-		}
-		L->sc_oops_do = fn;
-		L->code_lo = lo;
-		L->code_hi = hi;
-	}
 }
 
 int heaplayout_fill(const struct mt_proc *p, const struct mt_vmstructs *vs,
