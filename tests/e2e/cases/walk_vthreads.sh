@@ -34,7 +34,7 @@
 # TIMEOUT: 240
 . "$ROOT/tests/e2e/lib.sh"
 
-N=1500 D=12
+N=4000 D=24
 L=$(( (N + 2) / 3 ))
 want="$N $N $L 0"
 
