@@ -379,13 +379,14 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 		 * the collector's barriers in it, and a walk in a pause is
 		 * memtrace's to consent to: the walk fails, saying why */
 		if (again.flags & (MT_AP_FREEZE_FORWARDING | MT_AP_FREEZE_ZGC)) {
-			/* a virtual thread's stack chunk: its frames are read only
-			 * with their oop maps, which the mark does not (memtrace
-			 * walks in a pause instead, with the user's consent); the
-			 * reason in full fits the 128 bytes of an ERROR */
+			/* a virtual thread's stack chunk the mark could not read
+			 * (no HotSpot iteration of it in the layout, or one that did
+			 * not report as expected): memtrace walks in a pause
+			 * instead, with the user's consent; the reason in full fits
+			 * the 128 bytes of an ERROR */
 			if (mark.status == -ENOTSUP) {
 				snprintf(why, n, "a virtual thread's stack is in the heap (a stack "
-					 "chunk), which the copy's own mark does not read");
+					 "chunk), which the copy's own mark could not read");
 				return -ENOTSUP;
 			}
 			snprintf(why, n, "the copy's own mark stopped (%s)", mark.why);
