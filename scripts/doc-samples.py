@@ -82,7 +82,7 @@ SAMPLES = {
     "ps": dict(jvm="demo", args=["ps"], keep=[[("grep", r"^PID|^{pid} ")]]),
     "doctor": dict(jvm="demo", args=["doctor", "-p", "{pid}"],
                    masks=[(r"^JVM N: .*, uid", "JVM N: VENDOR, uid")],
-                   drop=r"ExtendedDTraceProbes|^\s+JDK \d+ prints"),
+                   drop=r"ExtendedDTraceProbes|^\s+JDK \d+ prints|parked virtual threads' stacks"),
     "gc": dict(jvm="demo", args=["gc", "-p", "{pid}", "--duration", "2"],
                keep=[[("from", r"^#2 "), ("head", 4)], [("tail", 5)]], masks=GC_MASKS),
     "alloc": dict(jvm="demo", args=["alloc", "-p", "{pid}", "--duration", "2", "--top", "4"],
