@@ -79,6 +79,7 @@ struct report {
 	char freeze_why[192];     /* else why not */
 	uint64_t fork_ns;         /* a frozen walk's pause (the fork), estimated; 0 unknown */
 	bool zgc;                 /* ZGC: a frozen walk's pause copies its used heap too */
+	bool moving;              /* ZGC or Shenandoah: its collector moves objects concurrently */
 	bool vthreads;            /* JDK 19+: the JVM may have parked virtual threads */
 	bool vthread_stacks;      /* and the copy reads their stack chunks (heaplayout.h) */
 	uint64_t copy_ns;         /* that copy, estimated (0 unknown) */
@@ -163,6 +164,7 @@ static void inspect(struct report *r)
 		perfdata_free(pd);
 	}
 	r->zgc = r->freeze && (fz.flags & MT_AP_FREEZE_ZGC);
+	r->moving = r->freeze && (fz.flags & (MT_AP_FREEZE_ZGC | MT_AP_FREEZE_FORWARDING));
 	if (r->zgc && r->est_ok)
 		r->copy_ns = heapfreeze_zgc_copy_estimate_ns(r->est.used, 0);
 
@@ -324,8 +326,7 @@ static void print_heap(const struct report *r)
 		else if (r->vthreads)
 			printf("  [NO ] parked virtual threads' stacks: this libjvm's iteration of "
 			       "stack chunks was not found; %s\n",
-			       r->zgc || (r->collector && !strncmp(r->collector, "Shenandoah", 10))
-				       ? "a snapshot with any needs --max-pause (a walk in a pause)"
+			       r->moving ? "a snapshot with any needs --max-pause (a walk in a pause)"
 				       : "a snapshot with any is walked with JVMTI in the copy (slower)");
 		return;
 	}
