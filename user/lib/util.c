@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,8 +151,10 @@ int parse_u64(const char *s, uint64_t *out)
 void util_phase(const char *what)
 {
 	static int on = -1;
-	static uint64_t last;
-	uint64_t now;
+	static uint64_t last, last_cpu;
+	static long last_flt;
+	struct rusage ru;
+	uint64_t now, cpu;
 
 	if (on < 0) {
 		const char *e = getenv("MEMTRACE_PHASES");
@@ -161,6 +164,9 @@ void util_phase(const char *what)
 	if (!on)
 		return;
 	now = mono_ns();
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 	if (last) {
 		char line[256];
 		long rss = -1, hwm = -1;
@@ -172,10 +178,15 @@ void util_phase(const char *what)
 		}
 		if (f)
 			fclose(f);
-		fprintf(stderr, "phase %s: %.1f ms (rss %ld MiB, peak %ld MiB)\n", what,
-			(double)(now - last) / 1e6, rss / 1024, hwm / 1024);
+		/* CPU and page faults of memtrace alone (not of the copy it reads) */
+		fprintf(stderr, "phase %s: %.1f ms (cpu %.1f ms, %ld page faults; rss %ld MiB, "
+			"peak %ld MiB)\n", what, (double)(now - last) / 1e6,
+			(double)(cpu - last_cpu) / 1e6, ru.ru_minflt - last_flt, rss / 1024,
+			hwm / 1024);
 	}
 	last = now;
+	last_cpu = cpu;
+	last_flt = ru.ru_minflt;
 }
 
 #define VIRTIO_BALLOON_F_REPORTING 5
