@@ -162,6 +162,28 @@ static int pause_end(const struct mt_snapsession *ss, const struct pause_window 
 	return sptrace_window_end(&ss->sp, &w->sp, ns);
 }
 
+/* A frozen attempt that failed after its pause (the copy forked, under ZGC
+ * the used heap copied, then its mark stopped): the pause it cost the JVM,
+ * said as every walk's is - from the JVM's own account since the request. */
+static void failed_pause(const struct mt_snapsession *ss, const struct pause_window *w)
+{
+	enum snapshot_pause from;
+	uint64_t ns = 0;
+	char f[32];
+	int n = pause_end(ss, w, &ns, &from);
+
+	if (n == 1)
+		p_info("JVM %d: the frozen attempt paused it for %s (%s)", ss->p->pid,
+		       fmt_ns(ns, f, sizeof(f)), snapshot_pause_phrase(from));
+	else if (n > 1 && from == SNAP_PAUSE_COUNTERS)
+		p_info("JVM %d: %d safepoints since the frozen attempt's request, %s in all "
+		       "(the attempt's pause among them; %s)", ss->p->pid, n,
+		       fmt_ns(ns, f, sizeof(f)), snapshot_pause_phrase(from));
+	else if (n > 1)
+		p_info("JVM %d: %d safepoints since the frozen attempt's request (the attempt's "
+		       "pause among them; their times not to be had)", ss->p->pid, n);
+}
+
 int snaptake_open(const struct mt_proc *p, struct mt_snapsession *ss)
 {
 	struct mt_ap_hello_reply hello;
@@ -806,6 +828,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			 * 50 k-object walk 190 ms where its objects say 25 ms). The
 			 * agent keeps the session. */
 			snapshot_free(s);
+			failed_pause(ss, &spw);
 			if (!(flags & MT_AP_HEAP_MAXPAUSE) || mt_opts.walk == HEAPFREEZE_FROZEN) {
 				p_err("JVM %d: %s, so no frozen snapshot; a walk in a pause reads "
 				      "those stacks too, at a cost no counter tells before "

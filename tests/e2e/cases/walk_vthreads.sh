@@ -72,10 +72,29 @@ frozen_histo() { # GC TAG: a frozen histo the copy marked, its counts = the prog
 	note "$2: StackChunks $(echo "$got" | awk '{ print $5 ", " $6 " bytes" }') = jmap's; $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$2.err")"
 }
 
+# attempt_pause GC ERR WHAT [K]: the failed frozen attempt's pause is printed and
+# is the JVM's: its HeapWalkOperation's Total in -Xlog:safepoint, the K-th last
+# (1; 2 when the walk in a pause followed it). Another safepoint in between
+# (a ZGC cycle's) makes memtrace say how many there were instead.
+attempt_pause() {
+	local p t
+	if grep -q "safepoints since the frozen attempt's request" "$2"; then
+		note "$1 ($3): $(grep -o "[0-9]* safepoints since the frozen attempt's request[^(]*" "$2")"
+		return 0
+	fi
+	p=$(sed -n 's/.*the frozen attempt paused it for \([0-9.]*\) ms.*/\1/p' "$2")
+	[ -n "$p" ] || { cat "$2"; fail "$1 ($3): the failed attempt's pause not printed"; }
+	t=$(grep '"HeapWalkOperation"' "$TMPD/$1.sp" | tail -"${4:-1}" | head -1 |
+		sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p' | awk '{ printf "%.3f", $1 / 1e6 }')
+	python3 -c "import sys; sys.exit(0 if abs($p - ${t:-0}) <= 0.2 else 1)" ||
+		fail "$1 ($3): the attempt's printed pause $p ms vs the JVM's $t ms"
+	note "$1 ($3): the failed attempt paused it $p ms, -Xlog:safepoint ${t} ms"
+}
+
 for gc in G1 Parallel Serial Z Shenandoah; do
 	"$JAVA" -XX:+Use${gc}GC -version >/dev/null 2>&1 || { note "JDK $JDK has no ${gc}GC"; continue; }
-	"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads $N $D \
-		>"$TMPD/$gc.out" 2>&1 &
+	"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -Xlog:safepoint:file="$TMPD/$gc.sp" \
+		-cp "$CLASSES" VThreads $N $D >"$TMPD/$gc.out" 2>&1 &
 	JVM_PID=$!
 	JVM_PIDS+=("$JVM_PID")
 	for ((i = 0; i < 600; i++)); do
@@ -115,11 +134,13 @@ PY
 		fi
 		grep -q "a virtual thread's stack is in the heap (a stack chunk).*--max-pause MS walks in a pause" \
 			"$TMPD/$gc.no" || { cat "$TMPD/$gc.no"; fail "$gc: no clear refusal"; }
+		attempt_pause $gc "$TMPD/$gc.no" refused
 		MEMTRACE_TEST_FREEZE=nochunks "$MEMTRACE" --json histo -p "$JVM_PID" --max-pause 3000 \
 			>"$TMPD/$gc.nc.json" 2>"$TMPD/$gc.nc.err" ||
 			{ cat "$TMPD/$gc.nc.err"; fail "histo --max-pause ($gc, nochunks)"; }
 		grep -q "walking the heap in a pause, not in a frozen copy: a virtual thread's stack" \
 			"$TMPD/$gc.nc.err" || { cat "$TMPD/$gc.nc.err"; fail "$gc: not walked in a pause"; }
+		attempt_pause $gc "$TMPD/$gc.nc.err" "before the walk in a pause" 2
 		note "$gc without the chunks' iteration: $(grep -o 'paused JVM [0-9]* for [0-9.]* [mu]*s' "$TMPD/$gc.nc.err")"
 	fi
 	got=$(counts "$TMPD/$gc.nc.json")
