@@ -338,7 +338,9 @@ struct dsl_href {
 struct dsl_hroot {
 	uint32_t obj;            /* object index */
 	uint8_t kind;            /* a DSL_ROOT_* kind */
-	bool vthread;            /* a parked virtual thread's local (no thread root before it) */
+	bool vthread;            /* a virtual thread's local: a parked one's (the copy's mark
+				  * read its stack chunk) or a mounted one's (after an OTHER
+				  * root to it, not the carrier's THREAD root before it) */
 };
 
 struct dsl_hloader {

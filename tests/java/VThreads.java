@@ -10,13 +10,19 @@
 // With "grow", one more virtual thread keeps an ArrayList of Grown in a local
 // and adds 10 to it every 5 ms, parked in between (a leak only that parked
 // thread's stack holds).
+// With "mounted", one more virtual thread keeps an ArrayList of Grown in a
+// local and adds 10 to it every 10 ms, in between blocked reading a pipe (a
+// child `sh` writes a line every 10 ms): a file read pins a virtual thread
+// to its carrier, so at a snapshot it is mounted, its frames on the
+// carrier's stack, not in a stack chunk (a leak only a running virtual
+// thread holds).
 // With "churn", 200 more virtual threads park and wake without end, each
 // at a depth that changes every time (1 to D frames) with a Churned in its
 // deepest frame: stack chunks frozen, thawed and replaced while snapshots
 // are taken.
 // Built with --release 17: the virtual-thread API is reached by reflection.
 // Prints READY, then waits. On JDK 17 prints NOVTHREADS and exits 3.
-//   java VThreads N D [gc] [grow] [churn]
+//   java VThreads N D [gc] [grow] [churn] [mounted]
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,6 +63,23 @@ public class VThreads {
         }
         sink += l.size();
     }
+    static void mountedGrow() {
+        java.util.List<Grown> l = new java.util.ArrayList<>();
+        try {
+            Process p = new ProcessBuilder("sh", "-c", "while sleep 0.01; do echo; done").start();
+            java.io.InputStream in = p.getInputStream();
+            for (long i = 0; !done; ) {
+                for (int k = 0; k < 10; k++)
+                    l.add(new Grown(i++));
+                if (in.read() < 0)
+                    break;
+            }
+        } catch (java.io.IOException e) {
+            System.out.println("MOUNTED FAILED " + e);
+        }
+        sink += l.size();
+    }
+
     static volatile long sink;
     static volatile boolean done;
 
@@ -98,11 +121,12 @@ public class VThreads {
             ex.submit(() -> sink += deep(x, d, parked));
         }
         parked.await();
-        boolean gc = false, grow = false, churn = false;
+        boolean gc = false, grow = false, churn = false, mounted = false;
         for (int i = 2; i < a.length; i++) {
             gc |= a[i].equals("gc");
             grow |= a[i].equals("grow");
             churn |= a[i].equals("churn");
+            mounted |= a[i].equals("mounted");
         }
         if (churn)
             for (int i = 0; i < 200; i++) {
@@ -113,6 +137,8 @@ public class VThreads {
             System.gc();
         if (grow)
             ex.submit(VThreads::grow);
+        if (mounted)
+            ex.submit(VThreads::mountedGrow);
         System.out.println("READY");
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

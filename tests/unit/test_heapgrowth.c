@@ -245,7 +245,7 @@ static void test_holders(void **state)
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 120);
 	/* the list a parked virtual thread's local holds: no thread named */
-	h = find(&r, "a local variable in a parked virtual thread (java.util.ArrayList)");
+	h = find(&r, "a local variable in a virtual thread (java.util.ArrayList)");
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 135);
 	/* an application object's list: held by that field */

@@ -668,6 +668,60 @@ static void test_ways_same_heap(void **state)
 	}
 }
 
+/* A virtual thread's locals: a parked one's from the copy's mark (flagged), a
+ * mounted one's after JVMTI's OTHER root to it (JDK 21+: that root, the
+ * virtual thread's frames, then the carrier's THREAD root and its frames);
+ * a platform thread's, the carrier's and those after an OTHER root to any
+ * other object are not. */
+static void test_vthread_locals(void **state)
+{
+	static const char *const sigs[] = { "Ljava/lang/Thread;", "Ljava/lang/BaseVirtualThread;",
+					    "Ljava/lang/VirtualThread;", "Ljava/util/ArrayList;" };
+	static const uint64_t supers[] = { 0, 1, 2, 0 };
+	/* objects 100.. of classes 1..4 */
+	static const uint64_t cls_of[] = { 1, 4, 3, 4, 1, 4, 4, 4 };
+	static const struct mt_ap_hroot roots[] = {
+		{ 100, 26, 0 }, { 101, 24, 0 },                  /* a platform thread, its local */
+		{ 102, 27, 0 }, { 103, 24, 0 }, { 103, 25, 0 },  /* mounted: OTHER, its frames */
+		{ 104, 26, 0 }, { 105, 24, 0 },                  /* the carrier, its own frame */
+		{ 106, 24, MT_AP_HROOT_VTHREAD },                /* a parked one's (a chunk) */
+		{ 101, 27, 0 }, { 107, 25, 0 },                  /* OTHER to no thread: no */
+	};
+	static const bool want[] = { false, false, false, true, true, false, false, true, false,
+				     false };
+	struct mt_snapshot s;
+	struct mt_heapview hv;
+	char why[128];
+
+	(void)state;
+	snapshot_init(&s);
+	s.source = "live";
+	assert_int_equal(snapshot_grow(&s.classes, &s.cap_classes, 0, 4, sizeof(*s.classes)), 0);
+	for (int i = 0; i < 4; i++) {
+		struct mt_snap_class *c = &s.classes[s.nclasses++];
+
+		memset(c, 0, sizeof(*c));
+		c->id = (uint64_t)i + 1;
+		c->super = supers[i];
+		c->sig = snapshot_strdup(&s, sigs[i], strlen(sigs[i]));
+		c->kind = MT_SNAP_CLASS;
+	}
+	assert_int_equal(snapshot_grow(&s.objs, &s.cap_objs, 0, 8, sizeof(*s.objs)), 0);
+	for (int i = 0; i < 8; i++)
+		s.objs[s.nobjs++] = (struct mt_ap_hobj){ 100 + (uint64_t)i, cls_of[i], 24, -1, 0 };
+	assert_int_equal(snapshot_grow(&s.roots, &s.cap_roots, 0, 10, sizeof(*s.roots)), 0);
+	for (int i = 0; i < 10; i++)
+		s.roots[s.nroots++] = roots[i];
+	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
+	assert_int_equal(hv.heap.nroots, 10);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(hv.heap.objects[hv.heap.roots[i].obj].id, roots[i].to);
+		assert_int_equal(hv.heap.roots[i].vthread, want[i]);
+	}
+	heapview_free(&hv);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_heap_ages),
 		cmocka_unit_test(test_ways_same_heap),
+		cmocka_unit_test(test_vthread_locals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -249,8 +249,9 @@ static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
 
 /* Each root object's label: its first root entry that is no local, else its
  * first; a local's thread is the last THREAD root before it (JVMTI reports a
- * thread, then its stack), but for a parked virtual thread's (the copy's
- * mark found it in a stack chunk: no thread is named). */
+ * thread, then its stack), but for a virtual thread's (dsl_hroot.vthread:
+ * parked or mounted alike, so that a leak a virtual thread holds keeps one
+ * holder across snapshots whichever it was at each; no thread is named). */
 static int root_labels(struct heapgrowth *g, struct snapctx *c)
 {
 	const struct dsl_heap *h = c->h;
@@ -277,7 +278,7 @@ static int root_labels(struct heapgrowth *g, struct snapctx *c)
 		else if (k == DSL_ROOT_THREAD)
 			snprintf(buf, sizeof(buf), "thread \"%s\" (%s)", thread, cname);
 		else if (local && h->roots[i].vthread)
-			snprintf(buf, sizeof(buf), "a local variable in a parked virtual thread (%s)",
+			snprintf(buf, sizeof(buf), "a local variable in a virtual thread (%s)",
 				 cname);
 		else if (local)
 			snprintf(buf, sizeof(buf), "%s in thread \"%s\" (%s)",

@@ -473,21 +473,50 @@ static int build_refs(struct viewbuild *b)
 	return 0;
 }
 
-/* Roots and threads whose objects are in the heap. */
+/* Is @o a virtual thread (java.lang.BaseVirtualThread's subclasses: VirtualThread,
+ * ThreadBuilders$BoundVirtualThread)? */
+static bool is_vthread(const struct viewbuild *b, uint32_t o)
+{
+	uint32_t c = b->objs[o].cls;
+
+	for (int depth = 0; c != DSL_NOOBJ && c < b->ncls && depth < 64; depth++) {
+		const char *n = b->cls[c].name;
+
+		if (n && (!strcmp(n, "java.lang.BaseVirtualThread") ||
+			  !strcmp(n, "java.lang.VirtualThread")))
+			return true;
+		c = b->cls[c].super;
+	}
+	return false;
+}
+
+/*
+ * Roots and threads whose objects are in the heap. A local is a virtual
+ * thread's when the copy's mark found it in a parked one's stack chunk
+ * (MT_AP_HROOT_VTHREAD), or when it follows an OTHER root to a virtual
+ * thread: JVMTI (JDK 21+, JDK-8299414) reports a carrier's mounted virtual
+ * thread so - that OTHER root, the virtual thread's frames, then the
+ * carrier's THREAD root and its own frames.
+ */
 static void build_roots(struct viewbuild *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
 {
 	const struct mt_snapshot *s = b->s;
 	uint32_t nroots = 0, nt = 0;
+	bool mounted = false; /* after an OTHER root to a virtual thread */
 
 	for (size_t i = 0; i < s->nroots; i++) {
 		uint32_t to = idmap_index_get(&b->objmap, s->roots[i].to);
 		int k = viewrefs_kind(s->roots[i].kind);
+		bool local = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL;
 
 		if (to == DSL_NOOBJ || k < 0 || !DSL_REF_IS_ROOT(k))
 			continue;
+		if (!local)
+			mounted = k == DSL_ROOT_OTHER && is_vthread(b, to);
 		roots[nroots].obj = to;
 		roots[nroots].kind = (uint8_t)k;
-		roots[nroots].vthread = s->roots[i].flags & MT_AP_HROOT_VTHREAD;
+		roots[nroots].vthread = (s->roots[i].flags & MT_AP_HROOT_VTHREAD) ||
+					(local && mounted);
 		nroots++;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {

@@ -25,9 +25,12 @@
 #    --max-pause walks in a pause; counts exact either way;
 #  - G1 and Shenandoah: `leaks` names the list one more parked virtual thread
 #    grows in a local ("grow": 10 Grown every 5 ms) as held by "a local
-#    variable in a parked virtual thread", Grown growing in every interval;
+#    variable in a virtual thread", Grown growing in every interval;
 #    under Shenandoah also from JVMTI's walks in a pause (nochunks), which
 #    report such locals when they visit the thread, after every other root;
+#    and the list a mounted virtual thread grows ("mounted": pinned to its
+#    carrier by a pipe's read) as held by the same, not by a platform thread
+#    (JVMTI reports it as an OTHER root, then its frames, then the carrier);
 #  - every collector: 200 virtual threads parking and waking at changing
 #    depths ("churn": chunks frozen, thawed, replaced), three snapshots, each
 #    marked.
@@ -150,7 +153,7 @@ PY
 	if [ $gc = G1 ] || [ $gc = Shenandoah ]; then # ZGC's snapshots wait for cycles: leaks_zgc
 		# another JVM: the growing thread's chunk changes between two snapshots
 		"$JAVA" -XX:+Use${gc}GC -XX:-DoEscapeAnalysis -Xmx512m -cp "$CLASSES" VThreads 100 4 grow \
-			>"$TMPD/$gc.gout" 2>&1 &
+			mounted >"$TMPD/$gc.gout" 2>&1 &
 		JVM_PID=$!
 		JVM_PIDS+=("$JVM_PID")
 		wait_for_line "$TMPD/$gc.gout" READY 60 || { cat "$TMPD/$gc.gout"; fail "VThreads grow ($gc)"; }
@@ -162,11 +165,18 @@ PY
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 leaks = [r for r in recs if r.get("event") == "leak"]
-h = [r for r in leaks if r["holder"] == "a local variable in a parked virtual thread (java.util.ArrayList)"]
+# both lists (the parked thread's and the mounted one's) go by one label: one
+# leak, its holder that label or a place under it (their arrays)
+h = [r for r in leaks if r["holder"].startswith("a local variable in a virtual thread (java.util.ArrayList)")]
 print("  holders: %s" % [(r["holder"], r["objects_gained"]) for r in leaks], file=sys.stderr)
 assert h, leaks
 g = [c for c in h[0]["classes"] if c["class"] == "VThreads$Grown"]
 assert g and g[0]["gained"] > 100, h[0]["classes"]
+# the mounted thread's list (its frames on a carrier's stack): a virtual
+# thread's too, never a platform thread's (JVMTI's OTHER root before them)
+grown = [r for r in leaks if any(c["class"] == "VThreads$Grown" for c in r["classes"])]
+assert all(r["holder"] == h[0]["holder"] for r in grown), [r["holder"] for r in grown]
+assert sum(r["objects_gained"] for r in grown) > 300, [r["objects_gained"] for r in grown]
 PY
 		done
 		kill -0 "$JVM_PID" || fail "$gc: the JVM died (grow)"
