@@ -16,6 +16,17 @@
 
 #include "dsl.h"
 
+/* *v as null, field by field: a memset() of its 24 bytes (or a zeroed struct
+ * assigned) became `rep stos` here, whose start-up cost was a fifth of the
+ * evaluator's time on a query that counts 5 M objects */
+static inline void vnull(struct dsl_value *v)
+{
+	v->kind = DSL_V_NULL;
+	v->null_cls = 0;
+	v->null_field = NULL;
+	v->u.i = 0;
+}
+
 static int rt_error(struct dsl_eval *ev, const struct dsl_node *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -179,7 +190,7 @@ static void read_field(struct dsl_eval *ev, uint32_t o, int f, const char *name,
 	const struct dsl_hobject *obj = &ev->h->objects[o];
 	int32_t slot = ev->fidx[(size_t)obj->cls * ev->t->nfields + f];
 
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	if (slot < 0) {
 		out->null_cls = obj->cls + 1;
 		out->null_field = name;
@@ -274,7 +285,7 @@ static bool as_role(struct dsl_eval *ev, const struct dsl_value *v, int b, struc
 		if ((b == DSL_B_NAME && (k == DSL_V_CLASS || k == DSL_V_THREAD)) ||
 		    (b == DSL_B_CLASSLOADER && k == DSL_V_CLASS) ||
 		    (b == DSL_B_ID && k == DSL_V_LOADER)) {
-			memset(out, 0, sizeof(*out));
+			vnull(out);
 			out->kind = k;
 			out->u.idx = ev->roles[lo].idx;
 			return true;
@@ -352,7 +363,7 @@ static int builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struct
 	uint32_t o = dsl_value_obj(ev, v);
 	struct dsl_value role;
 
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	if (as_role(ev, v, b, &role))
 		v = &role;
 	switch (b) {
@@ -454,7 +465,7 @@ static int eval_member(struct dsl_eval *ev, const struct dsl_node *n, struct dsl
 		if (o == DSL_NOOBJ) {
 			if (n->res == DSL_RES_FIELD_OR_BUILTIN)
 				return builtin(ev, &l, (int)n->ival, out) ? oom(ev, n) : 0;
-			memset(out, 0, sizeof(*out));
+			vnull(out);
 			return 0;
 		}
 		/* a class, loader or thread: its built-in before its Java field */
@@ -481,7 +492,7 @@ int dsl_eval_lambda(struct dsl_eval *ev, const struct dsl_node *lam,
 	struct dsl_value param, *saved = ev->frames[lam->level];
 	int err = 0;
 
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	if (arg)
 		param = *arg;
 	ev->frames[lam->level] = &param;
@@ -518,7 +529,7 @@ static int eval_call(struct dsl_eval *ev, const struct dsl_node *n, struct dsl_v
 
 	if (err)
 		return err;
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	if (l.kind == DSL_V_NULL)
 		return 0;
 	if (l.kind != DSL_V_LIST)
@@ -615,7 +626,7 @@ static int arith(struct dsl_eval *ev, const struct dsl_node *n, const struct dsl
 	    (b && b->kind != DSL_V_INT && b->kind != DSL_V_FLOAT))
 		return rt_error(ev, n, "arithmetic on %s", kind_name(a->kind == DSL_V_INT ||
 			a->kind == DSL_V_FLOAT ? b->kind : a->kind));
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	if (!b) { /* negation */
 		*out = *a;
 		if (a->kind == DSL_V_INT)
@@ -769,7 +780,7 @@ static int eval_ident(struct dsl_eval *ev, const struct dsl_node *n, struct dsl_
 					   [DSL_L_THREADS] = { .kind = DSL_L_THREADS } };
 	struct dsl_list *l = NULL;
 
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	switch (n->res) {
 	case DSL_RES_PARAM:
 		*out = ev->frames[n->level][n->slot];
@@ -866,7 +877,7 @@ int dsl_eval_expr(struct dsl_eval *ev, const struct dsl_node *n, struct dsl_valu
 	bool r;
 	int err;
 
-	memset(out, 0, sizeof(*out));
+	vnull(out);
 	switch (n->kind) {
 	case DSL_N_INT: out->kind = DSL_V_INT; out->u.i = n->ival; return 0;
 	case DSL_N_FLOAT: out->kind = DSL_V_FLOAT; out->u.f = n->fval; return 0;
