@@ -795,8 +795,7 @@ void freeze_end(struct freeze *fz)
 	if (fz->child > 0) {
 		pid_t w;
 
-		if (!fz->killed &&
-		    (fz->pidfd < 0 || syscall(__NR_pidfd_send_signal, fz->pidfd, SIGKILL, NULL, 0)))
+		if (fz->pidfd < 0 || syscall(__NR_pidfd_send_signal, fz->pidfd, SIGKILL, NULL, 0))
 			kill(fz->child, SIGKILL);
 		w = reap(fz->child, &ru);
 		if (w == fz->child) {

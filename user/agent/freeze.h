@@ -20,8 +20,6 @@ struct freeze {
 	pid_t child;             /* the copy, > 0 in the JVM after the fork */
 	bool in_child;           /* this process is the copy */
 	bool forked;             /* the fork was tried (at the walk's first callback) */
-	bool killed;             /* SIGKILL sent (walkcopy_kill()): freeze_end() only reaps -
-				  * a second signal by pid could reach a reused one */
 	int mem_fd;              /* the copy's /proc/PID/mem, -1 */
 	int pidfd;               /* the copy's pidfd (kill without a pid race), -1 */
 	uint64_t t_fork;         /* CLOCK_MONOTONIC just before the fork */
