@@ -86,20 +86,6 @@ agent_copies_left() {
 	echo "$n"
 }
 
-# copies_gone PID: print the JVM PID's children (its frozen copies) still there
-# after up to 5 s, nothing once none is. The agent kills a copy when memtrace
-# has read it and reaps it once it has exited, without waiting for its exit
-# (30-35 ms at 5 M objects): memtrace may exit first.
-copies_gone() {
-	local k i
-	for i in $(seq 50); do
-		k=$(ps -o pid=,stat= --ppid "$1" || true)
-		[ -z "$k" ] && return 0
-		sleep 0.1
-	done
-	echo "$k"
-}
-
 assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"; }
 assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "${3:-'$2' not found in $1}"; }; }
 

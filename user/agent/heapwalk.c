@@ -599,13 +599,6 @@ void heap_release(void)
 	malloc_trim(0); /* the snapshot's arrays back to the system, not kept by malloc */
 }
 
-void heap_session_detach(void)
-{
-	walkcopy_kill();
-	walkstate_free();
-	walkenv_end();
-}
-
 void heap_session_end(void)
 {
 	walkcopy_release();

@@ -44,10 +44,5 @@ void heap_release(void);
  * the snapshot, switch the GC events off and, if a walk tagged objects
  * (MT_AP_HEAP_KEEPIDS), clear every tag of the session (walkenv_end()). */
 void heap_session_end(void);
-/* heap_session_detach - heap_session_end() at memtrace's DETACH, before the
- * ACK: the held copy is killed but not waited for (its exit frees the
- * records of millions of objects, ~30 ms at 5 M, which memtrace would wait
- * for); heap_session_end() after the ACK reaps it. */
-void heap_session_detach(void);
 
 #endif

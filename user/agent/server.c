@@ -463,9 +463,8 @@ static void handle_request(const struct request *req)
 		break;
 	case MT_AP_DETACH:
 		/* tags of tagged walks (KEEPIDS) are cleared before the ACK (a
-		 * pause of its own): memtrace waits for the ACK and prints it; a
-		 * held copy is reaped after it (session_end()) */
-		heap_session_detach();
+		 * pause of its own): memtrace waits for the ACK and prints it */
+		heap_session_end();
 		send_frame(client_fd, MT_AP_DETACH_ACK, h->seq, NULL, 0);
 		session_end();
 		break;
@@ -475,8 +474,8 @@ static void handle_request(const struct request *req)
 	case MT_AP_HEAP_REQUEST:
 		handle_heap_request(req);
 		break;
-	case MT_AP_HEAP_RELEASE: /* memtrace has read the frozen copy: reaped later */
-		walkcopy_kill();
+	case MT_AP_HEAP_RELEASE: /* memtrace has read the frozen copy */
+		walkcopy_release();
 		break;
 	case MT_AP_SAMPLE_STOP:
 		if (!sampler_active() || stopping) {

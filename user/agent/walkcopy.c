@@ -16,15 +16,11 @@
  * and the FREEZE record says why.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "agent.h"
 #include "freeze.h"
@@ -37,7 +33,6 @@
  * kept after DONE until HEAP_RELEASE, the session's end or held_until. */
 static struct freeze held = { .mem_fd = -1, .pidfd = -1 };
 static uint64_t held_until;
-static bool held_killed; /* SIGKILLed (HEAP_RELEASE, DETACH), not reaped yet */
 
 void walkcopy_wait_for_gc(uint32_t ms)
 {
@@ -200,37 +195,21 @@ bool walkcopy_held(void)
 	return held.child > 0;
 }
 
-void walkcopy_kill(void)
-{
-	if (held.child <= 0 || held_killed)
-		return;
-	if (held.pidfd < 0 || syscall(__NR_pidfd_send_signal, held.pidfd, SIGKILL, NULL, 0))
-		kill(held.child, SIGKILL);
-	held_killed = true;
-}
-
 void walkcopy_release(void)
 {
-	if (held.child > 0 || held.forked)
-		freeze_end(&held); /* a killed one: signalled again (a zombie), reaped */
+	if (held.child > 0)
+		freeze_end(&held);
 	memset(&held, 0, sizeof(held));
 	held.mem_fd = held.pidfd = -1; /* never 0: that is the JVM's stdin */
 	held_until = 0;
-	held_killed = false;
 }
 
 void walkcopy_expire(uint64_t now_ns)
 {
-	if (held.child > 0 && held_killed) { /* reaped once it has exited, never waited for */
-		if (wait4(held.child, NULL, WNOHANG, NULL) == held.child) {
-			held.child = -held.child; /* freeze_end() neither signals nor reaps it */
-			walkcopy_release();
-		}
-		return;
-	}
 	if (held.child > 0 && held_until && now_ns > held_until)
 		walkcopy_release();
 }
+
 
 void walkcopy_done_sent(void)
 {

@@ -26,17 +26,11 @@ bool walkcopy_held(void);
 /* walkcopy_release - kill and reap that copy (HEAP_RELEASE, a new walk, the
  * session's end). No-op without one. */
 void walkcopy_release(void);
-/* walkcopy_kill - SIGKILL that copy without waiting for it (HEAP_RELEASE,
- * DETACH: its exit, which frees the records of millions of objects - 30-35 ms
- * at 5 M - runs while memtrace goes on); walkcopy_expire() reaps it once it
- * has exited, walkcopy_release() (a new walk, the session's end) at once.
- * No-op without one. */
-void walkcopy_kill(void);
 /* walkcopy_done_sent - DONE is out: the held copy (if any) lives at most
  * COPY_KEEP_MS more. */
 void walkcopy_done_sent(void);
 /* walkcopy_expire - release it if memtrace has not within its keep_ms after
- * DONE (@now_ns: agent_mono_ns()); reap a killed one that has exited. */
+ * DONE (@now_ns: agent_mono_ns()). */
 void walkcopy_expire(uint64_t now_ns);
 
 #endif
