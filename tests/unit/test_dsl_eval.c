@@ -409,6 +409,49 @@ static void test_exprs(void **state)
 }
 
 /* Run-time errors carry the location and name the object's class. */
+/* dsl_heap_check refuses a heap whose indices point outside it, each with
+ * its own reason: a class index, a reference range, a field slot its class
+ * lacks, a target, a static field (a sound heap passes). */
+static void test_heap_check(void **state)
+{
+	static const char *const why[] = { NULL, "bad class index", "bad reference range",
+					   "a reference from a field its class lacks",
+					   "bad target or kind", "bad static field" };
+
+	(void)state;
+	for (int fault = 0; fault < 6; fault++) {
+		struct hb *b = calloc(1, sizeof(*b));
+		struct dsl_diags *d = dsl_diags_new();
+		struct dsl_heap *h;
+		char *text;
+
+		assert_non_null(b);
+		uint32_t obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+		uint32_t holder = hb_class(b, "com.example.Holder", obj, DSL_NOOBJ, f_other, 1);
+		uint32_t a = hb_obj(b, holder, 16), c = hb_obj(b, holder, 16);
+
+		hb_ref(b, a, c, DSL_REF_FIELD, 0);
+		hb_ref(b, c, a, DSL_REF_ARRAY_ELEMENT, 3);
+		h = hb_heap(b);
+		switch (fault) {
+		case 1: b->obj[c].cls = 7; break;
+		case 2: b->obj[a].nrefs = 9; break;
+		case 3: b->sorted[0].index = 1; break; /* Holder has one field */
+		case 4: b->sorted[1].to = 2; break;
+		case 5: b->sorted[1].kind = DSL_REF_STATIC_FIELD; b->sorted[1].index = 0; break;
+		default: break;
+		}
+		assert_int_equal(dsl_heap_check(h, d), fault ? -EINVAL : 0);
+		text = dsl_diags_render_str(d);
+		assert_non_null(text);
+		if (fault)
+			assert_non_null(strstr(text, why[fault]));
+		free(text);
+		dsl_diags_free(d);
+		free(b);
+	}
+}
+
 static void test_runtime_errors(void **state)
 {
 	struct hb *b = calloc(1, sizeof(*b));
@@ -677,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_late_claim),
 		cmocka_unit_test(test_exprs),
 		cmocka_unit_test(test_runtime_errors),
+		cmocka_unit_test(test_heap_check),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_needs),
 		cmocka_unit_test(test_reach_membership_same),
