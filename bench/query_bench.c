@@ -63,16 +63,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < rounds; i++) {
-		if (snaptake_once(&p, MT_AP_HEAP_BARE, 0, NULL, 0, &s))
+		if (snaptake_once(&p, MT_AP_HEAP_BARE, 0, NULL, 0, HEAPMEM_NONE, &s))
 			return 1;
 		bare[i] = s.info.pause_ns;
 		snapshot_free(&s);
 		if (snaptake_once(&p, MT_AP_HEAP_REFS | MT_AP_HEAP_ALLFIELDS | MT_AP_HEAP_STRINGS, 0,
-				  NULL, 0, &s))
+				  NULL, 0, HEAPMEM_VIEW, &s))
 			return 1;
 		full[i] = s.info.pause_ns;
 		snapshot_free(&s);
-		if (snaptake_once(&p, flags, 0, needs->fields, needs->nfields, &s))
+		if (snaptake_once(&p, flags, 0, needs->fields, needs->nfields, HEAPMEM_VIEW, &s))
 			return 1;
 		proj[i] = s.info.pause_ns;
 		if (i < rounds - 1)

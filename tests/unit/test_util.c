@@ -1,5 +1,5 @@
 /* test_util.c - lib/util.c's JSON string escaper (json_str, json_str_put: the
- * one every writer uses) and its integer parsers (parse_u64, parse_u64_prefix). */
+ * one every writer uses) and its integer parsers (parse_u64, parse_u64_prefix, parse_bytes). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -124,12 +124,43 @@ static void test_parse_u64(void **state)
 	assert_int_equal(parse_u64_prefix("-3m", &v, &rest), -EINVAL);
 }
 
+static void test_parse_bytes(void **state)
+{
+	uint64_t v = 7;
+
+	assert_int_equal(parse_bytes("512", &v), 0);
+	assert_int_equal(v, 512);
+	assert_int_equal(parse_bytes("64k", &v), 0);
+	assert_int_equal(v, 64 << 10);
+	assert_int_equal(parse_bytes("300M", &v), 0);
+	assert_int_equal(v, 300ull << 20);
+	assert_int_equal(parse_bytes("2GiB", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(parse_bytes("3gb", &v), 0);
+	assert_int_equal(v, 3ull << 30);
+	assert_int_equal(parse_bytes("1T", &v), 0);
+	assert_int_equal(v, 1ull << 40);
+	v = 7;
+	assert_int_equal(parse_bytes("", &v), -EINVAL);
+	assert_int_equal(parse_bytes("M", &v), -EINVAL);
+	assert_int_equal(parse_bytes("-1M", &v), -EINVAL);
+	assert_int_equal(parse_bytes("5x", &v), -EINVAL);
+	assert_int_equal(parse_bytes("5 M", &v), -EINVAL);
+	assert_int_equal(parse_bytes("5mbb", &v), -EINVAL);
+	assert_int_equal(parse_bytes("5kix", &v), -EINVAL);
+	assert_int_equal(parse_bytes("4194305T", &v), -EINVAL); /* over 2^62 */
+	assert_int_equal(v, 7); /* untouched on failure */
+	assert_int_equal(parse_bytes("4194304T", &v), 0);
+	assert_int_equal(v, 1ull << 62);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_json_put_bounded),
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_balloon_reports),
 		cmocka_unit_test(test_hugepages_env),
 	};

@@ -99,6 +99,7 @@ struct mark {
 	uint32_t *rank;            /* marked objects before each word */
 	uint64_t *stack;           /* the objects to scan */
 	size_t sp, scap;
+	uint64_t pushed;           /* non-null references pushed (roots, fields, elements, ...) */
 	struct kinfo **kpool;      /* blocks of KPOOL_BLOCK */
 	size_t nk, kblocks;
 	struct u64map kmap;        /* Klass* -> kinfo index */
@@ -392,6 +393,7 @@ static void mark_push(struct mark *mk, uint64_t a)
 
 	if (!a)
 		return;
+	mk->pushed++;
 	if (!in_heap(mk, a)) {
 		fail(mk, -EPROTO, "a reference outside the heap (0x%llx)", (unsigned long long)a);
 		return;
@@ -1393,7 +1395,10 @@ static int emit(struct mark *mk)
 		if (in->flags & HM_ADDRS)
 			vec_reserve(&mk->addrs, mk->out->info.marked, small);
 		if (in->flags & HM_REFS)
-			vec_reserve(&mk->refs, mk->out->info.edges + (mk->out->info.edges >> 4) +
+			/* the non-null references pushed (slots, the edges, may be
+			 * null): what memtrace reads as the records' bound before
+			 * they are written (heap/heapmem.h) */
+			vec_reserve(&mk->refs, mk->pushed + (mk->pushed >> 4) +
 						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked),
 				    small);
 		live_arrays(mk);

@@ -237,7 +237,7 @@ int do_heap(int argc, char **argv)
 	if (has_id)
 		what |= HEAPVIEW_REFERRERS;
 	if (o.pid) {
-		if (cmdopt_snapshot(&o, MT_AP_HEAP_REFS, &snap))
+		if (cmdopt_snapshot(&o, MT_AP_HEAP_REFS, HEAPMEM_RETAINED, &snap))
 			goto out;
 	} else {
 		if (snapload_file(input, &snap, why, sizeof(why))) {

@@ -56,7 +56,7 @@ int do_histo(int argc, char **argv)
 		return 2;
 	}
 	/* totals per class are all a histogram needs (the copy's own mark counts them) */
-	if (cmdopt_snapshot(&o, MT_AP_HEAP_COUNTS, &snap))
+	if (cmdopt_snapshot(&o, MT_AP_HEAP_COUNTS, HEAPMEM_NONE, &snap))
 		return 1;
 	util_phase("snapshot");
 	if (heaphisto_build(&snap, &hh)) {

@@ -307,6 +307,7 @@ static int query_live(struct query_run *q)
 		goto out;
 	if (snaptake_open(&p, &ss) || query_fit(q, &ss))
 		goto out;
+	ss.use = HEAPMEM_VIEW;
 	for (uint64_t i = 0; i < o->count; i++) {
 		const struct dsl_needs *n = dsl_program_needs(q->prog);
 

@@ -54,7 +54,7 @@ int do_snapshot(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (cmdopt_snapshot(&o, flags, &snap))
+	if (cmdopt_snapshot(&o, flags, HEAPMEM_RECORDS, &snap))
 		return 1;
 	err = snapfile_write(&snap, path, why, sizeof(why));
 	if (err)

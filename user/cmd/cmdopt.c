@@ -91,7 +91,8 @@ int cmdopt_open_jvm(int pid, const char *bpf_for, struct mt_proc *p)
 	return err;
 }
 
-int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *s)
+int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, enum heapmem_use use,
+		    struct mt_snapshot *s)
 {
 	struct mt_proc p;
 	int err;
@@ -102,7 +103,7 @@ int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *
 		return err;
 	if (o->has_max_pause)
 		flags |= MT_AP_HEAP_MAXPAUSE;
-	err = snaptake_once(&p, flags, (uint32_t)o->max_pause, NULL, 0, s);
+	err = snaptake_once(&p, flags, (uint32_t)o->max_pause, NULL, 0, use, s);
 	if (err)
 		return err;
 	snapshot_print_walk(s);

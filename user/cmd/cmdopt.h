@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "heap/heapmem.h"
 #include "jvm/proc.h"
 
 struct mt_snapshot;
@@ -82,11 +83,13 @@ int cmdopt_open_jvm(int pid, const char *bpf_for, struct mt_proc *p);
 /*
  * cmdopt_snapshot - open JVM o->pid, take a heap snapshot with MT_AP_HEAP_*
  * @flags (plus MT_AP_HEAP_MAXPAUSE and the limit when @o has --max-pause)
- * and print the walk's line (snapshot_print_walk()). *s is always
+ * for @use (heap/heapmem.h: what the command builds from it, its memory
+ * bounded) and print the walk's line (snapshot_print_walk()). *s is always
  * initialised: the caller frees it with snapshot_free() either way.
  * Returns 0 or -errno (printed).
  */
-int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, struct mt_snapshot *s);
+int cmdopt_snapshot(const struct cmdopt *o, uint32_t flags, enum heapmem_use use,
+		    struct mt_snapshot *s);
 
 /*
  * cmdopt_recording - the command's one FILE argument, argv[@i] with nothing

@@ -41,7 +41,8 @@ static const struct cmd cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] <command> [options] [arguments]\n"
+	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] [--max-memory SIZE] <command>\n"
+		   "                [options] [arguments]\n"
 		   "       memtrace -p PID            (the live view: memtrace top)\n"
 		   "       memtrace --version\n\n"
 		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
@@ -50,6 +51,11 @@ static void usage(FILE *f)
 		   "  where possible (auto, the default; ZGC's pause copies its used heap). A walk in a\n"
 		   "  pause is estimated and said first; over 100 ms it needs --max-pause MS\n"
 		   "  (a pause of up to MS: the walk stops there)\n\n"
+		   "--max-memory SIZE: the most memtrace holds for a heap answer (query, heap,\n"
+		   "  leaks, snapshot): a snapshot whose objects and references would take more,\n"
+		   "  counted before memtrace holds them, is refused with the figures. Without\n"
+		   "  it, what the machine (MemAvailable) and memtrace's memory cgroups have\n"
+		   "  left, less 64 MiB. histo needs a few MiB whatever the heap\n\n"
 		   "commands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
@@ -85,6 +91,15 @@ int main(int argc, char **argv)
 
 			if (heapfreeze_mode_parse(m, &mt_opts.walk)) {
 				p_err("--walk takes auto, frozen or paused, not '%s'", m);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--max-memory") ||
+			   !strncmp(argv[i], "--max-memory=", 13)) {
+			const char *m = argv[i][12] == '=' ? argv[i] + 13 :
+					i + 1 < argc ? argv[++i] : "";
+
+			if (parse_bytes(m, &mt_opts.max_memory) || !mt_opts.max_memory) {
+				p_err("--max-memory takes a size (300M, 2G), not '%s'", m);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {

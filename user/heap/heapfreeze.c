@@ -482,26 +482,19 @@ static uint64_t cgroup_left(char *dir, size_t top, bool v2)
 	return least;
 }
 
-int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
+uint64_t heapfreeze_mem_left(int pid, bool *by_cgroup)
 {
 	char path[64], *text;
 	uint64_t kb, left = UINT64_MAX;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
-	text = read_file(path, NULL);
-	if (!text)
-		return -errno;
-	kb = heapfreeze_meminfo_kb(text, "RssAnon");
-	free(text);
-	if (kb == UINT64_MAX)
-		return -EPROTO;
-	*need = kb * 1024;
+	if (by_cgroup)
+		*by_cgroup = false;
 	text = read_file("/proc/meminfo", NULL);
 	kb = text ? heapfreeze_meminfo_kb(text, "MemAvailable") : UINT64_MAX;
 	free(text);
 	if (kb != UINT64_MAX)
 		left = kb * 1024;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	text = read_file(path, NULL);
 	for (char *l = text; l && *l;) {
 		char *nl = strchr(l, '\n'), dir[PATH_MAX];
@@ -524,14 +517,34 @@ int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
 				snprintf(dir + base, sizeof(dir) - (size_t)base, "%s",
 					 strcmp(rel, "/") ? rel : "");
 				c = cgroup_left(dir, (size_t)base, v2);
-				if (c < left)
+				if (c < left) {
 					left = c;
+					if (by_cgroup)
+						*by_cgroup = true;
+				}
 			}
 		}
 		l = nl ? nl + 1 : NULL;
 	}
 	free(text);
-	*have = left;
+	return left;
+}
+
+int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have)
+{
+	char path[64], *text;
+	uint64_t kb;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	text = read_file(path, NULL);
+	if (!text)
+		return -errno;
+	kb = heapfreeze_meminfo_kb(text, "RssAnon");
+	free(text);
+	if (kb == UINT64_MAX)
+		return -EPROTO;
+	*need = kb * 1024;
+	*have = heapfreeze_mem_left(p->pid, NULL);
 	return 0;
 }
 

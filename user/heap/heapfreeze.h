@@ -8,6 +8,7 @@
 #ifndef MEMTRACE_HEAPFREEZE_H
 #define MEMTRACE_HEAPFREEZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,14 @@ int heapfreeze_prepare(const struct mt_proc *p, const struct mt_vmstructs *vs,
  * (*@have). Returns 0, or -errno when nothing could be read.
  */
 int heapfreeze_headroom(const struct mt_proc *p, uint64_t *need, uint64_t *have);
+
+/*
+ * heapfreeze_mem_left - what process @pid may still take: the least of the
+ * machine's MemAvailable and what each of its memory cgroups (every ancestor
+ * with a limit, v1 or v2) has left under its limit; UINT64_MAX when nothing
+ * could be read. *@by_cgroup (if not NULL): a cgroup's limit is the least.
+ */
+uint64_t heapfreeze_mem_left(int pid, bool *by_cgroup);
 
 /*
  * heapfreeze_read_copy - the walk's records out of the frozen copy that

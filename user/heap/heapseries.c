@@ -64,6 +64,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	int err;
 
 	drop_last(s);
+	ss->use = HEAPMEM_SERIES;
 	err = snaptake_take(ss, MT_AP_HEAP_REFS | (s->max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
 			    s->max_pause_ms, NULL, 0, &s->snap);
 	if (err)

@@ -84,9 +84,14 @@ int snapmark_pull(struct mt_snapshot *s)
 	err = snapmark_readv(s->live_pid, &g, sizeof(g), s->live_at);
 	if (!err && !(g & 1))
 		err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
-	if (err || (g & 1) || a.gen != g || !a.objs ||
-	    (a.nobjs <= s->live_nobjs && a.nrefs <= s->live_nrefs))
+	if (err || (g & 1) || a.gen != g || !a.objs)
 		return err;
+	if (!s->live_sized_objs) { /* sized before the first record: the mark's counts */
+		s->live_sized_objs = a.cap_objs;
+		s->live_sized_refs = a.cap_refs;
+	}
+	if (a.nobjs <= s->live_nobjs && a.nrefs <= s->live_nrefs)
+		return 0;
 	no = a.nobjs > s->live_nobjs ? a.nobjs : s->live_nobjs;
 	nr = a.nrefs > s->live_nrefs ? a.nrefs : s->live_nrefs;
 	err = pull_array(s->live_pid, &s->live_objs, &s->live_nobjs, &s->live_cap_objs, a.objs,

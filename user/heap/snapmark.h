@@ -27,7 +27,9 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 /*
  * snapmark_pull - while the copy writes its records (s->has_live): read
  * those written since the last pull into s->live_objs and live_refs, kept
- * only when the copy did not move its arrays meanwhile. Returns 0, or
+ * only when the copy did not move its arrays meanwhile; the first time the
+ * copy has sized its arrays (its mark done, no record written yet), their
+ * sizes into s->live_sized_objs and live_sized_refs. Returns 0, or
  * -errno (then the caller stops pulling: s->has_live false, what was kept
  * stays).
  */

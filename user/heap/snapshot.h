@@ -136,6 +136,8 @@ struct mt_snapshot {
 	struct mt_ap_hobj *live_objs; size_t live_nobjs, live_cap_objs;
 	struct mt_ap_href *live_refs; size_t live_nrefs, live_cap_refs;
 	size_t live_read_objs;       /* object records of the snapshot read while written */
+	uint64_t live_sized_objs;    /* what the copy sized its arrays for before writing: */
+	uint64_t live_sized_refs;    /* the live objects, a bound of the references (0: not yet) */
 	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
 	 * record's id, or 0 with klass named by the class record snapmark_read()
 	 * made for it (klass_ids below) */

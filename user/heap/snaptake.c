@@ -26,6 +26,7 @@
 #define WATCH_MS        100    /* how often memory is looked at during a frozen walk */
 #define ZGC_TRIES       40     /* frozen walks ZGC refused as relocating, asked again */
 #define ZGC_RETRY_MS    25     /* after 25 ms, 50, ... 200 at most: ~6 s in all */
+#define MEM_CHECK_FIRST (1u << 20) /* records sent (JVMTI) before their memory is first checked */
 
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
 			const struct mt_ap_heap_freeze *freeze,
@@ -365,6 +366,7 @@ static uint64_t zgc_room(struct mt_snapsession *ss)
  * -ECANCELED (printed: the fork alone is over the default bound).
  */
 static int zgc_said; /* the JVM whose copy's pause was said */
+static int mem_said; /* the JVM whose snapshot's memory was said */
 
 static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
 {
@@ -605,6 +607,24 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 }
 
 /*
+ * Would what the caller builds from this take fit in memory (heap/heapmem.h)
+ * with @objs objects and @refs references? @copy_writes: the frozen copy
+ * has yet to write its records. Returns 0, or -ENOMEM (printed).
+ */
+static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint64_t objs,
+		     uint64_t refs, bool copy_writes)
+{
+	struct heapmem_room r;
+	char why[1024];
+
+	heapmem_room_now(&r); /* what cannot be read is not a bound */
+	if (!heapmem_fits(use, objs, refs, copy_writes, &r, why, sizeof(why)))
+		return 0;
+	p_err("JVM %d: %s", ss->p->pid, why);
+	return -ENOMEM;
+}
+
+/*
  * A HEAP_DATA frame that is one LIVE record (MT_AP_FREEZE_LIVE): the copy is
  * forked and says where it publishes how far its records are; from now on
  * snapmark_pull() reads them while it writes. Returns whether it was one.
@@ -646,14 +666,17 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	int polled = 0;
 	struct mt_ap_hdr h;
 	char why[128];
-	uint64_t ns, waited = 0;
+	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST;
+	enum heapmem_use use = ss->use ? ss->use :
+			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_RECORDS;
 	int n;
-	bool first = true;
+	bool first = true, mem_ok = false;
 	int err;
 
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
+	heapmem_oom_first(); /* before it holds any heap */
 	util_phase("attach");
 	err = plan_freeze(ss, &flags, max_pause_ms);
 	util_phase("plan (VMStructs, layout, eden check)");
@@ -700,6 +723,14 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		sp_seen_poll(ss, seen);
 		if (s->has_live && snapmark_pull(s))
 			s->has_live = false; /* the rest after DONE, as without LIVE */
+		/* the copy's mark is done: its counts (the arrays' sizes, set
+		 * before any record is written) against the memory left */
+		if (s->has_live && !mem_ok && s->live_sized_objs) {
+			err = mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, true);
+			if (err)
+				goto fail;
+			mem_ok = true;
+		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
 		if (err == 0 && slice == SP_POLL_MS) {
@@ -917,8 +948,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				s->has_copy = s->has_mark = false;
 			}
 			if (s->has_mark && !s->mark.status) {
-				char cwhy[192];
+				char cwhy[192], mt[256];
 
+				if (!mem_ok && mem_check(ss, use, s->mark.nobjs, s->mark.nrefs,
+							 false)) {
+					err = -ENOMEM;
+					goto fail;
+				}
+				if (mem_said != p->pid && s->mark.nobjs) { /* said once */
+					mem_said = p->pid;
+					p_info("JVM %d: %s", p->pid,
+					       heapmem_text(use, s->mark.nobjs, s->mark.nrefs, mt,
+							    sizeof(mt)));
+				}
 				err = snapmark_read(p, ss->vs, s, cwhy, sizeof(cwhy));
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
 				util_phase("records read out of the copy");
@@ -979,6 +1021,14 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			p_err("JVM %d's agent sent a bad heap snapshot: %s",
 			      p->pid, err == -ENOMEM ? "out of memory" : why);
 			goto fail;
+		}
+		/* records sent as the walk goes (JVMTI): what they will take so
+		 * far, each time their number doubles */
+		if (s->nobjs + s->nrefs + s->nvisits >= mem_next) {
+			err = mem_check(ss, use, s->nobjs + s->nvisits, s->nrefs, false);
+			if (err)
+				goto fail;
+			mem_next *= 2;
 		}
 	}
 fail:
@@ -1108,7 +1158,8 @@ void snaptake_close(struct mt_snapsession *ss)
 }
 
 int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
-		  const char *const *fields, int nfields, struct mt_snapshot *s)
+		  const char *const *fields, int nfields, enum heapmem_use use,
+		  struct mt_snapshot *s)
 {
 	struct mt_snapsession ss;
 	int err;
@@ -1117,6 +1168,7 @@ int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms
 	err = snaptake_open(p, &ss);
 	if (err)
 		return err;
+	ss.use = use;
 	err = snaptake_take(&ss, flags, max_pause_ms, fields, nfields, s);
 	snaptake_close(&ss);
 	return err;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "agentctl/agentsock.h"
+#include "heap/heapmem.h"
 #include "heap/snapshot.h"
 #include "heap/walkcompare.h"
 #include "heap/walkestimate.h"
@@ -74,6 +75,11 @@ struct mt_snapsession {
 	 * EVENTS): given to on_frame if set, else dropped; nonzero ends the take */
 	int (*on_frame)(void *ctx, const struct mt_ap_hdr *h, const void *payload);
 	void *frame_ctx;
+	/* what the caller builds from the takes (heap/heapmem.h): a take whose
+	 * answer would not fit in memory is refused (-ENOMEM, printed) once its
+	 * counts are known, before memtrace holds its records; HEAPMEM_NONE:
+	 * a view when the take has references, else the records */
+	enum heapmem_use use;
 };
 
 /* snaptake_open - connect to (load if needed) the agent in JVM @p, which
@@ -117,8 +123,9 @@ int snaptake_attach(const struct mt_proc *p, struct mt_agentsock *so, struct mt_
 void snaptake_close(struct mt_snapsession *ss);
 
 /* snaptake_once - one snapshot of JVM @p in a session of its own, as
- * snaptake_take(). Returns 0 or -errno (printed). */
+ * snaptake_take(), for @use (the session's). Returns 0 or -errno (printed). */
 int snaptake_once(const struct mt_proc *p, uint32_t flags, uint32_t max_pause_ms,
-		  const char *const *fields, int nfields, struct mt_snapshot *s);
+		  const char *const *fields, int nfields, enum heapmem_use use,
+		  struct mt_snapshot *s);
 
 #endif

@@ -137,6 +137,35 @@ int parse_u64_prefix(const char *s, uint64_t *out, const char **rest)
 	return 0;
 }
 
+int parse_bytes(const char *s, uint64_t *out)
+{
+	static const char units[] = "kmgt";
+	const char *rest, *u;
+	uint64_t v;
+	int shift = 0;
+
+	if (parse_u64_prefix(s, &v, &rest))
+		return -EINVAL;
+	if (*rest) {
+		u = strchr(units, rest[0] | 0x20);
+		if (!u || !rest[0])
+			return -EINVAL;
+		shift = 10 * (int)(u - units + 1);
+		rest++;
+		/* k, kb, kib (any case) */
+		if ((rest[0] | 0x20) == 'i' && (rest[1] | 0x20) == 'b' && !rest[2])
+			rest += 2;
+		else if ((rest[0] | 0x20) == 'b' && !rest[1])
+			rest++;
+		if (*rest)
+			return -EINVAL;
+	}
+	if (v > (1ull << 62) >> shift)
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
 int parse_u64(const char *s, uint64_t *out)
 {
 	const char *rest;

@@ -19,6 +19,8 @@ struct mt_opts {
 	bool quiet;  /* -q: no progress lines on stderr */
 	int walk;    /* --walk: how heap snapshots are taken (enum heapfreeze_mode in
 		      * heap/heapfreeze.h: 0 auto, 1 frozen, 2 paused) */
+	uint64_t max_memory; /* --max-memory: the most memtrace holds for a heap
+			      * answer, in bytes (heap/heapmem.h); 0: what is free */
 };
 extern struct mt_opts mt_opts;
 
@@ -53,6 +55,10 @@ int parse_u64(const char *s, uint64_t *out);
  * and where the rest (a unit, say) begins into *@rest. 0, or -EINVAL (no
  * digits, a minus sign, out of range). */
 int parse_u64_prefix(const char *s, uint64_t *out, const char **rest);
+/* Parse a byte count with an optional unit: 512, 64k, 300M, 2G, 1T (also
+ * kb/KiB, mb/MiB, ...; powers of 1024). Returns 0 or -EINVAL (no digits, an
+ * unknown unit, or over 2^62). */
+int parse_bytes(const char *s, uint64_t *out);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() uses. */
 uint64_t mono_ns(void);

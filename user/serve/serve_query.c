@@ -229,6 +229,7 @@ void serve_query_live(struct serve_query *q)
 		goto out;
 	n = dsl_program_needs(q->prog); /* compiled against the classes, if they came */
 	flags = querylive_heap_flags(n) | (q->has_max ? MT_AP_HEAP_MAXPAUSE : 0);
+	ss.use = HEAPMEM_VIEW;
 	if (!err)
 		err = snaptake_take(&ss, flags, q->max_pause_ms, n->fields, n->nfields, &snap);
 	if (err) {

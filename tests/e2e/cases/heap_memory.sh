@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# heap_memory - memtrace's own memory for a heap answer is said, bounded and
+# true (#29: peak RSS per million objects stated and bounded; never harm the
+# target: on a machine short of memory the kernel's OOM killer may pick the
+# JVM). Two heaps of different shapes: FreezeWorkload 500000 (1.0 M objects,
+# about one reference each) and RefDense 400000 (0.4 M objects, six
+# references each plus the array's).
+# - heap --retained, query, leaks and snapshot -o say "memtrace holds at most
+#   X" once the copy's mark has counted the heap; memtrace's measured peak
+#   RSS (getrusage's ru_maxrss of the process, an independent count) must be
+#   at most X, and X at most 1.6 times it (a bound of use, not a guess);
+# - --max-memory under X: refused before memtrace holds the records, exit 1,
+#   the figures and the advice said; the JVM alive, its frozen copy gone, a
+#   histo right after it works;
+# - memtrace in a memory cgroup whose limit is under X (v1 or v2, made here):
+#   refused the same way, naming the cgroup; without the bound the kernel
+#   would have killed memtrace there (or, on a real node, maybe the JVM);
+# - while it takes heap snapshots memtrace's oom_score_adj is 1000 (the
+#   frozen copy's): the kernel kills it before the JVM, whose own stays 0.
+# TIMEOUT: 180
+. "$ROOT/tests/e2e/lib.sh"
+
+jvm_start f -Xmx512m FreezeWorkload 500000 0
+fpid=$JVM_PID
+jvm_start d -Xmx512m RefDense 400000
+dpid=$JVM_PID
+
+# run NAME CMD...: memtrace's stdout/stderr into $TMPD/NAME.{out,err}, its
+# exit code and peak RSS (KiB) into $TMPD/NAME.rc and .rss
+run() {
+	local name=$1; shift
+	python3 - "$TMPD/$name" "$@" <<'PY'
+import resource, subprocess, sys
+base, cmd = sys.argv[1], sys.argv[2:]
+with open(base + ".out", "w") as o, open(base + ".err", "w") as e:
+    rc = subprocess.call(cmd, stdout=o, stderr=e)
+open(base + ".rc", "w").write(f"{rc}\n")
+open(base + ".rss", "w").write(f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\n")
+PY
+}
+
+# bound NAME: the MiB of "memtrace holds at most X" in NAME's stderr
+bound() {
+	python3 - "$TMPD/$1.err" <<'PY'
+import re, sys
+m = re.search(r"memtrace holds at most ([\d.]+) (KiB|MiB|GiB)", open(sys.argv[1]).read())
+print(f"{float(m[1]) * {'KiB': 1 / 1024, 'MiB': 1, 'GiB': 1024}[m[2]]:.1f}" if m else "")
+PY
+}
+
+for w in f d; do
+	pid=${w}pid
+	pid=${!pid}
+	run "$w.retained" "$MEMTRACE" heap -p "$pid" --retained
+	run "$w.query" "$MEMTRACE" query -p "$pid" -f "$ROOT/tests/dsl/03_reachable_from_threads.mq"
+	run "$w.leaks" "$MEMTRACE" leaks -p "$pid" --duration 3 --snapshots 3
+	run "$w.snapshot" "$MEMTRACE" snapshot -p "$pid" -o "$TMPD/$w.snap"
+	for c in retained query leaks snapshot; do
+		n="$w.$c"
+		[ "$(cat "$TMPD/$n.rc")" = 0 ] || { cat "$TMPD/$n.err" >&2; fail "$n exited $(cat "$TMPD/$n.rc")"; }
+		b=$(bound "$n")
+		[ -n "$b" ] || { cat "$TMPD/$n.err" >&2; fail "$n: no 'memtrace holds at most' line"; }
+		[ "$(grep -c "memtrace holds at most" "$TMPD/$n.err")" = 1 ] ||
+			fail "$n: the bound said more than once"
+		rss=$(cat "$TMPD/$n.rss")
+		note "$n (JDK $JDK): bound $b MiB, peak RSS $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB"
+		awk -v b="$b" -v k="$rss" 'BEGIN { exit !(k / 1024 <= b) }' ||
+			fail "$n: peak RSS $rss KiB over the bound said, $b MiB"
+		awk -v b="$b" -v k="$rss" 'BEGIN { exit !(b <= 1.6 * k / 1024) }' ||
+			fail "$n: the bound $b MiB is more than 1.6 times the peak RSS ($rss KiB)"
+	done
+done
+
+# --max-memory under the bound: refused before the records are held
+b=$(bound f.retained)
+half=$(awk -v b="$b" 'BEGIN { printf "%dM", b / 2 }')
+run f.max "$MEMTRACE" --max-memory "$half" heap -p "$fpid" --retained
+assert_eq "$(cat "$TMPD/f.max.rc")" 1 "heap --retained over --max-memory $half: exit code"
+assert_contains "$TMPD/f.max.err" "would take memtrace about"
+assert_contains "$TMPD/f.max.err" "over --max-memory"
+assert_contains "$TMPD/f.max.err" "memtrace histo"
+rss=$(cat "$TMPD/f.max.rss")
+note "refused at --max-memory $half: peak RSS $((rss / 1024)) MiB"
+[ "$rss" -lt $((${half%M} * 1024)) ] || fail "refused, yet memtrace's peak RSS ($rss KiB) reached $half"
+kill -0 "$fpid" || fail "the JVM died"
+for ((i = 0; i < 50; i++)); do
+	[ -z "$(ps --ppid "$fpid" -o comm= | grep memtrace-copy)" ] && break
+	sleep 0.1
+done
+[ -z "$(ps --ppid "$fpid" -o comm= | grep memtrace-copy)" ] || fail "the frozen copy outlived the refusal"
+run f.histo "$MEMTRACE" histo -p "$fpid"
+assert_eq "$(cat "$TMPD/f.histo.rc")" 0 "histo after the refusal"
+assert_contains "$TMPD/f.histo.out" FreezeWorkload
+run f.badmax "$MEMTRACE" --max-memory 12parsecs heap -p "$fpid" --retained
+assert_eq "$(cat "$TMPD/f.badmax.rc")" 2 "--max-memory 12parsecs: exit code"
+assert_contains "$TMPD/f.badmax.err" "--max-memory takes a size"
+
+# while it holds heaps memtrace is the OOM killer's first pick, not the JVM
+"$MEMTRACE" leaks -p "$fpid" --duration 3 --snapshots 2 >/dev/null 2>"$TMPD/adj.err" &
+mt=$!
+adj=""
+for ((i = 0; i < 50; i++)); do
+	adj=$(cat "/proc/$mt/oom_score_adj" 2>/dev/null)
+	[ "$adj" = 1000 ] && break
+	sleep 0.1
+done
+wait $mt || { cat "$TMPD/adj.err" >&2; fail "leaks for oom_score_adj"; }
+assert_eq "$adj" 1000 "memtrace's oom_score_adj while it takes heap snapshots"
+[ "$(cat "/proc/$fpid/oom_score_adj")" = 0 ] || fail "the JVM's oom_score_adj changed"
+
+# memtrace in a memory cgroup of its own whose limit is under the bound
+cg=""
+mine=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+if [ -d /sys/fs/cgroup/memory ] && [ -n "$mine" ]; then
+	cg="/sys/fs/cgroup/memory${mine%/}/memtrace-e2e-$$"
+	mkdir "$cg" && echo $((80 << 20)) >"$cg/memory.limit_in_bytes" || cg=""
+elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	mine=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+	cg="/sys/fs/cgroup${mine%/}/memtrace-e2e-$$"
+	mkdir "$cg" && echo $((80 << 20)) >"$cg/memory.max" || cg=""
+fi
+if [ -n "$cg" ]; then
+	run f.cg sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" heap -p "$3" --retained' sh \
+		"$cg" "$MEMTRACE" "$fpid"
+	rmdir "$cg" 2>/dev/null
+	assert_eq "$(cat "$TMPD/f.cg.rc")" 1 "heap --retained in an 80 MiB cgroup: exit code"
+	assert_contains "$TMPD/f.cg.err" "memtrace's memory cgroup has"
+	assert_contains "$TMPD/f.cg.err" "memtrace did not hold it"
+	kill -0 "$fpid" || fail "the JVM died"
+else
+	note "no memory cgroup could be made here: the cgroup part was not run"
+fi
+jvm_stop "$fpid"
+jvm_stop "$dpid"
+echo "ok"

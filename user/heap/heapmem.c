@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* heapmem.c - the memory a heap answer takes in memtrace (see heapmem.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heap/heapfreeze.h"
+#include "heap/heapmem.h"
+#include "lib/util.h"
+
+/*
+ * Bytes per object and per reference (the records', class references not
+ * counted), peak RSS over the run. Measured 2026-11-30 (JDK 17, G1) on two
+ * shapes: FreezeWorkload, 5.02 M objects and 5.04 M references, and a heap
+ * of 2.02 M objects with six random references each (14.0 M); a linear fit
+ * of the two, then rounded up:
+ *
+ *   use        fitted/object  /reference   here   measured peaks (MB)
+ *   records    48.1           22.7         52 26  356, 416 (snapshot -o)
+ *   view       58.2           24.7         64 28  417, 464 (query, seed 03)
+ *   retained   58.2           35.3         64 40  470, 614 (heap --retained)
+ *   series     121            36.6        160 48  792, 759 (leaks, 3 snapshots)
+ *
+ * leaks keeps what each snapshot freed for the next (heapseries_init(): no
+ * mmap, no trim), and how those blocks fit the next snapshot's arrays varies
+ * with the heap's size: at 1.0 M objects (FreezeWorkload 500000) its peak
+ * was 208 MiB, 2.06 times heap --retained's where 5 M objects took 1.69
+ * times, so its cost per object is set above the fit (Freeze 1 M: the bound
+ * 1.10 times the peak; RefDense 0.4 M: 1.45).
+ *
+ * A view holds 48 bytes an object (dsl_hobject) and 12 a reference, its
+ * class reference included; the records it is built from 32 and 24, freed
+ * as it goes; the dominator tree 20 an object and 12 a kept edge.
+ */
+static const struct {
+	uint32_t obj, ref;
+	const char *what;
+} cost[] = {
+	[HEAPMEM_NONE] = { 0, 0, "counts per class" },
+	[HEAPMEM_RECORDS] = { 52, 26, "the snapshot's records" },
+	[HEAPMEM_VIEW] = { 64, 28, "a heap view" },
+	[HEAPMEM_RETAINED] = { 64, 40, "a heap view and its dominator tree" },
+	[HEAPMEM_SERIES] = { 160, 48, "a leak search's snapshots" },
+};
+
+uint64_t heapmem_need(enum heapmem_use use, uint64_t objs, uint64_t refs)
+{
+	if (use <= HEAPMEM_NONE || use > HEAPMEM_SERIES)
+		return 0;
+	return HEAPMEM_BASE + objs * cost[use].obj + refs * cost[use].ref;
+}
+
+uint64_t heapmem_records(uint64_t objs, uint64_t refs)
+{
+	return objs * 32 + refs * 24; /* struct mt_ap_hobj, struct mt_ap_href */
+}
+
+/* "5.02 M" / "120 k" / "950": a count for a message. */
+static const char *fmt_count(uint64_t v, char *b, size_t n)
+{
+	if (v >= 1000000)
+		snprintf(b, n, "%.2f M", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(b, n, "%.1f k", (double)v / 1e3);
+	else
+		snprintf(b, n, "%llu", (unsigned long long)v);
+	return b;
+}
+
+int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_writes,
+		 const struct heapmem_room *r, char *why, size_t n)
+{
+	uint64_t need = heapmem_need(use, objs, refs), rec = heapmem_records(objs, refs);
+	uint64_t total = need, more;
+	char o[32], f[32], a[32], b[32], c[32], d[32];
+	int len;
+
+	if (!need)
+		return 0;
+	len = snprintf(why, n, "%s of %s objects and %s references would take memtrace about %s "
+		       "(an upper bound: %llu bytes an object and %llu a reference, measured)",
+		       cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
+		       fmt_bytes(need, a, sizeof(a)), (unsigned long long)cost[use].obj,
+		       (unsigned long long)cost[use].ref);
+	if (len < 0 || (size_t)len >= n)
+		len = n ? (int)n - 1 : 0;
+	if (r->max && need > r->max) {
+		snprintf(why + len, n - (size_t)len, ", over --max-memory %s: raise it, or ask "
+			 "`memtrace histo` (a few MiB whatever the heap)",
+			 fmt_bytes(r->max, b, sizeof(b)));
+		return -ENOMEM;
+	}
+	/* while the copy lives its records and memtrace's copy of them are
+	 * both resident */
+	if (copy_writes && 2 * rec + HEAPMEM_BASE > total)
+		total = 2 * rec + HEAPMEM_BASE;
+	more = total > r->held ? total - r->held : 0;
+	if (r->free == UINT64_MAX || more + HEAPFREEZE_MARGIN <= r->free)
+		return 0;
+	if (total > need) {
+		int k = snprintf(why + len, n - (size_t)len, ", and about %s while the frozen copy "
+				 "lives (its records and memtrace's copy of them)",
+				 fmt_bytes(total, b, sizeof(b)));
+
+		if (k > 0 && (size_t)k < n - (size_t)len)
+			len += k;
+	}
+	len += snprintf(why + len, n - (size_t)len, "; %s has %s left (%s) besides the %s "
+			"memtrace holds, and keeps %s free: memtrace did not hold it. `memtrace "
+			"histo` needs a few MiB whatever the heap",
+			r->by_cgroup ? "memtrace's memory cgroup" : "this machine",
+			fmt_bytes(r->free, b, sizeof(b)),
+			r->by_cgroup ? "under its limit" : "MemAvailable",
+			fmt_bytes(r->held, c, sizeof(c)), fmt_bytes(HEAPFREEZE_MARGIN, d, sizeof(d)));
+	if (use != HEAPMEM_RECORDS && (size_t)len < n)
+		snprintf(why + len, n - (size_t)len, "; `memtrace snapshot -o FILE` about %s, and "
+			 "the file can be read on a machine with more memory (`memtrace heap FILE`)",
+			 fmt_bytes(heapmem_need(HEAPMEM_RECORDS, objs, refs), a, sizeof(a)));
+	return -ENOMEM;
+}
+
+const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, char *buf, size_t n)
+{
+	char o[32], f[32], a[32];
+
+	if (use <= HEAPMEM_NONE || use > HEAPMEM_SERIES)
+		use = HEAPMEM_NONE;
+	snprintf(buf, n, "%s of %s objects and %s references: memtrace holds at most %s for it",
+		 cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
+		 fmt_bytes(heapmem_need(use, objs, refs), a, sizeof(a)));
+	return buf;
+}
+
+int heapmem_oom_first(void)
+{
+	static bool done;
+	int fd, err = 0;
+
+	if (done)
+		return 0;
+	done = true;
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1000", 4) != 4) /* raising it needs no privilege */
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int heapmem_room_now(struct heapmem_room *r)
+{
+	char *text = read_file("/proc/self/status", NULL);
+	uint64_t kb;
+
+	memset(r, 0, sizeof(*r));
+	r->max = mt_opts.max_memory;
+	r->free = heapfreeze_mem_left(getpid(), &r->by_cgroup);
+	if (!text)
+		return -errno;
+	kb = heapfreeze_meminfo_kb(text, "VmRSS");
+	free(text);
+	r->held = kb == UINT64_MAX ? 0 : kb * 1024;
+	return 0;
+}
