@@ -1,7 +1,8 @@
 /* test_heapmem - user/heap/heapmem.c's pure parts: the memory a heap answer
  * takes (per use, per object and reference), and when a snapshot is refused
  * (--max-memory, the machine's or a cgroup's memory left, the frozen copy's
- * records while it lives) with what the message says. */
+ * records while it lives, a walk by JVMTI's visits) with what the message
+ * says. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,6 +119,36 @@ static void test_fits_copy(void **state)
 				      sizeof(why)), 0);
 }
 
+static void test_fits_visits(void **state)
+{
+	struct heapmem_room r = { .free = UINT64_MAX, .held = 10 * MiB, .max = 300 * MiB };
+	char why[1024];
+
+	/* a walk by JVMTI holds more per reference than a frozen one */
+	assert_true(heapmem_visit_bytes(HEAPMEM_NONE) < heapmem_visit_bytes(HEAPMEM_RECORDS));
+	assert_true(heapmem_visit_bytes(HEAPMEM_RECORDS) < heapmem_visit_bytes(HEAPMEM_RETAINED));
+	assert_true(heapmem_visit_bytes(HEAPMEM_VIEW) == heapmem_visit_bytes(HEAPMEM_SERIES));
+	/* measured: 10.1 M visits, heap --retained peaked at 1.62 GB */
+	assert_true(HEAPMEM_BASE + 10066559ull * heapmem_visit_bytes(HEAPMEM_RETAINED) >
+		    1621184ull * 1024);
+	/* 2.07 M visits x 192: 410.7 MiB > 300 MiB */
+	assert_int_equal(heapmem_fits_visits(HEAPMEM_RETAINED, 2068119, &r, why, sizeof(why)),
+			 -ENOMEM);
+	assert_non_null(strstr(why, "reports each reference, 2.07 M so far"));
+	assert_non_null(strstr(why, "about 410.7 MiB for those alone, over --max-memory 300.0 MiB: "
+				    "raise it"));
+	assert_null(strstr(why, "histo")); /* a walk in a pause: histo is no cheaper */
+	/* counts only: 96 bytes each, under the bound */
+	assert_int_equal(heapmem_fits_visits(HEAPMEM_NONE, 2068119, &r, why, sizeof(why)), 0);
+	/* the machine's memory: no advice to save a file or ask histo */
+	r.max = 0;
+	r.free = 100 * MiB;
+	assert_int_equal(heapmem_fits_visits(HEAPMEM_VIEW, 2068119, &r, why, sizeof(why)), -ENOMEM);
+	assert_non_null(strstr(why, "memtrace did not hold it"));
+	assert_null(strstr(why, "snapshot -o"));
+	assert_null(strstr(why, "histo"));
+}
+
 static void test_text(void **state)
 {
 	char b[256];
@@ -134,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_fits_max),
 		cmocka_unit_test(test_fits_free),
 		cmocka_unit_test(test_fits_copy),
+		cmocka_unit_test(test_fits_visits),
 		cmocka_unit_test(test_text),
 	};
 

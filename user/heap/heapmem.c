@@ -75,33 +75,26 @@ static const char *fmt_count(uint64_t v, char *b, size_t n)
 	return b;
 }
 
-int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_writes,
-		 const struct heapmem_room *r, char *why, size_t n)
+/*
+ * The bounds' half of a check: @need (memtrace's peak), @total (with what
+ * the copy holds meanwhile) against @r; @why holds the first words (@len of
+ * them); @records: what `snapshot -o` would take (0: no such advice);
+ * @frozen: a frozen walk's (histo then takes a few MiB whatever the heap).
+ */
+static int bounds(uint64_t need, uint64_t total, uint64_t records, bool frozen,
+		  const struct heapmem_room *r, char *why, size_t n, int len)
 {
-	uint64_t need = heapmem_need(use, objs, refs), rec = heapmem_records(objs, refs);
-	uint64_t total = need, more;
-	char o[32], f[32], a[32], b[32], c[32], d[32];
-	int len;
+	char a[32], b[32], c[32], d[32];
+	uint64_t more;
 
-	if (!need)
-		return 0;
-	len = snprintf(why, n, "%s of %s objects and %s references would take memtrace about %s "
-		       "(an upper bound: %llu bytes an object and %llu a reference, measured)",
-		       cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
-		       fmt_bytes(need, a, sizeof(a)), (unsigned long long)cost[use].obj,
-		       (unsigned long long)cost[use].ref);
 	if (len < 0 || (size_t)len >= n)
 		len = n ? (int)n - 1 : 0;
 	if (r->max && need > r->max) {
-		snprintf(why + len, n - (size_t)len, ", over --max-memory %s: raise it, or ask "
-			 "`memtrace histo` (a few MiB whatever the heap)",
-			 fmt_bytes(r->max, b, sizeof(b)));
+		snprintf(why + len, n - (size_t)len, ", over --max-memory %s: raise it%s",
+			 fmt_bytes(r->max, b, sizeof(b)), frozen ? ", or ask `memtrace histo` "
+			 "(a few MiB whatever the heap)" : "");
 		return -ENOMEM;
 	}
-	/* while the copy lives its records and memtrace's copy of them are
-	 * both resident */
-	if (copy_writes && 2 * rec + HEAPMEM_BASE > total)
-		total = 2 * rec + HEAPMEM_BASE;
 	more = total > r->held ? total - r->held : 0;
 	if (r->free == UINT64_MAX || more + HEAPFREEZE_MARGIN <= r->free)
 		return 0;
@@ -114,17 +107,75 @@ int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_w
 			len += k;
 	}
 	len += snprintf(why + len, n - (size_t)len, "; %s has %s left (%s) besides the %s "
-			"memtrace holds, and keeps %s free: memtrace did not hold it. `memtrace "
-			"histo` needs a few MiB whatever the heap",
+			"memtrace holds, and keeps %s free: memtrace did not hold it%s",
 			r->by_cgroup ? "memtrace's memory cgroup" : "this machine",
 			fmt_bytes(r->free, b, sizeof(b)),
 			r->by_cgroup ? "under its limit" : "MemAvailable",
-			fmt_bytes(r->held, c, sizeof(c)), fmt_bytes(HEAPFREEZE_MARGIN, d, sizeof(d)));
-	if (use != HEAPMEM_RECORDS && (size_t)len < n)
+			fmt_bytes(r->held, c, sizeof(c)), fmt_bytes(HEAPFREEZE_MARGIN, d, sizeof(d)),
+			frozen ? ". `memtrace histo` needs a few MiB whatever the heap" : "");
+	if (records && len >= 0 && (size_t)len < n)
 		snprintf(why + len, n - (size_t)len, "; `memtrace snapshot -o FILE` about %s, and "
 			 "the file can be read on a machine with more memory (`memtrace heap FILE`)",
-			 fmt_bytes(heapmem_need(HEAPMEM_RECORDS, objs, refs), a, sizeof(a)));
+			 fmt_bytes(records, a, sizeof(a)));
 	return -ENOMEM;
+}
+
+int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_writes,
+		 const struct heapmem_room *r, char *why, size_t n)
+{
+	uint64_t need = heapmem_need(use, objs, refs), rec = heapmem_records(objs, refs);
+	uint64_t total = need;
+	char o[32], f[32], a[32];
+	int len;
+
+	if (!need)
+		return 0;
+	len = snprintf(why, n, "%s of %s objects and %s references would take memtrace about %s "
+		       "(an upper bound: %llu bytes an object and %llu a reference, measured)",
+		       cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
+		       fmt_bytes(need, a, sizeof(a)), (unsigned long long)cost[use].obj,
+		       (unsigned long long)cost[use].ref);
+	/* while the copy lives its records and memtrace's copy of them are
+	 * both resident */
+	if (copy_writes && 2 * rec + HEAPMEM_BASE > total)
+		total = 2 * rec + HEAPMEM_BASE;
+	return bounds(need, total,
+		      use == HEAPMEM_RECORDS ? 0 : heapmem_need(HEAPMEM_RECORDS, objs, refs), true,
+		      r, why, n, len);
+}
+
+/*
+ * A walk by JVMTI: bytes of peak RSS per visit (one per reference JVMTI
+ * reported, class references and roots included), measured with --walk
+ * paused (JDK 17, G1): FreezeWorkload 500000 (1.02 M objects, 2.07 M
+ * visits) histo 84, query (seed 03) 110, snapshot -o 122, heap --retained
+ * 134; FreezeWorkload 2500000 (10.1 M visits) heap --retained 162 (1.62 GB:
+ * the visits, their numbering and the records at once, 3.6 times a frozen
+ * walk's 448 MiB). Rounded up.
+ */
+uint64_t heapmem_visit_bytes(enum heapmem_use use)
+{
+	switch (use) {
+	case HEAPMEM_NONE: return 96;
+	case HEAPMEM_RECORDS: return 144;
+	default: return 192;
+	}
+}
+
+int heapmem_fits_visits(enum heapmem_use use, uint64_t visits, const struct heapmem_room *r,
+			char *why, size_t n)
+{
+	uint64_t per = heapmem_visit_bytes(use), need = HEAPMEM_BASE + visits * per;
+	char v[32], a[32];
+	int len;
+
+	len = snprintf(why, n, "a heap walk by JVMTI (not frozen) reports each reference, %s so "
+		       "far, and memtrace holds up to %llu bytes for each until the walk's objects "
+		       "are numbered and %s built: about %s for those alone",
+		       fmt_count(visits, v, sizeof(v)), (unsigned long long)per,
+		       use <= HEAPMEM_NONE || use > HEAPMEM_SERIES ? "its counts" : cost[use].what,
+		       fmt_bytes(need, a, sizeof(a)));
+	return bounds(need, need, 0, false, r, why, n, len);
 }
 
 const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, char *buf, size_t n)

@@ -62,6 +62,22 @@ struct heapmem_room {
 int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_writes,
 		 const struct heapmem_room *r, char *why, size_t n);
 
+/*
+ * heapmem_visit_bytes - pure: memtrace's peak RSS per visit for @use of a
+ * walk by JVMTI (in a pause, or in a copy without its own mark), which
+ * reports each reference as a visit (struct mt_ap_hvisit) that memtrace
+ * numbers and turns into records after the walk (heapmem.c: measured).
+ */
+uint64_t heapmem_visit_bytes(enum heapmem_use use);
+
+/*
+ * heapmem_fits_visits - pure: do @visits visits so far fit @r for @use
+ * (heapmem_fits()'s bounds; no frozen copy holds them)? Returns 0, or
+ * -ENOMEM with the reason in @why.
+ */
+int heapmem_fits_visits(enum heapmem_use use, uint64_t visits, const struct heapmem_room *r,
+			char *why, size_t n);
+
 /* heapmem_text - pure: "<what> of N objects and M references: memtrace
  * holds at most X for it" into @buf (@n bytes); returns @buf. */
 const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, char *buf, size_t n);

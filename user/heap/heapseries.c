@@ -68,15 +68,18 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 		return err; /* printed */
 	s->have_last = true;
 	err = heapview_build_take(&s->snap, &none, &s->hv, why, sizeof(why)); /* records dropped */
+	util_phase("heap view");
 	if (!err)
 		err = heapview_graph(&s->hv, HEAPVIEW_PATHS | (retained ? HEAPVIEW_RETAINED : 0),
 				     why, sizeof(why));
+	util_phase("graph (paths)");
 	if (err) {
 		p_err("cannot build the heap of snapshot %u: %s", s->taken + 1, why);
 		drop_last(s);
 		return err;
 	}
 	err = heapgrowth_add(s->growth, &s->hv.heap, t, gcs);
+	util_phase("growth (places compared)");
 	if (err == -E2BIG)
 		p_err("more than %d snapshots in a series", HEAPGROWTH_MAX_SNAPS);
 	else if (err)

@@ -624,6 +624,20 @@ static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint
 	return -ENOMEM;
 }
 
+/* mem_check() for a walk by JVMTI: its @visits so far. 0, or -ENOMEM printed. */
+static int mem_check_visits(const struct mt_snapsession *ss, enum heapmem_use use,
+			    uint64_t visits)
+{
+	struct heapmem_room r;
+	char why[1024];
+
+	heapmem_room_now(&r);
+	if (!heapmem_fits_visits(use, visits, &r, why, sizeof(why)))
+		return 0;
+	p_err("JVM %d: %s", ss->p->pid, why);
+	return -ENOMEM;
+}
+
 /*
  * A HEAP_DATA frame that is one LIVE record (MT_AP_FREEZE_LIVE): the copy is
  * forked and says where it publishes how far its records are; from now on
@@ -668,7 +682,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	char why[128];
 	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST;
 	enum heapmem_use use = ss->use ? ss->use :
-			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_RECORDS;
+			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_NONE;
 	int n;
 	bool first = true, mem_ok = false;
 	int err;
@@ -899,8 +913,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			memcpy(&s->info, ss->buf, sizeof(s->info));
 			if (getenv("MEMTRACE_PHASES"))
 				fprintf(stderr, "  (the agent: %.1f ms naming classes and fields before "
-					"the pause, %.1f ms pause)\n", (double)s->info.prep_ns / 1e6,
-					(double)s->info.pause_ns / 1e6);
+					"the pause, %.1f ms pause; %zu visits, %zu objects, %zu "
+					"references sent)\n", (double)s->info.prep_ns / 1e6,
+					(double)s->info.pause_ns / 1e6, s->nvisits, s->nobjs,
+					s->nrefs);
 			util_phase("walk (request to DONE)");
 			if (s->info.flags & MT_AP_HEAP_KEEPIDS)
 				ss->tagged = true;
@@ -988,7 +1004,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 							     max_pause_ms, fields, nfields, s);
 				}
 			}
-			/* an untagged walk: its objects get their ids here */
+			/* an untagged walk: its objects get their ids here, which
+			 * takes as much memory again as its visits */
+			if (s->nvisits && mem_check_visits(ss, use, s->nvisits)) {
+				err = -ENOMEM;
+				goto fail;
+			}
 			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
 			if (err == -EPROTO && !(flags & MT_AP_HEAP_NOUNTAGGED)) {
 				char f[32];
@@ -1022,10 +1043,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			      p->pid, err == -ENOMEM ? "out of memory" : why);
 			goto fail;
 		}
-		/* records sent as the walk goes (JVMTI): what they will take so
-		 * far, each time their number doubles */
+		/* records or visits sent as the walk goes (JVMTI): what they
+		 * take so far, each time their number doubles */
 		if (s->nobjs + s->nrefs + s->nvisits >= mem_next) {
-			err = mem_check(ss, use, s->nobjs + s->nvisits, s->nrefs, false);
+			err = s->nvisits ? mem_check_visits(ss, use, s->nvisits) :
+					   mem_check(ss, use, s->nobjs, s->nrefs, false);
 			if (err)
 				goto fail;
 			mem_next *= 2;

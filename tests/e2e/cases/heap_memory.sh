@@ -16,7 +16,9 @@
 #   refused the same way, naming the cgroup; without the bound the kernel
 #   would have killed memtrace there (or, on a real node, maybe the JVM);
 # - while it takes heap snapshots memtrace's oom_score_adj is 1000 (the
-#   frozen copy's): the kernel kills it before the JVM, whose own stays 0.
+#   frozen copy's): the kernel kills it before the JVM, whose own stays 0;
+# - a walk by JVMTI in a pause (--walk paused) peaks under 192 bytes per
+#   reference it reports, and over --max-memory is refused mid-walk.
 # TIMEOUT: 180
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -94,6 +96,25 @@ assert_contains "$TMPD/f.histo.out" FreezeWorkload
 run f.badmax "$MEMTRACE" --max-memory 12parsecs heap -p "$fpid" --retained
 assert_eq "$(cat "$TMPD/f.badmax.rc")" 2 "--max-memory 12parsecs: exit code"
 assert_contains "$TMPD/f.badmax.err" "--max-memory takes a size"
+
+# a walk by JVMTI in a pause holds each reported reference until its objects
+# are numbered: its peak under 192 bytes a reference (the bound memtrace
+# checks as they come), and refused mid-walk over --max-memory
+run f.paused "$MEMTRACE" --walk paused heap -p "$fpid" --retained --max-pause 10000
+[ "$(cat "$TMPD/f.paused.rc")" = 0 ] || { cat "$TMPD/f.paused.err" >&2; fail "--walk paused heap"; }
+refs=$(grep -o 'objects, [0-9]* references' "$TMPD/f.paused.err" | head -1 | grep -o '[0-9]*')
+[ -n "$refs" ] || { cat "$TMPD/f.paused.err" >&2; fail "--walk paused: no reference count"; }
+rss=$(cat "$TMPD/f.paused.rss")
+note "walk in a pause (JDK $JDK): $refs references, peak RSS $((rss / 1024)) MiB, bound $(((32 << 20) + refs * 101 / 100 * 192 >> 20)) MiB"
+[ $((rss * 1024)) -le $(((32 << 20) + refs * 101 / 100 * 192)) ] ||
+	fail "a walk in a pause: peak RSS $rss KiB over 32 MiB + 192 bytes a reference ($refs)"
+run f.pausedmax "$MEMTRACE" --walk paused --max-memory 100M heap -p "$fpid" --retained --max-pause 10000
+assert_eq "$(cat "$TMPD/f.pausedmax.rc")" 1 "a walk in a pause over --max-memory 100M: exit code"
+assert_contains "$TMPD/f.pausedmax.err" "a heap walk by JVMTI (not frozen) reports each reference"
+assert_contains "$TMPD/f.pausedmax.err" "over --max-memory 100.0 MiB"
+kill -0 "$fpid" || fail "the JVM died"
+run f.histo2 "$MEMTRACE" histo -p "$fpid"
+assert_eq "$(cat "$TMPD/f.histo2.rc")" 0 "histo after a walk refused in a pause"
 
 # while it holds heaps memtrace is the OOM killer's first pick, not the JVM
 "$MEMTRACE" leaks -p "$fpid" --duration 3 --snapshots 2 >/dev/null 2>"$TMPD/adj.err" &
