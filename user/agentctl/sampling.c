@@ -120,8 +120,11 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 			next_walk += (uint64_t)(o->walk_every * 1e9);
 			walked++;
 			if (o->on_walk(ctx, p, &s, m, (double)(now - t0) / 1e9)) {
-				p_warn("the agent in JVM %d ended the session: reporting what "
-				       "arrived", p->pid);
+				/* the walk said why (a socket error, a snapshot over
+				 * the memory bound, ...) */
+				p_warn("JVM %d: the sampling session stops with the heap "
+				       "snapshot that failed (above): reporting what arrived",
+				       p->pid);
 				*elapsed = (double)(mono_ns() - t0) / 1e9;
 				ret = 0;
 				goto restore;
@@ -149,8 +152,8 @@ int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_
 	if (o->on_end)
 		o->on_end(ctx, p, *elapsed);
 	if (o->on_last && o->on_last(ctx, p, &s, m)) {
-		p_warn("the agent in JVM %d ended the session: reporting what arrived (no final "
-		       "counters)", p->pid);
+		p_warn("JVM %d: the sampling session stops with the last heap snapshot, which "
+		       "failed (above): reporting what arrived (no final counters)", p->pid);
 		ret = 0;
 		goto restore;
 	}

@@ -45,6 +45,8 @@ struct growth_run {
 	double t_end;              /* when the window ended (s): the last snapshot's time */
 	uint32_t turn;             /* on_walk turns so far */
 	uint32_t skipped;          /* turns left out to keep to the window */
+	bool mem_stopped;          /* a snapshot would not fit in memory (heap/heapmem.h):
+				    * the growth of those taken before it is the answer */
 	int err;
 };
 
@@ -92,6 +94,12 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 	}
 	err = heapseries_take(&g->series, &ss, t, m->gcs, !g->series.taken || last);
 	snaptake_close(&ss);
+	if (err == -EDQUOT && g->series.taken >= 2) {
+		/* refused (said why) with the session intact: a growing heap
+		 * outgrew the memory bound; the snapshots taken still answer */
+		g->mem_stopped = true;
+		return 0;
+	}
 	if (err)
 		g->err = err;
 	return err;
@@ -104,6 +112,8 @@ static int on_walk(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 	struct heapseries_plan pl = { .n = g->o->snapshots, .duration = g->o->s.duration,
 				      .exact = g->o->snapshots_given };
 
+	if (g->mem_stopped)
+		return 0;
 	if (!heapseries_keep_turn(&pl, g->turn++, t, g->series.taken,
 				  (double)g->series.last_ns / 1e9)) {
 		g->skipped++;
@@ -130,8 +140,8 @@ static int on_last(void *ctx, const struct mt_proc *p, struct mt_agentsock *so,
 {
 	struct growth_run *g = ctx;
 
-	if (g->err)
-		return 0; /* an earlier snapshot failed: said so, nothing to add */
+	if (g->err || g->mem_stopped)
+		return 0; /* an earlier snapshot failed or did not fit: said so */
 	p_info("heap snapshot %u (the last) at %.1f s", g->series.taken + 1, g->t_end);
 	/* its time: when it starts, later than --duration if snapshots ran late */
 	return walk(g, p, so, m, g->t_end, true) ? -1 : 0;
@@ -164,7 +174,12 @@ static int growth_run(struct leaks_opts *o)
 		      "--duration)", g.series.taken, g.series.taken == 1 ? "" : "s");
 		goto out;
 	}
-	if (g.series.taken + g.skipped < o->snapshots)
+	if (g.mem_stopped)
+		p_warn("%u of %u heap snapshots taken: the next would not fit in memory (above); "
+		       "growth over those, confidence from %u interval%s, without the allocation "
+		       "sites the last snapshot finds", g.series.taken, o->snapshots,
+		       g.series.taken - 1, g.series.taken == 2 ? "" : "s");
+	else if (g.series.taken + g.skipped < o->snapshots)
 		p_warn("%u of %u heap snapshots taken (interrupted): growth over those",
 		       g.series.taken, o->snapshots);
 	else if (g.skipped)

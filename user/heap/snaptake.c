@@ -624,6 +624,38 @@ static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint
 	return -ENOMEM;
 }
 
+/*
+ * A take refused for memory (mem_check(), printed): free what @s holds. In
+ * an attached session (the caller's socket stays open: `leaks`) read the
+ * walk to its end keeping nothing (other frames, a sampling session's
+ * EVENTS, still go to on_frame) and let the agent kill the copy, so that
+ * the session goes on; otherwise closing the connection does that. @done:
+ * DONE came already. Returns -EDQUOT, or the socket's error.
+ */
+static int refuse(struct mt_snapsession *ss, struct mt_snapshot *s, bool done)
+{
+	struct mt_ap_hdr h;
+	int err;
+
+	snapshot_free(s);
+	if (!ss->borrowed)
+		return -EDQUOT;
+	while (!done) {
+		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
+		if (err == -EINTR)
+			continue;
+		if (err <= 0)
+			return err ? err : -ETIMEDOUT;
+		if (h.type == MT_AP_HEAP_DONE || h.type == MT_AP_ERROR)
+			break;
+		if (h.type != MT_AP_HEAP_DATA && ss->on_frame &&
+		    (err = ss->on_frame(ss->frame_ctx, &h, ss->buf)))
+			return err;
+	}
+	agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0); /* none held: no-op */
+	return -EDQUOT;
+}
+
 /* mem_check() for a walk by JVMTI: its @visits so far. 0, or -ENOMEM printed. */
 static int mem_check_visits(const struct mt_snapsession *ss, enum heapmem_use use,
 			    uint64_t visits)
@@ -740,9 +772,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* the copy's mark is done: its counts (the arrays' sizes, set
 		 * before any record is written) against the memory left */
 		if (s->has_live && !mem_ok && s->live_sized_objs) {
-			err = mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, true);
-			if (err)
+			if (mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, true)) {
+				err = refuse(ss, s, false);
 				goto fail;
+			}
 			mem_ok = true;
 		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
@@ -968,7 +1001,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 
 				if (!mem_ok && mem_check(ss, use, s->mark.nobjs, s->mark.nrefs,
 							 false)) {
-					err = -ENOMEM;
+					err = refuse(ss, s, true);
 					goto fail;
 				}
 				if (mem_said != p->pid && s->mark.nobjs) { /* said once */
@@ -1007,7 +1040,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			/* an untagged walk: its objects get their ids here, which
 			 * takes as much memory again as its visits */
 			if (s->nvisits && mem_check_visits(ss, use, s->nvisits)) {
-				err = -ENOMEM;
+				err = refuse(ss, s, true);
 				goto fail;
 			}
 			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
@@ -1046,10 +1079,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* records or visits sent as the walk goes (JVMTI): what they
 		 * take so far, each time their number doubles */
 		if (s->nobjs + s->nrefs + s->nvisits >= mem_next) {
-			err = s->nvisits ? mem_check_visits(ss, use, s->nvisits) :
-					   mem_check(ss, use, s->nobjs, s->nrefs, false);
-			if (err)
+			if (s->nvisits ? mem_check_visits(ss, use, s->nvisits) :
+					 mem_check(ss, use, s->nobjs, s->nrefs, false)) {
+				err = refuse(ss, s, false);
 				goto fail;
+			}
 			mem_next *= 2;
 		}
 	}

@@ -76,9 +76,10 @@ struct mt_snapsession {
 	int (*on_frame)(void *ctx, const struct mt_ap_hdr *h, const void *payload);
 	void *frame_ctx;
 	/* what the caller builds from the takes (heap/heapmem.h): a take whose
-	 * answer would not fit in memory is refused (-ENOMEM, printed) once its
-	 * counts are known, before memtrace holds its records; HEAPMEM_NONE:
-	 * a view when the take has references, else the records */
+	 * answer would not fit in memory is refused (-EDQUOT, printed) once its
+	 * counts are known, before memtrace holds its records; an attached
+	 * session then goes on (the walk read to its end, nothing kept).
+	 * HEAPMEM_NONE: a view when the take has references, else counts */
 	enum heapmem_use use;
 };
 

@@ -18,7 +18,10 @@
 # - while it takes heap snapshots memtrace's oom_score_adj is 1000 (the
 #   frozen copy's): the kernel kills it before the JVM, whose own stays 0;
 # - a walk by JVMTI in a pause (--walk paused) peaks under 192 bytes per
-#   reference it reports, and over --max-memory is refused mid-walk.
+#   reference it reports, and over --max-memory is refused mid-walk;
+# - leaks on a heap that outgrows the bound at its third snapshot (RefDense
+#   grows by a known count after each snapshot) answers from the two taken:
+#   the holder named, its growth exact, exit 0.
 # TIMEOUT: 180
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -115,6 +118,22 @@ assert_contains "$TMPD/f.pausedmax.err" "over --max-memory 100.0 MiB"
 kill -0 "$fpid" || fail "the JVM died"
 run f.histo2 "$MEMTRACE" histo -p "$fpid"
 assert_eq "$(cat "$TMPD/f.histo2.rc")" 0 "histo after a walk refused in a pause"
+
+# a leak search on a heap that outgrows the bound: RefDense 300000 300000
+# adds 300 000 Nodes after each snapshot, so the third holds 0.93 M objects
+# (481 MiB of bound) where the first two held 0.33 and 0.63 M (180, 331):
+# --max-memory 400M refuses the third and leaks answers from the two taken
+jvm_start g -Xmx1g RefDense 300000 300000
+gpid=$JVM_PID
+run g.leaks "$MEMTRACE" --max-memory 400M leaks -p "$gpid" --duration 4 --snapshots 5
+[ "$(cat "$TMPD/g.leaks.rc")" = 0 ] || { cat "$TMPD/g.leaks.err" >&2; fail "leaks over the bound at its third snapshot"; }
+assert_contains "$TMPD/g.leaks.err" "2 of 5 heap snapshots taken: the next would not fit in memory"
+assert_contains "$TMPD/g.leaks.err" "over --max-memory 400.0 MiB"
+assert_contains "$TMPD/g.leaks.out" "static RefDense.grown"
+assert_contains "$TMPD/g.leaks.out" "+300000 RefDense\$Node"
+[ -z "$(ps --ppid "$gpid" -o comm= | grep memtrace-copy)" ] || fail "a frozen copy outlived leaks"
+kill -0 "$gpid" || fail "the growing JVM died"
+jvm_stop "$gpid"
 
 # while it holds heaps memtrace is the OOM killer's first pick, not the JVM
 "$MEMTRACE" leaks -p "$fpid" --duration 3 --snapshots 2 >/dev/null 2>"$TMPD/adj.err" &
