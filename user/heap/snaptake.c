@@ -630,9 +630,11 @@ static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint
  * walk to its end keeping nothing (other frames, a sampling session's
  * EVENTS, still go to on_frame) and let the agent kill the copy, so that
  * the session goes on; otherwise closing the connection does that. @done:
- * DONE came already. Returns -EDQUOT, or the socket's error.
+ * DONE came already; @h (if not NULL): a frame just received, not handled
+ * (its payload in ss->buf). Returns -EDQUOT, or the socket's error.
  */
-static int refuse(struct mt_snapsession *ss, struct mt_snapshot *s, bool done)
+static int refuse(struct mt_snapsession *ss, struct mt_snapshot *s, bool done,
+		  const struct mt_ap_hdr *got)
 {
 	struct mt_ap_hdr h;
 	int err;
@@ -640,6 +642,11 @@ static int refuse(struct mt_snapsession *ss, struct mt_snapshot *s, bool done)
 	snapshot_free(s);
 	if (!ss->borrowed)
 		return -EDQUOT;
+	if (got && (got->type == MT_AP_HEAP_DONE || got->type == MT_AP_ERROR))
+		done = true;
+	else if (got && got->type != MT_AP_HEAP_DATA && ss->on_frame &&
+		 (err = ss->on_frame(ss->frame_ctx, got, ss->buf)))
+		return err;
 	while (!done) {
 		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, WALK_TIMEOUT_MS);
 		if (err == -EINTR)
@@ -712,7 +719,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	int polled = 0;
 	struct mt_ap_hdr h;
 	char why[128];
-	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST;
+	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST, ok_objs = 0, ok_refs = 0;
 	enum heapmem_use use = ss->use ? ss->use :
 			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_NONE;
 	int n;
@@ -773,10 +780,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		 * before any record is written) against the memory left */
 		if (s->has_live && !mem_ok && s->live_sized_objs) {
 			if (mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, true)) {
-				err = refuse(ss, s, false);
+				err = refuse(ss, s, false, err > 0 ? &h : NULL);
 				goto fail;
 			}
 			mem_ok = true;
+			ok_objs = s->live_sized_objs;
+			ok_refs = s->live_sized_refs;
 		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
@@ -999,9 +1008,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			if (s->has_mark && !s->mark.status) {
 				char cwhy[192], mt[256];
 
-				if (!mem_ok && mem_check(ss, use, s->mark.nobjs, s->mark.nrefs,
-							 false)) {
-					err = refuse(ss, s, true);
+				/* the exact counts, unless the arrays' sizes covered
+				 * them (a copy short of memory sizes them smaller) */
+				if ((!mem_ok || s->mark.nobjs > ok_objs || s->mark.nrefs > ok_refs) &&
+				    mem_check(ss, use, s->mark.nobjs, s->mark.nrefs, false)) {
+					err = refuse(ss, s, true, NULL);
 					goto fail;
 				}
 				if (mem_said != p->pid && s->mark.nobjs) { /* said once */
@@ -1040,7 +1051,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			/* an untagged walk: its objects get their ids here, which
 			 * takes as much memory again as its visits */
 			if (s->nvisits && mem_check_visits(ss, use, s->nvisits)) {
-				err = refuse(ss, s, true);
+				err = refuse(ss, s, true, NULL);
 				goto fail;
 			}
 			err = walkids_resolve(s, fields, nfields, why, sizeof(why));
@@ -1081,7 +1092,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (s->nobjs + s->nrefs + s->nvisits >= mem_next) {
 			if (s->nvisits ? mem_check_visits(ss, use, s->nvisits) :
 					 mem_check(ss, use, s->nobjs, s->nrefs, false)) {
-				err = refuse(ss, s, false);
+				err = refuse(ss, s, false, NULL);
 				goto fail;
 			}
 			mem_next *= 2;
