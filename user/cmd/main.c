@@ -41,8 +41,8 @@ static const struct cmd cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] [--max-memory SIZE] <command>\n"
-		   "                [options] [arguments]\n"
+	fprintf(f, "usage: memtrace [--json] [--quiet] [--walk MODE] [--max-memory SIZE] <command> "
+		   "[options] [arguments]\n"
 		   "       memtrace -p PID            (the live view: memtrace top)\n"
 		   "       memtrace --version\n\n"
 		   "--walk auto|frozen|paused: how heap snapshots (histo, query, snapshot,\n"
