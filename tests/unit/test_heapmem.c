@@ -149,6 +149,36 @@ static void test_fits_visits(void **state)
 	assert_null(strstr(why, "histo"));
 }
 
+static void test_limit(void **state)
+{
+	struct heapmem_room r = { .free = UINT64_MAX };
+	char why[1024];
+
+	assert_true(heapmem_limit(&r) == UINT64_MAX); /* nothing known, nothing given */
+	r.max = 300 * MiB;
+	assert_true(heapmem_limit(&r) == 300 * MiB);
+	/* free memory and what memtrace holds, less the margin */
+	r.max = 0;
+	r.free = 1024 * MiB;
+	r.held = 20 * MiB;
+	assert_true(heapmem_limit(&r) == 1024 * MiB - HEAPFREEZE_MARGIN + 20 * MiB);
+	r.max = 2048 * MiB; /* the lesser */
+	assert_true(heapmem_limit(&r) == 1024 * MiB - HEAPFREEZE_MARGIN + 20 * MiB);
+	r.free = 10 * MiB; /* under the margin: what it holds */
+	assert_true(heapmem_limit(&r) == 20 * MiB);
+	/* the limit is where heapmem_fits() refuses: a need at it fits, above not */
+	r.free = 1024 * MiB;
+	r.max = 0;
+	{
+		uint64_t objs = (heapmem_limit(&r) - HEAPMEM_BASE) / 72;
+
+		assert_int_equal(heapmem_fits(HEAPMEM_RETAINED, objs, 0, false, &r, why, sizeof(why)),
+				 0);
+		assert_int_equal(heapmem_fits(HEAPMEM_RETAINED, objs + 1, 0, false, &r, why,
+					      sizeof(why)), -ENOMEM);
+	}
+}
+
 static void test_text(void **state)
 {
 	char b[256];
@@ -166,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_fits_free),
 		cmocka_unit_test(test_fits_copy),
 		cmocka_unit_test(test_fits_visits),
+		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_text),
 	};
 

@@ -14,6 +14,7 @@
 #include "cmd/cmds.h"
 #include "heap/heapfreeze.h"
 #include "heap/heaplayout.h"
+#include "heap/heapmem.h"
 #include "heap/walkestimate.h"
 #include "jvm/elfsym.h"
 #include "jvm/jvmflags.h"
@@ -265,6 +266,13 @@ static void print_json(const struct report *r)
 	if (!r->freeze && r->est_ok)
 		printf(",\"heap_walk_objects\":%llu,\"heap_used\":%llu",
 		       (unsigned long long)r->est.objects, (unsigned long long)r->est.used);
+	{
+		struct heapmem_room m;
+
+		heapmem_room_now(&m); /* what memtrace may hold for a heap answer (0: unbounded) */
+		printf(",\"heap_answer_memory_max\":%llu",
+		       (unsigned long long)(m.free == UINT64_MAX && !m.max ? 0 : heapmem_limit(&m)));
+	}
 	printf(",\"attach_possible\":%s,\"attach_listener_running\":%s,"
 	       "\"dynamic_agent_warning\":%s,\"other_pidns\":%s,\"other_mntns\":%s",
 	       attach_ok(r) ? "true" : "false", r->attach_socket ? "true" : "false",
@@ -287,6 +295,33 @@ static void print_json(const struct report *r)
 
 #define YES(c) ((c) ? "yes" : "NO ")
 
+/* What memtrace may hold for a heap answer here (heap/heapmem.h). */
+static void print_heap_memory(void)
+{
+	struct heapmem_room m;
+	char a[32], b[96];
+
+	heapmem_room_now(&m);
+	if (m.free == UINT64_MAX && !m.max) {
+		printf("  memory for heap answers: not bounded (MemAvailable unread)\n");
+		return;
+	}
+	if (m.max && m.max <= heapmem_limit(&m))
+		snprintf(b, sizeof(b), "--max-memory");
+	else
+		snprintf(b, sizeof(b), "%s, less %s",
+			 m.by_cgroup ? "what its memory cgroup has left" : "MemAvailable",
+			 fmt_bytes(HEAPFREEZE_MARGIN, a, sizeof(a)));
+	printf("  memory for heap answers: memtrace may hold up to %s (%s), at %llu bytes an "
+	       "object and %llu a reference for heap --retained, %llu and %llu for leaks; "
+	       "histo a few MiB whatever the heap\n",
+	       fmt_bytes(heapmem_limit(&m), a, sizeof(a)), b,
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED, 0, 1) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 0, 1) - HEAPMEM_BASE));
+}
+
 /* The collector, whether heap walks can be frozen, and what one will cost. */
 static void print_heap(const struct report *r)
 {
@@ -297,6 +332,7 @@ static void print_heap(const struct report *r)
 	printf("\ncollector and heap walks\n");
 	printf("  collector  %s\n", r->collector ? r->collector : "unknown (no Use*GC flag read)");
 	printf("  snapshot arrays in %s pages: %s\n", huge ? "huge (2 MiB)" : "small (4 KiB)", why);
+	print_heap_memory();
 	if (r->freeze) {
 		printf("  [yes] frozen heap walks: the JVM pauses only to fork a copy");
 		if (r->fork_ns)

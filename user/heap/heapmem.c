@@ -120,6 +120,17 @@ static int bounds(uint64_t need, uint64_t total, uint64_t records, bool frozen,
 	return -ENOMEM;
 }
 
+uint64_t heapmem_limit(const struct heapmem_room *r)
+{
+	uint64_t lim = UINT64_MAX;
+
+	if (r->free != UINT64_MAX)
+		lim = r->free > HEAPFREEZE_MARGIN ? r->free - HEAPFREEZE_MARGIN + r->held : r->held;
+	if (r->max && r->max < lim)
+		lim = r->max;
+	return lim;
+}
+
 int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_writes,
 		 const struct heapmem_room *r, char *why, size_t n)
 {

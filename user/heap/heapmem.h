@@ -53,6 +53,12 @@ struct heapmem_room {
 	uint64_t max;         /* --max-memory (0: none) */
 };
 
+/* heapmem_limit - pure: the most memtrace may hold in all for a heap answer
+ * under @r (no frozen copy's records counted): the least of --max-memory and
+ * what is free besides what it holds, less HEAPFREEZE_MARGIN; UINT64_MAX
+ * when nothing bounds it. */
+uint64_t heapmem_limit(const struct heapmem_room *r);
+
 /*
  * heapmem_fits - pure: does @use of @objs objects and @refs references fit
  * @r? @copy_writes: the frozen copy has yet to write its records (they take

@@ -21,7 +21,8 @@
 #   reference it reports, and over --max-memory is refused mid-walk;
 # - leaks on a heap that outgrows the bound at its third snapshot (RefDense
 #   grows by a known count after each snapshot) answers from the two taken:
-#   the holder named, its growth exact, exit 0.
+#   the holder named, its growth exact, exit 0;
+# - doctor says the bound (--max-memory's exactly, else from MemAvailable).
 # TIMEOUT: 180
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -99,6 +100,21 @@ assert_contains "$TMPD/f.histo.out" FreezeWorkload
 run f.badmax "$MEMTRACE" --max-memory 12parsecs heap -p "$fpid" --retained
 assert_eq "$(cat "$TMPD/f.badmax.rc")" 2 "--max-memory 12parsecs: exit code"
 assert_contains "$TMPD/f.badmax.err" "--max-memory takes a size"
+
+# doctor says what memtrace may hold for a heap answer: --max-memory's
+# figure exactly; without it at most MemAvailable (besides what memtrace
+# holds: 64 MiB of slack) and at least a tenth of it
+"$MEMTRACE" --json --max-memory 1G doctor -p "$fpid" >"$TMPD/doc1.json" 2>/dev/null || fail "doctor"
+assert_eq "$(grep -o '"heap_answer_memory_max":[0-9]*' "$TMPD/doc1.json" | cut -d: -f2)" 1073741824 \
+	"doctor's heap_answer_memory_max under --max-memory 1G"
+"$MEMTRACE" --json doctor -p "$fpid" >"$TMPD/doc2.json" 2>/dev/null || fail "doctor"
+room=$(grep -o '"heap_answer_memory_max":[0-9]*' "$TMPD/doc2.json" | cut -d: -f2)
+avail=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo)
+note "doctor: memtrace may hold $((room >> 20)) MiB for a heap answer; MemAvailable $((avail >> 20)) MiB"
+[ -n "$room" ] && [ "$room" -le $((avail + (64 << 20))) ] && [ "$room" -ge $((avail / 10)) ] ||
+	fail "doctor's heap_answer_memory_max ($room) against MemAvailable ($avail)"
+"$MEMTRACE" doctor -p "$fpid" 2>/dev/null | grep -q "memory for heap answers: memtrace may hold up to" ||
+	fail "doctor does not say what memtrace may hold for a heap answer"
 
 # a walk by JVMTI in a pause holds each reported reference until its objects
 # are numbered: its peak under 192 bytes a reference (the bound memtrace
