@@ -10,6 +10,8 @@
 #     equal jmap -histo:live's (nothing was created since: the load stopped
 #     before that snapshot);
 #   - its growth against the sessions wrk created meanwhile (requests / KEEP);
+#   - memtrace's peak RSS (leaks, then heap --retained on the same heap) is
+#     within the bound it said (user/heap/heapmem.c);
 # and prints the JVM's pauses: the snapshots' (the JVM's safepoint log) and
 # jmap -histo:live's on the same heap. Exit 1 when a check fails.
 # Knobs: JDKS ("17 25"), KEEP (10: one request in KEEP keeps its session),
@@ -98,8 +100,12 @@ for v in $JDKS; do
 	KEEP_EVERY=$KEEP wrk -t1 -c4 -d"${LOAD_S}s" -s bench/tomcat/load.lua \
 		"http://127.0.0.1:$PORT" >"$tmp/wrk.out" &
 	wrk=$!
-	build/memtrace -q --json leaks -p "$tc" "${CONSENT[@]}" >"$tmp/leaks.json" 2>"$tmp/leaks.err" || true
+	/usr/bin/time -o "$tmp/leaks.rss" -f "%M" \
+		build/memtrace --json leaks -p "$tc" "${CONSENT[@]}" >"$tmp/leaks.json" 2>"$tmp/leaks.err" || true
 	wait $wrk
+	# memtrace's own memory on this heap: the bound it said against its peak
+	/usr/bin/time -o "$tmp/heap.rss" -f "%M" build/memtrace heap -p "$tc" --retained "${CONSENT[@]}" \
+		>/dev/null 2>"$tmp/heap.err" || true
 	sp0=$(grep -c 'Safepoint "' "$tmp/sp.log" || true)
 	"$J/bin/jmap" -histo:live "$tc" >"$tmp/histo.txt"
 	$PY - "$tmp" "$v" "$KEEP" "$sp0" <<'PY' || fail=1
@@ -126,6 +132,17 @@ def check(cond, what):
     print("  %s %s" % ("ok  " if cond else "FAIL", what))
     ok = ok and cond
 print("jdk %s: %d holder(s); %s" % (jdk, len(leaks), open(tmp + "/leaks.err").read().strip()[-300:]))
+for what, f in (("leaks", "leaks"), ("heap --retained", "heap")):
+    said = re.search(r"of ([\d.]+ (?:[kM] )?objects and [\d.]+ (?:[kM] )?references): memtrace holds at most ([\d.]+) (MiB|GiB)",
+                     open(tmp + "/" + f + ".err").read())
+    rss = open(tmp + "/" + f + ".rss").read().split()
+    if said and rss:
+        bound = float(said.group(2)) * (1024 if said.group(3) == "GiB" else 1)
+        peak = int(rss[-1]) / 1024
+        check(peak <= bound, "%s: memtrace's peak RSS %.1f MiB, the bound it said %.1f MiB (%s)"
+              % (what, peak, bound, said.group(1)))
+    else:
+        check(False, "%s: no bound said or no peak RSS" % what)
 if not leaks:
     check(False, "a holder named")
     sys.exit(1)
