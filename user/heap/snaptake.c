@@ -366,7 +366,8 @@ static uint64_t zgc_room(struct mt_snapsession *ss)
  * -ECANCELED (printed: the fork alone is over the default bound).
  */
 static int zgc_said; /* the JVM whose copy's pause was said */
-static int mem_said; /* the JVM whose snapshot's memory was said */
+static int mem_said;           /* the JVM whose snapshot's memory was said */
+static uint64_t mem_said_need; /* the last said for it (said again a tenth above) */
 
 static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
 {
@@ -1015,8 +1016,12 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 					err = refuse(ss, s, true, NULL);
 					goto fail;
 				}
-				if (mem_said != p->pid && s->mark.nobjs) { /* said once */
+				if (s->mark.nobjs && (mem_said != p->pid ||
+						      heapmem_need(use, s->mark.nobjs, s->mark.nrefs) >
+							      mem_said_need + mem_said_need / 10)) {
+					/* said once, and again as it grows by a tenth */
 					mem_said = p->pid;
+					mem_said_need = heapmem_need(use, s->mark.nobjs, s->mark.nrefs);
 					p_info("JVM %d: %s", p->pid,
 					       heapmem_text(use, s->mark.nobjs, s->mark.nrefs, mt,
 							    sizeof(mt)));
