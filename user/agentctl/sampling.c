@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "memtrace/agent_proto.h"
 
@@ -18,18 +17,9 @@
 
 int sampling_parse_interval(const char *s, uint32_t *out)
 {
-	const char *end;
 	uint64_t v;
 
-	if (parse_u64_prefix(s, &v, &end))
-		return -EINVAL;
-	if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
-		v *= 1024;
-	else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb") || !strcasecmp(end, "mib"))
-		v *= 1024 * 1024;
-	else if (*end)
-		return -EINVAL;
-	if (!v || v > (1ull << 30))
+	if (parse_bytes(s, &v) || !v || v > (1ull << 30))
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;

@@ -54,7 +54,8 @@ typedef int (*mt_sampling_tick)(void *ctx, struct mt_samples *m, double t);
 int sampling_run(const struct mt_sampling_opts *o, struct mt_proc *p, struct mt_samples *m,
 		 mt_sampling_tick tick, void *ctx, double *elapsed);
 
-/* sampling_parse_interval - "512k", "64K", "1m", "4096" → bytes (1..1 GiB). */
+/* sampling_parse_interval - "512k", "64K", "1m", "4096" → bytes (1..1 GiB;
+ * parse_bytes()'s units). */
 int sampling_parse_interval(const char *s, uint32_t *out);
 
 /* sampling_print_losses - warnings for every loss (drops, evictions, bad

@@ -609,17 +609,19 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 
 /*
  * Would what the caller builds from this take fit in memory (heap/heapmem.h)
- * with @objs objects and @refs references? @copy_writes: the frozen copy
- * has yet to write its records. Returns 0, or -ENOMEM (printed).
+ * with @objs objects and @refs references, or (@visits non-zero, a walk by
+ * JVMTI) that many visits? @copy_writes: the frozen copy has yet to write
+ * its records. Returns 0, or -ENOMEM (printed).
  */
 static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint64_t objs,
-		     uint64_t refs, bool copy_writes)
+		     uint64_t refs, uint64_t visits, bool copy_writes)
 {
 	struct heapmem_room r;
 	char why[1024];
 
 	heapmem_room_now(&r); /* what cannot be read is not a bound */
-	if (!heapmem_fits(use, objs, refs, copy_writes, &r, why, sizeof(why)))
+	if (visits ? !heapmem_fits_visits(use, visits, &r, why, sizeof(why)) :
+		     !heapmem_fits(use, objs, refs, copy_writes, &r, why, sizeof(why)))
 		return 0;
 	p_err("JVM %d: %s", ss->p->pid, why);
 	return -ENOMEM;
@@ -664,20 +666,6 @@ static int refuse(struct mt_snapsession *ss, struct mt_snapshot *s, bool done,
 	return -EDQUOT;
 }
 
-/* mem_check() for a walk by JVMTI: its @visits so far. 0, or -ENOMEM printed. */
-static int mem_check_visits(const struct mt_snapsession *ss, enum heapmem_use use,
-			    uint64_t visits)
-{
-	struct heapmem_room r;
-	char why[1024];
-
-	heapmem_room_now(&r);
-	if (!heapmem_fits_visits(use, visits, &r, why, sizeof(why)))
-		return 0;
-	p_err("JVM %d: %s", ss->p->pid, why);
-	return -ENOMEM;
-}
-
 /*
  * A HEAP_DATA frame that is one LIVE record (MT_AP_FREEZE_LIVE): the copy is
  * forked and says where it publishes how far its records are; from now on
@@ -720,7 +708,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	int polled = 0;
 	struct mt_ap_hdr h;
 	char why[128];
-	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST, ok_objs = 0, ok_refs = 0;
+	uint64_t ns, waited = 0, mem_next = MEM_CHECK_FIRST;
 	enum heapmem_use use = ss->use ? ss->use :
 			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_NONE;
 	int n;
@@ -780,13 +768,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* the copy's mark is done: its counts (the arrays' sizes, set
 		 * before any record is written) against the memory left */
 		if (s->has_live && !mem_ok && s->live_sized_objs) {
-			if (mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, true)) {
+			if (mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, 0, true)) {
 				err = refuse(ss, s, false, err > 0 ? &h : NULL);
 				goto fail;
 			}
 			mem_ok = true;
-			ok_objs = s->live_sized_objs;
-			ok_refs = s->live_sized_refs;
 		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
@@ -1011,8 +997,9 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 
 				/* the exact counts, unless the arrays' sizes covered
 				 * them (a copy short of memory sizes them smaller) */
-				if ((!mem_ok || s->mark.nobjs > ok_objs || s->mark.nrefs > ok_refs) &&
-				    mem_check(ss, use, s->mark.nobjs, s->mark.nrefs, false)) {
+				if ((!mem_ok || s->mark.nobjs > s->live_sized_objs ||
+				     s->mark.nrefs > s->live_sized_refs) &&
+				    mem_check(ss, use, s->mark.nobjs, s->mark.nrefs, 0, false)) {
 					err = refuse(ss, s, true, NULL);
 					goto fail;
 				}
@@ -1055,7 +1042,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			}
 			/* an untagged walk: its objects get their ids here, which
 			 * takes as much memory again as its visits */
-			if (s->nvisits && mem_check_visits(ss, use, s->nvisits)) {
+			if (s->nvisits && mem_check(ss, use, 0, 0, s->nvisits, false)) {
 				err = refuse(ss, s, true, NULL);
 				goto fail;
 			}
@@ -1095,8 +1082,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* records or visits sent as the walk goes (JVMTI): what they
 		 * take so far, each time their number doubles */
 		if (s->nobjs + s->nrefs + s->nvisits >= mem_next) {
-			if (s->nvisits ? mem_check_visits(ss, use, s->nvisits) :
-					 mem_check(ss, use, s->nobjs, s->nrefs, false)) {
+			if (mem_check(ss, use, s->nobjs, s->nrefs, s->nvisits, false)) {
 				err = refuse(ss, s, false, NULL);
 				goto fail;
 			}
