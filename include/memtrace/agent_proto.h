@@ -374,7 +374,17 @@ struct mt_ap_heap_freeze {
 					   * pause when it can be. An agent without the flag
 					   * refuses it (ERROR), as one before the struct grew
 					   * by aim_copy_mib (its size) */
-#define MT_AP_FREEZE_FLAGS      0x7ffu
+#define MT_AP_FREEZE_POOL       (1u << 11) /* with _LIVE: the request's frame came with a
+					   * file descriptor (SCM_RIGHTS on its first byte): a
+					   * memfd of memtrace's, its pages already resident
+					   * and charged to memtrace. The copy maps it (its
+					   * size the file's) and writes its object and
+					   * reference records there when they fit, into
+					   * pages that need no zeroing, and says where
+					   * (mt_ap_hlive.pool); memtrace reads them from its
+					   * own mapping. The agent holds the fd only until the
+					   * fork. An agent without the flag refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0xfffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -740,6 +750,10 @@ struct mt_ap_hlive {
 	uint64_t refs, nrefs;      /* struct mt_ap_href */
 	uint64_t cap_objs;         /* how many each array was sized for */
 	uint64_t cap_refs;
+	uint64_t pool;             /* MT_AP_FREEZE_POOL: where the copy mapped memtrace's
+				    * memfd (0: not mapped); an array at an address in
+				    * [pool, pool + pool_bytes) is at that offset in it */
+	uint64_t pool_bytes;
 };
 
 struct mt_ap_hlive_at {

@@ -203,6 +203,8 @@ static uint64_t mirror_new(struct fake *f, uint64_t k, uint32_t nstatics)
 }
 
 static struct mt_ap_hlive *run_live; /* MT_AP_FREEZE_LIVE: where run() publishes */
+static void *run_pool;               /* MT_AP_FREEZE_POOL: memory for the records */
+static uint64_t run_pool_bytes;
 
 static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nroots,
 		const struct hm_named *named, size_t nnamed, const struct hm_class *cls,
@@ -213,6 +215,7 @@ static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nr
 		.L = &f->L, .heap_lo = addr(f->heap) + 4096, .heap_hi = addr(f->heap) + HEAP_SZ,
 		.flags = flags, .roots = rr, .nroots = nroots, .named = named, .nnamed = nnamed,
 		.classes = cls, .nclasses = ncls, .next_id = 1000, .live = run_live,
+		.pool = run_pool, .pool_bytes = run_pool_bytes,
 	};
 
 	assert_true(nroots <= 32);
@@ -348,6 +351,68 @@ static void test_live(void **st)
 	assert_true(live.nobjs >= 3 && live.nrefs >= 3); /* a1, b1, a2 and their fields */
 	assert_true(live.cap_objs >= live.nobjs && live.cap_refs >= live.nrefs);
 	heapmark_free(&r);
+	fake_free(f);
+}
+
+/* MT_AP_FREEZE_POOL: the object and reference records go into the pool
+ * memtrace gave when both fit (published there, never freed by the
+ * marker), the same records as without it; a pool too small is not used. */
+static void test_pool(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), A, B, a1, a2, b1, roots[1];
+	struct mt_ap_hlive live = { 0 };
+	struct hm_result r0, r, small;
+	size_t bytes = 1u << 20;
+	char *pool = aligned_alloc(4096, bytes);
+
+	(void)st;
+	assert_non_null(pool);
+	memset(pool, 0xa5, bytes); /* what an earlier snapshot left there */
+	class_klass(f, 0);
+	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2);
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
+	mirror_new(f, A, 0);
+	mirror_new(f, B, 0);
+	a1 = obj_alloc(f, A, 32);
+	b1 = obj_alloc(f, B, 24);
+	a2 = obj_alloc(f, A, 32);
+	put_oop(f, a1 + 16, b1);
+	put_oop(f, a1 + 16 + oopsz(f), a2);
+	put_oop(f, a2 + 16, a1);
+	roots[0] = a1;
+	run_live = &live;
+	run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r0, 0);
+	assert_false(r0.objs_pooled || r0.refs_pooled);
+	assert_int_equal(live.pool, 0);
+	run_pool = pool;
+	run_pool_bytes = bytes;
+	run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
+	assert_true(r.objs_pooled && r.refs_pooled);
+	assert_true((char *)r.objs >= pool && (char *)(r.objs + r.info.nobjs) <= pool + bytes);
+	assert_true((char *)r.refs >= (char *)(r.objs + r.info.nobjs) &&
+		    (char *)(r.refs + r.info.nrefs) <= pool + bytes);
+	assert_true(live.pool == (uint64_t)(uintptr_t)pool && live.pool_bytes == bytes);
+	assert_true(live.objs == (uint64_t)(uintptr_t)r.objs && live.refs == (uint64_t)(uintptr_t)r.refs);
+	assert_int_equal(r.info.nobjs, r0.info.nobjs);
+	assert_int_equal(r.info.nrefs, r0.info.nrefs);
+	assert_true(r0.info.nobjs >= 3 && r0.info.nrefs >= 3);
+	assert_memory_equal(r.objs, r0.objs, r0.info.nobjs * sizeof(*r.objs));
+	assert_memory_equal(r.refs, r0.refs, r0.info.nrefs * sizeof(*r.refs));
+	/* room for the objects but not the references: neither goes there */
+	run_pool_bytes = r0.info.nobjs * sizeof(*r.objs) + sizeof(*r.refs);
+	run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &small, 0);
+	assert_false(small.objs_pooled || small.refs_pooled);
+	assert_true((char *)small.objs < pool || (char *)small.objs >= pool + bytes);
+	assert_memory_equal(small.objs, r0.objs, r0.info.nobjs * sizeof(*r.objs));
+	assert_memory_equal(small.refs, r0.refs, r0.info.nrefs * sizeof(*r.refs));
+	run_live = NULL;
+	run_pool = NULL;
+	run_pool_bytes = 0;
+	heapmark_free(&small);
+	heapmark_free(&r); /* the pooled arrays stay: the pool's owner frees it */
+	heapmark_free(&r0);
+	free(pool);
 	fake_free(f);
 }
 
@@ -946,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_forwarding),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,6 +119,42 @@ static void test_fits_copy(void **state)
 				      sizeof(why)), 0);
 }
 
+static void test_fits_pool(void **state)
+{
+	/* memory kept for the copy's records (heap/recpool.h) is memtrace's:
+	 * --max-memory counts it; the copy writes its records there, so they
+	 * take no more of the machine while it lives */
+	uint64_t rec = heapmem_records(1000000, 1000000);
+	uint64_t need = heapmem_need(HEAPMEM_SERIES, 1000000, 1000000);
+	struct heapmem_room r = { .free = UINT64_MAX, .max = need + 10 * MiB };
+	char why[1024], b[256];
+
+	assert_int_equal(heapmem_fits(HEAPMEM_SERIES, 1000000, 1000000, true, &r, why,
+				      sizeof(why)), 0);
+	r.pool = rec + rec / 8;
+	assert_int_equal(heapmem_fits(HEAPMEM_SERIES, 1000000, 1000000, true, &r, why,
+				      sizeof(why)), -ENOMEM);
+	assert_non_null(strstr(why, "it keeps for the frozen copy's records"));
+	assert_non_null(strstr(why, "over --max-memory"));
+	/* the machine: need and pool held (held counts the pool), no second
+	 * copy of the records while the copy lives */
+	r.max = 0;
+	r.held = r.pool;
+	r.free = need + HEAPFREEZE_MARGIN;
+	assert_int_equal(heapmem_fits(HEAPMEM_SERIES, 1000000, 1000000, true, &r, why,
+				      sizeof(why)), 0);
+	r.pool = rec / 2; /* too small for them: the copy writes its own again */
+	r.held = r.pool;
+	r.free = heapmem_need(HEAPMEM_RECORDS, 1000000, 1000000) + HEAPFREEZE_MARGIN;
+	assert_int_equal(heapmem_fits(HEAPMEM_RECORDS, 1000000, 1000000, true, &r, why,
+				      sizeof(why)), -ENOMEM);
+	assert_non_null(strstr(why, "while the frozen copy lives"));
+	/* said: the figure with the pool, and how much of it the pool is */
+	heapmem_text(HEAPMEM_VIEW, 950, 1500, 2 * MiB, b, sizeof(b));
+	assert_non_null(strstr(b, "(2.0 MiB of it kept for the frozen copies' records)"));
+	(void)state;
+}
+
 static void test_fits_visits(void **state)
 {
 	struct heapmem_room r = { .free = UINT64_MAX, .held = 10 * MiB, .max = 300 * MiB };
@@ -183,7 +219,7 @@ static void test_text(void **state)
 {
 	char b[256];
 
-	assert_string_equal(heapmem_text(HEAPMEM_VIEW, 950, 1500, b, sizeof(b)),
+	assert_string_equal(heapmem_text(HEAPMEM_VIEW, 950, 1500, 0, b, sizeof(b)),
 			    "a heap view of 950 objects and 1.5 k references: memtrace holds at "
 			    "most 32.1 MiB for it");
 }
@@ -195,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_fits_max),
 		cmocka_unit_test(test_fits_free),
 		cmocka_unit_test(test_fits_copy),
+		cmocka_unit_test(test_fits_pool),
 		cmocka_unit_test(test_fits_visits),
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_text),

@@ -19,7 +19,8 @@
  * then whatever the VM thread does after a safepoint). So before it goes on
  * it is cut off from everything it shares with the JVM: every fd is closed;
  * writable shared mappings (hsperfdata) are replaced by private copies, so
- * its counters and logs go nowhere; signals are at their defaults (a crash
+ * its counters and logs go nowhere (only then is memtrace's own memfd mapped
+ * shared, MT_AP_FREEZE_POOL: the records go there, memtrace reads them); signals are at their defaults (a crash
  * kills it quietly: no core, no hs_err, whose file it could not open
  * anyway); seccomp refuses new files, sockets, processes, and signals or
  * ptrace to others; a CPU limit; oom_score_adj 1000 (the kernel kills it
@@ -46,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -206,6 +208,7 @@ int freeze_begin(struct freeze *fz, const struct mt_ap_heap_freeze *req,
 
 	free(fz->runs);
 	zgcfreeze_end(&fz->zgc);
+	freeze_drop_pool(fz);
 	memset(fz, 0, sizeof(*fz));
 	fz->req = *req;
 	fz->mem_fd = fz->pidfd = -1;
@@ -463,9 +466,25 @@ static int seccomp_deny(void)
 #endif
 }
 
+/* In the copy: map memtrace's pool, if one came (its size the file's); no
+ * pool when that fails (the records then go where they always went). */
+static void map_pool(struct freeze *fz)
+{
+	struct stat st;
+	void *p;
+
+	if (!fz->has_pool_fd || fstat(fz->pool_fd, &st) || st.st_size <= 0)
+		return;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fz->pool_fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	fz->pool = p;
+	fz->pool_bytes = (uint64_t)st.st_size;
+}
+
 /* Cut the copy off from everything it shares with the JVM; exit if that
  * fails (the JVM then walks in a pause). The exit code says which step. */
-static void sandbox(const struct freeze *fz)
+static void sandbox(struct freeze *fz)
 {
 	struct rlimit core = { 0, 0 };
 	struct rlimit cpu;
@@ -487,6 +506,7 @@ static void sandbox(const struct freeze *fz)
 	}
 	if (privatize_shared())
 		_exit(73);
+	map_pool(fz); /* after the shared mappings became private, before the fds close */
 	cpu.rlim_cur = fz->req.max_ms / 1000 + 10;
 	cpu.rlim_max = cpu.rlim_cur + 1;
 	if (setrlimit(RLIMIT_CORE, &core) || setrlimit(RLIMIT_CPU, &cpu))
@@ -502,6 +522,14 @@ static void sandbox(const struct freeze *fz)
 	}
 	if (seccomp_deny())
 		_exit(75);
+}
+
+void freeze_drop_pool(struct freeze *fz)
+{
+	if (fz->has_pool_fd)
+		close(fz->pool_fd);
+	fz->has_pool_fd = false;
+	fz->pool_fd = -1;
 }
 
 pid_t freeze_fork(struct freeze *fz)
@@ -553,6 +581,7 @@ pid_t freeze_fork(struct freeze *fz)
 		sandbox(fz);
 		return 0;
 	}
+	freeze_drop_pool(fz); /* the JVM keeps no part of memtrace's memory */
 	unshare_free(fz, false);
 	fz->rec.fork_ns = agent_mono_ns() - fz->t_fork;
 	fz->rec.fork_at_ns = fz->t_fork;
@@ -787,6 +816,7 @@ void freeze_end(struct freeze *fz)
 	struct rusage ru;
 
 	zgcfreeze_end(&fz->zgc);
+	freeze_drop_pool(fz);
 	if (!fz->forked) /* nothing was opened: a zeroed fz's fds (0) are the JVM's */
 		return;
 	if (fz->mem_fd >= 0)

@@ -28,7 +28,16 @@ struct freeze {
 	struct { uint64_t lo, hi; } *runs;
 	uint32_t nruns;
 	struct zgc_freeze zgc;   /* MT_AP_FREEZE_ZGC: the heap's copy (zgc.on) */
+	/* MT_AP_FREEZE_POOL: memtrace's memfd, held by the JVM until the fork
+	 * (has_pool_fd); in the copy, mapped shared at pool (NULL: none) */
+	bool has_pool_fd;
+	int pool_fd;
+	void *pool;
+	uint64_t pool_bytes;
 };
+
+/* freeze_drop_pool - close the MT_AP_FREEZE_POOL fd @fz holds, if any. */
+void freeze_drop_pool(struct freeze *fz);
 
 /*
  * freeze_begin - before the walk (the JVM running): keep @req in *@fz and

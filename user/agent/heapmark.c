@@ -49,6 +49,10 @@
 
 #include "heapmark.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
 #define KPOOL_BLOCK   1024      /* class infos per block (blocks never move) */
 #define MAX_MAPS      4096      /* oop map blocks a class may have */
 #define MAX_INSTANCE  (1u << 24) /* bytes an instance may have */
@@ -85,6 +89,7 @@ struct u64map {
 struct growvec {
 	char *p;
 	size_t n, cap, esz;
+	bool pooled;       /* p lies in the input's pool: never realloc'd or freed */
 };
 
 struct mark {
@@ -199,7 +204,7 @@ static void vec_reserve(struct growvec *v, size_t n, bool small)
 {
 	char *p;
 
-	if (n <= v->cap)
+	if (n <= v->cap || v->pooled)
 		return;
 	p = realloc(v->p, n * v->esz);
 	if (!p)
@@ -213,6 +218,29 @@ static void vec_reserve(struct growvec *v, size_t n, bool small)
 	}
 	v->p = p;
 	v->cap = n;
+}
+
+/*
+ * Room for @n entries of empty @v in the input's pool (memtrace's memfd,
+ * MT_AP_FREEZE_POOL), after what the pool holds already (*@used bytes,
+ * advanced): its pages are resident, so the records need no fresh pages.
+ * False (nothing changed) when they do not fit.
+ */
+static bool vec_pool(struct mark *mk, struct growvec *v, size_t n, uint64_t *used)
+{
+	uint64_t at = (*used + 63) & ~63ull, bytes = (uint64_t)n * v->esz;
+
+	if (!mk->in->pool || v->p || !n || at > mk->in->pool_bytes ||
+	    bytes > mk->in->pool_bytes - at)
+		return false;
+	v->p = (char *)mk->in->pool + at;
+	v->cap = n;
+	v->pooled = true;
+	/* its page tables in one call, not a fault per page as they are written */
+	madvise(v->p - ((uintptr_t)v->p & 4095), bytes + ((uintptr_t)v->p & 4095),
+		MADV_POPULATE_WRITE);
+	*used = at + bytes;
+	return true;
 }
 
 /* ---- the records as they are written (MT_AP_FREEZE_LIVE) ---- */
@@ -243,6 +271,8 @@ static void live_arrays(struct mark *mk)
 	live_store(&l->refs, (uint64_t)(uintptr_t)mk->refs.p);
 	live_store(&l->cap_objs, mk->objs.cap);
 	live_store(&l->cap_refs, mk->refs.cap);
+	live_store(&l->pool, (uint64_t)(uintptr_t)mk->in->pool);
+	live_store(&l->pool_bytes, mk->in->pool ? mk->in->pool_bytes : 0);
 	live_store(&l->gen, l->gen + 1);
 }
 
@@ -266,7 +296,14 @@ static void *vec_push(struct mark *mk, struct growvec *v)
 
 		if (published) /* before the old array can go */
 			live_moving(mk);
-		p = realloc(v->p, cap * v->esz);
+		if (v->pooled) { /* out of the pool: the rest in memory of our own */
+			p = malloc(cap * v->esz);
+			if (p)
+				memcpy(p, v->p, v->n * v->esz);
+			v->pooled = !p;
+		} else {
+			p = realloc(v->p, cap * v->esz);
+		}
 		if (!p) {
 			mk->err = -ENOMEM;
 			return NULL; /* gen stays odd: a reader keeps nothing more */
@@ -1387,20 +1424,30 @@ static int emit(struct mark *mk)
 	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
 		bool small = in->flags & HM_SMALLPAGES;
 
+		/* the non-null references pushed (slots, the edges, may be null):
+		 * what memtrace reads as the records' bound before they are
+		 * written (heap/heapmem.h) */
+		size_t nrefs = mk->pushed + (mk->pushed >> 4) +
+			       (in->flags & HM_OBJS ? 0 : mk->out->info.marked);
+		uint64_t used = 0;
+
 		if (build_rank(mk))
 			return -ENOMEM;
-		/* what the records will take, known now: one growth, no copies */
+		/* what the records will take, known now: one growth, no copies;
+		 * in memtrace's pool when both fit there */
+		if ((in->flags & HM_OBJS) && (in->flags & HM_REFS) &&
+		    vec_pool(mk, &mk->objs, mk->out->info.marked, &used) &&
+		    !vec_pool(mk, &mk->refs, nrefs, &used)) {
+			mk->objs.p = NULL; /* objects alone there would not spare much */
+			mk->objs.cap = 0;
+			mk->objs.pooled = false;
+		}
 		if (in->flags & HM_OBJS)
 			vec_reserve(&mk->objs, mk->out->info.marked, small);
 		if (in->flags & HM_ADDRS)
 			vec_reserve(&mk->addrs, mk->out->info.marked, small);
 		if (in->flags & HM_REFS)
-			/* the non-null references pushed (slots, the edges, may be
-			 * null): what memtrace reads as the records' bound before
-			 * they are written (heap/heapmem.h) */
-			vec_reserve(&mk->refs, mk->pushed + (mk->pushed >> 4) +
-						       (in->flags & HM_OBJS ? 0 : mk->out->info.marked),
-				    small);
+			vec_reserve(&mk->refs, nrefs, small);
 		live_arrays(mk);
 		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
 			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
@@ -1558,6 +1605,8 @@ static void finish(struct mark *mk, struct hm_result *out)
 		*give[i].n = give[i].v->n;
 		give[i].v->p = NULL;
 	}
+	out->objs_pooled = mk->objs.pooled;
+	out->refs_pooled = mk->refs.pooled;
 	out->addrs = (uint64_t *)mk->addrs.p;
 	naddrs = mk->addrs.n;
 	(void)naddrs; /* == info.nobjs */
@@ -1701,8 +1750,10 @@ void heapmark_free(struct hm_result *r)
 		free(ar->blocks);
 		free(ar);
 	}
-	free(r->objs);
-	free(r->refs);
+	if (!r->objs_pooled)
+		free(r->objs);
+	if (!r->refs_pooled)
+		free(r->refs);
 	free(r->roots);
 	free(r->prims);
 	free(r->strs);

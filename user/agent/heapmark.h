@@ -80,9 +80,14 @@ struct hm_input {
 					* address in canonical form, zgcref.h) */
 	struct mt_ap_hlive *live;      /* NULL, or where the records are published as they
 					* are written (MT_AP_FREEZE_LIVE: memtrace reads them) */
+	void *pool;                    /* NULL, or memory for the object and reference
+					* records (MT_AP_FREEZE_POOL: memtrace's memfd), used
+					* when both fit in its pool_bytes */
+	uint64_t pool_bytes;
 };
 
-/* What the marker wrote (arrays malloc'd by it; heapmark_free() frees). */
+/* What the marker wrote (arrays malloc'd by it but those in the input's
+ * pool; heapmark_free() frees). */
 struct hm_result {
 	struct mt_ap_hmark info;       /* counts, times, status; addresses unset */
 	struct mt_ap_hobj *objs;
@@ -94,6 +99,7 @@ struct hm_result {
 	struct mt_ap_hklass *klasses;
 	struct mt_ap_hsampled *sampled;
 	uint64_t *addrs;               /* HM_ADDRS: info.nobjs addresses */
+	bool objs_pooled, refs_pooled; /* objs, refs lie in hm_input.pool (not freed) */
 	void *priv;                    /* the marker's own state */
 };
 

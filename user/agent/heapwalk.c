@@ -77,6 +77,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "freeze.h"
@@ -101,6 +102,16 @@ struct walk_ask {
 	int watch_fd;            /* the memtrace connection */
 	void (*idle)(void);      /* while a frozen copy walks (freeze_wait) */
 };
+
+/* heap_walk_pool()'s fd for the next walk, -1. */
+static int given_pool = -1;
+
+void heap_walk_pool(int fd)
+{
+	if (given_pool >= 0)
+		close(given_pool);
+	given_pool = fd;
+}
 
 /* Set when an untagged walk's layout checks failed: tags from then on. */
 static bool untagged_broken;
@@ -161,6 +172,7 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 		       void (*idle)(void))
 {
 	const char *t = getenv("MEMTRACE_AGENT_TEST_LAYOUT");
+	int pool;
 
 	hw.first_id = hs.next_id;
 	if (hs.bits)
@@ -177,6 +189,15 @@ static void walk_begin(const struct mt_ap_heap_request *req, const struct mt_ap_
 			    "a walk that tags objects is not frozen");
 	} else if (freeze) {
 		hw.freezing = !freeze_begin(&hw.fz, freeze, zgc, idle);
+	}
+	/* memtrace's pool for the copy's records: until the fork, if used */
+	pool = given_pool;
+	given_pool = -1;
+	if (pool >= 0 && hw.freezing && (freeze->flags & MT_AP_FREEZE_POOL)) {
+		hw.fz.pool_fd = pool;
+		hw.fz.has_pool_fd = true;
+	} else if (pool >= 0) {
+		close(pool);
 	}
 	/* ZGC, Shenandoah: a walk in the pause instead is memtrace's to ask for */
 	if (freeze && !hw.freezing && (freeze->flags & (MT_AP_FREEZE_ZGC | MT_AP_FREEZE_FORWARDING)))
@@ -601,6 +622,7 @@ void heap_release(void)
 
 void heap_session_end(void)
 {
+	heap_walk_pool(-1);
 	walkcopy_release();
 	walkstate_free();
 	walkenv_end();

@@ -32,6 +32,10 @@ int heap_walk(const struct mt_ap_heap_request *req, const struct mt_ap_heap_free
 	      const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
 	      const char *names, size_t names_len, const void *samples, int watch_fd,
 	      void (*idle)(void), struct mt_ap_heap_done *done, char *why, size_t n);
+/* heap_walk_pool - the next heap_walk()'s MT_AP_FREEZE_POOL memfd (-1:
+ * none); heapwalk.c owns it from now on (an unused one is closed). */
+void heap_walk_pool(int fd);
+
 /* heap_walk_live - while a frozen copy marks with MT_AP_FREEZE_LIVE asked:
  * true once per walk, with where the copy publishes its records' progress in
  * *@at (the caller sends it as a LIVE record); false otherwise. */

@@ -59,6 +59,38 @@ static uint32_t heap_seq; /* the HEAP_REQUEST being walked or answered */
 static pid_t client_pid;    /* the client's pid (SO_PEERCRED, in our pid namespace) */
 static uint64_t client_since_ms;
 
+/* The fd that came with the client's last frames (SCM_RIGHTS: a heap
+ * request's MT_AP_FREEZE_POOL memfd), -1; one at a time, any other closed. */
+static int rx_fd = -1;
+
+static int take_fd(void)
+{
+	int fd = rx_fd;
+
+	rx_fd = -1;
+	return fd;
+}
+
+/* Keep the fds a control message brought: the first, at most, as rx_fd. */
+static void keep_fds(struct msghdr *mh)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (rx_fd >= 0)
+				close(rx_fd);
+			rx_fd = fd;
+		}
+	}
+}
+
 /* Shared with Agent_OnUnload: the socket file we bound (under agent.lock),
  * and whether the JVM is going (its file removed: never bound again). */
 static char bound_path[sizeof(agent.sock_path)];
@@ -224,6 +256,9 @@ static void session_end(void)
 		close(client_fd);
 	}
 	client_fd = -1;
+	if (rx_fd >= 0) /* a pool the walk never took */
+		close(rx_fd);
+	rx_fd = -1;
 	hello_done = false;
 	rx_len = 0;
 	free(tx);
@@ -394,6 +429,7 @@ static void handle_heap_request(const struct request *req)
 	int err;
 
 	heap_seq = req->hdr.seq; /* LIVE goes out during the walk */
+	heap_walk_pool(take_fd()); /* the request's pool, if it brought one */
 	err = heap_walk(&req->heap, (req->heap.flags & MT_AP_HEAP_FREEZE) ? &req->freeze : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_MARK) ? &req->layout : NULL,
 			(req->freeze.flags & MT_AP_FREEZE_ZGC) ? &req->zgc : NULL,
@@ -497,7 +533,17 @@ static void handle_request(const struct request *req)
 /* Read what the client sent and handle every complete frame. */
 static void read_client(void)
 {
-	ssize_t r = recv(client_fd, rx + rx_len, sizeof(rx) - rx_len, MSG_DONTWAIT);
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	struct iovec iov = { rx + rx_len, sizeof(rx) - rx_len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	ssize_t r = recvmsg(client_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (r > 0)
+		keep_fds(&mh);
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

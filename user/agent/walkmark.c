@@ -188,8 +188,11 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_FORWARDING;
 	if (hw.fz.req.flags & MT_AP_FREEZE_SMALLPAGES)
 		in->flags |= HM_SMALLPAGES;
-	if ((hw.fz.req.flags & MT_AP_FREEZE_LIVE) && !hw.comparing)
+	if ((hw.fz.req.flags & MT_AP_FREEZE_LIVE) && !hw.comparing) {
 		in->live = &hw.live;
+		in->pool = hw.fz.pool; /* mapped in the copy (MT_AP_FREEZE_POOL) */
+		in->pool_bytes = hw.fz.pool_bytes;
+	}
 	return 0;
 }
 

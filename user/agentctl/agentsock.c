@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -265,6 +266,37 @@ int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, s
 	if (n < 0)
 		return (int)n;
 	return write_all(s->fd, frame, (size_t)n);
+}
+
+int agentsock_write_fd(struct mt_agentsock *s, const void *buf, size_t n, int fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)buf, n };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *c;
+	ssize_t w;
+
+	if (s->fd < 0)
+		return -ENOTCONN;
+	if (!n)
+		return -EINVAL;
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	do
+		w = sendmsg(s->fd, &mh, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w <= 0)
+		return w < 0 ? -errno : -EIO;
+	/* the descriptor went with the first byte: the rest is plain */
+	return (size_t)w < n ? write_all(s->fd, (const char *)buf + w, n - (size_t)w) : 0;
 }
 
 int agentsock_recv(struct mt_agentsock *s, struct mt_ap_hdr *h, void *buf, size_t cap,

@@ -92,6 +92,13 @@ int agentsock_detach(struct mt_agentsock *s);
 int agentsock_send(struct mt_agentsock *s, unsigned type, const void *payload, size_t len);
 
 /*
+ * agentsock_write_fd - write the encoded frame(s) @buf (@n bytes) with @fd
+ * passed along on the first byte (SCM_RIGHTS: the agent gets its own
+ * descriptor of the same file; ours stays the caller's). Returns 0 or -errno.
+ */
+int agentsock_write_fd(struct mt_agentsock *s, const void *buf, size_t n, int fd);
+
+/*
  * agentsock_recv - read the next frame of any type, waiting at most
  * @timeout_ms. Its payload (h->len bytes, checked against @cap) goes to @buf.
  * Returns 1 for a frame, 0 on timeout (nothing consumed), -ECONNRESET if the

@@ -94,6 +94,8 @@ static int walk(struct growth_run *g, const struct mt_proc *p, struct mt_agentso
 	}
 	err = heapseries_take(&g->series, &ss, t, m->gcs, !g->series.taken || last);
 	snaptake_close(&ss);
+	if (!err && !last) /* meanwhile, not in the next one's time */
+		heapseries_ready_next(&g->series);
 	if (err == -EDQUOT && g->series.taken >= 2) {
 		/* refused (said why) with the session intact: a growing heap
 		 * outgrew the memory bound; the snapshots taken still answer */

@@ -135,21 +135,26 @@ int heapmem_fits(enum heapmem_use use, uint64_t objs, uint64_t refs, bool copy_w
 		 const struct heapmem_room *r, char *why, size_t n)
 {
 	uint64_t need = heapmem_need(use, objs, refs), rec = heapmem_records(objs, refs);
-	uint64_t total = need;
+	uint64_t total;
 	char o[32], f[32], a[32];
 	int len;
 
 	if (!need)
 		return 0;
+	need += r->pool;
+	total = need;
 	len = snprintf(why, n, "%s of %s objects and %s references would take memtrace about %s "
 		       "(an upper bound: %llu bytes an object and %llu a reference, measured)",
 		       cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
 		       fmt_bytes(need, a, sizeof(a)), (unsigned long long)cost[use].obj,
 		       (unsigned long long)cost[use].ref);
+	if (r->pool && len >= 0 && (size_t)len < n) /* the pool is memtrace's too */
+		len += snprintf(why + len, n - (size_t)len, " and the %s it keeps for the frozen "
+				"copy's records", fmt_bytes(r->pool, a, sizeof(a)));
 	/* while the copy lives its records and memtrace's copy of them are
-	 * both resident */
-	if (copy_writes && 2 * rec + HEAPMEM_BASE > total)
-		total = 2 * rec + HEAPMEM_BASE;
+	 * both resident (in a pool large enough, they are in memtrace's) */
+	if (copy_writes && r->pool < rec && 2 * rec + HEAPMEM_BASE + r->pool > total)
+		total = 2 * rec + HEAPMEM_BASE + r->pool;
 	return bounds(need, total,
 		      use == HEAPMEM_RECORDS ? 0 : heapmem_need(HEAPMEM_RECORDS, objs, refs), true,
 		      r, why, n, len);
@@ -189,15 +194,21 @@ int heapmem_fits_visits(enum heapmem_use use, uint64_t visits, const struct heap
 	return bounds(need, need, 0, false, r, why, n, len);
 }
 
-const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, char *buf, size_t n)
+const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, uint64_t pool,
+			 char *buf, size_t n)
 {
-	char o[32], f[32], a[32];
+	char o[32], f[32], a[32], k[32];
+	int len;
 
 	if (use <= HEAPMEM_NONE || use > HEAPMEM_SERIES)
 		use = HEAPMEM_NONE;
-	snprintf(buf, n, "%s of %s objects and %s references: memtrace holds at most %s for it",
-		 cost[use].what, fmt_count(objs, o, sizeof(o)), fmt_count(refs, f, sizeof(f)),
-		 fmt_bytes(heapmem_need(use, objs, refs), a, sizeof(a)));
+	len = snprintf(buf, n, "%s of %s objects and %s references: memtrace holds at most %s "
+		       "for it", cost[use].what, fmt_count(objs, o, sizeof(o)),
+		       fmt_count(refs, f, sizeof(f)),
+		       fmt_bytes(heapmem_need(use, objs, refs) + pool, a, sizeof(a)));
+	if (pool && len >= 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " (%s of it kept for the frozen copies' "
+			 "records)", fmt_bytes(pool, k, sizeof(k)));
 	return buf;
 }
 

@@ -51,6 +51,9 @@ struct heapmem_room {
 	uint64_t held;        /* memtrace's resident memory now (its part of a need) */
 	bool by_cgroup;       /* a cgroup's limit, not MemAvailable, set free */
 	uint64_t max;         /* --max-memory (0: none) */
+	uint64_t pool;        /* memory memtrace keeps for the frozen copy's records
+			       * (heap/recpool.h; held already): a need adds to it,
+			       * and the copy writes its records there */
 };
 
 /* heapmem_limit - pure: the most memtrace may hold in all for a heap answer
@@ -85,8 +88,11 @@ int heapmem_fits_visits(enum heapmem_use use, uint64_t visits, const struct heap
 			char *why, size_t n);
 
 /* heapmem_text - pure: "<what> of N objects and M references: memtrace
- * holds at most X for it" into @buf (@n bytes); returns @buf. */
-const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, char *buf, size_t n);
+ * holds at most X for it" into @buf (@n bytes), X with the @pool bytes kept
+ * for the frozen copies' records (heap/recpool.h; said when not 0); returns
+ * @buf. */
+const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, uint64_t pool,
+			 char *buf, size_t n);
 
 /*
  * heapmem_oom_first - make memtrace the process the kernel's OOM killer

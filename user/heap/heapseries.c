@@ -2,10 +2,13 @@
 /* heapseries.c - snapshots over time and their growth (see heapseries.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "heap/heapfreeze.h"
 #include "heap/heapmem.h"
 #include "heap/heapseries.h"
+#include "heap/recpool.h"
 #include "lib/util.h"
 
 int heapseries_init(struct heapseries *s)
@@ -36,6 +39,36 @@ bool heapseries_keep_turn(const struct heapseries_plan *pl, uint32_t i, double t
 	return t < (i + 1) * every && t + last_cost <= pl->duration;
 }
 
+#define POOL_MIN (128ull << 20) /* smaller records fault in little: no pool (5 M
+				* objects: 280 MiB, ~80 ms of the copy's faults) */
+
+void heapseries_ready_next(struct heapseries *s)
+{
+	const char *env = getenv("MEMTRACE_RECPOOL");
+	bool always = env && !strcmp(env, "always");
+	struct heapmem_room r;
+	uint64_t want, more;
+
+	if (!s->rec_live || !s->rec_objs || (env && !strcmp(env, "never")))
+		return;
+	want = recpool_bytes_for(s->rec_objs, s->rec_refs);
+	if ((want < POOL_MIN && !always) || (s->pool && s->pool->bytes >= want - want / 16))
+		return;
+	/* memtrace's memory from now on: only with room for it and the next
+	 * snapshot (its bound counts the pool: heapmem_room.pool) */
+	more = want - (s->pool ? s->pool->bytes : 0);
+	heapmem_room_now(&r);
+	if ((r.max && r.held + more > r.max) ||
+	    (r.free != UINT64_MAX && more + HEAPFREEZE_MARGIN > r.free))
+		return;
+	if (s->pool) {
+		recpool_grow(s->pool, want); /* as it was when it cannot */
+	} else {
+		s->pool = recpool_new(want);
+	}
+	util_phase("memory kept for the next copy's records");
+}
+
 static void drop_last(struct heapseries *s)
 {
 	heapview_free(&s->hv);
@@ -49,6 +82,7 @@ void heapseries_free(struct heapseries *s)
 		return;
 	drop_last(s);
 	heapgrowth_free(s->growth);
+	recpool_free(s->pool);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -62,11 +96,15 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 
 	drop_last(s);
 	ss->use = HEAPMEM_SERIES;
+	ss->pool = s->pool;
 	err = snaptake_take(ss, MT_AP_HEAP_REFS | (s->max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
 			    s->max_pause_ms, NULL, 0, &s->snap);
 	if (err)
 		return err; /* printed */
 	s->have_last = true;
+	s->rec_objs = s->snap.nobjs;
+	s->rec_refs = s->snap.nrefs;
+	s->rec_live = s->snap.has_mark && (ss->freeze.flags & MT_AP_FREEZE_LIVE) && !ss->pool_off;
 	err = heapview_build_take(&s->snap, &none, &s->hv, why, sizeof(why)); /* records dropped */
 	util_phase("heap view");
 	if (!err)

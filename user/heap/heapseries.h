@@ -15,6 +15,8 @@
 #include "heap/heapview.h"
 #include "heap/snaptake.h"
 
+struct recpool;
+
 struct heapseries {
 	struct heapgrowth *growth;
 	bool max_pause;              /* the user's --max-pause: walks in a pause up to */
@@ -28,6 +30,11 @@ struct heapseries {
 	uint64_t objects[HEAPGROWTH_MAX_SNAPS]; /* each snapshot's live objects */
 	uint64_t at_ns[HEAPGROWTH_MAX_SNAPS]; /* each image's instant (CLOCK_MONOTONIC at
 					 * the fork; 0 when the walk was not frozen) */
+	/* the last snapshot's records, and the memory kept for the next copy's
+	 * (heap/recpool.h; heapseries_ready_next()) */
+	uint64_t rec_objs, rec_refs;
+	bool rec_live;               /* the copy's own mark, read as it wrote them */
+	struct recpool *pool;
 	/* the last snapshot, kept */
 	struct mt_snapshot snap;
 	struct mt_heapview hv;
@@ -74,5 +81,16 @@ void heapseries_free(struct heapseries *s);
  */
 int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, uint64_t gcs,
 		    bool retained);
+
+/*
+ * heapseries_ready_next - after a snapshot that another follows: keep (or
+ * grow) memory for the next frozen copy's records (heap/recpool.h), sized
+ * from the last one's with room for an eighth more, when they were the
+ * copy's own mark's and take at least 128 MiB (MEMTRACE_RECPOOL=always: any
+ * size; =never: none), and the machine has room for it beside what a
+ * snapshot needs. The next heapseries_take() passes it to the copy.
+ * Nothing is said; without it the next copy writes into fresh pages.
+ */
+void heapseries_ready_next(struct heapseries *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "heap/heapfreeze.h"
+#include "heap/recpool.h"
 #include "heap/snapmark.h"
 #include "jvm/klassname.h"
 #include "jvm/proc.h"
@@ -36,9 +37,20 @@ int snapmark_readv(int pid, void *buf, size_t len, uint64_t addr)
 	return 0;
 }
 
+/* @len bytes at @addr in the copy into @buf: from memtrace's pool when they
+ * lie there (MT_AP_FREEZE_POOL), else out of the copy's memory. */
+static int read_copy(struct mt_snapshot *s, int pid, void *buf, size_t len, uint64_t addr)
+{
+	if (recpool_read(s->pool, s->pool_at, s->pool_bytes, addr, buf, len)) {
+		s->pool_read += len;
+		return 0;
+	}
+	return snapmark_readv(pid, buf, len, addr);
+}
+
 /* Append @n records of @esz bytes at @addr in the copy to the array *@pp. */
-static int read_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, uint64_t k,
-		      size_t esz)
+static int read_array(struct mt_snapshot *s, int pid, void *pp, size_t *n, size_t *cap,
+		      uint64_t addr, uint64_t k, size_t esz)
 {
 	char **p = pp;
 	int err;
@@ -48,7 +60,7 @@ static int read_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, 
 	err = snapshot_grow(pp, cap, *n, (size_t)k, esz);
 	if (err)
 		return err;
-	err = snapmark_readv(pid, *p + *n * esz, (size_t)k * esz, addr);
+	err = read_copy(s, pid, *p + *n * esz, (size_t)k * esz, addr);
 	if (!err)
 		*n += (size_t)k;
 	return err;
@@ -56,8 +68,8 @@ static int read_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, 
 
 /* Read records [*@n, @upto) of @esz bytes from the copy's array at @addr
  * into *@pp (room made up to @cap_want entries at the first). */
-static int pull_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, uint64_t upto,
-		      uint64_t cap_want, size_t esz)
+static int pull_array(struct mt_snapshot *s, int pid, void *pp, size_t *n, size_t *cap,
+		      uint64_t addr, uint64_t upto, uint64_t cap_want, size_t esz)
 {
 	char **p = pp;
 	int err;
@@ -69,7 +81,7 @@ static int pull_array(int pid, void *pp, size_t *n, size_t *cap, uint64_t addr, 
 	err = snapshot_grow(pp, cap, *n, (size_t)(cap_want - *n), esz);
 	if (err)
 		return err;
-	return snapmark_readv(pid, *p + *n * esz, (size_t)(upto - *n) * esz, addr + *n * esz);
+	return read_copy(s, pid, *p + *n * esz, (size_t)(upto - *n) * esz, addr + *n * esz);
 }
 
 int snapmark_pull(struct mt_snapshot *s)
@@ -86,6 +98,11 @@ int snapmark_pull(struct mt_snapshot *s)
 		err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
 	if (err || (g & 1) || a.gen != g || !a.objs)
 		return err;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the records before their counts */
+	if (s->pool) { /* where the copy mapped it: memtrace asked for a pool */
+		s->pool_at = a.pool;
+		s->pool_bytes = a.pool_bytes;
+	}
 	if (!s->live_sized_objs) { /* sized before the first record: the mark's counts */
 		s->live_sized_objs = a.cap_objs;
 		s->live_sized_refs = a.cap_refs;
@@ -94,10 +111,10 @@ int snapmark_pull(struct mt_snapshot *s)
 		return 0;
 	no = a.nobjs > s->live_nobjs ? a.nobjs : s->live_nobjs;
 	nr = a.nrefs > s->live_nrefs ? a.nrefs : s->live_nrefs;
-	err = pull_array(s->live_pid, &s->live_objs, &s->live_nobjs, &s->live_cap_objs, a.objs,
+	err = pull_array(s, s->live_pid, &s->live_objs, &s->live_nobjs, &s->live_cap_objs, a.objs,
 			 no, a.cap_objs, sizeof(*s->objs));
 	if (!err && a.refs)
-		err = pull_array(s->live_pid, &s->live_refs, &s->live_nrefs, &s->live_cap_refs,
+		err = pull_array(s, s->live_pid, &s->live_refs, &s->live_nrefs, &s->live_cap_refs,
 				 a.refs, nr, a.cap_refs, sizeof(*s->refs));
 	gerr = snapmark_readv(s->live_pid, &b, sizeof(b), s->live_at);
 	if (gerr)
@@ -281,31 +298,31 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		snprintf(why, n, "the frozen copy wrote fewer records than memtrace read");
 		return -EPROTO;
 	}
-	err = read_array(pid, &s->objs, &s->nobjs, &s->cap_objs,
+	err = read_array(s, pid, &s->objs, &s->nobjs, &s->cap_objs,
 			 m->objs + skip_o * sizeof(*s->objs), m->nobjs - skip_o, sizeof(*s->objs));
 	if (!err)
-		err = read_array(pid, &s->refs, &s->nrefs, &s->cap_refs,
+		err = read_array(s, pid, &s->refs, &s->nrefs, &s->cap_refs,
 				 m->refs + skip_r * sizeof(*s->refs), m->nrefs - skip_r,
 				 sizeof(*s->refs));
 	if (!err)
-		err = read_array(pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,
+		err = read_array(s, pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,
 				 sizeof(*s->roots));
 	if (!err)
-		err = read_array(pid, &s->prims, &s->nprims, &s->cap_prims, m->prims, m->nprims,
+		err = read_array(s, pid, &s->prims, &s->nprims, &s->cap_prims, m->prims, m->nprims,
 				 sizeof(*s->prims));
 	if (!err)
-		err = read_array(pid, &s->sampled, &s->nsampled, &s->cap_sampled, m->sampled,
+		err = read_array(s, pid, &s->sampled, &s->nsampled, &s->cap_sampled, m->sampled,
 				 m->nsampled, sizeof(*s->sampled));
 	if (!err && m->nhisto) {
 		size_t cap = 0;
 
-		err = read_array(pid, &s->histo, &s->nhisto, &cap, m->histo, m->nhisto,
+		err = read_array(s, pid, &s->histo, &s->nhisto, &cap, m->histo, m->nhisto,
 				 sizeof(*s->histo));
 	}
 	if (!err && m->nklasses) {
 		size_t cap = 0;
 
-		err = read_array(pid, &s->klass_ids, &s->nklass_ids, &cap, m->klasses, m->nklasses,
+		err = read_array(s, pid, &s->klass_ids, &s->nklass_ids, &cap, m->klasses, m->nklasses,
 				 sizeof(*s->klass_ids));
 	}
 	if (!err && m->addrs && m->nobjs) {

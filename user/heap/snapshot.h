@@ -82,6 +82,8 @@ const char *snapshot_pause_name(enum snapshot_pause p);
 /* snapshot_pause_phrase - how the pause was timed, for a person. */
 const char *snapshot_pause_phrase(enum snapshot_pause p);
 
+struct recpool;
+
 struct mt_snapshot {
 	struct mt_ap_heap_done info; /* pause, counts, partial, flags */
 	int pid;
@@ -138,6 +140,11 @@ struct mt_snapshot {
 	size_t live_read_objs;       /* object records of the snapshot read while written */
 	uint64_t live_sized_objs;    /* what the copy sized its arrays for before writing: */
 	uint64_t live_sized_refs;    /* the live objects, a bound of the references (0: not yet) */
+	/* MT_AP_FREEZE_POOL: memtrace's pool (not owned), mapped in the copy at
+	 * pool_at (pool_bytes, from its struct mt_ap_hlive; 0: not mapped) */
+	const struct recpool *pool;
+	uint64_t pool_at, pool_bytes;
+	uint64_t pool_read;          /* bytes of records read from it */
 	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
 	 * record's id, or 0 with klass named by the class record snapmark_read()
 	 * made for it (klass_ids below) */

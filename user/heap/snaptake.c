@@ -12,6 +12,7 @@
 #include "agentctl/agentsession.h"
 #include "heap/heapfreeze.h"
 #include "heap/heaplayout.h"
+#include "heap/recpool.h"
 #include "heap/snapmark.h"
 #include "heap/snaprec.h"
 #include "heap/snaptake.h"
@@ -28,11 +29,12 @@
 #define ZGC_RETRY_MS    25     /* after 25 ms, 50, ... 200 at most: ~6 s in all */
 #define MEM_CHECK_FIRST (1u << 20) /* records sent (JVMTI) before their memory is first checked */
 
+/* The request; with @pass_fd >= 0 (MT_AP_FREEZE_POOL's memfd) passed along. */
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
 			const struct mt_ap_heap_freeze *freeze,
 			const struct mt_ap_heap_layout *layout, const struct mt_ap_heap_zgc *zgc,
 			const char *const *fields, int nfields, const uint64_t *samples,
-			uint32_t nsamples)
+			uint32_t nsamples, int pass_fd)
 {
 	struct mt_ap_heap_request req = { .flags = flags, .max_pause_ms = max_pause_ms };
 	bool mark = (flags & MT_AP_HEAP_FREEZE) && (freeze->flags & MT_AP_FREEZE_MARK);
@@ -80,7 +82,9 @@ static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pa
 	}
 	n = mt_ap_encode(buf, MT_AP_HDR_SIZE + len, MT_AP_HEAP_REQUEST, so->seq++,
 			 buf + MT_AP_HDR_SIZE, len);
-	err = n < 0 ? (int)n : write_all(so->fd, buf, (size_t)n);
+	err = n < 0	    ? (int)n :
+	      pass_fd >= 0 ? agentsock_write_fd(so, buf, (size_t)n, pass_fd) :
+			     write_all(so->fd, buf, (size_t)n);
 	free(buf);
 	return err;
 }
@@ -607,6 +611,12 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 	return 0;
 }
 
+/* The memory kept for the copy's records that a take of @ss uses (0: none). */
+static uint64_t pool_bytes(const struct mt_snapsession *ss)
+{
+	return ss->pool && !ss->pool_off ? ss->pool->bytes : 0;
+}
+
 /*
  * Would what the caller builds from this take fit in memory (heap/heapmem.h)
  * with @objs objects and @refs references, or (@visits non-zero, a walk by
@@ -620,6 +630,7 @@ static int mem_check(const struct mt_snapsession *ss, enum heapmem_use use, uint
 	char why[1024];
 
 	heapmem_room_now(&r); /* what cannot be read is not a bound */
+	r.pool = pool_bytes(ss);
 	if (visits ? !heapmem_fits_visits(use, visits, &r, why, sizeof(why)) :
 		     !heapmem_fits(use, objs, refs, copy_writes, &r, why, sizeof(why)))
 		return 0;
@@ -740,11 +751,19 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	seen->on = (flags & MT_AP_HEAP_FREEZE) && ss->sp.ok;
 	sp_seen_poll(ss, seen); /* the last one before the request */
 	ss->walks++;
+	/* the copy's records into memory memtrace keeps, when it keeps some */
+	ss->freeze.flags &= ~MT_AP_FREEZE_POOL;
+	if (ss->pool && !ss->pool_off && (flags & MT_AP_HEAP_FREEZE) &&
+	    (ss->freeze.flags & MT_AP_FREEZE_LIVE)) {
+		ss->freeze.flags |= MT_AP_FREEZE_POOL;
+		s->pool = ss->pool;
+	}
 	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, &ss->zgc,
 			   fields, nfields,
 			   ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
-								 : ss->nsamples);
+								 : ss->nsamples,
+			   s->pool ? ss->pool->fd : -1);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;
@@ -822,6 +841,18 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				goto fail;
 			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
 					     nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_POOL) && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace (before stop 44): the
+			 * copy's records in its own memory, as it always did */
+			ss->pool_off = true;
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & (MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE)) &&
@@ -1003,18 +1034,26 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 					err = refuse(ss, s, true, NULL);
 					goto fail;
 				}
+				uint64_t need = heapmem_need(use, s->mark.nobjs, s->mark.nrefs) +
+						pool_bytes(ss);
+
 				if (s->mark.nobjs && (mem_said != p->pid ||
-						      heapmem_need(use, s->mark.nobjs, s->mark.nrefs) >
-							      mem_said_need + mem_said_need / 10)) {
+						      need > mem_said_need + mem_said_need / 10)) {
 					/* said once, and again as it grows by a tenth */
 					mem_said = p->pid;
-					mem_said_need = heapmem_need(use, s->mark.nobjs, s->mark.nrefs);
+					mem_said_need = need;
 					p_info("JVM %d: %s", p->pid,
-					       heapmem_text(use, s->mark.nobjs, s->mark.nrefs, mt,
-							    sizeof(mt)));
+					       heapmem_text(use, s->mark.nobjs, s->mark.nrefs,
+							    pool_bytes(ss), mt, sizeof(mt)));
 				}
 				err = snapmark_read(p, ss->vs, s, cwhy, sizeof(cwhy));
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
+				if (getenv("MEMTRACE_PHASES"))
+					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
+						"%.1f ms, %.1f MiB of them read from memtrace's "
+						"pool)\n", (double)s->mark.mark_ns / 1e6,
+						(double)s->mark.emit_ns / 1e6,
+						(double)s->pool_read / (1 << 20));
 				util_phase("records read out of the copy");
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",
@@ -1105,7 +1144,7 @@ int snaptake_classes(struct mt_snapsession *ss, struct mt_snapshot *s)
 	snapshot_init(s);
 	s->pid = p->pid;
 	s->source = "live";
-	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, NULL, 0, NULL, 0);
+	err = send_request(&ss->so, MT_AP_HEAP_CLASSES, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, -1);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;

@@ -26,6 +26,8 @@ struct mt_vmstructs;
 
 /* One agent session for several snapshots (`query --every/--count`): the
  * walk's tags, so object ids and ages, persist between its snapshots. */
+struct recpool;
+
 struct mt_snapsession {
 	const struct mt_proc *p;
 	struct mt_agentsock so;
@@ -47,6 +49,11 @@ struct mt_snapsession {
 	bool mark_checked;
 	bool mark_off;               /* its layout cannot be read, or the agent refused it */
 	bool live_off;               /* the agent predates MT_AP_FREEZE_LIVE */
+	/* memory kept for the copy's records across takes (heap/recpool.h):
+	 * the caller's to make and free (NULL: none); pool_off: the agent
+	 * predates MT_AP_FREEZE_POOL */
+	const struct recpool *pool;
+	bool pool_off;
 	struct mt_ap_heap_layout layout;
 	struct mt_ap_heap_zgc zgc;   /* ZGC's (MT_AP_FREEZE_ZGC), from heapfreeze_prepare() */
 	int zgc_tries;               /* walks refused in a row: ZGC was relocating */

@@ -1,0 +1,148 @@
+/* test_recpool - user/heap/recpool.c: the memory memtrace keeps for the
+ * frozen copy's records. A real memfd, mapped in a forked child as the copy
+ * maps it (its size the file's, MAP_SHARED): what the child writes memtrace
+ * reads from its own mapping, at the child's addresses; reads outside the
+ * part the child mapped are refused (the caller then reads the copy's own
+ * memory); growing keeps what was written. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "heap/recpool.h"
+#include "memtrace/agent_proto.h"
+
+static void test_bytes_for(void **state)
+{
+	uint64_t b = recpool_bytes_for(5000000, 5000000);
+	uint64_t rec = 5000000ull * sizeof(struct mt_ap_hobj) + 5000000ull * sizeof(struct mt_ap_href);
+
+	(void)state;
+	/* the records, an eighth more, the copy's extra sixteenth of references */
+	assert_true(b >= rec + rec / 8 + 5000000ull / 16 * sizeof(struct mt_ap_href));
+	assert_true(b < rec + rec / 4);
+	assert_int_equal(b % 4096, 0);
+	assert_true(recpool_bytes_for(0, 0) > 0); /* the alignment's room, a page */
+	assert_true(recpool_bytes_for(10, 0) < recpool_bytes_for(11, 0) + 1);
+}
+
+/* In a child, as the copy does: map @p's fd (its size the file's) and write
+ * @n bytes of @v at @off; exit 0, or 1 when something failed. */
+static pid_t child_writes(const struct recpool *p, uint64_t off, int v, size_t n, uint64_t *at)
+{
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct stat st;
+		char *m;
+		uint64_t a;
+
+		if (fstat(p->fd, &st))
+			_exit(1);
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+		if (m == MAP_FAILED)
+			_exit(1);
+		memset(m + off, v, n);
+		a = (uint64_t)(uintptr_t)m;
+		if (write(fds[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], at, sizeof(*at)), sizeof(*at));
+	close(fds[0]);
+	return pid;
+}
+
+static void wait_ok(pid_t pid)
+{
+	int st = 0;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void test_child_writes(void **state)
+{
+	struct recpool *p = recpool_new(3 * 4096 + 100);
+	char buf[300], want[300];
+	uint64_t at;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(p->bytes, 4 * 4096); /* whole pages */
+	assert_true(p->fd >= 0);
+	wait_ok(child_writes(p, 5000, 0x5c, 300, &at));
+	/* the child's address, read from memtrace's mapping */
+	memset(want, 0x5c, sizeof(want));
+	assert_true(recpool_read(p, at, p->bytes, at + 5000, buf, sizeof(buf)));
+	assert_memory_equal(buf, want, sizeof(want));
+	/* the edges: the last byte in, one past refused */
+	assert_true(recpool_read(p, at, p->bytes, at + p->bytes - 1, buf, 1));
+	assert_false(recpool_read(p, at, p->bytes, at + p->bytes - 1, buf, 2));
+	assert_false(recpool_read(p, at, p->bytes, at + p->bytes, buf, 1));
+	assert_false(recpool_read(p, at, p->bytes, at - 1, buf, 1));
+	/* the copy says it mapped less: only that much is the pool's */
+	assert_false(recpool_read(p, at, 4096, at + 4000, buf, 200));
+	assert_true(recpool_read(p, at, 4096, at + 3896, buf, 200));
+	/* no pool, or not mapped in the copy: the copy's memory instead */
+	assert_false(recpool_read(NULL, at, p->bytes, at, buf, 1));
+	assert_false(recpool_read(p, 0, p->bytes, 16, buf, 1));
+	assert_false(recpool_read(p, at, p->bytes, UINT64_MAX - 8, buf, 100));
+	recpool_free(p);
+}
+
+static void test_grow(void **state)
+{
+	struct recpool *p = recpool_new(8192);
+	char buf[64], want[64];
+	uint64_t at;
+
+	(void)state;
+	assert_non_null(p);
+	memset(p->map + 100, 0x11, 64);
+	assert_int_equal(recpool_grow(p, 4096), 0); /* smaller: as it is */
+	assert_int_equal(p->bytes, 8192);
+	assert_int_equal(recpool_grow(p, 40000), 0);
+	assert_int_equal(p->bytes, 40960);
+	memset(want, 0x11, sizeof(want));
+	assert_memory_equal(p->map + 100, want, sizeof(want)); /* kept */
+	/* the next child maps all of it */
+	wait_ok(child_writes(p, 40960 - 64, 0x22, 64, &at));
+	memset(want, 0x22, sizeof(want));
+	assert_true(recpool_read(p, at, p->bytes, at + 40960 - 64, buf, sizeof(buf)));
+	assert_memory_equal(buf, want, sizeof(want));
+	recpool_free(p);
+	recpool_free(NULL);
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(recpool_new(0));
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bytes_for),
+		cmocka_unit_test(test_child_writes),
+		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

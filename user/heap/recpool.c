@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/* recpool.c - memory kept for the frozen copy's records (see recpool.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "heap/recpool.h"
+#include "memtrace/agent_proto.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+#define PAGE 4096ull
+#define ALIGN 64ull /* the copy starts each array on a cache line (heapmark.c) */
+
+uint64_t recpool_bytes_for(uint64_t objs, uint64_t refs)
+{
+	uint64_t o = objs + objs / 8, r = refs + refs / 8 + refs / 16; /* the copy reserves
+					* an extra sixteenth of references */
+
+	return (o * sizeof(struct mt_ap_hobj) + r * sizeof(struct mt_ap_href) + 2 * ALIGN + PAGE -
+		1) & ~(PAGE - 1);
+}
+
+struct recpool *recpool_new(uint64_t bytes)
+{
+	struct recpool *p;
+	int err;
+
+	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
+	if (!bytes)
+		return errno = EINVAL, NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->fd = memfd_create("memtrace-records", MFD_CLOEXEC);
+	if (p->fd < 0)
+		goto fail_free;
+	if (ftruncate(p->fd, (off_t)bytes))
+		goto fail_close;
+	p->map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->map == MAP_FAILED)
+		goto fail_close;
+	p->bytes = bytes;
+	/* resident now, in memtrace's cgroup: the copy's writes then fault in
+	 * no fresh page. A kernel without POPULATE_WRITE: the pages come with
+	 * memtrace's first reads and the copy's writes, as without a pool. */
+	if (madvise(p->map, bytes, MADV_POPULATE_WRITE) && errno != EINVAL) {
+		err = errno; /* ENOMEM: no room for it */
+		munmap(p->map, bytes);
+		close(p->fd);
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	return p;
+
+fail_close:
+	err = errno;
+	close(p->fd);
+	errno = err;
+fail_free:
+	err = errno;
+	free(p);
+	errno = err;
+	return NULL;
+}
+
+int recpool_grow(struct recpool *p, uint64_t bytes)
+{
+	void *m;
+	int err;
+
+	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
+	if (bytes <= p->bytes)
+		return 0;
+	if (ftruncate(p->fd, (off_t)bytes))
+		return -errno;
+	m = mremap(p->map, p->bytes, bytes, MREMAP_MAYMOVE);
+	if (m == MAP_FAILED) {
+		err = -errno;
+		goto shrink;
+	}
+	p->map = m;
+	if (!madvise(p->map + p->bytes, bytes - p->bytes, MADV_POPULATE_WRITE) || errno == EINVAL) {
+		p->bytes = bytes;
+		return 0;
+	}
+	err = -errno; /* ENOMEM: no room for it */
+	m = mremap(p->map, bytes, p->bytes, 0); /* a shrink, in place */
+	if (m != MAP_FAILED)
+		p->map = m;
+shrink:
+	if (ftruncate(p->fd, (off_t)p->bytes)) /* frees the pages past it */
+		err = -errno;
+	return err;
+}
+
+void recpool_free(struct recpool *p)
+{
+	if (!p)
+		return;
+	munmap(p->map, p->bytes);
+	close(p->fd);
+	free(p);
+}
+
+bool recpool_read(const struct recpool *p, uint64_t copy_at, uint64_t copy_bytes, uint64_t addr,
+		  void *buf, size_t len)
+{
+	uint64_t size;
+
+	if (!p || !copy_at || addr < copy_at)
+		return false;
+	size = copy_bytes < p->bytes ? copy_bytes : p->bytes;
+	if (addr - copy_at > size || len > size - (addr - copy_at))
+		return false;
+	memcpy(buf, p->map + (addr - copy_at), len);
+	return true;
+}
