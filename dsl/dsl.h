@@ -380,6 +380,9 @@ struct dsl_heap {
 	const uint64_t *retained;
 	const uint32_t *referrer_first, *referrer;
 	const uint32_t *root_via;
+	/* root_parent[o]: the object whose reference root_via[o] is (where
+	 * root_via is a reference; built only for the leak search) */
+	const uint32_t *root_parent;
 };
 #define DSL_NORETAINED UINT64_MAX
 #define DSL_VIA_ROOT   UINT32_MAX

@@ -275,7 +275,7 @@ static void test_deep_chain(void **state)
 		assert_int_equal(d.idom[o], o - 1);
 	assert_int_equal(d.retained[0], 8ull * n);
 	assert_int_equal(d.retained[n - 1], 8);
-	assert_int_equal(rootpaths_build(&g.h, &via), 0);
+	assert_int_equal(rootpaths_build(&g.h, &via, NULL), 0);
 	g.h.root_via = via;
 	{
 		struct dsl_pathstep st[4];
@@ -611,7 +611,7 @@ static void test_root_path_kinds(void **state)
 		g.roots[i].kind = (uint8_t)kinds[i];
 	g.h.threads = threads;
 	g.h.nthreads = 2;
-	assert_int_equal(rootpaths_build(&g.h, &via), 0);
+	assert_int_equal(rootpaths_build(&g.h, &via, NULL), 0);
 	g.h.root_via = via;
 	/* 3: through the static's chain (4 steps), not a thread (2 and 3) */
 	assert_int_equal(dsl_root_path(&g.h, 3, st, 8), 4);
@@ -667,7 +667,7 @@ static void test_root_paths(void **state)
 				}
 			}
 		}
-		assert_int_equal(rootpaths_build(&g.h, &via), 0);
+		assert_int_equal(rootpaths_build(&g.h, &via, NULL), 0);
 		g.h.root_via = via;
 		for (uint32_t o = 0; o < n; o++) {
 			struct dsl_pathstep st[128];

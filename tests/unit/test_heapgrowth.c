@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -48,7 +49,12 @@ struct b {
 	struct dsl_href *refs;
 	struct dsl_heap h;
 	uint32_t *via;
+	uint32_t *parent;
 };
+
+/* finish(): the root search keeps each object's parent (heap.root_parent,
+ * as the leak search asks), or heapgrowth finds them itself. */
+static bool with_parents;
 
 static uint32_t obj(struct b *b, uint32_t cls, uint64_t size)
 {
@@ -91,8 +97,17 @@ static void finish(struct b *b)
 				  .nclasses = NCLS, .refs = b->refs, .nrefs = k, .roots = b->roots,
 				  .nroots = b->nroots, .threads = b->threads,
 				  .nthreads = b->nthreads, .statics = b->statics, .nstatics = 4 };
-	assert_int_equal(rootpaths_build(&b->h, &b->via), 0);
+	assert_int_equal(rootpaths_build(&b->h, &b->via, with_parents ? &b->parent : NULL), 0);
 	b->h.root_via = b->via;
+	b->h.root_parent = b->parent;
+	for (uint32_t o = 0; o < b->n && b->parent; o++) { /* the owner of via's reference */
+		uint32_t v = b->via[o], p = b->parent[o];
+
+		if (v == DSL_VIA_ROOT || v == DSL_VIA_NONE)
+			continue;
+		assert_true(p < b->n && v >= b->o[p].ref_first &&
+			    v < b->o[p].ref_first + b->o[p].nrefs);
+	}
 }
 
 static void classes(struct b *b)
@@ -205,22 +220,24 @@ static int64_t class_growth(const struct heapgrowth_holder *h, const char *cls)
 	return g;
 }
 
-static void test_holders(void **state)
+static void holders(bool parents)
 {
 	struct b *b = calloc(1, sizeof(*b));
 	struct heapgrowth *g = heapgrowth_new();
 	struct heapgrowth_result r;
 	const struct heapgrowth_holder *h;
 
-	(void)state;
 	assert_non_null(b);
 	assert_non_null(g);
+	with_parents = parents;
 	for (int k = 0; k < 4; k++) {
 		snapshot(b, k);
 		assert_int_equal(heapgrowth_add(g, &b->h, 10.0 * k, 3 * (uint64_t)k), 0);
 		if (k < 3) {
 			free(b->refs);
 			free(b->via);
+			free(b->parent);
+			b->parent = NULL;
 		}
 	}
 	assert_int_equal(heapgrowth_rank(g, NULL, &r), 0);
@@ -267,9 +284,25 @@ static void test_holders(void **state)
 	}
 	free(b->refs);
 	free(b->via);
+	free(b->parent);
+	with_parents = false;
 	heapgrowth_free(g);
 	heapgrowth_free(NULL);
 	free(b);
+}
+
+static void test_holders(void **state)
+{
+	(void)state;
+	holders(false);
+}
+
+/* The same heaps, the parents from the root search (the leak search's way):
+ * the same holders and counts. */
+static void test_holders_parents(void **state)
+{
+	(void)state;
+	holders(true);
 }
 
 /* A growing map in an application object (a server's session manager) that
@@ -347,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holders),
+		cmocka_unit_test(test_holders_parents),
 		cmocka_unit_test(test_moving_path),
 		cmocka_unit_test(test_edges),
 	};

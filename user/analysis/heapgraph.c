@@ -51,22 +51,27 @@ static bool is_thread(const uint64_t *thr, uint32_t o)
 	return thr && (thr[o >> 6] >> (o & 63)) & 1;
 }
 
-int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
+int rootpaths_build(const struct dsl_heap *h, uint32_t **via, uint32_t **parent)
 {
 	uint32_t n = h->nobjects, head = 0, tail = 0, ndefer = 0;
-	uint32_t *v, *queue, *defer = NULL;
+	uint32_t *v, *queue, *defer = NULL, *par = NULL;
 	uint64_t *thr = NULL;
 
 	*via = NULL;
+	if (parent)
+		*parent = NULL;
 	v = util_big_alloc((size_t)n + 1, sizeof(*v));
 	queue = util_big_alloc((size_t)n + 1, sizeof(*queue));
+	if (parent)
+		par = util_big_alloc((size_t)n + 1, sizeof(*par));
 	if (h->nthreads) {
 		thr = calloc(((size_t)n + 64) / 64, sizeof(*thr));
 		defer = malloc((size_t)h->nthreads * sizeof(*defer));
 	}
-	if (!v || !queue || (h->nthreads && (!thr || !defer))) {
+	if (!v || !queue || (parent && !par) || (h->nthreads && (!thr || !defer))) {
 		free(v);
 		free(queue);
+		free(par);
 		free(thr);
 		free(defer);
 		return -ENOMEM;
@@ -97,7 +102,8 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 			}
 		}
 		while (head < tail) {
-			const struct dsl_hobject *obj = &h->objects[queue[head++]];
+			uint32_t from = queue[head++];
+			const struct dsl_hobject *obj = &h->objects[from];
 
 			for (uint32_t k = 0; k < obj->nrefs; k++) {
 				uint32_t ri = obj->ref_first + k, to = h->refs[ri].to;
@@ -105,6 +111,8 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 				if (v[to] != DSL_VIA_NONE)
 					continue;
 				v[to] = ri;
+				if (par)
+					par[to] = from;
 				if (phase == 0 && is_thread(thr, to) && ndefer < h->nthreads)
 					defer[ndefer++] = to;
 				else
@@ -116,5 +124,7 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via)
 	free(defer);
 	free(queue);
 	*via = v;
+	if (parent)
+		*parent = par;
 	return 0;
 }

@@ -46,8 +46,12 @@ void referrers_free(struct mt_referrers *r);
  * thread (h->threads) met from the first kind, as a thread group's, counts
  * as a thread: what lies beyond it waits for the threads' turn. Roots are taken in the
  * heap's order and references in each object's order, so among equally
- * short chains the first found is kept. Returns 0 or -ENOMEM.
+ * short chains the first found is kept. With @parent, *@parent (malloc'd,
+ * the caller frees) gets each object's referrer on that chain: the owner of
+ * refs[via[o]] (undefined where via is DSL_VIA_ROOT or _NONE), as the search
+ * meets it - what a caller would otherwise find with a pass over every
+ * reference. Returns 0 or -ENOMEM.
  */
-int rootpaths_build(const struct dsl_heap *h, uint32_t **via);
+int rootpaths_build(const struct dsl_heap *h, uint32_t **via, uint32_t **parent);
 
 #endif

@@ -211,7 +211,8 @@ struct snapctx {
 	uint64_t *fieldh_all;
 	uint64_t *statich;         /* per static field: hash of its name */
 	uint32_t *clsid;           /* per class: interned name */
-	uint32_t *parent;          /* per object: the owner of its root path's last link */
+	const uint32_t *parent;    /* per object: the owner of its root path's last link */
+	uint32_t *own_parent;      /* parent when made here (the heap had no root_parent) */
 	uint64_t *sig;             /* per object: its place, 0 not yet */
 	int32_t *group;            /* per object: its place's group, -1 none */
 	uint32_t *rootlabel;       /* per object that is a root: its label id, else UINT32_MAX */
@@ -380,7 +381,7 @@ static void snap_free(struct snapctx *c)
 	free(c->fieldh_all);
 	free(c->statich);
 	free(c->clsid);
-	free(c->parent);
+	free(c->own_parent);
 	free(c->sig);
 	free(c->group);
 	free(c->rootlabel);
@@ -407,7 +408,9 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	c.fieldh_all = calloc(nfields + 1, sizeof(*c.fieldh_all));
 	c.statich = calloc((size_t)h->nstatics + 1, sizeof(*c.statich));
 	c.clsid = calloc(h->nclasses + 1, sizeof(*c.clsid));
-	c.parent = malloc(((size_t)n + 1) * sizeof(*c.parent));
+	/* each object's parent on its root path: the search's own when it kept
+	 * them (a pass fewer over every reference) */
+	c.own_parent = h->root_parent ? NULL : malloc(((size_t)n + 1) * sizeof(*c.own_parent));
 	c.sig = calloc((size_t)n + 1, sizeof(*c.sig));
 	c.group = malloc(((size_t)n + 1) * sizeof(*c.group));
 	c.rootlabel = malloc(((size_t)n + 1) * sizeof(*c.rootlabel));
@@ -415,7 +418,8 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	c.classof_obj = malloc(((size_t)n + 1) * sizeof(*c.classof_obj));
 	c.anchor = calloc(h->nclasses + 1, sizeof(*c.anchor));
 	stack = malloc(((size_t)n + 1) * sizeof(*stack));
-	if (!c.clsh || !c.fieldh || !c.fieldh_all || !c.statich || !c.clsid || !c.parent ||
+	if (!c.clsh || !c.fieldh || !c.fieldh_all || !c.statich || !c.clsid ||
+	    (!c.own_parent && !h->root_parent) ||
 	    !c.sig || !c.group || !c.rootlabel || !c.rooth || !c.classof_obj || !c.anchor || !stack)
 		goto out;
 	/* the names' hashes once, not once per reference */
@@ -440,18 +444,19 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	for (uint32_t i = 0; i < h->nclasses; i++)
 		if (h->classes[i].obj != DSL_NOOBJ)
 			c.classof_obj[h->classes[i].obj] = i;
-	/* each object's parent on its root path: the owner of the reference
-	 * root_via names (one pass over every object's references) */
-	for (uint32_t o = 0; o < n; o++) {
+	/* else: the owner of the reference root_via names (one pass over every
+	 * object's references) */
+	for (uint32_t o = 0; o < n && c.own_parent; o++) {
 		const struct dsl_hobject *x = &h->objects[o];
 
 		for (uint32_t j = 0; j < x->nrefs; j++) {
 			uint32_t ri = x->ref_first + j;
 
 			if (h->root_via[h->refs[ri].to] == ri)
-				c.parent[h->refs[ri].to] = o;
+				c.own_parent[h->refs[ri].to] = o;
 		}
 	}
+	c.parent = c.own_parent ? c.own_parent : h->root_parent;
 	err = root_labels(g, &c);
 	for (uint32_t o = 0; o < n && !err; o++)
 		if (!c.sig[o] && h->root_via[o] != DSL_VIA_NONE)

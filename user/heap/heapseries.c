@@ -108,7 +108,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	err = heapview_build_take(&s->snap, &none, &s->hv, why, sizeof(why)); /* records dropped */
 	util_phase("heap view");
 	if (!err)
-		err = heapview_graph(&s->hv, HEAPVIEW_PATHS | (retained ? HEAPVIEW_RETAINED : 0),
+		err = heapview_graph(&s->hv, HEAPVIEW_PARENTS | (retained ? HEAPVIEW_RETAINED : 0),
 				     why, sizeof(why));
 	util_phase("graph (paths)");
 	if (err) {

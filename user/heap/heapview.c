@@ -48,6 +48,7 @@ void heapview_free(struct mt_heapview *hv)
 	referrers_free(&hv->referrers);
 	dominators_free(&hv->dom);
 	free(hv->via);
+	free(hv->parent);
 	memset(hv, 0, sizeof(*hv));
 }
 
@@ -77,12 +78,18 @@ int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn)
 		hv->dom_ns = mono_ns() - t0;
 		h->retained = hv->dom.retained;
 	}
-	if ((what & HEAPVIEW_PATHS) && !hv->via) {
+	if ((what & HEAPVIEW_PARENTS) && hv->via && !hv->parent) { /* again, with them */
+		free(hv->via);
+		hv->via = NULL;
+		h->root_via = NULL;
+	}
+	if ((what & (HEAPVIEW_PATHS | HEAPVIEW_PARENTS)) && !hv->via) {
 		t0 = mono_ns();
-		if (rootpaths_build(h, &hv->via))
+		if (rootpaths_build(h, &hv->via, (what & HEAPVIEW_PARENTS) ? &hv->parent : NULL))
 			goto nomem;
 		hv->paths_ns = mono_ns() - t0;
 		h->root_via = hv->via;
+		h->root_parent = hv->parent;
 	}
 	return 0;
 nomem:

@@ -22,6 +22,7 @@ struct mt_heapview {
 	struct mt_referrers referrers;
 	struct mt_domtree dom;
 	uint32_t *via;
+	uint32_t *parent;  /* HEAPVIEW_PARENTS: heap.root_parent */
 	uint64_t referrers_ns, dom_ns, paths_ns; /* how long each took */
 };
 
@@ -29,6 +30,7 @@ struct mt_heapview {
 #define HEAPVIEW_REFERRERS (1u << 0) /* heap.referrer_first/referrer */
 #define HEAPVIEW_RETAINED  (1u << 1) /* heap.retained (and dom) */
 #define HEAPVIEW_PATHS     (1u << 2) /* heap.root_via */
+#define HEAPVIEW_PARENTS   (1u << 3) /* heap.root_via and .root_parent */
 
 /*
  * heapview_build - build a dsl_heap from @s into *@hv; values only for
