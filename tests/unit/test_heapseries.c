@@ -9,9 +9,13 @@
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
+#include "heap/heapmem.h"
 #include "heap/heapseries.h"
+#include "heap/recpool.h"
+#include "lib/util.h"
 
 /* Run plan @pl with snapshots costing @cost s each, as sampling_run calls the
  * turns (each when due, or at once when late); the instants of those taken
@@ -91,6 +95,60 @@ static void test_first_and_last_always(void **state)
 	assert_true(heapseries_keep_turn(&pl, 1, 100, 1, 50));
 }
 
+/* The memory kept for the next copy's records: only after the copy's own
+ * mark read live, only for large records (or MEMTRACE_RECPOOL=always), grown
+ * with the heap, never when the next snapshot with it would not fit the
+ * bound (a pool must not be why a snapshot is refused). */
+static void test_ready_next(void **state)
+{
+	struct heapseries s = { 0 };
+	uint64_t need;
+
+	(void)state;
+	unsetenv("MEMTRACE_RECPOOL");
+	s.rec_objs = s.rec_refs = 1000;
+	heapseries_ready_next(&s);
+	assert_null(s.pool); /* not read live */
+	s.rec_live = true;
+	heapseries_ready_next(&s);
+	assert_null(s.pool); /* small records: no pool */
+	setenv("MEMTRACE_RECPOOL", "never", 1);
+	s.rec_objs = s.rec_refs = 5000000;
+	heapseries_ready_next(&s);
+	assert_null(s.pool);
+	setenv("MEMTRACE_RECPOOL", "always", 1);
+	s.rec_objs = s.rec_refs = 1000;
+	heapseries_ready_next(&s);
+	assert_non_null(s.pool);
+	assert_true(s.pool->bytes >= recpool_bytes_for(1000, 1000));
+	{
+		const struct recpool *was = s.pool;
+		uint64_t bytes = s.pool->bytes;
+
+		heapseries_ready_next(&s); /* as large as needed already */
+		assert_ptr_equal(s.pool, was);
+		assert_int_equal(s.pool->bytes, bytes);
+		s.rec_objs = s.rec_refs = 40000;
+		heapseries_ready_next(&s); /* grown in place */
+		assert_ptr_equal(s.pool, was);
+		assert_true(s.pool->bytes >= recpool_bytes_for(40000, 40000));
+	}
+	recpool_free(s.pool);
+	s.pool = NULL;
+	/* --max-memory: the next snapshot fits alone, not beside a pool */
+	s.rec_objs = s.rec_refs = 100000;
+	need = heapmem_need(HEAPMEM_SERIES, 112500, 112500);
+	mt_opts.max_memory = need + recpool_bytes_for(100000, 100000) / 2;
+	heapseries_ready_next(&s);
+	assert_null(s.pool);
+	mt_opts.max_memory = need + recpool_bytes_for(100000, 100000) + (1u << 20);
+	heapseries_ready_next(&s);
+	assert_non_null(s.pool);
+	mt_opts.max_memory = 0;
+	unsetenv("MEMTRACE_RECPOOL");
+	recpool_free(s.pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_slow_snapshots_fitted),
 		cmocka_unit_test(test_exact_plan_takes_every_turn),
 		cmocka_unit_test(test_first_and_last_always),
+		cmocka_unit_test(test_ready_next),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/heapfreeze.h"
 #include "heap/heapmem.h"
 #include "heap/heapseries.h"
 #include "heap/recpool.h"
@@ -48,18 +47,24 @@ void heapseries_ready_next(struct heapseries *s)
 	bool always = env && !strcmp(env, "always");
 	struct heapmem_room r;
 	uint64_t want, more;
+	char why[512];
 
 	if (!s->rec_live || !s->rec_objs || (env && !strcmp(env, "never")))
 		return;
 	want = recpool_bytes_for(s->rec_objs, s->rec_refs);
 	if ((want < POOL_MIN && !always) || (s->pool && s->pool->bytes >= want - want / 16))
 		return;
-	/* memtrace's memory from now on: only with room for it and the next
-	 * snapshot (its bound counts the pool: heapmem_room.pool) */
+	/* memtrace's memory from now on: only when the next snapshot, an
+	 * eighth larger, still fits beside it (its bound counts the pool,
+	 * heapmem_room.pool: a pool must never be why a snapshot is refused) */
 	more = want - (s->pool ? s->pool->bytes : 0);
 	heapmem_room_now(&r);
-	if ((r.max && r.held + more > r.max) ||
-	    (r.free != UINT64_MAX && more + HEAPFREEZE_MARGIN > r.free))
+	r.pool = want;
+	if (r.free != UINT64_MAX)
+		r.free = r.free > more ? r.free - more : 0;
+	r.held += more;
+	if (heapmem_fits(HEAPMEM_SERIES, s->rec_objs + s->rec_objs / 8,
+			 s->rec_refs + s->rec_refs / 8, false, &r, why, sizeof(why)))
 		return;
 	if (s->pool) {
 		recpool_grow(s->pool, want); /* as it was when it cannot */

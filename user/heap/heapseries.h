@@ -87,9 +87,11 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
  * grow) memory for the next frozen copy's records (heap/recpool.h), sized
  * from the last one's with room for an eighth more, when they were the
  * copy's own mark's and take at least 128 MiB (MEMTRACE_RECPOOL=always: any
- * size; =never: none), and the machine has room for it beside what a
- * snapshot needs. The next heapseries_take() passes it to the copy.
- * Nothing is said; without it the next copy writes into fresh pages.
+ * size; =never: none), and only when the next snapshot, an eighth larger,
+ * would still fit the memory bound beside it (heap/heapmem.h: a pool is
+ * never why a snapshot is refused). The next heapseries_take() passes it
+ * to the copy. Nothing is said; without it the next copy writes into fresh
+ * pages.
  */
 void heapseries_ready_next(struct heapseries *s);
 
