@@ -70,10 +70,12 @@ def main():
                                                "mt cpu", "copies", "rss MiB"))
     for jdk in JDKS:
         java = os.path.join(jdk, "bin", "java")
+        heap_mb = max(1024, N // 2500000 * 1024)  # 1 GB at 5 M objects, as the other benches
         if not os.path.exists(java):
             print("SKIP %s: not installed" % jdk)
             continue
-        w = subprocess.Popen([java, "-Xms1g", "-Xmx1g", "-cp", os.path.join(ROOT, "build", "java"),
+        w = subprocess.Popen([java, "-Xms%dm" % heap_mb, "-Xmx%dm" % heap_mb, "-cp",
+                              os.path.join(ROOT, "build", "java"),
                               "FreezeWorkload", str(N), "0"], stdout=subprocess.PIPE, text=True)
         try:
             if "READY" not in w.stdout.readline():
