@@ -19,8 +19,9 @@
  * then whatever the VM thread does after a safepoint). So before it goes on
  * it is cut off from everything it shares with the JVM: every fd is closed;
  * writable shared mappings (hsperfdata) are replaced by private copies, so
- * its counters and logs go nowhere (only then is memtrace's own memfd mapped
- * shared, MT_AP_FREEZE_POOL: the records go there, memtrace reads them); signals are at their defaults (a crash
+ * its counters and logs go nowhere (only then is memtrace's own memfd
+ * mapped shared, MT_AP_FREEZE_POOL: its records go there for memtrace to
+ * read); signals are at their defaults (a crash
  * kills it quietly: no core, no hs_err, whose file it could not open
  * anyway); seccomp refuses new files, sockets, processes, and signals or
  * ptrace to others; a CPU limit; oom_score_adj 1000 (the kernel kills it
