@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "lib/util.h"
@@ -154,6 +155,33 @@ static void test_parse_bytes(void **state)
 	assert_int_equal(v, 1ull << 62);
 }
 
+/* util_populate: the pages wholly inside the range resident at once (the
+ * kernel's own account, mincore), the ones it only touches left alone,
+ * contents kept. */
+static void test_populate(void **state)
+{
+	size_t page = 4096, n = 16;
+	unsigned char vec[16];
+	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	p[3 * page] = 42; /* touched before: kept */
+	assert_int_equal(mincore(p, n * page, vec), 0);
+	assert_int_equal(vec[5] & 1, 0);
+	util_populate(p + 100, 10 * page); /* pages 1..9 wholly inside, 0 and 10 not */
+	assert_int_equal(mincore(p, n * page, vec), 0);
+	assert_int_equal(vec[0] & 1, 0);
+	for (size_t i = 1; i <= 9; i++)
+		assert_int_equal(vec[i] & 1, 1);
+	assert_int_equal(vec[10] & 1, 0);
+	assert_int_equal(p[3 * page], 42);
+	assert_int_equal(p[5 * page], 0);
+	util_populate(NULL, 10 * page); /* nothing */
+	util_populate(p + 1, 100);      /* no whole page: nothing */
+	munmap(p, n * page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_balloon_reports),
 		cmocka_unit_test(test_hugepages_env),
+		cmocka_unit_test(test_populate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -308,6 +308,7 @@ static int query_live(struct query_run *q)
 	if (snaptake_open(&p, &ss) || query_fit(q, &ss))
 		goto out;
 	ss.use = HEAPMEM_VIEW;
+	ss.keep_records = o->save; /* the view then built beside them */
 	for (uint64_t i = 0; i < o->count; i++) {
 		const struct dsl_needs *n = dsl_program_needs(q->prog);
 

@@ -212,10 +212,18 @@ const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, uin
 	return buf;
 }
 
+static bool keeps_freed;
+
 void heapmem_keep_freed(void)
 {
 	mallopt(M_MMAP_MAX, 0);
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	keeps_freed = true;
+}
+
+bool heapmem_keeps_freed(void)
+{
+	return keeps_freed;
 }
 
 int heapmem_oom_first(void)

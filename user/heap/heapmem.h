@@ -113,6 +113,8 @@ int heapmem_oom_first(void);
  * no faster at 5 M: not used there).
  */
 void heapmem_keep_freed(void);
+/* heapmem_keeps_freed - whether heapmem_keep_freed() was called. */
+bool heapmem_keeps_freed(void);
 
 /*
  * heapmem_room_now - fill *@r for this process now: /proc/meminfo, its

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "agentctl/agentsession.h"
+#include "dsl/dsl.h"
 #include "heap/heapfreeze.h"
 #include "heap/heaplayout.h"
 #include "heap/recpool.h"
@@ -28,6 +29,7 @@
 #define ZGC_TRIES       40     /* frozen walks ZGC refused as relocating, asked again */
 #define ZGC_RETRY_MS    25     /* after 25 ms, 50, ... 200 at most: ~6 s in all */
 #define MEM_CHECK_FIRST (1u << 20) /* records sent (JVMTI) before their memory is first checked */
+#define PREWARM_DOM_BYTES 20  /* the dominator tree's bytes an object (analysis/dominators.c) */
 
 /* The request; with @pass_fd >= 0 (MT_AP_FREEZE_POOL's memfd) passed along. */
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
@@ -611,6 +613,43 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
 	return 0;
 }
 
+/*
+ * While the copy writes its records (memtrace's core mostly idle): fault in
+ * now the pages the view and its graph fill after DONE, on the critical path
+ * otherwise. The view is built over the object records (heapview_build_take():
+ * 48 bytes an object where a record takes 32), so the records' array is
+ * sized for it and the part past the records populated; when malloc keeps
+ * what is freed (heapmem_keep_freed(): `heap`), a block for the dominator
+ * tree (20 bytes an object) is faulted in and freed for it. 5 M objects: the
+ * view's 19.8 k page faults down to 0.2 k, the graph's 25.2 k to 5.6 k.
+ * Not for a leak search (its later snapshots reuse the pages of the one
+ * before; its peak at 0.8 M objects rose by 36 MiB with it), nor when the
+ * caller keeps the records (ss->keep_records), nor when the arrays cannot
+ * be had (the pulls then size them as before).
+ */
+static void prewarm(const struct mt_snapsession *ss, struct mt_snapshot *s,
+		    enum heapmem_use use)
+{
+	size_t n = s->live_sized_objs;
+	size_t view = n * sizeof(struct dsl_hobject), rec = n * sizeof(*s->objs);
+
+	if (ss->keep_records || !n || (use != HEAPMEM_VIEW && use != HEAPMEM_RETAINED))
+		return; /* a leak search's later snapshots reuse the last one's pages */
+	if (snapshot_grow(&s->live_objs, &s->live_cap_objs, 0,
+			  (view + sizeof(*s->objs) - 1) / sizeof(*s->objs), sizeof(*s->objs)) ||
+	    snapshot_grow(&s->live_refs, &s->live_cap_refs, 0, s->live_sized_refs,
+			  sizeof(*s->refs)))
+		return;
+	util_populate((char *)s->live_objs + rec, view - rec);
+	if (use == HEAPMEM_RETAINED && heapmem_keeps_freed()) {
+		size_t w = n * PREWARM_DOM_BYTES;
+		char *b = malloc(w);
+
+		util_populate(b, b ? w : 0);
+		free(b); /* kept by malloc for the graph */
+	}
+}
+
 /* The memory kept for the copy's records that a take of @ss uses (0: none). */
 static uint64_t pool_bytes(const struct mt_snapsession *ss)
 {
@@ -792,6 +831,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				goto fail;
 			}
 			mem_ok = true;
+			prewarm(ss, s, use);
 		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;

@@ -54,6 +54,8 @@ struct mt_snapsession {
 	 * predates MT_AP_FREEZE_POOL */
 	const struct recpool *pool;
 	bool pool_off;
+	bool keep_records;           /* the caller keeps the records beside its view
+				      * (query --save): none of the view's room in them */
 	struct mt_ap_heap_layout layout;
 	struct mt_ap_heap_zgc zgc;   /* ZGC's (MT_AP_FREEZE_ZGC), from heapfreeze_prepare() */
 	int zgc_tries;               /* walks refused in a row: ZGC was relocating */

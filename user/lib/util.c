@@ -14,6 +14,10 @@
 
 #include "lib/util.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
 struct mt_opts mt_opts;
 
 static __thread char *capture_buf;
@@ -284,6 +288,15 @@ void util_hugepages(void *p, size_t n)
 
 	if (p && e > a && util_hugepages_wanted(NULL))
 		madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
+void util_populate(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+
+	if (p && e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 }
 
 /* Huge pages for an array of @bytes at @p when it is large. */

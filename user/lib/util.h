@@ -73,6 +73,11 @@ void util_phase(const char *what);
  * through: one fault per 2 MiB instead of per 4 KiB), when
  * util_hugepages_wanted(). No effect where THP is off; never fails. */
 void util_hugepages(void *p, size_t n);
+/* util_populate - fault in the pages wholly inside @p .. @p + @n now
+ * (MADV_POPULATE_WRITE; their contents unchanged), not at their first
+ * writes. No effect on a kernel without it, or for @p NULL; never fails. */
+void util_populate(void *p, size_t n);
+
 /*
  * util_hugepages_wanted - do huge pages pay off for fresh big arrays here?
  * Not where the machine hands its free 2 MiB blocks back to its hypervisor
