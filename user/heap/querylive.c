@@ -37,10 +37,12 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 	memset(o, 0, sizeof(*o));
 	err = drop ? heapview_build_take(s, needs, &hv, o->why, sizeof(o->why))
 		   : heapview_build(s, needs, &hv, o->why, sizeof(o->why));
+	util_phase("heap view");
 	/* retained, referrers, root_path: the graph indexes the program reads */
 	if (!err)
 		err = heapview_graph(&hv, heapview_graph_for(dsl_program_needs(*prog)), o->why,
 				     sizeof(o->why));
+	util_phase("graph (what the program reads)");
 	if (err) {
 		if (err == -ENOMEM && !o->why[0])
 			snprintf(o->why, sizeof(o->why), "out of memory");
@@ -63,6 +65,7 @@ enum querylive_status querylive_eval(struct dsl_program **prog, const char *src,
 	t0 = mono_ns();
 	err = dsl_run(*prog, &hv.heap, mem, diags);
 	o->eval_ns = mono_ns() - t0;
+	util_phase("program run");
 	fclose(mem);
 	o->objects = hv.heap.nobjects;
 	if (err) {
