@@ -7,11 +7,8 @@
 #include <unistd.h>
 
 #include "heap/recpool.h"
+#include "lib/util.h"
 #include "memtrace/agent_proto.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 #define PAGE 4096ull
 #define ALIGN 64ull /* the copy starts each array on a cache line (heapmark.c) */
@@ -48,12 +45,12 @@ struct recpool *recpool_new(uint64_t bytes)
 	/* resident now, in memtrace's cgroup: the copy's writes then fault in
 	 * no fresh page. A kernel without POPULATE_WRITE: the pages come with
 	 * memtrace's first reads and the copy's writes, as without a pool. */
-	if (madvise(p->map, bytes, MADV_POPULATE_WRITE) && errno != EINVAL) {
-		err = errno; /* ENOMEM: no room for it */
+	err = util_populate(p->map, bytes);
+	if (err) { /* ENOMEM: no room for it */
 		munmap(p->map, bytes);
 		close(p->fd);
 		free(p);
-		errno = err;
+		errno = -err;
 		return NULL;
 	}
 	return p;
@@ -85,12 +82,12 @@ int recpool_grow(struct recpool *p, uint64_t bytes)
 		goto shrink;
 	}
 	p->map = m;
-	if (!madvise(p->map + p->bytes, bytes - p->bytes, MADV_POPULATE_WRITE) || errno == EINVAL) {
+	err = util_populate(p->map + p->bytes, bytes - p->bytes);
+	if (!err) {
 		p->bytes = bytes;
 		return 0;
 	}
-	err = -errno; /* ENOMEM: no room for it */
-	m = mremap(p->map, bytes, p->bytes, 0); /* a shrink, in place */
+	m = mremap(p->map, bytes, p->bytes, 0); /* ENOMEM: a shrink, in place */
 	if (m != MAP_FAILED)
 		p->map = m;
 shrink:

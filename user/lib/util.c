@@ -290,13 +290,14 @@ void util_hugepages(void *p, size_t n)
 		madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
-void util_populate(void *p, size_t n)
+int util_populate(void *p, size_t n)
 {
 	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
 	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
 
-	if (p && e > a)
-		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+	if (!p || e <= a || !madvise((void *)a, e - a, MADV_POPULATE_WRITE))
+		return 0;
+	return errno == EINVAL ? 0 : -errno; /* EINVAL: a kernel before 5.14 */
 }
 
 /* Huge pages for an array of @bytes at @p when it is large. */

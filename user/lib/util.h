@@ -75,8 +75,9 @@ void util_phase(const char *what);
 void util_hugepages(void *p, size_t n);
 /* util_populate - fault in the pages wholly inside @p .. @p + @n now
  * (MADV_POPULATE_WRITE; their contents unchanged), not at their first
- * writes. No effect on a kernel without it, or for @p NULL; never fails. */
-void util_populate(void *p, size_t n);
+ * writes. Returns 0 (also on a kernel without it, and for @p NULL), or
+ * -errno when the kernel could not (-ENOMEM: no memory for them). */
+int util_populate(void *p, size_t n);
 
 /*
  * util_hugepages_wanted - do huge pages pay off for fresh big arrays here?
