@@ -39,7 +39,7 @@ bool heapseries_keep_turn(const struct heapseries_plan *pl, uint32_t i, double t
 }
 
 #define POOL_MIN (128ull << 20) /* smaller records fault in little: no pool (5 M
-				* objects: 280 MiB, ~80 ms of the copy's faults) */
+				* objects: 280 MiB, the copy's records 287 -> 199 ms) */
 
 void heapseries_ready_next(struct heapseries *s)
 {
