@@ -28,7 +28,9 @@ rss0=$(rss)
 fds() { for f in 0 1 2; do readlink "/proc/$JVM_PID/fd/$f"; done; }
 fds0=$(fds)
 # the watcher: peak RSS and any child of the JVM, every 50 ms
-( peak=0; while kill -0 "$JVM_PID" 2>/dev/null; do
+# (stopped by a file, not a signal: a kill could land between the
+# truncation and the write of its file, which then read empty)
+( peak=0; while kill -0 "$JVM_PID" 2>/dev/null && [ ! -e "$TMPD/stop" ]; do
 	r=$(rss 2>/dev/null || echo 0); [ "${r:-0}" -gt "$peak" ] && peak=$r && echo "$peak" >"$TMPD/peak"
 	sleep 0.05; done ) &
 watcher=$!
@@ -54,7 +56,7 @@ done
 instances_for s have_names = \"entries\"" >"$TMPD/q.json" 2>"$TMPD/q.err" || { cat "$TMPD/q.err"; fail "query"; }
 grep -q "frozen: fork" "$TMPD/q.err" || { cat "$TMPD/q.err"; fail "query not frozen"; }
 assert_eq "$(cat "$TMPD/q.json")" "{\"s\":{\"entries\":{\"n\":$((N + 1))}}}" "the array and the entries it reaches"
-kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+touch "$TMPD/stop"; wait "$watcher" 2>/dev/null
 # the JVM's own fds are untouched: its stdin still reads (an agent bug once
 # closed fd 0 of the JVM: the workload's next read failed with EBADF)
 assert_eq "$(fds)" "$fds0" "the JVM's fds 0-2"
