@@ -9,7 +9,9 @@
 // previous one becomes garbage). stdin "check" walks the entries and prints
 // "CHECK ok N 0" when each is as built (id, payload, its last FwChurn's
 // fields), else "CHECK bad N BAD"; "dump K" prints the last K 10 ms
-// buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END.
+// buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END;
+// "hold" stops the churn threads (they sleep) and "go" lets them on, each
+// answered by HELD / GOING.
 // Prints READY.
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -24,6 +26,7 @@ public class FreezeWorkload {
     static final int SLOTS = 1 << 16;
     static final long[] hist = new long[SLOTS], stamp = new long[SLOTS];
     static volatile int filled;
+    static volatile boolean held;
 
     public static void main(String[] a) throws Exception {
         int n = Integer.parseInt(a[0]), t = Integer.parseInt(a[1]);
@@ -40,6 +43,9 @@ public class FreezeWorkload {
                 long c = 0;
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 while (true) {
+                    while (held) {
+                        try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                    }
                     FwChurn x = null;
                     for (int j = 0; j < 64; j++) sink = x = new FwChurn(c + j);
                     if (n > 0) entries[r.nextInt(n)].last = x;
@@ -78,6 +84,13 @@ public class FreezeWorkload {
                     if (e.id != i || e.payload.length != 2 || (e.last != null && e.last.b != ~e.last.a)) bad++;
                 }
                 System.out.println("CHECK " + (bad == 0 ? "ok" : "bad") + " " + n + " " + bad);
+                System.out.flush();
+                continue;
+            }
+            if (l.equals("hold") || l.equals("go")) {
+                held = l.equals("hold");
+                Thread.sleep(20); // a churn thread in its batch finishes it
+                System.out.println(held ? "HELD" : "GOING");
                 System.out.flush();
                 continue;
             }
