@@ -427,7 +427,14 @@ struct mt_ap_heap_zgc {
 				 * primitive array in a medium or large page are not
 				 * copied (the copy's mark reads its header alone): they
 				 * read as zeros in the copy */
-	uint32_t reserved;
+	uint32_t max_pause_ms;  /* with MT_AP_FREEZE_ZGC_BOUND: the pause memtrace may cause;
+				 * the copy of the used heap stops this long after the
+				 * fork began when it is not done (memtrace's estimate of
+				 * the copy's speed was wrong: a busy machine): the walk
+				 * is refused (-ETIMEDOUT, what was copied and when in the
+				 * reason), the copy killed, the JVM goes on. 0: no
+				 * deadline (an agent before it ignores the field, a
+				 * memtrace before it sends 0) */
 	uint64_t medium_align;  /* with page_type: &ZObjectAlignmentMedium (int, .symtab): a
 				 * medium page's objects start at multiples of it (4 KiB
 				 * for a 32 MiB page); 0: no element is left out */

@@ -15,7 +15,9 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -235,6 +237,57 @@ static void test_bound(void **state)
 	heap_free(&h);
 }
 
+/* The copy's deadline (max_pause_ms from the pause's start): a copy that
+ * never says its half is done is not waited for past it (-ETIME, the JVM's
+ * half said as copied, the files kept for the retry); a deadline already
+ * gone when the JVM's half starts stops that half before its first byte (0
+ * of it copied, no estimate of the whole). */
+static void test_deadline(void **state)
+{
+	struct heap h;
+	struct zgc_freeze zf;
+	struct timespec nap = { 0, 30 * 1000000 };
+	char why[400];
+	uint64_t ns = 0;
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	heap_init(&h);
+	h.req.max_pause_ms = 20;
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), 0);
+	assert_true(zf.deadline > 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* a copy that never gets through its half */
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(zgcfreeze_wait(&zf, &ns, why, sizeof(why)), -ETIME);
+	assert_non_null(strstr(why, "ZGC's copy of 1 MiB cut at 20 ms (JVM's half: 1/1 MiB in "));
+	assert_true(zf.copied == zf.need[0] && !zf.consumed); /* its files: the retry's */
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	zgcfreeze_end(&zf);
+
+	h.req.max_pause_ms = 1;
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), 0);
+	nanosleep(&nap, NULL); /* the deadline goes by (a fork that took it all) */
+	assert_int_equal(zgcfreeze_wait(&zf, &ns, why, sizeof(why)), -ETIME);
+	assert_true(zf.copied == 0);
+	assert_non_null(strstr(why, "(JVM's half: 0/1 MiB in 0 ms; all: ~0 ms)"));
+	zgcfreeze_end(&zf);
+
+	h.req.max_pause_ms = 0; /* no deadline: none set */
+	assert_int_equal(zgcfreeze_begin(&zf, &h.req, idle, why, sizeof(why)), 0);
+	assert_int_equal(zgcfreeze_pause(&zf, why, sizeof(why)), 0);
+	assert_true(zf.deadline == 0);
+	zgcfreeze_end(&zf);
+	heap_free(&h);
+}
+
 /* A medium page's objects (ZObjectAlignmentMedium apart): a byte[] and a
  * long[] whose elements are left out of the copy (their first 4 KiB page,
  * the header, copied), then something that is no object: the rest of the
@@ -353,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_relocating),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_bodies),
 		cmocka_unit_test(test_bad_request),
 	};

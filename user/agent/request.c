@@ -69,7 +69,7 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 			    ((f->flags & MT_AP_FREEZE_ZGC_BOUND) && !req->zgc.max_copy_mib))
 				goto bad;
 			if (!(f->flags & MT_AP_FREEZE_ZGC_BOUND))
-				req->zgc.max_copy_mib = req->zgc.aim_copy_mib = 0;
+				req->zgc.max_copy_mib = req->zgc.aim_copy_mib = req->zgc.max_pause_ms = 0;
 			if (req->zgc.aim_copy_mib > req->zgc.max_copy_mib || !req->zgc.aim_copy_mib)
 				req->zgc.aim_copy_mib = req->zgc.max_copy_mib;
 		}

@@ -438,11 +438,12 @@ static void handle_heap_request(const struct request *req)
 	if (err) {
 		send_error(client_fd, req->hdr.seq, -err, why);
 		/* ZGC was relocating, or its used heap was over memtrace's bound,
-		 * or a copy of ZGC's or Shenandoah's heap held a virtual thread's
-		 * stack: nothing was walked (the walk undone), memtrace asks again
-		 * (or walks in a pause) on this connection (a `leaks` run's
-		 * sampling session goes on) */
-		if (err != -EAGAIN && err != -EFBIG && err != -ENOTSUP)
+		 * or its copy was cut at the bound's deadline, or a copy of ZGC's
+		 * or Shenandoah's heap held a virtual thread's stack: nothing was
+		 * walked (the walk undone), memtrace asks again (or walks in a
+		 * pause) on this connection (a `leaks` run's sampling session
+		 * goes on) */
+		if (err != -EAGAIN && err != -EFBIG && err != -ETIME && err != -ENOTSUP)
 			session_end();
 		return;
 	}

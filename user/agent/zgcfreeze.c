@@ -27,6 +27,7 @@
 #define MARGIN         (64ull << 20)  /* the copy's files: used heap + 1/4 + this */
 #define PG             4096ull
 #define POPULATE_STEP  (32ull << 20)
+#define COPY_STEP      (4u << 20)     /* the copy looks at its deadline this often */
 #define IDLE_LOOK_NS   (200 * 1000000ull) /* settle(): the used heap grew less than */
 #define IDLE_GROWTH    (1ull << 20)       /* this in that time: an idle JVM */
 
@@ -697,10 +698,12 @@ int zgcfreeze_fits(struct zgc_freeze *zf, uint64_t *used, char *why, size_t n)
 
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 {
-	uint64_t until = mono_ns() + RELOC_WAIT_NS, used = 0, bad = 0;
+	uint64_t t0 = mono_ns(), until = t0 + RELOC_WAIT_NS, used = 0, bad = 0;
 	struct timespec nap = { 0, 1000000 };
 	int err;
 
+	zf->deadline = zf->req.max_pause_ms ? t0 + (uint64_t)zf->req.max_pause_ms * 1000000 : 0;
+	zf->copied = 0;
 	err = read_refs(zf);
 	if (err) {
 		snprintf(why, n, "ZGC's masks or forwarding tables do not read as memtrace "
@@ -746,42 +749,56 @@ int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n)
 	return err;
 }
 
-/* @len bytes at @src of the JVM's heap file to @dst of the copy's; through
- * the heap's mapping at @addr where the kernel cannot copy file to file. */
+/* Past the copy's deadline (zf->deadline, 0 none)? */
+static bool late(const struct zgc_freeze *zf)
+{
+	return zf->deadline && mono_ns() >= zf->deadline;
+}
+
+/* @len bytes at @src of the JVM's heap file to @dst of the copy's, COPY_STEP
+ * at a time (the deadline looked at between), adding each step to *@done;
+ * through the heap's mapping at @addr where the kernel cannot copy file to
+ * file. 0, -ETIME (the deadline passed) or -EIO. */
 static int copy_range(const struct zgc_freeze *zf, int fd, uint64_t src, uint64_t dst,
-		      uint64_t len, uint64_t addr)
+		      uint64_t len, uint64_t addr, uint64_t *done)
 {
 	loff_t in = (loff_t)src, out = (loff_t)dst;
+	bool kernel = true;
 
 	while (len) {
-		ssize_t k = copy_file_range(zf->heap_fd, &in, fd, &out, len, 0);
+		size_t step = len < COPY_STEP ? (size_t)len : COPY_STEP;
+		ssize_t k = -1;
 
-		if (k <= 0)
-			break;
+		if (late(zf))
+			return -ETIME;
+		if (kernel)
+			k = copy_file_range(zf->heap_fd, &in, fd, &out, step, 0);
+		if (k <= 0) {
+			kernel = false;
+			k = pwrite(fd, (const void *)(uintptr_t)addr, step, out);
+			if (k <= 0)
+				return -EIO;
+			out += k;
+			in += k;
+		}
 		len -= (uint64_t)k;
 		addr += (uint64_t)k;
-	}
-	while (len) {
-		ssize_t k = pwrite(fd, (const void *)(uintptr_t)addr, len, out);
-
-		if (k <= 0)
-			return -1;
-		len -= (uint64_t)k;
-		addr += (uint64_t)k;
-		out += k;
+		*done += (uint64_t)k;
 	}
 	return 0;
 }
 
-/* Chunks [@from, @to) of the plan into the copy's file. 0 or -1. */
-static int copy_chunks(const struct zgc_freeze *zf, size_t from, size_t to)
+/* Chunks [@from, @to) of the plan into the copy's file, adding what is
+ * copied to *@done. 0, -ETIME or -EIO. */
+static int copy_chunks(const struct zgc_freeze *zf, size_t from, size_t to, uint64_t *done)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct zgc_chunk *c = &zf->chunks[i];
+		int err = copy_range(zf, zf->copy_fd[c->file], c->src, c->dst, c->len,
+				     zf->refs.base | c->off, done);
 
-		if (copy_range(zf, zf->copy_fd[c->file], c->src, c->dst, c->len,
-			       zf->refs.base | c->off))
-			return -1;
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -790,10 +807,11 @@ int zgcfreeze_child(struct zgc_freeze *zf)
 {
 	const int prot = PROT_READ | PROT_WRITE;
 	char go = 0;
+	uint64_t done = 0;
 
 	close(zf->up[0]);
 	close(zf->down[1]);
-	if (copy_chunks(zf, zf->split, zf->nchunks))
+	if (copy_chunks(zf, zf->split, zf->nchunks, &done)) /* the deadline: the JVM gave up */
 		return -1;
 	/* every view: private zeros, then the copy's pages where the heap's were */
 	for (size_t i = 0; i < zf->nmaps; i++)
@@ -831,25 +849,58 @@ int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n)
 {
 	/* a generous bound: 2 s and 10 ms per MiB (~2 GB/s is usual here) */
 	int ms = 2000 + (int)((zf->bytes >> 20) * 10 > 60000 ? 60000 : (zf->bytes >> 20) * 10);
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = mono_ns(), t_mine;
 	struct pollfd p = { .fd = zf->up[0], .events = POLLIN };
-	int r, mine;
+	int r = 0, mine;
 	char c = 0;
 
 	zf->consumed = true; /* the files are the copy's now */
 	close(zf->up[1]);
 	close(zf->down[0]);
 	zf->up[1] = zf->down[0] = -1;
-	mine = copy_chunks(zf, 0, zf->split);
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	if (r > 0 && read(zf->up[0], &c, 1) == 1 && c == 'z' && !mine &&
+	mine = copy_chunks(zf, 0, zf->split, &zf->copied);
+	t_mine = mono_ns() - t0;
+	if (!mine) {
+		if (zf->deadline) { /* no later than the deadline */
+			uint64_t now = mono_ns();
+			int left = now < zf->deadline ? (int)((zf->deadline - now + 999999) / 1000000) : 0;
+
+			if (left < ms)
+				ms = left;
+		}
+		do {
+			r = poll(&p, 1, ms);
+		} while (r < 0 && errno == EINTR);
+	}
+	if (!mine && r > 0 && read(zf->up[0], &c, 1) == 1 && c == 'z' &&
 	    write(zf->down[1], "g", 1) == 1) {
 		*ns = mono_ns() - t0;
 		return 0;
 	}
 	*ns = mono_ns() - t0;
+	/* the copy's half cut at the deadline too (it looks at it as well),
+	 * or not done by then */
+	if (mine == -ETIME || (!mine && r >= 0 && zf->deadline && late(zf))) {
+		/* the whole copy at the speed seen: the JVM's half scaled when
+		 * it was cut short (both halves go at about one speed), else
+		 * longer than the wait (the copy's half was not done); 0 when
+		 * nothing was copied (the fork took the time) */
+		uint64_t whole = mine ? (zf->copied ? t_mine / zf->copied * zf->need[0] +
+						      t_mine % zf->copied * zf->need[0] / zf->copied : 0)
+				      : *ns + *ns / 4;
+
+		/* short: 96 bytes go back (memtrace reads the MiB and the whole) */
+		snprintf(why, n, "ZGC's copy of %llu MiB cut at %u ms (JVM's half: %llu/%llu MiB in "
+			 "%.0f ms; all: ~%llu ms)", (unsigned long long)(zf->bytes >> 20),
+			 zf->req.max_pause_ms, (unsigned long long)(zf->copied >> 20),
+			 (unsigned long long)(zf->need[0] >> 20), (double)t_mine / 1e6,
+			 (unsigned long long)(whole / 1000000));
+		/* the copy maps nothing before its half is done: the files, their
+		 * pages resident, are kept for the retry, not freed in the pause
+		 * (~0.2 ms a MiB) */
+		zf->consumed = false;
+		return -ETIME;
+	}
 	if (mine) {
 		snprintf(why, n, "the JVM's half of the used heap (%llu MiB) could not be copied",
 			 (unsigned long long)(zf->bytes >> 20));

@@ -72,6 +72,9 @@ struct zgc_freeze {
 	struct zgc_chunk *chunks;
 	size_t nchunks;
 	size_t split;              /* chunks [0, split) the JVM copies, the rest the copy */
+	uint64_t deadline;         /* CLOCK_MONOTONIC ns: the copy stops here when not done
+				    * (set in the pause from req.max_pause_ms); 0 none */
+	uint64_t copied;           /* bytes of its half the JVM has copied */
 	uint64_t busy;             /* ZForwardings still relocating at the last look */
 	bool consumed;             /* a copy took the files (else end() keeps them a while) */
 	void (*idle)(void);        /* the socket thread's other duties (draining the sampling
@@ -110,9 +113,10 @@ int zgcfreeze_fits(struct zgc_freeze *zf, uint64_t *used, char *why, size_t n);
  * zgcfreeze_pause - in the pause, before the fork: read the masks and tables,
  * check that no page is being relocated (JDK 17's relocation goes on in a
  * pause: waited for up to 50 ms), list the used pages and the heap file's
- * mappings, plan the copy. Returns 0, -EAGAIN when ZGC is relocating (why
- * says so), -EFBIG when the used heap is over the request's max_copy_mib, or
- * another -errno with @why.
+ * mappings, plan the copy; the copy's deadline is req.max_pause_ms from
+ * here. Returns 0, -EAGAIN when ZGC is relocating (why says so), -EFBIG when
+ * the used heap is over the request's max_copy_mib, or another -errno with
+ * @why.
  */
 int zgcfreeze_pause(struct zgc_freeze *zf, char *why, size_t n);
 
@@ -129,9 +133,10 @@ int zgcfreeze_child(struct zgc_freeze *zf);
  * zgcfreeze_wait - in the JVM, in the pause, after the fork: copy the first
  * half of the used pages (the copy copies the rest at the same time), wait
  * until the copy says its half is done and mapped (at most a few seconds, by
- * the heap's size), tell it to go on.
- * Returns 0, or -errno with @why (then kill the copy before leaving the
- * pause). Sets *@ns to the wait.
+ * the heap's size, and never past the deadline), tell it to go on.
+ * Returns 0, -ETIME when the deadline came first (@why says what was copied
+ * and what the whole copy would take), or another -errno with @why (then
+ * kill the copy before leaving the pause). Sets *@ns to the wait.
  */
 int zgcfreeze_wait(struct zgc_freeze *zf, uint64_t *ns, char *why, size_t n);
 

@@ -98,6 +98,11 @@ uint64_t heapfreeze_zgc_copy_estimate_ns(uint64_t used, uint64_t ns_per_mib);
  * in a pause of @bound_ms with a fork of @fork_ns at @ns_per_mib (0: the
  * default) (0 MiB: the fork alone is over). */
 uint64_t heapfreeze_zgc_copy_max_mib(uint64_t fork_ns, uint32_t bound_ms, uint64_t ns_per_mib);
+/* HEAPFREEZE_ZGC_CUT - the agent cuts a ZGC copy still going at this many
+ * times the pause's bound (the copy given up, the JVM let go): JDK 17's copy
+ * of 35 MiB in 3000 chunks (each mapped three times) paused a JVM 238 ms on
+ * this VM with both cores busy where its MiB said 100 */
+#define HEAPFREEZE_ZGC_CUT 3
 /* HEAPFREEZE_ZGC_LEARN_MIN - a copy under this says too little of the rate */
 #define HEAPFREEZE_ZGC_LEARN_MIN (32ull << 20)
 /* heapfreeze_zgc_learn - the cost per MiB the next copies of this JVM are

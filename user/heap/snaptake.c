@@ -385,7 +385,7 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	int pid = ss->p->pid;
 
 	ss->freeze.flags &= ~MT_AP_FREEZE_ZGC_BOUND;
-	ss->zgc.max_copy_mib = ss->zgc.aim_copy_mib = 0;
+	ss->zgc.max_copy_mib = ss->zgc.aim_copy_mib = ss->zgc.max_pause_ms = 0;
 	if (!mib) { /* the fork alone: --max-pause's case was seen in plan_freeze() */
 		if (consent)
 			return 1;
@@ -396,6 +396,12 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	}
 	ss->freeze.flags |= MT_AP_FREEZE_ZGC_BOUND;
 	ss->zgc.max_copy_mib = mib > UINT32_MAX ? UINT32_MAX : (uint32_t)mib;
+	/* the agent cuts a copy still going at HEAPFREEZE_ZGC_CUT x the bound:
+	 * the estimate of its speed was wrong (a busy machine; JDK 17 maps each
+	 * of its chunks three times, which no MiB counts), and a little over
+	 * the bound is better than a pause for nothing */
+	ss->zgc.max_pause_ms = bound_ms > UINT32_MAX / HEAPFREEZE_ZGC_CUT ? UINT32_MAX :
+			       bound_ms * HEAPFREEZE_ZGC_CUT;
 	/* aimed at: what the default bound allows, --max-pause or not (a few
 	 * more cycles' ends are waited for to get there: shorter pauses) */
 	aim = heapfreeze_zgc_copy_max_mib(fork, WALKEST_DEFAULT_BOUND_MS, ss->zgc_ns_per_mib);
@@ -449,6 +455,41 @@ static int zgc_too_big(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	      "did not pause it. --max-pause MS accepts a pause of up to MS", pid, a, msg,
 	      (flags & MT_AP_HEAP_MAXPAUSE) ? max_pause_ms : WALKEST_DEFAULT_BOUND_MS);
 	return -ECANCELED;
+}
+
+/*
+ * ZGC's copy was slower than memtrace's estimate of its speed (a busy
+ * machine): the agent stopped it at the bound (-ETIME) and said what the
+ * whole copy would take at the speed it saw. Learn that speed and ask again
+ * once: the next bound holds less used heap, so the agent refuses a heap
+ * over it before any pause (zgc_too_big()), or copies a smaller one within
+ * it. Returns 1 (ask again) or -ECANCELED (printed).
+ */
+static int zgc_too_slow(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms)
+{
+	const char *msg = ss->so.last_err.msg;
+	const char *u = strstr(msg, "copy of "), *w = strstr(msg, "all: ~");
+	unsigned long long mib = 0, ms = 0;
+	int pid = ss->p->pid;
+
+	if (u)
+		sscanf(u, "copy of %llu MiB", &mib);
+	if (w)
+		sscanf(w, "all: ~%llu ms", &ms);
+	if (ss->zgc_slow++ || !mib || !ms) {
+		ss->zgc_slow = 0;
+		p_err("JVM %d: the frozen copy was slower than memtrace's estimate, so the agent "
+		      "stopped it at %d times the bound and the JVM went on (%s); a frozen "
+		      "snapshot needs a longer pause on this machine now: --max-pause MS accepts "
+		      "a pause of up to MS (%u ms now)", pid, HEAPFREEZE_ZGC_CUT, msg,
+		      (flags & MT_AP_HEAP_MAXPAUSE) ? max_pause_ms : WALKEST_DEFAULT_BOUND_MS);
+		return -ECANCELED;
+	}
+	ss->zgc_ns_per_mib = heapfreeze_zgc_learn(ss->zgc_ns_per_mib, mib << 20, ms * 1000000);
+	p_info("JVM %d: the frozen copy was slower than memtrace's estimate, so the agent stopped "
+	       "it at %d times the bound and the JVM went on (%s); asking again with the speed "
+	       "seen", pid, HEAPFREEZE_ZGC_CUT, msg);
+	return 1;
 }
 
 /*
@@ -523,7 +564,14 @@ static int plan_freeze(struct mt_snapsession *ss, uint32_t *flags, uint32_t max_
 		return 0;
 	}
 	if (ss->freeze.flags & MT_AP_FREEZE_ZGC) {
-		int r = zgc_consent(ss, *flags, max_pause_ms);
+		const char *e = getenv("MEMTRACE_ZGC_COPY_NS_PER_MIB");
+		int r;
+
+		/* tests: a copy's speed assumed (a fast one makes the agent's
+		 * deadline stop the copy) until one is seen */
+		if (e && !ss->zgc_ns_per_mib)
+			ss->zgc_ns_per_mib = strtoull(e, NULL, 10);
+		r = zgc_consent(ss, *flags, max_pause_ms);
 
 		if (r)
 			return r < 0 ? r : 0;
@@ -951,6 +999,17 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == ETIME) {
+			/* the copy was slower than the estimate: the agent stopped
+			 * it at the bound and the JVM went on */
+			snapshot_free(s);
+			failed_pause(ss, &spw);
+			err = zgc_too_slow(ss, flags, max_pause_ms);
+			if (err < 0)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EFBIG) {
 			/* ZGC's used heap over the bound: nothing paused; the agent
 			 * keeps the session */
@@ -1002,7 +1061,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			goto fail;
 		}
 		if (h.type == MT_AP_HEAP_DONE) {
-			ss->zgc_tries = ss->zgc_big = 0;
+			ss->zgc_tries = ss->zgc_big = ss->zgc_slow = 0;
 			/* ZGC: the next copies of this session bounded at this one's rate
 			 * when it was slower than assumed (a busy machine) */
 			if (s->frozen && s->freeze.heap_copy_bytes)

@@ -60,6 +60,7 @@ struct mt_snapsession {
 	struct mt_ap_heap_zgc zgc;   /* ZGC's (MT_AP_FREEZE_ZGC), from heapfreeze_prepare() */
 	int zgc_tries;               /* walks refused in a row: ZGC was relocating */
 	int zgc_big;                 /* walks refused in a row: its used heap over the bound */
+	int zgc_slow;                /* walks whose copy the agent stopped at the bound */
 	bool zgc_unfrozen;           /* the next take in a pause (ZGC's copy over --max-pause) */
 	uint64_t zgc_ns_per_mib;     /* the copy's cost, learned from this session's copies
 				      * (heapfreeze_zgc_learn(); 0: the default) */
