@@ -402,6 +402,8 @@ static int zgc_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 	 * the bound is better than a pause for nothing */
 	ss->zgc.max_pause_ms = bound_ms > UINT32_MAX / HEAPFREEZE_ZGC_CUT ? UINT32_MAX :
 			       bound_ms * HEAPFREEZE_ZGC_CUT;
+	if (getenv("MEMTRACE_ZGC_CUT_MS")) /* tests: a cut no copy escapes */
+		ss->zgc.max_pause_ms = (uint32_t)strtoul(getenv("MEMTRACE_ZGC_CUT_MS"), NULL, 10);
 	/* aimed at: what the default bound allows, --max-pause or not (a few
 	 * more cycles' ends are waited for to get there: shorter pauses) */
 	aim = heapfreeze_zgc_copy_max_mib(fork, WALKEST_DEFAULT_BOUND_MS, ss->zgc_ns_per_mib);
