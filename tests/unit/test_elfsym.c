@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <pthread.h>
 #include <cmocka.h>
 
 #include "jvm/elfsym.h"
@@ -58,6 +59,53 @@ static void test_usdt_notes(void **state)
 	elfsym_free(e);
 }
 
+/* Another thread's open of the same file: a handle of its own. */
+static void *open_elsewhere(void *arg)
+{
+	struct mt_elf *e = elfsym_open(LIBJVM), *mine = arg;
+	uintptr_t same = e == mine;
+
+	elfsym_free(e);
+	return (void *)same;
+}
+
+/* The last file a thread opened is kept for its next open of it: the same
+ * handle, freed by each owner (ASan: nothing freed twice, nothing used
+ * after its free); another file, or another thread, opens its own. */
+static void test_kept(void **state)
+{
+	struct mt_elf *a = elfsym_open(LIBJVM), *b, *c;
+	uint64_t x = 0, y = 0;
+	pthread_t t;
+	void *same = NULL;
+
+	(void)state;
+	assert_non_null(a);
+	b = elfsym_open(LIBJVM);
+	assert_ptr_equal(a, b);
+	elfsym_free(a);
+	assert_int_equal(elfsym_lookup(b, "gHotSpotVMStructs", &x, NULL), 0);
+	elfsym_free(b);
+	elfsym_expire(); /* opened well within 2 s: still kept */
+	c = elfsym_open(LIBJVM);
+	assert_ptr_equal(c, a);
+	assert_int_equal(elfsym_lookup(c, "gHotSpotVMStructs", &y, NULL), 0);
+	assert_true(x == y && x != 0);
+	assert_int_equal(pthread_create(&t, NULL, open_elsewhere, c), 0);
+	assert_int_equal(pthread_join(t, &same), 0);
+	assert_null(same);
+	elfsym_free(c);
+	/* another file in its place: the kept libjvm goes (ASan sees the free) */
+	a = elfsym_open("/usr/lib/jvm/java-17-openjdk-amd64/lib/libjava.so");
+	assert_non_null(a);
+	assert_int_equal(elfsym_lookup(a, "JNU_ThrowByName", NULL, NULL), 0);
+	b = elfsym_open(LIBJVM);
+	assert_true(b != a);
+	assert_int_equal(elfsym_lookup(b, "DTraceAllocProbes", NULL, NULL), 0);
+	elfsym_free(a);
+	elfsym_free(b);
+}
+
 static void test_not_elf(void **state)
 {
 	assert_null(elfsym_open("/proc/self/status"));
@@ -71,6 +119,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_usdt_notes),
+		cmocka_unit_test(test_kept),
 		cmocka_unit_test(test_not_elf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,7 +247,7 @@ struct eden_watch {
 };
 
 #define EDEN_WATCH_NS (110 * 1000000ull)
-#define EDEN_IDLE_NS (30 * 1000000ull)
+#define EDEN_IDLE_NS (15 * 1000000ull)
 
 static const char eden_used[] = "sun.gc.generation.0.space.0.used";
 static const char eden_young[] = "sun.gc.collector.0.invocations";

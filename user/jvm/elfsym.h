@@ -21,11 +21,20 @@ struct mt_usdt_note {
 /*
  * elfsym_open - open @path (e.g. "/proc/PID/root/usr/lib/.../libjvm.so").
  * Returns a handle the caller frees with elfsym_free(), or NULL with errno set
- * (ENOEXEC: not an ELF file).
+ * (ENOEXEC: not an ELF file). The last file a thread opened stays open for
+ * that thread's next open of it within 2 s (the same handle, one more
+ * reference): a handle is used by the thread that opened it.
  */
 struct mt_elf *elfsym_open(const char *path);
+/* elfsym_ro_ranges - the link-time [start, end) of up to @max loadable
+ * segments the program cannot write (code, read-only data: what it maps
+ * never changes). Returns how many were stored in @r. */
+int elfsym_ro_ranges(const struct mt_elf *e, uint64_t (*r)[2], int max);
 /* elfsym_free - release @e; NULL is a no-op. */
 void elfsym_free(struct mt_elf *e);
+/* elfsym_expire - close the file kept open for a next open when it was
+ * opened 2 s ago or more (a long-running caller calls it now and then). */
+void elfsym_expire(void);
 
 /* elfsym_has_symtab - true when the file keeps its full .symtab (not stripped). */
 bool elfsym_has_symtab(const struct mt_elf *e);

@@ -9,6 +9,7 @@
  * MT_VMSTRUCTS_MAX_STR bytes per name.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #define POOL_BLOCK 65536
 #define PAGE 4096
 #define MAX_STRIDE 4096
+#define TABLE_BATCH_BYTES 16384 /* a table's entries read this much at a time */
 
 struct pool_block {
 	struct pool_block *next;
@@ -29,9 +31,23 @@ struct pool_block {
 	char data[POOL_BLOCK];
 };
 
+/* Pages of libjvm's read-only segments read for strings (the names of every
+ * VMStructs entry and JVM flag: ~8700 reads of the JVM's memory a `histo`,
+ * ~20 ms, before it), direct-mapped; what they hold never changes. */
+#define SC_PAGES 64
+#define SC_RANGES 4
+struct strcache {
+	pthread_mutex_t lock;
+	uint64_t ro[SC_RANGES][2]; /* the segments' addresses in the JVM */
+	int nro;
+	uint64_t tag[SC_PAGES];    /* page address + 1; 0 empty */
+	char page[SC_PAGES][PAGE];
+};
+
 struct mt_vmstructs {
 	mt_read_fn rd;
 	void *ctx;
+	struct strcache *sc;   /* NULL: every string read from the JVM */
 	struct mt_elf *elf;    /* NULL for vmstructs_parse() handles */
 	uint64_t bias;
 	struct pool_block *pool;
@@ -64,6 +80,34 @@ int vmstructs_read_ptr(const struct mt_vmstructs *vs, uint64_t addr, uint64_t *v
 	return vmstructs_read(vs, addr, val, sizeof(*val));
 }
 
+/* @n bytes at @addr (within one page) through vs->sc when the page is one of
+ * libjvm's read-only ones; else (or when the page does not read whole) read
+ * from the JVM. 0 or -errno. */
+static int read_cached(const struct mt_vmstructs *vs, uint64_t addr, char *buf, size_t n)
+{
+	struct strcache *sc = vs->sc;
+	uint64_t pg = addr & ~(uint64_t)(PAGE - 1);
+	size_t k = (pg / PAGE) % SC_PAGES;
+	bool ro = false;
+	int err = 0;
+
+	for (int i = 0; sc && i < sc->nro && !ro; i++)
+		ro = pg >= sc->ro[i][0] && pg + PAGE <= sc->ro[i][1];
+	if (!ro)
+		return vs->rd(vs->ctx, addr, buf, n);
+	pthread_mutex_lock(&sc->lock);
+	if (sc->tag[k] != pg + 1) {
+		sc->tag[k] = 0;
+		err = vs->rd(vs->ctx, pg, sc->page[k], PAGE);
+		if (!err)
+			sc->tag[k] = pg + 1;
+	}
+	if (!err)
+		memcpy(buf, sc->page[k] + (addr - pg), n);
+	pthread_mutex_unlock(&sc->lock);
+	return err ? vs->rd(vs->ctx, addr, buf, n) : 0;
+}
+
 int vmstructs_read_string(const struct mt_vmstructs *vs, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;
@@ -81,7 +125,7 @@ int vmstructs_read_string(const struct mt_vmstructs *vs, uint64_t addr, char *bu
 
 		if (chunk > len - 1 - got)
 			chunk = len - 1 - got;
-		err = vs->rd(vs->ctx, addr + got, buf + got, chunk);
+		err = read_cached(vs, addr + got, buf + got, chunk);
 		if (err) {
 			buf[got] = '\0';
 			return err;
@@ -209,7 +253,7 @@ typedef int (*entry_fn)(struct mt_vmstructs *vs, const unsigned char *e, const u
 static int read_table(struct mt_vmstructs *vs, uint64_t table_sym, const uint64_t *lay,
 		      size_t nlay, entry_fn one, size_t elem, void **arr, size_t *n)
 {
-	unsigned char entry[MAX_STRIDE];
+	unsigned char entry[MAX_STRIDE], batch[TABLE_BATCH_BYTES];
 	uint64_t base, stride = lay[nlay - 1];
 	size_t cap = 0;
 	int err;
@@ -219,12 +263,25 @@ static int read_table(struct mt_vmstructs *vs, uint64_t table_sym, const uint64_
 		return err;
 	if (!base)
 		return -EAGAIN;
-	for (size_t i = 0;; i++) {
+	for (size_t i = 0, have = 0, at = 0;; i++) {
 		if (i >= MT_VMSTRUCTS_MAX_ENTRIES)
 			return -E2BIG;
-		err = vs->rd(vs->ctx, base + i * stride, entry, stride);
-		if (err)
-			return err;
+		/* TABLE_BATCH entries a read (one each where a batch does not
+		 * read: the table's end near its mapping's) */
+		if (i - at >= have) {
+			at = i;
+			have = sizeof(batch) / stride;
+			if (vs->rd(vs->ctx, base + i * stride, batch, have * stride))
+				have = 0;
+		}
+		if (have) {
+			memcpy(entry, batch + (i - at) * stride, stride);
+		} else {
+			err = vs->rd(vs->ctx, base + i * stride, entry, stride);
+			if (err)
+				return err;
+			at = i + 1;
+		}
 		err = grow(arr, &cap, *n + 1, elem);
 		if (err)
 			return err;
@@ -385,8 +442,19 @@ static int fill_hotspot(struct mt_vmstructs *vs)
 	return 0;
 }
 
+/* vmstructs_parse(), strings in the JVM's [@ro[i][0], @ro[i][1]) (its
+ * read-only memory, @nro ranges) read through a page cache. */
+static int parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
+		 const uint64_t (*ro)[2], int nro, struct mt_vmstructs **out);
+
 int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 		    struct mt_vmstructs **out)
+{
+	return parse(s, rd, ctx, NULL, 0, out);
+}
+
+static int parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
+		 const uint64_t (*ro)[2], int nro, struct mt_vmstructs **out)
 {
 	static const int fsz[] = { 8, 8, 8, 4, 8, 8, 0 };
 	static const int tsz[] = { 8, 8, 4, 4, 4, 8, 0 };
@@ -409,6 +477,11 @@ int vmstructs_parse(const struct mt_vmstructs_syms *s, mt_read_fn rd, void *ctx,
 		return -ENOMEM;
 	vs->rd = rd;
 	vs->ctx = ctx;
+	if (nro > 0 && (vs->sc = calloc(1, sizeof(*vs->sc)))) { /* without it: slower */
+		pthread_mutex_init(&vs->sc->lock, NULL);
+		vs->sc->nro = nro < SC_RANGES ? nro : SC_RANGES;
+		memcpy(vs->sc->ro, ro, (size_t)vs->sc->nro * sizeof(ro[0]));
+	}
 
 	/* Entry layouts first: all-zero means the JVM has not run its static
 	 * initialisers yet. */
@@ -511,8 +584,8 @@ int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out)
 {
 	struct mt_vmstructs_syms s;
 	struct mt_elf *e;
-	uint64_t bias;
-	int err;
+	uint64_t bias, ro[SC_RANGES][2];
+	int err, nro;
 
 	*out = NULL;
 	missing[0] = '\0';
@@ -522,9 +595,14 @@ int vmstructs_open(const struct mt_proc *p, struct mt_vmstructs **out)
 	if (!e)
 		return -errno;
 	bias = elfsym_load_bias(e, p->libjvm_base);
+	nro = elfsym_ro_ranges(e, ro, SC_RANGES);
+	for (int i = 0; i < nro; i++) {
+		ro[i][0] += bias;
+		ro[i][1] += bias;
+	}
 	err = syms_of(e, bias, &s);
 	if (!err)
-		err = vmstructs_parse(&s, vmstructs_proc_read, (void *)(intptr_t)p->pid, out);
+		err = parse(&s, vmstructs_proc_read, (void *)(intptr_t)p->pid, ro, nro, out);
 	if (err) {
 		elfsym_free(e);
 		return err;
@@ -548,6 +626,9 @@ void vmstructs_free(struct mt_vmstructs *vs)
 	free(vs->types);
 	free(vs->ints);
 	free(vs->longs);
+	if (vs->sc)
+		pthread_mutex_destroy(&vs->sc->lock);
+	free(vs->sc);
 	elfsym_free(vs->elf);
 	free(vs);
 }

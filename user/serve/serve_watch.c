@@ -13,6 +13,7 @@
 #include "serve/serve_query.h"
 #include "serve/serve_watch.h"
 #include "jvm/attach.h"
+#include "jvm/elfsym.h"
 #include "jvm/proc.h"
 #include "lib/util.h"
 #include "probe/parktrace.h"
@@ -372,6 +373,7 @@ void serve_watch_rescan(struct serve *sv)
 
 void serve_watch_poll(struct serve *sv, uint64_t now)
 {
+	elfsym_expire(); /* no file of a container's root kept open past its use */
 	bool refresh = now >= sv->next_work_ns;
 
 	if (refresh)
