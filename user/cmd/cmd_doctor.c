@@ -350,8 +350,11 @@ static void print_heap(const struct report *r)
 				       fmt_bytes(r->est.used, b, sizeof(b)),
 				       1e9 / HEAPFREEZE_ZGC_COPY_NS_PER_MB / 1024);
 			printf(";\n        a copy over %s (%d ms with the fork) is refused before "
-			       "any pause unless --max-pause MS allows it",
-			       fmt_bytes(zgc_copy_max(r), b, sizeof(b)), WALKEST_DEFAULT_BOUND_MS);
+			       "any pause unless --max-pause MS allows it, and one still going at "
+			       "%d x the bound (a machine slower than estimated) is cut there, the "
+			       "JVM let go",
+			       fmt_bytes(zgc_copy_max(r), b, sizeof(b)), WALKEST_DEFAULT_BOUND_MS,
+			       HEAPFREEZE_ZGC_CUT);
 			if (r->fork_ns + r->copy_ns > (uint64_t)WALKEST_DEFAULT_BOUND_MS * 1000000)
 				printf(": histo, heap, query, snapshot and leaks may need it");
 		}
