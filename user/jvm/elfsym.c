@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jvm/elfsym.h"
 #include "lib/hash.h"
+#include "lib/util.h"
 
 struct mt_sym {
 	const char *name; /* points into the file's string table data */
@@ -147,14 +147,6 @@ static int load_syms(struct mt_elf *e, Elf_Scn *scn, GElf_Shdr *sh, bool from_sy
 #define KEEP_NS (2 * 1000000000ull)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_elf *kept;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Free @e for good. */
 static void elf_destroy(struct mt_elf *e)
