@@ -461,7 +461,8 @@ static int zgc_too_big(struct mt_snapsession *ss, uint32_t flags, uint32_t max_p
 
 /*
  * ZGC's copy was slower than memtrace's estimate of its speed (a busy
- * machine): the agent stopped it at the bound (-ETIME) and said what the
+ * machine): the agent stopped it at HEAPFREEZE_ZGC_CUT x the bound (-ETIME,
+ * mt_ap_heap_zgc.max_pause_ms) and said what the
  * whole copy would take at the speed it saw. Learn that speed and ask again
  * once: the next bound holds less used heap, so the agent refuses a heap
  * over it before any pause (zgc_too_big()), or copies a smaller one within
@@ -1003,7 +1004,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == ETIME) {
 			/* the copy was slower than the estimate: the agent stopped
-			 * it at the bound and the JVM went on */
+			 * it at its deadline and the JVM went on */
 			snapshot_free(s);
 			failed_pause(ss, &spw);
 			err = zgc_too_slow(ss, flags, max_pause_ms);
