@@ -783,10 +783,10 @@ void freeze_reap(void)
  * meanwhile (reap_idle): a copy that owns much memory (ZGC's copy of the
  * used heap) took 2.7-3.3 s to exit, which the thread must not spend blocked
  * (its sampling rings overflowed during `leaks`). After REAP_WAIT_NS it is
- * left to freeze_reap(). Returns wait4's. */
-static pid_t reap(pid_t pid, struct rusage *ru)
+ * left to freeze_reap() (at once unless @wait). Returns wait4's. */
+static pid_t reap(pid_t pid, struct rusage *ru, bool wait)
 {
-	uint64_t until = agent_mono_ns() + REAP_WAIT_NS;
+	uint64_t until = agent_mono_ns() + (wait ? REAP_WAIT_NS : 0);
 	struct timespec nap = { 0, 1000000 };
 	int status;
 	pid_t w;
@@ -812,7 +812,8 @@ static pid_t reap(pid_t pid, struct rusage *ru)
 	return w;
 }
 
-void freeze_end(struct freeze *fz)
+/* freeze_end(), the copy's exit waited out only if @wait. */
+static void end(struct freeze *fz, bool wait)
 {
 	struct rusage ru;
 
@@ -828,7 +829,7 @@ void freeze_end(struct freeze *fz)
 
 		if (fz->pidfd < 0 || syscall(__NR_pidfd_send_signal, fz->pidfd, SIGKILL, NULL, 0))
 			kill(fz->child, SIGKILL);
-		w = reap(fz->child, &ru);
+		w = reap(fz->child, &ru, wait);
 		if (w == fz->child) {
 			fz->rec.child_maxrss_kb = (uint64_t)ru.ru_maxrss;
 			fz->rec.child_minflt = (uint64_t)ru.ru_minflt;
@@ -844,4 +845,14 @@ void freeze_end(struct freeze *fz)
 	free(fz->runs);
 	fz->runs = NULL;
 	fz->nruns = 0;
+}
+
+void freeze_end(struct freeze *fz)
+{
+	end(fz, true);
+}
+
+void freeze_end_nowait(struct freeze *fz)
+{
+	end(fz, false);
 }

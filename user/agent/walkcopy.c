@@ -198,7 +198,7 @@ bool walkcopy_held(void)
 void walkcopy_release(void)
 {
 	if (held.child > 0)
-		freeze_end(&held);
+		freeze_end_nowait(&held); /* its rusage went out with DONE */
 	memset(&held, 0, sizeof(held));
 	held.mem_fd = held.pidfd = -1; /* never 0: that is the JVM's stdin */
 	held_until = 0;

@@ -6,6 +6,7 @@
 
 #include "cmd/cmds.h"
 #include "heap/heapfreeze.h"
+#include "lib/fastexit.h"
 #include "lib/util.h"
 
 struct cmd {
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 	}
 	for (const struct cmd *c = cmds; c->name; c++)
 		if (!strcmp(argv[i], c->name))
-			return c->fn(argc - i, argv + i);
+			fastexit(c->fn(argc - i, argv + i)); /* its memory freed after it */
 	p_err("unknown command '%s' (`memtrace -h` lists them)", argv[i]);
 	return 2;
 }

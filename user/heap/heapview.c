@@ -408,7 +408,7 @@ static int build_objects(struct viewbuild *b)
 		d->ref_first = cref;
 		d->nrefs = 0;
 		b->aux[d->cls].known = b->aux[d->cls].inst = true; /* an instance: a class */
-		if (s->has_ages) {
+		if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads it */
 			uint64_t age = snapshot_age(s, o.id);
 
 			d->age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
