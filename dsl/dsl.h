@@ -634,6 +634,35 @@ int dsl_value_persist(struct dsl_eval *ev, struct dsl_value *v);
 int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast);
 
 /* ===================================================================== */
+/* accum.c                                                               */
+/* ===================================================================== */
+
+#define DSL_ACCUM_MAX 16
+
+/* An on_inclusion that only keeps running sums, as additions (accum.c). */
+struct dsl_accum {
+	int n;                   /* additions; 0: the evaluator runs the lambda */
+	struct {
+		int prop;        /* the int property added to */
+		bool size;       /* add THIS.size, else k */
+		int field;       /* size: the field id whose presence makes THIS.size
+				  * a Java field (-1: none in the heap) */
+		int64_t k;
+	} op[DSL_ACCUM_MAX];
+};
+
+/* dsl_accum_compile - @lam (set type @st's on_inclusion) as additions into
+ * *@a; a->n is 0 unless every statement is `P <- P + E` or `P <- E + P`, P
+ * an int property of @st, E an integer literal or THIS.size. Pure. */
+void dsl_accum_compile(const struct dsl_settype *st, const struct dsl_node *lam,
+		       struct dsl_accum *a);
+/* dsl_accum_run - @a for object @o into properties @props; false, nothing
+ * changed, when the evaluator must run the lambda instead (a property not
+ * an int now, an object whose class has a Java field `size`). */
+bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_t o,
+		   struct dsl_value *props);
+
+/* ===================================================================== */
 /* json.c                                                                */
 /* ===================================================================== */
 

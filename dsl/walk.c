@@ -40,6 +40,8 @@ struct walk {
 	 * REFERRER in ENTITY" (reachability, as the seeds write it), decided
 	 * here without the evaluator: REFERRER one of the instance's objects */
 	bool *reach;
+	/* per set type: its on_inclusion as running sums (accum.c), if it is */
+	struct dsl_accum *accum;
 };
 
 /* Is @n the name @res resolved to (types.c)? */
@@ -350,6 +352,9 @@ static int claim(struct walk *w, int inst, uint32_t obj)
 	w->queue[w->qtail++] = obj;
 	if (!st->on_inclusion)
 		return 0;
+	if (w->accum && w->accum[ev->insts[inst].set].n &&
+	    dsl_accum_run(ev, &w->accum[ev->insts[inst].set], obj, ev->insts[inst].props))
+		return 0;
 	ev->inst = inst;
 	ev->this_obj = obj;
 	return dsl_eval_lambda(ev, st->on_inclusion, NULL, &r);
@@ -447,6 +452,23 @@ static int include_roots(struct walk *w)
 	return 0;
 }
 
+/* Does every instance with a membership decide it by reachability (w->reach)?
+ * Then offering a reference claims its target only when its referrer is
+ * claimed - and a claimed object's references were all offered when it was
+ * drained - so steps 3b and 3c (offers with no referrer or an unclaimed
+ * one, which change nothing) can claim nothing: the walk ends with 3a. At
+ * 5 M objects that pass over every object and reference took 166 of a
+ * reachability query's 310 ms. */
+static bool reach_only(const struct walk *w)
+{
+	const struct dsl_eval *ev = w->ev;
+
+	for (int i = 0; i < ev->ninst; i++)
+		if (ev->t->sets[ev->insts[i].set].membership && !w->reach[i])
+			return false;
+	return true;
+}
+
 /* Step 3: every reference of the heap, heap roots first. */
 static int walk_refs(struct walk *w)
 {
@@ -455,6 +477,8 @@ static int walk_refs(struct walk *w)
 
 	if ((err = drain(w)))
 		return err;
+	if (reach_only(w))
+		return 0;
 	for (uint32_t i = 0; i < h->nroots; i++)
 		if ((err = offer(w, DSL_NOOBJ, h->roots[i].kind, h->roots[i].obj)) || (err = drain(w)))
 			return err;
@@ -498,6 +522,19 @@ int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast)
 	}
 	for (int i = 0; i < ev->ninst; i++)
 		w.reach[i] = is_reach(ev->t->sets[ev->insts[i].set].membership);
+	/* MEMTRACE_DSL_NO_ACCUM: every on_inclusion by the evaluator (tests
+	 * compare the two) */
+	if (!getenv("MEMTRACE_DSL_NO_ACCUM")) {
+		w.accum = dsl_arena_alloc(ev->persist,
+					  ((size_t)ev->t->nsets + 1) * sizeof(*w.accum));
+		if (!w.accum) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (int i = 0; i < ev->t->nsets; i++)
+			dsl_accum_compile(&ev->t->sets[i], ev->t->sets[i].on_inclusion,
+					  &w.accum[i]);
+	}
 	if ((err = include_roots(&w)))
 		goto out;
 	if (ev->t->needs_refs)
