@@ -384,7 +384,19 @@ struct mt_ap_heap_freeze {
 					   * (mt_ap_hlive.pool); memtrace reads them from its
 					   * own mapping. The agent holds the fd only until the
 					   * fork. An agent without the flag refuses it (ERROR) */
-#define MT_AP_FREEZE_FLAGS      0xfffu
+#define MT_AP_FREEZE_INPLACE    (1u << 12) /* with _POOL: memtrace keeps the records where
+					   * the copy writes them (its view is built over
+					   * them, no copy of its own), and fills the pool
+					   * ahead of them: the copy counts its mark's
+					   * progress in mt_ap_hlive.mark_objs/mark_refs,
+					   * writes its object records at the pool's start
+					   * (room for 16 bytes more an object after them: a
+					   * view's object is 48 bytes, a record 32) and its
+					   * reference records at mt_ap_inplace_refs(), both
+					   * known before it writes them; it maps the pool's
+					   * pages in as it goes. An agent without the flag
+					   * refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0x1fffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -761,7 +773,18 @@ struct mt_ap_hlive {
 				    * memfd (0: not mapped); an array at an address in
 				    * [pool, pool + pool_bytes) is at that offset in it */
 	uint64_t pool_bytes;
+	/* MT_AP_FREEZE_INPLACE only (an older agent's struct ends above): the
+	 * objects the mark has marked and the references it has pushed so far,
+	 * every 64 Ki objects and at its end */
+	uint64_t mark_objs, mark_refs;
 };
+
+/* MT_AP_FREEZE_INPLACE: the offset in a pool of @pool_bytes where the copy
+ * writes its reference records (the middle, on a cache line). */
+static inline uint64_t mt_ap_inplace_refs(uint64_t pool_bytes)
+{
+	return (pool_bytes / 2) & ~63ull;
+}
 
 struct mt_ap_hlive_at {
 	uint32_t child_pid;        /* the copy's pid in the JVM's pid namespace */

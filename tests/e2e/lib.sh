@@ -87,6 +87,17 @@ agent_copies_left() {
 }
 
 assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"; }
+# copies_gone PID: the JVM PID has no child left within 2 s (the agent kills
+# a frozen copy when memtrace has read it and reaps it as it ends, tens of
+# ms for one that wrote millions of records, which nobody waits for).
+copies_gone() {
+	local i
+	for i in $(seq 100); do
+		[ -z "$(ps -o pid= --ppid "$1")" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
 assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "${3:-'$2' not found in $1}"; }; }
 
 # classes_outside_tmp: set OUT_CLASSES to a directory under /var/tmp holding

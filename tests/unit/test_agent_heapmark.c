@@ -399,6 +399,37 @@ static void test_pool(void **st)
 	assert_true(r0.info.nobjs >= 3 && r0.info.nrefs >= 3);
 	assert_memory_equal(r.objs, r0.objs, r0.info.nobjs * sizeof(*r.objs));
 	assert_memory_equal(r.refs, r0.refs, r0.info.nrefs * sizeof(*r.refs));
+	/* HM_INPLACE: the objects at the pool's start, room for 16 bytes more
+	 * each after them, the references at its middle; the mark's progress
+	 * published (its final counts at least); the same records */
+	{
+		struct hm_result ip;
+
+		memset(&live, 0, sizeof(live));
+		run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 1, NULL, 0, NULL, 0, &ip, 0);
+		assert_true(ip.objs_pooled && ip.refs_pooled);
+		assert_ptr_equal(ip.objs, pool);
+		assert_ptr_equal(ip.refs, pool + mt_ap_inplace_refs(bytes));
+		assert_true(mt_ap_inplace_refs(bytes) >= r0.info.nobjs * (sizeof(*r.objs) + 16));
+		assert_int_equal(live.mark_objs, r0.info.marked);
+		assert_true(live.mark_refs >= r0.info.nrefs && live.mark_refs <= live.cap_refs);
+		assert_int_equal(live.cap_objs, r0.info.nobjs);
+		assert_memory_equal(ip.objs, r0.objs, r0.info.nobjs * sizeof(*r.objs));
+		assert_memory_equal(ip.refs, r0.refs, r0.info.nrefs * sizeof(*r.refs));
+		/* without it no progress is published */
+		memset(&live, 0, sizeof(live));
+		heapmark_free(&ip);
+		run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &ip, 0);
+		assert_int_equal(live.mark_objs, 0);
+		heapmark_free(&ip);
+		/* objects and their room past the middle: nothing in the pool */
+		run_pool_bytes = r0.info.nobjs * (sizeof(*r.objs) + 16);
+		run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 1, NULL, 0, NULL, 0, &ip, 0);
+		assert_false(ip.objs_pooled || ip.refs_pooled);
+		assert_memory_equal(ip.objs, r0.objs, r0.info.nobjs * sizeof(*r.objs));
+		heapmark_free(&ip);
+		run_pool_bytes = bytes;
+	}
 	/* room for the objects but not the references: neither goes there */
 	run_pool_bytes = r0.info.nobjs * sizeof(*r.objs) + sizeof(*r.refs);
 	run(f, HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &small, 0);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "heap/heapview.h"
+#include "heap/recpool.h"
 #include "heap/snapfile.h"
 #include "heap/snaprec.h"
 #include "heap/snapshot.h"
@@ -668,6 +669,74 @@ static void test_ways_same_heap(void **state)
 	}
 }
 
+/* @s's object and reference records moved into a take's own pool, laid out
+ * as the copy writes them there (MT_AP_FREEZE_INPLACE): the objects at its
+ * start with room for @room more objects' records after them, the
+ * references at its middle. */
+static void to_pool(struct mt_snapshot *s, size_t room)
+{
+	struct recpool *p = recpool_new_sparse(64u << 20);
+	uint64_t half;
+
+	assert_non_null(p);
+	half = mt_ap_inplace_refs(p->bytes);
+	assert_true((s->nobjs + room) * sizeof(*s->objs) <= half);
+	memcpy(p->map, s->objs, s->nobjs * sizeof(*s->objs));
+	memcpy(p->map + half, s->refs, s->nrefs * sizeof(*s->refs));
+	free(s->objs);
+	free(s->refs);
+	s->objs = (struct mt_ap_hobj *)(void *)p->map;
+	s->cap_objs = s->nobjs + room;
+	s->refs = (struct mt_ap_href *)(void *)(p->map + half);
+	s->cap_refs = s->nrefs;
+	s->own_pool = p;
+	s->pool = p;
+	s->recs_pooled = true;
+}
+
+/* The records kept where a frozen copy wrote them, in a take's own pool
+ * (snapmark.c's in_place()): the view built over them - its objects in the
+ * room after the records, its references over theirs, the pool then the
+ * view's - or, without room, beside them; the same view either way, and
+ * the snapshot frees none of the pool's memory. */
+static void test_view_in_pool(void **state)
+{
+	static struct gen_expect e;
+	struct mt_heapview a, b;
+	struct mt_snapshot r, s;
+	char why[128];
+
+	(void)state;
+	for (int way = 0; way < 4; way++) {
+		/* way 3: CLASS references ahead of the records read - the view's
+		 * references outrun them and move to memory of their own */
+		uint32_t lead = way == 3 ? 2500 : 0;
+
+		gen_heap(&r, &e, lead, false);
+		assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
+		gen_heap(&s, &e, lead, false);
+		/* room for the view's objects (48 bytes on 32), none, or odd */
+		to_pool(&s, way == 1 ? 0 : way == 2 ? s.nobjs / 2 - 1 : (s.nobjs + 1) / 2);
+		if (way != 2) {
+			assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
+			assert_null(s.own_pool); /* the view's now */
+			assert_non_null(b.pool);
+			assert_false(s.recs_pooled);
+		} else { /* not taken: the pool stays the snapshot's */
+			assert_int_equal(heapview_build(&s, NULL, &b, why, sizeof(why)), 0);
+			assert_null(b.pool);
+			assert_non_null(s.own_pool);
+		}
+		assert_int_equal(recpool_contains(b.pool, b.heap.objects, 1), way == 0 || way == 3);
+		assert_int_equal(recpool_contains(b.pool, b.heap.refs, 1), way < 2);
+		assert_same_heap(&a.heap, &b.heap, true);
+		heapview_free(&b);
+		snapshot_free(&s);
+		heapview_free(&a);
+		snapshot_free(&r);
+	}
+}
+
 /* A virtual thread's locals: a parked one's from the copy's mark (flagged), a
  * mounted one's after JVMTI's OTHER root to it (JDK 21+: that root, the
  * virtual thread's frames, then the carrier's THREAD root and its frames);
@@ -733,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_heap_ages),
 		cmocka_unit_test(test_ways_same_heap),
+		cmocka_unit_test(test_view_in_pool),
 		cmocka_unit_test(test_vthread_locals),
 	};
 

@@ -135,6 +135,75 @@ static void test_refused(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* Bytes of @fd's file that have pages (its size may be far larger). */
+static uint64_t resident(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/* A take's own pool (MT_AP_FREEZE_INPLACE): 1 GiB of address space and no
+ * page until filled; filled as a prefix and as a range further on (where the
+ * copy writes its references: mt_ap_inplace_refs()), a step at a time; what
+ * a child writes there memtrace reads from its own mapping. */
+static void test_sparse(void **state)
+{
+	struct recpool *p = recpool_new_sparse(1ull << 30);
+	uint64_t half, at = 0, refs;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(p->bytes, 1ull << 30);
+	assert_int_equal(p->filled, 0);
+	assert_int_equal(resident(p->fd), 0);
+	assert_int_equal(recpool_fill(p, 8u << 20, 4u << 20), 0);
+	assert_int_equal(p->filled, 4u << 20);
+	assert_int_equal(resident(p->fd), 4u << 20);
+	assert_int_equal(recpool_fill(p, 6000000, 4u << 20), 0); /* rounded to pages */
+	assert_int_equal(p->filled, (6000000 + 4095) & ~4095ull);
+	assert_int_equal(recpool_fill(p, 4096, 4u << 20), 0); /* behind: nothing */
+	assert_int_equal(p->filled, (6000000 + 4095) & ~4095ull);
+	half = mt_ap_inplace_refs(p->bytes);
+	assert_int_equal(half, 1ull << 29);
+	refs = half;
+	assert_int_equal(recpool_fill_range(p, &refs, half + (6u << 20), 4u << 20), 0);
+	assert_int_equal(refs, half + (4u << 20));
+	assert_int_equal(recpool_fill_range(p, &refs, half + (6u << 20), 4u << 20), 0);
+	assert_int_equal(refs, half + (6u << 20));
+	assert_int_equal(resident(p->fd), ((6000000 + 4095) & ~4095ull) + (6u << 20));
+	/* the child writes where memtrace filled, and past it (its own pages) */
+	wait_ok(child_writes(p, half + 100, 0x33, 64, &at));
+	wait_ok(child_writes(p, half + (100u << 20), 0x44, 64, &at));
+	assert_int_equal(p->map[half + 100], 0x33);
+	assert_int_equal(p->map[half + (100u << 20) + 63], 0x44);
+	assert_true(recpool_contains(p, p->map + half, 64));
+	assert_true(recpool_contains(p, p->map + p->bytes - 8, 8));
+	assert_false(recpool_contains(p, p->map + p->bytes - 8, 9));
+	assert_false(recpool_contains(p, p->map - 1, 1));
+	assert_false(recpool_contains(NULL, p->map, 1));
+	recpool_free(p);
+	(void)at;
+}
+
+/* After recpool_defer_frees() a freed pool stays mapped for the process's
+ * end (the last test: the switch is for the rest of the process). */
+static void test_defer(void **state)
+{
+	struct recpool *p = recpool_new_sparse(1u << 20);
+	char *m;
+
+	(void)state;
+	assert_non_null(p);
+	m = p->map;
+	m[100] = 7;
+	recpool_defer_frees();
+	recpool_free(p);
+	assert_int_equal(m[100], 7); /* still mapped */
+	recpool_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +211,8 @@ int main(void)
 		cmocka_unit_test(test_child_writes),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_defer), /* last: for the rest of the process */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

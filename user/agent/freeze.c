@@ -772,11 +772,16 @@ void freeze_set_idle(void (*idle)(void))
 	reap_idle = idle;
 }
 
-void freeze_reap(void)
+bool freeze_reap(void)
 {
-	for (size_t i = 0; i < MT_ARRAY_SIZE(unreaped); i++)
+	bool left = false;
+
+	for (size_t i = 0; i < MT_ARRAY_SIZE(unreaped); i++) {
 		if (unreaped[i] > 0 && waitpid(unreaped[i], NULL, WNOHANG) != 0)
 			unreaped[i] = 0; /* reaped, or not ours any more */
+		left |= unreaped[i] > 0;
+	}
+	return left;
 }
 
 /* Wait for killed copy @pid, the socket thread's other duties done

@@ -105,8 +105,9 @@ void freeze_end(struct freeze *fz);
 void freeze_end_nowait(struct freeze *fz);
 
 /* freeze_reap - reap the killed copies whose exit freeze_end() did not wait
- * out (the socket thread calls it now and then). */
-void freeze_reap(void);
+ * out (the socket thread calls it now and then: every REAP_POLL_MS while it
+ * says some are left). */
+bool freeze_reap(void);
 
 /* freeze_set_idle - what freeze_end() calls while a killed copy exits (the
  * socket thread's other duties; NULL: none). */

@@ -57,6 +57,7 @@
 #define MAX_MAPS      4096      /* oop map blocks a class may have */
 #define MAX_INSTANCE  (1u << 24) /* bytes an instance may have */
 #define KCACHE        64        /* classes the look-up remembers */
+#define POP_CHUNK     (2u << 20) /* HM_INPLACE: bytes of records mapped in at a time */
 #define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
 
 struct oopmap {
@@ -91,6 +92,7 @@ struct growvec {
 	char *p;
 	size_t n, cap, esz;
 	bool pooled;       /* p lies in the input's pool: never realloc'd or freed */
+	size_t pop_at;     /* HM_INPLACE: entries from here on not mapped in yet */
 };
 
 struct mark {
@@ -240,9 +242,14 @@ static bool vec_pool(struct mark *mk, struct growvec *v, size_t n, uint64_t *use
 	v->p = (char *)mk->in->pool + at;
 	v->cap = n;
 	v->pooled = true;
-	/* its page tables in one call, not a fault per page as they are written */
-	madvise(v->p - ((uintptr_t)v->p & 4095), bytes + ((uintptr_t)v->p & 4095),
-		MADV_POPULATE_WRITE);
+	/* its page tables in one call, not a fault per page as they are written;
+	 * HM_INPLACE: a chunk at a time ahead of the writes (vec_push()), which
+	 * memtrace fills meanwhile (in its cgroup): most are then mapped, not
+	 * made */
+	v->pop_at = 0;
+	if (!(mk->in->flags & HM_INPLACE))
+		madvise(v->p - ((uintptr_t)v->p & 4095), bytes + ((uintptr_t)v->p & 4095),
+			MADV_POPULATE_WRITE);
 	*used = at + bytes;
 	return true;
 }
@@ -280,6 +287,17 @@ static void live_arrays(struct mark *mk)
 	live_store(&l->gen, l->gen + 1);
 }
 
+/* HM_INPLACE: how far the mark has come (memtrace fills its pool ahead). */
+static void live_progress(struct mark *mk)
+{
+	struct mt_ap_hlive *l = mk->in->live;
+
+	if (!l || !(mk->in->flags & HM_INPLACE))
+		return;
+	__atomic_store_n(&l->mark_objs, mk->out->info.marked, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->mark_refs, mk->pushed, __ATOMIC_RELAXED);
+}
+
 /* How many records are written: each count after the records it counts. */
 static void live_counts(struct mark *mk)
 {
@@ -289,6 +307,17 @@ static void live_counts(struct mark *mk)
 		return;
 	live_store(&l->nobjs, mk->objs.n);
 	live_store(&l->nrefs, mk->refs.n);
+}
+
+/* HM_INPLACE: map in the next POP_CHUNK of pooled @v's pages in one call
+ * (those memtrace has filled are only mapped; the others made). */
+static void pool_ahead(struct growvec *v)
+{
+	size_t k = POP_CHUNK / v->esz, end = v->n + k < v->cap ? v->n + k : v->cap;
+	uintptr_t a = (uintptr_t)(v->p + v->n * v->esz) & ~(uintptr_t)4095;
+
+	madvise((void *)a, (uintptr_t)(v->p + end * v->esz) - a, MADV_POPULATE_WRITE);
+	v->pop_at = end;
 }
 
 static void *vec_push(struct mark *mk, struct growvec *v)
@@ -317,6 +346,8 @@ static void *vec_push(struct mark *mk, struct growvec *v)
 		if (published)
 			live_arrays(mk);
 	}
+	if (v->pooled && v->n >= v->pop_at && (mk->in->flags & HM_INPLACE))
+		pool_ahead(v);
 	return memset(v->p + v->n++ * v->esz, 0, v->esz);
 }
 
@@ -1009,9 +1040,13 @@ static int mark_all(struct mark *mk)
 		thread_roots(mk);
 	while (mk->sp && !mk->err) {
 		scan(mk, mk->stack[--mk->sp]);
-		if (in->progress && !(mk->out->info.marked & PROGRESS_MASK))
-			(*in->progress)++;
+		if (!(mk->out->info.marked & PROGRESS_MASK)) {
+			if (in->progress)
+				(*in->progress)++;
+			live_progress(mk);
+		}
 	}
+	live_progress(mk);
 	return mk->err;
 }
 
@@ -1442,11 +1477,18 @@ static int emit(struct mark *mk)
 		/* what the records will take, known now: one growth, no copies;
 		 * in memtrace's pool when both fit there */
 		if ((in->flags & HM_OBJS) && (in->flags & HM_REFS) &&
-		    vec_pool(mk, &mk->objs, mk->out->info.marked, &used) &&
-		    !vec_pool(mk, &mk->refs, nrefs, &used)) {
-			mk->objs.p = NULL; /* objects alone there would not spare much */
-			mk->objs.cap = 0;
-			mk->objs.pooled = false;
+		    vec_pool(mk, &mk->objs, mk->out->info.marked, &used)) {
+			/* HM_INPLACE: the references at the pool's middle (memtrace
+			 * fills both places as the mark goes), the objects and the
+			 * room for memtrace's view of them (16 bytes each) below */
+			if (in->flags & HM_INPLACE)
+				used = used + mk->out->info.marked * 16 <= mt_ap_inplace_refs(in->pool_bytes) ?
+				       mt_ap_inplace_refs(in->pool_bytes) : in->pool_bytes;
+			if (!vec_pool(mk, &mk->refs, nrefs, &used)) {
+				mk->objs.p = NULL; /* objects alone there would not spare much */
+				mk->objs.cap = 0;
+				mk->objs.pooled = false;
+			}
 		}
 		if (in->flags & HM_OBJS)
 			vec_reserve(&mk->objs, mk->out->info.marked, small);

@@ -60,6 +60,8 @@ struct hm_named {
 #define HM_ADDRS   (1u << 5) /* with HM_OBJS: each object's address (comparisons) */
 #define HM_FORWARDING (1u << 6) /* follow forwarding pointers (MT_AP_FREEZE_FORWARDING) */
 #define HM_SMALLPAGES (1u << 7) /* no huge pages for the records (MT_AP_FREEZE_SMALLPAGES) */
+#define HM_INPLACE (1u << 8) /* with a pool: progress in live->mark_objs/mark_refs, room
+			      * after the object records (MT_AP_FREEZE_INPLACE) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;

@@ -37,6 +37,7 @@
 #define FRAME_TIMEOUT_MS 5000  /* a started frame must complete within this */
 #define REBIND_LOG_MS    60000 /* repeat a rebind failure in the log at most this often */
 #define DRAIN_MS         20    /* while sampling: how often the rings are drained */
+#define REAP_POLL_MS     10    /* while a killed copy exits: how often it is looked for */
 #define STATS_MS         1000  /* while sampling: a STATS record this often */
 #define TX_CAP           (1u << 20) /* bytes queued for a slow client before it is dropped */
 #define TX_DRAIN_ROOM    (512u * 1024) /* drain the rings only with this much room */
@@ -587,6 +588,8 @@ static void drain_wake(void)
 static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	agent.jni = jni;
+	bool reaping = false; /* killed copies still exiting (freeze_end_nowait()) */
+
 	freeze_set_idle(walk_idle); /* while a killed copy exits: the rings drained */
 	for (;;) {
 		bool sampling = client_fd >= 0 && (sampler_active() || walksend_pending());
@@ -596,7 +599,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			/* fd -1 is ignored by poll */
 			{ .fd = client_fd, .events = POLLIN | (tx_len ? POLLOUT : 0) },
 		};
-		int n = poll(pfd, 3, sampling ? DRAIN_MS : POLL_MS);
+		int n = poll(pfd, 3, sampling ? DRAIN_MS : reaping ? REAP_POLL_MS : POLL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			agent_log("poll: %s; the agent thread stops", strerror(errno));
@@ -622,7 +625,7 @@ static void JNICALL server_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		pump_heap();
 		walkcopy_expire(agent_mono_ns());
 		zgcfreeze_spare_expire(agent_mono_ns());
-		freeze_reap();
+		reaping = freeze_reap();
 	}
 }
 

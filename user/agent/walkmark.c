@@ -192,6 +192,8 @@ static int build_input(struct hm_input *in)
 		in->live = &hw.live;
 		in->pool = hw.fz.pool; /* mapped in the copy (MT_AP_FREEZE_POOL) */
 		in->pool_bytes = hw.fz.pool_bytes;
+		if ((hw.fz.req.flags & MT_AP_FREEZE_INPLACE) && in->pool)
+			in->flags |= HM_INPLACE;
 	}
 	return 0;
 }

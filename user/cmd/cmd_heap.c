@@ -19,6 +19,7 @@
 #include "cmd/cmds.h"
 #include "heap/heapmem.h"
 #include "heap/heapview.h"
+#include "heap/recpool.h"
 #include "heap/snapload.h"
 #include "heap/snapshot.h"
 #include "lib/util.h"
@@ -298,6 +299,7 @@ int do_heap(int argc, char **argv)
 	fflush(stdout);
 	util_phase("report");
 out:
+	recpool_defer_frees(); /* the answer is out: a take's pool goes with the exit */
 	heapview_free(&hv);
 	snapshot_free(&snap);
 	return rc;

@@ -21,6 +21,7 @@
 #include "cmd/leaks_sampled.h"
 #include "agentctl/sampling.h"
 #include "heap/heapseries.h"
+#include "heap/recpool.h"
 #include "sink/growthreport.h"
 #include "lib/util.h"
 
@@ -212,6 +213,7 @@ static int growth_run(struct leaks_opts *o)
 	sampling_print_losses(&m);
 	rc = 0;
 out:
+	recpool_defer_frees(); /* the answer is out: the pool goes with the exit */
 	free(g.ids);
 	heapseries_free(&g.series);
 	samples_free(&m);

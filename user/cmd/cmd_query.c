@@ -20,6 +20,7 @@
 #include "cmd/cmdopt.h"
 #include "cmd/cmds.h"
 #include "heap/querylive.h"
+#include "heap/recpool.h"
 #include "heap/snapfile.h"
 #include "heap/snapload.h"
 #include "heap/snapshot.h"
@@ -315,6 +316,8 @@ static int query_live(struct query_run *q)
 		if (i)
 			sleep_s(o->every);
 		snapshot_free(&q->snap);
+		if (i + 1 == o->count) /* the last: its pool goes with the exit */
+			recpool_defer_frees();
 		if (snaptake_take(&ss, walk_flags(o, n), (uint32_t)o->max_pause, n->fields,
 				  n->nfields, &q->snap))
 			goto out;

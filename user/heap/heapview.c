@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heap/heapview.h"
+#include "heap/recpool.h"
 #include "heap/viewrefs.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
@@ -49,6 +50,7 @@ void heapview_free(struct mt_heapview *hv)
 	dominators_free(&hv->dom);
 	free(hv->via);
 	free(hv->parent);
+	recpool_free(hv->pool);
 	memset(hv, 0, sizeof(*hv));
 }
 
@@ -368,7 +370,12 @@ static int build_objects(struct viewbuild *b)
 	const struct mt_ap_hobj *in = s->objs;
 	struct dsl_hobject *out;
 
-	if (b->take && b->n) {
+	if (b->take && b->n && b->take->recs_pooled &&
+	    b->take->cap_objs * sizeof(*in) >= b->n * sizeof(*out)) {
+		out = (struct dsl_hobject *)(void *)b->take->objs; /* the pool's room */
+		b->take->objs = NULL;
+		in = (const struct mt_ap_hobj *)out;
+	} else if (b->take && b->n && !b->take->recs_pooled) {
 		size_t had = b->take->cap_objs * sizeof(*in);
 
 		out = realloc(b->take->objs, b->n * sizeof(*out));
@@ -471,7 +478,7 @@ static int build_refs(struct viewbuild *b)
 
 	if (err)
 		return err;
-	if (adopt(b->hv, refs)) {
+	if (!recpool_contains(b->hv->pool, refs, 1) && adopt(b->hv, refs)) {
 		free(refs);
 		return -ENOMEM;
 	}
@@ -591,6 +598,10 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 	int err;
 
 	memset(hv, 0, sizeof(*hv));
+	if (take && take->recs_pooled) { /* the view lies in the pool: the view's now */
+		hv->pool = take->own_pool;
+		take->own_pool = NULL;
+	}
 	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
 	    s->nrefs + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
 		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");

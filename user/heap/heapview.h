@@ -12,6 +12,8 @@
 #include "dsl/dsl.h"
 #include "heap/snapshot.h"
 
+struct recpool;
+
 /* The dsl_heap built from a snapshot, and what it owns. */
 struct mt_heapview {
 	struct dsl_heap heap;
@@ -24,6 +26,9 @@ struct mt_heapview {
 	uint32_t *via;
 	uint32_t *parent;  /* HEAPVIEW_PARENTS: heap.root_parent */
 	uint64_t referrers_ns, dom_ns, paths_ns; /* how long each took */
+	/* the take's own pool the objects and references lie in (built over a
+	 * snapshot's records kept in place, MT_AP_FREEZE_INPLACE), or NULL */
+	struct recpool *pool;
 };
 
 /* What heapview_graph() builds. */

@@ -53,6 +53,7 @@ struct recpool *recpool_new(uint64_t bytes)
 		errno = -err;
 		return NULL;
 	}
+	p->filled = bytes;
 	return p;
 
 fail_close:
@@ -64,6 +65,89 @@ fail_free:
 	free(p);
 	errno = err;
 	return NULL;
+}
+
+struct recpool *recpool_new_sparse(uint64_t bytes)
+{
+	struct recpool *p;
+	int err;
+
+	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
+	if (!bytes)
+		return errno = EINVAL, NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->fd = memfd_create("memtrace-records", MFD_CLOEXEC);
+	if (p->fd < 0)
+		goto fail;
+	/* a memfd reserves no memory for its size (VM_NORESERVE): this is
+	 * address space, in memtrace and in the copy that maps it */
+	if (ftruncate(p->fd, (off_t)bytes))
+		goto fail;
+	p->map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, p->fd, 0);
+	if (p->map == MAP_FAILED)
+		goto fail;
+	p->bytes = bytes;
+	return p;
+
+fail:
+	err = errno;
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+	errno = err;
+	return NULL;
+}
+
+int recpool_fill(struct recpool *p, uint64_t upto, uint64_t step)
+{
+	uint64_t end;
+	int err;
+
+	if (upto > p->bytes)
+		upto = p->bytes;
+	if (upto <= p->filled)
+		return 0;
+	end = p->filled + step < upto ? p->filled + step : upto;
+	end = (end + PAGE - 1) & ~(PAGE - 1);
+	if (end > p->bytes)
+		end = p->bytes;
+	err = util_populate(p->map + p->filled, end - p->filled);
+	if (err)
+		return err;
+	p->filled = end;
+	return 0;
+}
+
+int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step)
+{
+	uint64_t a = *at & ~(PAGE - 1), e;
+	int err;
+
+	if (end > p->bytes)
+		end = p->bytes;
+	if (a >= end)
+		return 0;
+	e = a + step < end ? a + step : end;
+	e = (e + PAGE - 1) & ~(PAGE - 1);
+	if (e > p->bytes)
+		e = p->bytes;
+	err = util_populate(p->map + a, e - a);
+	if (err)
+		return err;
+	*at = e;
+	return 0;
+}
+
+bool recpool_contains(const struct recpool *p, const void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr, m;
+
+	if (!p)
+		return false;
+	m = (uintptr_t)p->map;
+	return a >= m && a - m <= p->bytes && len <= p->bytes - (a - m);
 }
 
 int recpool_grow(struct recpool *p, uint64_t bytes)
@@ -84,7 +168,7 @@ int recpool_grow(struct recpool *p, uint64_t bytes)
 	p->map = m;
 	err = util_populate(p->map + p->bytes, bytes - p->bytes);
 	if (!err) {
-		p->bytes = bytes;
+		p->bytes = p->filled = bytes;
 		return 0;
 	}
 	m = mremap(p->map, bytes, p->bytes, 0); /* ENOMEM: a shrink, in place */
@@ -96,10 +180,25 @@ shrink:
 	return err;
 }
 
+#define DEFERRED 8 /* pools left to the process's end at most */
+
+static bool defer;
+static struct recpool *deferred[DEFERRED]; /* reachable: no leak */
+
+void recpool_defer_frees(void)
+{
+	defer = true;
+}
+
 void recpool_free(struct recpool *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; defer && i < DEFERRED; i++)
+		if (!deferred[i]) {
+			deferred[i] = p;
+			return;
+		}
 	munmap(p->map, p->bytes);
 	close(p->fd);
 	free(p);

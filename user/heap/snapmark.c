@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snapmark.c - a snapshot from the frozen copy's own mark (see snapmark.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "heap/heapfreeze.h"
+#include "heap/heapmem.h"
 #include "heap/recpool.h"
 #include "heap/snapmark.h"
 #include "jvm/klassname.h"
@@ -84,6 +86,63 @@ static int pull_array(struct mt_snapshot *s, int pid, void *pp, size_t *n, size_
 	return read_copy(s, pid, *p + *n * esz, (size_t)(upto - *n) * esz, addr + *n * esz);
 }
 
+#define FILL_STEP (8ull << 20) /* bytes of the pool filled per pull (~5 ms) */
+#define ALIGN64(x) (((x) + 63) & ~63ull)
+
+/*
+ * MT_AP_FREEZE_INPLACE: fill the pool ahead of the copy's records. They go
+ * to two places known before they are written: the objects at the pool's
+ * start, the references at its middle (mt_ap_inplace_refs()). While the copy
+ * marks, each as far as the records of what it has marked so far; once it
+ * sized its arrays, all of them; the one with more left first (the copy
+ * writes both from their starts, and maps in what memtrace filled); then the
+ * room after the objects (only the view needs it, after DONE). One FILL_STEP
+ * a call; s->fill_more: more to fill now.
+ */
+static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
+{
+	struct recpool *p = s->own_pool;
+	uint64_t half, ow, rw, room = 0, ol, rl;
+	int err;
+
+	s->fill_more = false;
+	if (!p)
+		return;
+	half = mt_ap_inplace_refs(p->bytes);
+	if (s->fill_refs < half)
+		s->fill_refs = half;
+	/* the answer for these counts would not fit: memtrace refuses the take
+	 * when the mark is done, holding no more than it may */
+	if (heapmem_need((enum heapmem_use)s->fill_use, a->cap_objs ? a->cap_objs : a->mark_objs,
+			 a->cap_objs ? a->cap_refs : a->mark_refs) > s->fill_limit)
+		return;
+	if (!a->cap_objs) {
+		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
+		rw = half + (a->mark_refs + a->mark_refs / 16) * sizeof(struct mt_ap_href);
+	} else {
+		if (!a->pool || a->objs != a->pool || a->refs != a->pool + half)
+			return; /* not where it was asked to (not in the pool) */
+		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
+		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
+		room = a->cap_objs * (sizeof(struct mt_ap_hobj) + 16);
+	}
+	if (rw > p->bytes || room > half)
+		return;
+	ol = ow > p->filled ? ow - p->filled : 0;
+	rl = rw > s->fill_refs ? rw - s->fill_refs : 0;
+	if (ol && ol >= rl)
+		err = recpool_fill(p, ow, FILL_STEP);
+	else if (rl)
+		err = recpool_fill_range(p, &s->fill_refs, rw, FILL_STEP);
+	else if (room > p->filled)
+		err = recpool_fill(p, room, FILL_STEP);
+	else
+		return;
+	if (err)
+		return; /* no memory for it: the copy makes the rest */
+	s->fill_more = ow > p->filled || rw > s->fill_refs || room > p->filled;
+}
+
 int snapmark_pull(struct mt_snapshot *s)
 {
 	struct mt_ap_hlive a;
@@ -92,12 +151,19 @@ int snapmark_pull(struct mt_snapshot *s)
 
 	if (!s->has_live)
 		return 0;
-	/* gen alone first (the struct's read need not go in address order) */
+	/* gen alone first (the struct's read need not go in address order);
+	 * an agent without INPLACE has a shorter struct */
+	memset(&a, 0, sizeof(a));
 	err = snapmark_readv(s->live_pid, &g, sizeof(g), s->live_at);
 	if (!err && !(g & 1))
-		err = snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at);
-	if (err || (g & 1) || a.gen != g || !a.objs)
+		err = snapmark_readv(s->live_pid, &a,
+				     s->inplace ? sizeof(a) : offsetof(struct mt_ap_hlive, mark_objs),
+				     s->live_at);
+	if (err || (g & 1) || a.gen != g || !a.objs) {
+		if (!err && s->inplace && !(g & 1) && a.gen == g)
+			fill(s, &a); /* the mark's progress, before any array */
 		return err;
+	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the records before their counts */
 	if (s->pool) { /* where the copy mapped it: memtrace asked for a pool */
 		s->pool_at = a.pool;
@@ -106,6 +172,10 @@ int snapmark_pull(struct mt_snapshot *s)
 	if (!s->live_sized_objs) { /* sized before the first record: the mark's counts */
 		s->live_sized_objs = a.cap_objs;
 		s->live_sized_refs = a.cap_refs;
+	}
+	if (s->inplace) { /* the records stay where they are written */
+		fill(s, &a);
+		return 0;
 	}
 	if (a.nobjs <= s->live_nobjs && a.nrefs <= s->live_nrefs)
 		return 0;
@@ -271,6 +341,44 @@ static int name_klasses(const struct mt_vmstructs *vs, struct mt_snapshot *s)
 	return err;
 }
 
+/*
+ * MT_AP_FREEZE_INPLACE: the object and reference records where the copy
+ * wrote them, in memtrace's own mapping of the pool (objects, the room the
+ * copy left after them, references); false when they are not all there
+ * (then they are read as without a pool).
+ */
+static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
+{
+	uint64_t ob = m->nobjs * sizeof(*s->objs), rb = m->nrefs * sizeof(*s->refs), o, r, lim;
+	struct mt_ap_hlive a;
+
+	if (!s->inplace || !s->own_pool || !m->nobjs || !m->nrefs || s->objs || s->refs)
+		return false;
+	if (!s->pool_at && s->live_pid > 0 && /* no pull saw the arrays: where it mapped it */
+	    !snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at)) {
+		s->pool_at = a.pool;
+		s->pool_bytes = a.pool_bytes;
+	}
+	lim = s->pool_bytes < s->own_pool->bytes ? s->pool_bytes : s->own_pool->bytes;
+	if (!s->pool_at || m->objs < s->pool_at || m->refs < s->pool_at || (m->objs & 7) ||
+	    (m->refs & 7))
+		return false;
+	o = m->objs - s->pool_at;
+	r = m->refs - s->pool_at;
+	if (o > lim || ob > lim - o || r < o + ob || r > lim || rb > lim - r)
+		return false;
+	s->objs = (struct mt_ap_hobj *)(void *)(s->own_pool->map + o);
+	s->nobjs = (size_t)m->nobjs;
+	/* with the room the copy left after them (a view's objects are 48 bytes) */
+	s->cap_objs = (size_t)((r - o) / sizeof(*s->objs));
+	if (s->cap_objs > s->nobjs + (s->nobjs + 1) / 2)
+		s->cap_objs = s->nobjs + (s->nobjs + 1) / 2;
+	s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
+	s->nrefs = s->cap_refs = (size_t)m->nrefs;
+	s->recs_pooled = true;
+	return true;
+}
+
 int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct mt_snapshot *s,
 		  char *why, size_t n)
 {
@@ -298,12 +406,17 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		snprintf(why, n, "the frozen copy wrote fewer records than memtrace read");
 		return -EPROTO;
 	}
-	err = read_array(s, pid, &s->objs, &s->nobjs, &s->cap_objs,
-			 m->objs + skip_o * sizeof(*s->objs), m->nobjs - skip_o, sizeof(*s->objs));
-	if (!err)
-		err = read_array(s, pid, &s->refs, &s->nrefs, &s->cap_refs,
-				 m->refs + skip_r * sizeof(*s->refs), m->nrefs - skip_r,
-				 sizeof(*s->refs));
+	if (!skip_o && !skip_r && in_place(s, m)) {
+		err = 0;
+	} else {
+		err = read_array(s, pid, &s->objs, &s->nobjs, &s->cap_objs,
+				 m->objs + skip_o * sizeof(*s->objs), m->nobjs - skip_o,
+				 sizeof(*s->objs));
+		if (!err)
+			err = read_array(s, pid, &s->refs, &s->nrefs, &s->cap_refs,
+					 m->refs + skip_r * sizeof(*s->refs), m->nrefs - skip_r,
+					 sizeof(*s->refs));
+	}
 	if (!err)
 		err = read_array(s, pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,
 				 sizeof(*s->roots));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dsl/dsl.h"
+#include "heap/recpool.h"
 #include "heap/snapshot.h"
 #include "lib/util.h"
 
@@ -16,8 +17,11 @@ void snapshot_init(struct mt_snapshot *s)
 
 void snapshot_free(struct mt_snapshot *s)
 {
-	free(s->objs);
-	free(s->refs);
+	if (!s->recs_pooled) { /* else in own_pool's mapping */
+		free(s->objs);
+		free(s->refs);
+	}
+	recpool_free(s->own_pool);
 	free(s->roots);
 	free(s->prims);
 	for (size_t i = 0; i < s->nclasses; i++) {
@@ -44,8 +48,11 @@ void snapshot_free(struct mt_snapshot *s)
 
 void snapshot_drop_records(struct mt_snapshot *s)
 {
-	free(s->objs);
-	free(s->refs);
+	if (!s->recs_pooled) { /* else the pool's (own_pool, or a view took it) */
+		free(s->objs);
+		free(s->refs);
+	}
+	s->recs_pooled = false;
 	free(s->prims);
 	free(s->addrs);
 	s->objs = NULL;

@@ -145,6 +145,21 @@ struct mt_snapshot {
 	const struct recpool *pool;
 	uint64_t pool_at, pool_bytes;
 	uint64_t pool_read;          /* bytes of records read from it */
+	/* MT_AP_FREEZE_INPLACE: the records stay in the pool (own_pool, this
+	 * take's own, is pool), which memtrace fills ahead of the copy
+	 * (snapmark_pull(); fill_more: there is more to fill now) instead of
+	 * reading them while written; recs_pooled: objs and refs point into it
+	 * (never freed or grown: the pool goes with the snapshot, or with the
+	 * view built over them, heapview_build_take()); cap_objs then counts the
+	 * room after the objects' records, for the view's objects */
+	bool inplace, fill_more, recs_pooled;
+	struct recpool *own_pool;
+	uint64_t fill_refs;          /* how far the references' pages are filled */
+	/* the most memtrace may hold for the answer (heapmem_limit()) and what
+	 * it builds (enum heapmem_use): no filling for counts whose answer
+	 * would not fit (the take is refused once the mark is done) */
+	uint64_t fill_limit;
+	int fill_use;
 	/* totals per class (a MT_AP_HEAP_COUNTS walk, no objects): cls is a class
 	 * record's id, or 0 with klass named by the class record snapmark_read()
 	 * made for it (klass_ids below) */

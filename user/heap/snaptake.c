@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 
 #include "agentctl/agentsession.h"
@@ -686,12 +687,15 @@ static void prewarm(const struct mt_snapsession *ss, struct mt_snapshot *s,
 
 	if (ss->keep_records || !n || (use != HEAPMEM_VIEW && use != HEAPMEM_RETAINED))
 		return; /* a leak search's later snapshots reuse the last one's pages */
+	if (s->inplace) /* the view's room is the pool's, filled ahead of the copy */
+		goto dom;
 	if (snapshot_grow(&s->live_objs, &s->live_cap_objs, 0,
 			  (view + sizeof(*s->objs) - 1) / sizeof(*s->objs), sizeof(*s->objs)) ||
 	    snapshot_grow(&s->live_refs, &s->live_cap_refs, 0, s->live_sized_refs,
 			  sizeof(*s->refs)))
 		return;
 	util_populate((char *)s->live_objs + rec, view - rec);
+dom:
 	if (use == HEAPMEM_RETAINED && heapmem_keeps_freed()) {
 		size_t w = n * PREWARM_DOM_BYTES;
 		char *b = malloc(w);
@@ -790,6 +794,23 @@ static bool take_live(const struct mt_proc *p, struct mt_snapshot *s, const void
 	return true;
 }
 
+/*
+ * A take's own pool for its records (MT_AP_FREEZE_INPLACE): as large as the
+ * machine's memory, which the records cannot pass - address space only, in
+ * memtrace and in the copy; its pages come as the copy's mark says how many
+ * (snapmark_pull()). NULL when none can be had (the records then come as
+ * before).
+ */
+static struct recpool *take_pool(void)
+{
+	struct sysinfo si;
+	uint64_t bytes = 1ull << 30;
+
+	if (!sysinfo(&si) && si.totalram)
+		bytes = (uint64_t)si.totalram * si.mem_unit;
+	return recpool_new_sparse(bytes);
+}
+
 /* Start the session over (after the agent closed it or we gave up a copy). */
 static int reopen(struct mt_snapsession *ss)
 {
@@ -841,19 +862,33 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	seen->on = (flags & MT_AP_HEAP_FREEZE) && ss->sp.ok;
 	sp_seen_poll(ss, seen); /* the last one before the request */
 	ss->walks++;
-	/* the copy's records into memory memtrace keeps, when it keeps some */
-	ss->freeze.flags &= ~MT_AP_FREEZE_POOL;
+	/* the copy's records into memory memtrace keeps, when it keeps some;
+	 * else, for one view (not a leak search's: its bounds, heapmem.c, were
+	 * measured with the records copied), into this take's own where they stay */
+	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE);
 	if (ss->pool && !ss->pool_off && (flags & MT_AP_HEAP_FREEZE) &&
 	    (ss->freeze.flags & MT_AP_FREEZE_LIVE)) {
 		ss->freeze.flags |= MT_AP_FREEZE_POOL;
 		s->pool = ss->pool;
+	} else if (!ss->pool && !ss->pool_off && !ss->inplace_off && (flags & MT_AP_HEAP_FREEZE) &&
+		   (use == HEAPMEM_VIEW || use == HEAPMEM_RETAINED) &&
+		   (flags & MT_AP_HEAP_REFS) && (ss->freeze.flags & MT_AP_FREEZE_LIVE) &&
+		   !getenv("MEMTRACE_NO_INPLACE") && (s->own_pool = take_pool()) != NULL) {
+		struct heapmem_room r;
+
+		ss->freeze.flags |= MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE;
+		s->pool = s->own_pool;
+		s->inplace = true;
+		heapmem_room_now(&r);
+		s->fill_limit = heapmem_limit(&r);
+		s->fill_use = use;
 	}
 	err = send_request(&ss->so, flags, max_pause_ms, &ss->freeze, &ss->layout, &ss->zgc,
 			   fields, nfields,
 			   ss->samples,
 			   ss->nsamples > MT_AP_HEAP_MAX_SAMPLES ? MT_AP_HEAP_MAX_SAMPLES
 								 : ss->nsamples,
-			   s->pool ? ss->pool->fd : -1);
+			   s->pool ? s->pool->fd : -1);
 	if (err) {
 		agentsession_explain(p, &ss->so, err);
 		goto fail;
@@ -870,6 +905,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* the safepoint watched, or the copy's records read as it writes them */
 		if (((seen->on && seen->n < SP_SEEN) || s->has_live) && slice > SP_POLL_MS)
 			slice = SP_POLL_MS;
+		if (s->has_live && s->fill_more) /* the pool filled ahead of the copy */
+			slice = 0;
 		err = agentsock_recv(&ss->so, &h, ss->buf, MT_AP_MAX_PAYLOAD, slice);
 		sp_seen_poll(ss, seen);
 		if (s->has_live && snapmark_pull(s))
@@ -884,6 +921,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			mem_ok = true;
 			prewarm(ss, s, use);
 		}
+		if (err == 0 && slice == 0)
+			continue; /* no frame: on with the filling */
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
 		if (err == 0 && slice == SP_POLL_MS) {
@@ -932,6 +971,18 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				goto fail;
 			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
 					     nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_INPLACE) && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace (before stop 46): the
+			 * records read out of the copy as they are written */
+			ss->inplace_off = true;
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_POOL) && ss->so.last_err.code == EPROTO &&
@@ -1153,9 +1204,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
 						"%.1f ms, %.1f MiB of them read from memtrace's "
-						"pool)\n", (double)s->mark.mark_ns / 1e6,
+						"pool%s)\n", (double)s->mark.mark_ns / 1e6,
 						(double)s->mark.emit_ns / 1e6,
-						(double)s->pool_read / (1 << 20));
+						(double)s->pool_read / (1 << 20),
+						s->recs_pooled ? "; kept where the copy wrote them" : "");
 				util_phase("records read out of the copy");
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",

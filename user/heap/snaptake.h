@@ -54,6 +54,9 @@ struct mt_snapsession {
 	 * predates MT_AP_FREEZE_POOL */
 	const struct recpool *pool;
 	bool pool_off;
+	/* without one: each take's own, its records kept where the copy writes
+	 * them (MT_AP_FREEZE_INPLACE); inplace_off: the agent predates it */
+	bool inplace_off;
 	bool keep_records;           /* the caller keeps the records beside its view
 				      * (query --save): none of the view's room in them */
 	struct mt_ap_heap_layout layout;

@@ -96,6 +96,7 @@ struct place {
 	size_t lim;                  /* out[n] may be written while n < lim */
 	bool over_records;           /* out is the records' own array: never written past
 				      * what is in the ring */
+	bool pooled;                 /* ... in a pool's mapping: never realloc'ed or freed */
 	void *records;               /* the records' array, to free when out left it */
 	size_t bound;                /* the most references the view can have */
 };
@@ -125,7 +126,7 @@ static int grow(struct place *p)
 {
 	struct dsl_href *o;
 
-	if (p->over_records && p->ahead < p->nin) {
+	if (p->over_records && (p->ahead < p->nin || p->pooled)) {
 		o = util_big_alloc(p->bound, sizeof(*o));
 		if (!o)
 			return -ENOMEM;
@@ -245,7 +246,8 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 		return -ENOMEM;
 	if (b->take && p.nin) {
 		p.out = (struct dsl_href *)b->take->refs;
-		p.records = p.out;
+		p.pooled = b->take->recs_pooled; /* the pool's: the view's with it */
+		p.records = p.pooled ? NULL : p.out;
 		p.cap = b->take->cap_refs * sizeof(*p.in) / sizeof(*p.out);
 		p.over_records = true;
 		b->take->refs = NULL; /* ours now: p.records */
@@ -289,7 +291,7 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 	p.out = NULL;
 	err = 0;
 out:
-	if (p.out != p.records)
+	if (p.out != p.records && !(p.pooled && p.over_records))
 		free(p.out);
 	free(p.records);
 	free(p.ring);

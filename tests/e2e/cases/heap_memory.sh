@@ -147,7 +147,7 @@ assert_contains "$TMPD/g.leaks.err" "2 of 5 heap snapshots taken: the next would
 assert_contains "$TMPD/g.leaks.err" "over --max-memory 400.0 MiB"
 assert_contains "$TMPD/g.leaks.out" "static RefDense.grown"
 assert_contains "$TMPD/g.leaks.out" "+300000 RefDense\$Node"
-[ -z "$(ps --ppid "$gpid" -o comm= | grep memtrace-copy)" ] || fail "a frozen copy outlived leaks"
+copies_gone "$gpid" || fail "a frozen copy outlived leaks"
 kill -0 "$gpid" || fail "the growing JVM died"
 jvm_stop "$gpid"
 

@@ -44,6 +44,34 @@ def rows(f): # the answers, without the times or the root count (threads'
 a, b, c = rows("h.live"), rows("h.hp0"), rows("h.hp1")
 assert a and a == b == c, (len(a), len(b), len(c))
 PY
+# the records kept where the frozen copy wrote them (a take's own pool,
+# MT_AP_FREEZE_INPLACE: the view built over them) against read out of the
+# copy into memtrace's memory (MEMTRACE_NO_INPLACE): the same answers, and
+# the query's too
+MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.ip" \
+	2>"$TMPD/ip.err" || { cat "$TMPD/ip.err"; fail "heap --retained in place"; }
+grep -q "kept where the copy wrote them" "$TMPD/ip.err" ||
+	{ cat "$TMPD/ip.err"; fail "the records were not kept in place"; }
+MEMTRACE_NO_INPLACE=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
+	--top 2000 >"$TMPD/h.cp" 2>"$TMPD/cp.err" || { cat "$TMPD/cp.err"; fail "heap --retained copied"; }
+grep -q "kept where the copy wrote them" "$TMPD/cp.err" && fail "MEMTRACE_NO_INPLACE kept them in place"
+MEMTRACE_NO_INPLACE=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
+	>"$TMPD/q.cp" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query copied"; }
+cmp "$TMPD/q.live" "$TMPD/q.cp" || fail "the query in place and copied differ"
+python3 - "$TMPD" <<'PY' || fail "in place and copied answer alike"
+import json, sys
+d = sys.argv[1]
+def rows(f):
+    out = []
+    for l in open(d + "/" + f):
+        r = json.loads(l) if l.startswith("{") else {}
+        if r.get("event", "").startswith("retained"):
+            out.append({k: v for k, v in r.items() if not k.endswith("_ms") and k != "roots"})
+    return out
+a, b, c = rows("h.live"), rows("h.ip"), rows("h.cp")
+assert a and a == b == c, (len(a), len(b), len(c))
+PY
+note "in place and copied: $(grep -c '"retained' "$TMPD/h.ip") rows alike"
 "$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
 "$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||

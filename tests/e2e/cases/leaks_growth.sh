@@ -134,4 +134,4 @@ PY
 grep -q "heap snapshots fitted in the window" "$TMPD/fit.err" || { cat "$TMPD/fit.err"; fail "the snapshots left out not said"; }
 note "fitted: $(grep -o '[0-9]* of up to 6 heap snapshots fitted' "$TMPD/fit.err")"
 kill -0 "$JVM_PID" || fail "the JVM died"
-[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the snapshots"
+copies_gone "$JVM_PID" || fail "a copy outlived the snapshots"

@@ -64,6 +64,6 @@ jmap_ms=$(grep '"GC_HeapInspection"' "$LOG" | tail -1 | sed -n 's/.*Total: \([0-
 	awk '{ printf "%.0f", $1 / 1e6 }')
 note "$K snapshots, truth $truth (index listeners local); pauses: $walk_ms; one jmap -histo:live: $jmap_ms ms"
 sleep 1
-[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the snapshots"
+copies_gone "$JVM_PID" || fail "a copy outlived the snapshots"
 kill -0 "$JVM_PID" || fail "the JVM died"
 jvm_stop "$JVM_PID"

@@ -46,7 +46,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 assert [r["instances"] for r in rows if r.get("class") == "long[]"][0] >= int(sys.argv[2])
 PY
-	[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "histo $i: a copy outlived the walk"
+	copies_gone "$JVM_PID" || fail "histo $i: a copy outlived the walk"
 done
 "$MEMTRACE" query -p "$JVM_PID" -e "set_type s:
     roots <- objects.filter([it | it.length = $N])

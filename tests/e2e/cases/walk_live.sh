@@ -61,5 +61,5 @@ for l in open(sys.argv[1]):
 a=$(h live)
 [ -n "$a" ] && [ "$(echo "$a" | wc -l)" -ge 3 ] || fail "heap --retained: no rows of the workload's: $a"
 [ "$a" = "$(h after MEMTRACE_LIVE=0)" ] || fail "heap --retained differs with the records read after"
-[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the walks"
+copies_gone "$JVM_PID" || fail "a copy outlived the walks"
 kill -0 "$JVM_PID" || fail "the JVM died"

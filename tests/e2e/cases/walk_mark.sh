@@ -53,6 +53,6 @@ grep -q "the copy walked" "$TMPD/jvmti.err" || { cat "$TMPD/jvmti.err"; fail "ME
 assert_eq "$(h bad MEMTRACE_TEST_FREEZE=badlayout)" "[$N, $N, $N]" "histo after a failed mark: JVMTI's"
 grep -q "the frozen copy's own mark stopped (.*): the copy walked with JVMTI instead" "$TMPD/bad.err" ||
 	{ cat "$TMPD/bad.err"; fail "no reason for the failed mark"; }
-[ -z "$(ps -o pid= --ppid "$JVM_PID")" ] || fail "a copy outlived the walks"
+copies_gone "$JVM_PID" || fail "a copy outlived the walks"
 kill -0 "$JVM_PID" || fail "the JVM died"
 assert_eq "$(h again)" "[0, $N, $N]" "the next histo marks again"

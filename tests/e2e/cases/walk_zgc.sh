@@ -174,6 +174,6 @@ note "in a pause: $(grep -o 'heap walk paused JVM [0-9]* for [0-9.]* [mu]\?s' "$
 echo check >&3
 wait_for_line "$TMPD/fw.out" "^CHECK" 30 || { cat "$TMPD/fw.out"; fail "the workload did not check its heap"; }
 grep -q "^CHECK ok $N 0" "$TMPD/fw.out" || { grep CHECK "$TMPD/fw.out"; fail "the JVM's heap changed under the snapshots"; }
-[ -z "$(ps -o pid= --ppid "$pid")" ] || fail "a copy outlived the walks"
+copies_gone "$pid" || fail "a copy outlived the walks"
 kill -0 "$pid" || fail "the JVM died"
 jvm_stop "$pid"
