@@ -195,7 +195,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -st
 	-D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/fuzz -DMT_VERSION='"$(VERSION)"'
 DSL_SRCS := $(wildcard dsl/*.c)
 FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
-FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c viewrefs.c) \
+FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c viewrefs.c \
+	recpool.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
 FUZZ_vmstructs := $(addprefix user/jvm/,vmstructs.c hotspot.c elfsym.c proc.c jvmid.c jvmflags.c klassname.c) \

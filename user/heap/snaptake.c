@@ -227,14 +227,14 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 /*
  * Is the JVM filling its eden (the young generation's allocation space, in
  * its hsperfdata counters, which HotSpot samples every 50 ms: two of its
- * samples, 110 ms from eden_watch_begin(), looked at every 10 ms)? Then the
+ * samples, 110 ms from eden_watch_begin(), looked at every 2 ms)? Then the
  * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
  * after it the eden is empty and kept out of the copy, so the JVM's
  * allocations after the pause take no page fault (measured: an eden shared
  * with the copy cost the mutator ~3 us of system time per 4 KiB page it
  * allocated over). The watch begins before the plan reads VMStructs and the
  * layout (~70 ms on a first snapshot), so those count toward its 110 ms; and
- * it ends after 30 ms when the JVM's threads together ran under 3 % of a core
+ * it ends after 8 ms when the JVM's threads together ran under 3 % of a core
  * (proc_cpu_ns(): such a JVM allocates under ~1 MiB in the window, less than
  * the eden growth that makes it wait), so that an idle JVM is not kept
  * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects).
@@ -248,7 +248,8 @@ struct eden_watch {
 };
 
 #define EDEN_WATCH_NS (110 * 1000000ull)
-#define EDEN_IDLE_NS (15 * 1000000ull)
+#define EDEN_IDLE_NS (8 * 1000000ull)
+#define EDEN_POLL_NS (2 * 1000000ull)
 
 static const char eden_used[] = "sun.gc.generation.0.space.0.used";
 static const char eden_young[] = "sun.gc.collector.0.invocations";
@@ -290,7 +291,7 @@ static bool eden_watch_idle(struct mt_snapsession *ss, struct eden_watch *w, uin
  * 0 when it did not (an idle JVM writes no eden) or the counters are gone. */
 static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *w)
 {
-	struct timespec t = { 0, 10000000 };
+	struct timespec t = { 0, EDEN_POLL_NS };
 	int64_t u, c = 0;
 	uint64_t now;
 
