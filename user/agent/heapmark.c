@@ -309,6 +309,20 @@ static void live_counts(struct mark *mk)
 	live_store(&l->nrefs, mk->refs.n);
 }
 
+/* A record zeroed: the sizes of the records millions of are written in a
+ * few stores, not a call (memset was 5% of the copy's records at 5 M). */
+static inline void *zero_rec(char *p, size_t esz)
+{
+	switch (esz) {
+	case 24:
+		return memset(p, 0, 24);
+	case 32:
+		return memset(p, 0, 32);
+	default:
+		return memset(p, 0, esz);
+	}
+}
+
 /* HM_INPLACE: map in the next POP_CHUNK of pooled @v's pages in one call
  * (those memtrace has filled are only mapped; the others made). */
 static void pool_ahead(struct growvec *v)
@@ -348,7 +362,7 @@ static void *vec_push(struct mark *mk, struct growvec *v)
 	}
 	if (v->pooled && v->n >= v->pop_at && (mk->in->flags & HM_INPLACE))
 		pool_ahead(v);
-	return memset(v->p + v->n++ * v->esz, 0, v->esz);
+	return zero_rec(v->p + v->n++ * v->esz, v->esz);
 }
 
 /* ---- reading the heap ---- */
