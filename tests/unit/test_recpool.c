@@ -173,6 +173,15 @@ static void test_sparse(void **state)
 	assert_int_equal(recpool_fill_range(p, &refs, half + (6u << 20), 4u << 20), 0);
 	assert_int_equal(refs, half + (6u << 20));
 	assert_int_equal(resident(p->fd), ((6000000 + 4095) & ~4095ull) + (6u << 20));
+	/* pages given, not mapped (fallocate), a step at a time */
+	at = half + (8u << 20);
+	assert_int_equal(recpool_alloc_range(p, &at, half + (8u << 20) + 5000000, 4u << 20), 0);
+	assert_int_equal(at, half + (12u << 20));
+	assert_int_equal(recpool_alloc_range(p, &at, half + (8u << 20) + 5000000, 4u << 20), 0);
+	assert_int_equal(at, half + (8u << 20) + ((5000000 + 4095) & ~4095ull));
+	assert_int_equal(resident(p->fd), ((6000000 + 4095) & ~4095ull) + (6u << 20) +
+					  ((5000000 + 4095) & ~4095ull));
+	assert_int_equal(p->map[half + (9u << 20)], 0); /* zeroed, mapped on first touch */
 	/* the child writes where memtrace filled, and past it (its own pages) */
 	wait_ok(child_writes(p, half + 100, 0x33, 64, &at));
 	wait_ok(child_writes(p, half + (100u << 20), 0x44, 64, &at));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* recpool.c - memory kept for the frozen copy's records (see recpool.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -136,6 +137,24 @@ int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t s
 	err = util_populate(p->map + a, e - a);
 	if (err)
 		return err;
+	*at = e;
+	return 0;
+}
+
+int recpool_alloc_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step)
+{
+	uint64_t a = *at & ~(PAGE - 1), e;
+
+	if (end > p->bytes)
+		end = p->bytes;
+	if (a >= end)
+		return 0;
+	e = a + step < end ? a + step : end;
+	e = (e + PAGE - 1) & ~(PAGE - 1);
+	if (e > p->bytes)
+		e = p->bytes;
+	if (fallocate(p->fd, 0, (off_t)a, (off_t)(e - a)))
+		return -errno;
 	*at = e;
 	return 0;
 }

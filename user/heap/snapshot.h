@@ -154,7 +154,11 @@ struct mt_snapshot {
 	 * room after the objects' records, for the view's objects */
 	bool inplace, fill_more, recs_pooled;
 	struct recpool *own_pool;
-	uint64_t fill_refs;          /* how far the references' pages are filled */
+	/* how far the pool's pages are given (fallocate) and mapped into
+	 * memtrace: from its start (objects, then the room), from its middle
+	 * (references) */
+	uint64_t fill_oa, fill_om, fill_ra, fill_rm;
+	bool fill_noalloc;           /* no fallocate here: pages made by mapping */
 	/* the most memtrace may hold for the answer (heapmem_limit()) and what
 	 * it builds (enum heapmem_use): no filling for counts whose answer
 	 * would not fit (the take is refused once the mark is done) */
