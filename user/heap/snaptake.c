@@ -836,6 +836,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			       (flags & MT_AP_HEAP_REFS) ? HEAPMEM_VIEW : HEAPMEM_NONE;
 	int n;
 	bool first = true, mem_ok = false;
+	uint64_t fill_tick = mono_ns(); /* the last poll's slice counted while filling */
 	int err;
 
 	snapshot_init(s);
@@ -922,8 +923,14 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			mem_ok = true;
 			prewarm(ss, s, use);
 		}
-		if (err == 0 && slice == 0)
-			continue; /* no frame: on with the filling */
+		if (err == 0 && slice == 0) { /* no frame: on with the filling, */
+			uint64_t now = mono_ns();
+
+			if (now - fill_tick < SP_POLL_MS * 1000000ull)
+				continue;
+			fill_tick = now; /* counted as a poll's slice: memory watched as ever */
+			slice = SP_POLL_MS;
+		}
 		if (err == 0 && slice == SP_POLL_MS && (polled += SP_POLL_MS) < WATCH_MS)
 			continue;
 		if (err == 0 && slice == SP_POLL_MS) {
