@@ -156,15 +156,16 @@ static void test_sparse(void **state)
 	(void)state;
 	assert_non_null(p);
 	assert_int_equal(p->bytes, 1ull << 30);
-	assert_int_equal(p->filled, 0);
 	assert_int_equal(resident(p->fd), 0);
-	assert_int_equal(recpool_fill(p, 8u << 20, 4u << 20), 0);
-	assert_int_equal(p->filled, 4u << 20);
+	/* from the start, a step at a time (rounded to pages) */
+	at = 0;
+	assert_int_equal(recpool_fill_range(p, &at, 8u << 20, 4u << 20), 0);
+	assert_int_equal(at, 4u << 20);
 	assert_int_equal(resident(p->fd), 4u << 20);
-	assert_int_equal(recpool_fill(p, 6000000, 4u << 20), 0); /* rounded to pages */
-	assert_int_equal(p->filled, (6000000 + 4095) & ~4095ull);
-	assert_int_equal(recpool_fill(p, 4096, 4u << 20), 0); /* behind: nothing */
-	assert_int_equal(p->filled, (6000000 + 4095) & ~4095ull);
+	assert_int_equal(recpool_fill_range(p, &at, 6000000, 4u << 20), 0);
+	assert_int_equal(at, (6000000 + 4095) & ~4095ull);
+	assert_int_equal(recpool_fill_range(p, &at, 4096, 4u << 20), 0); /* behind: nothing */
+	assert_int_equal(at, (6000000 + 4095) & ~4095ull);
 	half = mt_ap_inplace_refs(p->bytes);
 	assert_int_equal(half, 1ull << 29);
 	refs = half;

@@ -54,7 +54,6 @@ struct recpool *recpool_new(uint64_t bytes)
 		errno = -err;
 		return NULL;
 	}
-	p->filled = bytes;
 	return p;
 
 fail_close:
@@ -99,26 +98,6 @@ fail:
 	free(p);
 	errno = err;
 	return NULL;
-}
-
-int recpool_fill(struct recpool *p, uint64_t upto, uint64_t step)
-{
-	uint64_t end;
-	int err;
-
-	if (upto > p->bytes)
-		upto = p->bytes;
-	if (upto <= p->filled)
-		return 0;
-	end = p->filled + step < upto ? p->filled + step : upto;
-	end = (end + PAGE - 1) & ~(PAGE - 1);
-	if (end > p->bytes)
-		end = p->bytes;
-	err = util_populate(p->map + p->filled, end - p->filled);
-	if (err)
-		return err;
-	p->filled = end;
-	return 0;
 }
 
 int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step)
@@ -187,7 +166,7 @@ int recpool_grow(struct recpool *p, uint64_t bytes)
 	p->map = m;
 	err = util_populate(p->map + p->bytes, bytes - p->bytes);
 	if (!err) {
-		p->bytes = p->filled = bytes;
+		p->bytes = bytes;
 		return 0;
 	}
 	m = mremap(p->map, bytes, p->bytes, 0); /* ENOMEM: a shrink, in place */

@@ -20,7 +20,6 @@ struct recpool {
 	int fd;          /* the memfd (close-on-exec) */
 	char *map;       /* memtrace's shared mapping of all of it */
 	uint64_t bytes;
-	uint64_t filled; /* a sparse pool: its pages up to here are resident */
 };
 
 /* recpool_bytes_for - a pool for the records of @objs objects and @refs
@@ -43,22 +42,15 @@ int recpool_grow(struct recpool *p, uint64_t bytes);
 /*
  * recpool_new_sparse - a pool of @bytes (rounded up to pages) with no page
  * resident yet, for one take's records (MT_AP_FREEZE_INPLACE): its size a
- * bound the records cannot pass, address space only; recpool_fill() makes
- * its pages resident as the copy's mark says how many it will need. Returns
+ * bound the records cannot pass, address space only; recpool_alloc_range()
+ * and recpool_fill_range() give and map its pages as the copy's mark says how
+ * many it will need. Returns
  * the pool (the caller's: recpool_free()) or NULL with errno set.
  */
 struct recpool *recpool_new_sparse(uint64_t bytes);
 /*
- * recpool_fill - make @p's pages resident from p->filled up to @upto, at
- * most @step bytes of them (rounded to pages), in memtrace's memory cgroup;
- * p->filled advances. Returns 0, or -errno (p->filled then stays: the copy
- * faults in what is left when it writes).
- */
-int recpool_fill(struct recpool *p, uint64_t upto, uint64_t step);
-/*
  * recpool_fill_range - make @p's pages in [*@at, @end) resident, at most
- * @step bytes of them; *@at advances (rounded to pages). For a range past
- * p->filled (the pages a copy writes next). Returns 0 or -errno.
+ * @step bytes of them; *@at advances (rounded to pages). Returns 0 or -errno.
  */
 int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step);
 /*
