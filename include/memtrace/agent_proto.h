@@ -396,7 +396,15 @@ struct mt_ap_heap_freeze {
 					   * known before it writes them; it maps the pool's
 					   * pages in as it goes. An agent without the flag
 					   * refuses it (ERROR) */
-#define MT_AP_FREEZE_FLAGS      0x1fffu
+#define MT_AP_FREEZE_ONETHREAD  (1u << 13) /* with _MARK: the copy writes its records in
+					   * one thread (tests and comparisons: it may take
+					   * two where it can, heapmark.c). An agent
+					   * without the flag refuses it (ERROR) */
+#define MT_AP_FREEZE_TWOTHREADS (1u << 14) /* with _MARK: tests: two threads for the
+					   * records on any heap where they can be (the
+					   * pool, objects and references only). An agent
+					   * without the flag refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0x7fffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -753,7 +761,13 @@ struct mt_ap_hmark {
 	uint64_t clds;             /* class loaders' data kept alive */
 	uint64_t mark_ns, emit_ns; /* the mark, the records */
 	uint64_t next_id;          /* the first id of an object that is not named */
-	char why[96];
+	char why[88];              /* what stopped it ("" when status is 0) */
+	uint32_t emit_threads;     /* threads that wrote the records: 1 or 2; 0 from an
+				    * agent before it (whose why was 96 bytes: read it
+				    * and the next only when status is 0, when that why
+				    * was zeros) */
+	uint32_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF (when
+				    * emit_threads is not 0) */
 };
 
 /*

@@ -204,6 +204,7 @@ static uint64_t mirror_new(struct fake *f, uint64_t k, uint32_t nstatics)
 
 static struct mt_ap_hlive *run_live; /* MT_AP_FREEZE_LIVE: where run() publishes */
 static void *run_pool;               /* MT_AP_FREEZE_POOL: memory for the records */
+static uint32_t run_threads;         /* hm_input.threads */
 static uint64_t run_pool_bytes;
 
 static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nroots,
@@ -215,7 +216,7 @@ static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nr
 		.L = &f->L, .heap_lo = addr(f->heap) + 4096, .heap_hi = addr(f->heap) + HEAP_SZ,
 		.flags = flags, .roots = rr, .nroots = nroots, .named = named, .nnamed = nnamed,
 		.classes = cls, .nclasses = ncls, .next_id = 1000, .live = run_live,
-		.pool = run_pool, .pool_bytes = run_pool_bytes,
+		.pool = run_pool, .pool_bytes = run_pool_bytes, .threads = run_threads,
 	};
 
 	assert_true(nroots <= 32);
@@ -443,6 +444,137 @@ static void test_pool(void **st)
 	heapmark_free(&small);
 	heapmark_free(&r); /* the pooled arrays stay: the pool's owner frees it */
 	heapmark_free(&r0);
+	free(pool);
+	fake_free(f);
+}
+
+
+/* The records in two threads (hm_input.threads 2; 0 on heaps this small:
+ * one): the same records, byte for byte, as one thread writes - objects at
+ * their ranks, the second half's references moved down after the first's;
+ * a second thread that finds no class (3) leaves its half to the first, with
+ * the same records; without a pool, or with values, one thread. */
+static void test_split(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), A, B, Arr, arr, roots[2], prev = 0;
+	struct mt_ap_hlive live = { 0 };
+	struct hm_result one, two, back, auto_, prims;
+	size_t bytes = 4u << 20, n = 3000;
+	char *pool = aligned_alloc(4096, bytes), *copy;
+
+	(void)st;
+	assert_non_null(pool);
+	class_klass(f, 0);
+	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2); /* next, other */
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
+	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, array_hdr(f), 2), boot, 0);
+	mirror_new(f, A, 0);
+	mirror_new(f, B, 0);
+	mirror_new(f, Arr, 0);
+	arr = array_new(f, Arr, (uint32_t)n, oopsz(f));
+	/* a chain of A through the heap, every third with a B, the array
+	 * holding every fifth: references from both halves of the bits */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = obj_alloc(f, A, 32);
+
+		if (i % 3 == 0)
+			put_oop(f, a + 16 + oopsz(f), obj_alloc(f, B, 24));
+		if (prev)
+			put_oop(f, prev + 16, a);
+		if (i % 5 == 0)
+			put_oop(f, arr + array_hdr(f) + i * oopsz(f), a);
+		if (!prev)
+			roots[1] = a;
+		prev = a;
+	}
+	roots[0] = arr;
+	run_live = &live;
+	run_pool = pool;
+	run_pool_bytes = bytes;
+	run_threads = 1;
+	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &one, 0);
+	assert_true(one.objs_pooled && one.refs_pooled);
+	assert_int_equal(one.info.emit_threads, 1);
+	assert_true(one.info.nobjs > n + n / 3 && one.info.nrefs > n);
+	/* the pool is overwritten by the next run: keep the first's records */
+	copy = malloc(one.info.nobjs * sizeof(*one.objs) + one.info.nrefs * sizeof(*one.refs));
+	assert_non_null(copy);
+	memcpy(copy, one.objs, one.info.nobjs * sizeof(*one.objs));
+	memcpy(copy + one.info.nobjs * sizeof(*one.objs), one.refs,
+	       one.info.nrefs * sizeof(*one.refs));
+	memset(pool, 0xa5, bytes);
+	run_threads = 2;
+	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &two, 0);
+	assert_int_equal(two.info.emit_threads, 2);
+	assert_true(two.objs_pooled && two.refs_pooled);
+	assert_int_equal(two.info.nobjs, one.info.nobjs);
+	assert_int_equal(two.info.nrefs, one.info.nrefs);
+	assert_memory_equal(two.objs, copy, one.info.nobjs * sizeof(*one.objs));
+	assert_memory_equal(two.refs, copy + one.info.nobjs * sizeof(*one.objs),
+			    one.info.nrefs * sizeof(*one.refs));
+	{ /* the class references the objects carry, counted */
+		uint64_t c = 0;
+
+		for (uint64_t i = 0; i < one.info.nobjs; i++)
+			c += (((const struct mt_ap_hobj *)(const void *)copy)[i].flags &
+			      MT_AP_HOBJ_CLASSREF) != 0;
+		assert_true(c > n);
+		assert_int_equal(one.info.classrefs, c);
+		assert_int_equal(two.info.classrefs, c);
+	}
+	assert_int_equal(live.nobjs, two.info.nobjs); /* the counts published: all */
+	assert_int_equal(live.nrefs, two.info.nrefs);
+	assert_true(live.gen > 0 && !(live.gen & 1));
+	heapmark_free(&two);
+	memset(pool, 0xa5, bytes);
+	run_threads = 3;
+	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &back, 0);
+	assert_int_equal(back.info.emit_threads, 1);
+	assert_int_equal(back.info.classrefs, one.info.classrefs);
+	assert_int_equal(back.info.nobjs, one.info.nobjs);
+	assert_int_equal(back.info.nrefs, one.info.nrefs);
+	assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
+	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
+			    one.info.nrefs * sizeof(*one.refs));
+	heapmark_free(&back);
+	/* the first half's references outgrow their part: out of the pool,
+	 * the second's appended */
+	memset(pool, 0xa5, bytes);
+	run_threads = 4;
+	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &back, 0);
+	assert_int_equal(back.info.emit_threads, 2);
+	assert_false(back.refs_pooled);
+	assert_true(back.objs_pooled);
+	assert_int_equal(back.info.nrefs, one.info.nrefs);
+	assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
+	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
+			    one.info.nrefs * sizeof(*one.refs));
+	assert_int_equal(live.nrefs, back.info.nrefs);
+	assert_true(live.refs == (uint64_t)(uintptr_t)back.refs && !(live.gen & 1));
+	heapmark_free(&back);
+	/* as the copy decides: a heap this small takes one */
+	run_threads = 0;
+	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &auto_, 0);
+	assert_int_equal(auto_.info.emit_threads, 1);
+	heapmark_free(&auto_);
+	/* values: state the pass changes (strings, the arena) - one thread */
+	run_threads = 2;
+	run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &prims, 0);
+	assert_int_equal(prims.info.emit_threads, 1);
+	heapmark_free(&prims);
+	/* no pool: one */
+	run_pool = NULL;
+	run_pool_bytes = 0;
+	run(f, HM_OBJS | HM_REFS, roots, 2, NULL, 0, NULL, 0, &prims, 0);
+	assert_int_equal(prims.info.emit_threads, 1);
+	assert_memory_equal(prims.refs, copy + one.info.nobjs * sizeof(*one.objs),
+			    one.info.nrefs * sizeof(*one.refs));
+	heapmark_free(&prims);
+	run_threads = 0;
+	run_live = NULL;
+	heapmark_free(&one);
+	free(copy);
 	free(pool);
 	fake_free(f);
 }
@@ -1043,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_forwarding),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,8 +23,9 @@
  * mapped shared, MT_AP_FREEZE_POOL: its records go there for memtrace to
  * read); signals are at their defaults (a crash
  * kills it quietly: no core, no hs_err, whose file it could not open
- * anyway); seccomp refuses new files, sockets, processes, and signals or
- * ptrace to others; a CPU limit; oom_score_adj 1000 (the kernel kills it
+ * anyway); seccomp refuses new files, sockets, processes (a thread of its
+ * own only: heapmark.c's second), and signals or ptrace to others; a CPU
+ * limit (for all its threads); oom_score_adj 1000 (the kernel kills it
  * before anything else); PR_SET_PDEATHSIG kills it with the VM thread. The
  * JVM is never blocked by the copy: the agent's thread polls it; memtrace
  * (or, failing that, the agent) reads the walk's records out of it through
@@ -418,7 +419,7 @@ static const int denied[] = {
 	__NR_symlinkat, __NR_fchmodat, __NR_fchownat, __NR_mknodat, __NR_utimensat, __NR_truncate,
 	__NR_name_to_handle_at, __NR_open_by_handle_at,
 	__NR_socket, __NR_socketpair, __NR_connect, __NR_bind, __NR_listen, __NR_accept4,
-	__NR_clone, __NR_clone3, __NR_execve, __NR_execveat,
+	__NR_execve, __NR_execveat,
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo,
 	__NR_pidfd_open, __NR_pidfd_getfd, __NR_pidfd_send_signal, __NR_ptrace,
 	__NR_process_vm_writev, __NR_shmat, __NR_shmget, __NR_msgget, __NR_semget, __NR_mq_open,
@@ -436,15 +437,26 @@ static const int denied[] = {
 #define FREEZE_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-/* The seccomp filter: denied syscalls fail with EPERM, anything else runs. */
+/* The seccomp filter: denied syscalls fail with EPERM, anything else runs.
+ * clone() only for a thread of the copy's own (CLONE_THREAD: the records'
+ * second thread, heapmark.c); clone3(), whose flags a filter cannot read,
+ * fails as if the kernel had none (ENOSYS), so glibc falls back to clone(). */
 static int seccomp_deny(void)
 {
 #ifdef FREEZE_AUDIT_ARCH
 	enum { N = MT_ARRAY_SIZE(denied) };
-	static struct sock_filter prog[N + 8];
+	static struct sock_filter prog[N + 16];
 	struct sock_fprog fp = { .filter = prog };
-	unsigned short k = 0;
+	unsigned short k = 0, allow, eperm, over;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned lo = offsetof(struct seccomp_data, args[0]); /* clone's flags' low word */
+#else
+	unsigned lo = offsetof(struct seccomp_data, args[0]) + 4;
+#endif
 
+	/* the two returns after the list: ALLOW at N + 12, EPERM at N + 13 */
+	allow = N + 12;
+	eperm = N + 13;
 	prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						 offsetof(struct seccomp_data, arch));
 	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FREEZE_AUDIT_ARCH, 1, 0);
@@ -452,10 +464,23 @@ static int seccomp_deny(void)
 	prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						 offsetof(struct seccomp_data, nr));
 	/* x32 numbers on x86_64: refused as a whole */
-	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, N + 1, 0);
-	for (unsigned i = 0; i < N; i++) /* equal: jump to the EPERM return after the list */
-		prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							 (unsigned)denied[i], (unsigned char)(N - i), 0);
+	over = k;
+	prog[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u,
+					       (unsigned char)(eperm - over - 1), 0);
+	k++;
+	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
+	prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
+	prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo);
+	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
+	prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	/* k == 12 */
+	for (unsigned i = 0; i < N; i++, k++) /* equal: jump to the EPERM return */
+		prog[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)denied[i],
+						       (unsigned char)(eperm - k - 1), 0);
+	if (k != allow)
+		return -1;
 	prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
 	fp.len = k;

@@ -41,6 +41,8 @@
  */
 #include <errno.h>
 #include <jvmti.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,8 @@
 #define KCACHE        64        /* classes the look-up remembers */
 #define POP_CHUNK     (2u << 20) /* HM_INPLACE: bytes of records mapped in at a time */
 #define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
+#define SPLIT_BLOCKS  1024      /* the mark counts the references pushed per block of bits */
+#define SPLIT_MIN     (1u << 20) /* objects from which the records take two threads (auto) */
 
 struct oopmap {
 	int32_t off;
@@ -108,6 +112,14 @@ struct mark {
 	uint64_t *stack;           /* the objects to scan */
 	size_t sp, scap;
 	uint64_t pushed;           /* non-null references pushed (roots, fields, elements, ...) */
+	uint64_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF */
+	uint64_t extra;            /* references a class object has besides those it
+				    * pushes (its super, interfaces, constant pool) */
+	uint64_t blkrefs[SPLIT_BLOCKS]; /* the references pushed (and extra) by the
+				    * objects in each block of bit words (emit_split()) */
+	unsigned blkshift;         /* a bit word's block: word >> blkshift */
+	bool ro;                   /* the records' second thread: shares the classes
+				    * read only, publishes nothing */
 	struct kinfo **kpool;      /* blocks of KPOOL_BLOCK */
 	size_t nk, kblocks;
 	struct u64map kmap;        /* Klass* -> kinfo index */
@@ -338,7 +350,7 @@ static void *vec_push(struct mark *mk, struct growvec *v)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 4096;
-		bool published = v == &mk->objs || v == &mk->refs;
+		bool published = !mk->ro && (v == &mk->objs || v == &mk->refs);
 		char *p;
 
 		if (published) /* before the old array can go */
@@ -611,11 +623,19 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 
 	struct kinfo **slot = &mk->kcache[((k >> 3) ^ (k >> 9)) & (KCACHE - 1)];
 
+	if (__builtin_expect(mk->ro && mk->in->threads == 3, 0)) {
+		mk->err = -EAGAIN; /* tests: as if the second thread knew no class */
+		return NULL;
+	}
 	if (*slot && (*slot)->klass == k)
 		return *slot;
 	i = u64map_get(&mk->kmap, k);
 	if (i >= 0)
 		return *slot = kinfo_at(mk, (size_t)i);
+	if (mk->ro) { /* a class the mark never met: the first thread writes it */
+		mk->err = -EAGAIN;
+		return NULL;
+	}
 	if (!k || (k & 7)) {
 		fail(mk, -EPROTO, "an object whose class pointer is 0x%llx", (unsigned long long)k);
 		return NULL;
@@ -1006,8 +1026,16 @@ static void scan(struct mark *mk, uint64_t obj)
 		for (int32_t i = 0; i < n; i++, at += mk->oopsz)
 			mark_push(mk, load_oop(mk, at));
 		mk->out->info.edges += (uint64_t)n;
-		if (k)
-			kinfo_get(mk, k); /* the class it mirrors: its loader's data */
+		if (k) {
+			const struct kinfo *mi = kinfo_get(mk, k); /* its loader's data */
+
+			if (mi && mi->kind <= MT_AP_K_STACKCHUNK) { /* put_mirror()'s others */
+				uint64_t ifs = rd64(k + L->ik_local_interfaces);
+				int32_t ni = ifs ? rdi32(ifs + L->array_length) : 0;
+
+				mk->extra += 2 + (uint32_t)(ni < 0 ? 0 : ni > 65536 ? 65536 : ni);
+			}
+		}
 	}
 }
 
@@ -1057,9 +1085,12 @@ static int mark_all(struct mark *mk)
 
 		/* the next object's header while this one is scanned (the stack is
 		 * mostly an array's elements, each a cache miss) */
+		uint64_t had = mk->pushed + mk->extra;
+
 		if (mk->sp)
 			__builtin_prefetch((const void *)(uintptr_t)mk->stack[mk->sp - 1]);
 		scan(mk, obj);
+		mk->blkrefs[(bit_of(mk, obj) >> 6) >> mk->blkshift] += mk->pushed + mk->extra - had;
 		if (!(mk->out->info.marked & PROGRESS_MASK)) {
 			if (in->progress)
 				(*in->progress)++;
@@ -1443,8 +1474,10 @@ static void put_object(struct mark *mk, uint64_t obj)
 		o->size = size;
 		o->length = len;
 		/* the CLASS reference goes with the object, not as a record */
-		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls)
+		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls) {
 			o->flags = MT_AP_HOBJ_CLASSREF;
+			mk->classrefs++;
+		}
 		if (fl & HM_ADDRS) {
 			uint64_t *a = vec_push(mk, &mk->addrs);
 
@@ -1477,10 +1510,216 @@ static void put_object(struct mark *mk, uint64_t obj)
 		put_string(mk, obj, id);
 }
 
+/* The records of the objects marked in bit words [@w0, @w1). */
+static void emit_words(struct mark *mk, size_t w0, size_t w1)
+{
+	uint64_t done = 0;
+
+	for (size_t w = w0; w < w1 && !mk->err; w++) {
+		for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
+			size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
+
+			put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
+			if (!(++done & PROGRESS_MASK)) {
+				if (!mk->ro)
+					live_counts(mk);
+				if (mk->in->progress) /* both threads bump it */
+					__atomic_fetch_add((uint64_t *)(uintptr_t)mk->in->progress,
+							   1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+/* ---- the records in two threads ---- */
+
+/*
+ * Whether the records' pass takes two threads: hm_input.threads says, or
+ * (0) when the copy may use two CPUs, has marked a million objects or more
+ * and writes only object and reference records, both in memtrace's pool
+ * (their places known before a record is written; what else a record may
+ * need - strings, values, ZGC's colours - is state the pass changes).
+ */
+static bool split_wanted(const struct mark *mk)
+{
+	const struct hm_input *in = mk->in;
+	cpu_set_t cpus;
+
+	if (in->threads == 1 || mk->zgc || !mk->objs.pooled || !mk->refs.pooled ||
+	    (in->flags & (HM_PRIMS | HM_STRINGS | HM_ADDRS)) || !(in->flags & HM_OBJS) ||
+	    !(in->flags & HM_REFS) || mk->objs.cap != mk->out->info.marked)
+		return false;
+	if (in->threads >= 2)
+		return true;
+	if (mk->out->info.marked < SPLIT_MIN)
+		return false;
+	CPU_ZERO(&cpus);
+	return !sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) >= 2;
+}
+
+/* The second thread's half: a copy of the marker with vectors of its own. */
+struct half {
+	struct mark mk;
+	struct hm_result out;      /* its reason, if it stops */
+	uint64_t nfwd;
+	size_t w0, w1;
+};
+
+static void *emit_half(void *arg)
+{
+	struct half *h = arg;
+
+	emit_words(&h->mk, h->w0, h->w1);
+	return NULL;
+}
+
+/* The first bit word of the second half: where the objects and the
+ * references pushed from them (each costs about as much) are half done. */
+static size_t split_word(const struct mark *mk)
+{
+	uint64_t total = mk->rank[mk->nwords] + mk->pushed, at = 0;
+	size_t nblk = ((mk->nwords - 1) >> mk->blkshift) + 1;
+
+	for (size_t b = 0; b < nblk; b++) {
+		size_t w0 = b << mk->blkshift;
+		size_t w1 = w0 + ((size_t)1 << mk->blkshift) < mk->nwords ?
+				    w0 + ((size_t)1 << mk->blkshift) : mk->nwords;
+
+		at += mk->rank[w1] - mk->rank[w0] + mk->blkrefs[b];
+		if (at >= total / 2)
+			return w1;
+	}
+	return mk->nwords;
+}
+
+/* Append the second half's references @h to the first's (in place when
+ * both stayed where they were put, a move down over the gap between). */
+static void join_refs(struct mark *mk, struct half *h, char *base, size_t cap)
+{
+	struct growvec *b = &h->mk.refs;
+
+	if (mk->refs.pooled && mk->refs.p == base && b->pooled &&
+	    mk->refs.n * b->esz <= (size_t)(b->p - base)) {
+		memmove(base + mk->refs.n * b->esz, b->p, b->n * b->esz);
+		mk->refs.n += b->n;
+		mk->refs.cap = cap;
+		return;
+	}
+	if (mk->refs.pooled && mk->refs.p == base)
+		mk->refs.cap = cap; /* the second's lie above what the first writes */
+	for (size_t i = 0; i < b->n && !mk->err; i++) {
+		void *r = vec_push(mk, &mk->refs);
+
+		if (r)
+			memcpy(r, b->p + i * b->esz, b->esz);
+	}
+	if (!b->pooled)
+		free(b->p);
+}
+
+/*
+ * The records in two threads: this one writes the first half of the bit
+ * words, a second the rest, each into its own part of the pool - the
+ * objects at their ranks, the second half's references above a bound of the
+ * first's (the references its objects pushed in the mark, and a sixteenth),
+ * moved down after it. The second thread only reads the classes; one it
+ * does not find (none should be new after the mark) leaves its half to
+ * this one. Returns 0 (the records written, or mk->err set) or -EAGAIN:
+ * nothing done, write them all in one thread.
+ */
+static int emit_split(struct mark *mk)
+{
+	struct half *h = malloc(sizeof(*h));
+	char *obase = mk->objs.p, *rbase = mk->refs.p;
+	size_t ocap = mk->objs.cap, rcap = mk->refs.cap, w1 = split_word(mk), first;
+	uint64_t bound = 0;
+	pthread_attr_t at;
+	pthread_t t;
+	int err;
+
+	if (!h)
+		return -EAGAIN;
+	for (size_t b = 0; b < SPLIT_BLOCKS && (b << mk->blkshift) < w1; b++)
+		bound += mk->blkrefs[b];
+	bound += bound / 16 + 64;
+	if (mk->in->threads == 4)
+		bound = 1; /* tests: the first half's references outgrow their part */
+	first = mk->rank[w1];
+	if (w1 == 0 || w1 >= mk->nwords || bound >= rcap || mk->objs.n || mk->refs.n) {
+		free(h);
+		return -EAGAIN;
+	}
+	for (size_t i = 0; i < mk->nk; i++) { /* what put_object() would learn */
+		struct kinfo *ki = kinfo_at(mk, i);
+
+		ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
+		ki->has_mirror_id = true;
+	}
+	memcpy(&h->mk, mk, sizeof(*mk));
+	memset(&h->out, 0, sizeof(h->out));
+	h->nfwd = 0;
+	h->mk.out = &h->out;
+	h->mk.nfwd = &h->nfwd;
+	h->mk.ro = true;
+	h->w0 = w1;
+	h->w1 = mk->nwords;
+	h->mk.objs.p = obase + first * mk->objs.esz;
+	h->mk.objs.cap = ocap - first;
+	h->mk.objs.pop_at = 0;
+	h->mk.refs.p = rbase + bound * mk->refs.esz;
+	h->mk.refs.cap = rcap - bound;
+	h->mk.refs.pop_at = 0;
+	mk->objs.cap = first;
+	mk->refs.cap = bound;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 1u << 20);
+	err = pthread_create(&t, &at, emit_half, h);
+	pthread_attr_destroy(&at);
+	if (err) {
+		mk->objs.cap = ocap;
+		mk->refs.cap = rcap;
+		free(h);
+		return -EAGAIN;
+	}
+	emit_words(mk, 0, w1);
+	pthread_join(t, NULL);
+	mk->out->info.emit_threads = h->mk.err == -EAGAIN ? 1 : 2;
+	if (mk->objs.p == obase) /* the objects stay at their ranks */
+		mk->objs.cap = ocap;
+	if (!mk->err && h->mk.err == -EAGAIN) {
+		/* the second half in this thread, over what the second wrote */
+		if (!h->mk.refs.pooled)
+			free(h->mk.refs.p);
+		if (mk->refs.pooled && mk->refs.p == rbase)
+			mk->refs.cap = rcap;
+		emit_words(mk, w1, mk->nwords);
+	} else if (!mk->err && h->mk.err) {
+		mk->err = h->mk.err;
+		memcpy(mk->out->info.why, h->out.info.why, sizeof(mk->out->info.why));
+		if (!h->mk.refs.pooled)
+			free(h->mk.refs.p);
+	} else if (!mk->err && (mk->objs.n != first || h->mk.objs.n != ocap - first ||
+				mk->objs.p != obase)) {
+		fail(mk, -EPROTO, "the records' two halves hold %llu objects, not the marked",
+		     (unsigned long long)(mk->objs.n + h->mk.objs.n));
+		if (!h->mk.refs.pooled)
+			free(h->mk.refs.p);
+	} else if (!mk->err) {
+		mk->objs.n = ocap;
+		mk->classrefs += h->mk.classrefs;
+		join_refs(mk, h, rbase, rcap);
+	} else if (!h->mk.refs.pooled) {
+		free(h->mk.refs.p);
+	}
+	if (!h->mk.objs.pooled)
+		free(h->mk.objs.p);
+	free(h);
+	return 0;
+}
+
 static int emit(struct mark *mk)
 {
 	const struct hm_input *in = mk->in;
-	uint64_t done = 0;
 
 	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
 		bool small = in->flags & HM_SMALLPAGES;
@@ -1517,18 +1756,9 @@ static int emit(struct mark *mk)
 		if (in->flags & HM_REFS)
 			vec_reserve(&mk->refs, nrefs, small);
 		live_arrays(mk);
-		for (size_t w = 0; w < mk->nwords && !mk->err; w++) {
-			for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
-				size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
-
-				put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
-				if (!(++done & PROGRESS_MASK)) {
-					live_counts(mk);
-					if (in->progress)
-						(*in->progress)++;
-				}
-			}
-		}
+		mk->out->info.emit_threads = 1;
+		if (!split_wanted(mk) || emit_split(mk))
+			emit_words(mk, 0, mk->nwords);
 		live_counts(mk);
 	}
 	if ((in->flags & HM_REFS) && mk->rank) {
@@ -1620,6 +1850,8 @@ static int setup(struct mark *mk)
 	size_t bits = (size_t)((mk->hi - mk->lo) >> mk->shift);
 
 	mk->nwords = (bits + 63) / 64;
+	while ((mk->nwords >> mk->blkshift) >= SPLIT_BLOCKS)
+		mk->blkshift++;
 	mk->bits = calloc(mk->nwords ? mk->nwords : 1, sizeof(*mk->bits));
 	if (!mk->bits || u64map_init(&mk->kmap, 1024) || u64map_init(&mk->cldset, 64) ||
 	    u64map_init(&mk->named, in->nnamed) || u64map_init(&mk->classes, in->nclasses))
@@ -1783,6 +2015,7 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 	if (!err)
 		err = emit(&mk);
 	out->info.emit_ns = now_ns() - t1;
+	out->info.classrefs = mk.classrefs < UINT32_MAX ? (uint32_t)mk.classrefs : UINT32_MAX;
 	if (err == -ENOMEM && !out->info.why[0])
 		snprintf(out->info.why, sizeof(out->info.why), "out of memory in the frozen copy");
 out:

@@ -86,6 +86,12 @@ struct hm_input {
 					* records (MT_AP_FREEZE_POOL: memtrace's memfd), used
 					* when both fit in its pool_bytes */
 	uint64_t pool_bytes;
+	uint32_t threads;              /* the records' pass: 0 as the copy sees fit (two
+					* threads from a million objects on two CPUs), 1,
+					* 2 (tests: any heap), 3 (tests: two, the second
+					* finding no class: the first writes its half), 4
+					* (tests: two, the first's references outgrowing
+					* their part of the pool) */
 };
 
 /* What the marker wrote (arrays malloc'd by it but those in the input's

@@ -394,7 +394,7 @@ static int walk_unfrozen(JNIEnv *jni, const struct walk_ask *a, struct mt_ap_hea
 		 * with JVMTI; the MARK record says why */
 		if (!mark.status) {
 			mark.status = rec.status ? rec.status : -EIO;
-			snprintf(mark.why, sizeof(mark.why), "%s", rec.why);
+			snprintf(mark.why, sizeof(mark.why), "%.*s", (int)sizeof(mark.why) - 1, rec.why);
 		}
 		/* a copy with moved objects (Shenandoah): JVMTI's walk would run
 		 * the collector's barriers in it, and a walk in a pause is

@@ -188,6 +188,10 @@ static int build_input(struct hm_input *in)
 		in->flags |= HM_FORWARDING;
 	if (hw.fz.req.flags & MT_AP_FREEZE_SMALLPAGES)
 		in->flags |= HM_SMALLPAGES;
+	if (hw.fz.req.flags & MT_AP_FREEZE_ONETHREAD)
+		in->threads = 1;
+	else if (hw.fz.req.flags & MT_AP_FREEZE_TWOTHREADS)
+		in->threads = 2;
 	if ((hw.fz.req.flags & MT_AP_FREEZE_LIVE) && !hw.comparing) {
 		in->live = &hw.live;
 		in->pool = hw.fz.pool; /* mapped in the copy (MT_AP_FREEZE_POOL) */

@@ -478,8 +478,13 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		return err;
 	s->info.objects = s->nobjs;
 	s->info.refs = s->nrefs;
-	for (size_t i = 0; i < s->nobjs; i++) /* and those the objects carry */
-		s->info.refs += (s->objs[i].flags & MT_AP_HOBJ_CLASSREF) != 0;
+	/* and those the objects carry: counted by the copy (an agent before it
+	 * left emit_threads 0) - a pass over every record here otherwise */
+	if (m->emit_threads && m->classrefs < UINT32_MAX && m->classrefs <= s->nobjs)
+		s->info.refs += m->classrefs;
+	else
+		for (size_t i = 0; i < s->nobjs; i++)
+			s->info.refs += (s->objs[i].flags & MT_AP_HOBJ_CLASSREF) != 0;
 	s->info.roots = s->nroots;
 	s->info.values = s->nprims;
 	s->info.strings = s->nstrings;

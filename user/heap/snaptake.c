@@ -339,6 +339,13 @@ static void plan_mark(struct mt_snapsession *ss)
 		ss->freeze.flags &= ~(MT_AP_FREEZE_MARK | MT_AP_FREEZE_LIVE);
 	else
 		ss->freeze.flags |= MT_AP_FREEZE_MARK | MT_AP_FREEZE_DIRECT;
+	/* tests, comparisons: the copy's records in one thread, or two on any
+	 * heap (else as the copy sees fit) */
+	env = getenv("MEMTRACE_COPY_THREADS");
+	if (!ss->mark_off && env && !strcmp(env, "1"))
+		ss->freeze.flags |= MT_AP_FREEZE_ONETHREAD;
+	else if (!ss->mark_off && env && !strcmp(env, "2"))
+		ss->freeze.flags |= MT_AP_FREEZE_TWOTHREADS;
 	/* the mark's records read while the copy writes them (not when a
 	 * comparison reads them beside JVMTI's; MEMTRACE_LIVE=0: after DONE) */
 	env = getenv("MEMTRACE_LIVE");
@@ -1211,9 +1218,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
-						"%.1f ms, %.1f MiB of them read from memtrace's "
+						"%.1f ms in %u thread%s, %.1f MiB of them read from memtrace's "
 						"pool%s)\n", (double)s->mark.mark_ns / 1e6,
-						(double)s->mark.emit_ns / 1e6,
+						(double)s->mark.emit_ns / 1e6, s->mark.emit_threads,
+						s->mark.emit_threads == 1 ? "" : "s",
 						(double)s->pool_read / (1 << 20),
 						s->recs_pooled ? "; kept where the copy wrote them" : "");
 				util_phase("records read out of the copy");

@@ -16,7 +16,9 @@
 # - `memtrace heap --paths` (live and dump): the shortest path from a GC
 #   root to a Shared names the static OWNERS, ArrayList.elementData, an array
 #   index and Owner.shared; `--id` on the dump gives an owner's path and its
-#   referrer; bad input gets a message and a non-zero exit.
+#   referrer; bad input gets a message and a non-zero exit;
+# - the same answers with the records kept in place or copied, and written
+#   by the copy in one thread or two.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -58,6 +60,20 @@ grep -q "kept where the copy wrote them" "$TMPD/cp.err" && fail "MEMTRACE_NO_INP
 MEMTRACE_NO_INPLACE=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
 	>"$TMPD/q.cp" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query copied"; }
 cmp "$TMPD/q.live" "$TMPD/q.cp" || fail "the query in place and copied differ"
+# the copy's records written by two threads (MEMTRACE_COPY_THREADS=2: on a
+# heap this small too; a heap of a million objects or more takes them by
+# itself) and by one: the same answers
+MEMTRACE_COPY_THREADS=2 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
+	--top 2000 >"$TMPD/h.t2" 2>"$TMPD/t2.err" || { cat "$TMPD/t2.err"; fail "heap --retained, two threads"; }
+grep -q "its records [0-9.]* ms in 2 threads" "$TMPD/t2.err" ||
+	{ cat "$TMPD/t2.err"; fail "the copy's records were not written by two threads"; }
+MEMTRACE_COPY_THREADS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
+	--top 2000 >"$TMPD/h.t1" 2>"$TMPD/t1.err" || { cat "$TMPD/t1.err"; fail "heap --retained, one thread"; }
+grep -q "its records [0-9.]* ms in 1 thread," "$TMPD/t1.err" ||
+	{ cat "$TMPD/t1.err"; fail "the copy's records were not written by one thread"; }
+MEMTRACE_COPY_THREADS=2 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
+	>"$TMPD/q.t2" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query, two threads"; }
+cmp "$TMPD/q.live" "$TMPD/q.t2" || fail "the query in one and two threads differ"
 python3 - "$TMPD" <<'PY' || fail "in place and copied answer alike"
 import json, sys
 d = sys.argv[1]
@@ -70,8 +86,10 @@ def rows(f):
     return out
 a, b, c = rows("h.live"), rows("h.ip"), rows("h.cp")
 assert a and a == b == c, (len(a), len(b), len(c))
+t1, t2 = rows("h.t1"), rows("h.t2")
+assert a == t1 == t2, (len(t1), len(t2))
 PY
-note "in place and copied: $(grep -c '"retained' "$TMPD/h.ip") rows alike"
+note "in place, copied, one and two threads: $(grep -c '"retained' "$TMPD/h.ip") rows alike"
 "$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
 "$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||
