@@ -316,13 +316,14 @@ struct dsl_hstatic {
 	uint32_t cls;            /* the class that declares it */
 };
 
-struct dsl_hobject {          /* 48 bytes: no holes (a heap holds millions) */
+/* 32 bytes, no holes: a heap holds millions, and a frozen copy's object
+ * record is as large, so a view is built over the records in place. Field
+ * values and ages, which few programs read, are in dsl_heap.values/ages. */
+struct dsl_hobject {
 	uint64_t id;             /* the user-visible id (`it.id`) */
 	uint64_t size;           /* shallow bytes */
-	int64_t length;          /* array length, -1 if not an array */
-	const struct dsl_hval *values; /* one per field of cls (may be NULL: all null) */
 	uint32_t cls;            /* class index */
-	uint32_t age;            /* GCs survived (see dsl_heap.no_age) */
+	int32_t length;          /* array length (a Java array's is an int), -1 if not an array */
 	uint32_t ref_first;      /* outgoing references: refs[ref_first .. +nrefs) */
 	uint32_t nrefs;
 };
@@ -366,6 +367,11 @@ struct dsl_heap {
 	 * .hprof dump): `age` is then a compile error, or null at run time
 	 * where a Java field of that name could be meant */
 	const char *no_age;
+	/* values[o]: object o's field values, one per field of its class (NULL
+	 * as a whole, or for o: all null); ages[o]: the GCs o survived (NULL:
+	 * none read - a program that reads `age` gets them, unless no_age) */
+	const struct dsl_hval *const *values;
+	const uint32_t *ages;
 	/* NULL: every class says what it is and lists its superinterfaces; else
 	 * why not (an .hprof dump records none): `x is C` with a C that may be
 	 * an interface is then a compile error */
@@ -384,6 +390,17 @@ struct dsl_heap {
 	 * root_via is a reference; built only for the leak search) */
 	const uint32_t *root_parent;
 };
+/* Object @o's field values (NULL: all null) and age. */
+static inline const struct dsl_hval *dsl_heap_values(const struct dsl_heap *h, uint32_t o)
+{
+	return h->values ? h->values[o] : NULL;
+}
+
+static inline uint32_t dsl_heap_age(const struct dsl_heap *h, uint32_t o)
+{
+	return h->ages ? h->ages[o] : 0;
+}
+
 #define DSL_NORETAINED UINT64_MAX
 #define DSL_VIA_ROOT   UINT32_MAX
 #define DSL_VIA_NONE   (UINT32_MAX - 1)

@@ -196,9 +196,11 @@ static void read_field(struct dsl_eval *ev, uint32_t o, int f, const char *name,
 		out->null_field = name;
 		return;
 	}
-	if (!obj->values)
+	const struct dsl_hval *vals = dsl_heap_values(ev->h, o);
+
+	if (!vals)
 		return;
-	const struct dsl_hval *hv = &obj->values[slot];
+	const struct dsl_hval *hv = &vals[slot];
 
 	switch (hv->kind) {
 	case DSL_HV_INT: out->kind = DSL_V_INT; out->u.i = hv->u.i; break;
@@ -377,7 +379,7 @@ static int builtin(struct dsl_eval *ev, const struct dsl_value *v, int b, struct
 	case DSL_B_AGE:
 		if (o != DSL_NOOBJ && !(b == DSL_B_AGE && h->no_age)) {
 			out->kind = DSL_V_INT;
-			out->u.i = b == DSL_B_SIZE ? (int64_t)h->objects[o].size : h->objects[o].age;
+			out->u.i = b == DSL_B_SIZE ? (int64_t)h->objects[o].size : dsl_heap_age(h, o);
 		}
 		break;
 	case DSL_B_RETAINED:

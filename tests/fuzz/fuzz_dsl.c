@@ -26,20 +26,20 @@ static const struct dsl_href refs[] = { { .to = 2, .index = 2, .kind = DSL_REF_F
 					{ .to = 1, .index = 0, .kind = DSL_REF_FIELD },
 					{ .to = 3, .index = -1, .kind = DSL_REF_CLASS_LOADER } };
 static const struct dsl_hobject objects[] = {
-	{ .id = 1, .cls = 0, .size = 16, .length = -1, .age = 0, .values = NULL, .ref_first = 0,
-	  .nrefs = 0 },
-	{ .id = 2, .cls = 1, .size = 24, .length = -1, .age = 1, .values = v_order, .ref_first = 0,
-	  .nrefs = 1 },
-	{ .id = 3, .cls = 2, .size = 32, .length = -1, .age = 2, .values = v_entry, .ref_first = 1,
-	  .nrefs = 1 },
-	{ .id = 4, .cls = 3, .size = 40, .length = 5, .age = 3, .values = v_order, .ref_first = 2,
-	  .nrefs = 1 },
+	{ .id = 1, .cls = 0, .size = 16, .length = -1, .ref_first = 0, .nrefs = 0 },
+	{ .id = 2, .cls = 1, .size = 24, .length = -1, .ref_first = 0, .nrefs = 1 },
+	{ .id = 3, .cls = 2, .size = 32, .length = -1, .ref_first = 1, .nrefs = 1 },
+	{ .id = 4, .cls = 3, .size = 40, .length = 5, .ref_first = 2, .nrefs = 1 },
 };
+static const struct dsl_hval *const values[] = { NULL, v_order, v_entry, v_order };
+static const uint32_t ages[] = { 0, 1, 2, 3 };
 static const struct dsl_hroot roots[] = { { 1, DSL_ROOT_STACK_LOCAL }, { 3, DSL_ROOT_JNI_GLOBAL } };
 static const struct dsl_hloader loaders[] = { { 0, 7 } };
 static const struct dsl_hthread threads[] = { { 3, "main" } };
 static const struct dsl_heap heap = {
-	objects, 4, classes, 4, refs, 3, roots, 2, loaders, 1, threads, 1,
+	.objects = objects, .nobjects = 4, .classes = classes, .nclasses = 4, .refs = refs,
+	.nrefs = 3, .roots = roots, .nroots = 2, .loaders = loaders, .nloaders = 1,
+	.threads = threads, .nthreads = 1, .values = values, .ages = ages,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

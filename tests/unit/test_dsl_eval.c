@@ -482,7 +482,7 @@ static void test_exprs(void **state)
 	b->vals[v2][1] = (struct dsl_hval){ .kind = DSL_HV_STR, .u.s = "second" };
 	hb_float(b, f1, 0, 3.0);
 	b->obj[in].length = 3;
-	b->obj[f1].age = 5;
+	b->ages[f1] = 5;
 	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
 		char src[1024], want[512];
 

@@ -19,6 +19,8 @@ struct hb {
 	struct dsl_hloader loaders[8];
 	struct dsl_hthread threads[8];
 	struct dsl_hval vals[HB_MAX][8];
+	const struct dsl_hval *values[HB_MAX]; /* heap.values: vals[o] each */
+	uint32_t ages[HB_MAX];                 /* heap.ages */
 	uint32_t nobj, ncls, nrefs, nroots, nloaders, nthreads;
 	struct dsl_heap heap;
 };
@@ -46,7 +48,8 @@ static inline uint32_t hb_obj(struct hb *b, uint32_t cls, uint64_t size)
 	o->cls = cls;
 	o->size = size;
 	o->length = -1;
-	o->values = b->vals[b->nobj];
+	b->values[b->nobj] = b->vals[b->nobj];
+	b->ages[b->nobj] = 0;
 	return b->nobj++;
 }
 
@@ -102,7 +105,7 @@ static inline struct dsl_heap *hb_heap(struct hb *b)
 		.objects = b->obj, .nobjects = b->nobj, .classes = b->cls, .nclasses = b->ncls,
 		.refs = b->sorted, .nrefs = b->nrefs, .roots = b->roots, .nroots = b->nroots,
 		.loaders = b->loaders, .nloaders = b->nloaders, .threads = b->threads,
-		.nthreads = b->nthreads,
+		.nthreads = b->nthreads, .values = b->values, .ages = b->ages,
 	};
 	return &b->heap;
 }

@@ -15,30 +15,30 @@
 
 /*
  * Bytes per object and per reference (the records', class references not
- * counted), peak RSS over the run. Measured 2026-11-30 (JDK 17, G1) on two
- * shapes: FreezeWorkload, 5.02 M objects and 5.04 M references, and a heap
- * of 2.02 M objects with six random references each (14.0 M); a linear fit
- * of the two, then rounded up:
+ * counted), peak RSS over the run. Measured 2026-11-30 (stop 47, JDK 17, G1,
+ * a view's objects 32 bytes) on FreezeWorkload (1.02, 2.02 and 5.02 M
+ * objects, about as many references) and RefDense (0.42, 1.02 and 2.02 M
+ * objects, seven references each); fitted on the two largest, then rounded
+ * up so that every shape's peak is under its bound:
  *
- *   use        fitted/object  /reference   here   measured peaks (MB)
- *   records    48.1           22.7         52 26  356, 416 (snapshot -o)
- *   view       58.2           24.7         64 28  417, 464 (query, seed 03)
- *   retained   58.2           35.3         72 44  470, 614 (heap --retained)
- *   series     121            36.6        160 48  792, 759 (leaks, 3 snapshots)
+ *   use        fitted/object  /reference   here   peaks (MiB): Freeze 1/2/5 M, Dense 0.4/1/2 M
+ *   records    43.2           21.0         52 26  80 145 340, 92 206 397 (snapshot -o)
+ *   view       45.2           24.5         52 28  85 155 366, 101 231 447 (query, seed 03)
+ *   retained   34.5           39.1         44 44  90 161 385, 137 318 622 (heap --retained)
+ *   series     103            71          140 48  145 268 863, 162 (leaks, 3 snapshots)
  *
- * leaks keeps what each snapshot freed for the next (heapseries_init(): no
- * mmap, no trim), and how those blocks fit the next snapshot's arrays varies
- * with the heap's size: at 1.0 M objects (FreezeWorkload 500000) its peak
- * was 208 MiB, 2.06 times heap --retained's where 5 M objects took 1.69
- * times, so its cost per object is set above the fit (Freeze 1 M: the bound
- * 1.10 times the peak; RefDense 0.4 M: 1.45). heap keeps freed memory too
- * (heapmem_keep_freed()), which put its peak at 1.11 times the fitted bound
- * at 2 M objects (FreezeWorkload 1000000) and 1.09 (RefDense 1000000): its
- * costs are set higher as well.
+ * The bound over the peak: 1.13-1.35 (records), 1.13-1.30 (view),
+ * 1.13-1.32 (retained). leaks keeps what each snapshot freed for the next
+ * (heapseries_init(): no mmap, no trim), and how those blocks fit the next
+ * snapshot's arrays varies with the heap's size, so its cost per object is
+ * set above the fit (1.35-1.49 times the peak where no pool is kept); from
+ * ~128 MiB of records on its later snapshots' records go to a pool whose
+ * size is said with it (Dense 1 M: 585 MiB peak, 490 said + the pool;
+ * Dense 2 M: 1175, 964 + 451).
  *
- * A view holds 48 bytes an object (dsl_hobject) and 12 a reference, its
- * class reference included; the records it is built from 32 and 24, freed
- * as it goes; the dominator tree 20 an object and 12 a kept edge.
+ * A view holds 32 bytes an object (dsl_hobject, over the record it is built
+ * from) and 12 a reference, its class reference included; the records 32
+ * and 24; the dominator tree 20 an object and 12 a kept edge.
  */
 static const struct {
 	uint32_t obj, ref;
@@ -46,9 +46,9 @@ static const struct {
 } cost[] = {
 	[HEAPMEM_NONE] = { 0, 0, "counts per class" },
 	[HEAPMEM_RECORDS] = { 52, 26, "the snapshot's records" },
-	[HEAPMEM_VIEW] = { 64, 28, "a heap view" },
-	[HEAPMEM_RETAINED] = { 72, 44, "a heap view and its dominator tree" },
-	[HEAPMEM_SERIES] = { 160, 48, "a leak search's snapshots" },
+	[HEAPMEM_VIEW] = { 52, 28, "a heap view" },
+	[HEAPMEM_RETAINED] = { 44, 44, "a heap view and its dominator tree" },
+	[HEAPMEM_SERIES] = { 140, 48, "a leak search's snapshots" },
 };
 
 uint64_t heapmem_need(enum heapmem_use use, uint64_t objs, uint64_t refs)

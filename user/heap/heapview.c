@@ -359,8 +359,9 @@ static int build_classes(struct viewbuild *b, struct dsl_hloader *loaders, uint3
 
 /*
  * The objects into b->objs: in the snapshot's own array when b->take (an
- * object of the view, 48 bytes, over the record, 32: from the last, so that
- * none is overwritten before it is read), else in a new one. Until the
+ * object of the view over its record, both 32 bytes), else in a new one;
+ * their values and ages into b->values and b->ages when a program reads
+ * them (NULL otherwise). Until the
  * references are placed, ref_first holds the index of the object's implied
  * CLASS reference (MT_AP_HOBJ_CLASSREF) or DSL_NOOBJ, nrefs 0.
  */
@@ -369,38 +370,48 @@ static int build_objects(struct viewbuild *b)
 	const struct mt_snapshot *s = b->s;
 	const struct mt_ap_hobj *in = s->objs;
 	struct dsl_hobject *out;
+	bool any_values = false;
 
-	if (b->take && b->n && b->take->recs_pooled &&
-	    b->take->cap_objs * sizeof(*in) >= b->n * sizeof(*out)) {
-		out = (struct dsl_hobject *)(void *)b->take->objs; /* the pool's room */
-		b->take->objs = NULL;
-		in = (const struct mt_ap_hobj *)out;
-	} else if (b->take && b->n && !b->take->recs_pooled) {
-		size_t had = b->take->cap_objs * sizeof(*in);
-
-		out = realloc(b->take->objs, b->n * sizeof(*out));
-		if (!out)
+	for (uint32_t c = 0; c < b->ncls && !any_values; c++)
+		any_values = b->aux[c].values && b->cls[c].nfields;
+	if (any_values) {
+		b->values = own(b->hv, b->n, sizeof(*b->values));
+		if (!b->values)
 			return -ENOMEM;
+		memset(b->values, 0, b->n * sizeof(*b->values));
+	}
+	if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads them */
+		b->ages = own(b->hv, b->n, sizeof(*b->ages));
+		if (!b->ages)
+			return -ENOMEM;
+	}
+	/* a view's object is as large as a record: over the records when the
+	 * view may take them (each object where its record was) */
+	_Static_assert(sizeof(*out) == sizeof(*in), "a view's object is a record's size");
+	if (b->take && b->n && b->take->recs_pooled) {
+		out = (struct dsl_hobject *)(void *)b->take->objs; /* in the pool */
+		b->take->objs = NULL;
+		in = (const struct mt_ap_hobj *)(const void *)out;
+	} else if (b->take && b->n && !b->take->recs_pooled) {
+		out = (struct dsl_hobject *)(void *)b->take->objs;
 		b->take->objs = NULL;
 		if (adopt(b->hv, out)) {
 			free(out);
 			return -ENOMEM;
 		}
-		if (b->n * sizeof(*out) > had)
-			util_hugepages((char *)out + had, b->n * sizeof(*out) - had);
-		in = (const struct mt_ap_hobj *)out;
+		in = (const struct mt_ap_hobj *)(const void *)out;
 	} else {
 		out = own(b->hv, b->n, sizeof(*out));
 		if (!out)
 			return -ENOMEM;
 	}
 	b->objs = out;
-	for (size_t i = b->n; i-- > 0;) {
+	for (size_t i = 0; i < b->n; i++) {
 		struct dsl_hobject *d = &out[i];
 		struct mt_ap_hobj o;
 		uint32_t ci, cref = DSL_NOOBJ;
 
-		memcpy(&o, &in[i], sizeof(o)); /* read before out[i] (which may cover it) is written */
+		memcpy(&o, &in[i], sizeof(o)); /* read before out[i] (which may be it) is written */
 		ci = idmap_index_get(&b->clsmap, o.cls);
 
 		if (o.flags & MT_AP_HOBJ_CLASSREF) /* the class object: its class's, or by id */
@@ -408,19 +419,17 @@ static int build_objects(struct viewbuild *b)
 		b->nclassrefs += cref != DSL_NOOBJ;
 		d->id = o.id;
 		d->size = o.size;
-		d->length = o.length < 0 ? -1 : o.length;
-		d->values = NULL;
 		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
-		d->age = 0;
+		d->length = o.length < 0 ? -1 : o.length;
 		d->ref_first = cref;
 		d->nrefs = 0;
 		b->aux[d->cls].known = b->aux[d->cls].inst = true; /* an instance: a class */
-		if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads it */
+		if (b->ages) {
 			uint64_t age = snapshot_age(s, o.id);
 
-			d->age = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+			b->ages[i] = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
 		}
-		if (b->aux[d->cls].values && b->cls[d->cls].nfields) {
+		if (b->values && b->aux[d->cls].values && b->cls[d->cls].nfields) {
 			const struct dsl_hclass *c = &b->cls[d->cls];
 			struct dsl_hval *v = own(b->hv, c->nfields, sizeof(*v));
 
@@ -434,7 +443,7 @@ static int build_objects(struct viewbuild *b)
 				default: break;
 				}
 			}
-			d->values = v;
+			b->values[i] = v;
 			b->hv->value_objects++;
 		}
 	}
@@ -452,14 +461,14 @@ static void build_prims(struct viewbuild *b)
 		struct dsl_hval *v;
 		int32_t slot;
 
-		if (oi == DSL_NOOBJ || !b->objs[oi].values)
+		if (oi == DSL_NOOBJ || !b->values || !b->values[oi])
 			continue;
 		if (p->index < 0 || p->index >= b->aux[b->objs[oi].cls].nslot)
 			continue;
 		slot = b->aux[b->objs[oi].cls].slot[p->index];
 		if (slot < 0)
 			continue;
-		v = (struct dsl_hval *)&b->objs[oi].values[slot];
+		v = &b->values[oi][slot];
 		switch (b->cls[b->objs[oi].cls].fields[slot].kind) {
 		case DSL_FK_INT: v->u.i = (int64_t)p->bits; break;
 		case DSL_FK_FLOAT: memcpy(&v->u.f, &p->bits, 8); break;
@@ -637,6 +646,8 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 	build_roots(&b, roots, threads);
 	hv->heap.objects = b.objs;
 	hv->heap.nobjects = (uint32_t)b.n;
+	hv->heap.values = (const struct dsl_hval *const *)b.values;
+	hv->heap.ages = b.ages;
 	hv->heap.classes = b.cls;
 	hv->heap.nclasses = b.ncls;
 	hv->heap.loaders = loaders;

@@ -110,8 +110,8 @@ static int alloc_step(struct mt_snapshot *s, uint64_t *at, uint64_t end)
  * pages the copy writes: while it marks, as far as the records of what it
  * has marked so far; once it sized its arrays, all of them; the place with
  * more left first (the copy writes both from their starts and maps in what
- * is there). Then the room after the objects (only the view needs it, after
- * DONE). Then memtrace's own mapping of all of it, for the view. Pages are
+ * is there). Then memtrace's own mapping of all of it, for the view (built
+ * over the records: no room after them is used). Pages are
  * given with fallocate (3-4 times as fast as through a mapping) and in
  * memtrace's memory cgroup. One step a call; s->fill_more: more to do now.
  */
@@ -140,7 +140,9 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 			return; /* not where it was asked to (not in the pool) */
 		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
 		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
-		room = a->cap_objs * (sizeof(struct mt_ap_hobj) + 16);
+		/* the copy leaves room after its objects for a view's larger
+		 * objects; memtrace's are a record's size and need none */
+		room = ow;
 	}
 	if (rw > p->bytes || room > half)
 		return;
@@ -390,10 +392,7 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 		return false;
 	s->objs = (struct mt_ap_hobj *)(void *)(s->own_pool->map + o);
 	s->nobjs = (size_t)m->nobjs;
-	/* with the room the copy left after them (a view's objects are 48 bytes) */
-	s->cap_objs = (size_t)((r - o) / sizeof(*s->objs));
-	if (s->cap_objs > s->nobjs + (s->nobjs + 1) / 2)
-		s->cap_objs = s->nobjs + (s->nobjs + 1) / 2;
+	s->cap_objs = s->nobjs; /* a view's objects go over them, as large */
 	s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
 	s->nrefs = s->cap_refs = (size_t)m->nrefs;
 	s->recs_pooled = true;

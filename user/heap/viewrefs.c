@@ -58,8 +58,8 @@ static inline void ref_fill(struct viewbuild *b, const struct mt_ap_href *r, uin
 	if (slot < 0)
 		return;
 	d->index = slot;
-	if (b->objs[from].values) {
-		struct dsl_hval *v = (struct dsl_hval *)&b->objs[from].values[slot];
+	if (b->values && b->values[from]) {
+		struct dsl_hval *v = &b->values[from][slot];
 
 		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
 			uint32_t si = idmap_index_get(&b->strmap, r->to);

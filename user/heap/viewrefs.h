@@ -37,6 +37,8 @@ struct viewbuild {
 	struct cls_aux *aux;
 	struct dsl_hclass *cls;
 	struct dsl_hobject *objs;
+	struct dsl_hval **values;  /* [object] its values (NULL: none carries any) */
+	uint32_t *ages;            /* [object] its age (NULL: none read) */
 	size_t n;                  /* objects */
 	uint32_t ncls, unknown;
 	size_t nclassrefs;         /* CLASS references the objects carry */
