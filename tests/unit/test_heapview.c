@@ -674,7 +674,7 @@ static void test_ways_same_heap(void **state)
  * as the copy writes them there (MT_AP_FREEZE_INPLACE): the objects at its
  * start with room for @room more objects' records after them, the
  * references at its middle. */
-static void to_pool(struct mt_snapshot *s, size_t room)
+static void to_pool(struct mt_snapshot *s, size_t room, size_t lead)
 {
 	struct recpool *p = recpool_new_sparse(64u << 20);
 	uint64_t half;
@@ -693,6 +693,8 @@ static void to_pool(struct mt_snapshot *s, size_t room)
 	s->own_pool = p;
 	s->pool = p;
 	s->recs_pooled = true;
+	s->refs_lead = lead; /* the view's references may start below the records' */
+	assert_true((s->nobjs + room) * sizeof(*s->objs) + lead * sizeof(struct dsl_href) <= half);
 }
 
 /* The records kept where a frozen copy wrote them, in a take's own pool
@@ -708,16 +710,19 @@ static void test_view_in_pool(void **state)
 	char why[128];
 
 	(void)state;
-	for (int way = 0; way < 4; way++) {
+	for (int way = 0; way < 5; way++) {
 		/* way 3: CLASS references ahead of the records read - the view's
-		 * references outrun them and move to memory of their own */
-		uint32_t lead = way == 3 ? 2500 : 0;
+		 * references outrun them and move to memory of their own; way 4:
+		 * the same, the view's references starting below the records'
+		 * (snapmark.c's refs_lead): they stay in the pool */
+		uint32_t lead = way >= 3 ? 2500 : 0;
 
 		gen_heap(&r, &e, lead, false);
 		assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
 		gen_heap(&s, &e, lead, false);
 		/* room after the records (which an older view needed), none, or odd */
-		to_pool(&s, way == 1 ? 0 : way == 2 ? s.nobjs / 2 - 1 : (s.nobjs + 1) / 2);
+		to_pool(&s, way == 1 ? 0 : way == 2 ? s.nobjs / 2 - 1 : (s.nobjs + 1) / 2,
+			way == 4 ? s.nobjs + 1 : 0);
 		if (way != 2) {
 			assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
 			assert_null(s.own_pool); /* the view's now */
@@ -729,13 +734,57 @@ static void test_view_in_pool(void **state)
 			assert_non_null(s.own_pool);
 		}
 		assert_int_equal(recpool_contains(b.pool, b.heap.objects, 1), way != 2);
-		assert_int_equal(recpool_contains(b.pool, b.heap.refs, 1), way < 2);
+		assert_int_equal(recpool_contains(b.pool, b.heap.refs, 1), way < 2 || way == 4);
 		assert_same_heap(&a.heap, &b.heap, true);
 		heapview_free(&b);
 		snapshot_free(&s);
 		heapview_free(&a);
 		snapshot_free(&r);
 	}
+}
+
+/* A take of dense ids indexes them as its objects are built (one pass over
+ * the records): a size no Java object can have is refused there too, and a
+ * CLASS reference to an object found by id, not by its class, still placed. */
+static void test_take_fused(void **state)
+{
+	static struct gen_expect e;
+	struct mt_heapview a, b;
+	struct mt_snapshot r, s;
+	char why[160];
+
+	(void)state;
+	gen_heap(&s, &e, 0, false);
+	s.objs[GEN_N / 2].size = UINT64_MAX - 40;
+	assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "corrupt"));
+	assert_non_null(strstr(why, "16 GiB"));
+	snapshot_free(&s);
+	/* an object whose class record names no class of the snapshot, its
+	 * CLASS reference to that class object's id: found once all are indexed */
+	gen_heap(&r, &e, 0, false);
+	gen_heap(&s, &e, 0, false);
+	for (size_t i = GEN_N / 2, found = 0; i < GEN_N - 1 && !found; i++) {
+		found = 1;
+		for (size_t k = 0; k < r.nclasses; k++)
+			found &= r.classes[k].id != r.objs[i].id;
+		if (!found)
+			continue;
+		/* an object no class record names: the first object's CLASS
+		 * reference leads to it by id (an object after it) */
+		r.objs[0].cls = s.objs[0].cls = r.objs[i].id;
+		r.objs[0].flags = s.objs[0].flags = MT_AP_HOBJ_CLASSREF;
+	}
+	assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
+	assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
+	assert_same_heap(&a.heap, &b.heap, true);
+	assert_true(a.heap.objects[0].nrefs >= 1);
+	assert_int_equal(a.heap.refs[a.heap.objects[0].ref_first].kind, DSL_REF_CLASS);
+	assert_true(a.heap.refs[a.heap.objects[0].ref_first].to >= GEN_N / 2);
+	heapview_free(&b);
+	snapshot_free(&s);
+	heapview_free(&a);
+	snapshot_free(&r);
 }
 
 /* A virtual thread's locals: a parked one's from the copy's mark (flagged), a
@@ -804,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_heap_ages),
 		cmocka_unit_test(test_ways_same_heap),
 		cmocka_unit_test(test_view_in_pool),
+		cmocka_unit_test(test_take_fused),
 		cmocka_unit_test(test_vthread_locals),
 	};
 

@@ -197,22 +197,74 @@ static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base
  * objects next_id + rank, a few named ones apart)? Some samples say. */
 static bool ids_dense(const struct mt_snapshot *s, uint64_t *base)
 {
-	size_t n = s->nobjs, hits = 0;
+	size_t n = s->nobjs, best = 0;
+	uint64_t cand[DENSE_SAMPLES];
 
-	if (n < DENSE_SAMPLES || s->objs[n - 1].id < n - 1)
+	if (n < DENSE_SAMPLES)
 		return false;
-	*base = s->objs[n - 1].id - (n - 1);
+	/* each sample's base (id - position); the most common one, if nearly
+	 * all agree (any one object may be a named one: a class object, a
+	 * thread, at the heap's end too) */
 	for (size_t k = 0; k < DENSE_SAMPLES; k++) {
 		size_t i = k * (n - 1) / (DENSE_SAMPLES - 1);
 
-		hits += s->objs[i].id == *base + i;
+		cand[k] = s->objs[i].id >= i ? s->objs[i].id - i : UINT64_MAX;
 	}
-	return hits >= DENSE_SAMPLES * 7 / 8;
+	for (size_t k = 0; k < DENSE_SAMPLES; k++) {
+		size_t hits = 0;
+
+		for (size_t j = 0; j < DENSE_SAMPLES; j++)
+			hits += cand[j] == cand[k];
+		if (cand[k] != UINT64_MAX && hits > best) {
+			best = hits;
+			*base = cand[k];
+		}
+	}
+	return best >= DENSE_SAMPLES * 7 / 8;
 }
 
+/* Object record @o's size, added to *@total: 0, or -EINVAL with the reason
+ * in b->why (a corrupt snapshot). */
+static int check_object(struct viewbuild *b, const struct mt_ap_hobj *o, uint64_t *total)
+{
+	/* no Java object exceeds 16 GiB (long[2^31 - 1]), no heap a PiB: a
+	 * file that says otherwise is corrupt, and its sizes would wrap the
+	 * sums (retained sizes, totals) */
+	if (o->size > HEAPVIEW_MAX_OBJECT || (*total += o->size) > HEAPVIEW_MAX_HEAP) {
+		snprintf(b->why, b->wn, "object %llu claims %llu bytes (%s): the snapshot is corrupt",
+			 (unsigned long long)o->id, (unsigned long long)o->size,
+			 o->size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
+							 "the heap would exceed 1 PiB");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* b->fused: the objects of the classes and loaders, once every object's id
+ * is indexed, and the CLASS references that lead to them counted. */
+static void fused_objects(struct viewbuild *b)
+{
+	const struct mt_snapshot *s = b->s;
+
+	for (size_t i = 0; i < s->nclasses; i++) {
+		b->cls[i].obj = idmap_index_get(&b->objmap, s->classes[i].id);
+		if (b->cls[i].obj != DSL_NOOBJ)
+			b->nclassrefs += b->aux[i].pending;
+	}
+	for (uint32_t li = 0; li < b->nloaders; li++)
+		b->loaders[li].obj = idmap_index_get(&b->objmap, b->loaders[li].id);
+}
+
+/* An object whose CLASS reference is found by id after every id is indexed. */
+struct later_cref {
+	uint32_t obj;
+	uint64_t id;
+};
+
 /*
- * Check the objects' sizes and index the ids: objects, classes, loaders,
- * strings. Returns 0, -ENOMEM, or -EINVAL with the reason in @why.
+ * Check the objects' sizes and index the ids: objects (a take's dense ids:
+ * as the objects are built, b->fused), classes, loaders, strings. Returns 0,
+ * -ENOMEM, or -EINVAL with the reason in @why.
  */
 static int index_ids(struct viewbuild *b, char *why, size_t wn)
 {
@@ -221,19 +273,14 @@ static int index_ids(struct viewbuild *b, char *why, size_t wn)
 	bool dense = ids_dense(s, &base);
 	int err = dense ? idmap_index_init_dense(&b->objmap, b->n, base) : 0;
 
-	for (size_t i = 0; i < b->n && !err; i++) {
+	/* a take's dense ids: indexed as the objects are built (one pass over
+	 * the records fewer: 20-25 ms at 5 M objects) */
+	b->fused = dense && b->take;
+	for (size_t i = 0; i < b->n && !err && !b->fused; i++) {
 		const struct mt_ap_hobj *o = &s->objs[i];
 
-		/* no Java object exceeds 16 GiB (long[2^31 - 1]), no heap a PiB:
-		 * a file that says otherwise is corrupt, and its sizes would wrap
-		 * the sums (retained sizes, totals) */
-		if (o->size > HEAPVIEW_MAX_OBJECT || (total += o->size) > HEAPVIEW_MAX_HEAP) {
-			snprintf(why, wn, "object %llu claims %llu bytes (%s): the snapshot is corrupt",
-				 (unsigned long long)o->id, (unsigned long long)o->size,
-				 o->size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
-								 "the heap would exceed 1 PiB");
+		if (check_object(b, o, &total))
 			return -EINVAL;
-		}
 		maxid = o->id > maxid ? o->id : maxid;
 		if (dense)
 			err = idmap_index_put(&b->objmap, o->id, (uint32_t)i);
@@ -370,6 +417,9 @@ static int build_objects(struct viewbuild *b)
 	const struct mt_snapshot *s = b->s;
 	const struct mt_ap_hobj *in = s->objs;
 	struct dsl_hobject *out;
+	struct later_cref *later = NULL;
+	size_t nlater = 0, caplater = 0;
+	uint64_t total = 0;
 	bool any_values = false;
 
 	for (uint32_t c = 0; c < b->ncls && !any_values; c++)
@@ -409,20 +459,51 @@ static int build_objects(struct viewbuild *b)
 	for (size_t i = 0; i < b->n; i++) {
 		struct dsl_hobject *d = &out[i];
 		struct mt_ap_hobj o;
-		uint32_t ci, cref = DSL_NOOBJ;
+		uint32_t ci, cref = DSL_NOOBJ, pending = 0;
 
 		memcpy(&o, &in[i], sizeof(o)); /* read before out[i] (which may be it) is written */
+		if (b->fused) {
+			int err = check_object(b, &o, &total);
+
+			if (!err)
+				err = idmap_index_put(&b->objmap, o.id, (uint32_t)i);
+			if (err) {
+				free(later);
+				return err;
+			}
+		}
 		ci = idmap_index_get(&b->clsmap, o.cls);
 
-		if (o.flags & MT_AP_HOBJ_CLASSREF) /* the class object: its class's, or by id */
-			cref = ci != DSL_NOOBJ ? b->cls[ci].obj : idmap_index_get(&b->objmap, o.cls);
+		if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ && b->fused) {
+			/* its class's object, whose index is known once every id
+			 * is: nrefs holds the class until then (viewrefs_cref()) */
+			pending = ci + 1;
+			b->aux[ci].pending++;
+		} else if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ) {
+			cref = b->cls[ci].obj; /* the class object: its class's */
+		} else if ((o.flags & MT_AP_HOBJ_CLASSREF) && !b->fused) {
+			cref = idmap_index_get(&b->objmap, o.cls); /* or by id */
+		} else if (o.flags & MT_AP_HOBJ_CLASSREF) { /* by id, once all are indexed */
+			if (nlater == caplater) {
+				size_t cap = caplater ? 2 * caplater : 256;
+				struct later_cref *l = realloc(later, cap * sizeof(*l));
+
+				if (!l) {
+					free(later);
+					return -ENOMEM;
+				}
+				later = l;
+				caplater = cap;
+			}
+			later[nlater++] = (struct later_cref){ (uint32_t)i, o.cls };
+		}
 		b->nclassrefs += cref != DSL_NOOBJ;
 		d->id = o.id;
 		d->size = o.size;
 		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
 		d->length = o.length < 0 ? -1 : o.length;
 		d->ref_first = cref;
-		d->nrefs = 0;
+		d->nrefs = pending;
 		b->aux[d->cls].known = b->aux[d->cls].inst = true; /* an instance: a class */
 		if (b->ages) {
 			uint64_t age = snapshot_age(s, o.id);
@@ -447,6 +528,15 @@ static int build_objects(struct viewbuild *b)
 			b->hv->value_objects++;
 		}
 	}
+	for (size_t k = 0; k < nlater; k++) { /* class objects found by id */
+		uint32_t cref = idmap_index_get(&b->objmap, later[k].id);
+
+		out[later[k].obj].ref_first = cref;
+		b->nclassrefs += cref != DSL_NOOBJ;
+	}
+	free(later);
+	if (b->fused) /* every id indexed: the classes' and loaders' objects */
+		fused_objects(b);
 	return 0;
 }
 
@@ -598,7 +688,8 @@ static int build_kinds(struct viewbuild *b)
 static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 		 const struct dsl_needs *needs, struct mt_heapview *hv, char *why, size_t wn)
 {
-	struct viewbuild b = { .s = s, .take = take, .needs = needs, .hv = hv, .n = s->nobjs };
+	struct viewbuild b = { .s = s, .take = take, .needs = needs, .hv = hv, .n = s->nobjs,
+			       .why = why, .wn = wn };
 	struct dsl_hloader *loaders;
 	struct dsl_hthread *threads;
 	struct dsl_hroot *roots;
@@ -635,6 +726,8 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 		goto cleanup;
 	nstatics = 0;
 	err = build_classes(&b, loaders, &nloaders, statics, &nstatics);
+	b.loaders = loaders;
+	b.nloaders = nloaders;
 	if (!err)
 		err = build_objects(&b);
 	if (!err) {

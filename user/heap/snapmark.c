@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "dsl/dsl.h"
 #include "heap/heapfreeze.h"
 #include "heap/heapmem.h"
 #include "heap/recpool.h"
@@ -103,6 +104,17 @@ static int alloc_step(struct mt_snapshot *s, uint64_t *at, uint64_t end)
 	return err;
 }
 
+/* The view's references' lead below the records' in a pool whose references
+ * start at @half, the objects' records taking @ow bytes from its start: room
+ * for the CLASS reference each of @nobjs objects may add, where no record
+ * lies (0 when there is none). */
+static size_t inplace_lead(uint64_t nobjs, uint64_t ow, uint64_t half)
+{
+	uint64_t want = (nobjs + 1) * sizeof(struct dsl_href) + 4096;
+
+	return ow + want <= half ? (size_t)(nobjs + 1) : 0;
+}
+
 /*
  * MT_AP_FREEZE_INPLACE: fill the pool ahead of the copy's records. They go
  * to two places known before they are written: the objects at the pool's
@@ -118,7 +130,7 @@ static int alloc_step(struct mt_snapshot *s, uint64_t *at, uint64_t end)
 static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 {
 	struct recpool *p = s->own_pool;
-	uint64_t half, ow, rw, room, ol, rl;
+	uint64_t half, ow, rw, lead, ol, rl;
 	int err;
 
 	s->fill_more = false;
@@ -127,24 +139,30 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	half = mt_ap_inplace_refs(p->bytes);
 	if (s->fill_ra < half)
 		s->fill_ra = s->fill_rm = half;
+	if (!s->fill_lb)
+		s->fill_lb = s->fill_la = s->fill_lm = half;
 	/* the answer for these counts would not fit: memtrace refuses the take
 	 * when the mark is done, holding no more than it may */
 	if (heapmem_need((enum heapmem_use)s->fill_use, a->cap_objs ? a->cap_objs : a->mark_objs,
 			 a->cap_objs ? a->cap_refs : a->mark_refs) > s->fill_limit)
 		return;
 	if (!a->cap_objs) {
-		ow = room = a->mark_objs * sizeof(struct mt_ap_hobj);
+		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
 		rw = half + (a->mark_refs + a->mark_refs / 16) * sizeof(struct mt_ap_href);
+		lead = half;
 	} else {
 		if (!a->pool || a->objs != a->pool || a->refs != a->pool + half)
 			return; /* not where it was asked to (not in the pool) */
 		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
 		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
-		/* the copy leaves room after its objects for a view's larger
-		 * objects; memtrace's are a record's size and need none */
-		room = ow;
+		/* the view's references start below the records' (room for a
+		 * CLASS reference an object: inplace_lead()) */
+		lead = half - inplace_lead(a->cap_objs, ow, half) * sizeof(struct dsl_href);
+		lead &= ~(uint64_t)4095;
+		if (s->fill_lb == half && lead < half)
+			s->fill_lb = s->fill_la = s->fill_lm = lead;
 	}
-	if (rw > p->bytes || room > half)
+	if (rw > p->bytes || ow > half)
 		return;
 	ol = ow > s->fill_oa ? ow - s->fill_oa : 0;
 	rl = rw > s->fill_ra ? rw - s->fill_ra : 0;
@@ -152,18 +170,20 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 		err = alloc_step(s, &s->fill_oa, ow);
 	else if (rl)
 		err = alloc_step(s, &s->fill_ra, rw);
-	else if (room > s->fill_oa)
-		err = alloc_step(s, &s->fill_oa, room);
+	else if (s->fill_la < half)
+		err = alloc_step(s, &s->fill_la, half);
 	else if (s->fill_om < s->fill_oa)
 		err = recpool_fill_range(p, &s->fill_om, s->fill_oa, MAP_STEP);
 	else if (s->fill_rm < s->fill_ra)
 		err = recpool_fill_range(p, &s->fill_rm, s->fill_ra, MAP_STEP);
+	else if (s->fill_lm < s->fill_la)
+		err = recpool_fill_range(p, &s->fill_lm, s->fill_la, MAP_STEP);
 	else
 		return;
 	if (err)
 		return; /* no memory for it: the copy makes the rest */
-	s->fill_more = s->fill_oa < room || s->fill_ra < rw || s->fill_om < s->fill_oa ||
-		       s->fill_rm < s->fill_ra;
+	s->fill_more = s->fill_oa < ow || s->fill_ra < rw || s->fill_la < half ||
+		       s->fill_om < s->fill_oa || s->fill_rm < s->fill_ra || s->fill_lm < s->fill_la;
 }
 
 int snapmark_pull(struct mt_snapshot *s)
@@ -393,6 +413,7 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	s->objs = (struct mt_ap_hobj *)(void *)(s->own_pool->map + o);
 	s->nobjs = (size_t)m->nobjs;
 	s->cap_objs = s->nobjs; /* a view's objects go over them, as large */
+	s->refs_lead = inplace_lead(s->nobjs, o + ob, r);
 	s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
 	s->nrefs = s->cap_refs = (size_t)m->nrefs;
 	s->recs_pooled = true;

@@ -150,14 +150,17 @@ struct mt_snapshot {
 	 * (snapmark_pull(); fill_more: there is more to fill now) instead of
 	 * reading them while written; recs_pooled: objs and refs point into it
 	 * (never freed or grown: the pool goes with the snapshot, or with the
-	 * view built over them, heapview_build_take()); cap_objs then counts the
-	 * room after the objects' records, for the view's objects */
+	 * view built over them, heapview_build_take()); refs_lead: the view's
+	 * references may start that many (12-byte entries) below the records'
+	 * (pool memory no record uses: they then never overtake a record not
+	 * read yet, though each object's CLASS reference is added) */
 	bool inplace, fill_more, recs_pooled;
 	struct recpool *own_pool;
+	size_t refs_lead;
 	/* how far the pool's pages are given (fallocate) and mapped into
-	 * memtrace: from its start (objects, then the room), from its middle
-	 * (references) */
-	uint64_t fill_oa, fill_om, fill_ra, fill_rm;
+	 * memtrace: from its start (objects), from its middle (references),
+	 * and below the middle from fill_lb (the view's references' lead) */
+	uint64_t fill_oa, fill_om, fill_ra, fill_rm, fill_lb, fill_la, fill_lm;
 	bool fill_noalloc;           /* no fallocate here: pages made by mapping */
 	/* the most memtrace may hold for the answer (heapmem_limit()) and what
 	 * it builds (enum heapmem_use): no filling for counts whose answer

@@ -96,6 +96,8 @@ struct place {
 	size_t lim;                  /* out[n] may be written while n < lim */
 	bool over_records;           /* out is the records' own array: never written past
 				      * what is in the ring */
+	size_t lead;                 /* ... starting this many entries below the records
+				      * (snapshot.refs_lead) */
 	bool pooled;                 /* ... in a pool's mapping: never realloc'ed or freed */
 	void *records;               /* the records' array, to free when out left it */
 	size_t bound;                /* the most references the view can have */
@@ -105,7 +107,7 @@ struct place {
 static void set_lim(struct place *p)
 {
 	p->lim = p->over_records && p->ahead < p->nin ?
-			 p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
+			 p->lead + p->ahead * sizeof(*p->in) / sizeof(*p->out) : p->cap;
 }
 
 /* Copy records to the ring until @i has STAGE records after it (or the last). */
@@ -157,7 +159,7 @@ static inline int room(struct place *p)
 static inline int open_run(struct viewbuild *b, struct place *p, size_t o)
 {
 	struct dsl_hobject *x = &b->objs[o];
-	uint32_t cref = x->ref_first;
+	uint32_t cref = viewrefs_cref(b, x);
 
 	x->ref_first = (uint32_t)p->n;
 	x->nrefs = 0;
@@ -204,7 +206,7 @@ static int refs_unsorted(struct viewbuild *b, struct place *p, size_t i, size_t 
 			x->ref_first = (uint32_t)at;
 			at += x->nrefs;
 		} else {
-			uint32_t cref = x->ref_first;
+			uint32_t cref = viewrefs_cref(b, x);
 
 			x->ref_first = (uint32_t)at;
 			x->nrefs = 0;
@@ -249,6 +251,11 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 		p.pooled = b->take->recs_pooled; /* the pool's: the view's with it */
 		p.records = p.pooled ? NULL : p.out;
 		p.cap = b->take->cap_refs * sizeof(*p.in) / sizeof(*p.out);
+		if (p.pooled && b->take->refs_lead) { /* from below the records */
+			p.lead = b->take->refs_lead;
+			p.out -= p.lead;
+			p.cap += p.lead;
+		}
 		p.over_records = true;
 		b->take->refs = NULL; /* ours now: p.records */
 	} else {

@@ -22,6 +22,7 @@ struct cls_aux {
 	int32_t *sslot; /* [static field index] -> index in heap.statics, -1 */
 	int32_t nsslot;
 	bool values;    /* objects of this class carry values */
+	size_t pending; /* b->fused: objects whose CLASS reference leads to its object */
 	bool known;     /* a class: instances, subclasses or fields say so (no kind given) */
 	bool inst;      /* has instances */
 };
@@ -42,7 +43,23 @@ struct viewbuild {
 	size_t n;                  /* objects */
 	uint32_t ncls, unknown;
 	size_t nclassrefs;         /* CLASS references the objects carry */
+	bool fused;                /* the objects' ids are indexed (and their sizes
+				    * checked) as their view is built, not before:
+				    * until references are placed, an object's nrefs
+				    * is 1 + the class whose object its CLASS
+				    * reference leads to (viewrefs_cref()), or 0 */
+	struct dsl_hloader *loaders;
+	uint32_t nloaders;
+	char *why;                 /* what was wrong (-EINVAL), wn bytes */
+	size_t wn;
 };
+
+/* viewrefs_cref - the object (index) @x's CLASS reference leads to, or
+ * DSL_NOOBJ: before its references are placed (heapview.c). Pure. */
+static inline uint32_t viewrefs_cref(const struct viewbuild *b, const struct dsl_hobject *x)
+{
+	return x->nrefs ? b->cls[x->nrefs - 1].obj : x->ref_first;
+}
 
 /* viewrefs_kind - the view's reference or root kind (DSL_REF_*, DSL_ROOT_*)
  * of JVMTI's jvmtiHeapReferenceKind @k, -1 for none. Pure. */
