@@ -781,6 +781,19 @@ static void test_take_fused(void **state)
 	assert_true(a.heap.objects[0].nrefs >= 1);
 	assert_int_equal(a.heap.refs[a.heap.objects[0].ref_first].kind, DSL_REF_CLASS);
 	assert_true(a.heap.refs[a.heap.objects[0].ref_first].to >= GEN_N / 2);
+	/* the instances and shallow bytes per class, counted as it was built */
+	for (uint32_t c = 0; c < b.heap.nclasses; c++) {
+		uint64_t n = 0, bytes = 0;
+
+		for (uint32_t o = 0; o < b.heap.nobjects; o++)
+			if (b.heap.objects[o].cls == c) {
+				n++;
+				bytes += b.heap.objects[o].size;
+			}
+		assert_int_equal(b.cls_count[c], n);
+		assert_int_equal(b.cls_bytes[c], bytes);
+		assert_int_equal(a.cls_count[c], n);
+	}
 	heapview_free(&b);
 	snapshot_free(&s);
 	heapview_free(&a);

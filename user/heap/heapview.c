@@ -430,6 +430,12 @@ static int build_objects(struct viewbuild *b)
 			return -ENOMEM;
 		memset(b->values, 0, b->n * sizeof(*b->values));
 	}
+	b->hv->cls_count = own(b->hv, b->ncls, sizeof(*b->hv->cls_count));
+	b->hv->cls_bytes = own(b->hv, b->ncls, sizeof(*b->hv->cls_bytes));
+	if (!b->hv->cls_count || !b->hv->cls_bytes)
+		return -ENOMEM;
+	memset(b->hv->cls_count, 0, b->ncls * sizeof(*b->hv->cls_count));
+	memset(b->hv->cls_bytes, 0, b->ncls * sizeof(*b->hv->cls_bytes));
 	if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads them */
 		b->ages = own(b->hv, b->n, sizeof(*b->ages));
 		if (!b->ages)
@@ -505,6 +511,8 @@ static int build_objects(struct viewbuild *b)
 		d->ref_first = cref;
 		d->nrefs = pending;
 		b->aux[d->cls].known = b->aux[d->cls].inst = true; /* an instance: a class */
+		b->hv->cls_count[d->cls]++;
+		b->hv->cls_bytes[d->cls] += d->size;
 		if (b->ages) {
 			uint64_t age = snapshot_age(s, o.id);
 

@@ -20,6 +20,9 @@ struct mt_heapview {
 	void **owned;
 	size_t nowned, cap_owned;
 	uint64_t value_objects; /* objects that carry field values */
+	/* per class (heap.nclasses): its instances and their shallow bytes,
+	 * counted as the view was built */
+	uint64_t *cls_count, *cls_bytes;
 	/* heapview_graph()'s indexes (heap.retained, .referrer*, .root_via point here) */
 	struct mt_referrers referrers;
 	struct mt_domtree dom;

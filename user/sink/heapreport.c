@@ -111,10 +111,16 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 		if (json)
 			printf("]}\n");
 	}
-	/* by class: instances not below another instance of their class */
-	for (uint32_t o = 0; o < h->nobjects; o++) {
-		cshallow[h->objects[o].cls] += h->objects[o].size;
-		cinst[h->objects[o].cls]++;
+	/* by class: instances not below another instance of their class; the
+	 * totals as the view counted them (else a pass over every object) */
+	if (hv->cls_count && hv->cls_bytes) {
+		memcpy(cshallow, hv->cls_bytes, h->nclasses * sizeof(*cshallow));
+		memcpy(cinst, hv->cls_count, h->nclasses * sizeof(*cinst));
+	} else {
+		for (uint32_t o = 0; o < h->nobjects; o++) {
+			cshallow[h->objects[o].cls] += h->objects[o].size;
+			cinst[h->objects[o].cls]++;
+		}
 	}
 	for (uint32_t c = 0; c < h->nclasses; c++)
 		corder[c] = c;
