@@ -425,17 +425,16 @@ static int build_objects(struct viewbuild *b)
 	for (uint32_t c = 0; c < b->ncls && !any_values; c++)
 		any_values = b->aux[c].values && b->cls[c].nfields;
 	if (any_values) {
+		/* zeroed by the kernel: only the pages of objects with values
+		 * are ever touched */
 		b->values = own(b->hv, b->n, sizeof(*b->values));
 		if (!b->values)
 			return -ENOMEM;
-		memset(b->values, 0, b->n * sizeof(*b->values));
 	}
 	b->hv->cls_count = own(b->hv, b->ncls, sizeof(*b->hv->cls_count));
 	b->hv->cls_bytes = own(b->hv, b->ncls, sizeof(*b->hv->cls_bytes));
-	if (!b->hv->cls_count || !b->hv->cls_bytes)
+	if (!b->hv->cls_count || !b->hv->cls_bytes) /* zeroed */
 		return -ENOMEM;
-	memset(b->hv->cls_count, 0, b->ncls * sizeof(*b->hv->cls_count));
-	memset(b->hv->cls_bytes, 0, b->ncls * sizeof(*b->hv->cls_bytes));
 	if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads them */
 		b->ages = own(b->hv, b->n, sizeof(*b->ages));
 		if (!b->ages)
