@@ -372,6 +372,10 @@ struct dsl_heap {
 	 * none read - a program that reads `age` gets them, unless no_age) */
 	const struct dsl_hval *const *values;
 	const uint32_t *ages;
+	/* true: built consistent by construction (user/heap/heapview.c, whose
+	 * every heap tests/fuzz/fuzz_readers.c checks), so dsl_run() does not
+	 * pass over every object and reference with dsl_heap_check() again */
+	bool consistent;
 	/* NULL: every class says what it is and lists its superinterfaces; else
 	 * why not (an .hprof dump records none): `x is C` with a C that may be
 	 * an interface is then a compile error */

@@ -419,6 +419,50 @@ static int drain(struct walk *w)
 	return 0;
 }
 
+/* drain() when every membership is reachability (reach_only()): a target
+ * nobody owns is claimed by its referrer's instance, if that one has a
+ * membership - what offer() would decide, without asking each instance for
+ * each reference. What a claim's on_inclusion leaves in the scratch arena
+ * (nothing when it is running sums) is freed every CLAIMS_PER_RESET claims,
+ * not after each (no value of one outlives it). */
+#define CLAIMS_PER_RESET 256
+
+static int drain_reach(struct walk *w)
+{
+	struct dsl_eval *ev = w->ev;
+	const struct dsl_heap *h = ev->h;
+	struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
+	unsigned since = 0;
+	int err = 0;
+
+	while (w->qhead < w->qtail && !err) {
+		uint32_t o = w->queue[w->qhead++];
+		const struct dsl_hobject *obj = &h->objects[o];
+		int i = ev->owner[o];
+
+		if (i < 0 || !ev->t->sets[ev->insts[i].set].membership)
+			continue;
+		for (uint32_t r = 0; r < obj->nrefs && !err; r++) {
+			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
+
+			if (ev->owner[ref->to] >= 0)
+				continue;
+			ev->cur = ev->tmp;
+			ev->this_obj = ref->to;
+			ev->referrer = o;
+			ev->refkind = ref->kind;
+			ev->inst = i;
+			err = claim(w, i, ref->to);
+			if (++since == CLAIMS_PER_RESET) {
+				dsl_arena_reset(ev->tmp, m);
+				since = 0;
+			}
+		}
+	}
+	dsl_arena_reset(ev->tmp, m);
+	return err;
+}
+
 /* Step 2: each instance's roots, first instance wins. */
 static int include_roots(struct walk *w)
 {
@@ -475,10 +519,10 @@ static int walk_refs(struct walk *w)
 	const struct dsl_heap *h = w->ev->h;
 	int err;
 
+	if (reach_only(w))
+		return drain_reach(w);
 	if ((err = drain(w)))
 		return err;
-	if (reach_only(w))
-		return 0;
 	for (uint32_t i = 0; i < h->nroots; i++)
 		if ((err = offer(w, DSL_NOOBJ, h->roots[i].kind, h->roots[i].obj)) || (err = drain(w)))
 			return err;

@@ -581,9 +581,17 @@ static void assert_view_meant(const struct dsl_heap *h, const struct gen_expect 
 	assert_int_equal(h->nstatics, 1);
 }
 
-/* Two views of one heap are the same, ids apart if @ids is false. */
+/* Two views of one heap are the same, ids apart if @ids is false; both as
+ * consistent as they say (dsl_run() then checks neither). */
 static void assert_same_heap(const struct dsl_heap *a, const struct dsl_heap *b, bool ids)
 {
+	struct dsl_diags *d = dsl_diags_new();
+
+	assert_non_null(d);
+	assert_true(a->consistent && b->consistent);
+	assert_int_equal(dsl_heap_check(a, d), 0);
+	assert_int_equal(dsl_heap_check(b, d), 0);
+	dsl_diags_free(d);
 	assert_int_equal(a->nobjects, b->nobjects);
 	assert_int_equal(a->nrefs, b->nrefs);
 	assert_int_equal(a->nclasses, b->nclasses);
