@@ -162,6 +162,7 @@ $(BUILD)/bench/probe_cost: bench/probe_cost.c $(BUILD)/gc.skel.h $(BUILD)/noop.s
 AGENT_TEST_SRCS_walksend := user/agent/walkstate.c user/agent/walkvec.c user/agent/heapmark.c \
 			    user/agent/zgcref.c
 AGENT_TEST_SRCS_heapmark := user/agent/zgcref.c
+AGENT_TEST_SRCS_freeze := user/agent/zgcfreeze.c
 $(BUILD)/tests/test_agent_%: tests/unit/test_agent_%.c $(AGENT_SRCS) $(wildcard user/agent/*.h include/memtrace/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DMT_VERSION='"$(VERSION)"' -O1 $(SAN) \
 		-Iinclude -Iuser -I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux \

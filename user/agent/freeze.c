@@ -441,7 +441,7 @@ static const int denied[] = {
  * clone() only for a thread of the copy's own (CLONE_THREAD: the records'
  * second thread, heapmark.c); clone3(), whose flags a filter cannot read,
  * fails as if the kernel had none (ENOSYS), so glibc falls back to clone(). */
-static int seccomp_deny(void)
+int freeze_seccomp(void)
 {
 #ifdef FREEZE_AUDIT_ARCH
 	enum { N = MT_ARRAY_SIZE(denied) };
@@ -489,6 +489,24 @@ static int seccomp_deny(void)
 	return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
 #else
 	return -1;
+#endif
+}
+
+int freeze_no_threads(void)
+{
+#ifdef FREEZE_AUDIT_ARCH
+	static struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog fp = { .len = MT_ARRAY_SIZE(prog), .filter = prog };
+
+	return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) ? -errno : 0;
+#else
+	return -ENOSYS;
 #endif
 }
 
@@ -546,7 +564,7 @@ static void sandbox(struct freeze *fz)
 		for (fd = 0; fd < 65536; fd++)
 			close(fd);
 	}
-	if (seccomp_deny())
+	if (freeze_seccomp())
 		_exit(75);
 }
 

@@ -113,6 +113,18 @@ bool freeze_reap(void);
  * socket thread's other duties; NULL: none). */
 void freeze_set_idle(void (*idle)(void));
 
+/* freeze_seccomp - in the copy: its seccomp filter (no new files, sockets,
+ * processes - a thread of its own only -, signals or ptrace to others,
+ * shared memory, changes to the system: EPERM). Sets no_new_privs. 0, or
+ * -1 with errno. */
+int freeze_seccomp(void);
+
+/* freeze_no_threads - in the copy, once its records are written: no more
+ * threads either (a second seccomp filter: clone and clone3 fail with
+ * EPERM; the first let a thread of its own through for heapmark.c's second
+ * records thread). Returns 0 or -errno. */
+int freeze_no_threads(void);
+
 /* freeze_fail - note that @stage failed with @err (-errno) and why (printf). */
 void freeze_fail(struct freeze *fz, uint32_t stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -218,6 +218,10 @@ jint walkmark_run(void)
 		return hw.comparing ? JVMTI_VISIT_OBJECTS : JVMTI_VISIT_ABORT;
 	}
 	heapmark_run(&in, r);
+	/* the records' second thread has ended: no thread may start now (what
+	 * HotSpot's code goes on to do in the copy) */
+	if (hw.fz.in_child)
+		freeze_no_threads();
 	hw.mark = r->info;
 	hw.mark.objs = (uint64_t)(uintptr_t)r->objs;
 	hw.mark.refs = (uint64_t)(uintptr_t)r->refs;
