@@ -1218,11 +1218,13 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				agentsock_send(&ss->so, MT_AP_HEAP_RELEASE, NULL, 0);
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
-						"%.1f ms in %u thread%s, %.1f MiB of them read from memtrace's "
-						"pool%s)\n", (double)s->mark.mark_ns / 1e6,
-						(double)s->mark.emit_ns / 1e6, s->mark.emit_threads,
-						s->mark.emit_threads == 1 ? "" : "s",
+						"%.1f ms, %.1f MiB of them read from memtrace's "
+						"pool, written by %u thread%s%s)\n",
+						(double)s->mark.mark_ns / 1e6,
+						(double)s->mark.emit_ns / 1e6,
 						(double)s->pool_read / (1 << 20),
+						s->mark.emit_threads,
+						s->mark.emit_threads == 1 ? "" : "s",
 						s->recs_pooled ? "; kept where the copy wrote them" : "");
 				util_phase("records read out of the copy");
 				if (err) {
