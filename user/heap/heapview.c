@@ -408,9 +408,10 @@ static int build_classes(struct viewbuild *b, struct dsl_hloader *loaders, uint3
  * The objects into b->objs: in the snapshot's own array when b->take (an
  * object of the view over its record, both 32 bytes), else in a new one;
  * their values and ages into b->values and b->ages when a program reads
- * them (NULL otherwise). Until the
- * references are placed, ref_first holds the index of the object's implied
- * CLASS reference (MT_AP_HOBJ_CLASSREF) or DSL_NOOBJ, nrefs 0.
+ * them (NULL otherwise). Until the references are placed, ref_first holds
+ * the index of the object's implied CLASS reference (MT_AP_HOBJ_CLASSREF) or
+ * DSL_NOOBJ, and nrefs 0 - or, b->fused, 1 + the class whose object that
+ * reference leads to (viewrefs_cref()).
  */
 static int build_objects(struct viewbuild *b)
 {
@@ -443,14 +444,10 @@ static int build_objects(struct viewbuild *b)
 	/* a view's object is as large as a record: over the records when the
 	 * view may take them (each object where its record was) */
 	_Static_assert(sizeof(*out) == sizeof(*in), "a view's object is a record's size");
-	if (b->take && b->n && b->take->recs_pooled) {
-		out = (struct dsl_hobject *)(void *)b->take->objs; /* in the pool */
-		b->take->objs = NULL;
-		in = (const struct mt_ap_hobj *)(const void *)out;
-	} else if (b->take && b->n && !b->take->recs_pooled) {
+	if (b->take && b->n) { /* the pool's (the view's with it), or adopted */
 		out = (struct dsl_hobject *)(void *)b->take->objs;
 		b->take->objs = NULL;
-		if (adopt(b->hv, out)) {
+		if (!b->take->recs_pooled && adopt(b->hv, out)) {
 			free(out);
 			return -ENOMEM;
 		}
