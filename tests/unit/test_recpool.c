@@ -5,6 +5,9 @@
  * part the child mapped are refused (the caller then reads the copy's own
  * memory); growing keeps what was written. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,11 +153,15 @@ static uint64_t resident(int fd)
  * a child writes there memtrace reads from its own mapping. */
 static void test_sparse(void **state)
 {
-	struct recpool *p = recpool_new_sparse(1ull << 30);
+	struct recpool *p;
 	uint64_t half, at = 0, refs;
 
 	(void)state;
+	setenv("MEMTRACE_POOL_PAGES", "4k", 1); /* a memfd: pages of 4 KiB */
+	p = recpool_new_sparse(1ull << 30);
+	unsetenv("MEMTRACE_POOL_PAGES");
 	assert_non_null(p);
+	assert_false(p->huge);
 	assert_int_equal(p->bytes, 1ull << 30);
 	assert_int_equal(resident(p->fd), 0);
 	/* from the start, a step at a time (rounded to pages) */
@@ -197,6 +204,55 @@ static void test_sparse(void **state)
 	(void)at;
 }
 
+/* The pool's kB mapped by page-middle-directory entries (2 MiB pages) in
+ * this process, from /proc/self/smaps_rollup. */
+static uint64_t pmd_mapped_kb(void)
+{
+	char line[256];
+	uint64_t kb = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ShmemPmdMapped: %" SCNu64, &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* As root (CAP_SYS_ADMIN): the pool is a file on memtrace's own tmpfs with
+ * huge=always. Its pages are given 2 MiB at a time, a child writes into it
+ * as the copy does and memtrace reads that, and memtrace's mapping of it
+ * takes 2 MiB entries where the kernel had 2 MiB pages free. */
+static void test_huge(void **state)
+{
+	struct recpool *p = recpool_new_sparse(64u << 20);
+	uint64_t at = 0, child_at = 0, before;
+
+	(void)state;
+	assert_non_null(p);
+	if (!p->huge) {
+		recpool_free(p);
+		skip(); /* no CAP_SYS_ADMIN here (fsopen refused): a memfd, test_sparse's */
+	}
+	before = pmd_mapped_kb();
+	assert_int_equal(recpool_alloc_range(p, &at, 5u << 20, 8u << 20), 0);
+	assert_int_equal(at, 5u << 20);
+	/* 5 MiB given: three pages of 2 MiB (or 4 KiB ones where none was free) */
+	assert_true(resident(p->fd) >= (5u << 20) && resident(p->fd) <= (6u << 20));
+	at = 0;
+	assert_int_equal(recpool_fill_range(p, &at, 4u << 20, 8u << 20), 0);
+	assert_int_equal(p->map[(3u << 20) + 5], 0);
+	wait_ok(child_writes(p, (3u << 20) + 5, 0x5a, 100, &child_at));
+	assert_int_equal(p->map[(3u << 20) + 5], 0x5a);
+	assert_int_equal(p->map[(3u << 20) + 104], 0x5a);
+	if (pmd_mapped_kb() == before)
+		print_message("no 2 MiB page was free: 4 KiB pages (shmem_enabled \"deny\"?)\n");
+	else
+		assert_true(pmd_mapped_kb() >= before + 2048);
+	recpool_free(p);
+}
+
 /* After recpool_defer_frees() a freed pool stays mapped for the process's
  * end (the last test: the switch is for the rest of the process). */
 static void test_defer(void **state)
@@ -222,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_defer), /* last: for the rest of the process */
 	};
 

@@ -5,7 +5,7 @@
  * object and reference records into fresh pages: 280 MiB at 5 M objects,
  * whose zeroing and page faults were ~120 ms of the copy's ~300 ms of
  * records on this machine (a VM whose freed pages go back to its host).
- * A pool is a memfd memtrace fills once (its pages resident and charged to
+ * A pool is a file (tmpfs of 2 MiB pages, or a memfd) memtrace fills once (its pages resident and charged to
  * memtrace's memory cgroup, not to the JVM's) and passes with every walk
  * request; the copy maps it and writes its records there, and memtrace
  * reads them from its own mapping instead of out of the copy's memory. */
@@ -17,9 +17,11 @@
 #include <stdint.h>
 
 struct recpool {
-	int fd;          /* the memfd (close-on-exec) */
+	int fd;          /* the file: tmpfs of 2 MiB pages, or a memfd (close-on-exec) */
 	char *map;       /* memtrace's shared mapping of all of it */
 	uint64_t bytes;
+	bool huge;       /* on memtrace's own tmpfs with huge=always (its pages 2 MiB
+			  * where the kernel has them): recpool.c huge_file() */
 };
 
 /* recpool_bytes_for - a pool for the records of @objs objects and @refs

@@ -1219,13 +1219,16 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
 						"%.1f ms, %.1f MiB of them read from memtrace's "
-						"pool, written by %u thread%s%s)\n",
+						"pool, written by %u thread%s%s%s)\n",
 						(double)s->mark.mark_ns / 1e6,
 						(double)s->mark.emit_ns / 1e6,
 						(double)s->pool_read / (1 << 20),
 						s->mark.emit_threads,
 						s->mark.emit_threads == 1 ? "" : "s",
-						s->recs_pooled ? "; kept where the copy wrote them" : "");
+						s->recs_pooled ? "; kept where the copy wrote them" : "",
+						!s->own_pool ? "" : s->own_pool->huge ?
+						"; the pool on memtrace's tmpfs of 2 MiB pages" :
+						"; the pool a memfd of 4 KiB pages");
 				util_phase("records read out of the copy");
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",
