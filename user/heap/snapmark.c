@@ -130,7 +130,7 @@ static size_t inplace_lead(uint64_t nobjs, uint64_t ow, uint64_t half)
 static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 {
 	struct recpool *p = s->own_pool;
-	uint64_t half, ow, rw, lead, ol, rl;
+	uint64_t half, ow, rw, ol, rl;
 	int err;
 
 	s->fill_more = false;
@@ -149,10 +149,11 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	if (!a->cap_objs) {
 		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
 		rw = half + (a->mark_refs + a->mark_refs / 16) * sizeof(struct mt_ap_href);
-		lead = half;
 	} else {
 		if (!a->pool || a->objs != a->pool || a->refs != a->pool + half)
 			return; /* not where it was asked to (not in the pool) */
+		uint64_t lead;
+
 		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
 		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
 		/* the view's references start below the records' (room for a
