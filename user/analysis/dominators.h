@@ -47,6 +47,10 @@ struct mt_domtree {
 	uint64_t reached_bytes, unreached_bytes;
 	uint64_t peak_bytes;   /* the most memory the computation held at once (the
 				* result included) */
+	uint32_t searches;     /* depth-first searches of the whole graph it took (1-3) */
+	uint32_t mend_added;   /* a failed first search mended, not searched again:
+				* objects it gained (only CLASS references reach them) */
+	uint32_t mend_dropped; /* ... and those it lost (only a loader's edge reached them) */
 };
 
 /*

@@ -284,6 +284,11 @@ int do_heap(int argc, char **argv)
 		p_info("dominator tree of %u objects, %u references in %s (holding at most %s)%s",
 		       hv.heap.nobjects, hv.heap.nrefs, fmt_ns(hv.dom_ns, b1, sizeof(b1)),
 		       fmt_bytes(hv.dom.peak_bytes, b2, sizeof(b2)), refs);
+		if (getenv("MEMTRACE_PHASES"))
+			fprintf(stderr, "  (the dominators: %u search%s of the graph; the first "
+				"mended: %u objects added, %u dropped)\n", hv.dom.searches,
+				hv.dom.searches == 1 ? "" : "es", hv.dom.mend_added,
+				hv.dom.mend_dropped);
 	}
 	src.source = snap.source;
 	src.pid = snap.pid;
