@@ -58,7 +58,10 @@
 #define KPOOL_BLOCK   1024      /* class infos per block (blocks never move) */
 #define MAX_MAPS      4096      /* oop map blocks a class may have */
 #define MAX_INSTANCE  (1u << 24) /* bytes an instance may have */
-#define KCACHE        64        /* classes the look-up remembers */
+#define KCACHE_BITS   10        /* classes the look-up remembers: 1024 (a server's heap has
+				 * thousands of classes: 64 sent 12% of Tomcat's copy to the
+				 * map) */
+#define KCACHE        (1u << KCACHE_BITS)
 #define POP_CHUNK     (2u << 20) /* HM_INPLACE: bytes of records mapped in at a time */
 #define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
 #define SPLIT_BLOCKS  1024      /* the mark counts the references pushed per block of bits */
@@ -621,7 +624,7 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 	int64_t i;
 	int kind;
 
-	struct kinfo **slot = &mk->kcache[((k >> 3) ^ (k >> 9)) & (KCACHE - 1)];
+	struct kinfo **slot = &mk->kcache[(k * 0x9e3779b97f4a7c15ull) >> (64 - KCACHE_BITS)];
 
 	if (*slot && (*slot)->klass == k)
 		return *slot;

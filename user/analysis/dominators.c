@@ -232,7 +232,8 @@ static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 
 /* The optimistic search's bookkeeping of a reference from @o to @w (@edge:
  * one the search follows, else a CLASS reference), before it is followed. */
-static void note_ref(struct dom_work *s, uint32_t o, uint32_t w, bool edge)
+static inline __attribute__((always_inline)) void note_ref(struct dom_work *s, uint32_t o,
+							   uint32_t w, bool edge)
 {
 	bool reached = s->num[w] != 0;
 
@@ -243,7 +244,8 @@ static void note_ref(struct dom_work *s, uint32_t o, uint32_t w, bool edge)
 }
 
 /* Start a frame for object @w, numbered now, its DFS parent @parent. */
-static void push(struct dom_work *s, uint32_t *sp, uint32_t w, uint32_t parent)
+static inline __attribute__((always_inline)) void push(struct dom_work *s, uint32_t *sp,
+						       uint32_t w, uint32_t parent)
 {
 	const struct dsl_hobject *x = &s->h->objects[w];
 	uint32_t v = s->N++;

@@ -29,9 +29,9 @@ uint64_t recpool_bytes_for(uint64_t objs, uint64_t refs)
  * kernel can (huge=always): a mount attached nowhere (fsopen, fsmount), gone
  * with the file's last fd, and a file with no name (O_TMPFILE). One fault, one
  * page-table entry and one TLB entry per 2 MiB: 600 MiB given and mapped
- * twice took 20-30 ms instead of 420-450 ms with a memfd's 4 KiB pages
- * (this VM, the best of most runs; a run now and then took 0.3-1.2 s while
- * the host backed the pages it had taken back). Needs CAP_SYS_ADMIN (a
+ * twice took 20-30 ms instead of 420-450 ms with a memfd's 4 KiB pages, on
+ * this VM when the 2 MiB blocks were still backed by its host, 0.3-1.2 s
+ * when the host had taken them back (pool_file()). Needs CAP_SYS_ADMIN (a
  * container without it, seccomp's default profile) and a kernel of 5.2 or
  * later: -errno, and the caller takes a memfd. The knob shmem_enabled
  * ("never" here) is for the kernel's own mount and not this one, "deny"
@@ -69,15 +69,20 @@ fail:
 	return err;
 }
 
-/* The pool's file: a huge-page tmpfs file, or a memfd (MEMTRACE_POOL_PAGES=4k:
- * always; tests and side-by-side measures). -errno with none. */
+/* The pool's file: a huge-page tmpfs file where huge pages are wanted
+ * (util_hugepages_wanted(): not on a VM whose balloon reports free pages,
+ * where a fresh 2 MiB page is a host fault - a cold `heap --retained` on
+ * Tomcat's 3.9 M objects walked in 634-656 ms against 417-440 in 4 KiB
+ * pages, 8 s between runs; back to back, the huge pages still backed, 10 M
+ * objects took 0.99 s against 1.08), else a memfd. MEMTRACE_POOL_PAGES=4k
+ * or =2m decides instead (tests, side-by-side measures). -errno with none. */
 static int pool_file(bool *huge)
 {
 	const char *env = getenv("MEMTRACE_POOL_PAGES");
 	int fd = -1;
 
 	*huge = false;
-	if (!env || strcmp(env, "4k"))
+	if (env ? !strcmp(env, "2m") : util_hugepages_wanted(NULL))
 		fd = huge_file();
 	if (fd >= 0) {
 		*huge = true;

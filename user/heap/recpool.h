@@ -5,7 +5,8 @@
  * object and reference records into fresh pages: 280 MiB at 5 M objects,
  * whose zeroing and page faults were ~120 ms of the copy's ~300 ms of
  * records on this machine (a VM whose freed pages go back to its host).
- * A pool is a file (tmpfs of 2 MiB pages, or a memfd) memtrace fills once (its pages resident and charged to
+ * A pool is a file (on memtrace's own tmpfs of 2 MiB pages where huge pages
+ * are wanted, util_hugepages_wanted(); else a memfd) memtrace fills once (its pages resident and charged to
  * memtrace's memory cgroup, not to the JVM's) and passes with every walk
  * request; the copy maps it and writes its records there, and memtrace
  * reads them from its own mapping instead of out of the copy's memory. */
