@@ -404,7 +404,11 @@ struct mt_ap_heap_freeze {
 					   * records on any heap where they can be (the
 					   * pool, objects and references only). An agent
 					   * without the flag refuses it (ERROR) */
-#define MT_AP_FREEZE_FLAGS      0x7fffu
+#define MT_AP_FREEZE_MARKONE    (1u << 15) /* with _MARK: the copy marks in one thread
+					   * (side-by-side measures; it takes two on two CPUs
+					   * from 256 Ki objects, heapmark.c). An agent without
+					   * the flag refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0xffffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -761,7 +765,9 @@ struct mt_ap_hmark {
 	uint64_t clds;             /* class loaders' data kept alive */
 	uint64_t mark_ns, emit_ns; /* the mark, the records */
 	uint64_t next_id;          /* the first id of an object that is not named */
-	char why[88];              /* what stopped it ("" when status is 0) */
+	char why[84];              /* what stopped it ("" when status is 0) */
+	uint32_t mark_threads;     /* threads that marked: 1 or 2; 0 from an agent before
+				    * it (whose why was longer: as emit_threads says) */
 	uint32_t emit_threads;     /* threads that wrote the records: 1 or 2; 0 from an
 				    * agent before it (whose why was 96 bytes: read it
 				    * and the next only when status is 0, when that why

@@ -205,7 +205,79 @@ static uint64_t mirror_new(struct fake *f, uint64_t k, uint32_t nstatics)
 static struct mt_ap_hlive *run_live; /* MT_AP_FREEZE_LIVE: where run() publishes */
 static void *run_pool;               /* MT_AP_FREEZE_POOL: memory for the records */
 static uint32_t run_threads;         /* hm_input.threads */
+static uint64_t run_helper_marked;   /* objects the mark's second thread scanned, */
+static unsigned run_two;             /* ... in this many runs again in two threads */
+static bool run_one;                 /* no second run (a test counting calls) */
 static uint64_t run_pool_bytes;
+
+static int by_klass(const void *a, const void *b)
+{
+	const struct mt_ap_hhisto *x = a, *y = b;
+
+	return x->klass < y->klass ? -1 : x->klass > y->klass;
+}
+
+/* @n histogram rows of @h, by class (the order classes were met in differs
+ * between one thread and two). The caller frees. */
+static struct mt_ap_hhisto *sorted_histo(const struct mt_ap_hhisto *h, uint64_t n)
+{
+	struct mt_ap_hhisto *c = malloc((n + 1) * sizeof(*c));
+
+	assert_non_null(c);
+	if (n)
+		memcpy(c, h, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), by_klass);
+	return c;
+}
+
+/* Every run of a test heap again with the mark in two threads (threads 2:
+ * from the start, sharing every 4 objects): the same live objects, counts,
+ * histogram and records as the one thread's @one. */
+static void same_in_two_threads(const struct hm_input *in1, const struct hm_result *one, int want)
+{
+	struct hm_input in = *in1;
+	struct hm_result two;
+
+	in.threads = 2;
+	assert_int_equal(heapmark_run(&in, &two), want);
+	if (want) {
+		heapmark_free(&two);
+		return;
+	}
+	/* not where a load changes state (forwarding, ZGC's colours) */
+	assert_int_equal(two.info.mark_threads, (in.flags & HM_FORWARDING) || in.zgc ? 1 : 2);
+	assert_int_equal(one->info.mark_threads, 1);
+	assert_int_equal(two.info.marked, one->info.marked);
+	assert_int_equal(two.info.bytes, one->info.bytes);
+	assert_int_equal(two.info.edges, one->info.edges);
+	assert_int_equal(two.info.weak, one->info.weak);
+	assert_int_equal(two.info.clds, one->info.clds);
+	assert_int_equal(two.info.nobjs, one->info.nobjs);
+	assert_int_equal(two.info.nrefs, one->info.nrefs);
+	assert_int_equal(two.info.nroots, one->info.nroots);
+	assert_int_equal(two.info.nprims, one->info.nprims);
+	assert_int_equal(two.info.nstrs, one->info.nstrs);
+	assert_int_equal(two.info.nhisto, one->info.nhisto);
+	if (one->info.nobjs)
+		assert_memory_equal(two.objs, one->objs, one->info.nobjs * sizeof(*one->objs));
+	if (one->info.nrefs)
+		assert_memory_equal(two.refs, one->refs, one->info.nrefs * sizeof(*one->refs));
+	if (one->info.nroots)
+		assert_memory_equal(two.roots, one->roots, one->info.nroots * sizeof(*one->roots));
+	if (one->info.nprims)
+		assert_memory_equal(two.prims, one->prims, one->info.nprims * sizeof(*one->prims));
+	if (one->info.nhisto) {
+		struct mt_ap_hhisto *a = sorted_histo(one->histo, one->info.nhisto);
+		struct mt_ap_hhisto *b = sorted_histo(two.histo, two.info.nhisto);
+
+		assert_memory_equal(a, b, one->info.nhisto * sizeof(*a));
+		free(a);
+		free(b);
+	}
+	run_helper_marked += two.helper_marked;
+	run_two++;
+	heapmark_free(&two);
+}
 
 static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nroots,
 		const struct hm_named *named, size_t nnamed, const struct hm_class *cls,
@@ -223,6 +295,8 @@ static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nr
 	for (size_t i = 0; i < nroots; i++)
 		rr[i] = (struct mt_ap_hroot){ .to = roots[i], .kind = JVMTI_HEAP_REFERENCE_JNI_GLOBAL };
 	assert_int_equal(heapmark_run(&in, r), want);
+	if (!run_threads && !run_live && !run_pool && !run_one)
+		same_in_two_threads(&in, r, want);
 }
 
 /* The java.lang.Class klass (its instances' fields: loader, pd, signers, one more). */
@@ -507,6 +581,8 @@ static void test_split(void **st)
 	run_threads = 2;
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &two, 0);
 	assert_int_equal(two.info.emit_threads, 2);
+	assert_int_equal(two.info.mark_threads, 2);
+	assert_true(two.helper_marked < two.info.marked); /* how many: test_mark_random */
 	assert_true(two.objs_pooled && two.refs_pooled);
 	assert_int_equal(two.info.nobjs, one.info.nobjs);
 	assert_int_equal(two.info.nrefs, one.info.nrefs);
@@ -960,7 +1036,9 @@ static void test_stack_chunks(void **st)
 			uint64_t roots[] = { c };
 			int locals = 0;
 
+			run_one = true; /* the iteration's calls counted: one run */
 			run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
+			run_one = false;
 			assert_int_equal(fake_chunk.calls, 1);
 			assert_int_equal(fake_chunk.metadata, 0);
 			assert_int_equal(r.info.marked, 4); /* c, A, B, P - not X */
@@ -1160,6 +1238,119 @@ static void test_forwarding(void **st)
 	fake_free(f);
 }
 
+/* A heap of many classes met late, for the mark in two threads: loaders
+ * with their own loader data (each defining classes whose class objects hold
+ * statics), instances of 60 classes (two reference fields each), object
+ * arrays, weak references, random references between them (a fixed
+ * sequence), so that the second thread meets classes the first has not made
+ * (it hands those objects over), class objects, loaders. One thread and two
+ * agree on everything (run(): same_in_two_threads()); the second scanned a
+ * share. */
+static void test_mark_random(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), Loader, Arr, Weak, K[60], objs[4000], roots[8];
+	uint64_t before = run_helper_marked, seed = 42;
+	struct hm_result r;
+	size_t n = 0;
+	unsigned tries;
+
+	(void)st;
+	class_klass(f, 0);
+	Loader = klass_new(f, MT_AP_K_LOADER, 24, boot, 0);
+	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, array_hdr(f), 2), boot, 0);
+	Weak = klass_new(f, MT_AP_K_REF, 32, boot, 1, 16, 2);
+	*(uint8_t *)(uintptr_t)(Weak + IK_REFTYPE) = 3;
+	mirror_new(f, Loader, 0);
+	mirror_new(f, Arr, 0);
+	mirror_new(f, Weak, 0);
+	for (size_t c = 0; c < 60; c++) {
+		uint64_t cld = boot;
+
+		if (c % 10 == 0) { /* a loader of its own for the next ten */
+			uint64_t l = obj_alloc(f, Loader, 24);
+
+			cld = cld_new(f);
+			w64(l + LOADER_DATA, cld);
+			set_handle(f, cld + CLD_LOADER, l);
+			objs[n++] = l;
+		} else {
+			cld = 0;
+		}
+		K[c] = klass_new(f, MT_AP_K_INSTANCE, 24, cld ? cld : boot, 1, 12, 2);
+		objs[n++] = mirror_new(f, K[c], 1);
+	}
+	while (n < 3000) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		switch ((seed >> 33) % 8) {
+		case 0:
+			objs[n++] = array_new(f, Arr, 6, oopsz(f));
+			break;
+		case 1:
+			objs[n++] = obj_alloc(f, Weak, 32);
+			break;
+		default:
+			objs[n++] = obj_alloc(f, K[(seed >> 40) % 60], 24);
+			break;
+		}
+	}
+	/* references: each object's slots to others, most forward (chains) */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t o = objs[i];
+		uint32_t slots[6], ns = 0;
+		uint32_t k = *(uint32_t *)(uintptr_t)(o + 8);
+		uint64_t kl = f->L.klass_base + ((uint64_t)k << 3);
+
+		if (kl == Arr) {
+			for (uint32_t e = 0; e < 6; e++)
+				slots[ns++] = array_hdr(f) + e * oopsz(f);
+		} else if (kl == Weak) {
+			slots[ns++] = REF_REFERENT;
+			slots[ns++] = 16;
+		} else if (kl != Loader && kl != f->class_klass) {
+			slots[ns++] = 12;
+			slots[ns++] = 16;
+		} else if (kl == f->class_klass) {
+			slots[ns++] = M_STATICS;
+		}
+		for (uint32_t j = 0; j < ns; j++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			if ((seed >> 60) < 3)
+				continue; /* null */
+			put_oop(f, o + slots[j], objs[(seed >> 61) ? (i + 1 + (seed >> 35) % 40) % n :
+								      (seed >> 33) % n]);
+		}
+	}
+	for (size_t i = 0; i < 8; i++)
+		roots[i] = objs[(i * 389 + 7) % n];
+	/* how much the second thread takes depends on when it runs (a busy
+	 * machine may run the first through the whole heap before it): again,
+	 * until it took a share, each run checked against one thread */
+	for (tries = 0; tries < 50 && run_helper_marked - before <= 100; tries++) {
+		run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 8, NULL, 0, NULL, 0, &r, 0);
+		assert_true(r.info.marked > 1000);
+		assert_true(r.info.weak > 0);
+		assert_true(r.info.clds >= 2);
+		heapmark_free(&r);
+	}
+	print_message("the second thread scanned %llu objects in %u runs\n",
+		      (unsigned long long)(run_helper_marked - before), tries);
+	assert_true(run_helper_marked - before > 100);
+	fake_free(f);
+}
+
+/* The tests before ran each heap again with the mark in two threads
+ * (same_in_two_threads()): the second thread took a share of the work (the
+ * first hands it half its stack when asked) and both agreed throughout. */
+static void test_mark_shared(void **st)
+{
+	(void)st;
+	print_message("%u runs again in two threads; the second scanned %llu objects\n", run_two,
+		      (unsigned long long)run_helper_marked);
+	assert_true(run_two >= 10);
+	assert_true(run_helper_marked > 100); /* test_mark_random's at least */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1176,6 +1367,8 @@ int main(void)
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_mark_random),
+		cmocka_unit_test(test_mark_shared), /* last: the runs before it counted */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

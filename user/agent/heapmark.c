@@ -86,6 +86,7 @@ struct kinfo {
 	bool has_mirror_id;        /* mirror_id is known (the records) */
 	uint64_t mirror_id;        /* its class object's id, 0 when not marked */
 	uint64_t count, bytes;     /* live instances */
+	uint32_t idx;              /* its index (kinfo_at()) */
 };
 
 /* Open addressing: 64-bit keys (never 0) to 32-bit values. */
@@ -123,6 +124,14 @@ struct mark {
 	unsigned blkshift;         /* a bit word's block: word >> blkshift */
 	bool ro;                   /* the records' second thread: shares the classes
 				    * read only, publishes nothing */
+	struct mpar *par;          /* the mark in two threads (struct mpar): NULL alone */
+	bool helper;               /* ... and this is its second thread: it makes no
+				    * class and scans no loader or stack chunk */
+	bool defer;                /* the helper's last look-up found no class (or one
+				    * not checked yet): the object goes to the first */
+	uint64_t *hcount;          /* while two mark: instances and bytes per class index */
+	size_t nhcount;
+	unsigned share_mask;       /* look at the other thread every share_mask + 1 objects */
 	struct kinfo **kpool;      /* blocks of KPOOL_BLOCK */
 	size_t nk, kblocks;
 	struct u64map kmap;        /* Klass* -> kinfo index */
@@ -149,6 +158,41 @@ struct mark {
 	char *arena_at;
 	int err;
 };
+
+/*
+ * The mark in two threads (mark_start(), mark_loop()). Each has its own stack; the mark
+ * bits are set with an atomic OR. The first thread makes every class (its
+ * map, under the lock), and scans the loaders (their data, its map) and
+ * stack chunks (HotSpot's iteration): the helper hands it those objects and
+ * those of a class it has not made yet (defer), already marked. A thread
+ * whose stack runs out asks (want), and the other gives it the older half
+ * of its own stack when it next looks (every SHARE_EVERY objects). Both
+ * stop when both wait with nothing handed over.
+ */
+struct mpar {
+	pthread_mutex_t mu;
+	struct mark *a;            /* the first thread's marker: the classes */
+	uint64_t *xfer;            /* objects given to the thread that asked (xfer_to) */
+	size_t nxfer, cxfer;
+	int xfer_to;
+	uint64_t *defer;           /* the helper's objects the first scans */
+	size_t ndefer, cdefer;
+	int want[2];               /* atomic: thread i waits for work */
+	int stop;                  /* atomic: done, or a thread failed */
+	uint64_t b_marked, b_pushed; /* atomic: the helper's counts (progress) */
+};
+
+static void par_lock(struct mark *mk)
+{
+	if (mk->par)
+		pthread_mutex_lock(&mk->par->mu);
+}
+
+static void par_unlock(struct mark *mk)
+{
+	if (mk->par)
+		pthread_mutex_unlock(&mk->par->mu);
+}
 
 /* ---- small containers ---- */
 
@@ -309,8 +353,14 @@ static void live_progress(struct mark *mk)
 
 	if (!l || !(mk->in->flags & HM_INPLACE))
 		return;
-	__atomic_store_n(&l->mark_objs, mk->out->info.marked, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->mark_refs, mk->pushed, __ATOMIC_RELAXED);
+	uint64_t objs = mk->out->info.marked, refs = mk->pushed;
+
+	if (mk->par) { /* and the helper's, as it last told them */
+		objs += __atomic_load_n(&mk->par->b_marked, __ATOMIC_RELAXED);
+		refs += __atomic_load_n(&mk->par->b_pushed, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&l->mark_objs, objs, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->mark_refs, refs, __ATOMIC_RELAXED);
 }
 
 /* How many records are written: each count after the records it counts. */
@@ -501,9 +551,12 @@ static void mark_push(struct mark *mk, uint64_t a)
 	}
 	b = bit_of(mk, a);
 	bit = 1ull << (b & 63);
-	if (mk->bits[b >> 6] & bit)
+	if (__atomic_load_n(&mk->bits[b >> 6], __ATOMIC_RELAXED) & bit)
 		return;
-	mk->bits[b >> 6] |= bit;
+	if (!mk->par)
+		mk->bits[b >> 6] |= bit;
+	else if (__atomic_fetch_or(&mk->bits[b >> 6], bit, __ATOMIC_RELAXED) & bit)
+		return; /* the other thread's */
 	if (mk->sp == mk->scap) {
 		size_t cap = mk->scap ? mk->scap * 2 : 65536;
 		uint64_t *s = realloc(mk->stack, cap * sizeof(*s));
@@ -538,6 +591,7 @@ static struct kinfo *kinfo_new(struct mark *mk)
 			return NULL;
 		mk->kblocks++;
 	}
+	kinfo_at(mk, mk->nk)->idx = (uint32_t)mk->nk;
 	return kinfo_at(mk, mk->nk++);
 }
 
@@ -617,24 +671,15 @@ static const struct hm_field *fields_hold(const struct mark *mk, const struct ki
 /* What the marker needs of Klass @k, read once. The first sight of a class
  * keeps its loader's data alive, as the collector does. NULL when @k is not
  * a Klass as the layout says (mk->err set). */
-static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
+/* A new class's kinfo for Klass @k (kinfo_get()); under the mark's lock
+ * when two threads mark. NULL when @k is not a Klass as the layout says
+ * (mk->err set). */
+static struct kinfo *kinfo_make(struct mark *mk, uint64_t k)
 {
 	const struct mt_ap_heap_layout *L = mk->L;
 	struct kinfo *ki;
-	int64_t i;
 	int kind;
 
-	struct kinfo **slot = &mk->kcache[(k * 0x9e3779b97f4a7c15ull) >> (64 - KCACHE_BITS)];
-
-	if (*slot && (*slot)->klass == k)
-		return *slot;
-	i = u64map_get(&mk->kmap, k);
-	if (i >= 0)
-		return *slot = kinfo_at(mk, (size_t)i);
-	if (mk->ro) { /* a class the mark never met: the first thread writes it */
-		mk->err = -EAGAIN;
-		return NULL;
-	}
 	if (!k || (k & 7)) {
 		fail(mk, -EPROTO, "an object whose class pointer is 0x%llx", (unsigned long long)k);
 		return NULL;
@@ -696,8 +741,40 @@ static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
 
 		ki->cls = c >= 0 ? &mk->in->classes[c] : NULL;
 	}
+	return ki;
+}
+
+/* The helper's look-up (struct mpar): the classes are the first thread's,
+ * read under the lock; one it has not made yet sets mk->defer. */
+static struct kinfo *helper_kinfo(struct mark *mk, uint64_t k);
+
+/* What the marker needs of Klass @k, read once. The first sight of a class
+ * keeps its loader's data alive, as the collector does. NULL when @k is not
+ * a Klass as the layout says (mk->err set), or (the helper) not made yet. */
+static struct kinfo *kinfo_get(struct mark *mk, uint64_t k)
+{
+	struct kinfo *ki;
+	int64_t i;
+	struct kinfo **slot = &mk->kcache[(k * 0x9e3779b97f4a7c15ull) >> (64 - KCACHE_BITS)];
+
+	if (*slot && (*slot)->klass == k)
+		return *slot;
+	if (mk->helper)
+		return *slot = helper_kinfo(mk, k);
+	i = u64map_get(&mk->kmap, k); /* this thread alone writes the map */
+	if (i >= 0)
+		return *slot = kinfo_at(mk, (size_t)i);
+	if (mk->ro) { /* a class the mark never met: the first thread writes it */
+		mk->err = -EAGAIN;
+		return NULL;
+	}
+	par_lock(mk);
+	ki = kinfo_make(mk, k);
+	par_unlock(mk);
+	if (!ki)
+		return NULL;
 	*slot = ki;
-	keep_cld(mk, rd64(k + L->k_cld));
+	keep_cld(mk, rd64(k + mk->L->k_cld));
 	/* keep_cld may have added classes: the cache moved on, ki did not (a block) */
 	return ki;
 }
@@ -794,9 +871,13 @@ static bool check_fields(struct mark *mk, struct kinfo *ki)
 {
 	const struct hm_field *bad = NULL;
 
-	if (ki->checked || ki->kind > MT_AP_K_STACKCHUNK)
+	if (ki->kind > MT_AP_K_STACKCHUNK || __atomic_load_n(&ki->checked, __ATOMIC_ACQUIRE))
 		return true;
-	ki->checked = true;
+	if (mk->helper) { /* its first instance: the first thread checks it */
+		mk->defer = true;
+		return false;
+	}
+	__atomic_store_n(&ki->checked, true, __ATOMIC_RELEASE);
 	if (ki->cls)
 		bad = fields_hold(mk, ki, ki->cls->fields, ki->cls->nfields);
 	if (!bad && ki->kind == MT_AP_K_MIRROR)
@@ -951,6 +1032,85 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 		     "explains", (unsigned long long)obj);
 }
 
+/* The helper's look-up (see its declaration above). */
+static struct kinfo *helper_kinfo(struct mark *mk, uint64_t k)
+{
+	struct mark *a = mk->par->a;
+	struct kinfo *ki = NULL;
+	int64_t i;
+
+	pthread_mutex_lock(&mk->par->mu);
+	i = u64map_get(&a->kmap, k);
+	if (i >= 0)
+		ki = kinfo_at(a, (size_t)i);
+	pthread_mutex_unlock(&mk->par->mu);
+	if (!ki)
+		mk->defer = true;
+	return ki;
+}
+
+/* May the helper scan @obj of @ki? Not a loader (its data: the first's map),
+ * a stack chunk (HotSpot's iteration), or a class object whose class the
+ * first thread has not made (mk->defer set then). */
+static bool helper_scans(struct mark *mk, const struct kinfo *ki, uint64_t obj)
+{
+	uint64_t k;
+
+	if (ki->kind == MT_AP_K_LOADER || ki->kind == MT_AP_K_STACKCHUNK) {
+		mk->defer = true;
+		return false;
+	}
+	if (ki->kind != MT_AP_K_MIRROR)
+		return true;
+	k = rd64(obj + (uint32_t)mk->L->m_klass);
+	return !k || kinfo_get(mk, k) || !mk->defer;
+}
+
+/* The helper hands @obj (marked) to the first thread to scan. */
+static void defer_obj(struct mark *mk, uint64_t obj)
+{
+	struct mpar *p = mk->par;
+
+	mk->defer = false;
+	pthread_mutex_lock(&p->mu);
+	if (p->ndefer == p->cdefer) {
+		size_t cap = p->cdefer ? 2 * p->cdefer : 1024;
+		uint64_t *d = realloc(p->defer, cap * sizeof(*d));
+
+		if (!d) {
+			pthread_mutex_unlock(&p->mu);
+			mk->err = -ENOMEM;
+			return;
+		}
+		p->defer = d;
+		p->cdefer = cap;
+	}
+	p->defer[p->ndefer] = obj;
+	__atomic_store_n(&p->ndefer, p->ndefer + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Either thread's count of an instance of class @idx, @size bytes, while
+ * two mark (added to the classes' at the end). */
+static void par_count(struct mark *mk, uint32_t idx, uint64_t size)
+{
+	if (2 * (size_t)idx + 1 >= mk->nhcount) {
+		size_t n = 2 * (size_t)idx + 2 > 2 * mk->nhcount ? 2 * (size_t)idx + 2 :
+								      2 * mk->nhcount;
+		uint64_t *c = realloc(mk->hcount, n * sizeof(*c));
+
+		if (!c) {
+			mk->err = -ENOMEM;
+			return;
+		}
+		memset(c + mk->nhcount, 0, (n - mk->nhcount) * sizeof(*c));
+		mk->hcount = c;
+		mk->nhcount = n;
+	}
+	mk->hcount[2 * (size_t)idx]++;
+	mk->hcount[2 * (size_t)idx + 1] += size;
+}
+
 static void scan(struct mark *mk, uint64_t obj)
 {
 	const struct mt_ap_heap_layout *L = mk->L;
@@ -958,16 +1118,23 @@ static void scan(struct mark *mk, uint64_t obj)
 	uint64_t size;
 	int32_t len;
 
-	if (!ki || !check_fields(mk, ki))
+	if (!ki || !check_fields(mk, ki) || (mk->helper && !helper_scans(mk, ki, obj))) {
+		if (mk->defer)
+			defer_obj(mk, obj);
 		return;
+	}
 	size = obj_size(mk, ki, obj, &len);
 	if (size < 8 || obj + size > mk->hi || len < -1) {
 		fail(mk, -EPROTO, "an object at 0x%llx whose size makes no sense",
 		     (unsigned long long)obj);
 		return;
 	}
-	ki->count++;
-	ki->bytes += size;
+	if (mk->par) { /* not into ki: the other thread reads its line on every object */
+		par_count(mk, ki->idx, size);
+	} else {
+		ki->count++;
+		ki->bytes += size;
+	}
 	mk->out->info.marked++;
 	mk->out->info.bytes += size;
 	switch (ki->kind) {
@@ -1071,31 +1238,304 @@ static void thread_roots(struct mark *mk)
 	}
 }
 
+#define PAR_START   (1u << 18) /* objects the first thread marks before the helper
+				* starts (auto: a small heap is not worth a thread) */
+#define SHARE_EVERY 256        /* objects between looks at the other thread */
+
+/* Mark in two threads (see struct mpar)? Not where the heap's references
+ * need state a load changes (ZGC's colours, forwarding); in->threads 1
+ * never, 2-4 (tests) from the start. */
+static bool par_wanted(const struct mark *mk)
+{
+	cpu_set_t cpus;
+
+	if (mk->in->threads == 1 || mk->in->mark_one || mk->zgc || mk->forwarding)
+		return false;
+	if (mk->in->threads >= 2)
+		return true;
+	CPU_ZERO(&cpus);
+	return !sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) >= 2;
+}
+
+/* Move @n objects from @from to @mk's stack. 0 or -ENOMEM. */
+static int take(struct mark *mk, const uint64_t *from, size_t n)
+{
+	if (mk->sp + n > mk->scap) {
+		size_t cap = mk->scap ? mk->scap : 65536;
+		uint64_t *st;
+
+		while (cap < mk->sp + n)
+			cap *= 2;
+		st = realloc(mk->stack, cap * sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		mk->stack = st;
+		mk->scap = cap;
+	}
+	memcpy(mk->stack + mk->sp, from, n * sizeof(*from));
+	mk->sp += n;
+	return 0;
+}
+
+/* Every SHARE_EVERY objects: the first takes what the helper deferred; a
+ * thread the other asked gives it the older half of its stack (the roots of
+ * what is still to mark: larger parts than the newest). */
+static void share(struct mark *mk)
+{
+	struct mpar *p = mk->par;
+	int other = mk->helper ? 0 : 1;
+
+	if (!mk->helper && __atomic_load_n(&p->ndefer, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&p->mu);
+		if (take(mk, p->defer, p->ndefer))
+			mk->err = -ENOMEM;
+		__atomic_store_n(&p->ndefer, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&p->mu);
+	}
+	if (mk->sp < 2 || !__atomic_load_n(&p->want[other], __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (p->want[other] && !p->nxfer) {
+		size_t k = mk->sp / 2;
+
+		if (k > p->cxfer) {
+			uint64_t *x = realloc(p->xfer, k * sizeof(*x));
+
+			if (!x)
+				goto out;
+			p->xfer = x;
+			p->cxfer = k;
+		}
+		memcpy(p->xfer, mk->stack, k * sizeof(*mk->stack));
+		memmove(mk->stack, mk->stack + k, (mk->sp - k) * sizeof(*mk->stack));
+		mk->sp -= k;
+		p->nxfer = k;
+		p->xfer_to = other;
+		__atomic_store_n(&p->want[other], 0, __ATOMIC_RELEASE);
+	}
+out:
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* A thread out of objects: work handed over (true), or none anywhere and
+ * both waiting, or a stop (false). */
+static bool get_work(struct mark *mk)
+{
+	struct mpar *p = mk->par;
+	int me = mk->helper ? 1 : 0;
+	bool got = false, done = false;
+
+	for (unsigned spins = 0;; spins++) {
+		if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+			return false;
+		pthread_mutex_lock(&p->mu);
+		if (!me && p->ndefer) {
+			if (take(mk, p->defer, p->ndefer))
+				mk->err = -ENOMEM;
+			got = true;
+			__atomic_store_n(&p->ndefer, 0, __ATOMIC_RELAXED);
+		} else if (p->nxfer && p->xfer_to == me) {
+			if (take(mk, p->xfer, p->nxfer))
+				mk->err = -ENOMEM;
+			got = true;
+			p->nxfer = 0;
+		} else {
+			__atomic_store_n(&p->want[me], 1, __ATOMIC_RELEASE);
+			/* both waiting, nothing handed over: the mark is done */
+			done = __atomic_load_n(&p->want[!me], __ATOMIC_ACQUIRE) && !p->ndefer &&
+			       !p->nxfer;
+			if (done)
+				__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		}
+		if (got)
+			__atomic_store_n(&p->want[me], 0, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&p->mu);
+		if (mk->err) {
+			__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+			return false;
+		}
+		if (got)
+			return true;
+		if (done)
+			return false;
+		if (spins < 64)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
+}
+
+/* Scan what is on @mk's stack, and with a helper what the two hand over,
+ * until none is left (or a stop). The first thread also tells the progress,
+ * and starts the helper (@start, when there is none yet). */
+static void mark_loop(struct mark *mk, int (*start)(struct mark *))
+{
+	const struct hm_input *in = mk->in;
+	unsigned n = 0;
+
+	for (;;) {
+		while (mk->sp && !mk->err) {
+			uint64_t obj = mk->stack[--mk->sp];
+			/* the next object's header while this one is scanned (the
+			 * stack is mostly an array's elements, each a cache miss) */
+			uint64_t had = mk->pushed + mk->extra;
+
+			if (mk->sp)
+				__builtin_prefetch((const void *)(uintptr_t)mk->stack[mk->sp - 1]);
+			scan(mk, obj);
+			mk->blkrefs[(bit_of(mk, obj) >> 6) >> mk->blkshift] +=
+				mk->pushed + mk->extra - had;
+			if (++n & mk->share_mask)
+				continue;
+			if (mk->helper) {
+				__atomic_store_n(&mk->par->b_marked, mk->out->info.marked,
+						 __ATOMIC_RELAXED);
+				__atomic_store_n(&mk->par->b_pushed, mk->pushed, __ATOMIC_RELAXED);
+			} else if (!(n & PROGRESS_MASK)) {
+				if (in->progress)
+					(*in->progress)++;
+				live_progress(mk);
+			}
+			if (!mk->par && start && mk->out->info.marked >= PAR_START && start(mk))
+				start = NULL; /* none to be had: alone */
+			if (mk->par) {
+				if (__atomic_load_n(&mk->par->stop, __ATOMIC_ACQUIRE))
+					return;
+				share(mk);
+			}
+		}
+		if (!mk->par || mk->err || !get_work(mk))
+			return;
+	}
+}
+
+/* The helper's thread. */
+static void *mark_helper(void *arg)
+{
+	struct mark *mk = arg;
+
+	mark_loop(mk, NULL);
+	if (mk->err) /* the first thread stops too */
+		__atomic_store_n(&mk->par->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The helper's marker (a copy of the first's, its own stack and counts)
+ * and its thread. */
+struct mhelp {
+	struct mpar par;
+	struct mark mk;
+	struct hm_result out;
+	pthread_t t;
+};
+
+/* Start the helper (mark_loop()'s start). 0, or -errno with none started. */
+static int mark_start(struct mark *mk)
+{
+	struct mhelp *h = calloc(1, sizeof(*h));
+	pthread_attr_t at;
+	int err;
+
+	if (!h)
+		return -ENOMEM;
+	if (pthread_mutex_init(&h->par.mu, NULL)) {
+		free(h);
+		return -EAGAIN;
+	}
+	h->par.a = mk;
+	memcpy(&h->mk, mk, sizeof(*mk));
+	h->mk.out = &h->out;
+	h->mk.stack = NULL;
+	h->mk.sp = h->mk.scap = 0;
+	h->mk.pushed = h->mk.extra = h->mk.classrefs = 0;
+	memset(h->mk.blkrefs, 0, sizeof(h->mk.blkrefs));
+	h->mk.helper = true;
+	h->mk.par = &h->par;
+	h->mk.err = 0;
+	mk->par = &h->par; /* from here on the bits are set atomically */
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 1u << 20);
+	err = pthread_create(&h->t, &at, mark_helper, &h->mk);
+	pthread_attr_destroy(&at);
+	if (err) {
+		mk->par = NULL;
+		pthread_mutex_destroy(&h->par.mu);
+		free(h);
+		return -err;
+	}
+	return 0;
+}
+
+/* The helper done: join it, add its counts to the first thread's, take its
+ * reason if it failed. */
+static void mark_join(struct mark *mk)
+{
+	struct mhelp *h = (struct mhelp *)(void *)((char *)mk->par - offsetof(struct mhelp, par));
+	const struct mark *b = &h->mk;
+	struct hm_info_sum { uint64_t *to, from; } sums[] = {
+		{ &mk->out->info.marked, h->out.info.marked },
+		{ &mk->out->info.bytes, h->out.info.bytes },
+		{ &mk->out->info.edges, h->out.info.edges },
+		{ &mk->out->info.weak, h->out.info.weak },
+	};
+
+	__atomic_store_n(&h->par.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(h->t, NULL);
+	mk->par = NULL;
+	if (!mk->err && b->err) {
+		mk->err = b->err;
+		memcpy(mk->out->info.why, h->out.info.why, sizeof(mk->out->info.why));
+	}
+	if (!mk->err && (h->par.ndefer || h->par.nxfer || b->sp))
+		fail(mk, -EPROTO, "the mark's two threads stopped with objects left (%llu)",
+		     (unsigned long long)(h->par.ndefer + h->par.nxfer + b->sp));
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
+		*sums[i].to += sums[i].from;
+	mk->pushed += b->pushed;
+	mk->extra += b->extra;
+	for (size_t i = 0; i < SPLIT_BLOCKS; i++)
+		mk->blkrefs[i] += b->blkrefs[i];
+	for (const struct mark *t = mk; t; t = t == mk ? b : NULL)
+		for (size_t i = 0; i + 1 < t->nhcount && i / 2 < mk->nk; i += 2) {
+			struct kinfo *ki = kinfo_at(mk, i / 2);
+
+			ki->count += t->hcount[i];
+			ki->bytes += t->hcount[i + 1];
+		}
+	free(mk->hcount);
+	mk->hcount = NULL;
+	mk->nhcount = 0;
+	mk->out->info.mark_threads = 2;
+	mk->out->helper_marked = h->out.info.marked;
+	free(b->stack);
+	free(b->hcount);
+	free(h->par.xfer);
+	free(h->par.defer);
+	pthread_mutex_destroy(&h->par.mu);
+	free(h);
+}
+
 static int mark_all(struct mark *mk)
 {
 	const struct hm_input *in = mk->in;
+	bool two = par_wanted(mk);
 
+	mk->out->info.mark_threads = 1;
+	/* tests (threads 2-4): every 4 objects, so that small heaps share */
+	mk->share_mask = in->threads >= 2 ? 3 : SHARE_EVERY - 1;
 	for (size_t i = 0; i < in->nroots && !mk->err; i++)
 		mark_push(mk, in->roots[i].to); /* outside the heap: fails */
 	if (!mk->err)
 		thread_roots(mk);
-	while (mk->sp && !mk->err) {
-		uint64_t obj = mk->stack[--mk->sp];
-
-		/* the next object's header while this one is scanned (the stack is
-		 * mostly an array's elements, each a cache miss) */
-		uint64_t had = mk->pushed + mk->extra;
-
-		if (mk->sp)
-			__builtin_prefetch((const void *)(uintptr_t)mk->stack[mk->sp - 1]);
-		scan(mk, obj);
-		mk->blkrefs[(bit_of(mk, obj) >> 6) >> mk->blkshift] += mk->pushed + mk->extra - had;
-		if (!(mk->out->info.marked & PROGRESS_MASK)) {
-			if (in->progress)
-				(*in->progress)++;
-			live_progress(mk);
-		}
+	if (two && in->threads >= 2 && !mk->err && !mark_start(mk)) {
+		two = false; /* tests: from the start (started: no later start), */
+		while (!__atomic_load_n(&mk->par->want[1], __ATOMIC_ACQUIRE))
+			sched_yield(); /* once the helper asks (a small heap is
+					* marked before a thread starts) */
 	}
+	mark_loop(mk, two ? mark_start : NULL);
+	if (mk->par)
+		mark_join(mk);
 	live_progress(mk);
 	return mk->err;
 }
@@ -1247,8 +1687,8 @@ static void put_mirror(struct mark *mk, uint64_t obj, uint64_t id)
 	for (uint32_t i = 0; c && i < c->nstatics; i++)
 		if (c->statics[i].off < (uint32_t)L->m_statics ||
 		    c->statics[i].off >= (uint32_t)L->m_statics + (uint32_t)(n > 0 ? n : 0) * mk->oopsz) {
-			fail(mk, -EPROTO, "the static field offsets of class 0x%llx do not agree with "
-			     "its class object", (unsigned long long)k);
+			fail(mk, -EPROTO, "static fields of class 0x%llx outside its class object",
+			     (unsigned long long)k);
 			return;
 		}
 

@@ -86,12 +86,15 @@ struct hm_input {
 					* records (MT_AP_FREEZE_POOL: memtrace's memfd), used
 					* when both fit in its pool_bytes */
 	uint64_t pool_bytes;
-	uint32_t threads;              /* the records' pass: 0 as the copy sees fit (two
-					* threads from a million objects on two CPUs), 1,
-					* 2 (tests: any heap), 3 (tests: two, the second
+	uint32_t threads;              /* the mark (from 256 Ki objects) and the records'
+					* pass (from a million): 0 as the copy sees fit (two
+					* threads on two CPUs), 1, 2 (tests: any heap, the
+					* mark's threads sharing every 4 objects), 3 (tests:
+					* two, the records' second
 					* finding no class: the first writes its half), 4
 					* (tests: two, the first's references outgrowing
 					* their part of the pool) */
+	bool mark_one;                 /* the mark in one thread whatever threads says */
 };
 
 /* What the marker wrote (arrays malloc'd by it but those in the input's
@@ -108,6 +111,7 @@ struct hm_result {
 	struct mt_ap_hsampled *sampled;
 	uint64_t *addrs;               /* HM_ADDRS: info.nobjs addresses */
 	bool objs_pooled, refs_pooled; /* objs, refs lie in hm_input.pool (not freed) */
+	uint64_t helper_marked;        /* objects the mark's second thread scanned (0: one) */
 	void *priv;                    /* the marker's own state */
 };
 

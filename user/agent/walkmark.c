@@ -192,6 +192,7 @@ static int build_input(struct hm_input *in)
 		in->threads = 1;
 	else if (hw.fz.req.flags & MT_AP_FREEZE_TWOTHREADS)
 		in->threads = 2;
+	in->mark_one = (hw.fz.req.flags & MT_AP_FREEZE_MARKONE) != 0;
 	if ((hw.fz.req.flags & MT_AP_FREEZE_LIVE) && !hw.comparing) {
 		in->live = &hw.live;
 		in->pool = hw.fz.pool; /* mapped in the copy (MT_AP_FREEZE_POOL) */

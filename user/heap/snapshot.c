@@ -156,14 +156,16 @@ void snapshot_print_walk(const struct mt_snapshot *s)
 				snprintf(f, sizeof(f), ", %u of them to objects the collector "
 					 "had moved", s->mark.forwarded);
 			p_info("heap walk paused JVM %d for %s (%s; frozen: fork %s%s, %s; the copy marked %llu live objects (%s) and followed "
-			       "%llu references%s in %s, its records took %s%s)", s->pid,
+			       "%llu references%s in %s%s, its records took %s%s)", s->pid,
 			       fmt_ns(s->info.pause_ns, b, sizeof(b)),
 			       snapshot_pause_phrase(s->pause_from),
 			       fmt_ns(s->freeze.fork_ns, w, sizeof(w)), g,
 			       u, (unsigned long long)s->mark.marked,
 			       fmt_bytes(s->mark.bytes, m, sizeof(m)),
 			       (unsigned long long)s->mark.edges, f,
-			       fmt_ns(s->mark.mark_ns, k, sizeof(k)), fmt_ns(s->mark.emit_ns, e, sizeof(e)),
+			       fmt_ns(s->mark.mark_ns, k, sizeof(k)),
+			       s->mark.mark_threads == 2 ? " in two threads" : "",
+			       fmt_ns(s->mark.emit_ns, e, sizeof(e)),
 			       s->mark.emit_threads == 2 ? " in two threads" : "");
 			return;
 		}

@@ -346,6 +346,8 @@ static void plan_mark(struct mt_snapsession *ss)
 		ss->freeze.flags |= MT_AP_FREEZE_ONETHREAD;
 	else if (!ss->mark_off && env && !strcmp(env, "2"))
 		ss->freeze.flags |= MT_AP_FREEZE_TWOTHREADS;
+	else if (!ss->mark_off && env && !strcmp(env, "mark1")) /* the mark alone in one */
+		ss->freeze.flags |= MT_AP_FREEZE_MARKONE;
 	/* the mark's records read while the copy writes them (not when a
 	 * comparison reads them beside JVMTI's; MEMTRACE_LIVE=0: after DONE) */
 	env = getenv("MEMTRACE_LIVE");
@@ -1219,7 +1221,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
 						"%.1f ms, %.1f MiB of them read from memtrace's "
-						"pool, written by %u thread%s%s%s)\n",
+						"pool, written by %u thread%s%s%s; marked by %u)\n",
 						(double)s->mark.mark_ns / 1e6,
 						(double)s->mark.emit_ns / 1e6,
 						(double)s->pool_read / (1 << 20),
@@ -1228,7 +1230,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						s->recs_pooled ? "; kept where the copy wrote them" : "",
 						!s->own_pool ? "" : s->own_pool->huge ?
 						"; the pool on memtrace's tmpfs of 2 MiB pages" :
-						"; the pool a memfd of 4 KiB pages");
+						"; the pool a memfd of 4 KiB pages",
+						s->mark.mark_threads ? s->mark.mark_threads : 1);
 				util_phase("records read out of the copy");
 				if (err) {
 					p_warn("JVM %d: %s; the copy walks with JVMTI instead",

@@ -60,17 +60,20 @@ grep -q "kept where the copy wrote them" "$TMPD/cp.err" && fail "MEMTRACE_NO_INP
 MEMTRACE_NO_INPLACE=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
 	>"$TMPD/q.cp" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query copied"; }
 cmp "$TMPD/q.live" "$TMPD/q.cp" || fail "the query in place and copied differ"
-# the copy's records written by two threads (MEMTRACE_COPY_THREADS=2: on a
-# heap this small too; a heap of a million objects or more takes them by
-# itself) and by one: the same answers
+# the copy's mark and records in two threads (MEMTRACE_COPY_THREADS=2: on a
+# heap this small too; a heap of 256 Ki / a million objects or more takes
+# them by itself) and in one: the same answers
 MEMTRACE_COPY_THREADS=2 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
 	--top 2000 >"$TMPD/h.t2" 2>"$TMPD/t2.err" || { cat "$TMPD/t2.err"; fail "heap --retained, two threads"; }
 grep -q "its records [0-9.]* ms,.* written by 2 threads" "$TMPD/t2.err" ||
 	{ cat "$TMPD/t2.err"; fail "the copy's records were not written by two threads"; }
+# ... and its mark in two threads (from the start, sharing every 4 objects)
+grep -q "marked by 2)" "$TMPD/t2.err" || { cat "$TMPD/t2.err"; fail "the copy did not mark in two threads"; }
 MEMTRACE_COPY_THREADS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
 	--top 2000 >"$TMPD/h.t1" 2>"$TMPD/t1.err" || { cat "$TMPD/t1.err"; fail "heap --retained, one thread"; }
 grep -q "its records [0-9.]* ms,.* written by 1 thread[;)]" "$TMPD/t1.err" ||
 	{ cat "$TMPD/t1.err"; fail "the copy's records were not written by one thread"; }
+grep -q "marked by 1)" "$TMPD/t1.err" || { cat "$TMPD/t1.err"; fail "the copy did not mark in one thread"; }
 MEMTRACE_COPY_THREADS=2 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
 	>"$TMPD/q.t2" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query, two threads"; }
 cmp "$TMPD/q.live" "$TMPD/q.t2" || fail "the query in one and two threads differ"

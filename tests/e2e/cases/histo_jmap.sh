@@ -9,7 +9,8 @@
 # G1's filler arrays (jdk.internal.vm.FillerElement[], dead space jcmd's
 # heap iteration counts).
 # The workload's own classes are checked by name, and the totals line says
-# the walk was complete. Under G1 and, where the JDK has it, Shenandoah (its
+# the walk was complete; the mark in two threads counts every class alike.
+# Under G1 and, where the JDK has it, Shenandoah (its
 # heap frozen too: walk_shenandoah has it moving objects meanwhile).
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
@@ -67,5 +68,23 @@ for c in want:
     assert c in mine and mine[c] == theirs[c], c
 assert mine["Order"][0] == 50 and mine["QueryWorkload$QNode"][0] == 100
 PY
+# the mark in two threads (MEMTRACE_COPY_THREADS=2: on a heap this small
+# too, sharing every 4 objects): every class as the one thread counted it.
+# Not Shenandoah's: the copy follows forwarding pointers there, in one thread
+if [ "$gc" = G1 ]; then
+MEMTRACE_COPY_THREADS=2 "$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h2.json" 2>"$TMPD/h2.err" ||
+	{ cat "$TMPD/h2.err"; fail "$gc: histo, two threads"; }
+grep -q "references in [0-9.]* [mu]*s in two threads" "$TMPD/h2.err" ||
+	{ cat "$TMPD/h2.err"; fail "$gc: the copy did not mark in two threads"; }
+python3 - "$TMPD/h.json" "$TMPD/h2.json" <<'PY' || fail "$gc: histo in one and two threads differ"
+import json, sys
+def rows(f):
+    return {r["class"]: (r["instances"], r["bytes"]) for r in map(json.loads,
+            (l for l in open(f) if l.startswith("{"))) if "class" in r}
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert a == b, sorted((c, a.get(c), b.get(c)) for c in set(a) | set(b) if a.get(c) != b.get(c))[:10]
+print("  two threads: %d classes alike" % len(a), file=sys.stderr)
+PY
+fi
 jvm_stop "$JVM_PID"
 done
