@@ -1358,10 +1358,12 @@ static bool get_work(struct mark *mk)
 			return true;
 		if (done)
 			return false;
-		if (spins < 64)
-			__builtin_ia32_pause();
-		else
+		if (spins >= 64)
 			sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+		else
+			__builtin_ia32_pause();
+#endif
 	}
 }
 
