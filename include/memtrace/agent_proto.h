@@ -765,7 +765,12 @@ struct mt_ap_hmark {
 	uint64_t clds;             /* class loaders' data kept alive */
 	uint64_t mark_ns, emit_ns; /* the mark, the records */
 	uint64_t next_id;          /* the first id of an object that is not named */
-	char why[84];              /* what stopped it ("" when status is 0) */
+	char why[80];              /* what stopped it ("" when status is 0) */
+	uint32_t lead_need;        /* the room a view built over the records in place
+				    * needs below the references' (dsl_href entries):
+				    * the most CLASS references of the objects up to
+				    * one, less the reference records before it, + 1;
+				    * 0 none (read when mark_threads is not 0) */
 	uint32_t mark_threads;     /* threads that marked: 1 or 2; 0 from an agent before
 				    * it (whose why was longer: as emit_threads says) */
 	uint32_t emit_threads;     /* threads that wrote the records: 1 or 2; 0 from an

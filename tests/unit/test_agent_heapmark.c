@@ -523,6 +523,27 @@ static void test_pool(void **st)
 }
 
 
+/* The room a view built over @r's records needs below them (lead_need),
+ * from the records: the most CLASS references up to an object less the
+ * reference records before it, + 1 (0: none). */
+static uint32_t lead_of(const struct hm_result *r)
+{
+	int64_t c = 0, best = 0;
+	uint64_t j = 0;
+
+	for (uint64_t k = 0; k < r->info.nobjs; k++) {
+		if (r->objs[k].flags & MT_AP_HOBJ_CLASSREF) {
+			c++;
+			if (c - (int64_t)j > best)
+				best = c - (int64_t)j;
+		}
+		while (j < r->info.nrefs && r->refs[j].from == r->objs[k].id)
+			j++;
+	}
+	assert_int_equal(j, r->info.nrefs); /* the records in their objects' order */
+	return best > 0 ? (uint32_t)best + 1 : 0;
+}
+
 /* The records in two threads (hm_input.threads 2; 0 on heaps this small:
  * one): the same records, byte for byte, as one thread writes - objects at
  * their ranks, the second half's references moved down after the first's;
@@ -570,6 +591,8 @@ static void test_split(void **st)
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &one, 0);
 	assert_true(one.objs_pooled && one.refs_pooled);
 	assert_int_equal(one.info.emit_threads, 1);
+	assert_int_equal(one.info.lead_need, lead_of(&one));
+	assert_true(one.info.lead_need > 0); /* the array's elements: objects before references */
 	assert_true(one.info.nobjs > n + n / 3 && one.info.nrefs > n);
 	/* the pool is overwritten by the next run: keep the first's records */
 	copy = malloc(one.info.nobjs * sizeof(*one.objs) + one.info.nrefs * sizeof(*one.refs));
@@ -582,6 +605,7 @@ static void test_split(void **st)
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &two, 0);
 	assert_int_equal(two.info.emit_threads, 2);
 	assert_int_equal(two.info.mark_threads, 2);
+	assert_int_equal(two.info.lead_need, one.info.lead_need); /* the halves joined */
 	assert_true(two.helper_marked < two.info.marked); /* how many: test_mark_random */
 	assert_true(two.objs_pooled && two.refs_pooled);
 	assert_int_equal(two.info.nobjs, one.info.nobjs);

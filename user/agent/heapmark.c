@@ -117,6 +117,8 @@ struct mark {
 	size_t sp, scap;
 	uint64_t pushed;           /* non-null references pushed (roots, fields, elements, ...) */
 	uint64_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF */
+	int64_t lead_max;          /* the most classrefs - reference records before,
+				    * at an object with a CLASS reference (lead_need) */
 	uint64_t extra;            /* references a class object has besides those it
 				    * pushes (its super, interfaces, constant pool) */
 	uint64_t blkrefs[SPLIT_BLOCKS]; /* the references pushed (and extra) by the
@@ -994,8 +996,8 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 		return;
 	}
 	if (c.outside || c.header_bad || c.header_ok != header) {
-		fail(mk, -ENOTSUP, "a stack chunk (0x%llx) whose references HotSpot did not "
-		     "report as expected", (unsigned long long)obj);
+		fail(mk, -ENOTSUP, "stack chunk 0x%llx: its frames did not report as expected",
+		     (unsigned long long)obj);
 		return;
 	}
 	/* ZGC's chunk slots are coloured once in its "GC mode" (the iteration
@@ -1918,6 +1920,8 @@ static void put_object(struct mark *mk, uint64_t obj)
 		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls) {
 			o->flags = MT_AP_HOBJ_CLASSREF;
 			mk->classrefs++;
+			if ((int64_t)mk->classrefs - (int64_t)mk->refs.n > mk->lead_max)
+				mk->lead_max = (int64_t)mk->classrefs - (int64_t)mk->refs.n;
 		}
 		if (fl & HM_ADDRS) {
 			uint64_t *a = vec_push(mk, &mk->addrs);
@@ -2153,6 +2157,11 @@ static int emit_split(struct mark *mk)
 		if (!h->mk.refs.pooled)
 			free(h->mk.refs.p);
 	} else if (!mk->err) {
+		/* the second half's room follows the first's records */
+		int64_t two = (int64_t)mk->classrefs - (int64_t)mk->refs.n + h->mk.lead_max;
+
+		if (h->mk.lead_max > 0 && two > mk->lead_max)
+			mk->lead_max = two;
 		mk->objs.n = ocap;
 		mk->classrefs += h->mk.classrefs;
 		join_refs(mk, h, rbase, rcap);
@@ -2464,6 +2473,8 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 		err = emit(&mk);
 	out->info.emit_ns = now_ns() - t1;
 	out->info.classrefs = mk.classrefs < UINT32_MAX ? (uint32_t)mk.classrefs : UINT32_MAX;
+	out->info.lead_need = mk.lead_max <= 0 ? 0 : mk.lead_max >= UINT32_MAX ? UINT32_MAX :
+			      (uint32_t)mk.lead_max + 1;
 	if (err == -ENOMEM && !out->info.why[0])
 		snprintf(out->info.why, sizeof(out->info.why), "out of memory in the frozen copy");
 out:

@@ -88,6 +88,8 @@ static int pull_array(struct mt_snapshot *s, int pid, void *pp, size_t *n, size_
 }
 
 #define ALLOC_STEP (32ull << 20) /* pool bytes given per pull (fallocate, ~8 ms) */
+#define LEAD_FILL  (1ull << 20)  /* of the view's lead below the references (fill()) */
+#define LEAD_SLACK 4096          /* entries of lead past what the copy says it needs */
 #define MAP_STEP   (8ull << 20)  /* pool bytes mapped into memtrace per pull (~2 ms) */
 
 /* One step of the pool's pages [*@at, @end): given (fallocate), or made by
@@ -157,9 +159,13 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
 		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
 		/* the view's references start below the records' (room for a
-		 * CLASS reference an object: inplace_lead()) */
-		lead = half - inplace_lead(a->cap_objs, ow, half) * sizeof(struct dsl_href);
-		lead &= ~(uint64_t)4095;
+		 * CLASS reference an object: inplace_lead()); the copy says after
+		 * its records how much of it the view needs (lead_need: a few
+		 * hundred entries on FreezeWorkload and Tomcat, of millions), so
+		 * only LEAD_FILL of it is given ahead, the rest where used */
+		uint64_t room = inplace_lead(a->cap_objs, ow, half) * sizeof(struct dsl_href);
+
+		lead = (half - (room < LEAD_FILL ? room : LEAD_FILL)) & ~(uint64_t)4095;
 		if (s->fill_lb == half && lead < half)
 			s->fill_lb = s->fill_la = s->fill_lm = lead;
 	}
@@ -415,6 +421,10 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	s->nobjs = (size_t)m->nobjs;
 	s->cap_objs = s->nobjs; /* a view's objects go over them, as large */
 	s->refs_lead = inplace_lead(s->nobjs, o + ob, r);
+	/* as much as the copy says the view needs (an agent from before
+	 * lead_need, mark_threads 0: all of it) */
+	if (m->mark_threads && s->refs_lead > (size_t)m->lead_need + LEAD_SLACK)
+		s->refs_lead = (size_t)m->lead_need + LEAD_SLACK;
 	s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
 	s->nrefs = s->cap_refs = (size_t)m->nrefs;
 	s->recs_pooled = true;
