@@ -1279,6 +1279,17 @@ static int take(struct mark *mk, const uint64_t *from, size_t n)
 	return 0;
 }
 
+/* The first thread takes what the helper deferred onto its stack (under
+ * the lock). */
+static void take_deferred(struct mark *mk)
+{
+	struct mpar *p = mk->par;
+
+	if (take(mk, p->defer, p->ndefer))
+		mk->err = -ENOMEM;
+	__atomic_store_n(&p->ndefer, 0, __ATOMIC_RELAXED);
+}
+
 /* Every SHARE_EVERY objects: the first takes what the helper deferred; a
  * thread the other asked gives it the older half of its stack (the roots of
  * what is still to mark: larger parts than the newest). */
@@ -1289,9 +1300,7 @@ static void share(struct mark *mk)
 
 	if (!mk->helper && __atomic_load_n(&p->ndefer, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&p->mu);
-		if (take(mk, p->defer, p->ndefer))
-			mk->err = -ENOMEM;
-		__atomic_store_n(&p->ndefer, 0, __ATOMIC_RELAXED);
+		take_deferred(mk);
 		pthread_mutex_unlock(&p->mu);
 	}
 	if (mk->sp < 2 || !__atomic_load_n(&p->want[other], __ATOMIC_ACQUIRE))
@@ -1332,10 +1341,8 @@ static bool get_work(struct mark *mk)
 			return false;
 		pthread_mutex_lock(&p->mu);
 		if (!me && p->ndefer) {
-			if (take(mk, p->defer, p->ndefer))
-				mk->err = -ENOMEM;
+			take_deferred(mk);
 			got = true;
-			__atomic_store_n(&p->ndefer, 0, __ATOMIC_RELAXED);
 		} else if (p->nxfer && p->xfer_to == me) {
 			if (take(mk, p->xfer, p->nxfer))
 				mk->err = -ENOMEM;
