@@ -4,8 +4,9 @@
 # the same run: tests/java/GcMeters.java listens to its GarbageCollectorMXBean
 # notifications and computes Micrometer's meters from them. Between two marks
 # (each after a System.gc()): pauses per (gc, action, cause) equal in count,
-# sums within GcInfo's millisecond truncation; allocated, promoted, live and
-# max data equal; allocated within 2 % of what the allocating thread allocated
+# sums within GcInfo's millisecond truncation (concurrent cycles: 2 ms
+# each); allocated, promoted, live and max data equal; allocated within 2 %
+# of what the allocating thread allocated
 # (ThreadMXBean.getThreadAllocatedBytes); once quiet, jvm_memory_used_bytes,
 # committed and max of the heap pools equal MemoryPoolMXBean.getUsage().
 # OTel: jvm_gc_duration_seconds counts equal Micrometer's per collector.
@@ -97,8 +98,14 @@ if {k: v[0] for k, v in ours.items()} != {k: v[0] for k, v in theirs.items()} or
     print("PAUSE COUNTS DIFFER"); ok = False
 else:
     for k, (n, secs) in ours.items():
-        # GcInfo.getDuration() is a difference of two millisecond clock readings
-        if abs(secs - theirs[k][1]) > 0.001 * n + 0.0005:
+        # GcInfo.getDuration() is a difference of two millisecond clock
+        # readings (up to 1 ms each). A concurrent cycle's end is read and
+        # probed by a collector thread outside any pause: on a busy machine it
+        # can be descheduled between the JVM's clock reading and the probe
+        # memtrace times (seen: 3.7 ms over 3 ZGC Major Cycles under make
+        # check), so cycles get one more millisecond each.
+        per = 0.002 if k[0].endswith("Cycles") else 0.001
+        if abs(secs - theirs[k][1]) > per * n + 0.0005:
             print(f"PAUSE SUM {k}: {secs} vs {theirs[k][1]}"); ok = False
 # the families: a pause is a pause, a cycle a concurrent phase
 for fam, want in (("jvm_gc_pause_seconds_count", "Pauses"), ("jvm_gc_concurrent_phase_time_seconds_count", "Cycles")):
