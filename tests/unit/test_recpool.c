@@ -3,7 +3,8 @@
  * maps it (its size the file's, MAP_SHARED): what the child writes memtrace
  * reads from its own mapping, at the child's addresses; reads outside the
  * part the child mapped are refused (the caller then reads the copy's own
- * memory); growing keeps what was written. */
+ * memory); growing keeps what was written; what the child wrote is mapped
+ * into memtrace by a thread beside the view (recpool_map_behind()). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -204,6 +206,85 @@ static void test_sparse(void **state)
 	(void)at;
 }
 
+/* Minor faults this process took so far. */
+static long minor_faults(void)
+{
+	struct rusage r;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &r), 0);
+	return r.ru_minflt;
+}
+
+/* Read a byte of every page of [@off, @off + @n) in @p's mapping; their sum.
+ * Not instrumented: ASan's checks would fault in shadow pages. */
+__attribute__((no_sanitize_address)) static unsigned touch(const struct recpool *p, uint64_t off, uint64_t n)
+{
+	unsigned sum = 0;
+
+	for (uint64_t a = off; a < off + n; a += 4096)
+		sum += (unsigned char)((volatile char *)p->map)[a];
+	return sum;
+}
+
+/* recpool_map_behind(): what a child wrote, mapped into memtrace's mapping by
+ * a thread of its own, range by range - read then without a fault; ranges
+ * past the pool's end clipped; a stop ends the thread early; a pool freed
+ * while one maps waits for it. */
+static void test_map_behind(void **state)
+{
+	struct recpool *p;
+	uint64_t at, half;
+	long f0;
+
+	(void)state;
+	setenv("MEMTRACE_POOL_PAGES", "4k", 1);
+	p = recpool_new_sparse(64u << 20);
+	unsetenv("MEMTRACE_POOL_PAGES");
+	assert_non_null(p);
+	half = mt_ap_inplace_refs(p->bytes);
+	/* the copy's records: objects from the start, references from the middle */
+	wait_ok(child_writes(p, 0, 0x11, 3u << 20, &at));
+	wait_ok(child_writes(p, half, 0x22, (5u << 20) + 100, &at));
+	{
+		const uint64_t r[][2] = { { half - 8192, half }, { half, half + (5u << 20) + 100 },
+					  { 100, 3u << 20 } };
+
+		assert_int_equal(recpool_map_behind(p, r, 3), 0);
+		assert_int_equal(recpool_map_behind(p, r, 3), -EINVAL); /* one at a time */
+		recpool_map_wait(p, false);
+	}
+	/* every page of the three ranges, each rounded out to pages */
+	assert_int_equal(p->mapped, 8192 + (5u << 20) + 4096 + (3u << 20));
+	f0 = minor_faults();
+	assert_int_equal(touch(p, 0, 3u << 20), 0x11 * (3u << 20) / 4096);
+	assert_int_equal(touch(p, half, (5u << 20) + 100), 0x22 * ((5u << 20) / 4096 + 1));
+	assert_int_equal(touch(p, half - 8192, 8192), 0); /* made, zeroed */
+	assert_int_equal(minor_faults(), f0);
+	recpool_map_wait(p, false); /* none running: nothing */
+	/* past the end: clipped to the pool */
+	{
+		const uint64_t r[][2] = { { p->bytes - 4096, p->bytes + (1u << 20) } };
+
+		assert_int_equal(recpool_map_behind(p, r, 1), 0);
+		recpool_map_wait(p, false);
+		assert_int_equal(p->mapped, 4096);
+	}
+	/* stopped at once: at most what it mapped before it saw the stop */
+	{
+		const uint64_t r[][2] = { { 0, p->bytes } };
+
+		assert_int_equal(recpool_map_behind(p, r, 1), 0);
+		recpool_map_wait(p, true);
+		assert_false(p->mapping);
+		assert_true(p->mapped <= p->bytes);
+		assert_int_equal(p->mapped % 4096, 0);
+		assert_int_equal(recpool_map_behind(p, r, 1), 0); /* and again; freed while it maps */
+	}
+	recpool_free(p);
+	recpool_map_wait(NULL, true);
+	assert_int_equal(recpool_map_behind(NULL, NULL, 0), -EINVAL);
+}
+
 /* The pool's kB mapped by page-middle-directory entries (2 MiB pages) in
  * this process, from /proc/self/smaps_rollup. */
 static uint64_t pmd_mapped_kb(void)
@@ -282,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_huge),
+		cmocka_unit_test(test_map_behind),
 		cmocka_unit_test(test_defer), /* last: for the rest of the process */
 	};
 

@@ -805,5 +805,10 @@ int heapview_build(const struct mt_snapshot *s, const struct dsl_needs *needs,
 int heapview_build_take(struct mt_snapshot *s, const struct dsl_needs *needs,
 			struct mt_heapview *hv, char *why, size_t wn)
 {
-	return build(s, s, needs, hv, why, wn);
+	int err = build(s, s, needs, hv, why, wn);
+
+	/* the thread that mapped the records for it (snapmark.c in_place())
+	 * ends with the view, not later beside the graph's work */
+	recpool_map_wait(hv->pool ? hv->pool : s->own_pool, err != 0);
+	return err;
 }

@@ -211,6 +211,59 @@ int recpool_alloc_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t 
 	return 0;
 }
 
+#define MAP_CHUNK (4ull << 20) /* mapped per call: a stop is seen within ~1 ms */
+
+/* The thread of recpool_map_behind(): each range in 4 MiB calls. */
+static void *map_thread(void *arg)
+{
+	struct recpool *p = arg;
+	uint64_t done = 0;
+
+	for (int i = 0; i < RECPOOL_RANGES; i++) {
+		uint64_t at = p->range[i][0], end = p->range[i][1];
+
+		while (at < end && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
+			uint64_t was = at;
+
+			if (recpool_fill_range(p, &at, end, MAP_CHUNK))
+				break; /* no memory: the view faults in what it reads */
+			done += at - was;
+		}
+	}
+	p->mapped = done;
+	return NULL;
+}
+
+int recpool_map_behind(struct recpool *p, const uint64_t r[][2], int n)
+{
+	int err;
+
+	if (!p || p->mapping || n > RECPOOL_RANGES)
+		return -EINVAL;
+	memset(p->range, 0, sizeof(p->range));
+	for (int i = 0; i < n; i++) {
+		p->range[i][0] = r[i][0] & ~(PAGE - 1);
+		p->range[i][1] = r[i][1] < p->bytes ? r[i][1] : p->bytes;
+	}
+	p->stop = 0;
+	p->mapped = 0;
+	err = pthread_create(&p->mapper, NULL, map_thread, p);
+	if (err)
+		return -err;
+	p->mapping = true;
+	return 0;
+}
+
+void recpool_map_wait(struct recpool *p, bool stop)
+{
+	if (!p || !p->mapping)
+		return;
+	if (stop)
+		__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(p->mapper, NULL);
+	p->mapping = false;
+}
+
 bool recpool_contains(const struct recpool *p, const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr, m;
@@ -229,6 +282,7 @@ int recpool_grow(struct recpool *p, uint64_t bytes)
 	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
 	if (bytes <= p->bytes)
 		return 0;
+	recpool_map_wait(p, true); /* the mapping may move */
 	if (ftruncate(p->fd, (off_t)bytes))
 		return -errno;
 	m = mremap(p->map, p->bytes, bytes, MREMAP_MAYMOVE);
@@ -265,6 +319,7 @@ void recpool_free(struct recpool *p)
 {
 	if (!p)
 		return;
+	recpool_map_wait(p, true);
 	for (size_t i = 0; defer && i < DEFERRED; i++)
 		if (!deferred[i]) {
 			deferred[i] = p;

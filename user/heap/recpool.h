@@ -13,9 +13,12 @@
 #ifndef MEMTRACE_RECPOOL_H
 #define MEMTRACE_RECPOOL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define RECPOOL_RANGES 3
 
 struct recpool {
 	int fd;          /* the file: tmpfs of 2 MiB pages, or a memfd (close-on-exec) */
@@ -23,6 +26,12 @@ struct recpool {
 	uint64_t bytes;
 	bool huge;       /* on memtrace's own tmpfs with huge=always (its pages 2 MiB
 			  * where the kernel has them): recpool.c huge_file() */
+	/* recpool_map_behind()'s thread and what it maps, in order */
+	pthread_t mapper;
+	bool mapping;
+	int stop;        /* set (atomically) to end it early */
+	uint64_t range[RECPOOL_RANGES][2];
+	uint64_t mapped; /* bytes it mapped (read after recpool_map_wait()) */
 };
 
 /* recpool_bytes_for - a pool for the records of @objs objects and @refs
@@ -64,6 +73,20 @@ int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t s
  * -errno (then use recpool_fill_range()).
  */
 int recpool_alloc_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step);
+/*
+ * recpool_map_behind - map @p's pages in @n (<= RECPOOL_RANGES) byte ranges
+ * [@r[i][0], @r[i][1]) into memtrace's mapping, in that order, in a thread of
+ * its own: after a take (MT_AP_FREEZE_INPLACE), so that the view reads the
+ * records where its pages are mapped already while the copy's walk kept both
+ * CPUs (snapmark.c fill()). A page the file does not have yet is made, as a
+ * fault would; past the pool's end nothing is. Nothing for the caller to do but
+ * recpool_map_wait() before the mapping moves or goes (recpool_grow() and
+ * recpool_free() wait). Returns 0, or -errno (no thread: nothing mapped).
+ */
+int recpool_map_behind(struct recpool *p, const uint64_t r[][2], int n);
+/* recpool_map_wait - end recpool_map_behind()'s thread (at once if @stop,
+ * else when it has mapped all) and join it. No operation without one. */
+void recpool_map_wait(struct recpool *p, bool stop);
 /* recpool_contains - does [@addr, @addr + @len) lie in @p's mapping? */
 bool recpool_contains(const struct recpool *p, const void *addr, size_t len);
 /* recpool_free - unmap and close @p (after recpool_defer_frees(), leave it

@@ -157,10 +157,10 @@ struct mt_snapshot {
 	bool inplace, fill_more, recs_pooled;
 	struct recpool *own_pool;
 	size_t refs_lead;
-	/* how far the pool's pages are given (fallocate) and mapped into
-	 * memtrace: from its start (objects), from its middle (references),
-	 * and below the middle from fill_lb (the view's references' lead) */
-	uint64_t fill_oa, fill_om, fill_ra, fill_rm, fill_lb, fill_la, fill_lm;
+	/* how far the pool's pages are given (fallocate): from its start
+	 * (objects), from its middle (references), and below the middle from
+	 * fill_lb (the view's references' lead) */
+	uint64_t fill_oa, fill_ra, fill_lb, fill_la;
 	bool fill_noalloc;           /* no fallocate here: pages made by mapping */
 	/* the most memtrace may hold for the answer (heapmem_limit()) and what
 	 * it builds (enum heapmem_use): no filling for counts whose answer
