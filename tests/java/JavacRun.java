@@ -6,7 +6,7 @@ import javax.tools.ToolProvider;
  * JavacRun - javac in this JVM, on request, for bench/alloc_stacks_javac.sh:
  * prints READY, waits for FILE, compiles with the given javac arguments
  * (javax.tools) N times (default 1: more samples for both profilers on the
- * same run), prints "DONE rc", then idles.
+ * same run), prints "DONE rc ms" (ms: the compiles' wall time), then idles.
  *
  *   java JavacRun --go FILE [--repeat N] JAVAC_ARGS...
  */
@@ -23,9 +23,10 @@ public class JavacRun {
         System.out.flush();
         while (!Files.exists(Path.of(go))) Thread.sleep(10);
         int rc = 0;
+        long t0 = System.nanoTime();
         for (int i = 0; i < repeat; i++)
             rc |= ToolProvider.getSystemJavaCompiler().run(null, null, null, rest);
-        System.out.println("DONE " + rc);
+        System.out.println("DONE " + rc + " " + (System.nanoTime() - t0) / 1000000);
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
     }
