@@ -4,12 +4,14 @@
  * unreachable from the roots without d) on heaps known by construction and
  * on random graphs (cycles, self references, several roots, unreachable
  * parts); the referrers index and the shortest root paths (analysis/
- * heapgraph.c) against a plain breadth-first search; the by-class sums;
+ * heapgraph.c) against a plain breadth-first search; the by-class sums,
+ * in one walker and two, against their definition;
  * heaps with classes and loaders against the iterative data-flow definition
  * of dominators on the graph built step by step as dominators.h says; a
  * chain of a million. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -193,7 +195,7 @@ static void test_known(void **state)
 		uint64_t bytes[3], count[3];
 
 		assert_int_equal(dominators_children(&d, &k), 0);
-		assert_int_equal(dominators_by_class(&g.h, &d, &k, bytes, count), 0);
+		assert_int_equal(dominators_by_class(&g.h, &d, &k, bytes, count, NULL), 0);
 		assert_int_equal(bytes[0], d.retained[0]); /* 0 holds everything of class A */
 		assert_int_equal(count[0], 1);
 		/* 1 dominates 4; 7 is below 0's 6, not below a B: counted apart */
@@ -237,6 +239,109 @@ static void test_random(void **state)
 		g_free(&g);
 		free(e);
 	}
+}
+
+/* Retained by class by its definition: each reached instance with no
+ * instance of its class on its idom chain, its retained bytes. */
+static void by_class_brute(const struct dsl_heap *h, const struct mt_domtree *d, uint64_t *bytes,
+			   uint64_t *count)
+{
+	memset(bytes, 0, h->nclasses * sizeof(*bytes));
+	memset(count, 0, h->nclasses * sizeof(*count));
+	for (uint32_t o = 0; o < h->nobjects; o++) {
+		uint32_t c = h->objects[o].cls, p = d->idom[o];
+		bool above = false;
+
+		if (p == MT_DOM_UNREACHED)
+			continue;
+		for (; p != MT_DOM_ROOT && !above; p = d->idom[p])
+			above = h->objects[p].cls == c;
+		if (!above) {
+			bytes[c] += d->retained[o];
+			count[c]++;
+		}
+	}
+}
+
+/* A random heap of @n objects built fast (edges by referrer): mostly a
+ * forest below a few roots, object @wide (if < n) with @fan children, some
+ * edges back and across; classes random among 3. */
+static void g_random_wide(struct g *g, uint32_t n, uint32_t wide, uint32_t fan)
+{
+	uint32_t cap = 8 * n + fan + 16, k = 0, nr = 1 + rnd(3);
+
+	memset(g, 0, sizeof(*g));
+	g->obj = calloc(n + 1, sizeof(*g->obj));
+	g->refs = calloc(cap, sizeof(*g->refs));
+	g->roots = calloc(nr + 1, sizeof(*g->roots));
+	assert_non_null(g->obj);
+	assert_non_null(g->refs);
+	for (int c = 0; c < 3; c++)
+		g->cls[c] = (struct dsl_hclass){ .name = c == 0 ? "A" : c == 1 ? "B" : "C",
+						 .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+						 .loader = DSL_NOOBJ };
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t m = o == wide ? fan : rnd(4);
+
+		g->obj[o] = (struct dsl_hobject){ .id = 100 + o, .cls = rnd(3), .size = 8 + 8 * rnd(64),
+						  .length = -1, .ref_first = k };
+		for (uint32_t i = 0; i < m && k < cap; i++) {
+			uint32_t to = o == wide ? o + 1 + i : rnd(8) ? o + 1 + rnd(6) : rnd(n);
+
+			if (to < n)
+				g->refs[k++] = (struct dsl_href){ .to = to, .index = -1,
+								  .kind = DSL_REF_FIELD };
+		}
+		g->obj[o].nrefs = k - g->obj[o].ref_first;
+	}
+	for (uint32_t i = 0; i < nr; i++)
+		g->roots[i] = (struct dsl_hroot){ .obj = i ? rnd(n) : 0, .kind = DSL_ROOT_JNI_GLOBAL };
+	g->h = (struct dsl_heap){ .objects = g->obj, .nobjects = n, .classes = g->cls,
+				  .nclasses = 3, .refs = g->refs, .nrefs = k, .roots = g->roots,
+				  .nroots = nr };
+}
+
+/* dominators_by_class() in one walker and in two (the tree's top split into
+ * tasks: ranges of a wide object's children, single children opened)
+ * against the definition, on random heaps with and without a wide object. */
+static void test_by_class_threads(void **state)
+{
+	uint32_t most = 0, split = 0;
+
+	for (int t = 0; t < 120; t++) {
+		uint32_t n = 2 + rnd(t < 60 ? 200 : 6000), ntasks = 0;
+		uint32_t wide = t % 3 ? rnd(n) : n, fan = t % 3 ? 1 + rnd(3000) : 0;
+		uint64_t want_b[3], want_c[3], b1[3], c1[3], b2[3], c2[3];
+		struct mt_domtree d;
+		struct mt_domkids k;
+		struct g g;
+
+		(void)state;
+		g_random_wide(&g, n, wide, fan);
+		assert_int_equal(dominators_compute(&g.h, &d), 0);
+		assert_int_equal(dominators_children(&d, &k), 0);
+		by_class_brute(&g.h, &d, want_b, want_c);
+		assert_int_equal(dominators_by_class_threads(&g.h, &d, &k, b1, c1, 1, &ntasks), 0);
+		assert_int_equal(ntasks, 1);
+		assert_int_equal(dominators_by_class_threads(&g.h, &d, &k, b2, c2, 2, &ntasks), 0);
+		most = ntasks > most ? ntasks : most;
+		split += ntasks > 1;
+		for (int c = 0; c < 3; c++) {
+			if (b1[c] != want_b[c] || c1[c] != want_c[c] || b2[c] != want_b[c] ||
+			    c2[c] != want_c[c])
+				fail_msg("heap %d (%u objects, wide %u fan %u) class %d: one walker "
+					 "%llu/%llu, two %llu/%llu, expected %llu/%llu", t, n, wide,
+					 fan, c, (unsigned long long)b1[c], (unsigned long long)c1[c],
+					 (unsigned long long)b2[c], (unsigned long long)c2[c],
+					 (unsigned long long)want_b[c], (unsigned long long)want_c[c]);
+		}
+		dominators_children_free(&k);
+		dominators_free(&d);
+		g_free(&g);
+	}
+	/* the tree's top split on most heaps, a wide object's children in ranges */
+	assert_true(split > 60);
+	assert_true(most > 32);
 }
 
 /* A long chain: the DFS and eval stacks are explicit (no recursion). */
@@ -990,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_dead_class_mended),
 		cmocka_unit_test(test_random_dataflow),
 		cmocka_unit_test(test_million_chain),
+		cmocka_unit_test(test_by_class_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

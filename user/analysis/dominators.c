@@ -65,6 +65,9 @@
  *                  checks, reach_rest())
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <string.h>
@@ -889,39 +892,275 @@ struct kid_frame {
 	uint32_t next;
 };
 
-int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
-			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count)
+/* One walker of dominators_by_class(): its own counts per class and stack. */
+struct by_walker {
+	const struct dsl_heap *h;
+	const struct mt_domtree *d;
+	const struct mt_domkids *k;
+	uint32_t *open;            /* [nclasses]: instances of each on the way down */
+	uint64_t *bytes, *count;   /* [nclasses] */
+	struct kid_frame *stack;   /* [reached + 2] */
+	const struct by_task *task;
+	uint32_t ntask, *next;     /* tasks[*next ..] not taken yet (atomic) */
+	const uint32_t *path;      /* the tasks' classes above them */
+};
+
+/* Subtrees of the dominator tree to walk: those of children kid[lo .. hi)
+ * of object @obj (or of the virtual root, d->n), whose classes above them
+ * are path[at .. at + len) (@obj's among them). */
+struct by_task {
+	uint32_t obj, lo, hi;
+	uint32_t at, len;
+	uint64_t weight;           /* their retained bytes: the heavier first */
+};
+
+/* Count instance @o unless an instance of its class is open above it, and
+ * open it. */
+static inline void by_visit(struct by_walker *w, uint32_t o)
 {
-	uint32_t n = d->n, sp = 0, *open = calloc((size_t)h->nclasses + 1, sizeof(*open));
-	struct kid_frame *stack = util_big_alloc((size_t)d->reached + 2, sizeof(*stack));
+	uint32_t c = w->h->objects[o].cls;
 
-	if (!open || !stack) {
-		free(open);
-		free(stack);
-		return -ENOMEM;
+	if (!w->open[c]++) {
+		w->bytes[c] += w->d->retained[o];
+		w->count[c]++;
 	}
-	memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
-	memset(count, 0, (size_t)h->nclasses * sizeof(*count));
-	/* depth-first down the tree; open[c]: instances of c on the way down */
-	stack[sp++] = (struct kid_frame){ n, k->first[n] };
-	while (sp) {
-		struct kid_frame *f = &stack[sp - 1];
-		uint32_t o;
+}
 
-		if (f->next >= k->first[f->obj + 1]) {
-			if (f->obj != n)
+/* Walk the subtrees of @t: count each instance with no instance of its
+ * class above it. open[] is zero before and after. */
+static void by_walk(struct by_walker *w, const struct by_task *t)
+{
+	const struct dsl_heap *h = w->h;
+	const struct mt_domkids *k = w->k;
+	uint32_t sp = 0, *open = w->open;
+	struct kid_frame *stack = w->stack;
+
+	for (uint32_t i = 0; i < t->len; i++)
+		open[w->path[t->at + i]]++;
+	for (uint32_t j = t->lo; j < t->hi; j++) {
+		by_visit(w, k->kid[j]);
+		/* depth-first down the tree; open[c]: instances of c on the way down */
+		stack[sp++] = (struct kid_frame){ k->kid[j], k->first[k->kid[j]] };
+		while (sp) {
+			struct kid_frame *f = &stack[sp - 1];
+			uint32_t o;
+
+			if (f->next >= k->first[f->obj + 1]) {
 				open[h->objects[f->obj].cls]--;
-			sp--;
+				sp--;
+				continue;
+			}
+			o = k->kid[f->next++];
+			by_visit(w, o);
+			stack[sp++] = (struct kid_frame){ o, k->first[o] };
+		}
+	}
+	for (uint32_t i = 0; i < t->len; i++)
+		open[w->path[t->at + i]]--;
+}
+
+/* A walker's loop: the next task not taken, until none is left. */
+static void *by_walker_run(void *arg)
+{
+	struct by_walker *w = arg;
+
+	for (;;) {
+		uint32_t i = __atomic_fetch_add(w->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= w->ntask)
+			return NULL;
+		by_walk(w, &w->task[i]);
+	}
+}
+
+static int by_weight(const void *a, const void *b)
+{
+	const struct by_task *x = a, *y = b;
+
+	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
+}
+
+#define BY_THREADS_MIN (1u << 20) /* objects in the tree worth a second thread */
+#define BY_TASKS_MAX   4096       /* tasks handed out, at most */
+#define BY_SPLITS_MAX  256        /* tasks split, at most */
+#define BY_PIECES      32         /* a task of many children: split in this many */
+
+/* The retained bytes of children kid[lo .. hi). */
+static uint64_t by_weight_of(const struct by_walker *w, uint32_t lo, uint32_t hi)
+{
+	uint64_t b = 0;
+
+	for (uint32_t j = lo; j < hi; j++)
+		b += w->d->retained[w->k->kid[j]];
+	return b;
+}
+
+/*
+ * The tree as tasks for two walkers: the virtual root's children, the
+ * heaviest task split while it holds more than a sixteenth of the reached
+ * bytes - many children into BY_PIECES ranges of them, one child into its
+ * own children (its instance counted here, its class on their path).
+ * Returns the tasks, heaviest first (*@ntask; the caller frees them and
+ * *@path), or NULL when out of memory.
+ */
+static struct by_task *by_tasks(struct by_walker *w, uint32_t *ntask, uint32_t **path)
+{
+	const struct dsl_heap *h = w->h;
+	const struct mt_domtree *d = w->d;
+	const struct mt_domkids *k = w->k;
+	uint32_t n = d->n, nt = 0, np = 0, cap_p = 256;
+	struct by_task *t = malloc(BY_TASKS_MAX * sizeof(*t));
+	uint32_t *p = malloc(cap_p * sizeof(*p));
+
+	*path = NULL;
+	if (!t || !p)
+		goto fail;
+	t[nt++] = (struct by_task){ n, k->first[n], k->first[n + 1], 0, 0, d->reached_bytes };
+	for (int split = 0; split < BY_SPLITS_MAX; split++) {
+		uint32_t best = 0, lo, hi;
+		struct by_task b;
+
+		for (uint32_t i = 1; i < nt; i++)
+			if (t[i].weight > t[best].weight)
+				best = i;
+		b = t[best];
+		if (b.weight <= d->reached_bytes / 16 || nt + BY_PIECES > BY_TASKS_MAX)
+			break;
+		if (b.hi - b.lo > 1) { /* ranges of its children */
+			uint32_t m = b.hi - b.lo < BY_PIECES ? b.hi - b.lo : BY_PIECES;
+
+			for (uint32_t i = 0; i < m; i++) {
+				lo = b.lo + (uint32_t)((uint64_t)(b.hi - b.lo) * i / m);
+				hi = b.lo + (uint32_t)((uint64_t)(b.hi - b.lo) * (i + 1) / m);
+				t[i ? nt++ : best] = (struct by_task){ b.obj, lo, hi, b.at, b.len,
+								       by_weight_of(w, lo, hi) };
+			}
 			continue;
 		}
-		o = k->kid[f->next++];
-		if (!open[h->objects[o].cls]++) {
-			bytes[h->objects[o].cls] += d->retained[o];
-			count[h->objects[o].cls]++;
+		if (b.hi == b.lo)
+			break;
+		/* one child, o: counted here, its children a task below it */
+		{
+			uint32_t o = k->kid[b.lo], c = h->objects[o].cls;
+			bool above = false;
+
+			for (uint32_t i = 0; i < b.len; i++)
+				above |= p[b.at + i] == c;
+			if (!above) {
+				w->bytes[c] += d->retained[o];
+				w->count[c]++;
+			}
+			if (np + b.len + 1 > cap_p) {
+				uint32_t cap = 2 * (np + b.len + 1), *q = realloc(p, cap * sizeof(*q));
+
+				if (!q)
+					goto fail;
+				p = q;
+				cap_p = cap;
+			}
+			memcpy(&p[np], &p[b.at], b.len * sizeof(*p));
+			p[np + b.len] = c;
+			t[best] = (struct by_task){ o, k->first[o], k->first[o + 1], np, b.len + 1,
+						    d->retained[o] - h->objects[o].size };
+			np += b.len + 1;
 		}
-		stack[sp++] = (struct kid_frame){ o, k->first[o] };
 	}
-	free(open);
-	free(stack);
-	return 0;
+	qsort(t, nt, sizeof(*t), by_weight);
+	*ntask = nt;
+	*path = p;
+	return t;
+fail:
+	free(t);
+	free(p);
+	return NULL;
+}
+
+int dominators_by_class_threads(const struct dsl_heap *h, const struct mt_domtree *d,
+				const struct mt_domkids *k, uint64_t *bytes, uint64_t *count,
+				int threads, uint32_t *ntasks)
+{
+	uint32_t nc = h->nclasses + 1, next = 0, ntask = 0, *path = NULL;
+	struct by_walker w[2];
+	struct by_task *tasks = NULL;
+	struct by_task whole = { d->n, k->first[d->n], k->first[d->n + 1], 0, 0, 0 };
+	pthread_t t;
+	int err = -ENOMEM, nw = threads >= 2 ? 2 : 1;
+
+	memset(w, 0, sizeof(w));
+	memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
+	memset(count, 0, (size_t)h->nclasses * sizeof(*count));
+	for (int i = 0; i < nw; i++) {
+		w[i] = (struct by_walker){ .h = h, .d = d, .k = k, .next = &next };
+		w[i].open = calloc(nc, sizeof(*w[i].open));
+		w[i].stack = util_big_alloc((size_t)d->reached + 2, sizeof(*w[i].stack));
+		w[i].bytes = i ? calloc(nc, sizeof(*w[i].bytes)) : bytes;
+		w[i].count = i ? calloc(nc, sizeof(*w[i].count)) : count;
+		if (!w[i].open || !w[i].stack || !w[i].bytes || !w[i].count)
+			goto out;
+	}
+	if (ntasks)
+		*ntasks = 1;
+	if (nw == 2)
+		tasks = by_tasks(&w[0], &ntask, &path);
+	if (!tasks) { /* the whole tree in this thread */
+		if (nw == 2) { /* by_tasks() may have counted some: start again */
+			memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
+			memset(count, 0, (size_t)h->nclasses * sizeof(*count));
+		}
+		w[0].task = &whole;
+		w[0].ntask = 1;
+		by_walker_run(&w[0]);
+		err = 0;
+		goto out;
+	}
+	if (ntasks)
+		*ntasks = ntask;
+	for (int i = 0; i < 2; i++) {
+		w[i].task = tasks;
+		w[i].ntask = ntask;
+		w[i].path = path;
+	}
+	if (pthread_create(&t, NULL, by_walker_run, &w[1])) {
+		by_walker_run(&w[0]); /* no second thread: all in this one */
+	} else {
+		by_walker_run(&w[0]);
+		pthread_join(t, NULL);
+	}
+	for (uint32_t c = 0; c < h->nclasses; c++) {
+		bytes[c] += w[1].bytes[c];
+		count[c] += w[1].count[c];
+	}
+	err = 0;
+out:
+	for (int i = 0; i < nw; i++) {
+		free(w[i].open);
+		free(w[i].stack);
+		if (i) {
+			free(w[i].bytes);
+			free(w[i].count);
+		}
+	}
+	free(tasks);
+	free(path);
+	return err;
+}
+
+/* Two CPUs this process may run on? */
+static bool two_cpus(void)
+{
+	cpu_set_t set;
+
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
+}
+
+int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
+			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count,
+			uint32_t *ntasks)
+{
+	const char *env = getenv("MEMTRACE_BYCLASS_THREADS");
+	int threads = d->reached >= BY_THREADS_MIN && two_cpus() ? 2 : 1;
+
+	if (env && (!strcmp(env, "1") || !strcmp(env, "2")))
+		threads = env[0] - '0';
+	return dominators_by_class_threads(h, d, k, bytes, count, threads, ntasks);
 }

@@ -58,7 +58,7 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 	const struct mt_domtree *d = &hv->dom;
 	struct mt_domkids k;
 	uint64_t *cbytes = NULL, *ccount = NULL, *cshallow = NULL, *cinst = NULL;
-	uint32_t *order = NULL, ntop, *corder = NULL;
+	uint32_t *order = NULL, ntop, *corder = NULL, nparts = 1;
 	bool json = src->json;
 	char b1[32], b2[32];
 	int err = -ENOMEM;
@@ -71,8 +71,11 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 	cinst = calloc(h->nclasses + 1, sizeof(*cinst));
 	corder = malloc((h->nclasses + 1) * sizeof(*corder));
 	if (!cbytes || !ccount || !cshallow || !cinst || !corder ||
-	    dominators_by_class(h, d, &k, cbytes, ccount))
+	    dominators_by_class(h, d, &k, cbytes, ccount, &nparts))
 		goto out;
+	if (getenv("MEMTRACE_PHASES"))
+		fprintf(stderr, "  (retained by class: %u part%s of the dominator tree, %s)\n",
+			nparts, nparts == 1 ? "" : "s", nparts == 1 ? "one walker" : "two walkers");
 	/* the tree's top: the objects only the virtual root dominates */
 	ntop = k.first[d->n + 1] - k.first[d->n];
 	order = malloc(((size_t)ntop + 1) * sizeof(*order));

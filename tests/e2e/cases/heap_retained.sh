@@ -17,8 +17,9 @@
 #   root to a Shared names the static OWNERS, ArrayList.elementData, an array
 #   index and Owner.shared; `--id` on the dump gives an owner's path and its
 #   referrer; bad input gets a message and a non-zero exit;
-# - the same answers with the records kept in place or copied, and written
-#   by the copy in one thread or two.
+# - the same answers with the records kept in place or copied, written by
+#   the copy in one thread or two, and retained by class summed by one
+#   walker or two.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
@@ -63,14 +64,22 @@ cmp "$TMPD/q.live" "$TMPD/q.cp" || fail "the query in place and copied differ"
 # the copy's mark and records in two threads (MEMTRACE_COPY_THREADS=2: on a
 # heap this small too; a heap of 256 Ki / a million objects or more takes
 # them by itself) and in one: the same answers
-MEMTRACE_COPY_THREADS=2 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
-	--top 2000 >"$TMPD/h.t2" 2>"$TMPD/t2.err" || { cat "$TMPD/t2.err"; fail "heap --retained, two threads"; }
+MEMTRACE_COPY_THREADS=2 MEMTRACE_BYCLASS_THREADS=2 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap \
+	-p "$JVM_PID" --retained --top 2000 >"$TMPD/h.t2" 2>"$TMPD/t2.err" ||
+	{ cat "$TMPD/t2.err"; fail "heap --retained, two threads"; }
+# ... and retained by class summed by two walkers over parts of the tree
+# (MEMTRACE_BYCLASS_THREADS=2; a tree of a million objects takes them by itself)
+grep -q "retained by class: [0-9]* parts of the dominator tree, two walkers" "$TMPD/t2.err" ||
+	{ cat "$TMPD/t2.err"; fail "retained by class was not summed by two walkers"; }
 grep -q "its records [0-9.]* ms,.* written by 2 threads" "$TMPD/t2.err" ||
 	{ cat "$TMPD/t2.err"; fail "the copy's records were not written by two threads"; }
 # ... and its mark in two threads (from the start, sharing every 4 objects)
 grep -q "marked by 2)" "$TMPD/t2.err" || { cat "$TMPD/t2.err"; fail "the copy did not mark in two threads"; }
-MEMTRACE_COPY_THREADS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
-	--top 2000 >"$TMPD/h.t1" 2>"$TMPD/t1.err" || { cat "$TMPD/t1.err"; fail "heap --retained, one thread"; }
+MEMTRACE_COPY_THREADS=1 MEMTRACE_BYCLASS_THREADS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap \
+	-p "$JVM_PID" --retained --top 2000 >"$TMPD/h.t1" 2>"$TMPD/t1.err" ||
+	{ cat "$TMPD/t1.err"; fail "heap --retained, one thread"; }
+grep -q "retained by class: 1 part of the dominator tree, one walker" "$TMPD/t1.err" ||
+	{ cat "$TMPD/t1.err"; fail "retained by class was not summed by one walker"; }
 grep -q "its records [0-9.]* ms,.* written by 1 thread[;)]" "$TMPD/t1.err" ||
 	{ cat "$TMPD/t1.err"; fail "the copy's records were not written by one thread"; }
 grep -q "marked by 1)" "$TMPD/t1.err" || { cat "$TMPD/t1.err"; fail "the copy did not mark in one thread"; }
