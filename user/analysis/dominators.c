@@ -488,7 +488,15 @@ static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const ui
 	const struct dsl_heap *h = s->h;
 	struct held_ref *v = NULL;
 	size_t n = 0, cap = 0;
+	uint64_t both = 0;
 
+	/* no object both held and in @any: no reference to find (Tomcat on JDK
+	 * 25, 8.8 M objects: a 35-40 ms pass over every reference saved) */
+	for (size_t i = 0; i < s->words; i++)
+		both |= s->by_class[i] & any[i];
+	*out = NULL;
+	if (!both)
+		return 0;
 	for (uint32_t o = 0; o < s->n; o++) {
 		const struct dsl_hobject *x = &h->objects[o];
 		uint32_t num = s->num[o];
@@ -536,6 +544,48 @@ static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const ui
  * Returns 0, -ENOMEM, or -EAGAIN when a new search must run (the search's
  * state then is for dfs_reset()).
  */
+#define FEW_DEAD 4096 /* dead vertices a splice that added none finds by search */
+
+/* Each object's number through @re (splice()). Where no search was spliced
+ * (s->N == @n1) and few of them died (@ndead), a number only moves down by
+ * the dead below it, found in a sorted list instead of a look-up in @re per
+ * object (Tomcat on JDK 25, 8.8 M objects, 23 dead: 45 -> ~15 ms; @re is
+ * as large as the heap and each look-up a cache miss). */
+static void renumber_objects(struct dom_work *s, const uint32_t *re, const uint64_t *dead,
+			     uint32_t ndead, uint32_t n1)
+{
+	uint32_t d[FEW_DEAD], nd = 0;
+
+	if (s->N != n1 || ndead > FEW_DEAD) {
+		for (uint32_t o = 0; o < s->n; o++)
+			if (s->num[o])
+				s->num[o] = re[s->num[o]];
+		return;
+	}
+	for (size_t i = 0; i < s->words; i++)
+		for (uint64_t b = dead[i]; b; b &= b - 1)
+			d[nd++] = (uint32_t)(i * 64 + (uint32_t)__builtin_ctzll(b));
+	for (uint32_t o = 0; o < s->n; o++) {
+		uint32_t v = s->num[o], lo = 0, hi = nd;
+
+		if (!v || !nd || v < d[0])
+			continue; /* none dead below it: unmoved */
+		if (bit(dead, v)) {
+			s->num[o] = 0;
+			continue;
+		}
+		while (lo < hi) { /* the dead below v */
+			uint32_t m = (lo + hi) / 2;
+
+			if (d[m] < v)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		s->num[o] = v - lo;
+	}
+}
+
 static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead, uint32_t nany)
 {
 	uint32_t N1 = s->N, ndead = 0, next = 1, *re = s->sl, *anc2 = s->sl + s->n + 1;
@@ -596,9 +646,7 @@ static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead,
 			anc2[re[v]] = re[s->anc[v]];
 	anc2[0] = 0;
 	memcpy(s->anc, anc2, (size_t)next * sizeof(*s->anc));
-	for (uint32_t o = 0; o < s->n; o++)
-		if (s->num[o])
-			s->num[o] = re[s->num[o]];
+	renumber_objects(s, re, dead, ndead, N1);
 	memset(s->idom, 0, ((size_t)s->N + 1) * sizeof(*s->idom));
 	for (j = 0; j < s->ne; j++) {
 		uint32_t to = re[s->e[j].to], from = re[s->e[j].from];
