@@ -435,7 +435,7 @@ static void edge_reach(const struct dsl_heap *h, uint32_t ne, const uint32_t (*e
 /* How the heaps check_against_dataflow() saw were searched: one search,
  * a failed first one mended by splice() (objects added, or only dead ones
  * dropped), two or three searches. */
-static unsigned searched_once, searched_spliced, searched_again;
+static unsigned searched_once, searched_spliced, searched_again, quick_held, quick_renumber;
 
 static void check_against_dataflow(const struct dsl_heap *h)
 {
@@ -511,6 +511,8 @@ static void check_against_dataflow(const struct dsl_heap *h)
 		searched_spliced++;
 	else
 		searched_once++;
+	quick_held += !!(d.mend_quick & MT_DOM_QUICK_HELD);
+	quick_renumber += !!(d.mend_quick & MT_DOM_QUICK_RENUMBER);
 	for (uint32_t o = 0; o < n; o++) {
 		uint32_t idom = MT_DOM_ROOT, ndom = 0;
 		uint64_t ret = 0;
@@ -633,11 +635,14 @@ static void test_random_loaders(void **state)
 		free(m.ld);
 		free(e);
 	}
-	print_message("searched once %u, a first search mended %u, searched again %u\n",
-		      searched_once, searched_spliced, searched_again);
-	/* the heaps take every way: the mend (splice()) and a second search
-	 * where it cannot (an object it meets after another reference) */
+	print_message("searched once %u, a first search mended %u (no held pass %u, renumbered "
+		      "by the dead %u), searched again %u\n", searched_once, searched_spliced,
+		      quick_held, quick_renumber, searched_again);
+	/* the heaps take every way: the mend (splice()), its short ways, and a
+	 * second search where it cannot (an object it meets after another
+	 * reference) */
 	assert_true(searched_once > 0 && searched_spliced > 0 && searched_again > 0);
+	assert_true(quick_held > 0 && quick_renumber > 0);
 }
 
 /* The plain random graphs of test_random against the data-flow definition

@@ -126,6 +126,7 @@ struct dom_work {
 	uint32_t searches;       /* DFS over the whole graph run */
 	uint32_t mend_added;     /* vertices splice() added to a search */
 	uint32_t mend_dropped;   /* ... and dropped from it */
+	uint32_t mend_quick;     /* MT_DOM_QUICK_*: the short ways splice() took */
 	/* splice(): a search's vertices numbered from first_new on; a kept edge
 	 * to one numbered above limit (and below first_new) makes it fail */
 	uint32_t limit, first_new;
@@ -481,9 +482,10 @@ static int by_x(const void *a, const void *b)
 
 /* Of a failed optimistic search, the CLASS references from what it reached
  * (not @dead) to objects in @any it did not reach, in search order, into
- * *@out (the caller frees it). Returns their number, or -ENOMEM. */
+ * *@out (the caller frees it); *@skipped: no object could be one's target,
+ * none looked for. Returns their number, or -ENOMEM. */
 static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const uint64_t *dead,
-			 struct held_ref **out)
+			 struct held_ref **out, bool *skipped)
 {
 	const struct dsl_heap *h = s->h;
 	struct held_ref *v = NULL;
@@ -495,6 +497,7 @@ static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const ui
 	for (size_t i = 0; i < s->words; i++)
 		both |= s->by_class[i] & any[i];
 	*out = NULL;
+	*skipped = !both;
 	if (!both)
 		return 0;
 	for (uint32_t o = 0; o < s->n; o++) {
@@ -547,11 +550,12 @@ static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const ui
 #define FEW_DEAD 4096 /* dead vertices a splice that added none finds by search */
 
 /* Each object's number through @re (splice()). Where no search was spliced
- * (s->N == @n1) and few of them died (@ndead), a number only moves down by
+ * (s->N == @n1) and few vertices died (@ndead), a number only moves down by
  * the dead below it, found in a sorted list instead of a look-up in @re per
  * object (Tomcat on JDK 25, 8.8 M objects, 23 dead: 45 -> ~15 ms; @re is
- * as large as the heap and each look-up a cache miss). */
-static void renumber_objects(struct dom_work *s, const uint32_t *re, const uint64_t *dead,
+ * as large as the heap and each look-up a cache miss). Returns whether it
+ * took that short way. */
+static bool renumber_objects(struct dom_work *s, const uint32_t *re, const uint64_t *dead,
 			     uint32_t ndead, uint32_t n1)
 {
 	uint32_t d[FEW_DEAD], nd = 0;
@@ -560,7 +564,7 @@ static void renumber_objects(struct dom_work *s, const uint32_t *re, const uint6
 		for (uint32_t o = 0; o < s->n; o++)
 			if (s->num[o])
 				s->num[o] = re[s->num[o]];
-		return;
+		return false;
 	}
 	for (size_t i = 0; i < s->words; i++)
 		for (uint64_t b = dead[i]; b; b &= b - 1)
@@ -584,6 +588,7 @@ static void renumber_objects(struct dom_work *s, const uint32_t *re, const uint6
 		}
 		s->num[o] = v - lo;
 	}
+	return true;
 }
 
 static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead, uint32_t nany)
@@ -593,10 +598,11 @@ static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead,
 	ssize_t ni;
 	size_t j, ne = 0;
 	int err = -EAGAIN;
+	bool skipped, quick;
 
 	for (size_t i = 0; i < s->words; i++)
 		ndead += (uint32_t)__builtin_popcountll(dead[i]);
-	ni = held_refs(s, any, dead, &in);
+	ni = held_refs(s, any, dead, &in, &skipped);
 	if (ni < 0)
 		return (int)ni;
 	/* in the order a new search meets them: a search from the first one
@@ -646,7 +652,7 @@ static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead,
 			anc2[re[v]] = re[s->anc[v]];
 	anc2[0] = 0;
 	memcpy(s->anc, anc2, (size_t)next * sizeof(*s->anc));
-	renumber_objects(s, re, dead, ndead, N1);
+	quick = renumber_objects(s, re, dead, ndead, N1);
 	memset(s->idom, 0, ((size_t)s->N + 1) * sizeof(*s->idom));
 	for (j = 0; j < s->ne; j++) {
 		uint32_t to = re[s->e[j].to], from = re[s->e[j].from];
@@ -659,6 +665,7 @@ static int splice(struct dom_work *s, const uint64_t *any, const uint64_t *dead,
 	s->ne = ne;
 	s->mend_added = s->N - N1;
 	s->mend_dropped = ndead;
+	s->mend_quick = (skipped ? MT_DOM_QUICK_HELD : 0) | (quick ? MT_DOM_QUICK_RENUMBER : 0);
 	s->N = next;
 	err = 0;
 out:
@@ -876,6 +883,7 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 	d->searches = s.searches;
 	d->mend_added = s.mend_added;
 	d->mend_dropped = s.mend_dropped;
+	d->mend_quick = s.mend_quick;
 out:
 	free(s.anc);
 	free(s.idom);

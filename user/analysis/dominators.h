@@ -38,6 +38,10 @@
 
 #define MT_DOM_ROOT      UINT32_MAX       /* idom: the virtual root */
 #define MT_DOM_UNREACHED (UINT32_MAX - 1) /* idom: no root reaches the object */
+#define MT_DOM_QUICK_HELD     1u /* no object both held and reached by references:
+				    * no pass over the references for those */
+#define MT_DOM_QUICK_RENUMBER 2u /* nothing added, few dropped: each number moved
+				    * down by the dropped below it */
 
 struct mt_domtree {
 	uint32_t n;            /* objects */
@@ -51,6 +55,7 @@ struct mt_domtree {
 	uint32_t mend_added;   /* a failed first search mended, not searched again:
 				* objects it gained (only CLASS references reach them) */
 	uint32_t mend_dropped; /* ... and those it lost (only a loader's edge reached them) */
+	uint32_t mend_quick;   /* MT_DOM_QUICK_* the mend took (0 when none) */
 };
 
 /*
