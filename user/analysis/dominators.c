@@ -1141,6 +1141,7 @@ int dominators_by_class_threads(const struct dsl_heap *h, const struct mt_domtre
 	struct by_task whole = { d->n, k->first[d->n], k->first[d->n + 1], 0, 0, 0 };
 	pthread_t t;
 	int err = -ENOMEM, nw = threads >= 2 ? 2 : 1;
+	bool two;
 
 	memset(w, 0, sizeof(w));
 	memset(bytes, 0, (size_t)h->nclasses * sizeof(*bytes));
@@ -1176,12 +1177,10 @@ int dominators_by_class_threads(const struct dsl_heap *h, const struct mt_domtre
 		w[i].ntask = ntask;
 		w[i].path = path;
 	}
-	if (pthread_create(&t, NULL, by_walker_run, &w[1])) {
-		by_walker_run(&w[0]); /* no second thread: all in this one */
-	} else {
-		by_walker_run(&w[0]);
+	two = !pthread_create(&t, NULL, by_walker_run, &w[1]); /* else all in this one */
+	by_walker_run(&w[0]);
+	if (two)
 		pthread_join(t, NULL);
-	}
 	for (uint32_t c = 0; c < h->nclasses; c++) {
 		bytes[c] += w[1].bytes[c];
 		count[c] += w[1].count[c];
