@@ -436,6 +436,7 @@ static void edge_reach(const struct dsl_heap *h, uint32_t ne, const uint32_t (*e
  * a failed first one mended by splice() (objects added, or only dead ones
  * dropped), two or three searches. */
 static unsigned searched_once, searched_spliced, searched_again, quick_held, quick_renumber;
+static unsigned spliced_moved;
 
 static void check_against_dataflow(const struct dsl_heap *h)
 {
@@ -511,6 +512,7 @@ static void check_against_dataflow(const struct dsl_heap *h)
 		searched_spliced++;
 	else
 		searched_once++;
+	spliced_moved += d.searches == 1 && d.mend_moved;
 	quick_held += !!(d.mend_quick & MT_DOM_QUICK_HELD);
 	quick_renumber += !!(d.mend_quick & MT_DOM_QUICK_RENUMBER);
 	for (uint32_t o = 0; o < n; o++) {
@@ -636,13 +638,16 @@ static void test_random_loaders(void **state)
 		free(e);
 	}
 	print_message("searched once %u, a first search mended %u (no held pass %u, renumbered "
-		      "by the dead %u), searched again %u\n", searched_once, searched_spliced,
-		      quick_held, quick_renumber, searched_again);
+		      "by the dead %u, vertices moved %u), searched again %u\n", searched_once,
+		      searched_spliced, quick_held, quick_renumber, spliced_moved, searched_again);
 	/* the heaps take every way: the mend (splice()), its short ways, and a
 	 * second search where it cannot (an object it meets after another
 	 * reference) */
 	assert_true(searched_once > 0 && searched_spliced > 0 && searched_again > 0);
 	assert_true(quick_held > 0 && quick_renumber > 0);
+	/* and mends whose searches took vertices the first search had
+	 * numbered later (move_vertex(): JDK 17's Tomcat) */
+	assert_true(spliced_moved > 0);
 }
 
 /* The plain random graphs of test_random against the data-flow definition
@@ -1085,6 +1090,72 @@ static void test_ref_text(void **state)
 	assert_int_equal(dsl_ref_owner(&h, 4), DSL_NOOBJ);
 }
 
+/*
+ * JDK 17's Tomcat, the mend that moves (issue #29): R (a root) refers to A,
+ * then to C; C to B. A is an instance of the reflection accessor class G
+ * (class object GA, loader D, which only GA holds); GA holds B in a static
+ * field too, and only A's CLASS reference holds GA. The first search numbers
+ * R A C B and never reaches GA; a new search would meet GA at A's CLASS
+ * reference and B below it, before C. The mend's search from GA moves B into
+ * itself: one search, GA and D added, B moved; B's idom is R (C's path and
+ * GA's), checked by hand and against the data-flow definition.
+ */
+static void test_splice_moves(void **state)
+{
+	enum { R, A, C, B, GA, D, N };
+	struct dsl_hobject obj[N];
+	struct dsl_href refs[8];
+	struct dsl_hroot roots[1] = { { .obj = R, .kind = DSL_ROOT_JNI_GLOBAL } };
+	struct dsl_hloader loaders[1] = { { .obj = D, .id = 1 } };
+	struct dsl_hclass cls[2] = {
+		{ .name = "Obj", .obj = DSL_NOOBJ, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+		{ .name = "GeneratedMethodAccessor1", .obj = GA, .super = DSL_NOOBJ, .loader = 0 },
+	};
+	struct dsl_heap h;
+	struct mt_domtree d;
+	uint32_t k = 0;
+
+	(void)state;
+	for (uint32_t o = 0; o < N; o++)
+		obj[o] = (struct dsl_hobject){ .id = 100 + o, .size = 8 * (o + 2), .length = -1 };
+	obj[A].cls = 1;
+	obj[R].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = A, .index = 0, .kind = DSL_REF_FIELD };
+	refs[k++] = (struct dsl_href){ .to = C, .index = 1, .kind = DSL_REF_FIELD };
+	obj[R].nrefs = 2;
+	obj[A].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = GA, .index = -1, .kind = DSL_REF_CLASS };
+	obj[A].nrefs = 1;
+	obj[C].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = B, .index = 0, .kind = DSL_REF_FIELD };
+	obj[C].nrefs = 1;
+	obj[B].ref_first = k;
+	obj[GA].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = D, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+	refs[k++] = (struct dsl_href){ .to = B, .index = 0, .kind = DSL_REF_STATIC_FIELD };
+	obj[GA].nrefs = 2;
+	obj[D].ref_first = k;
+	h = (struct dsl_heap){ .objects = obj, .nobjects = N, .classes = cls, .nclasses = 2,
+			       .refs = refs, .nrefs = k, .roots = roots, .nroots = 1,
+			       .loaders = loaders, .nloaders = 1 };
+	check_against_dataflow(&h);
+	assert_int_equal(dominators_compute(&h, &d), 0);
+	assert_int_equal(d.searches, 1);
+	assert_int_equal(d.mend_added, 2);
+	assert_int_equal(d.mend_moved, 1);
+	assert_int_equal(d.mend_dropped, 0);
+	assert_int_equal(d.idom[A], R);
+	assert_int_equal(d.idom[GA], A);
+	assert_int_equal(d.idom[D], GA);
+	assert_int_equal(d.idom[C], R);
+	assert_int_equal(d.idom[B], R);
+	assert_int_equal(d.retained[A], obj[A].size + obj[GA].size + obj[D].size);
+	assert_int_equal(d.retained[R], obj[R].size + obj[A].size + obj[GA].size + obj[D].size +
+					obj[C].size + obj[B].size);
+	assert_int_equal(d.reached, N);
+	dominators_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1097,6 +1168,7 @@ int main(void)
 		cmocka_unit_test(test_class_held_by_loader),
 		cmocka_unit_test(test_random_loaders),
 		cmocka_unit_test(test_reflection_accessors),
+		cmocka_unit_test(test_splice_moves),
 		cmocka_unit_test(test_dead_class_mended),
 		cmocka_unit_test(test_random_dataflow),
 		cmocka_unit_test(test_million_chain),

@@ -55,6 +55,8 @@ struct mt_domtree {
 	uint32_t mend_added;   /* a failed first search mended, not searched again:
 				* objects it gained (only CLASS references reach them) */
 	uint32_t mend_dropped; /* ... and those it lost (only a loader's edge reached them) */
+	uint32_t mend_moved;   /* ... and those it moved (a search from an object only
+				* CLASS references reach met them before the first did) */
 	uint32_t mend_quick;   /* MT_DOM_QUICK_* the mend took (0 when none) */
 };
 

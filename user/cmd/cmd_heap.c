@@ -286,9 +286,9 @@ int do_heap(int argc, char **argv)
 		       fmt_bytes(hv.dom.peak_bytes, b2, sizeof(b2)), refs);
 		if (getenv("MEMTRACE_PHASES"))
 			fprintf(stderr, "  (the dominators: %u search%s of the graph; the first "
-				"mended: %u objects added, %u dropped)\n", hv.dom.searches,
-				hv.dom.searches == 1 ? "" : "es", hv.dom.mend_added,
-				hv.dom.mend_dropped);
+				"mended: %u objects added, %u moved, %u dropped)\n",
+				hv.dom.searches, hv.dom.searches == 1 ? "" : "es",
+				hv.dom.mend_added, hv.dom.mend_moved, hv.dom.mend_dropped);
 	}
 	src.source = snap.source;
 	src.pid = snap.pid;
