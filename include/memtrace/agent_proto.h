@@ -408,7 +408,16 @@ struct mt_ap_heap_freeze {
 					   * (side-by-side measures; it takes two on two CPUs
 					   * from 256 Ki objects, heapmark.c). An agent without
 					   * the flag refuses it (ERROR) */
-#define MT_AP_FREEZE_FLAGS      0xffffu
+#define MT_AP_FREEZE_REFPOS     (1u << 16) /* with _INPLACE: the copy writes its reference
+					   * records as struct mt_ap_hrefpos (12 bytes:
+					   * the target's position, not its id, no
+					   * referrer: an object's references follow each
+					   * other in the objects' order, each object's
+					   * CLASS reference first among them, its count in
+					   * its object record's flags) and says so
+					   * (mt_ap_hmark.ref_format). An agent without the
+					   * flag refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0x1ffffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -533,6 +542,22 @@ struct mt_ap_href {
 	int32_t index;    /* FIELD/STATIC_FIELD: JVMTI field index; ARRAY_ELEMENT: slot; else -1 */
 	uint32_t kind;    /* jvmtiHeapReferenceKind */
 };
+
+/* MT_AP_FREEZE_REFPOS (mt_ap_hmark.ref_format MT_AP_REFS_POS): a reference
+ * by position. The object records' flags count each object's references
+ * (no MT_AP_HOBJ_CLASSREF: the CLASS reference is a record, its first),
+ * which follow each other in the objects' order: the referrer is implied.
+ * Half the bytes of a struct mt_ap_href and laid out as a view's reference
+ * (struct dsl_href: to, index, then kind in the low byte), which memtrace
+ * makes of it where it lies. */
+struct mt_ap_hrefpos {
+	uint32_t to;      /* the target's position in the object records */
+	int32_t index;    /* as struct mt_ap_href's */
+	uint32_t kind;    /* jvmtiHeapReferenceKind */
+};
+
+#define MT_AP_REFS_IDS 0 /* struct mt_ap_href (an agent before ref_format: 0 too) */
+#define MT_AP_REFS_POS 1 /* struct mt_ap_hrefpos */
 
 /* A STACK_LOCAL root the copy's own mark found in a parked virtual thread's
  * stack chunk (JVMTI reports a thread, then its stack; this one has no thread
@@ -779,7 +804,14 @@ struct mt_ap_hmark {
 				    * was zeros) */
 	uint32_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF (when
 				    * emit_threads is not 0) */
+	/* an agent before MT_AP_FREEZE_REFPOS sent the struct up to here
+	 * (MT_AP_HMARK_OLD bytes; a reader takes it as zeros after) */
+	uint32_t ref_format;       /* MT_AP_REFS_*: the reference records' */
+	uint32_t reserved;
 };
+#define MT_AP_HMARK_OLD 312
+_Static_assert(offsetof(struct mt_ap_hmark, ref_format) == MT_AP_HMARK_OLD,
+	       "struct mt_ap_hmark grows at its end");
 
 /*
  * MT_AP_FREEZE_LIVE: how far the copy's own mark has written its object and

@@ -549,6 +549,48 @@ static uint32_t lead_of(const struct hm_result *r)
  * their ranks, the second half's references moved down after the first's;
  * a second thread that finds no class (3) leaves its half to the first, with
  * the same records; without a pool, or with values, one thread. */
+/* References by position (@p, HM_REFPOS) against the same heap's by id (@co,
+ * @cr: @nco objects, @ncr references): the same objects, their flags each
+ * one's count; each object's CLASS reference its first record, then its
+ * others in order, each target's id the one by id's. */
+static void check_pos(const struct mt_ap_hobj *co, size_t nco, const struct mt_ap_href *cr,
+		      size_t ncr, const struct hm_result *p)
+{
+	const struct mt_ap_hobj *po = p->objs;
+	const struct mt_ap_hrefpos *pr = (const struct mt_ap_hrefpos *)(const void *)p->refs;
+	size_t ci = 0, pi = 0, ncls = 0;
+
+	assert_int_equal(p->info.ref_format, MT_AP_REFS_POS);
+	assert_int_equal(p->info.classrefs, 0);
+	assert_int_equal(p->info.lead_need, 0);
+	assert_int_equal(p->info.nobjs, nco);
+	for (size_t o = 0; o < nco; o++) {
+		uint32_t k = 0;
+
+		assert_int_equal(po[o].id, co[o].id);
+		assert_int_equal(po[o].cls, co[o].cls);
+		assert_int_equal(po[o].size, co[o].size);
+		assert_int_equal(po[o].length, co[o].length);
+		if (co[o].flags & MT_AP_HOBJ_CLASSREF) {
+			assert_true(pi < p->info.nrefs && pr[pi].to < nco);
+			assert_int_equal(pr[pi].kind, JVMTI_HEAP_REFERENCE_CLASS);
+			assert_int_equal(pr[pi].index, -1);
+			assert_int_equal(po[pr[pi].to].id, co[o].cls);
+			pi++, k++, ncls++;
+		}
+		for (; ci < ncr && cr[ci].from == co[o].id; ci++, pi++, k++) {
+			assert_true(pi < p->info.nrefs && pr[pi].to < nco);
+			assert_int_equal(po[pr[pi].to].id, cr[ci].to);
+			assert_int_equal(pr[pi].index, cr[ci].index);
+			assert_int_equal(pr[pi].kind, cr[ci].kind);
+		}
+		assert_int_equal(po[o].flags, k);
+	}
+	assert_int_equal(ci, ncr);
+	assert_int_equal(pi, p->info.nrefs);
+	assert_true(ncls > 0);
+}
+
 static void test_split(void **st)
 {
 	struct fake *f = fake_new(true, true);
@@ -653,6 +695,23 @@ static void test_split(void **st)
 	assert_int_equal(live.nrefs, back.info.nrefs);
 	assert_true(live.refs == (uint64_t)(uintptr_t)back.refs && !(live.gen & 1));
 	heapmark_free(&back);
+	/* references by position: one thread, two, the second knowing no
+	 * class, the first's outgrowing their part */
+	for (uint32_t t = 1; t <= 4; t++) {
+		memset(pool, 0xa5, bytes);
+		run_threads = t;
+		run(f, HM_OBJS | HM_REFS | HM_INPLACE | HM_REFPOS, roots, 2, NULL, 0, NULL, 0,
+		    &back, 0);
+		assert_int_equal(back.info.emit_threads, t == 1 || t == 3 ? 1 : 2);
+		assert_true(back.objs_pooled);
+		assert_true(back.refs_pooled == (t != 4));
+		check_pos((const struct mt_ap_hobj *)(const void *)copy, one.info.nobjs,
+			  (const struct mt_ap_href *)(const void *)(copy + one.info.nobjs *
+								    sizeof(*one.objs)),
+			  one.info.nrefs, &back);
+		assert_int_equal(live.nrefs, back.info.nrefs);
+		heapmark_free(&back);
+	}
 	/* as the copy decides: a heap this small takes one */
 	run_threads = 0;
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &auto_, 0);

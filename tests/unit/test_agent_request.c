@@ -361,6 +361,16 @@ static void test_freeze_request(void **state)
 	f = freeze_frame(&fz, 0, "", 0);
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
 	assert_true(req.freeze.flags & MT_AP_FREEZE_SMALLPAGES);
+	/* references by position: only with the records in place (an agent
+	 * before stop 50 refuses the flag, and memtrace asks again without) */
+	fz.flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_REFPOS;
+	f = freeze_frame(&fz, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	fz.flags = MT_AP_FREEZE_DIRECT | MT_AP_FREEZE_LIVE | MT_AP_FREEZE_POOL |
+		   MT_AP_FREEZE_INPLACE | MT_AP_FREEZE_REFPOS;
+	f = freeze_frame(&fz, 0, "", 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
+	assert_true(req.freeze.flags & MT_AP_FREEZE_REFPOS);
 	fz.flags = MT_AP_FREEZE_TEST_HANG;
 	fz.state_addr = 0;
 	f = freeze_frame(&fz, 0, "", 0);

@@ -751,6 +751,114 @@ static void test_view_in_pool(void **state)
 	}
 }
 
+/* The position of the object with @id in @s, UINT32_MAX for none. */
+static uint32_t pos_of_id(const struct mt_snapshot *s, uint64_t id)
+{
+	for (uint32_t p = 0; p < s->nobjs; p++)
+		if (s->objs[p].id == id)
+			return p;
+	return UINT32_MAX;
+}
+
+/* @s's records as a copy writes references by position into a take's own
+ * pool (MT_AP_FREEZE_REFPOS): the objects at its start, each one's CLASS
+ * reference a record and its first, then its others; those the view leaves
+ * out (no such object, a root's kind) never written; each object's count in
+ * its flags. */
+static void to_pool_pos(struct mt_snapshot *s)
+{
+	struct recpool *p = recpool_new_sparse(64u << 20);
+	struct mt_ap_hrefpos *pr;
+	size_t k = 0, np = 0;
+
+	assert_non_null(p);
+	pr = (struct mt_ap_hrefpos *)(void *)(p->map + mt_ap_inplace_refs(p->bytes));
+	for (uint32_t o = 0; o < s->nobjs; o++) {
+		struct mt_ap_hobj *x = &s->objs[o];
+		uint32_t c = 0;
+
+		if (x->flags & MT_AP_HOBJ_CLASSREF) {
+			pr[np++] = (struct mt_ap_hrefpos){ pos_of_id(s, x->cls), -1,
+							   1 }; /* JVMTI's CLASS */
+			c++;
+		}
+		for (; k < s->nrefs && s->refs[k].from == x->id; k++) {
+			uint32_t to = pos_of_id(s, s->refs[k].to);
+
+			if (to == UINT32_MAX || !s->refs[k].kind || s->refs[k].kind > 10)
+				continue;
+			pr[np++] = (struct mt_ap_hrefpos){ to, s->refs[k].index, s->refs[k].kind };
+			c++;
+		}
+		x->flags = c;
+	}
+	assert_int_equal(k, s->nrefs);
+	memcpy(p->map, s->objs, s->nobjs * sizeof(*s->objs));
+	free(s->objs);
+	free(s->refs);
+	s->objs = (struct mt_ap_hobj *)(void *)p->map;
+	s->cap_objs = s->nobjs;
+	s->refs = NULL;
+	s->nrefs = s->cap_refs = 0;
+	s->refpos = pr;
+	s->nrefpos = np;
+	s->own_pool = p;
+	s->pool = p;
+	s->recs_pooled = true;
+}
+
+/* References by position where the copy wrote them: the view takes each
+ * record as its reference in place, the same view as from the records by
+ * id; counts or positions that do not fit the objects are a corrupt
+ * snapshot, said; a view that is not taken cannot read them. */
+static void test_view_by_position(void **state)
+{
+	static struct gen_expect e;
+	struct mt_heapview a, b;
+	struct mt_snapshot r, s;
+	char why[160];
+
+	(void)state;
+	gen_heap(&r, &e, 0, false);
+	assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
+	gen_heap(&s, &e, 0, false);
+	to_pool_pos(&s);
+	assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
+	assert_null(s.refpos);
+	assert_true(recpool_contains(b.pool, b.heap.refs, 1));
+	assert_true(recpool_contains(b.pool, b.heap.objects, 1));
+	assert_same_heap(&a.heap, &b.heap, true);
+	heapview_free(&b);
+	snapshot_free(&s);
+	for (int bad = 0; bad < 4; bad++) {
+		gen_heap(&s, &e, 0, false);
+		to_pool_pos(&s);
+		if (bad == 0) {
+			s.objs[GEN_N / 2].flags += 1;   /* one more than written */
+		} else if (bad == 1) { /* fewer than written: the last object with any */
+			for (uint32_t o = GEN_N - 1; o > 0; o--)
+				if (s.objs[o].flags) {
+					s.objs[o].flags--;
+					break;
+				}
+		} else if (bad == 2) {
+			s.refpos[s.nrefpos / 2].to = GEN_N; /* past the objects */
+		} else {
+			s.refpos[s.nrefpos / 3].kind = 24;  /* a root's kind */
+		}
+		assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), -EINVAL);
+		assert_non_null(strstr(why, "corrupt"));
+		snapshot_free(&s);
+	}
+	gen_heap(&s, &e, 0, false);
+	to_pool_pos(&s);
+	assert_int_equal(heapview_build(&s, NULL, &b, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "by position"));
+	snapshot_free(&s);
+	heapview_free(&a);
+	snapshot_free(&r);
+}
+
 /* A take of dense ids indexes them as its objects are built (one pass over
  * the records): a size no Java object can have is refused there too, and a
  * CLASS reference to an object found by id, not by its class, still placed. */
@@ -874,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_heap_ages),
 		cmocka_unit_test(test_ways_same_heap),
 		cmocka_unit_test(test_view_in_pool),
+		cmocka_unit_test(test_view_by_position),
 		cmocka_unit_test(test_take_fused),
 		cmocka_unit_test(test_vthread_locals),
 	};

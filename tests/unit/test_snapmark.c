@@ -129,9 +129,59 @@ static void test_pull_bad(void **state)
 	snapshot_free(&s);
 }
 
+/* References by position read out of the copy (in_place() could not keep
+ * them): by id again, each object's run from its count, the counts then
+ * cleared; counts or positions that do not fit are refused. */
+static void test_refs_by_id(void **state)
+{
+	struct mt_ap_hobj three[3] = {
+		{ .id = 100, .cls = 102, .size = 16, .length = -1, .flags = 2 },
+		{ .id = 7, .cls = 102, .size = 24, .length = 2, .flags = 3 },
+		{ .id = 102, .cls = 0, .size = 96, .length = -1, .flags = 0 },
+	};
+	const struct mt_ap_hrefpos in[5] = {
+		{ 2, -1, 1 }, { 1, 4, 2 },            /* 100: CLASS, a field to 7 */
+		{ 2, -1, 1 }, { 0, 0, 3 }, { 0, 1, 3 }, /* 7: CLASS, [0] and [1] to 100 */
+	};
+	const struct mt_ap_href want[5] = {
+		{ 100, 102, -1, 1 }, { 100, 7, 4, 2 }, { 7, 102, -1, 1 }, { 7, 100, 0, 3 },
+		{ 7, 100, 1, 3 },
+	};
+	struct mt_snapshot s;
+
+	(void)state;
+	for (int bad = 0; bad < 4; bad++) {
+		struct mt_ap_hrefpos b[5];
+
+		snapshot_init(&s);
+		s.objs = malloc(sizeof(three));
+		assert_non_null(s.objs);
+		memcpy(s.objs, three, sizeof(three));
+		s.nobjs = s.cap_objs = 3;
+		memcpy(b, in, sizeof(b));
+		if (bad == 1)
+			s.objs[0].flags = 3; /* more than there are */
+		else if (bad == 2)
+			b[3].to = 3;         /* past the objects */
+		else if (bad == 3)
+			s.objs[1].flags = 2; /* one left over */
+		if (!bad) {
+			assert_int_equal(snapmark_refs_by_id(&s, b, 5), 0);
+			assert_int_equal(s.nrefs, 5);
+			assert_memory_equal(s.refs, want, sizeof(want));
+			for (size_t i = 0; i < 3; i++)
+				assert_int_equal(s.objs[i].flags, 0);
+		} else {
+			assert_int_equal(snapmark_refs_by_id(&s, b, 5), -EPROTO);
+		}
+		snapshot_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refs_by_id),
 		cmocka_unit_test(test_pull_as_written),
 		cmocka_unit_test(test_pull_bad),
 		cmocka_unit_test(test_pull_dropped),

@@ -85,6 +85,7 @@ struct kinfo {
 	bool checked;              /* its fields agree with its layout (its first instance) */
 	bool has_mirror_id;        /* mirror_id is known (the records) */
 	uint64_t mirror_id;        /* its class object's id, 0 when not marked */
+	uint32_t mirror_pos;       /* ... and its position (mirror_id not 0) */
 	uint64_t count, bytes;     /* live instances */
 	uint32_t idx;              /* its index (kinfo_at()) */
 };
@@ -117,6 +118,7 @@ struct mark {
 	size_t sp, scap;
 	uint64_t pushed;           /* non-null references pushed (roots, fields, elements, ...) */
 	uint64_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF */
+	bool refpos;               /* HM_REFPOS: references as struct mt_ap_hrefpos */
 	int64_t lead_max;          /* the most classrefs - reference records before,
 				    * at an object with a CLASS reference (lead_need) */
 	uint64_t extra;            /* references a class object has besides those it
@@ -381,6 +383,8 @@ static void live_counts(struct mark *mk)
 static inline void *zero_rec(char *p, size_t esz)
 {
 	switch (esz) {
+	case 12:
+		return memset(p, 0, 12);
 	case 24:
 		return memset(p, 0, 24);
 	case 32:
@@ -1586,6 +1590,15 @@ static int build_rank(struct mark *mk)
 	return 0;
 }
 
+/* The position of marked object @a among the marked (its rank in address
+ * order). */
+static uint32_t pos_of(const struct mark *mk, uint64_t a)
+{
+	size_t b = bit_of(mk, a);
+
+	return (uint32_t)(mk->rank[b >> 6] + pop64(mk->bits[b >> 6] & ((1ull << (b & 63)) - 1)));
+}
+
 /* The id of marked object @a. */
 static uint64_t id_of(const struct mark *mk, uint64_t a)
 {
@@ -1605,6 +1618,16 @@ static void put_ref(struct mark *mk, uint64_t from, uint64_t to, int32_t index, 
 
 	if (!to || !marked(mk, to))
 		return;
+	if (mk->refpos) { /* by position, the referrer implied */
+		struct mt_ap_hrefpos *p = vec_push(mk, &mk->refs);
+
+		if (p) {
+			p->to = pos_of(mk, to);
+			p->index = index;
+			p->kind = kind;
+		}
+		return;
+	}
 	r = vec_push(mk, &mk->refs);
 	if (!r)
 		return;
@@ -1902,6 +1925,8 @@ static void put_object(struct mark *mk, uint64_t obj)
 {
 	uint32_t fl = mk->in->flags;
 	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
+	struct mt_ap_hobj *o = NULL;
+	size_t r0 = mk->refs.n;
 	uint64_t id, size;
 	int32_t len;
 
@@ -1910,21 +1935,21 @@ static void put_object(struct mark *mk, uint64_t obj)
 	id = id_of(mk, obj);
 	size = obj_size(mk, ki, obj, &len);
 	if (fl & HM_OBJS) {
-		struct mt_ap_hobj *o = vec_push(mk, &mk->objs);
-
+		o = vec_push(mk, &mk->objs);
 		if (!o)
 			return;
 		o->id = id;
 		if (!ki->has_mirror_id) { /* once per class, not per object */
 			ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror)
 									  : 0;
+			ki->mirror_pos = ki->mirror_id ? pos_of(mk, ki->mirror) : 0;
 			ki->has_mirror_id = true;
 		}
 		o->cls = ki->mirror_id;
 		o->size = size;
 		o->length = len;
 		/* the CLASS reference goes with the object, not as a record */
-		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls) {
+		if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && o->cls && !mk->refpos) {
 			o->flags = MT_AP_HOBJ_CLASSREF;
 			mk->classrefs++;
 			if ((int64_t)mk->classrefs - (int64_t)mk->refs.n > mk->lead_max)
@@ -1938,9 +1963,19 @@ static void put_object(struct mark *mk, uint64_t obj)
 		}
 	}
 	/* as JVMTI: a CLASS reference from every object but a class object; with
-	 * its object (MT_AP_HOBJ_CLASSREF) when objects are sent too */
-	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && !(fl & HM_OBJS))
+	 * its object (MT_AP_HOBJ_CLASSREF) when objects are sent too, but for
+	 * references by position (the object's first) */
+	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && !(fl & HM_OBJS)) {
 		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
+	} else if (mk->refpos && ki->kind != MT_AP_K_MIRROR && ki->mirror_id) {
+		struct mt_ap_hrefpos *c = vec_push(mk, &mk->refs); /* its class's, known */
+
+		if (c) {
+			c->to = ki->mirror_pos;
+			c->index = -1;
+			c->kind = JVMTI_HEAP_REFERENCE_CLASS;
+		}
+	}
 	if (fl & (HM_REFS | HM_PRIMS)) {
 		if (ki->kind == MT_AP_K_OBJARRAY) {
 			if (fl & HM_REFS) {
@@ -1960,6 +1995,8 @@ static void put_object(struct mark *mk, uint64_t obj)
 		put_prims(mk, ki, obj, id);
 	if ((fl & HM_STRINGS) && ki->klass == mk->L->string_klass)
 		put_string(mk, obj, id);
+	if (o && mk->refpos) /* its references' count (its record is where it was) */
+		o->flags = (uint32_t)(mk->refs.n - r0);
 }
 
 /* The records of the objects marked in bit words [@w0, @w1). */
@@ -2093,6 +2130,8 @@ static int emit_split(struct mark *mk)
 		return -EAGAIN;
 	for (size_t b = 0; b < SPLIT_BLOCKS && (b << mk->blkshift) < w1; b++)
 		bound += mk->blkrefs[b];
+	if (mk->refpos) /* a CLASS reference an object among them */
+		bound += mk->rank[w1];
 	bound += bound / 16 + 64;
 	if (mk->in->threads == 4)
 		bound = 1; /* tests: the first half's references outgrow their part */
@@ -2105,6 +2144,7 @@ static int emit_split(struct mark *mk)
 		struct kinfo *ki = kinfo_at(mk, i);
 
 		ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
+		ki->mirror_pos = ki->mirror_id ? pos_of(mk, ki->mirror) : 0;
 		ki->has_mirror_id = true;
 	}
 	memcpy(&h->mk, mk, sizeof(*mk));
@@ -2188,11 +2228,19 @@ static int emit(struct mark *mk)
 	if (in->flags & (HM_OBJS | HM_REFS | HM_PRIMS | HM_STRINGS)) {
 		bool small = in->flags & HM_SMALLPAGES;
 
+		/* references by position: each object's CLASS reference one of
+		 * them (not in its object record) */
+		mk->refpos = (in->flags & HM_REFPOS) && (in->flags & HM_OBJS) && (in->flags & HM_REFS);
+		if (mk->refpos)
+			mk->refs.esz = sizeof(struct mt_ap_hrefpos);
 		/* the non-null references pushed (slots, the edges, may be null):
 		 * what memtrace reads as the records' bound before they are
 		 * written (heap/heapmem.h) */
 		size_t nrefs = mk->pushed + (mk->pushed >> 4) +
 			       (in->flags & HM_OBJS ? 0 : mk->out->info.marked);
+
+		if (mk->refpos) /* and a sixteenth of room on them too (each half) */
+			nrefs += mk->out->info.marked + (mk->out->info.marked >> 4);
 		uint64_t used = 0;
 
 		if (build_rank(mk))
@@ -2480,6 +2528,7 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 		err = emit(&mk);
 	out->info.emit_ns = now_ns() - t1;
 	out->info.classrefs = mk.classrefs < UINT32_MAX ? (uint32_t)mk.classrefs : UINT32_MAX;
+	out->info.ref_format = mk.refpos ? MT_AP_REFS_POS : MT_AP_REFS_IDS;
 	out->info.lead_need = mk.lead_max <= 0 ? 0 : mk.lead_max >= UINT32_MAX ? UINT32_MAX :
 			      (uint32_t)mk.lead_max + 1;
 	if (err == -ENOMEM && !out->info.why[0])

@@ -62,6 +62,9 @@ struct hm_named {
 #define HM_SMALLPAGES (1u << 7) /* no huge pages for the records (MT_AP_FREEZE_SMALLPAGES) */
 #define HM_INPLACE (1u << 8) /* with a pool: progress in live->mark_objs/mark_refs, room
 			      * after the object records (MT_AP_FREEZE_INPLACE) */
+#define HM_REFPOS  (1u << 9) /* with HM_OBJS and HM_REFS: references as struct
+			      * mt_ap_hrefpos, their counts in the objects' flags
+			      * (MT_AP_FREEZE_REFPOS; info.ref_format says) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;
@@ -102,7 +105,8 @@ struct hm_input {
 struct hm_result {
 	struct mt_ap_hmark info;       /* counts, times, status; addresses unset */
 	struct mt_ap_hobj *objs;
-	struct mt_ap_href *refs;
+	struct mt_ap_href *refs;       /* (info.ref_format MT_AP_REFS_POS: struct
+					* mt_ap_hrefpos records there) */
 	struct mt_ap_hroot *roots;
 	struct mt_ap_hprim *prims;
 	struct mt_ap_hstrref *strs;    /* utf8 points into memory the result owns */

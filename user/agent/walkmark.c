@@ -199,6 +199,10 @@ static int build_input(struct hm_input *in)
 		in->pool_bytes = hw.fz.pool_bytes;
 		if ((hw.fz.req.flags & MT_AP_FREEZE_INPLACE) && in->pool)
 			in->flags |= HM_INPLACE;
+		/* references by position: only for a view built where they lie
+		 * (memtrace reads the format in the mark's record either way) */
+		if ((hw.fz.req.flags & MT_AP_FREEZE_REFPOS) && (in->flags & HM_INPLACE))
+			in->flags |= HM_REFPOS;
 	}
 	return 0;
 }

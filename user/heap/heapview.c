@@ -442,7 +442,8 @@ static int build_objects(struct viewbuild *b)
 	struct later_cref *later = NULL;
 	size_t nlater = 0, caplater = 0;
 	uint64_t total = 0;
-	bool any_values = false;
+	bool any_values = false, pos = b->take && b->take->refpos;
+	size_t at = 0; /* pos: the references of the objects so far */
 	struct cls_cache cc;
 
 	memset(&cc, 0, sizeof(cc));
@@ -499,7 +500,18 @@ static int build_objects(struct viewbuild *b)
 		}
 		ci = cls_index(b, &cc, o.cls);
 
-		if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ && b->fused) {
+		if (pos) { /* references by position: flags count its own, which
+			    * follow the object before's (its CLASS one first) */
+			if (o.flags > b->take->nrefpos - at) {
+				snprintf(b->why, b->wn, "the frozen copy's object %zu claims more "
+					 "references than it wrote: the snapshot is corrupt", i);
+				free(later);
+				return -EINVAL;
+			}
+			cref = (uint32_t)at; /* ref_first */
+			pending = o.flags;   /* nrefs */
+			at += o.flags;
+		} else if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ && b->fused) {
 			/* its class's object, whose index is known once every id
 			 * is: nrefs holds the class until then (viewrefs_cref()) */
 			pending = ci + 1;
@@ -522,7 +534,7 @@ static int build_objects(struct viewbuild *b)
 			}
 			later[nlater++] = (struct later_cref){ (uint32_t)i, o.cls };
 		}
-		b->nclassrefs += cref != DSL_NOOBJ;
+		b->nclassrefs += cref != DSL_NOOBJ && !pos;
 		d->id = o.id;
 		d->size = o.size;
 		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
@@ -554,6 +566,12 @@ static int build_objects(struct viewbuild *b)
 			b->values[i] = v;
 			b->hv->value_objects++;
 		}
+	}
+	if (pos && at != b->take->nrefpos) {
+		snprintf(b->why, b->wn, "the frozen copy's objects count %zu references of its "
+			 "%zu: the snapshot is corrupt", at, b->take->nrefpos);
+		free(later);
+		return -EINVAL;
 	}
 	for (size_t k = 0; k < nlater; k++) { /* class objects found by id */
 		uint32_t cref = idmap_index_get(&b->objmap, later[k].id);
@@ -729,8 +747,13 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 		hv->pool = take->own_pool;
 		take->own_pool = NULL;
 	}
+	if (s->refpos && !take) { /* only a view built where they lie reads them */
+		snprintf(why, wn, "references by position cannot be copied into a view");
+		err = -EINVAL;
+		goto cleanup;
+	}
 	if (s->nobjs >= DSL_NOOBJ - 1 || s->nclasses >= DSL_NOOBJ - 1 ||
-	    s->nrefs + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
+	    s->nrefs + s->nrefpos + s->nobjs >= DSL_VIA_NONE || s->nroots >= DSL_NOOBJ) {
 		snprintf(why, wn, "the snapshot is too large (more than 2^32 entries)");
 		err = -EINVAL;
 		goto cleanup;

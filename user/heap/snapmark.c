@@ -136,6 +136,9 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 {
 	struct recpool *p = s->own_pool;
 	uint64_t half, ow, rw, ol, rl;
+	/* references by position: half the bytes, each object's CLASS
+	 * reference one of them */
+	uint64_t resz = s->refpos_asked ? sizeof(struct mt_ap_hrefpos) : sizeof(struct mt_ap_href);
 	int err;
 
 	s->fill_more = false;
@@ -153,20 +156,22 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 		return;
 	if (!a->cap_objs) {
 		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
-		rw = half + (a->mark_refs + a->mark_refs / 16) * sizeof(struct mt_ap_href);
+		rw = half + (a->mark_refs + a->mark_refs / 16 +
+			     (s->refpos_asked ? a->mark_objs : 0)) * resz;
 	} else {
 		if (!a->pool || a->objs != a->pool || a->refs != a->pool + half)
 			return; /* not where it was asked to (not in the pool) */
 		uint64_t lead;
 
 		ow = a->cap_objs * sizeof(struct mt_ap_hobj);
-		rw = half + a->cap_refs * sizeof(struct mt_ap_href);
+		rw = half + a->cap_refs * resz;
 		/* the view's references start below the records' (room for a
 		 * CLASS reference an object: inplace_lead()); the copy says after
 		 * its records how much of it the view needs (lead_need: a few
 		 * hundred entries on FreezeWorkload and Tomcat, of millions), so
 		 * only LEAD_FILL of it is given ahead, the rest where used */
-		uint64_t room = inplace_lead(a->cap_objs, ow, half) * sizeof(struct dsl_href);
+		uint64_t room = s->refpos_asked ? 0 : /* none needed: they are the view's */
+				inplace_lead(a->cap_objs, ow, half) * sizeof(struct dsl_href);
 
 		lead = (half - (room < LEAD_FILL ? room : LEAD_FILL)) & ~(uint64_t)4095;
 		if (s->fill_lb == half && lead < half)
@@ -395,7 +400,9 @@ static int name_klasses(const struct mt_vmstructs *vs, struct mt_snapshot *s)
  */
 static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 {
-	uint64_t ob = m->nobjs * sizeof(*s->objs), rb = m->nrefs * sizeof(*s->refs), o, r, lim;
+	bool pos = m->ref_format == MT_AP_REFS_POS;
+	uint64_t ob = m->nobjs * sizeof(*s->objs), o, r, lim;
+	uint64_t rb = m->nrefs * (pos ? sizeof(*s->refpos) : sizeof(*s->refs));
 	struct mt_ap_hlive a;
 
 	if (!s->inplace || !s->own_pool || !m->nobjs || !m->nrefs || s->objs || s->refs)
@@ -416,13 +423,18 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	s->objs = (struct mt_ap_hobj *)(void *)(s->own_pool->map + o);
 	s->nobjs = (size_t)m->nobjs;
 	s->cap_objs = s->nobjs; /* a view's objects go over them, as large */
-	s->refs_lead = inplace_lead(s->nobjs, o + ob, r);
+	s->refs_lead = pos ? 0 : inplace_lead(s->nobjs, o + ob, r);
 	/* as much as the copy says the view needs (an agent from before
 	 * lead_need, mark_threads 0: all of it) */
 	if (m->mark_threads && s->refs_lead > (size_t)m->lead_need + LEAD_SLACK)
 		s->refs_lead = (size_t)m->lead_need + LEAD_SLACK;
-	s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
-	s->nrefs = s->cap_refs = (size_t)m->nrefs;
+	if (pos) { /* the view's references as they are, but for their kind and index */
+		s->refpos = (struct mt_ap_hrefpos *)(void *)(s->own_pool->map + r);
+		s->nrefpos = (size_t)m->nrefs;
+	} else {
+		s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
+		s->nrefs = s->cap_refs = (size_t)m->nrefs;
+	}
 	s->recs_pooled = true;
 	/* memtrace's own mapping of them, in the order the view reads them,
 	 * while it reads (no thread: its reads fault them in) */
@@ -432,6 +444,47 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	};
 	recpool_map_behind(s->own_pool, ranges, 3);
 	return true;
+}
+
+int snapmark_refs_by_id(struct mt_snapshot *s, const struct mt_ap_hrefpos *in, size_t n)
+{
+	int err = n && snapshot_grow(&s->refs, &s->cap_refs, 0, n, sizeof(*s->refs)) ? -ENOMEM : 0;
+
+	s->nrefs = 0;
+	for (size_t o = 0, k = 0; o < s->nobjs && !err; o++) {
+		uint32_t c = s->objs[o].flags;
+
+		if (c > n - k) {
+			err = -EPROTO;
+			break;
+		}
+		for (uint32_t j = 0; j < c; j++, k++) {
+			if (in[k].to >= s->nobjs) {
+				err = -EPROTO;
+				break;
+			}
+			s->refs[s->nrefs++] = (struct mt_ap_href){ .from = s->objs[o].id,
+				.to = s->objs[in[k].to].id, .index = in[k].index, .kind = in[k].kind };
+		}
+		s->objs[o].flags = 0;
+	}
+	if (!err && s->nrefs != n)
+		err = -EPROTO;
+	return err;
+}
+
+/* References by position (MT_AP_REFS_POS) read out of the copy, not used where
+ * they lie: @n records at @addr into s->refs (snapmark_refs_by_id()). */
+static int refs_from_pos(struct mt_snapshot *s, int pid, uint64_t addr, uint64_t n)
+{
+	struct mt_ap_hrefpos *in = NULL;
+	size_t at = 0, cap = 0;
+	int err = n ? read_array(s, pid, &in, &at, &cap, addr, n, sizeof(*in)) : 0;
+
+	if (!err)
+		err = snapmark_refs_by_id(s, in, (size_t)n);
+	free(in);
+	return err;
 }
 
 int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct mt_snapshot *s,
@@ -467,10 +520,20 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 		err = read_array(s, pid, &s->objs, &s->nobjs, &s->cap_objs,
 				 m->objs + skip_o * sizeof(*s->objs), m->nobjs - skip_o,
 				 sizeof(*s->objs));
-		if (!err)
+		if (!err && m->ref_format != MT_AP_REFS_IDS) {
+			/* by position (never read while written: not asked then) */
+			err = m->ref_format == MT_AP_REFS_POS && !skip_o && !skip_r ?
+				      refs_from_pos(s, pid, m->refs, m->nrefs) : -EPROTO;
+			if (err == -EPROTO) {
+				snprintf(why, n, "the frozen copy's references by position do not "
+					 "fit its objects");
+				return err;
+			}
+		} else if (!err) {
 			err = read_array(s, pid, &s->refs, &s->nrefs, &s->cap_refs,
 					 m->refs + skip_r * sizeof(*s->refs), m->nrefs - skip_r,
 					 sizeof(*s->refs));
+		}
 	}
 	if (!err)
 		err = read_array(s, pid, &s->roots, &s->nroots, &s->cap_roots, m->roots, m->nroots,
@@ -511,10 +574,12 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 	if (err)
 		return err;
 	s->info.objects = s->nobjs;
-	s->info.refs = s->nrefs;
+	s->info.refs = s->refpos ? s->nrefpos : s->nrefs;
 	/* and those the objects carry: counted by the copy (an agent before it
 	 * left emit_threads 0) - a pass over every record here otherwise */
-	if (m->emit_threads && m->classrefs < UINT32_MAX && m->classrefs <= s->nobjs)
+	if (m->ref_format == MT_AP_REFS_POS) /* each a record, counted */
+		;
+	else if (m->emit_threads && m->classrefs < UINT32_MAX && m->classrefs <= s->nobjs)
 		s->info.refs += m->classrefs;
 	else
 		for (size_t i = 0; i < s->nobjs; i++)

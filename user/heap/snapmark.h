@@ -43,6 +43,17 @@ int snapmark_pull(struct mt_snapshot *s);
  */
 void snapmark_live_done(struct mt_snapshot *s);
 
+/*
+ * snapmark_refs_by_id - references by position (MT_AP_REFS_POS: @n records
+ * @in, read out of the copy rather than used where they lie) into s->refs
+ * (grown; the caller keeps @in) as references by id: s->objs' flags count
+ * each object's, its id the referrer's, each target's id its object's; the
+ * flags then cleared (the CLASS references are records, none implied).
+ * Returns 0, -ENOMEM, or -EPROTO (counts or positions that do not fit the
+ * objects).
+ */
+int snapmark_refs_by_id(struct mt_snapshot *s, const struct mt_ap_hrefpos *in, size_t n);
+
 /* snapmark_readv - read @len bytes at @addr of process @pid into @buf, in
  * large pieces (process_vm_readv). Returns 0 or -errno. */
 int snapmark_readv(int pid, void *buf, size_t len, uint64_t addr);

@@ -264,10 +264,11 @@ int snaprec_add(struct mt_snapshot *s, const void *buf, size_t n, bool keep_raw,
 			memcpy(&s->copy, b, sizeof(s->copy));
 			s->has_copy = true;
 			break;
-		case MT_AP_HREC_MARK:
-			if (bl < sizeof(s->mark))
+		case MT_AP_HREC_MARK: /* an older agent's ends before ref_format */
+			if (bl < MT_AP_HMARK_OLD)
 				goto bad;
-			memcpy(&s->mark, b, sizeof(s->mark));
+			memset(&s->mark, 0, sizeof(s->mark));
+			memcpy(&s->mark, b, bl < sizeof(s->mark) ? bl : sizeof(s->mark));
 			s->mark.why[sizeof(s->mark.why) - 1] = '\0';
 			s->has_mark = true;
 			break;

@@ -57,6 +57,8 @@ void snapshot_drop_records(struct mt_snapshot *s)
 	free(s->addrs);
 	s->objs = NULL;
 	s->refs = NULL;
+	s->refpos = NULL; /* always in the pool */
+	s->nrefpos = 0;
 	s->prims = NULL;
 	s->addrs = NULL;
 	s->nobjs = s->cap_objs = s->nrefs = s->cap_refs = s->nprims = s->cap_prims = 0;

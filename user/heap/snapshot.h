@@ -157,6 +157,13 @@ struct mt_snapshot {
 	bool inplace, fill_more, recs_pooled;
 	struct recpool *own_pool;
 	size_t refs_lead;
+	/* ... and asked for references by position (MT_AP_FREEZE_REFPOS); the
+	 * copy wrote them so (its mark's ref_format): refpos points at them in
+	 * the pool instead of refs (nrefpos of them; objs' flags count each
+	 * object's), for the view to take (heapview_build_take()) */
+	bool refpos_asked;
+	struct mt_ap_hrefpos *refpos;
+	size_t nrefpos;
 	/* how far the pool's pages are given (fallocate): from its start
 	 * (objects), from its middle (references), and below the middle from
 	 * fill_lb (the view's references' lead) */

@@ -876,7 +876,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	/* the copy's records into memory memtrace keeps, when it keeps some;
 	 * else, for one view (not a leak search's: its bounds, heapmem.c, were
 	 * measured with the records copied), into this take's own where they stay */
-	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE);
+	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE | MT_AP_FREEZE_REFPOS);
 	if (ss->pool && !ss->pool_off && (flags & MT_AP_HEAP_FREEZE) &&
 	    (ss->freeze.flags & MT_AP_FREEZE_LIVE)) {
 		ss->freeze.flags |= MT_AP_FREEZE_POOL;
@@ -890,6 +890,11 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		ss->freeze.flags |= MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE;
 		s->pool = s->own_pool;
 		s->inplace = true;
+		/* the references as the view's, but for kind and index */
+		if (!ss->refpos_off && !ss->keep_records && !getenv("MEMTRACE_NO_REFPOS")) {
+			ss->freeze.flags |= MT_AP_FREEZE_REFPOS;
+			s->refpos_asked = true;
+		}
 		heapmem_room_now(&r);
 		s->fill_limit = heapmem_limit(&r);
 		s->fill_use = use;
@@ -988,6 +993,18 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				goto fail;
 			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
 					     nfields, s);
+		}
+		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
+		    (ss->freeze.flags & MT_AP_FREEZE_REFPOS) && ss->so.last_err.code == EPROTO &&
+		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
+			/* an agent loaded by an older memtrace (before stop 50): the
+			 * references by id, in place all the same */
+			ss->refpos_off = true;
+			snapshot_free(s);
+			err = reopen(ss);
+			if (err)
+				goto fail;
+			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_INPLACE) && ss->so.last_err.code == EPROTO &&
@@ -1227,7 +1244,9 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						(double)s->pool_read / (1 << 20),
 						s->mark.emit_threads,
 						s->mark.emit_threads == 1 ? "" : "s",
-						s->recs_pooled ? "; kept where the copy wrote them" : "",
+						!s->recs_pooled ? "" : s->refpos ?
+						"; kept where the copy wrote them, references by position" :
+						"; kept where the copy wrote them",
 						!s->own_pool ? "" : s->own_pool->huge ?
 						"; the pool on memtrace's tmpfs of 2 MiB pages" :
 						"; the pool a memfd of 4 KiB pages",

@@ -57,6 +57,9 @@ struct mt_snapsession {
 	/* without one: each take's own, its records kept where the copy writes
 	 * them (MT_AP_FREEZE_INPLACE); inplace_off: the agent predates it */
 	bool inplace_off;
+	/* ... and references by position (MT_AP_FREEZE_REFPOS); refpos_off:
+	 * the agent predates them */
+	bool refpos_off;
 	bool keep_records;           /* the caller keeps the records beside its view
 				      * (query --save): none of the view's room in them */
 	struct mt_ap_heap_layout layout;

@@ -36,25 +36,33 @@ static inline bool ref_ends(const struct viewbuild *b, const struct mt_ap_href *
 	return *from != DSL_NOOBJ && *to != DSL_NOOBJ;
 }
 
-/* @r as the view's reference *@d (its field slot, static or element index),
- * and the value of that field in its referrer @from. */
-static inline void ref_fill(struct viewbuild *b, const struct mt_ap_href *r, uint32_t from, uint32_t to,
-		     int k, struct dsl_href *d)
+/* A reference record's index and its ends' ids (NO_ID: the view's object's,
+ * looked up only where needed - references by position carry none). */
+#define NO_ID UINT64_MAX
+
+/* The reference with @index from @from to @to (ids @from_id, @to_id) as the
+ * view's reference *@d (its field slot, static or element index), and the
+ * value of that field in its referrer @from. *@d may be where the record
+ * was (read before). */
+static inline void ref_fill(struct viewbuild *b, int32_t index, uint64_t from_id, uint64_t to_id,
+			    uint32_t from, uint32_t to, int k, struct dsl_href *d)
 {
 	const struct cls_aux *a = &b->aux[b->objs[from].cls];
 	int32_t slot = -1;
 
 	d->to = to;
 	d->kind = (uint8_t)k;
-	d->index = k == DSL_REF_ARRAY_ELEMENT ? r->index : -1;
-	if (k == DSL_REF_STATIC_FIELD && r->index >= 0) {
-		uint32_t ci = idmap_index_get(&b->clsmap, r->from); /* from: the class object */
+	d->index = k == DSL_REF_ARRAY_ELEMENT ? index : -1;
+	if (k == DSL_REF_STATIC_FIELD && index >= 0) {
+		/* from: the class object */
+		uint32_t ci = idmap_index_get(&b->clsmap, from_id == NO_ID ? b->objs[from].id
+									  : from_id);
 
-		if (ci != DSL_NOOBJ && r->index < b->aux[ci].nsslot)
-			d->index = b->aux[ci].sslot[r->index];
+		if (ci != DSL_NOOBJ && index < b->aux[ci].nsslot)
+			d->index = b->aux[ci].sslot[index];
 	}
-	if (k == DSL_REF_FIELD && r->index >= 0 && r->index < a->nslot)
-		slot = a->slot[r->index];
+	if (k == DSL_REF_FIELD && index >= 0 && index < a->nslot)
+		slot = a->slot[index];
 	if (slot < 0)
 		return;
 	d->index = slot;
@@ -62,7 +70,8 @@ static inline void ref_fill(struct viewbuild *b, const struct mt_ap_href *r, uin
 		struct dsl_hval *v = &b->values[from][slot];
 
 		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
-			uint32_t si = idmap_index_get(&b->strmap, r->to);
+			uint32_t si = idmap_index_get(&b->strmap,
+						      to_id == NO_ID ? b->objs[to].id : to_id);
 
 			if (si != DSL_NOOBJ) {
 				v->kind = DSL_HV_STR;
@@ -221,7 +230,8 @@ static int refs_unsorted(struct viewbuild *b, struct place *p, size_t i, size_t 
 	}
 	for (size_t k = 0; k < nrest; k++)
 		if (ref_ends(b, &rest[k], &from, &to, &kind))
-			ref_fill(b, &rest[k], from, to, kind, &dst[next[from]++]);
+			ref_fill(b, rest[k].index, rest[k].from, rest[k].to, from, to, kind,
+				 &dst[next[from]++]);
 	if (!p->over_records)
 		free(p->out);
 	p->out = dst;
@@ -236,6 +246,43 @@ out:
 	return err;
 }
 
+/*
+ * References by position where the copy wrote them (b->take->refpos): each
+ * record becomes the view's reference in its place, the runs set by the
+ * objects' counts (heapview.c). Returns 0, or -EINVAL with b->why (a kind
+ * the view has no reference of, a position past the objects).
+ */
+static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
+{
+	struct mt_snapshot *t = b->take;
+	struct mt_ap_hrefpos *in = t->refpos;
+	struct dsl_href *d = (struct dsl_href *)(void *)in;
+	size_t nin = t->nrefpos;
+
+	_Static_assert(sizeof(*in) == sizeof(*d), "a reference by position is a view's");
+	for (uint32_t o = 0; o < b->n; o++) {
+		const struct dsl_hobject *x = &b->objs[o];
+
+		for (size_t i = x->ref_first; i < (size_t)x->ref_first + x->nrefs; i++) {
+			struct mt_ap_hrefpos r = in[i]; /* before d[i], its place, is written */
+			int k = viewrefs_kind(r.kind);
+
+			if (k < 0 || DSL_REF_IS_ROOT(k) || r.to >= b->n) {
+				snprintf(b->why, b->wn, "the frozen copy's reference %zu (kind %u, "
+					 "to %u of %zu objects) makes no sense: the snapshot is "
+					 "corrupt", i, r.kind, r.to, b->n);
+				return -EINVAL;
+			}
+			ref_fill(b, r.index, NO_ID, NO_ID, o, r.to, k, &d[i]);
+		}
+	}
+	t->refpos = NULL; /* the view's now (in the pool, which the view holds) */
+	t->nrefpos = 0;
+	*out = d;
+	*n = nin;
+	return 0;
+}
+
 int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 {
 	const struct mt_snapshot *s = b->s;
@@ -243,6 +290,8 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 	size_t cur = 0;
 	int err = -ENOMEM;
 
+	if (b->take && b->take->refpos)
+		return refs_by_pos(b, out, n);
 	p.ring = malloc(2 * STAGE * sizeof(*p.ring));
 	if (!p.ring)
 		return -ENOMEM;
@@ -285,7 +334,7 @@ int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n)
 				goto out;
 		if (room(&p))
 			goto out;
-		ref_fill(b, r, from, to, kind, &p.out[p.n++]);
+		ref_fill(b, r->index, r->from, r->to, from, to, kind, &p.out[p.n++]);
 		b->objs[from].nrefs++;
 	}
 	for (; cur < b->n; cur++)

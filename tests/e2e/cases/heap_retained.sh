@@ -17,8 +17,9 @@
 #   root to a Shared names the static OWNERS, ArrayList.elementData, an array
 #   index and Owner.shared; `--id` on the dump gives an owner's path and its
 #   referrer; bad input gets a message and a non-zero exit;
-# - the same answers with the records kept in place or copied, written by
-#   the copy in one thread or two, and retained by class summed by one
+# - the same answers with the records kept in place or copied, the
+#   references in place by position (MT_AP_FREEZE_REFPOS) or by id, written
+#   by the copy in one thread or two, and retained by class summed by one
 #   walker or two.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
@@ -53,8 +54,17 @@ PY
 # the query's too
 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.ip" \
 	2>"$TMPD/ip.err" || { cat "$TMPD/ip.err"; fail "heap --retained in place"; }
-grep -q "kept where the copy wrote them" "$TMPD/ip.err" ||
-	{ cat "$TMPD/ip.err"; fail "the records were not kept in place"; }
+grep -q "kept where the copy wrote them, references by position" "$TMPD/ip.err" ||
+	{ cat "$TMPD/ip.err"; fail "the records were not kept in place, by position"; }
+# ... with the references by id (MEMTRACE_NO_REFPOS: the view makes its
+# references of 24-byte records, below them, each CLASS one added)
+MEMTRACE_NO_REFPOS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
+	--top 2000 >"$TMPD/h.id" 2>"$TMPD/id.err" || { cat "$TMPD/id.err"; fail "heap --retained by id"; }
+grep -q "kept where the copy wrote them" "$TMPD/id.err" && ! grep -q "by position" "$TMPD/id.err" ||
+	{ cat "$TMPD/id.err"; fail "MEMTRACE_NO_REFPOS: not in place by id"; }
+MEMTRACE_NO_REFPOS=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
+	>"$TMPD/q.id" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query by id"; }
+cmp "$TMPD/q.live" "$TMPD/q.id" || fail "the query by position and by id differ"
 MEMTRACE_NO_INPLACE=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
 	--top 2000 >"$TMPD/h.cp" 2>"$TMPD/cp.err" || { cat "$TMPD/cp.err"; fail "heap --retained copied"; }
 grep -q "kept where the copy wrote them" "$TMPD/cp.err" && fail "MEMTRACE_NO_INPLACE kept them in place"
@@ -96,12 +106,12 @@ def rows(f):
         if r.get("event", "").startswith("retained"):
             out.append({k: v for k, v in r.items() if not k.endswith("_ms") and k != "roots"})
     return out
-a, b, c = rows("h.live"), rows("h.ip"), rows("h.cp")
-assert a and a == b == c, (len(a), len(b), len(c))
+a, b, c, i = rows("h.live"), rows("h.ip"), rows("h.cp"), rows("h.id")
+assert a and a == b == c == i, (len(a), len(b), len(c), len(i))
 t1, t2 = rows("h.t1"), rows("h.t2")
 assert a == t1 == t2, (len(t1), len(t2))
 PY
-note "in place, copied, one and two threads: $(grep -c '"retained' "$TMPD/h.ip") rows alike"
+note "in place (by position, by id), copied, one and two threads: $(grep -c '"retained' "$TMPD/h.ip") rows alike"
 "$MEMTRACE" --json heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 5 >"$TMPD/p.live" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
 "$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||
