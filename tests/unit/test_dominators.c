@@ -638,7 +638,7 @@ static void test_random_loaders(void **state)
 		free(e);
 	}
 	print_message("searched once %u, a first search mended %u (no held pass %u, renumbered "
-		      "by the dead %u, vertices moved %u), searched again %u\n", searched_once,
+		      "by the moves %u, vertices moved %u), searched again %u\n", searched_once,
 		      searched_spliced, quick_held, quick_renumber, spliced_moved, searched_again);
 	/* the heaps take every way: the mend (splice()), its short ways, and a
 	 * second search where it cannot (an object it meets after another
@@ -963,8 +963,71 @@ static void test_dead_class_mended(void **state)
 	assert_int_equal(d.idom[I], R);
 	assert_int_equal(d.retained[W], obj[W].size + obj[KO].size);
 	assert_int_equal(d.reached, 4);
+	assert_true(d.mend_quick & MT_DOM_QUICK_RENUMBER); /* one number gone */
 	dominators_free(&d);
 	check_against_dataflow(&h);
+}
+
+/* The same with 5000 class objects of W's that no reference reaches: more
+ * numbers gone than renumber_objects() moves by a list (FEW_MOVES), so each
+ * is looked up; the same tree. */
+static void test_many_dead_mended(void **state)
+{
+	enum { R, W, I, KO, KA, M = 5000, N = KA + M };
+	struct dsl_hobject *obj = calloc(N, sizeof(*obj));
+	struct dsl_href *refs = calloc(N + 8, sizeof(*refs));
+	struct dsl_hclass *cls = calloc(M + 2, sizeof(*cls));
+	struct dsl_hroot roots[1] = { { .obj = R, .kind = DSL_ROOT_JNI_GLOBAL } };
+	struct dsl_hloader loaders[1] = { { .obj = W, .id = 1 } };
+	struct dsl_heap h;
+	struct mt_domtree d;
+	uint32_t k = 0;
+
+	(void)state;
+	assert_true(obj && refs && cls);
+	cls[0] = (struct dsl_hclass){ .name = "Obj", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+				      .loader = DSL_NOOBJ };
+	cls[1] = (struct dsl_hclass){ .name = "K", .obj = KO, .super = DSL_NOOBJ, .loader = 0 };
+	for (uint32_t c = 0; c < M; c++)
+		cls[2 + c] = (struct dsl_hclass){ .name = "K[]", .obj = KA + c, .super = DSL_NOOBJ,
+						  .loader = 0 };
+	for (uint32_t o = 0; o < N; o++)
+		obj[o] = (struct dsl_hobject){ .id = 10 + o, .cls = o == I ? 1 : 0,
+					       .size = 16, .length = -1 };
+	obj[R].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = W, .index = -1, .kind = DSL_REF_FIELD };
+	refs[k++] = (struct dsl_href){ .to = I, .index = -1, .kind = DSL_REF_FIELD };
+	obj[R].nrefs = 2;
+	obj[I].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = KO, .index = -1, .kind = DSL_REF_CLASS };
+	obj[I].nrefs = 1;
+	obj[KO].ref_first = k;
+	refs[k++] = (struct dsl_href){ .to = W, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+	obj[KO].nrefs = 1;
+	for (uint32_t c = 0; c < M; c++) {
+		obj[KA + c].ref_first = k;
+		refs[k++] = (struct dsl_href){ .to = W, .index = -1, .kind = DSL_REF_CLASS_LOADER };
+		obj[KA + c].nrefs = 1;
+	}
+	h = (struct dsl_heap){ .objects = obj, .nobjects = N, .classes = cls, .nclasses = M + 2,
+			       .refs = refs, .nrefs = k, .roots = roots, .nroots = 1,
+			       .loaders = loaders, .nloaders = 1 };
+	assert_int_equal(dominators_compute(&h, &d), 0);
+	assert_int_equal(d.searches, 1);
+	assert_int_equal(d.mend_dropped, M);
+	assert_false(d.mend_quick & MT_DOM_QUICK_RENUMBER);
+	for (uint32_t c = 0; c < M; c++)
+		assert_int_equal(d.idom[KA + c], MT_DOM_UNREACHED);
+	assert_int_equal(d.idom[KO], W);
+	assert_int_equal(d.idom[W], R);
+	assert_int_equal(d.idom[I], R);
+	assert_int_equal(d.retained[W], obj[W].size + obj[KO].size);
+	assert_int_equal(d.retained[R], 4 * 16);
+	assert_int_equal(d.reached, 4);
+	dominators_free(&d);
+	free(obj);
+	free(refs);
+	free(cls);
 }
 
 /*
@@ -1170,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_reflection_accessors),
 		cmocka_unit_test(test_splice_moves),
 		cmocka_unit_test(test_dead_class_mended),
+		cmocka_unit_test(test_many_dead_mended),
 		cmocka_unit_test(test_random_dataflow),
 		cmocka_unit_test(test_million_chain),
 		cmocka_unit_test(test_by_class_threads),

@@ -40,8 +40,8 @@
 #define MT_DOM_UNREACHED (UINT32_MAX - 1) /* idom: no root reaches the object */
 #define MT_DOM_QUICK_HELD     1u /* no object both held and reached by references:
 				    * no pass over the references for those */
-#define MT_DOM_QUICK_RENUMBER 2u /* nothing added, few dropped: each number moved
-				    * down by the dropped below it */
+#define MT_DOM_QUICK_RENUMBER 2u /* few dropped or moved, few searches spliced:
+				    * each number moved by those below it */
 
 struct mt_domtree {
 	uint32_t n;            /* objects */
