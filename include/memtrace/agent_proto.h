@@ -803,7 +803,8 @@ struct mt_ap_hmark {
 				    * and the next only when status is 0, when that why
 				    * was zeros) */
 	uint32_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF (when
-				    * emit_threads is not 0) */
+				    * emit_threads is not 0); ref_format MT_AP_REFS_POS:
+				    * the CLASS references among nrefs */
 	/* an agent before MT_AP_FREEZE_REFPOS sent the struct up to here
 	 * (MT_AP_HMARK_OLD bytes; a reader takes it as zeros after) */
 	uint32_t ref_format;       /* MT_AP_REFS_*: the reference records' */

@@ -561,7 +561,6 @@ static void check_pos(const struct mt_ap_hobj *co, size_t nco, const struct mt_a
 	size_t ci = 0, pi = 0, ncls = 0;
 
 	assert_int_equal(p->info.ref_format, MT_AP_REFS_POS);
-	assert_int_equal(p->info.classrefs, 0);
 	assert_int_equal(p->info.lead_need, 0);
 	assert_int_equal(p->info.nobjs, nco);
 	for (size_t o = 0; o < nco; o++) {
@@ -589,6 +588,7 @@ static void check_pos(const struct mt_ap_hobj *co, size_t nco, const struct mt_a
 	assert_int_equal(ci, ncr);
 	assert_int_equal(pi, p->info.nrefs);
 	assert_true(ncls > 0);
+	assert_int_equal(p->info.classrefs, ncls); /* among the records, counted */
 }
 
 static void test_split(void **st)

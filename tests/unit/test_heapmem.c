@@ -20,7 +20,7 @@ static void test_need(void **state)
 {
 	/* nothing bounded for counts */
 	assert_true(heapmem_need(HEAPMEM_NONE, 5000000, 5000000) == 0);
-	assert_true(heapmem_need(HEAPMEM_SERIES + 1, 1, 1) == 0);
+	assert_true(heapmem_need(HEAPMEM_LAST + 1, 1, 1) == 0);
 	/* the base alone for an empty heap */
 	assert_true(heapmem_need(HEAPMEM_VIEW, 0, 0) == HEAPMEM_BASE);
 	/* each use its costs: linear in objects and references */
@@ -40,6 +40,20 @@ static void test_need(void **state)
 	assert_true(heapmem_need(HEAPMEM_RETAINED, 5024351, 5040000) > 385 * MiB);
 	assert_true(heapmem_need(HEAPMEM_RETAINED, 5024351, 5040000) < 385 * MiB * 135 / 100);
 	assert_true(heapmem_records(2, 3) == 2 * 32 + 3 * 24);
+	/* references by position (heapmem.c): 12 bytes a reference fewer, one
+	 * record an object more for a tree; a view's measured */
+	assert_int_equal(heapmem_by_position(HEAPMEM_RETAINED), HEAPMEM_RETAINED_POS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_VIEW), HEAPMEM_VIEW_POS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES), HEAPMEM_SERIES);
+	assert_int_equal(heapmem_by_position(HEAPMEM_RECORDS), HEAPMEM_RECORDS);
+	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 1000000, 0) == HEAPMEM_BASE + 56000000ull);
+	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1000000) == HEAPMEM_BASE + 32000000ull);
+	/* measured, JDK 25: RefDense 2000000 (2.02 M objects, 14 M references)
+	 * peaked at 467 MiB (heap --retained) and 276 (query, seed 03) */
+	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 2020000, 14000000) > 467 * MiB);
+	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 2020000, 14000000) < 467 * MiB * 135 / 100);
+	assert_true(heapmem_need(HEAPMEM_VIEW_POS, 2020000, 14000000) > 276 * MiB);
+	assert_true(heapmem_need(HEAPMEM_VIEW_POS, 2020000, 14000000) < 276 * MiB * 135 / 100);
 }
 
 static void test_fits_max(void **state)

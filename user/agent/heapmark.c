@@ -1974,6 +1974,7 @@ static void put_object(struct mark *mk, uint64_t obj)
 			c->to = ki->mirror_pos;
 			c->index = -1;
 			c->kind = JVMTI_HEAP_REFERENCE_CLASS;
+			mk->classrefs++; /* among the records (info.classrefs) */
 		}
 	}
 	if (fl & (HM_REFS | HM_PRIMS)) {

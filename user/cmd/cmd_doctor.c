@@ -316,8 +316,9 @@ static void print_heap_memory(void)
 	       "object and %llu a reference for heap --retained, %llu and %llu for leaks; "
 	       "histo a few MiB whatever the heap\n",
 	       fmt_bytes(heapmem_limit(&m), a, sizeof(a)), b,
-	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED, 1, 0) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED, 0, 1) - HEAPMEM_BASE),
+	       /* a frozen copy's references by position (this agent's) */
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1) - HEAPMEM_BASE),
 	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 1, 0) - HEAPMEM_BASE),
 	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 0, 1) - HEAPMEM_BASE));
 }

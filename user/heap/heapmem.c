@@ -39,6 +39,18 @@
  * A view holds 32 bytes an object (dsl_hobject, over the record it is built
  * from) and 12 a reference, its class reference included; the records 32
  * and 24; the dominator tree 20 an object and 12 a kept edge.
+ *
+ * References by position (stop 50, MT_AP_FREEZE_REFPOS, the view built over
+ * them where the copy wrote them): 12 bytes a reference instead of 24, and
+ * each object's CLASS reference a record the copy writes (12 more an
+ * object): retained 12 bytes less a reference and 12 more an object; the
+ * view's set by the peaks below. Measured (JDK 17/25; peak MiB, by position
+ * against by id): FreezeWorkload 500000 (1.03 M objects and references)
+ * heap --retained 89-91 as by id, query 77-79 as by id; RefDense 400000
+ * (0.42 M objects, 2.8 M references) 106-108 against 134-136, query 67-69
+ * against 95-97; RefDense 2000000 (2.02 M objects, 14 M references, JDK 25)
+ * 467 against 605, query 276 against 414. The bound over the peak:
+ * 1.22-1.33 (retained), 1.21-1.40 (view).
  */
 static const struct {
 	uint32_t obj, ref;
@@ -49,11 +61,19 @@ static const struct {
 	[HEAPMEM_VIEW] = { 52, 28, "a heap view" },
 	[HEAPMEM_RETAINED] = { 44, 44, "a heap view and its dominator tree" },
 	[HEAPMEM_SERIES] = { 140, 48, "a leak search's snapshots" },
+	[HEAPMEM_VIEW_POS] = { 60, 14, "a heap view" },
+	[HEAPMEM_RETAINED_POS] = { 56, 32, "a heap view and its dominator tree" },
 };
+
+enum heapmem_use heapmem_by_position(enum heapmem_use use)
+{
+	return use == HEAPMEM_VIEW ? HEAPMEM_VIEW_POS :
+	       use == HEAPMEM_RETAINED ? HEAPMEM_RETAINED_POS : use;
+}
 
 uint64_t heapmem_need(enum heapmem_use use, uint64_t objs, uint64_t refs)
 {
-	if (use <= HEAPMEM_NONE || use > HEAPMEM_SERIES)
+	if (use <= HEAPMEM_NONE || use > HEAPMEM_LAST)
 		return 0;
 	return HEAPMEM_BASE + objs * cost[use].obj + refs * cost[use].ref;
 }
@@ -189,7 +209,7 @@ int heapmem_fits_visits(enum heapmem_use use, uint64_t visits, const struct heap
 		       "far, and memtrace holds up to %llu bytes for each until the walk's objects "
 		       "are numbered and %s built: about %s for those alone",
 		       fmt_count(visits, v, sizeof(v)), (unsigned long long)per,
-		       use <= HEAPMEM_NONE || use > HEAPMEM_SERIES ? "its counts" : cost[use].what,
+		       use <= HEAPMEM_NONE || use > HEAPMEM_LAST ? "its counts" : cost[use].what,
 		       fmt_bytes(need, a, sizeof(a)));
 	return bounds(need, need, 0, false, r, why, n, len);
 }
@@ -200,7 +220,7 @@ const char *heapmem_text(enum heapmem_use use, uint64_t objs, uint64_t refs, uin
 	char o[32], f[32], a[32], k[32];
 	int len;
 
-	if (use <= HEAPMEM_NONE || use > HEAPMEM_SERIES)
+	if (use <= HEAPMEM_NONE || use > HEAPMEM_LAST)
 		use = HEAPMEM_NONE;
 	len = snprintf(buf, n, "%s of %s objects and %s references: memtrace holds at most %s "
 		       "for it", cost[use].what, fmt_count(objs, o, sizeof(o)),

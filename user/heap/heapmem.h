@@ -26,7 +26,17 @@ enum heapmem_use {
 	HEAPMEM_VIEW,      /* a heap view (query, heap without --retained, serve's queries) */
 	HEAPMEM_RETAINED,  /* a view and its dominator tree (heap --retained) */
 	HEAPMEM_SERIES,    /* a view per snapshot and the places compared (leaks) */
+	/* a view and a view with its tree built where the copy wrote its
+	 * references by position (MT_AP_FREEZE_REFPOS: 12 bytes a reference,
+	 * not 24, and one more an object, its CLASS reference's record) */
+	HEAPMEM_VIEW_POS,
+	HEAPMEM_RETAINED_POS,
 };
+#define HEAPMEM_LAST HEAPMEM_RETAINED_POS
+
+/* heapmem_by_position - pure: @use's with the references by position (a
+ * view's or a tree's; any other as it is). */
+enum heapmem_use heapmem_by_position(enum heapmem_use use);
 
 /* memtrace's resident memory besides any heap (binary, libraries, BPF maps'
  * copies, buffers): 19-26 MiB measured, rounded up */

@@ -151,8 +151,11 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 		s->fill_lb = s->fill_la = half;
 	/* the answer for these counts would not fit: memtrace refuses the take
 	 * when the mark is done, holding no more than it may */
-	if (heapmem_need((enum heapmem_use)s->fill_use, a->cap_objs ? a->cap_objs : a->mark_objs,
-			 a->cap_objs ? a->cap_refs : a->mark_refs) > s->fill_limit)
+	if (heapmem_need(a->cap_objs && s->refpos_asked && a->pool ?
+				 heapmem_by_position((enum heapmem_use)s->fill_use) :
+				 (enum heapmem_use)s->fill_use,
+			 a->cap_objs ? a->cap_objs : a->mark_objs,
+			 a->cap_objs ? snapmark_sized_refs(s, a) : a->mark_refs) > s->fill_limit)
 		return;
 	if (!a->cap_objs) {
 		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
@@ -194,6 +197,15 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	s->fill_more = s->fill_oa < ow || s->fill_ra < rw || s->fill_la < half;
 }
 
+uint64_t snapmark_sized_refs(const struct mt_snapshot *s, const struct mt_ap_hlive *a)
+{
+	/* by position where asked and the copy mapped the pool (HM_REFPOS goes
+	 * with HM_INPLACE): room for a CLASS reference an object among them */
+	uint64_t cls = s->refpos_asked && a->pool ? a->cap_objs + a->cap_objs / 16 : 0;
+
+	return a->cap_refs > cls ? a->cap_refs - cls : 0;
+}
+
 int snapmark_pull(struct mt_snapshot *s)
 {
 	struct mt_ap_hlive a;
@@ -222,7 +234,8 @@ int snapmark_pull(struct mt_snapshot *s)
 	}
 	if (!s->live_sized_objs) { /* sized before the first record: the mark's counts */
 		s->live_sized_objs = a.cap_objs;
-		s->live_sized_refs = a.cap_refs;
+		s->live_sized_refs = snapmark_sized_refs(s, &a);
+		s->live_sized_pos = s->refpos_asked && a.pool;
 	}
 	if (s->inplace) { /* the records stay where they are written */
 		fill(s, &a);

@@ -44,6 +44,14 @@ int snapmark_pull(struct mt_snapshot *s);
 void snapmark_live_done(struct mt_snapshot *s);
 
 /*
+ * snapmark_sized_refs - pure: the references (CLASS ones apart, as the
+ * memory bounds count them, heap/heapmem.h) the copy sized its array for,
+ * from its struct mt_ap_hlive @a: by position (asked by @s, and the copy
+ * mapped the pool) the array has room for a CLASS reference an object too.
+ */
+uint64_t snapmark_sized_refs(const struct mt_snapshot *s, const struct mt_ap_hlive *a);
+
+/*
  * snapmark_refs_by_id - references by position (MT_AP_REFS_POS: @n records
  * @in, read out of the copy rather than used where they lie) into s->refs
  * (grown; the caller keeps @in) as references by id: s->objs' flags count

@@ -140,6 +140,7 @@ struct mt_snapshot {
 	size_t live_read_objs;       /* object records of the snapshot read while written */
 	uint64_t live_sized_objs;    /* what the copy sized its arrays for before writing: */
 	uint64_t live_sized_refs;    /* the live objects, a bound of the references (0: not yet) */
+	bool live_sized_pos;         /* ... written by position (MT_AP_FREEZE_REFPOS) */
 	/* MT_AP_FREEZE_POOL: memtrace's pool (not owned), mapped in the copy at
 	 * pool_at (pool_bytes, from its struct mt_ap_hlive; 0: not mapped) */
 	const struct recpool *pool;

@@ -930,7 +930,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* the copy's mark is done: its counts (the arrays' sizes, set
 		 * before any record is written) against the memory left */
 		if (s->has_live && !mem_ok && s->live_sized_objs) {
-			if (mem_check(ss, use, s->live_sized_objs, s->live_sized_refs, 0, true)) {
+			if (mem_check(ss, s->live_sized_pos ? heapmem_by_position(use) : use,
+				      s->live_sized_objs, s->live_sized_refs, 0, true)) {
 				err = refuse(ss, s, false, err > 0 ? &h : NULL);
 				goto fail;
 			}
@@ -1213,16 +1214,23 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 			if (s->has_mark && !s->mark.status) {
 				char cwhy[192], mt[256];
 
+				/* the references as the bounds count them: by
+				 * position, the CLASS ones are records too */
+				uint64_t nrefs = s->mark.ref_format == MT_AP_REFS_POS &&
+						 s->mark.classrefs <= s->mark.nrefs ?
+						 s->mark.nrefs - s->mark.classrefs : s->mark.nrefs;
+				enum heapmem_use muse = s->mark.ref_format == MT_AP_REFS_POS ?
+							heapmem_by_position(use) : use;
+
 				/* the exact counts, unless the arrays' sizes covered
 				 * them (a copy short of memory sizes them smaller) */
 				if ((!mem_ok || s->mark.nobjs > s->live_sized_objs ||
-				     s->mark.nrefs > s->live_sized_refs) &&
-				    mem_check(ss, use, s->mark.nobjs, s->mark.nrefs, 0, false)) {
+				     nrefs > s->live_sized_refs) &&
+				    mem_check(ss, muse, s->mark.nobjs, nrefs, 0, false)) {
 					err = refuse(ss, s, true, NULL);
 					goto fail;
 				}
-				uint64_t need = heapmem_need(use, s->mark.nobjs, s->mark.nrefs) +
-						pool_bytes(ss);
+				uint64_t need = heapmem_need(muse, s->mark.nobjs, nrefs) + pool_bytes(ss);
 
 				if (s->mark.nobjs && (mem_said != p->pid ||
 						      need > mem_said_need + mem_said_need / 10)) {
@@ -1230,7 +1238,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 					mem_said = p->pid;
 					mem_said_need = need;
 					p_info("JVM %d: %s", p->pid,
-					       heapmem_text(use, s->mark.nobjs, s->mark.nrefs,
+					       heapmem_text(muse, s->mark.nobjs, nrefs,
 							    pool_bytes(ss), mt, sizeof(mt)));
 				}
 				err = snapmark_read(p, ss->vs, s, cwhy, sizeof(cwhy));
