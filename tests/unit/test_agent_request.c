@@ -371,6 +371,14 @@ static void test_freeze_request(void **state)
 	f = freeze_frame(&fz, 0, "", 0);
 	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
 	assert_true(req.freeze.flags & MT_AP_FREEZE_REFPOS);
+	/* ... which an agent of stop 46-49 did not know (request_freeze_known():
+	 * the e2e case agent_older makes the agent answer as one) */
+	request_freeze_known(0xffff);
+	f = freeze_frame(&fz, 0, "", 0);
+	expect_error(&f, true, -EPROTO, 9, "malformed heap request");
+	request_freeze_known(MT_AP_FREEZE_FLAGS);
+	f = freeze_frame(&fz, 0, "", 0);
+	assert_int_equal(run(&f, true, &req, why), MT_AP_HDR_SIZE + 16 + sizeof(fz));
 	fz.flags = MT_AP_FREEZE_TEST_HANG;
 	fz.state_addr = 0;
 	f = freeze_frame(&fz, 0, "", 0);

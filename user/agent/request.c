@@ -16,6 +16,14 @@
 
 #include "request.h"
 
+/* The freeze flags this agent knows (request_freeze_known()). */
+static uint32_t freeze_known = MT_AP_FREEZE_FLAGS;
+
+void request_freeze_known(uint32_t mask)
+{
+	freeze_known = mask & MT_AP_FREEZE_FLAGS;
+}
+
 /* The reason of an mt_ap_decode() error, as the ERROR reply words it. */
 static const char *decode_why(long err)
 {
@@ -46,7 +54,7 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 		memcpy(&req->freeze, (const char *)req->payload + head, sizeof(*f));
 		head += sizeof(*f);
 		/* ZGC: the heap's range is read in the pause (its _reserved is empty) */
-		if ((f->flags & ~MT_AP_FREEZE_FLAGS) || !f->state_addr ||
+		if ((f->flags & ~freeze_known) || !f->state_addr ||
 		    (f->heap_lo >= f->heap_hi && !(f->flags & MT_AP_FREEZE_ZGC)) ||
 		    ((f->flags & MT_AP_FREEZE_ZGC) && !(f->flags & MT_AP_FREEZE_MARK)) ||
 		    ((f->flags & MT_AP_FREEZE_ZGC_BOUND) && !(f->flags & MT_AP_FREEZE_ZGC)) ||

@@ -60,4 +60,12 @@ struct request {
 long request_next(const void *buf, size_t n, size_t cap, bool hello_done, struct request *req,
 		  char *why, size_t why_n);
 
+/*
+ * request_freeze_known - the freeze flags request_next() accepts from now on
+ * (MT_AP_FREEZE_FLAGS at first): tests make this agent answer as an older
+ * one, which refuses a flag it does not know (memtrace then asks without it;
+ * the JVM's MEMTRACE_AGENT_TEST_FREEZE_FLAGS, server.c).
+ */
+void request_freeze_known(uint32_t mask);
+
 #endif

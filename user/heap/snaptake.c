@@ -831,6 +831,50 @@ static int reopen(struct mt_snapsession *ss)
 	return agentsession_open(ss->p, &ss->so, &hello, &loaded);
 }
 
+/*
+ * A frozen walk's request that an agent loaded by an older memtrace refused
+ * ("malformed heap request": a freeze flag it does not know): what to ask it
+ * instead, the newest flag first. Sets the session's switch for the rest of
+ * it and returns the walk flags to ask again with (without
+ * MT_AP_HEAP_FREEZE: a walk in a pause, which is the user's to accept).
+ */
+static uint32_t older_agent(struct mt_snapsession *ss, uint32_t flags)
+{
+	uint32_t f = ss->freeze.flags;
+
+	if (f & MT_AP_FREEZE_ZGC) { /* before stop 40: a ZGC heap only in a pause */
+		no_freeze(ss, "the agent loaded in it predates this memtrace's frozen walks of ZGC");
+		return flags & ~MT_AP_HEAP_FREEZE;
+	}
+	if (f & MT_AP_FREEZE_REFPOS) { /* before stop 50: references by id, in place still */
+		ss->refpos_off = true;
+		return flags;
+	}
+	if (f & MT_AP_FREEZE_INPLACE) { /* before stop 46: the records read as written */
+		ss->inplace_off = true;
+		return flags;
+	}
+	if (f & MT_AP_FREEZE_POOL) { /* before stop 44: the records in the copy's memory */
+		ss->pool_off = true;
+		return flags;
+	}
+	if (f & (MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE)) {
+		/* before stop 38: its records in huge pages, read after DONE */
+		ss->freeze.flags &= ~(MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE);
+		ss->live_off = true;
+		return flags;
+	}
+	if (f & MT_AP_FREEZE_MARK) { /* frozen walks without the copy's own mark */
+		p_info("JVM %d: the agent loaded in it predates the frozen copy's own mark: "
+		       "the copy walks with JVMTI", ss->p->pid);
+		ss->mark_off = true;
+		ss->freeze.flags &= ~MT_AP_FREEZE_MARK;
+		return flags & ~MT_AP_HEAP_FREEZE;
+	}
+	no_freeze(ss, "the agent loaded in it predates frozen walks");
+	return flags & ~MT_AP_HEAP_FREEZE;
+}
+
 int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_ms,
 		  const char *const *fields, int nfields, struct mt_snapshot *s)
 {
@@ -982,95 +1026,15 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (h.type != MT_AP_EVENTS) /* a sampling session's: not the walk's */
 			first = false;
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 40): a
-			 * ZGC heap only in a pause, which is the user's to accept */
-			no_freeze(ss, "the agent loaded in it predates this memtrace's frozen "
-				  "walks of ZGC");
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
-					     nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_REFPOS) && ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 50): the
-			 * references by id, in place all the same */
-			ss->refpos_off = true;
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_INPLACE) && ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 46): the
-			 * records read out of the copy as they are written */
-			ss->inplace_off = true;
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_POOL) && ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 44): the
-			 * copy's records in its own memory, as it always did */
-			ss->pool_off = true;
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & (MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE)) &&
 		    ss->so.last_err.code == EPROTO &&
 		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace (before stop 38): its
-			 * records in huge pages, read after DONE, as it always did */
-			ss->freeze.flags &= ~(MT_AP_FREEZE_SMALLPAGES | MT_AP_FREEZE_LIVE);
-			ss->live_off = true;
+			uint32_t again = older_agent(ss, flags);
+
 			snapshot_free(s);
 			err = reopen(ss);
 			if (err)
 				goto fail;
-			return snaptake_take(ss, flags, max_pause_ms, fields, nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    (ss->freeze.flags & MT_AP_FREEZE_MARK) && ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace: frozen walks without the mark */
-			p_info("JVM %d: the agent loaded in it predates the frozen copy's own mark: "
-			       "the copy walks with JVMTI", p->pid);
-			ss->mark_off = true;
-			ss->freeze.flags &= ~MT_AP_FREEZE_MARK;
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
-					     nfields, s);
-		}
-		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
-		    ss->so.last_err.code == EPROTO &&
-		    !strcmp(ss->so.last_err.msg, "malformed heap request")) {
-			/* an agent loaded by an older memtrace: no frozen walks */
-			no_freeze(ss, "the agent loaded in it predates frozen walks");
-			snapshot_free(s);
-			err = reopen(ss);
-			if (err)
-				goto fail;
-			return snaptake_take(ss, flags & ~MT_AP_HEAP_FREEZE, max_pause_ms, fields,
-					     nfields, s);
+			return snaptake_take(ss, again, max_pause_ms, fields, nfields, s);
 		}
 		if (h.type == MT_AP_ERROR && (flags & MT_AP_HEAP_FREEZE) &&
 		    (ss->freeze.flags & MT_AP_FREEZE_ZGC) && ss->so.last_err.code == EAGAIN &&
