@@ -17,7 +17,9 @@
 # never counts remark, cleanup or a ZGC/Shenandoah pause as young. Last, ZGC
 # on a copy of the JDK whose libjvm lost its .symtab: the same pauses,
 # bracketed by gc__begin/gc__end (unnamed, each no longer than JFR's).
-# ALONE: many JVMs and JFR dumps (a long case: nothing beside it)
+# Not ALONE: memtrace and JFR read the same timers of the JVM, so a busy
+# machine moves neither against the other (passed with a busy loop on the
+# other core and beside docs_samples and alloc_deep, stop 50).
 # TIMEOUT: 420
 . "$ROOT/tests/e2e/lib.sh"
 . "$ROOT/tests/e2e/jdkcopy.sh"
