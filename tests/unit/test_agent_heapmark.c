@@ -594,7 +594,7 @@ static void check_pos(const struct mt_ap_hobj *co, size_t nco, const struct mt_a
 static void test_split(void **st)
 {
 	struct fake *f = fake_new(true, true);
-	uint64_t boot = cld_new(f), A, B, Arr, arr, roots[2], prev = 0;
+	uint64_t boot = cld_new(f), A, B, Arr, arr, roots[2], prev = 0, mA;
 	struct mt_ap_hlive live = { 0 };
 	struct hm_result one, two, back, auto_, prims;
 	size_t bytes = 4u << 20, n = 3000;
@@ -606,7 +606,7 @@ static void test_split(void **st)
 	A = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 2); /* next, other */
 	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
 	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, array_hdr(f), 2), boot, 0);
-	mirror_new(f, A, 0);
+	mA = mirror_new(f, A, 0);
 	mirror_new(f, B, 0);
 	mirror_new(f, Arr, 0);
 	arr = array_new(f, Arr, (uint32_t)n, oopsz(f));
@@ -614,6 +614,8 @@ static void test_split(void **st)
 	 * holding every fifth: references from both halves of the bits */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = obj_alloc(f, A, 32);
+
+		*(int32_t *)(uintptr_t)(a + 12) = (int32_t)i + 7; /* an int field (values) */
 
 		if (i % 3 == 0)
 			put_oop(f, a + 16 + oopsz(f), obj_alloc(f, B, 24));
@@ -717,9 +719,43 @@ static void test_split(void **st)
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &auto_, 0);
 	assert_int_equal(auto_.info.emit_threads, 1);
 	heapmark_free(&auto_);
-	/* values: state the pass changes (strings, the arena) - one thread */
+	/* values (a query reading `size` projects ArrayList's int field): each
+	 * thread its own, the second's appended - the records one thread writes */
+	{
+		struct hm_field af[] = {
+			{ .off = 12, .index = 0, .type = 'I', .projected = true },
+			{ .off = 16, .index = 1, .type = 'L' },
+			{ .off = 20, .index = 2, .type = 'L' },
+		};
+		struct hm_class ac[] = { { .mirror = mA, .fields = af, .nfields = 3 } };
+		struct hm_result p1;
+
+		memset(pool, 0xa5, bytes);
+		run_threads = 1;
+		run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_INPLACE, roots, 2, NULL, 0, ac, 1, &p1, 0);
+		assert_int_equal(p1.info.emit_threads, 1);
+		assert_int_equal(p1.info.nprims, n);
+		memset(pool, 0xa5, bytes);
+		run_threads = 2;
+		run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_INPLACE, roots, 2, NULL, 0, ac, 1, &prims, 0);
+		assert_int_equal(prims.info.emit_threads, 2);
+		assert_int_equal(prims.info.nprims, n);
+		assert_memory_equal(prims.prims, p1.prims, n * sizeof(*p1.prims));
+		assert_int_equal(prims.prims[n - 1].bits, (uint64_t)(n - 1 + 7));
+		heapmark_free(&prims);
+		/* the second half knowing no class: the first writes it, values too */
+		memset(pool, 0xa5, bytes);
+		run_threads = 3;
+		run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_INPLACE, roots, 2, NULL, 0, ac, 1, &prims, 0);
+		assert_int_equal(prims.info.emit_threads, 1);
+		assert_int_equal(prims.info.nprims, n);
+		assert_memory_equal(prims.prims, p1.prims, n * sizeof(*p1.prims));
+		heapmark_free(&prims);
+		heapmark_free(&p1);
+	}
+	/* strings: an arena both would grow - one thread */
 	run_threads = 2;
-	run(f, HM_OBJS | HM_REFS | HM_PRIMS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &prims, 0);
+	run(f, HM_OBJS | HM_REFS | HM_STRINGS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &prims, 0);
 	assert_int_equal(prims.info.emit_threads, 1);
 	heapmark_free(&prims);
 	/* no pool: one */

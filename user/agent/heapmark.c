@@ -2026,9 +2026,11 @@ static void emit_words(struct mark *mk, size_t w0, size_t w1)
 /*
  * Whether the records' pass takes two threads: hm_input.threads says, or
  * (0) when the copy may use two CPUs, has marked a million objects or more
- * and writes only object and reference records, both in memtrace's pool
- * (their places known before a record is written; what else a record may
- * need - strings, values, ZGC's colours - is state the pass changes).
+ * and writes object and reference records both in memtrace's pool (their
+ * places known before a record is written), and besides them at most
+ * primitive values (each thread its own, appended after: a query reading a
+ * field `size` projects ArrayList's and HashMap's); strings (an arena both
+ * would grow) and ZGC's colours are state the pass changes.
  */
 static bool split_wanted(const struct mark *mk)
 {
@@ -2036,7 +2038,7 @@ static bool split_wanted(const struct mark *mk)
 	cpu_set_t cpus;
 
 	if (in->threads == 1 || mk->zgc || !mk->objs.pooled || !mk->refs.pooled ||
-	    (in->flags & (HM_PRIMS | HM_STRINGS | HM_ADDRS)) || !(in->flags & HM_OBJS) ||
+	    (in->flags & (HM_STRINGS | HM_ADDRS)) || !(in->flags & HM_OBJS) ||
 	    !(in->flags & HM_REFS) || mk->objs.cap != mk->out->info.marked)
 		return false;
 	if (in->threads >= 2)
@@ -2169,6 +2171,8 @@ static int emit_split(struct mark *mk)
 	h->mk.refs.p = rbase + bound * mk->refs.esz;
 	h->mk.refs.cap = rcap - bound;
 	h->mk.refs.pop_at = 0;
+	/* its values apart (malloc'd), appended to the first's after */
+	h->mk.prims = (struct growvec){ .esz = mk->prims.esz };
 	mk->objs.cap = first;
 	mk->refs.cap = bound;
 	pthread_attr_init(&at);
@@ -2213,11 +2217,18 @@ static int emit_split(struct mark *mk)
 		mk->objs.n = ocap;
 		mk->classrefs += h->mk.classrefs;
 		join_refs(mk, h, rbase, rcap);
+		for (size_t i = 0; i < h->mk.prims.n && !mk->err; i++) {
+			void *v = vec_push(mk, &mk->prims);
+
+			if (v)
+				memcpy(v, h->mk.prims.p + i * h->mk.prims.esz, h->mk.prims.esz);
+		}
 	} else if (!h->mk.refs.pooled) {
 		free(h->mk.refs.p);
 	}
 	if (!h->mk.objs.pooled)
 		free(h->mk.objs.p);
+	free(h->mk.prims.p); /* the second's values (the first's hold them now) */
 	free(h);
 	return 0;
 }
