@@ -66,7 +66,9 @@ static inline void ref_fill(struct viewbuild *b, int32_t index, uint64_t from_id
 	if (slot < 0)
 		return;
 	d->index = slot;
-	if (b->values && b->values[from]) {
+	/* (its class's objects carry values: else b->values[from], zero, is
+	 * not read - a read of the array's untouched pages faults each in) */
+	if (b->values && a->values && b->values[from]) {
 		struct dsl_hval *v = &b->values[from][slot];
 
 		if (b->cls[b->objs[from].cls].fields[slot].kind == DSL_FK_STRING) {
