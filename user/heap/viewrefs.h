@@ -74,8 +74,11 @@ int viewrefs_kind(uint32_t k);
  * one pass without counts: when b->take, over the records themselves (12
  * bytes where a record took 24; records are copied to a small ring ahead of
  * being overwritten) and b->take->refs is then the view's or freed; else in
- * a new array. Others are counted (a stable counting sort). Returns 0 or
- * -ENOMEM.
+ * a new array. Others are counted (a stable counting sort). References by
+ * position where the copy wrote them (b->take->refpos, MT_AP_FREEZE_REFPOS):
+ * each record is made the view's reference in its place, the runs set by the
+ * objects' counts (heapview.c), and -EINVAL with b->why for one that makes
+ * no sense. Returns 0, -ENOMEM or -EINVAL.
  */
 int viewrefs_build(struct viewbuild *b, struct dsl_href **out, size_t *n);
 
