@@ -1600,6 +1600,16 @@ static uint32_t pos_of(const struct mark *mk, uint64_t a)
 }
 
 /* The id of marked object @a. */
+static uint64_t id_of(const struct mark *mk, uint64_t a);
+
+/* @ki's class object's id and position, once per class (0: not marked). */
+static void mirror_known(const struct mark *mk, struct kinfo *ki)
+{
+	ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
+	ki->mirror_pos = ki->mirror_id ? pos_of(mk, ki->mirror) : 0;
+	ki->has_mirror_id = true;
+}
+
 static uint64_t id_of(const struct mark *mk, uint64_t a)
 {
 	size_t h = u64hash(a) >> 48, b;
@@ -1612,20 +1622,26 @@ static uint64_t id_of(const struct mark *mk, uint64_t a)
 	       pop64(mk->bits[b >> 6] & ((1ull << (b & 63)) - 1));
 }
 
+/* A reference record by position (HM_REFPOS: the referrer implied). */
+static void put_pos(struct mark *mk, uint32_t pos, int32_t index, uint32_t kind)
+{
+	struct mt_ap_hrefpos *p = vec_push(mk, &mk->refs);
+
+	if (p) {
+		p->to = pos;
+		p->index = index;
+		p->kind = kind;
+	}
+}
+
 static void put_ref(struct mark *mk, uint64_t from, uint64_t to, int32_t index, uint32_t kind)
 {
 	struct mt_ap_href *r;
 
 	if (!to || !marked(mk, to))
 		return;
-	if (mk->refpos) { /* by position, the referrer implied */
-		struct mt_ap_hrefpos *p = vec_push(mk, &mk->refs);
-
-		if (p) {
-			p->to = pos_of(mk, to);
-			p->index = index;
-			p->kind = kind;
-		}
+	if (mk->refpos) {
+		put_pos(mk, pos_of(mk, to), index, kind);
 		return;
 	}
 	r = vec_push(mk, &mk->refs);
@@ -1939,12 +1955,8 @@ static void put_object(struct mark *mk, uint64_t obj)
 		if (!o)
 			return;
 		o->id = id;
-		if (!ki->has_mirror_id) { /* once per class, not per object */
-			ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror)
-									  : 0;
-			ki->mirror_pos = ki->mirror_id ? pos_of(mk, ki->mirror) : 0;
-			ki->has_mirror_id = true;
-		}
+		if (!ki->has_mirror_id) /* once per class, not per object */
+			mirror_known(mk, ki);
 		o->cls = ki->mirror_id;
 		o->size = size;
 		o->length = len;
@@ -1968,14 +1980,8 @@ static void put_object(struct mark *mk, uint64_t obj)
 	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && !(fl & HM_OBJS)) {
 		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
 	} else if (mk->refpos && ki->kind != MT_AP_K_MIRROR && ki->mirror_id) {
-		struct mt_ap_hrefpos *c = vec_push(mk, &mk->refs); /* its class's, known */
-
-		if (c) {
-			c->to = ki->mirror_pos;
-			c->index = -1;
-			c->kind = JVMTI_HEAP_REFERENCE_CLASS;
-			mk->classrefs++; /* among the records (info.classrefs) */
-		}
+		put_pos(mk, ki->mirror_pos, -1, JVMTI_HEAP_REFERENCE_CLASS); /* its class's, known */
+		mk->classrefs++; /* among the records (info.classrefs) */
 	}
 	if (fl & (HM_REFS | HM_PRIMS)) {
 		if (ki->kind == MT_AP_K_OBJARRAY) {
@@ -2143,13 +2149,8 @@ static int emit_split(struct mark *mk)
 		free(h);
 		return -EAGAIN;
 	}
-	for (size_t i = 0; i < mk->nk; i++) { /* what put_object() would learn */
-		struct kinfo *ki = kinfo_at(mk, i);
-
-		ki->mirror_id = ki->mirror && marked(mk, ki->mirror) ? id_of(mk, ki->mirror) : 0;
-		ki->mirror_pos = ki->mirror_id ? pos_of(mk, ki->mirror) : 0;
-		ki->has_mirror_id = true;
-	}
+	for (size_t i = 0; i < mk->nk; i++) /* what put_object() would learn */
+		mirror_known(mk, kinfo_at(mk, i));
 	memcpy(&h->mk, mk, sizeof(*mk));
 	memset(&h->out, 0, sizeof(h->out));
 	h->nfwd = 0;

@@ -615,7 +615,7 @@ static bool renumber_objects(struct dom_work *s, const uint32_t *re, const uint6
 {
 	struct num_move mv[FEW_MOVES];
 	int32_t below[FEW_MOVES + 1];
-	uint32_t nm = 0, ns = 0, gone[FEW_MOVES];
+	uint32_t nm = 0, ns = 0, nmv = 0, gone[FEW_MOVES];
 
 	for (uint32_t t = n1; t < s->N && ns <= FEW_MOVES; t++) /* the spliced searches' roots */
 		ns += s->anc[t] < n1;
@@ -629,29 +629,25 @@ static bool renumber_objects(struct dom_work *s, const uint32_t *re, const uint6
 		for (uint64_t b = dead[i] | moved[i]; b; b &= b - 1)
 			gone[nm++] = (uint32_t)(i * 64 + (uint32_t)__builtin_ctzll(b));
 	/* merged with the searches (ascending by their objects: splice()'s order) */
-	for (uint32_t t = n1, g = 0, k = 0; t < s->N || g < nm; ) {
-		uint32_t end = t;
+	for (uint32_t t = n1, g = 0; t < s->N || g < nm; ) {
+		if (t < s->N && (g == nm || s->anc[t] < gone[g])) {
+			uint32_t end = t + 1; /* the search from t: to the next root */
 
-		if (t < s->N) { /* the search from t: to the next root */
-			end = t + 1;
 			while (end < s->N && s->anc[end] >= n1)
 				end++;
-		}
-		if (t < s->N && (g == nm || s->anc[t] < gone[g])) {
-			mv[k++] = (struct num_move){ s->anc[t], (int32_t)(end - t) };
+			mv[nmv++] = (struct num_move){ s->anc[t], (int32_t)(end - t) };
 			t = end;
 		} else {
-			mv[k++] = (struct num_move){ gone[g++], -1 };
+			mv[nmv++] = (struct num_move){ gone[g++], -1 };
 		}
-		ns = k;
 	}
 	below[0] = 0;
-	for (uint32_t k = 0; k < ns; k++)
+	for (uint32_t k = 0; k < nmv; k++)
 		below[k + 1] = below[k] + mv[k].by;
 	for (uint32_t o = 0; o < s->n; o++) {
-		uint32_t v = s->num[o], lo = 0, hi = ns;
+		uint32_t v = s->num[o], lo = 0, hi = nmv;
 
-		if (!v || !ns)
+		if (!v || !nmv)
 			continue;
 		if (v >= n1) { /* a spliced search's, or moved into one */
 			s->num[o] = re[v];

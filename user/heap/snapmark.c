@@ -117,6 +117,13 @@ static size_t inplace_lead(uint64_t nobjs, uint64_t ow, uint64_t half)
 	return ow + want <= half ? (size_t)(nobjs + 1) : 0;
 }
 
+/* Does the copy write its references by position? Asked, and it mapped the
+ * pool (@a: its struct mt_ap_hlive; HM_REFPOS goes with HM_INPLACE). */
+static bool by_position(const struct mt_snapshot *s, const struct mt_ap_hlive *a)
+{
+	return s->refpos_asked && a->pool;
+}
+
 /*
  * MT_AP_FREEZE_INPLACE: fill the pool ahead of the copy's records. They go
  * to two places known before they are written: the objects at the pool's
@@ -151,7 +158,7 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 		s->fill_lb = s->fill_la = half;
 	/* the answer for these counts would not fit: memtrace refuses the take
 	 * when the mark is done, holding no more than it may */
-	if (heapmem_need(a->cap_objs && s->refpos_asked && a->pool ?
+	if (heapmem_need(a->cap_objs && by_position(s, a) ?
 				 heapmem_by_position((enum heapmem_use)s->fill_use) :
 				 (enum heapmem_use)s->fill_use,
 			 a->cap_objs ? a->cap_objs : a->mark_objs,
@@ -199,9 +206,8 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 
 uint64_t snapmark_sized_refs(const struct mt_snapshot *s, const struct mt_ap_hlive *a)
 {
-	/* by position where asked and the copy mapped the pool (HM_REFPOS goes
-	 * with HM_INPLACE): room for a CLASS reference an object among them */
-	uint64_t cls = s->refpos_asked && a->pool ? a->cap_objs + a->cap_objs / 16 : 0;
+	/* by position: room for a CLASS reference an object among them */
+	uint64_t cls = by_position(s, a) ? a->cap_objs + a->cap_objs / 16 : 0;
 
 	return a->cap_refs > cls ? a->cap_refs - cls : 0;
 }
@@ -235,7 +241,7 @@ int snapmark_pull(struct mt_snapshot *s)
 	if (!s->live_sized_objs) { /* sized before the first record: the mark's counts */
 		s->live_sized_objs = a.cap_objs;
 		s->live_sized_refs = snapmark_sized_refs(s, &a);
-		s->live_sized_pos = s->refpos_asked && a.pool;
+		s->live_sized_pos = by_position(s, &a);
 	}
 	if (s->inplace) { /* the records stay where they are written */
 		fill(s, &a);
