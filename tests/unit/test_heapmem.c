@@ -44,7 +44,7 @@ static void test_need(void **state)
 	 * record an object more for a tree; a view's measured */
 	assert_int_equal(heapmem_by_position(HEAPMEM_RETAINED), HEAPMEM_RETAINED_POS);
 	assert_int_equal(heapmem_by_position(HEAPMEM_VIEW), HEAPMEM_VIEW_POS);
-	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES), HEAPMEM_SERIES);
+	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES), HEAPMEM_SERIES_POS);
 	assert_int_equal(heapmem_by_position(HEAPMEM_RECORDS), HEAPMEM_RECORDS);
 	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 1000000, 0) == HEAPMEM_BASE + 56000000ull);
 	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1000000) == HEAPMEM_BASE + 32000000ull);
@@ -54,6 +54,14 @@ static void test_need(void **state)
 	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 2020000, 14000000) < 467 * MiB * 135 / 100);
 	assert_true(heapmem_need(HEAPMEM_VIEW_POS, 2020000, 14000000) > 276 * MiB);
 	assert_true(heapmem_need(HEAPMEM_VIEW_POS, 2020000, 14000000) < 276 * MiB * 135 / 100);
+	/* a leak search's, measured (heapmem.c): FreezeWorkload 2500000 peaked
+	 * at 557 MiB, RefDense 2000000 at 502 */
+	assert_true(heapmem_need(HEAPMEM_SERIES_POS, 5030000, 5050000) > 557 * MiB);
+	assert_true(heapmem_need(HEAPMEM_SERIES_POS, 5030000, 5050000) < 557 * MiB * 135 / 100);
+	assert_true(heapmem_need(HEAPMEM_SERIES_POS, 2030000, 14050000) > 502 * MiB);
+	assert_true(heapmem_need(HEAPMEM_SERIES_POS, 2030000, 14050000) < 502 * MiB * 135 / 100);
+	assert_true(heapmem_need(HEAPMEM_SERIES_POS, 5000000, 5000000) <
+		    heapmem_need(HEAPMEM_SERIES, 5000000, 5000000));
 }
 
 static void test_fits_max(void **state)

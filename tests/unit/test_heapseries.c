@@ -116,7 +116,13 @@ static void test_ready_next(void **state)
 	s.rec_objs = s.rec_refs = 5000000;
 	heapseries_ready_next(&s);
 	assert_null(s.pool);
+	/* a view built where the copy wrote them: its pool is the next take's
+	 * (heapseries_take()), none kept beside it */
 	setenv("MEMTRACE_RECPOOL", "always", 1);
+	s.rec_inplace = true;
+	heapseries_ready_next(&s);
+	assert_null(s.pool);
+	s.rec_inplace = false;
 	s.rec_objs = s.rec_refs = 1000;
 	heapseries_ready_next(&s);
 	assert_non_null(s.pool);

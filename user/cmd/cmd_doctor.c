@@ -319,8 +319,8 @@ static void print_heap_memory(void)
 	       /* a frozen copy's references by position (this agent's) */
 	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 1, 0) - HEAPMEM_BASE),
 	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 1, 0) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES, 0, 1) - HEAPMEM_BASE));
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_POS, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_POS, 0, 1) - HEAPMEM_BASE));
 }
 
 /* The collector, whether heap walks can be frozen, and what one will cost. */

@@ -31,8 +31,9 @@ enum heapmem_use {
 	 * not 24, and one more an object, its CLASS reference's record) */
 	HEAPMEM_VIEW_POS,
 	HEAPMEM_RETAINED_POS,
+	HEAPMEM_SERIES_POS,  /* a leak search's, each snapshot's view so built */
 };
-#define HEAPMEM_LAST HEAPMEM_RETAINED_POS
+#define HEAPMEM_LAST HEAPMEM_SERIES_POS
 
 /* heapmem_by_position - pure: @use's with the references by position (a
  * view's or a tree's; any other as it is). */

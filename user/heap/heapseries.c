@@ -49,7 +49,7 @@ void heapseries_ready_next(struct heapseries *s)
 	uint64_t want, more;
 	char why[512];
 
-	if (!s->rec_live || !s->rec_objs || (env && !strcmp(env, "never")))
+	if (!s->rec_live || !s->rec_objs || s->rec_inplace || (env && !strcmp(env, "never")))
 		return;
 	want = recpool_bytes_for(s->rec_objs, s->rec_refs);
 	if ((want < POOL_MIN && !always) || (s->pool && s->pool->bytes >= want - want / 16))
@@ -99,17 +99,26 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	char why[160];
 	int err;
 
+	/* the last view's pool (its records were the view): the next copy
+	 * writes there, its pages made already */
+	ss->spare = getenv("MEMTRACE_RECPOOL") && !strcmp(getenv("MEMTRACE_RECPOOL"), "never") ?
+			    NULL : s->hv.pool;
+	if (ss->spare)
+		s->hv.pool = NULL;
 	drop_last(s);
 	ss->use = HEAPMEM_SERIES;
 	ss->pool = s->pool;
 	err = snaptake_take(ss, MT_AP_HEAP_REFS | (s->max_pause ? MT_AP_HEAP_MAXPAUSE : 0),
 			    s->max_pause_ms, NULL, 0, &s->snap);
+	recpool_free(ss->spare); /* not taken */
+	ss->spare = NULL;
 	if (err)
 		return err; /* printed */
 	s->have_last = true;
 	s->rec_objs = s->snap.nobjs;
 	s->rec_refs = s->snap.nrefs;
 	s->rec_live = s->snap.has_mark && (ss->freeze.flags & MT_AP_FREEZE_LIVE) && !ss->pool_off;
+	s->rec_inplace = s->snap.inplace;
 	err = heapview_build_take(&s->snap, &none, &s->hv, why, sizeof(why)); /* records dropped */
 	util_phase("heap view");
 	if (!err)

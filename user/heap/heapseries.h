@@ -4,7 +4,11 @@
  * (in the caller's agent session), turned into its heap view with shortest
  * root paths (and, for the first and the last, retained sizes), added to the
  * growth, then freed - but the last, which stays for paths and for the
- * sampled objects it found. */
+ * sampled objects it found. Each view is built where the frozen copy wrote
+ * its records, references by position (MT_AP_FREEZE_INPLACE and _REFPOS),
+ * in a pool the next snapshot's copy writes into again, its pages made
+ * once; with an agent older than that the records are copied out of a pool
+ * kept for them (heapseries_ready_next()). */
 #ifndef MEMTRACE_HEAPSERIES_H
 #define MEMTRACE_HEAPSERIES_H
 
@@ -34,6 +38,7 @@ struct heapseries {
 	 * (heap/recpool.h; heapseries_ready_next()) */
 	uint64_t rec_objs, rec_refs;
 	bool rec_live;               /* the copy's own mark, read as it wrote them */
+	bool rec_inplace;            /* kept where the copy wrote them: the view's */
 	struct recpool *pool;
 	/* the last snapshot, kept */
 	struct mt_snapshot snap;
@@ -87,7 +92,9 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
  * grow) memory for the next frozen copy's records (heap/recpool.h), sized
  * from the last one's with room for an eighth more, when they were the
  * copy's own mark's and take at least 128 MiB (MEMTRACE_RECPOOL=always: any
- * size; =never: none), and only when the next snapshot, an eighth larger,
+ * size; =never: none, nor the pool of a view built in place passed on), not
+ * after a view built in place (its pool is the next copy's: heapseries_take()),
+ * and only when the next snapshot, an eighth larger,
  * would still fit the memory bound beside it (heap/heapmem.h: a pool is
  * never why a snapshot is refused). The next heapseries_take() passes it
  * to the copy. Nothing is said; without it the next copy writes into fresh

@@ -156,6 +156,8 @@ struct mt_snapshot {
 	 * (pool memory no record uses: they then never overtake a record not
 	 * read yet, though each object's CLASS reference is added) */
 	bool inplace, fill_more, recs_pooled;
+	bool pool_reused;            /* own_pool is the one the take before left (its
+				      * pages made then: struct mt_snapsession.spare) */
 	struct recpool *own_pool;
 	size_t refs_lead;
 	/* ... and asked for references by position (MT_AP_FREEZE_REFPOS); the

@@ -918,20 +918,23 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	sp_seen_poll(ss, seen); /* the last one before the request */
 	ss->walks++;
 	/* the copy's records into memory memtrace keeps, when it keeps some;
-	 * else, for one view (not a leak search's: its bounds, heapmem.c, were
-	 * measured with the records copied), into this take's own where they stay */
+	 * else, for a view (a leak search's too, each snapshot's), into this
+	 * take's own where they stay - the pool the take before left, if any */
 	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE | MT_AP_FREEZE_REFPOS);
 	if (ss->pool && !ss->pool_off && (flags & MT_AP_HEAP_FREEZE) &&
 	    (ss->freeze.flags & MT_AP_FREEZE_LIVE)) {
 		ss->freeze.flags |= MT_AP_FREEZE_POOL;
 		s->pool = ss->pool;
 	} else if (!ss->pool && !ss->pool_off && !ss->inplace_off && (flags & MT_AP_HEAP_FREEZE) &&
-		   (use == HEAPMEM_VIEW || use == HEAPMEM_RETAINED) &&
+		   (use == HEAPMEM_VIEW || use == HEAPMEM_RETAINED || use == HEAPMEM_SERIES) &&
 		   (flags & MT_AP_HEAP_REFS) && (ss->freeze.flags & MT_AP_FREEZE_LIVE) &&
-		   !getenv("MEMTRACE_NO_INPLACE") && (s->own_pool = take_pool()) != NULL) {
+		   !getenv("MEMTRACE_NO_INPLACE") &&
+		   (s->own_pool = ss->spare ? ss->spare : take_pool()) != NULL) {
 		struct heapmem_room r;
 
 		ss->freeze.flags |= MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE;
+		s->pool_reused = ss->spare != NULL;
+		ss->spare = NULL; /* the take's now */
 		s->pool = s->own_pool;
 		s->inplace = true;
 		/* the references as the view's, but for kind and index */
@@ -1210,7 +1213,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
 						"%.1f ms, %.1f MiB of them read from memtrace's "
-						"pool, written by %u thread%s%s%s; marked by %u)\n",
+						"pool, written by %u thread%s%s%s%s; marked by %u)\n",
 						(double)s->mark.mark_ns / 1e6,
 						(double)s->mark.emit_ns / 1e6,
 						(double)s->pool_read / (1 << 20),
@@ -1222,6 +1225,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						!s->own_pool ? "" : s->own_pool->huge ?
 						"; the pool on memtrace's tmpfs of 2 MiB pages" :
 						"; the pool a memfd of 4 KiB pages",
+						s->pool_reused ? ", the one the snapshot before left" : "",
 						s->mark.mark_threads ? s->mark.mark_threads : 1);
 				util_phase("records read out of the copy");
 				if (err) {

@@ -57,6 +57,10 @@ struct mt_snapsession {
 	/* without one: each take's own, its records kept where the copy writes
 	 * them (MT_AP_FREEZE_INPLACE); inplace_off: the agent predates it */
 	bool inplace_off;
+	/* a take's own pool that a view over it has left (a leak search's last
+	 * snapshot, dropped): the next take's own, its pages there already
+	 * (the caller's until a take in place takes it) */
+	struct recpool *spare;
 	/* ... and references by position (MT_AP_FREEZE_REFPOS); refpos_off:
 	 * the agent predates them */
 	bool refpos_off;
