@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""bench/leaks_pool.py - what memory memtrace keeps for the frozen copy's
-records saves a `leaks` series (MT_AP_FREEZE_POOL, user/heap/recpool.c).
+"""bench/leaks_pool.py - what the memory memtrace keeps for the frozen
+copy's records saves a `leaks` series (user/heap/recpool.c).
 
 On one idle FreezeWorkload heap per JDK, `memtrace leaks --snapshots 4` runs
-with MEMTRACE_RECPOOL=auto (the pool from the second snapshot on, records of
-128 MiB and more) and =never, in alternating order, ROUNDS times each. Per
-run it reads, from MEMTRACE_PHASES and the pause line:
+in three modes, in rotating order, ROUNDS times each:
+  inplace - as memtrace runs (stop 51): each view built where its copy wrote
+            the records, the next copy writing into the memfd the last view
+            left (MT_AP_FREEZE_INPLACE, _REFPOS)
+  kept    - as with an older agent (MEMTRACE_NO_INPLACE=1): the records
+            copied out of a pool kept from the second snapshot on (records
+            of 128 MiB and more; MT_AP_FREEZE_POOL)
+  never   - MEMTRACE_NO_INPLACE=1 MEMTRACE_RECPOOL=never: neither
+Per run it reads, from MEMTRACE_PHASES and the pause line:
   walk    - memtrace's "walk (request to DONE)" phase of snapshots 2-4 (ms):
             the fork, the copy's mark and records, memtrace reading them
   records - the copy's own time for its records, snapshots 2-4 (ms)
@@ -39,8 +45,12 @@ def child_cpu(pid):
     return (int(f[13]) + int(f[14])) / TICK  # cutime, cstime
 
 
+MODES = {"inplace": {}, "kept": {"MEMTRACE_NO_INPLACE": "1", "MEMTRACE_RECPOOL": "auto"},
+         "never": {"MEMTRACE_NO_INPLACE": "1", "MEMTRACE_RECPOOL": "never"}}
+
+
 def run(pid, mode):
-    env = dict(os.environ, MEMTRACE_RECPOOL=mode, MEMTRACE_PHASES="1")
+    env = dict(os.environ, MEMTRACE_PHASES="1", **MODES[mode])
     c0 = child_cpu(pid)
     p = subprocess.run(["/usr/bin/time", "-f", "TIME %U %S %M", MT, "leaks", "-p", str(pid),
                         "--duration", "6", "--snapshots", "4"], env=env,
@@ -66,7 +76,7 @@ def med(xs):
 def main():
     print("FreezeWorkload %d (%d live objects), leaks --snapshots 4, %d rounds; medians"
           % (N, 2 * N, ROUNDS))
-    print("%-8s %-6s %8s %8s %8s %8s %8s %8s" % ("JDK", "pool", "walk", "records", "pool ms",
+    print("%-8s %-7s %8s %8s %8s %8s %8s %8s" % ("JDK", "mode", "walk", "records", "pool ms",
                                                "mt cpu", "copies", "rss MiB"))
     for jdk in JDKS:
         java = os.path.join(jdk, "bin", "java")
@@ -80,14 +90,15 @@ def main():
         try:
             if "READY" not in w.stdout.readline():
                 sys.exit("FreezeWorkload did not start")
-            got = {"auto": [], "never": []}
+            order = list(MODES)
+            got = {m: [] for m in order}
             for r in range(ROUNDS):
-                for mode in (("auto", "never") if r % 2 == 0 else ("never", "auto")):
+                for mode in order[r % 3:] + order[:r % 3]:
                     got[mode].append(run(w.pid, mode))
             name = os.path.basename(jdk).split("-")[1]
-            for mode in ("auto", "never"):
+            for mode in order:
                 g = got[mode]
-                print("%-8s %-6s %8.1f %8.1f %8.1f %8.2f %8.2f %8.0f" % (
+                print("%-8s %-7s %8.1f %8.1f %8.1f %8.2f %8.2f %8.0f" % (
                     name, mode, med([x for r in g for x in r["walk"]]),
                     med([x for r in g for x in r["records"]]), med([r["pool"] for r in g]),
                     med([r["mt_cpu"] for r in g]), med([r["copies"] for r in g]),

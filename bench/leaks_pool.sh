@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/leaks_pool.sh - a `leaks` series with and without the memory memtrace
+# bench/leaks_pool.sh - a `leaks` series in place, with and without the memory memtrace
 # keeps for the frozen copy's records (issue #29; bench/leaks_pool.py explains
 # each figure). Knobs (environment):
 #   LEAKS_POOL_JDKS     JDK folders (both JDKs; an absent one is SKIPped)
