@@ -95,14 +95,14 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 		    bool retained)
 {
 	struct dsl_needs none = { 0 };
+	const char *env = getenv("MEMTRACE_RECPOOL");
 	uint64_t t0 = mono_ns();
 	char why[160];
 	int err;
 
 	/* the last view's pool (its records were the view): the next copy
-	 * writes there, its pages made already */
-	ss->spare = getenv("MEMTRACE_RECPOOL") && !strcmp(getenv("MEMTRACE_RECPOOL"), "never") ?
-			    NULL : s->hv.pool;
+	 * writes there, its pages made already (=never: each take's anew) */
+	ss->spare = env && !strcmp(env, "never") ? NULL : s->hv.pool;
 	if (ss->spare)
 		s->hv.pool = NULL;
 	drop_last(s);
