@@ -809,8 +809,9 @@ static void to_pool_pos(struct mt_snapshot *s)
 
 /* References by position where the copy wrote them: the view takes each
  * record as its reference in place, the same view as from the records by
- * id; counts or positions that do not fit the objects are a corrupt
- * snapshot, said; a view that is not taken cannot read them. */
+ * id, in one thread or in two (each the references of half the objects);
+ * counts or positions that do not fit the objects are a corrupt snapshot,
+ * said (in either half); a view that is not taken cannot read them. */
 static void test_view_by_position(void **state)
 {
 	static struct gen_expect e;
@@ -821,35 +822,42 @@ static void test_view_by_position(void **state)
 	(void)state;
 	gen_heap(&r, &e, 0, false);
 	assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
-	gen_heap(&s, &e, 0, false);
-	to_pool_pos(&s);
-	assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
-	assert_null(s.refpos);
-	assert_true(recpool_contains(b.pool, b.heap.refs, 1));
-	assert_true(recpool_contains(b.pool, b.heap.objects, 1));
-	assert_same_heap(&a.heap, &b.heap, true);
-	heapview_free(&b);
-	snapshot_free(&s);
-	for (int bad = 0; bad < 4; bad++) {
+	for (int threads = 1; threads <= 2; threads++) {
+		setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
 		gen_heap(&s, &e, 0, false);
 		to_pool_pos(&s);
-		if (bad == 0) {
+		assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
+		assert_null(s.refpos);
+		assert_true(recpool_contains(b.pool, b.heap.refs, 1));
+		assert_true(recpool_contains(b.pool, b.heap.objects, 1));
+		assert_same_heap(&a.heap, &b.heap, true);
+		heapview_free(&b);
+		snapshot_free(&s);
+	}
+	for (int bad = 0; bad < 10; bad++) {
+		setenv("MEMTRACE_VIEW_THREADS", bad < 5 ? "1" : "2", 1);
+		gen_heap(&s, &e, 0, false);
+		to_pool_pos(&s);
+		if (bad % 5 == 0) {
 			s.objs[GEN_N / 2].flags += 1;   /* one more than written */
-		} else if (bad == 1) { /* fewer than written: the last object with any */
+		} else if (bad % 5 == 1) { /* fewer than written: the last object with any */
 			for (uint32_t o = GEN_N - 1; o > 0; o--)
 				if (s.objs[o].flags) {
 					s.objs[o].flags--;
 					break;
 				}
-		} else if (bad == 2) {
+		} else if (bad % 5 == 2) {
 			s.refpos[s.nrefpos / 2].to = GEN_N; /* past the objects */
+		} else if (bad % 5 == 3) {
+			s.refpos[s.nrefpos / 3].kind = 24;  /* a root's kind (the first half) */
 		} else {
-			s.refpos[s.nrefpos / 3].kind = 24;  /* a root's kind */
+			s.refpos[s.nrefpos - 2].kind = 24;  /* ... and the second's */
 		}
 		assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), -EINVAL);
 		assert_non_null(strstr(why, "corrupt"));
 		snapshot_free(&s);
 	}
+	unsetenv("MEMTRACE_VIEW_THREADS");
 	gen_heap(&s, &e, 0, false);
 	to_pool_pos(&s);
 	assert_int_equal(heapview_build(&s, NULL, &b, why, sizeof(why)), -EINVAL);

@@ -68,7 +68,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -1299,20 +1298,12 @@ out:
 	return err;
 }
 
-/* Two CPUs this process may run on? */
-static bool two_cpus(void)
-{
-	cpu_set_t set;
-
-	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
-}
-
 int dominators_by_class(const struct dsl_heap *h, const struct mt_domtree *d,
 			const struct mt_domkids *k, uint64_t *bytes, uint64_t *count,
 			uint32_t *ntasks)
 {
 	const char *env = getenv("MEMTRACE_BYCLASS_THREADS");
-	int threads = d->reached >= BY_THREADS_MIN && two_cpus() ? 2 : 1;
+	int threads = d->reached >= BY_THREADS_MIN && util_cpus() >= 2 ? 2 : 1;
 
 	if (env && (!strcmp(env, "1") || !strcmp(env, "2")))
 		threads = env[0] - '0';

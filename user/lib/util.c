@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -288,6 +289,13 @@ void util_hugepages(void *p, size_t n)
 
 	if (p && e > a && util_hugepages_wanted(NULL))
 		madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
+int util_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 }
 
 int util_populate(void *p, size_t n)

@@ -78,6 +78,9 @@ void util_hugepages(void *p, size_t n);
  * writes. Returns 0 (also on a kernel without it, and for @p NULL), or
  * -errno when the kernel could not (-ENOMEM: no memory for them). */
 int util_populate(void *p, size_t n);
+/* util_cpus - the CPUs this process may run on (its affinity; 1 when it
+ * cannot be read). */
+int util_cpus(void);
 
 /*
  * util_hugepages_wanted - do huge pages pay off for fresh big arrays here?
