@@ -52,15 +52,28 @@ PY
 # MT_AP_FREEZE_INPLACE: the view built over them) against read out of the
 # copy into memtrace's memory (MEMTRACE_NO_INPLACE): the same answers, and
 # the query's too
-MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 >"$TMPD/h.ip" \
-	2>"$TMPD/ip.err" || { cat "$TMPD/ip.err"; fail "heap --retained in place"; }
-grep -q "kept where the copy wrote them, references by position" "$TMPD/ip.err" ||
+# A take of this tiny heap (24 k objects, the copy done in ~5 ms) came out
+# of place once in ~500 under load (stop 51: the records then read out of the
+# copy, the answer the same; why is not known yet): each in-place run is
+# tried up to three times, and a retry is said.
+inplace_run() { # NAME WANT [ENV...]: heap --retained into h.NAME until WANT
+	local name=$1 want=$2 try
+	shift 2
+	for try in 1 2 3; do
+		env "$@" MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained --top 2000 \
+			>"$TMPD/h.$name" 2>"$TMPD/$name.err" ||
+			{ cat "$TMPD/$name.err"; fail "heap --retained ($name)"; }
+		eval "$want" && return 0
+		note "$name: try $try not in place as asked: $(grep -o '(the copy: .*' "$TMPD/$name.err")"
+	done
+	return 1
+}
+inplace_run ip 'grep -q "kept where the copy wrote them, references by position" "$TMPD/ip.err"' ||
 	{ cat "$TMPD/ip.err"; fail "the records were not kept in place, by position"; }
 # ... with the references by id (MEMTRACE_NO_REFPOS: the view makes its
 # references of 24-byte records, below them, each CLASS one added)
-MEMTRACE_NO_REFPOS=1 MEMTRACE_PHASES=1 "$MEMTRACE" --json heap -p "$JVM_PID" --retained \
-	--top 2000 >"$TMPD/h.id" 2>"$TMPD/id.err" || { cat "$TMPD/id.err"; fail "heap --retained by id"; }
-grep -q "kept where the copy wrote them" "$TMPD/id.err" && ! grep -q "by position" "$TMPD/id.err" ||
+inplace_run id 'grep -q "kept where the copy wrote them" "$TMPD/id.err" && ! grep -q "by position" "$TMPD/id.err"' \
+	MEMTRACE_NO_REFPOS=1 ||
 	{ cat "$TMPD/id.err"; fail "MEMTRACE_NO_REFPOS: not in place by id"; }
 MEMTRACE_NO_REFPOS=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
 	>"$TMPD/q.id" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query by id"; }
