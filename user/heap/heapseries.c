@@ -41,15 +41,22 @@ bool heapseries_keep_turn(const struct heapseries_plan *pl, uint32_t i, double t
 #define POOL_MIN (128ull << 20) /* smaller records fault in little: no pool (5 M
 				* objects: 280 MiB, the copy's records 287 -> 199 ms) */
 
-void heapseries_ready_next(struct heapseries *s)
+/* MEMTRACE_RECPOOL is @v ("always", "never"; unset or else: auto)? */
+static bool recpool_env(const char *v)
 {
 	const char *env = getenv("MEMTRACE_RECPOOL");
-	bool always = env && !strcmp(env, "always");
+
+	return env && !strcmp(env, v);
+}
+
+void heapseries_ready_next(struct heapseries *s)
+{
+	bool always = recpool_env("always");
 	struct heapmem_room r;
 	uint64_t want, more;
 	char why[512];
 
-	if (!s->rec_live || !s->rec_objs || s->rec_inplace || (env && !strcmp(env, "never")))
+	if (!s->rec_live || !s->rec_objs || s->rec_inplace || recpool_env("never"))
 		return;
 	want = recpool_bytes_for(s->rec_objs, s->rec_refs);
 	if ((want < POOL_MIN && !always) || (s->pool && s->pool->bytes >= want - want / 16))
@@ -95,14 +102,13 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 		    bool retained)
 {
 	struct dsl_needs none = { 0 };
-	const char *env = getenv("MEMTRACE_RECPOOL");
 	uint64_t t0 = mono_ns();
 	char why[160];
 	int err;
 
 	/* the last view's pool (its records were the view): the next copy
 	 * writes there, its pages made already (=never: each take's anew) */
-	ss->spare = env && !strcmp(env, "never") ? NULL : s->hv.pool;
+	ss->spare = recpool_env("never") ? NULL : s->hv.pool;
 	if (ss->spare)
 		s->hv.pool = NULL;
 	drop_last(s);
