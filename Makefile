@@ -196,7 +196,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -st
 	-D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/fuzz -DMT_VERSION='"$(VERSION)"'
 DSL_SRCS := $(wildcard dsl/*.c)
 FUZZ_dsl := $(DSL_SRCS) user/lib/util.c
-FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c viewrefs.c \
+FUZZ_readers := $(addprefix user/heap/,snapshot.c snaprec.c snapfile.c hprof.c walkids.c heapview.c viewrefs.c viewobjs.c \
 	recpool.c) \
 	$(addprefix user/analysis/,ageranges.c dominators.c heapgraph.c) \
 	$(addprefix user/lib/,util.c offmap.c idmap.c) $(DSL_SRCS)
@@ -214,7 +214,7 @@ FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequenc
 	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
 FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c user/serve/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
-	$(addprefix user/heap/,heapview.c viewrefs.c heapfreeze.c heapmem.c querylive.c recpool.c snaprec.c snapshot.c \
+	$(addprefix user/heap/,heapview.c viewrefs.c viewobjs.c heapfreeze.c heapmem.c querylive.c recpool.c snaprec.c snapshot.c \
 		snaptake.c walkids.c \
 		heaplayout.c snapmark.c walkcompare.c walkestimate.c) \
 	$(addprefix user/jvm/,attach.c perfdata.c proc.c jvmid.c vmstructs.c hotspot.c jvmflags.c elfsym.c klassname.c \

@@ -810,50 +810,81 @@ static void to_pool_pos(struct mt_snapshot *s)
 /* References by position where the copy wrote them: the view takes each
  * record as its reference in place, the same view as from the records by
  * id, in one thread or in two (each the references of half the objects);
- * counts or positions that do not fit the objects are a corrupt snapshot,
- * said (in either half); a view that is not taken cannot read them. */
+ * its objects in one thread or two as well (each half the objects, the
+ * second's runs placed with the references); counts, sizes or positions
+ * that do not fit the objects are a corrupt snapshot, said (in either
+ * half); a view that is not taken cannot read them. */
 static void test_view_by_position(void **state)
 {
 	static struct gen_expect e;
-	struct mt_heapview a, b;
-	struct mt_snapshot r, s;
+	static const struct dsl_needs novalues = { .refs = true };
+	struct mt_heapview a, b, c;
+	struct mt_snapshot r, s, u;
 	char why[160];
 
 	(void)state;
 	gen_heap(&r, &e, 0, false);
-	assert_int_equal(heapview_build(&r, NULL, &a, why, sizeof(why)), 0);
-	for (int threads = 1; threads <= 2; threads++) {
-		setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
-		gen_heap(&s, &e, 0, false);
-		to_pool_pos(&s);
-		assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), 0);
-		assert_null(s.refpos);
-		assert_true(recpool_contains(b.pool, b.heap.refs, 1));
-		assert_true(recpool_contains(b.pool, b.heap.objects, 1));
-		assert_same_heap(&a.heap, &b.heap, true);
-		heapview_free(&b);
-		snapshot_free(&s);
+	/* values read (one thread for the objects) or not (two may) */
+	for (int nv = 0; nv < 2; nv++) {
+		assert_int_equal(heapview_build(&r, nv ? &novalues : NULL, &a, why, sizeof(why)), 0);
+		for (int threads = 1; threads <= 2; threads++) {
+			setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
+			gen_heap(&s, &e, 0, false);
+			to_pool_pos(&s);
+			assert_int_equal(heapview_build_take(&s, nv ? &novalues : NULL, &b, why,
+							     sizeof(why)), 0);
+			assert_null(s.refpos);
+			assert_true(recpool_contains(b.pool, b.heap.refs, 1));
+			assert_true(recpool_contains(b.pool, b.heap.objects, 1));
+			assert_same_heap(&a.heap, &b.heap, true);
+			heapview_free(&b);
+			snapshot_free(&s);
+		}
+		if (!nv)
+			heapview_free(&a);
 	}
-	for (int bad = 0; bad < 10; bad++) {
-		setenv("MEMTRACE_VIEW_THREADS", bad < 5 ? "1" : "2", 1);
+	/* two threads where one thread's order decides: a first-half object
+	 * with a second-half object's id (the second half's ids redone in
+	 * order) - the same view either way */
+	for (int threads = 1; threads <= 2; threads++) {
+		struct mt_snapshot *t = threads == 1 ? &s : &u;
+
+		setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
+		gen_heap(t, &e, 0, false);
+		to_pool_pos(t);
+		t->objs[10].id = t->objs[GEN_N - 10].id;
+		assert_int_equal(heapview_build_take(t, &novalues, threads == 1 ? &b : &c, why,
+						     sizeof(why)), 0);
+	}
+	assert_same_heap(&b.heap, &c.heap, true);
+	heapview_free(&b);
+	heapview_free(&c);
+	snapshot_free(&s);
+	snapshot_free(&u);
+	for (int bad = 0; bad < 14; bad++) {
+		setenv("MEMTRACE_VIEW_THREADS", bad < 7 ? "1" : "2", 1);
 		gen_heap(&s, &e, 0, false);
 		to_pool_pos(&s);
-		if (bad % 5 == 0) {
+		if (bad % 7 == 5) {
+			s.objs[GEN_N - 10].size = 1ull << 40; /* an object of 1 TiB (the second half) */
+		} else if (bad % 7 == 6) {
+			s.objs[GEN_N - 1].flags += 1;   /* the last claims one more */
+		} else if (bad % 7 == 0) {
 			s.objs[GEN_N / 2].flags += 1;   /* one more than written */
-		} else if (bad % 5 == 1) { /* fewer than written: the last object with any */
+		} else if (bad % 7 == 1) { /* fewer than written: the last object with any */
 			for (uint32_t o = GEN_N - 1; o > 0; o--)
 				if (s.objs[o].flags) {
 					s.objs[o].flags--;
 					break;
 				}
-		} else if (bad % 5 == 2) {
+		} else if (bad % 7 == 2) {
 			s.refpos[s.nrefpos / 2].to = GEN_N; /* past the objects */
-		} else if (bad % 5 == 3) {
+		} else if (bad % 7 == 3) {
 			s.refpos[s.nrefpos / 3].kind = 24;  /* a root's kind (the first half) */
 		} else {
 			s.refpos[s.nrefpos - 2].kind = 24;  /* ... and the second's */
 		}
-		assert_int_equal(heapview_build_take(&s, NULL, &b, why, sizeof(why)), -EINVAL);
+		assert_int_equal(heapview_build_take(&s, &novalues, &b, why, sizeof(why)), -EINVAL);
 		assert_non_null(strstr(why, "corrupt"));
 		snapshot_free(&s);
 	}

@@ -172,6 +172,50 @@ static void test_index_base(void **state)
 	idmap_index_free(&x);
 }
 
+/* Two threads' way to fill a dense index (heap/viewobjs.c): a second
+ * thread's own ids are bits of its words, the rest are left to the first;
+ * what may differ from one thread's order is seen (collides, in_dense) and
+ * redone after forget_from. */
+static void test_index_two_parts(void **state)
+{
+	const uint64_t base = 500;
+	struct idmap_index x, y;
+
+	(void)state;
+	assert_int_equal(idmap_index_init(&y, 10, 1000), 0);
+	assert_false(idmap_index_dense(&y));
+	assert_false(idmap_index_put_own(&y, 5, 5)); /* not dense: nothing */
+	idmap_index_free(&y);
+	assert_int_equal(idmap_index_init_dense(&x, 200, base), 0);
+	assert_true(idmap_index_dense(&x));
+	/* the first part, [0, 128): its own ids and a named one */
+	for (uint32_t p = 0; p < 128; p++)
+		assert_int_equal(idmap_index_put(&x, base + p, p), 0);
+	assert_int_equal(idmap_index_put(&x, 3, 5), 0); /* (5 already has its own) */
+	assert_false(idmap_index_collides(&x));
+	/* the second, [128, 200) */
+	assert_true(idmap_index_put_own(&x, base + 150, 150));
+	assert_false(idmap_index_put_own(&x, 9, 151));          /* named: later */
+	assert_false(idmap_index_put_own(&x, base + 160, 152)); /* not its own: later */
+	assert_false(idmap_index_put_own(&x, base + 300, 300)); /* past the bits */
+	assert_false(idmap_index_in_dense(&x, 9));
+	assert_true(idmap_index_in_dense(&x, base + 160));
+	assert_false(idmap_index_in_dense(&x, base + 200));
+	assert_int_equal(idmap_index_get(&x, base + 150), 150);
+	assert_int_equal(idmap_index_get(&x, base + 100), 100);
+	assert_int_equal(idmap_index_get(&x, 3), 5);
+	/* a first-part id in the range, not its own: the map says collide */
+	assert_int_equal(idmap_index_put(&x, base + 170, 7), 0);
+	assert_true(idmap_index_collides(&x));
+	idmap_index_forget_from(&x, 128);
+	assert_int_equal(idmap_index_get(&x, base + 150), IDMAP_NOIDX);
+	assert_int_equal(idmap_index_get(&x, base + 127), 127); /* the first part's stay */
+	assert_int_equal(idmap_index_get(&x, base + 170), 7);
+	idmap_index_forget_from(&x, 4096); /* past the bits: nothing */
+	assert_int_equal(idmap_index_get(&x, base + 127), 127);
+	idmap_index_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_index_dense),
 		cmocka_unit_test(test_index_sparse),
 		cmocka_unit_test(test_index_base),
+		cmocka_unit_test(test_index_two_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

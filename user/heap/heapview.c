@@ -11,6 +11,7 @@
 
 #include "heap/heapview.h"
 #include "heap/recpool.h"
+#include "heap/viewobjs.h"
 #include "heap/viewrefs.h"
 #include "lib/idmap.h"
 #include "lib/util.h"
@@ -189,8 +190,6 @@ static int32_t *slot_map(const struct mt_snap_field *f, uint32_t n, int32_t base
 	return m;
 }
 
-#define HEAPVIEW_MAX_OBJECT (1ull << 35)   /* bytes: long[2^31 - 1] is 16 GiB */
-#define HEAPVIEW_MAX_HEAP (1ull << 50)     /* bytes */
 #define DENSE_SAMPLES 64
 
 /* Do the objects' ids run base + position (a frozen copy's mark numbers its
@@ -227,17 +226,7 @@ static bool ids_dense(const struct mt_snapshot *s, uint64_t *base)
  * in b->why (a corrupt snapshot). */
 static int check_object(struct viewbuild *b, const struct mt_ap_hobj *o, uint64_t *total)
 {
-	/* no Java object exceeds 16 GiB (long[2^31 - 1]), no heap a PiB: a
-	 * file that says otherwise is corrupt, and its sizes would wrap the
-	 * sums (retained sizes, totals) */
-	if (o->size > HEAPVIEW_MAX_OBJECT || (*total += o->size) > HEAPVIEW_MAX_HEAP) {
-		snprintf(b->why, b->wn, "object %llu claims %llu bytes (%s): the snapshot is corrupt",
-			 (unsigned long long)o->id, (unsigned long long)o->size,
-			 o->size > HEAPVIEW_MAX_OBJECT ? "no Java object exceeds 16 GiB" :
-							 "the heap would exceed 1 PiB");
-		return -EINVAL;
-	}
-	return 0;
+	return viewobjs_check(o, total, b->why, b->wn);
 }
 
 /* b->fused: the objects of the classes and loaders, once every object's id
@@ -404,25 +393,29 @@ static int build_classes(struct viewbuild *b, struct dsl_hloader *loaders, uint3
 	return 0;
 }
 
-/* Class ids looked up lately, by id's low bits: a heap's objects come in
- * runs of a few classes, and a class's index from the map costs a hash
- * probe (10 M objects: 40 ms of the view's 195). */
-#define CLS_CACHE 64
-struct cls_cache {
-	uint64_t id[CLS_CACHE];
-	uint32_t ci[CLS_CACHE];
-};
-
-/* The index of class @id (DSL_NOOBJ: none), through @c. */
-static inline uint32_t cls_index(const struct viewbuild *b, struct cls_cache *c, uint64_t id)
+/* b->values_of: object @i's values (viewrefs.h). */
+static int values_of(struct viewbuild *b, size_t i)
 {
-	unsigned k = (unsigned)(id ^ id >> 6) & (CLS_CACHE - 1);
+	const struct dsl_hobject *d = &b->objs[i];
+	const struct dsl_hclass *c = &b->cls[d->cls];
+	struct dsl_hval *v;
 
-	if (c->id[k] != id || !id) {
-		c->id[k] = id;
-		c->ci[k] = idmap_index_get(&b->clsmap, id);
+	if (!b->values || !b->aux[d->cls].values || !c->nfields)
+		return 0;
+	v = own(b->hv, c->nfields, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < c->nfields; k++) {
+		switch (c->fields[k].kind) {
+		case DSL_FK_INT: v[k].kind = DSL_HV_INT; break;
+		case DSL_FK_FLOAT: v[k].kind = DSL_HV_FLOAT; break;
+		case DSL_FK_BOOL: v[k].kind = DSL_HV_BOOL; break;
+		default: break;
+		}
 	}
-	return c->ci[k];
+	b->values[i] = v;
+	b->hv->value_objects++;
+	return 0;
 }
 
 /*
@@ -432,7 +425,8 @@ static inline uint32_t cls_index(const struct viewbuild *b, struct cls_cache *c,
  * them (NULL otherwise). Until the references are placed, ref_first holds
  * the index of the object's implied CLASS reference (MT_AP_HOBJ_CLASSREF) or
  * DSL_NOOBJ, and nrefs 0 - or, b->fused, 1 + the class whose object that
- * reference leads to (viewrefs_cref()).
+ * reference leads to (viewrefs_cref()). References by position: each
+ * object's run set from its count (viewobjs_by_pos()).
  */
 static int build_objects(struct viewbuild *b)
 {
@@ -443,8 +437,7 @@ static int build_objects(struct viewbuild *b)
 	size_t nlater = 0, caplater = 0;
 	uint64_t total = 0;
 	bool any_values = false, pos = b->take && b->take->refpos;
-	size_t at = 0; /* pos: the references of the objects so far */
-	struct cls_cache cc;
+	struct viewobjs_cls cc;
 
 	memset(&cc, 0, sizeof(cc));
 	for (uint32_t c = 0; c < b->ncls && !any_values; c++)
@@ -460,6 +453,9 @@ static int build_objects(struct viewbuild *b)
 	b->hv->cls_bytes = own(b->hv, b->ncls, sizeof(*b->hv->cls_bytes));
 	if (!b->hv->cls_count || !b->hv->cls_bytes) /* zeroed */
 		return -ENOMEM;
+	b->cls_count = b->hv->cls_count;
+	b->cls_bytes = b->hv->cls_bytes;
+	b->values_of = values_of;
 	if (s->has_ages && (!b->needs || b->needs->age)) { /* only a program reads them */
 		b->ages = own(b->hv, b->n, sizeof(*b->ages));
 		if (!b->ages)
@@ -482,6 +478,13 @@ static int build_objects(struct viewbuild *b)
 			return -ENOMEM;
 	}
 	b->objs = out;
+	if (pos) {
+		int err = viewobjs_by_pos(b);
+
+		if (!err && b->fused) /* every id indexed: the classes' and loaders' objects */
+			fused_objects(b);
+		return err;
+	}
 	for (size_t i = 0; i < b->n; i++) {
 		struct dsl_hobject *d = &out[i];
 		struct mt_ap_hobj o;
@@ -498,20 +501,9 @@ static int build_objects(struct viewbuild *b)
 				return err;
 			}
 		}
-		ci = cls_index(b, &cc, o.cls);
+		ci = viewobjs_cls_index(b, &cc, o.cls);
 
-		if (pos) { /* references by position: flags count its own, which
-			    * follow the object before's (its CLASS one first) */
-			if (o.flags > b->take->nrefpos - at) {
-				snprintf(b->why, b->wn, "the frozen copy's object %zu claims more "
-					 "references than it wrote: the snapshot is corrupt", i);
-				free(later);
-				return -EINVAL;
-			}
-			cref = (uint32_t)at; /* ref_first */
-			pending = o.flags;   /* nrefs */
-			at += o.flags;
-		} else if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ && b->fused) {
+		if ((o.flags & MT_AP_HOBJ_CLASSREF) && ci != DSL_NOOBJ && b->fused) {
 			/* its class's object, whose index is known once every id
 			 * is: nrefs holds the class until then (viewrefs_cref()) */
 			pending = ci + 1;
@@ -534,7 +526,7 @@ static int build_objects(struct viewbuild *b)
 			}
 			later[nlater++] = (struct later_cref){ (uint32_t)i, o.cls };
 		}
-		b->nclassrefs += cref != DSL_NOOBJ && !pos;
+		b->nclassrefs += cref != DSL_NOOBJ;
 		d->id = o.id;
 		d->size = o.size;
 		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
@@ -549,29 +541,10 @@ static int build_objects(struct viewbuild *b)
 
 			b->ages[i] = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
 		}
-		if (b->values && b->aux[d->cls].values && b->cls[d->cls].nfields) {
-			const struct dsl_hclass *c = &b->cls[d->cls];
-			struct dsl_hval *v = own(b->hv, c->nfields, sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			for (uint32_t k = 0; k < c->nfields; k++) {
-				switch (c->fields[k].kind) {
-				case DSL_FK_INT: v[k].kind = DSL_HV_INT; break;
-				case DSL_FK_FLOAT: v[k].kind = DSL_HV_FLOAT; break;
-				case DSL_FK_BOOL: v[k].kind = DSL_HV_BOOL; break;
-				default: break;
-				}
-			}
-			b->values[i] = v;
-			b->hv->value_objects++;
+		if (values_of(b, i)) {
+			free(later);
+			return -ENOMEM;
 		}
-	}
-	if (pos && at != b->take->nrefpos) {
-		snprintf(b->why, b->wn, "the frozen copy's objects count %zu references of its "
-			 "%zu: the snapshot is corrupt", at, b->take->nrefpos);
-		free(later);
-		return -EINVAL;
 	}
 	for (size_t k = 0; k < nlater; k++) { /* class objects found by id */
 		uint32_t cref = idmap_index_get(&b->objmap, later[k].id);

@@ -268,7 +268,10 @@ static void pos_range(struct pos_part *p)
 	struct dsl_href *d = (struct dsl_href *)(void *)in;
 
 	for (uint32_t o = p->lo; o < p->hi; o++) {
-		const struct dsl_hobject *x = &b->objs[o];
+		struct dsl_hobject *x = &b->objs[o];
+
+		if (o >= b->pos_mid) /* the objects' second half: its run's true place */
+			x->ref_first += (uint32_t)b->pos_off;
 
 		for (size_t i = x->ref_first; i < (size_t)x->ref_first + x->nrefs; i++) {
 			struct mt_ap_hrefpos r = in[i]; /* before d[i], its place, is written */
@@ -291,6 +294,12 @@ static void *pos_run(void *arg)
 	return NULL;
 }
 
+/* Object @o's ref_first, whether placed yet or not (b->pos_mid). */
+static size_t true_first(const struct viewbuild *b, uint32_t o)
+{
+	return b->objs[o].ref_first + (o >= b->pos_mid ? b->pos_off : 0);
+}
+
 /* References by position for refs_by_pos() to split in two threads: at
  * least this many, with two CPUs to run on (10 M objects and 25 M
  * references: the whole view 169-184 -> 145-173 ms, its records' mapping
@@ -300,7 +309,8 @@ static void *pos_run(void *arg)
 /*
  * References by position where the copy wrote them (b->take->refpos): each
  * record becomes the view's reference in its place, the runs set by the
- * objects' counts (heapview.c); many in two threads, each the references of
+ * objects' counts (viewobjs.c, whose second half's runs it moves to their
+ * place as it goes: b->pos_off); many in two threads, each the references of
  * half the objects (ref_fill() writes only its reference and its referrer's
  * values). Returns 0, or -EINVAL with b->why (a kind the view has no
  * reference of, a position past the objects).
@@ -324,7 +334,7 @@ static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
 		while (lo < hi) {
 			uint32_t m = lo + (hi - lo) / 2;
 
-			if (b->objs[m].ref_first < nin / 2)
+			if (true_first(b, m) < nin / 2)
 				lo = m + 1;
 			else
 				hi = m;

@@ -50,6 +50,14 @@ struct viewbuild {
 				    * reference leads to (viewrefs_cref()), or 0 */
 	struct dsl_hloader *loaders;
 	uint32_t nloaders;
+	/* references by position, objects built in two halves (viewobjs.h):
+	 * the ref_first of objects from pos_mid on are pos_off short until
+	 * the references are placed (pos_mid b->n: none is) */
+	size_t pos_mid, pos_off;
+	uint64_t *cls_count, *cls_bytes; /* [ncls]: the view's instances and bytes per class */
+	/* object @i's field values (b->values[i]), zero, when its class's
+	 * objects carry them (heapview.c's; one thread at a time): 0 or -ENOMEM */
+	int (*values_of)(struct viewbuild *b, size_t i);
 	char *why;                 /* what was wrong (-EINVAL), wn bytes */
 	size_t wn;
 };

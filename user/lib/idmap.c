@@ -236,7 +236,9 @@ static int put_dense(struct idmap_index *x, uint64_t id, uint32_t pos)
 	void *cur;
 
 	if (p < x->nbits) {
-		if (x->bits[p >> 6] >> (p & 63) & 1)
+		/* (relaxed: a second thread may set bits of words above, each
+		 * its own: idmap_index_put_own()) */
+		if (__atomic_load_n(&x->bits[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1)
 			return 0; /* has position p */
 		if (p == pos && !(x->collide && idmap_get(&x->map, id))) {
 			x->bits[p >> 6] |= 1ull << (p & 63);
@@ -261,6 +263,14 @@ int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos)
 		return 0;
 	}
 	return idmap_put_new(&x->map, id, (void *)((uintptr_t)pos + 1), &cur);
+}
+
+void idmap_index_forget_from(struct idmap_index *x, uint32_t pos)
+{
+	size_t w = pos >> 6, nw = (x->nbits + 63) >> 6;
+
+	if (x->bits && w < nw)
+		memset(&x->bits[w], 0, (nw - w) * sizeof(*x->bits));
 }
 
 void idmap_index_free(struct idmap_index *x)

@@ -107,6 +107,51 @@ int idmap_index_init_dense(struct idmap_index *x, size_t n, uint64_t base);
 /* idmap_index_put - give @id position @pos unless it has one (or is 0, or
  * above the direct array's @maxid). Returns 0 or -ENOMEM. */
 int idmap_index_put(struct idmap_index *x, uint64_t id, uint32_t pos);
+/*
+ * Two threads may fill a dense index at once (heap/viewobjs.c): the first
+ * with idmap_index_put(), the second with idmap_index_put_own() on
+ * positions whose bit words are its own (from a multiple of 64 on), keeping
+ * the ids it is refused for; after both, the first puts those in order -
+ * unless idmap_index_collides() or one of them idmap_index_in_dense(), when
+ * it forgets the second's positions (idmap_index_forget_from()) and puts
+ * all of them again in order, as one thread would have.
+ */
+/* idmap_index_dense - is @x a dense index (idmap_index_init_dense())? */
+static inline bool idmap_index_dense(const struct idmap_index *x)
+{
+	return x->bits != NULL;
+}
+
+/* idmap_index_put_own - if @id is @pos's own (base + pos) in dense @x, its
+ * bit set (written with a relaxed atomic store: the first thread may read
+ * the word) and true; false otherwise (nothing written). */
+static inline bool idmap_index_put_own(struct idmap_index *x, uint64_t id, uint32_t pos)
+{
+	uint64_t p = id - x->base;
+
+	if (!x->bits || p != pos || p >= x->nbits)
+		return false;
+	__atomic_store_n(&x->bits[p >> 6], __atomic_load_n(&x->bits[p >> 6], __ATOMIC_RELAXED) |
+			 1ull << (p & 63), __ATOMIC_RELAXED);
+	return true;
+}
+
+/* idmap_index_collides - has dense @x's map an id of its bits' range? */
+static inline bool idmap_index_collides(const struct idmap_index *x)
+{
+	return x->collide;
+}
+
+/* idmap_index_in_dense - is @id in dense @x's range of own ids? */
+static inline bool idmap_index_in_dense(const struct idmap_index *x, uint64_t id)
+{
+	return x->bits && id - x->base < x->nbits;
+}
+
+/* idmap_index_forget_from - dense @x's bits of positions @pos (a multiple
+ * of 64) on cleared. */
+void idmap_index_forget_from(struct idmap_index *x, uint32_t pos);
+
 /* idmap_index_free - release the index; a zeroed or freed one is a no-op. */
 void idmap_index_free(struct idmap_index *x);
 
