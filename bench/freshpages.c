@@ -9,12 +9,17 @@
  *   small      MADV_NOHUGEPAGE (a 4 KiB fault each)
  *   populate   MADV_NOHUGEPAGE, then MADV_POPULATE_WRITE (one call)
  *   shmem      a memfd mapped shared (what a copy could share with memtrace)
+ *   mapmade    a memfd whose pages are made already (fallocate, not timed),
+ *              mapped shared and populated (MADV_POPULATE_WRITE): what each
+ *              process pays to map in a pool another one made - memtrace
+ *              and the frozen copy, for every 4 KiB page of the records
  * Between the ways it sleeps SLEEP seconds, so that memory freed by the one
  * before has been given back to a hypervisor that takes free pages (a virtio
  * balloon with free page reporting waits 2 s). One JSON line per way and
  * round: {"way":"huge","mib":N,"ms":T,"gbps":G}
  *   build/bench/freshpages [MiB] [rounds] [sleep]   (256, 3, 4)
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +47,17 @@ static double one(const char *way, size_t n)
 	char *p;
 	int fd = -1;
 
-	if (!strcmp(way, "shmem")) {
+	if (!strcmp(way, "shmem") || !strcmp(way, "mapmade")) {
 		fd = memfd_create("freshpages", 0);
 		if (fd < 0 || ftruncate(fd, (off_t)n))
 			return -1;
+		if (!strcmp(way, "mapmade")) {
+			if (fallocate(fd, 0, 0, (off_t)n)) {
+				close(fd);
+				return -1;
+			}
+			t0 = now(); /* the pages are made: their mapping is timed */
+		}
 		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	} else {
 		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -57,9 +69,9 @@ static double one(const char *way, size_t n)
 	}
 	if (!strcmp(way, "huge"))
 		madvise(p, n, MADV_HUGEPAGE);
-	else if (strcmp(way, "shmem"))
+	else if (strcmp(way, "shmem") && strcmp(way, "mapmade"))
 		madvise(p, n, MADV_NOHUGEPAGE);
-	if (!strcmp(way, "populate"))
+	if (!strcmp(way, "populate") || !strcmp(way, "mapmade"))
 		madvise(p, n, MADV_POPULATE_WRITE);
 	for (size_t i = 0; i < n; i += 4096)
 		p[i] = 1;
@@ -72,7 +84,7 @@ static double one(const char *way, size_t n)
 
 int main(int argc, char **argv)
 {
-	static const char *ways[] = { "huge", "small", "populate", "shmem" };
+	static const char *ways[] = { "huge", "small", "populate", "shmem", "mapmade" };
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 256;
 	int rounds = argc > 2 ? atoi(argv[2]) : 3;
 	int gap = argc > 3 ? atoi(argv[3]) : 4;
