@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "heap/heapfreeze.h"
 
@@ -95,6 +98,29 @@ static void test_zgc_learn(void **state)
 	assert_true(heapfreeze_zgc_learn(0, 256ull << 20, 0) == d);
 }
 
+/* The copy's pid from the pid it has inside the JVM's namespace: this
+ * process stands for the JVM and a child of it for the copy (one pid
+ * namespace: the pid itself); a process that is not its child, or no
+ * process, is none. */
+static void test_copy_pid(void **state)
+{
+	pid_t c = fork();
+
+	(void)state;
+	assert_true(c >= 0);
+	if (!c) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(heapfreeze_copy_pid(getpid(), (uint32_t)c), c);
+	assert_int_equal(heapfreeze_copy_pid(getpid(), (uint32_t)getpid()), 0); /* itself */
+	assert_int_equal(heapfreeze_copy_pid(getppid(), (uint32_t)c), 0); /* not its parent's */
+	assert_int_equal(heapfreeze_copy_pid(getpid(), 0), 0);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	assert_int_equal(heapfreeze_copy_pid(getpid(), (uint32_t)c), 0); /* gone */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo),
 		cmocka_unit_test(test_zgc_copy),
 		cmocka_unit_test(test_zgc_learn),
+		cmocka_unit_test(test_copy_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

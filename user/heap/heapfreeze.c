@@ -593,8 +593,28 @@ uint64_t heapfreeze_zgc_learn(uint64_t ns_per_mib, uint64_t bytes, uint64_t ns)
 	return now > ns_per_mib ? now : ns_per_mib;
 }
 
-/* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0. */
-int heapfreeze_copy_pid(int jvm, uint32_t nspid)
+/* Is process @c a child of JVM @jvm whose innermost pid is @nspid? */
+static bool copy_is(int jvm, int c, uint32_t nspid)
+{
+	char sp[64], *st, *ns, *eol, *last;
+	bool is = false;
+
+	snprintf(sp, sizeof(sp), "/proc/%d/status", c);
+	st = c > 0 ? read_file(sp, NULL) : NULL;
+	ns = st ? strstr(st, "\nNSpid:") : NULL;
+	if (ns && heapfreeze_meminfo_kb(st, "PPid") == (uint64_t)jvm) {
+		eol = strchr(ns + 1, '\n');
+		if (eol)
+			*eol = '\0';
+		last = strrchr(ns, '\t');
+		is = last && strtoul(last + 1, NULL, 10) == nspid;
+	}
+	free(st);
+	return is;
+}
+
+/* One scan of the children of each of @jvm's threads for the copy, or 0. */
+static int copy_scan(int jvm, uint32_t nspid)
 {
 	char path[64], *text;
 	DIR *d;
@@ -610,29 +630,28 @@ int heapfreeze_copy_pid(int jvm, uint32_t nspid)
 			continue;
 		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", jvm, e->d_name);
 		text = read_file(cp, NULL);
-		for (char *t = text ? strtok(text, " \n") : NULL; t && !found; t = strtok(NULL, " \n")) {
-			int c = atoi(t);
-			char sp[64], *st, *ns;
-
-			snprintf(sp, sizeof(sp), "/proc/%d/status", c);
-			st = c > 0 ? read_file(sp, NULL) : NULL;
-			ns = st ? strstr(st, "\nNSpid:") : NULL;
-			if (ns && heapfreeze_meminfo_kb(st, "PPid") == (uint64_t)jvm) {
-				char *eol = strchr(ns + 1, '\n'), *last;
-
-				if (eol)
-					*eol = '\0';
-				last = strrchr(ns, '\t');
-				if (last && strtoul(last + 1, NULL, 10) == nspid)
-					found = c;
-			}
-			free(st);
-		}
+		for (char *t = text ? strtok(text, " \n") : NULL; t && !found; t = strtok(NULL, " \n"))
+			if (copy_is(jvm, atoi(t), nspid))
+				found = atoi(t);
 		free(text);
 	}
 	if (d)
 		closedir(d);
 	return found;
+}
+
+/* The host pid of JVM @jvm's child whose innermost pid is @nspid, or 0: in
+ * memtrace's own pid namespace that pid itself; else from the threads'
+ * children, scanned twice at most (a readdir of a task list whose threads
+ * come and go may skip one: the JVM's take then once went out of place). */
+int heapfreeze_copy_pid(int jvm, uint32_t nspid)
+{
+	int found;
+
+	if (nspid && nspid <= INT32_MAX && copy_is(jvm, (int)nspid, nspid))
+		return (int)nspid;
+	found = copy_scan(jvm, nspid);
+	return found ? found : copy_scan(jvm, nspid);
 }
 
 static int pread_all(int fd, void *buf, size_t len, uint64_t addr)

@@ -424,21 +424,36 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	uint64_t rb = m->nrefs * (pos ? sizeof(*s->refpos) : sizeof(*s->refs));
 	struct mt_ap_hlive a;
 
-	if (!s->inplace || !s->own_pool || !m->nobjs || !m->nrefs || s->objs || s->refs)
+	s->not_inplace = NULL;
+	if (!s->inplace)
 		return false;
+	if (!s->own_pool || !m->nobjs || !m->nrefs || s->objs || s->refs) {
+		s->not_inplace = !s->own_pool ? "no pool of its own" :
+				 !m->nobjs || !m->nrefs ? "no objects or no references" :
+							  "records read while written";
+		return false;
+	}
 	if (!s->pool_at && s->live_pid > 0 && /* no pull saw the arrays: where it mapped it */
 	    !snapmark_readv(s->live_pid, &a, sizeof(a), s->live_at)) {
 		s->pool_at = a.pool;
 		s->pool_bytes = a.pool_bytes;
 	}
 	lim = s->pool_bytes < s->own_pool->bytes ? s->pool_bytes : s->own_pool->bytes;
-	if (!s->pool_at || m->objs < s->pool_at || m->refs < s->pool_at || (m->objs & 7) ||
-	    (m->refs & 7))
+	if (!s->pool_at) {
+		s->not_inplace = s->live_pid > 0 ? "the copy did not say where it mapped the pool" :
+				 "the copy's live record was not followed (its pid not found)";
 		return false;
+	}
+	if (m->objs < s->pool_at || m->refs < s->pool_at || (m->objs & 7) || (m->refs & 7)) {
+		s->not_inplace = "the records are not in the pool";
+		return false;
+	}
 	o = m->objs - s->pool_at;
 	r = m->refs - s->pool_at;
-	if (o > lim || ob > lim - o || r < o + ob || r > lim || rb > lim - r)
+	if (o > lim || ob > lim - o || r < o + ob || r > lim || rb > lim - r) {
+		s->not_inplace = "the records do not fit the pool";
 		return false;
+	}
 	s->objs = (struct mt_ap_hobj *)(void *)(s->own_pool->map + o);
 	s->nobjs = (size_t)m->nobjs;
 	s->cap_objs = s->nobjs; /* a view's objects go over them, as large */

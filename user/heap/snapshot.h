@@ -158,6 +158,8 @@ struct mt_snapshot {
 	bool inplace, fill_more, recs_pooled;
 	bool pool_reused;            /* own_pool is the one the take before left (its
 				      * pages made then: struct mt_snapsession.spare) */
+	const char *not_inplace;     /* inplace asked, the records read out instead: why
+				      * (a static string; NULL otherwise) */
 	struct recpool *own_pool;
 	size_t refs_lead;
 	/* ... and asked for references by position (MT_AP_FREEZE_REFPOS); the

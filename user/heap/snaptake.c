@@ -1213,7 +1213,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				if (getenv("MEMTRACE_PHASES"))
 					fprintf(stderr, "  (the copy: its mark %.1f ms, its records "
 						"%.1f ms, %.1f MiB of them read from memtrace's "
-						"pool, written by %u thread%s%s%s%s; marked by %u)\n",
+						"pool, written by %u thread%s%s%s%s%s%s; marked by %u)\n",
 						(double)s->mark.mark_ns / 1e6,
 						(double)s->mark.emit_ns / 1e6,
 						(double)s->pool_read / (1 << 20),
@@ -1226,6 +1226,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						"; the pool on memtrace's tmpfs of 2 MiB pages" :
 						"; the pool a memfd of 4 KiB pages",
 						s->pool_reused ? ", the one the snapshot before left" : "",
+						s->not_inplace ? "; not kept in place: " : "",
+						s->not_inplace ? s->not_inplace : "",
 						s->mark.mark_threads ? s->mark.mark_threads : 1);
 				util_phase("records read out of the copy");
 				if (err) {
