@@ -130,6 +130,12 @@ int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d)
 			    "heap: object %u: a reference from a field its class lacks", i);
 		}
 	}
+	for (uint32_t i = 0; h->ref_runs && i < h->nobjects; i++) {
+		const struct dsl_hobject *o = &h->objects[i];
+
+		BAD(h->ref_runs[i] != o->ref_first || h->ref_runs[i + 1] != o->ref_first + o->nrefs,
+		    "heap: object %u: its run says other references than its own", i);
+	}
 	for (uint32_t i = 0; i < h->nrefs; i++) {
 		const struct dsl_href *r = &h->refs[i];
 

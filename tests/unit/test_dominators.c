@@ -219,7 +219,8 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(rng % n);
 }
 
-/* Random graphs of many shapes against the definition. */
+/* Random graphs of many shapes against the definition, the search reading
+ * the objects or only their runs (dsl_heap.ref_runs). */
 static void test_random(void **state)
 {
 	for (int t = 0; t < 300; t++) {
@@ -236,6 +237,18 @@ static void test_random(void **state)
 			roots[i] = rnd(n);
 		g_build(&g, n, (const uint32_t (*)[2])e, ne, roots, nr, NULL);
 		check_against_definition(&g.h);
+		/* the same search over the runs alone (dsl_heap.ref_runs): each
+		 * object's run follows the one before here */
+		uint32_t *runs = malloc((n + 1) * sizeof(*runs));
+
+		assert_non_null(runs);
+		for (uint32_t o = 0; o < n; o++)
+			runs[o] = g.h.objects[o].ref_first;
+		runs[n] = g.h.nrefs;
+		g.h.ref_runs = runs;
+		check_against_definition(&g.h);
+		g.h.ref_runs = NULL;
+		free(runs);
 		g_free(&g);
 		free(e);
 	}

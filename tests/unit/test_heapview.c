@@ -836,6 +836,9 @@ static void test_view_by_position(void **state)
 			assert_null(s.refpos);
 			assert_true(recpool_contains(b.pool, b.heap.refs, 1));
 			assert_true(recpool_contains(b.pool, b.heap.objects, 1));
+			/* each object's run for the dominators (checked with the
+			 * heap) when they may be asked for */
+			assert_int_equal(b.heap.ref_runs != NULL, !nv);
 			assert_same_heap(&a.heap, &b.heap, true);
 			heapview_free(&b);
 			snapshot_free(&s);

@@ -259,7 +259,8 @@ int do_heap(int argc, char **argv)
 		}
 	}
 	{
-		struct dsl_needs none = { 0 };
+		/* the dominators' search reads the view's runs (dsl_heap.ref_runs) */
+		struct dsl_needs none = { .retained = (what & HEAPVIEW_RETAINED) != 0 };
 
 		err = heapview_build_take(&snap, &none, &hv, why, sizeof(why)); /* records dropped */
 		util_phase("heap view");

@@ -101,7 +101,7 @@ void heapseries_free(struct heapseries *s)
 int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, uint64_t gcs,
 		    bool retained)
 {
-	struct dsl_needs none = { 0 };
+	struct dsl_needs none = { .retained = retained }; /* the dominators' runs */
 	uint64_t t0 = mono_ns();
 	char why[160];
 	int err;

@@ -753,6 +753,12 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 	b.nloaders = nloaders;
 	if (!err)
 		err = build_objects(&b);
+	if (!err && b.take && b.take->refpos && (!needs || needs->retained)) {
+		/* runs for the dominators' search (dsl_heap.ref_runs) */
+		b.runs = own(hv, b.n + 1, sizeof(*b.runs));
+		if (!b.runs)
+			err = -ENOMEM;
+	}
 	if (!err) {
 		build_prims(&b);
 		err = build_refs(&b);
@@ -764,6 +770,7 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 	hv->heap.nobjects = (uint32_t)b.n;
 	hv->heap.values = (const struct dsl_hval *const *)b.values;
 	hv->heap.ages = b.ages;
+	hv->heap.ref_runs = b.runs;
 	hv->heap.consistent = true; /* by construction (tests/fuzz/fuzz_readers.c) */
 	hv->heap.classes = b.cls;
 	hv->heap.nclasses = b.ncls;

@@ -272,6 +272,8 @@ static void pos_range(struct pos_part *p)
 
 		if (o >= b->pos_mid) /* the objects' second half: its run's true place */
 			x->ref_first += (uint32_t)b->pos_off;
+		if (b->runs)
+			b->runs[o] = x->ref_first;
 
 		for (size_t i = x->ref_first; i < (size_t)x->ref_first + x->nrefs; i++) {
 			struct mt_ap_hrefpos r = in[i]; /* before d[i], its place, is written */
@@ -355,6 +357,8 @@ static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
 			 part[k].r.kind, part[k].r.to, b->n);
 		return -EINVAL;
 	}
+	if (b->runs)
+		b->runs[b->n] = (uint32_t)nin;
 	*out = (struct dsl_href *)(void *)t->refpos;
 	t->refpos = NULL; /* the view's now (in the pool, which the view holds) */
 	t->nrefpos = 0;

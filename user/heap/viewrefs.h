@@ -55,6 +55,8 @@ struct viewbuild {
 	 * the references are placed (pos_mid b->n: none is) */
 	size_t pos_mid, pos_off;
 	uint64_t *cls_count, *cls_bytes; /* [ncls]: the view's instances and bytes per class */
+	uint32_t *runs;            /* [n + 1]: each object's run's start (dsl_heap.ref_runs),
+				    * made with the references by position; NULL: not */
 	/* object @i's field values (b->values[i]), zero, when its class's
 	 * objects carry them (heapview.c's; one thread at a time): 0 or -ENOMEM */
 	int (*values_of)(struct viewbuild *b, size_t i);
