@@ -45,12 +45,12 @@ static int helper(void *arg)
 	int pidfd = *(int *)arg;
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
+	prctl(PR_SET_NAME, (unsigned long)"memtrace-exit", 0, 0, 0); /* named first */
 	/* its copies of memtrace's files (a pipe reading memtrace's output
 	 * must see its end when memtrace ends, not when the helper does) */
 	if (pidfd > 0)
 		syscall(SYS_close_range, 0u, (unsigned)pidfd - 1, 0u);
 	syscall(SYS_close_range, (unsigned)pidfd + 1, ~0u, 0u);
-	prctl(PR_SET_NAME, (unsigned long)"memtrace-exit", 0, 0, 0);
 	syscall(SYS_poll, &pfd, 1, WAIT_MS);
 	syscall(SYS_exit, 0);
 	return 0;
