@@ -631,8 +631,7 @@ static int copy_scan(int jvm, uint32_t nspid)
 		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", jvm, e->d_name);
 		text = read_file(cp, NULL);
 		for (char *t = text ? strtok(text, " \n") : NULL; t && !found; t = strtok(NULL, " \n"))
-			if (copy_is(jvm, atoi(t), nspid))
-				found = atoi(t);
+			found = copy_is(jvm, atoi(t), nspid) ? atoi(t) : 0;
 		free(text);
 	}
 	if (d)

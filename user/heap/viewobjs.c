@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "heap/viewobjs.h"
-#include "lib/util.h"
 
 #define HEAPVIEW_MAX_OBJECT (1ull << 35)   /* bytes: long[2^31 - 1] is 16 GiB */
 #define HEAPVIEW_MAX_HEAP (1ull << 50)     /* bytes */
@@ -142,13 +141,9 @@ static void *part_thread(void *arg)
 /* Should the objects take two threads? */
 static bool split_wanted(const struct viewbuild *b)
 {
-	const char *env = getenv("MEMTRACE_VIEW_THREADS"); /* tests: "1" or "2" */
-
 	if (b->values || b->n < 128 || (b->fused && !idmap_index_dense(&b->objmap)))
 		return false;
-	if (env)
-		return !strcmp(env, "2");
-	return b->n >= SPLIT_MIN && util_cpus() >= 2;
+	return viewrefs_two_threads(b->n, SPLIT_MIN);
 }
 
 /*

@@ -296,6 +296,13 @@ static void *pos_run(void *arg)
 	return NULL;
 }
 
+bool viewrefs_two_threads(size_t n, size_t min)
+{
+	const char *env = getenv("MEMTRACE_VIEW_THREADS"); /* tests: "1" or "2" */
+
+	return env ? !strcmp(env, "2") : n >= min && util_cpus() >= 2;
+}
+
 /* Object @o's ref_first, whether placed yet or not (b->pos_mid). */
 static size_t true_first(const struct viewbuild *b, uint32_t o)
 {
@@ -323,8 +330,7 @@ static int refs_by_pos(struct viewbuild *b, struct dsl_href **out, size_t *n)
 	struct pos_part part[2] = { { .b = b, .lo = 0, .hi = (uint32_t)b->n },
 				    { .b = b, .hi = (uint32_t)b->n } };
 	size_t nin = t->nrefpos;
-	const char *env = getenv("MEMTRACE_VIEW_THREADS"); /* tests: "1" or "2" */
-	bool split = env ? !strcmp(env, "2") : nin >= POS_SPLIT_MIN && util_cpus() >= 2;
+	bool split = viewrefs_two_threads(nin, POS_SPLIT_MIN);
 	bool two = false;
 	pthread_t th;
 

@@ -71,6 +71,11 @@ static inline uint32_t viewrefs_cref(const struct viewbuild *b, const struct dsl
 	return x->nrefs ? b->cls[x->nrefs - 1].obj : x->ref_first;
 }
 
+/* viewrefs_two_threads - whether a pass of the view's over @n entries takes
+ * two threads: MEMTRACE_VIEW_THREADS=1|2 says (tests), else @n at least @min
+ * with two CPUs to run on. */
+bool viewrefs_two_threads(size_t n, size_t min);
+
 /* viewrefs_kind - the view's reference or root kind (DSL_REF_*, DSL_ROOT_*)
  * of JVMTI's jvmtiHeapReferenceKind @k, -1 for none. Pure. */
 int viewrefs_kind(uint32_t k);
