@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "agent/heapmark.h"
@@ -682,14 +684,15 @@ static void test_split(void **st)
 	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
 			    one.info.nrefs * sizeof(*one.refs));
 	heapmark_free(&back);
-	/* the first half's references outgrow their part: out of the pool,
-	 * the second's appended */
+	/* the references outgrow their room in two threads: all again in one,
+	 * in the pool */
 	memset(pool, 0xa5, bytes);
 	run_threads = 4;
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &back, 0);
-	assert_int_equal(back.info.emit_threads, 2);
-	assert_false(back.refs_pooled);
+	assert_int_equal(back.info.emit_threads, 1);
+	assert_true(back.refs_pooled);
 	assert_true(back.objs_pooled);
+	assert_int_equal(back.info.lead_need, one.info.lead_need);
 	assert_int_equal(back.info.nrefs, one.info.nrefs);
 	assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
 	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
@@ -704,15 +707,52 @@ static void test_split(void **st)
 		run_threads = t;
 		run(f, HM_OBJS | HM_REFS | HM_INPLACE | HM_REFPOS, roots, 2, NULL, 0, NULL, 0,
 		    &back, 0);
-		assert_int_equal(back.info.emit_threads, t == 1 || t == 3 ? 1 : 2);
+		assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
 		assert_true(back.objs_pooled);
-		assert_true(back.refs_pooled == (t != 4));
+		assert_true(back.refs_pooled);
 		check_pos((const struct mt_ap_hobj *)(const void *)copy, one.info.nobjs,
 			  (const struct mt_ap_href *)(const void *)(copy + one.info.nobjs *
 								    sizeof(*one.objs)),
 			  one.info.nrefs, &back);
 		assert_int_equal(live.nrefs, back.info.nrefs);
 		heapmark_free(&back);
+	}
+	/* the pool a shared mapping of a memfd (as memtrace's in the copy): the
+	 * records the same, by id and by position, in two threads, and again
+	 * in one when they outgrow their room */
+	{
+		int fd = memfd_create("test_split", MFD_CLOEXEC);
+		char *fp;
+
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
+		fp = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		assert_true(fp != MAP_FAILED);
+		run_pool = fp;
+		for (uint32_t t = 2; t <= 4; t += 2) {
+			run_threads = t;
+			run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &back, 0);
+			assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
+			assert_true(back.objs_pooled && back.refs_pooled);
+			assert_int_equal(back.info.lead_need, one.info.lead_need);
+			assert_int_equal(back.info.nrefs, one.info.nrefs);
+			assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
+			assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
+					    one.info.nrefs * sizeof(*one.refs));
+			heapmark_free(&back);
+			memset(fp, 0xa5, bytes);
+			run(f, HM_OBJS | HM_REFS | HM_INPLACE | HM_REFPOS, roots, 2, NULL, 0, NULL, 0,
+			    &back, 0);
+			assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
+			check_pos((const struct mt_ap_hobj *)(const void *)copy, one.info.nobjs,
+				  (const struct mt_ap_href *)(const void *)(copy + one.info.nobjs *
+									    sizeof(*one.objs)),
+				  one.info.nrefs, &back);
+			heapmark_free(&back);
+		}
+		run_pool = pool;
+		munmap(fp, bytes);
+		close(fd);
 	}
 	/* as the copy decides: a heap this small takes one */
 	run_threads = 0;
@@ -1458,6 +1498,54 @@ static void test_mark_random(void **st)
 	fake_free(f);
 }
 
+/* An object array of more than one chunk (heapmark.c's ARRAY_CHUNK, 32 Ki
+ * elements, pushed a chunk at a time): every element followed, the last
+ * chunk's too; one thread and two agree (run()), each chunk shared. */
+static void test_big_array(void **st)
+{
+	struct fake *f = fake_new(true, true);
+	uint64_t boot = cld_new(f), B, Arr, arr, last, roots[1];
+	const uint32_t len = 3 * 32768 + 5, nb = 12000;
+	uint64_t *bs = calloc(nb, sizeof(*bs));
+	uint64_t before = run_two;
+	struct hm_result r;
+
+	(void)st;
+	assert_non_null(bs);
+	class_klass(f, 0);
+	B = klass_new(f, MT_AP_K_INSTANCE, 24, boot, 0);
+	Arr = klass_new(f, MT_AP_K_OBJARRAY, array_lh(true, array_hdr(f), 2), boot, 0);
+	mirror_new(f, B, 0);
+	mirror_new(f, Arr, 0);
+	arr = array_new(f, Arr, len, oopsz(f));
+	for (uint32_t i = 0; i < nb; i++)
+		bs[i] = obj_alloc(f, B, 24);
+	for (uint32_t i = 0; i + 1 < len; i++) /* every seventh null */
+		if (i % 7)
+			put_oop(f, arr + array_hdr(f) + (uint64_t)i * oopsz(f), bs[(i / 7) % nb]);
+	last = obj_alloc(f, B, 24); /* in the last chunk alone */
+	put_oop(f, arr + array_hdr(f) + (uint64_t)(len - 1) * oopsz(f), last);
+	roots[0] = arr;
+	run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 1, NULL, 0, NULL, 0, &r, 0);
+	assert_int_equal(run_two, before + 1); /* again in two threads, the same */
+	assert_true(r.info.edges >= len);
+	{
+		bool seen = false;
+		uint64_t instances = 0;
+
+		for (uint64_t i = 0; i < r.info.nhisto; i++)
+			if (r.histo[i].klass == B)
+				instances = r.histo[i].count;
+		assert_int_equal(instances, nb + 1);
+		for (uint64_t i = 0; i < r.info.nrefs; i++)
+			seen |= r.refs[i].index == (int32_t)(len - 1);
+		assert_true(seen);
+	}
+	heapmark_free(&r);
+	free(bs);
+	fake_free(f);
+}
+
 /* The tests before ran each heap again with the mark in two threads
  * (same_in_two_threads()): the second thread took a share of the work (the
  * first hands it half its stack when asked) and both agreed throughout. */
@@ -1487,6 +1575,7 @@ int main(void)
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_mark_random),
+		cmocka_unit_test(test_big_array),
 		cmocka_unit_test(test_mark_shared), /* last: the runs before it counted */
 	};
 

@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
+#include "heap/recpool.h"
 #include "heap/snapmark.h"
 #include "heap/snapshot.h"
 
@@ -178,6 +181,75 @@ static void test_refs_by_id(void **state)
 	}
 }
 
+/* The bytes of @pool's pages given so far. */
+static uint64_t given(const struct recpool *pool)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(pool->fd, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/* Was @pool's page at @at given before? (Given now: fallocate adds no
+ * block for a page that is there; mincore and SEEK_DATA see a page given,
+ * never written, as a hole.) */
+static bool page_there(const struct recpool *pool, uint64_t at)
+{
+	uint64_t was = given(pool);
+
+	assert_int_equal(fallocate(pool->fd, 0, (off_t)at, 4096), 0);
+	return given(pool) == was;
+}
+
+/* MT_AP_FREEZE_INPLACE: once the copy sized its records, the pool is given
+ * from both ends of each place (the copy's second thread writes from the
+ * end down), until all of both is there. */
+static void test_fill_both_ends(void **state)
+{
+	struct recpool *pool = recpool_new_sparse(512ull << 20);
+	uint64_t half, ow, rw;
+	struct mt_snapshot s;
+	int pulls = 0;
+
+	(void)state;
+	assert_non_null(pool);
+	half = mt_ap_inplace_refs(pool->bytes);
+	attach(&s);
+	s.inplace = true;
+	s.refpos_asked = true;
+	s.own_pool = pool;
+	s.pool = pool;
+	s.fill_limit = UINT64_MAX;
+	live = (struct mt_ap_hlive){ .gen = 2, .pool = (uint64_t)(uintptr_t)pool->map,
+				     .pool_bytes = pool->bytes, .cap_objs = 4u << 20,
+				     .cap_refs = 8u << 20, .mark_objs = 4u << 20,
+				     .mark_refs = 4u << 20 };
+	live.objs = live.pool;
+	live.refs = live.pool + half;
+	ow = live.cap_objs * sizeof(struct mt_ap_hobj);         /* 128 MiB */
+	rw = half + live.cap_refs * sizeof(struct mt_ap_hrefpos); /* 96 MiB */
+	assert_int_equal(snapmark_pull(&s), 0);
+	assert_int_equal(snapmark_pull(&s), 0);
+	/* a step at each end of the objects' place (the larger), none between */
+	assert_int_equal(given(pool), 2 * (32ull << 20));
+	assert_int_equal(s.fill_oa, 32ull << 20);
+	assert_int_equal(s.fill_ob, ow - (32ull << 20));
+	assert_true(page_there(pool, 0));
+	assert_true(page_there(pool, ow - 4096));
+	assert_false(page_there(pool, ow / 2));
+	assert_false(page_there(pool, half));
+	do
+		assert_int_equal(snapmark_pull(&s), 0);
+	while (s.fill_more && ++pulls < 100);
+	assert_false(s.fill_more);
+	assert_true(s.fill_oa >= s.fill_ob && s.fill_ra >= s.fill_rb);
+	/* both places whole, nothing else (the view's lead: none by position) */
+	assert_int_equal(given(pool), ow + (rw - half));
+	assert_true(page_there(pool, rw - 4096));
+	assert_true(page_there(pool, half + (rw - half) / 2));
+	snapshot_free(&s); /* and its own pool */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_pull_as_written),
 		cmocka_unit_test(test_pull_bad),
 		cmocka_unit_test(test_pull_dropped),
+		cmocka_unit_test(test_fill_both_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,7 +64,7 @@
 #define KCACHE        (1u << KCACHE_BITS)
 #define POP_CHUNK     (2u << 20) /* HM_INPLACE: bytes of records mapped in at a time */
 #define PROGRESS_MASK 0xffff    /* bump the progress counter every 64 Ki objects */
-#define SPLIT_BLOCKS  1024      /* the mark counts the references pushed per block of bits */
+#define SPLIT_BLOCKS  1024      /* blocks of bit words the records' two threads take */
 #define SPLIT_MIN     (1u << 20) /* objects from which the records take two threads (auto) */
 
 struct oopmap {
@@ -123,11 +123,11 @@ struct mark {
 				    * at an object with a CLASS reference (lead_need) */
 	uint64_t extra;            /* references a class object has besides those it
 				    * pushes (its super, interfaces, constant pool) */
-	uint64_t blkrefs[SPLIT_BLOCKS]; /* the references pushed (and extra) by the
-				    * objects in each block of bit words (emit_split()) */
-	unsigned blkshift;         /* a bit word's block: word >> blkshift */
+	unsigned blkshift;         /* a bit word's block (emit_split()): word >> blkshift */
 	bool ro;                   /* the records' second thread: shares the classes
 				    * read only, publishes nothing */
+	bool split;                /* the records in blocks by two threads (emit_split()):
+				    * mk->refs a block's, published by emit_block() */
 	struct mpar *par;          /* the mark in two threads (struct mpar): NULL alone */
 	bool helper;               /* ... and this is its second thread: it makes no
 				    * class and scans no loader or stack chunk */
@@ -175,6 +175,7 @@ struct mark {
  */
 struct mpar {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;         /* work handed over, deferred, or the end (get_work()) */
 	struct mark *a;            /* the first thread's marker: the classes */
 	uint64_t *xfer;            /* objects given to the thread that asked (xfer_to) */
 	size_t nxfer, cxfer;
@@ -409,7 +410,7 @@ static void *vec_push(struct mark *mk, struct growvec *v)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 4096;
-		bool published = !mk->ro && (v == &mk->objs || v == &mk->refs);
+		bool published = !mk->ro && !mk->split && (v == &mk->objs || v == &mk->refs);
 		char *p;
 
 		if (published) /* before the old array can go */
@@ -542,6 +543,21 @@ static void fail(struct mark *mk, int err, const char *fmt, unsigned long long a
 #pragma GCC diagnostic pop
 }
 
+/*
+ * The mark stack's entries are objects' addresses, or an object array's
+ * chunk still to scan: the array's address with the chunk's number in the top
+ * bits. A large array's elements are pushed ARRAY_CHUNK at a time (the rest
+ * one entry, below them), so that one array of millions (a cache's table,
+ * FreezeWorkload's) is shared between the mark's threads and its progress
+ * told like any other: its scan pushed 5 M elements in one go, the helper
+ * waited ~100 ms for it to end (10 M objects), memtrace's fill too.
+ */
+#define ARRAY_CHUNK  (1u << 15)
+#define CHUNK_SHIFT  48 /* 2^31 elements at most: 2^16 chunks */
+#define ENTRY_ADDR(e) ((e) & ((1ull << CHUNK_SHIFT) - 1))
+
+static void stack_push(struct mark *mk, uint64_t e);
+
 /* Mark @a and queue it for scanning, unless it is null or marked already. */
 static void mark_push(struct mark *mk, uint64_t a)
 {
@@ -563,6 +579,12 @@ static void mark_push(struct mark *mk, uint64_t a)
 		mk->bits[b >> 6] |= bit;
 	else if (__atomic_fetch_or(&mk->bits[b >> 6], bit, __ATOMIC_RELAXED) & bit)
 		return; /* the other thread's */
+	stack_push(mk, a);
+}
+
+/* Put stack entry @e (an object, or an array's next chunk) on @mk's stack. */
+static void stack_push(struct mark *mk, uint64_t e)
+{
 	if (mk->sp == mk->scap) {
 		size_t cap = mk->scap ? mk->scap * 2 : 65536;
 		uint64_t *s = realloc(mk->stack, cap * sizeof(*s));
@@ -574,7 +596,7 @@ static void mark_push(struct mark *mk, uint64_t a)
 		mk->stack = s;
 		mk->scap = cap;
 	}
-	mk->stack[mk->sp++] = a;
+	mk->stack[mk->sp++] = e;
 }
 
 /* ---- classes ---- */
@@ -1093,6 +1115,7 @@ static void defer_obj(struct mark *mk, uint64_t obj)
 	}
 	p->defer[p->ndefer] = obj;
 	__atomic_store_n(&p->ndefer, p->ndefer + 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -1117,13 +1140,58 @@ static void par_count(struct mark *mk, uint32_t idx, uint64_t size)
 	mk->hcount[2 * (size_t)idx + 1] += size;
 }
 
+/* Push the elements of chunk @chunk of object array @obj (@len elements,
+ * class @ki); the chunks after it as one entry, first (scanned after them). */
+static void scan_elements(struct mark *mk, const struct kinfo *ki, uint64_t obj, int32_t len,
+			  uint32_t chunk)
+{
+	uint64_t from = (uint64_t)chunk * ARRAY_CHUNK, to = len > 0 ? (uint64_t)len : 0;
+	uint64_t at = obj + (((uint32_t)ki->lh >> 16) & 0xff) + from * mk->oopsz;
+
+	if (to > from + ARRAY_CHUNK && obj == ENTRY_ADDR(obj)) {
+		to = from + ARRAY_CHUNK;
+		stack_push(mk, obj | (uint64_t)(chunk + 1) << CHUNK_SHIFT);
+	}
+	for (uint64_t i = from; i < to; i++, at += mk->oopsz)
+		mark_push(mk, load_oop(mk, at));
+	mk->out->info.edges += to > from ? to - from : 0;
+}
+
+/* An array's chunk after its first (entry @e): counted with the first. */
+static void scan_chunk(struct mark *mk, uint64_t e)
+{
+	uint64_t obj = ENTRY_ADDR(e);
+	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
+
+	if (!ki) {
+		if (mk->defer)
+			defer_obj(mk, e);
+		else
+			fail(mk, -EPROTO, "an array at 0x%llx lost its class",
+			     (unsigned long long)obj);
+		return;
+	}
+	if (ki->kind != MT_AP_K_OBJARRAY) {
+		fail(mk, -EPROTO, "a chunk of 0x%llx, not an object array",
+		     (unsigned long long)obj);
+		return;
+	}
+	scan_elements(mk, ki, obj, rdi32(obj + (uint32_t)mk->L->length_off),
+		      (uint32_t)(e >> CHUNK_SHIFT));
+}
+
 static void scan(struct mark *mk, uint64_t obj)
 {
 	const struct mt_ap_heap_layout *L = mk->L;
-	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
+	struct kinfo *ki;
 	uint64_t size;
 	int32_t len;
 
+	if (obj >> CHUNK_SHIFT) {
+		scan_chunk(mk, obj);
+		return;
+	}
+	ki = kinfo_get(mk, klass_of(mk, obj));
 	if (!ki || !check_fields(mk, ki) || (mk->helper && !helper_scans(mk, ki, obj))) {
 		if (mk->defer)
 			defer_obj(mk, obj);
@@ -1154,14 +1222,9 @@ static void scan(struct mark *mk, uint64_t obj)
 		break; /* then its header's two references, in its oop map */
 	case MT_AP_K_TYPEARRAY:
 		return;
-	case MT_AP_K_OBJARRAY: {
-		uint64_t at = obj + (((uint32_t)ki->lh >> 16) & 0xff);
-
-		for (int32_t i = 0; i < len; i++, at += mk->oopsz)
-			mark_push(mk, load_oop(mk, at));
-		mk->out->info.edges += (uint64_t)len;
+	case MT_AP_K_OBJARRAY:
+		scan_elements(mk, ki, obj, len, 0);
 		return;
-	}
 	default:
 		break;
 	}
@@ -1327,6 +1390,7 @@ static void share(struct mark *mk)
 		p->nxfer = k;
 		p->xfer_to = other;
 		__atomic_store_n(&p->want[other], 0, __ATOMIC_RELEASE);
+		pthread_cond_signal(&p->cv);
 	}
 out:
 	pthread_mutex_unlock(&p->mu);
@@ -1357,8 +1421,25 @@ static bool get_work(struct mark *mk)
 			/* both waiting, nothing handed over: the mark is done */
 			done = __atomic_load_n(&p->want[!me], __ATOMIC_ACQUIRE) && !p->ndefer &&
 			       !p->nxfer;
-			if (done)
+			if (done) {
 				__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+				pthread_cond_signal(&p->cv);
+			} else if (spins >= 64 && !mk->err) {
+				/* asleep, not in sched_yield(): a thread that spun kept
+				 * its CPU looking busy, and the one with the work
+				 * shared the other with memtrace's fill of the pool
+				 * (10 M objects: 110 ms of yields in the mark). Woken
+				 * by what the other hands over, a 1 ms bound on it */
+				struct timespec ts;
+
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += 1000000;
+				if (ts.tv_nsec >= 1000000000) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000;
+				}
+				pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+			}
 		}
 		if (got)
 			__atomic_store_n(&p->want[me], 0, __ATOMIC_RELEASE);
@@ -1371,10 +1452,8 @@ static bool get_work(struct mark *mk)
 			return true;
 		if (done)
 			return false;
-		if (spins >= 64)
-			sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
-		else
+		if (spins < 64)
 			__builtin_ia32_pause();
 #endif
 	}
@@ -1396,7 +1475,7 @@ static void mark_loop(struct mark *mk, int (*start)(struct mark *))
 
 	for (;;) {
 		while ((mk->sp || nahead) && !mk->err) {
-			uint64_t obj, had;
+			uint64_t obj;
 
 			/* an object is scanned MARK_AHEAD objects after its header
 			 * was asked for (each a cache miss; one ahead, as before,
@@ -1404,16 +1483,13 @@ static void mark_loop(struct mark *mk, int (*start)(struct mark *))
 			 * 120-132 ms, FreezeWorkload's unchanged) */
 			while (nahead < MARK_AHEAD && mk->sp) {
 				obj = mk->stack[--mk->sp];
-				__builtin_prefetch((const void *)(uintptr_t)obj);
+				__builtin_prefetch((const void *)(uintptr_t)ENTRY_ADDR(obj));
 				ahead[(head + nahead++) % MARK_AHEAD] = obj;
 			}
 			obj = ahead[head];
 			head = (head + 1) % MARK_AHEAD;
 			nahead--;
-			had = mk->pushed + mk->extra;
 			scan(mk, obj);
-			mk->blkrefs[(bit_of(mk, obj) >> 6) >> mk->blkshift] +=
-				mk->pushed + mk->extra - had;
 			if (++n & mk->share_mask)
 				continue;
 			if (mk->helper) {
@@ -1471,13 +1547,17 @@ static int mark_start(struct mark *mk)
 		free(h);
 		return -EAGAIN;
 	}
+	if (pthread_cond_init(&h->par.cv, NULL)) {
+		pthread_mutex_destroy(&h->par.mu);
+		free(h);
+		return -EAGAIN;
+	}
 	h->par.a = mk;
 	memcpy(&h->mk, mk, sizeof(*mk));
 	h->mk.out = &h->out;
 	h->mk.stack = NULL;
 	h->mk.sp = h->mk.scap = 0;
 	h->mk.pushed = h->mk.extra = h->mk.classrefs = 0;
-	memset(h->mk.blkrefs, 0, sizeof(h->mk.blkrefs));
 	h->mk.helper = true;
 	h->mk.par = &h->par;
 	h->mk.err = 0;
@@ -1488,6 +1568,7 @@ static int mark_start(struct mark *mk)
 	pthread_attr_destroy(&at);
 	if (err) {
 		mk->par = NULL;
+		pthread_cond_destroy(&h->par.cv);
 		pthread_mutex_destroy(&h->par.mu);
 		free(h);
 		return -err;
@@ -1522,8 +1603,6 @@ static void mark_join(struct mark *mk)
 		*sums[i].to += sums[i].from;
 	mk->pushed += b->pushed;
 	mk->extra += b->extra;
-	for (size_t i = 0; i < SPLIT_BLOCKS; i++)
-		mk->blkrefs[i] += b->blkrefs[i];
 	for (const struct mark *t = mk; t; t = t == mk ? b : NULL)
 		for (size_t i = 0; i + 1 < t->nhcount && i / 2 < mk->nk; i += 2) {
 			struct kinfo *ki = kinfo_at(mk, i / 2);
@@ -1540,6 +1619,7 @@ static void mark_join(struct mark *mk)
 	free(b->hcount);
 	free(h->par.xfer);
 	free(h->par.defer);
+	pthread_cond_destroy(&h->par.cv);
 	pthread_mutex_destroy(&h->par.mu);
 	free(h);
 }
@@ -2020,18 +2100,42 @@ static void put_object(struct mark *mk, uint64_t obj)
 		o->flags = (uint32_t)(mk->refs.n - r0);
 }
 
+#define EMIT_AHEAD 8
+
+/* Ask for the header of the next marked object at or after bit word *@w
+ * (its bits not yet passed in *@bits) before @w1, and move past it. */
+static inline void emit_prefetch(const struct mark *mk, size_t *w, uint64_t *bits, size_t w1)
+{
+	while (!*bits && *w + 1 < w1)
+		*bits = mk->bits[++*w];
+	if (*bits) {
+		size_t b = (*w << 6) + (size_t)__builtin_ctzll(*bits);
+
+		__builtin_prefetch((const void *)(uintptr_t)(mk->lo + ((uint64_t)b << mk->shift)));
+		*bits &= *bits - 1;
+	}
+}
+
 /* The records of the objects marked in bit words [@w0, @w1). */
 static void emit_words(struct mark *mk, size_t w0, size_t w1)
 {
 	uint64_t done = 0;
+	/* the objects EMIT_AHEAD ahead, their headers asked for (each a cache
+	 * miss: the marked objects lie apart in the heap, too far for the
+	 * hardware's prefetch) */
+	size_t aw = w0;
+	uint64_t abits = w0 < w1 ? mk->bits[w0] : 0;
 
+	for (unsigned i = 0; i < EMIT_AHEAD; i++)
+		emit_prefetch(mk, &aw, &abits, w1);
 	for (size_t w = w0; w < w1 && !mk->err; w++) {
 		for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 			size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
 
+			emit_prefetch(mk, &aw, &abits, w1);
 			put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
 			if (!(++done & PROGRESS_MASK)) {
-				if (!mk->ro)
+				if (!mk->ro && !mk->split)
 					live_counts(mk);
 				if (mk->in->progress) /* both threads bump it */
 					__atomic_fetch_add((uint64_t *)(uintptr_t)mk->in->progress,
@@ -2069,105 +2173,209 @@ static bool split_wanted(const struct mark *mk)
 	return !sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) >= 2;
 }
 
-/* The second thread's half: a copy of the marker with vectors of its own. */
+/*
+ * The records in two threads, in blocks of bit words (SPLIT_BLOCKS, those the
+ * mark counted references for): the first thread takes blocks from the heap's
+ * start upwards, the second from its end downwards, each the next not taken,
+ * until they meet - whichever gets more of the CPUs writes more. A static
+ * split at half the work left one thread ~100 ms alone at 10 M objects
+ * (memtrace's fill of the pool and the copy's nice shared a CPU with one).
+ * Each block's objects go to their ranks; its references to a buffer of the
+ * thread's own, then to the pool: the first thread's from the references'
+ * start up, the second's from the end of their room down, both taken under
+ * the lock (struct split). The second's are moved down to the first's at the
+ * end. Values (HM_PRIMS) go with the block, the second thread's appended in
+ * the blocks' order after.
+ */
+struct blkout {
+	uint64_t classrefs;        /* the block's CLASS references (info.classrefs) */
+	uint64_t nrefs;            /* its reference records */
+	int64_t lead;              /* the most classrefs - records before, within it
+				    * (INT64_MIN: no object with MT_AP_HOBJ_CLASSREF) */
+	size_t prim_at, nprim;     /* the second thread's: its values there */
+};
+
+struct split {
+	pthread_mutex_t mu;
+	size_t lo, hi;             /* blocks [lo, hi) not taken yet */
+	size_t rlo, rhi;           /* reference slots [rlo, rhi) free */
+	bool full;                 /* a block's references did not fit: all again in one */
+	int started;               /* atomic: the second took a block (tests wait for it) */
+	char *obase, *rbase;       /* the pool's objects and references */
+	size_t oesz, resz;
+	struct blkout *blk;
+};
+
+/* The second thread: a copy of the marker with vectors of its own. */
 struct half {
 	struct mark mk;
 	struct hm_result out;      /* its reason, if it stops */
 	uint64_t nfwd;
-	size_t w0, w1;
+	struct split *sp;
+	size_t low;                /* the lowest block it wrote an object of */
 };
+
+/* Bit words [*@w0, *@w1) of block @b. */
+static void block_words(const struct mark *mk, size_t b, size_t *w0, size_t *w1)
+{
+	*w0 = b << mk->blkshift;
+	*w1 = *w0 + ((size_t)1 << mk->blkshift) < mk->nwords ? *w0 + ((size_t)1 << mk->blkshift)
+							      : mk->nwords;
+}
+
+/* Copy @n bytes from @src to @dst in the pool, its pages mapped in one call
+ * first. (Written through the pool's file instead, no page of it mapped in
+ * the copy, the records took longer: 10 M objects, 385-390 ms against
+ * 330-340, the kernel's copy slower than this one.) */
+static void pool_put(char *dst, const char *src, size_t n)
+{
+	uintptr_t a = (uintptr_t)dst & ~(uintptr_t)4095;
+
+	if (!n)
+		return;
+	madvise((void *)a, (uintptr_t)dst + n - a, MADV_POPULATE_WRITE);
+	memcpy(dst, src, n);
+}
+
+/*
+ * Block @b's records by @mk (@up: the first thread's, else the second's):
+ * its objects at their ranks, its references into @mk's buffer (mk->refs,
+ * malloc'd), then at their place, taken under the lock. 0, or -ENOSPC: they
+ * did not fit (sp->full set), or mk->err.
+ */
+static int emit_block(struct mark *mk, struct split *sp, size_t b, bool up)
+{
+	struct blkout *o = &sp->blk[b];
+	size_t w0, w1, at, first, n;
+	uint64_t prims = mk->prims.n;
+
+	block_words(mk, b, &w0, &w1);
+	first = mk->rank[w0];
+	n = mk->rank[w1] - first;
+	mk->objs = (struct growvec){ .p = sp->obase + first * sp->oesz, .cap = n,
+				     .esz = sp->oesz, .pooled = true, .pop_at = n };
+	if (n)
+		madvise((void *)((uintptr_t)mk->objs.p & ~(uintptr_t)4095),
+			((uintptr_t)mk->objs.p & 4095) + n * sp->oesz, MADV_POPULATE_WRITE);
+	mk->refs.n = 0;
+	mk->classrefs = 0;
+	mk->lead_max = INT64_MIN;
+	emit_words(mk, w0, w1);
+	if (mk->err)
+		return mk->err;
+	if (mk->objs.n != n || !mk->objs.pooled) {
+		fail(mk, -EPROTO, "a block of the records holds %llu objects, not the marked",
+		     (unsigned long long)mk->objs.n);
+		return mk->err;
+	}
+	o->classrefs = mk->classrefs;
+	o->nrefs = mk->refs.n;
+	o->lead = mk->lead_max;
+	o->prim_at = prims;
+	o->nprim = mk->prims.n - prims;
+	pthread_mutex_lock(&sp->mu);
+	if (sp->full || sp->rhi - sp->rlo < mk->refs.n) {
+		sp->full = true;
+		pthread_mutex_unlock(&sp->mu);
+		return -ENOSPC;
+	}
+	if (up) {
+		at = sp->rlo;
+		sp->rlo += mk->refs.n;
+	} else {
+		sp->rhi -= mk->refs.n;
+		at = sp->rhi;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	pool_put(sp->rbase + at * sp->resz, mk->refs.p, mk->refs.n * sp->resz);
+	if (up && mk->in->live) { /* the first's records are whole from the start */
+		live_store(&mk->in->live->nobjs, mk->rank[w1]);
+		live_store(&mk->in->live->nrefs, sp->rlo);
+	}
+	return 0;
+}
+
+/* The next block not taken (@up: the lowest, else the highest), or -1. */
+static ssize_t take_block(struct split *sp, bool up)
+{
+	ssize_t b = -1;
+
+	pthread_mutex_lock(&sp->mu);
+	if (sp->lo < sp->hi && !sp->full)
+		b = up ? (ssize_t)sp->lo++ : (ssize_t)--sp->hi;
+	pthread_mutex_unlock(&sp->mu);
+	if (!up)
+		__atomic_store_n(&sp->started, 1, __ATOMIC_RELEASE);
+	return b;
+}
+
+/* Either thread's blocks until none is left. The second gives back a block
+ * it cannot write (a class the mark never met: -EAGAIN) and stops. */
+static void emit_blocks(struct mark *mk, struct split *sp, bool up, size_t *low)
+{
+	ssize_t b;
+
+	while ((b = take_block(sp, up)) >= 0) {
+		int err = emit_block(mk, sp, (size_t)b, up);
+
+		if (!up && !err && mk->objs.n)
+			*low = (size_t)b; /* (a block of no object: the first's as well) */
+		if (err == -EAGAIN && !up) {
+			pthread_mutex_lock(&sp->mu);
+			sp->hi = (size_t)b + 1; /* the first writes it, and those below */
+			pthread_mutex_unlock(&sp->mu);
+			mk->prims.n = sp->blk[b].prim_at;
+			return;
+		}
+		if (err)
+			return;
+	}
+}
 
 static void *emit_half(void *arg)
 {
 	struct half *h = arg;
 
-	emit_words(&h->mk, h->w0, h->w1);
+	emit_blocks(&h->mk, h->sp, false, &h->low);
 	return NULL;
 }
 
-/* The first bit word of the second half: where the objects and the
- * references pushed from them (each costs about as much) are half done. */
-static size_t split_word(const struct mark *mk)
-{
-	uint64_t total = mk->rank[mk->nwords] + mk->pushed, at = 0;
-	size_t nblk = ((mk->nwords - 1) >> mk->blkshift) + 1;
-
-	for (size_t b = 0; b < nblk; b++) {
-		size_t w0 = b << mk->blkshift;
-		size_t w1 = w0 + ((size_t)1 << mk->blkshift) < mk->nwords ?
-				    w0 + ((size_t)1 << mk->blkshift) : mk->nwords;
-
-		at += mk->rank[w1] - mk->rank[w0] + mk->blkrefs[b];
-		if (at >= total / 2)
-			return w1;
-	}
-	return mk->nwords;
-}
-
-/* Append the second half's references @h to the first's (in place when
- * both stayed where they were put, a move down over the gap between). */
-static void join_refs(struct mark *mk, struct half *h, char *base, size_t cap)
-{
-	struct growvec *b = &h->mk.refs;
-
-	if (mk->refs.pooled && mk->refs.p == base && b->pooled &&
-	    mk->refs.n * b->esz <= (size_t)(b->p - base)) {
-		memmove(base + mk->refs.n * b->esz, b->p, b->n * b->esz);
-		mk->refs.n += b->n;
-		mk->refs.cap = cap;
-		return;
-	}
-	if (mk->refs.pooled && mk->refs.p == base)
-		mk->refs.cap = cap; /* the second's lie above what the first writes */
-	for (size_t i = 0; i < b->n && !mk->err; i++) {
-		void *r = vec_push(mk, &mk->refs);
-
-		if (r)
-			memcpy(r, b->p + i * b->esz, b->esz);
-	}
-	if (!b->pooled)
-		free(b->p);
-}
-
 /*
- * The records in two threads: this one writes the first half of the bit
- * words, a second the rest, each into its own part of the pool - the
- * objects at their ranks, the second half's references above a bound of the
- * first's (the references its objects pushed in the mark, and a sixteenth),
- * moved down after it. The second thread only reads the classes; one it
- * does not find (none should be new after the mark) leaves its half to
- * this one. Returns 0 (the records written, or mk->err set) or -EAGAIN:
- * nothing done, write them all in one thread.
+ * The records in two threads (see struct split). Returns 0 (the records
+ * written, or mk->err set) or -EAGAIN: nothing kept, write them all in one
+ * thread (the vectors as they were).
  */
 static int emit_split(struct mark *mk)
 {
-	struct half *h = malloc(sizeof(*h));
-	char *obase = mk->objs.p, *rbase = mk->refs.p;
-	size_t ocap = mk->objs.cap, rcap = mk->refs.cap, w1 = split_word(mk), first;
-	uint64_t bound = 0;
+	size_t nblk = ((mk->nwords - 1) >> mk->blkshift) + 1;
+	struct growvec objs = mk->objs, refs = mk->refs;
+	struct split sp = { .obase = objs.p, .rbase = refs.p, .oesz = objs.esz,
+			    .resz = refs.esz, .lo = 0, .hi = nblk, .rlo = 0, .rhi = refs.cap };
+	struct half *h = NULL;
+	uint64_t C = 0, R = 0;
 	pthread_attr_t at;
 	pthread_t t;
-	int err;
+	int err = -EAGAIN;
 
-	if (!h)
+	if (objs.n || refs.n || nblk < 2 || pthread_mutex_init(&sp.mu, NULL))
 		return -EAGAIN;
-	for (size_t b = 0; b < SPLIT_BLOCKS && (b << mk->blkshift) < w1; b++)
-		bound += mk->blkrefs[b];
-	if (mk->refpos) /* a CLASS reference an object among them */
-		bound += mk->rank[w1];
-	bound += bound / 16 + 64;
-	if (mk->in->threads == 4)
-		bound = 1; /* tests: the first half's references outgrow their part */
-	first = mk->rank[w1];
-	if (w1 == 0 || w1 >= mk->nwords || bound >= rcap || mk->objs.n || mk->refs.n) {
+	sp.blk = calloc(nblk, sizeof(*sp.blk));
+	h = malloc(sizeof(*h));
+	if (!sp.blk || !h) {
+		free(sp.blk);
 		free(h);
+		pthread_mutex_destroy(&sp.mu);
 		return -EAGAIN;
 	}
+	if (mk->in->threads == 4)
+		sp.rhi = 1; /* tests: the references outgrow their room */
 	for (size_t i = 0; i < mk->nk; i++) /* what put_object() would learn */
 		mirror_known(mk, kinfo_at(mk, i));
 	memcpy(&h->mk, mk, sizeof(*mk));
 	memset(&h->out, 0, sizeof(h->out));
 	h->nfwd = 0;
+	h->sp = &sp;
+	h->low = nblk;
 	h->mk.out = &h->out;
 	h->mk.nfwd = &h->nfwd;
 	h->mk.ro = true;
@@ -2178,74 +2386,82 @@ static int emit_split(struct mark *mk)
 		h->mk.kmap = (struct u64map){ .keys = &no_key, .vals = &no_val, .mask = 0 };
 		memset(h->mk.kcache, 0, sizeof(h->mk.kcache));
 	}
-	h->w0 = w1;
-	h->w1 = mk->nwords;
-	h->mk.objs.p = obase + first * mk->objs.esz;
-	h->mk.objs.cap = ocap - first;
-	h->mk.objs.pop_at = 0;
-	h->mk.refs.p = rbase + bound * mk->refs.esz;
-	h->mk.refs.cap = rcap - bound;
-	h->mk.refs.pop_at = 0;
-	/* its values apart (malloc'd), appended to the first's after */
+	/* each its buffer for a block's references, its values apart */
+	h->mk.refs = mk->refs = (struct growvec){ .esz = refs.esz };
 	h->mk.prims = (struct growvec){ .esz = mk->prims.esz };
-	mk->objs.cap = first;
-	mk->refs.cap = bound;
+	mk->split = h->mk.split = true;
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 1u << 20);
 	err = pthread_create(&t, &at, emit_half, h);
 	pthread_attr_destroy(&at);
 	if (err) {
-		mk->objs.cap = ocap;
-		mk->refs.cap = rcap;
-		free(h);
-		return -EAGAIN;
+		err = -EAGAIN;
+		goto restore;
 	}
-	emit_words(mk, 0, w1);
+	if (mk->in->threads >= 2) /* tests: the second takes a block first */
+		while (!__atomic_load_n(&sp.started, __ATOMIC_ACQUIRE))
+			sched_yield();
+	emit_blocks(mk, &sp, true, NULL);
 	pthread_join(t, NULL);
-	mk->out->info.emit_threads = h->mk.err == -EAGAIN ? 1 : 2;
-	if (mk->objs.p == obase) /* the objects stay at their ranks */
-		mk->objs.cap = ocap;
-	if (!mk->err && h->mk.err == -EAGAIN) {
-		/* the second half in this thread, over what the second wrote */
-		if (!h->mk.refs.pooled)
-			free(h->mk.refs.p);
-		if (mk->refs.pooled && mk->refs.p == rbase)
-			mk->refs.cap = rcap;
-		emit_words(mk, w1, mk->nwords);
-	} else if (!mk->err && h->mk.err) {
+	/* blocks the second gave back after the first had stopped */
+	for (size_t b = sp.lo; b < sp.hi && !mk->err && !sp.full; b++)
+		emit_block(mk, &sp, b, true);
+	if (!mk->err && h->mk.err && h->mk.err != -EAGAIN) { /* its reason */
 		mk->err = h->mk.err;
 		memcpy(mk->out->info.why, h->out.info.why, sizeof(mk->out->info.why));
-		if (!h->mk.refs.pooled)
-			free(h->mk.refs.p);
-	} else if (!mk->err && (mk->objs.n != first || h->mk.objs.n != ocap - first ||
-				mk->objs.p != obase)) {
-		fail(mk, -EPROTO, "the records' two halves hold %llu objects, not the marked",
-		     (unsigned long long)(mk->objs.n + h->mk.objs.n));
-		if (!h->mk.refs.pooled)
-			free(h->mk.refs.p);
-	} else if (!mk->err) {
-		/* the second half's room follows the first's records */
-		int64_t two = (int64_t)mk->classrefs - (int64_t)mk->refs.n + h->mk.lead_max;
+	}
+	if (mk->err || sp.full) {
+		err = mk->err ? 0 : -EAGAIN; /* not all fit: all again, in one thread */
+		goto restore;
+	}
+	/* the second's references down onto the first's */
+	if (sp.rhi > sp.rlo && refs.cap > sp.rhi)
+		memmove(sp.rbase + sp.rlo * sp.resz, sp.rbase + sp.rhi * sp.resz,
+			(refs.cap - sp.rhi) * sp.resz);
+	free(mk->refs.p);
+	mk->refs = refs;
+	mk->refs.n = sp.rlo + (refs.cap - sp.rhi);
+	mk->objs = objs;
+	mk->objs.n = objs.cap;
+	mk->objs.pop_at = objs.cap;
+	mk->split = false;
+	mk->lead_max = 0;
+	for (size_t b = 0; b < nblk; b++) { /* the blocks in their order */
+		const struct blkout *o = &sp.blk[b];
 
-		if (h->mk.lead_max > 0 && two > mk->lead_max)
-			mk->lead_max = two;
-		mk->objs.n = ocap;
-		mk->classrefs += h->mk.classrefs;
-		join_refs(mk, h, rbase, rcap);
-		for (size_t i = 0; i < h->mk.prims.n && !mk->err; i++) {
+		if (o->lead != INT64_MIN && (int64_t)C - (int64_t)R + o->lead > mk->lead_max)
+			mk->lead_max = (int64_t)C - (int64_t)R + o->lead;
+		C += o->classrefs;
+		R += o->nrefs;
+		for (size_t i = 0; b >= h->low && i < o->nprim && !mk->err; i++) {
 			void *v = vec_push(mk, &mk->prims);
 
 			if (v)
-				memcpy(v, h->mk.prims.p + i * h->mk.prims.esz, h->mk.prims.esz);
+				memcpy(v, h->mk.prims.p + (o->prim_at + i) * h->mk.prims.esz,
+				       h->mk.prims.esz);
 		}
-	} else if (!h->mk.refs.pooled) {
-		free(h->mk.refs.p);
 	}
-	if (!h->mk.objs.pooled)
-		free(h->mk.objs.p);
-	free(h->mk.prims.p); /* the second's values (the first's hold them now) */
+	mk->classrefs = C;
+	mk->out->info.emit_threads = h->low < nblk ? 2 : 1;
+	err = 0;
+	goto cleanup;
+restore: /* the vectors as they were (mk->err, or all again in one thread) */
+	free(mk->refs.p);
+	mk->refs = refs;
+	mk->objs = objs;
+	mk->split = false;
+	mk->classrefs = 0;
+	mk->lead_max = 0;
+	mk->prims.n = 0;
+cleanup:
+	if (h) {
+		free(h->mk.refs.p);
+		free(h->mk.prims.p);
+	}
 	free(h);
-	return 0;
+	free(sp.blk);
+	pthread_mutex_destroy(&sp.mu);
+	return err;
 }
 
 static int emit(struct mark *mk)

@@ -94,9 +94,9 @@ struct hm_input {
 					* threads on two CPUs), 1, 2 (tests: any heap, the
 					* mark's threads sharing every 4 objects), 3 (tests:
 					* two, the records' second
-					* finding no class: the first writes its half), 4
-					* (tests: two, the first's references outgrowing
-					* their part of the pool) */
+					* finding no class: the first writes its blocks), 4
+					* (tests: two, the references outgrowing their room:
+					* all again in one) */
 	bool mark_one;                 /* the mark in one thread whatever threads says */
 };
 

@@ -106,6 +106,23 @@ static int alloc_step(struct mt_snapshot *s, uint64_t *at, uint64_t end)
 	return err;
 }
 
+/* One step of the pool's pages below *@back, down to @front at most (the
+ * step's start on a page): *@back moves down. 0 or -errno. */
+static int alloc_back(struct mt_snapshot *s, uint64_t front, uint64_t *back)
+{
+	uint64_t step = s->fill_noalloc ? MAP_STEP : ALLOC_STEP;
+	uint64_t a = (*back > front + step ? *back - step : front) & ~4095ull, at = a;
+	int err;
+
+	while (at < *back) { /* one step, or two where @a went down a page */
+		err = alloc_step(s, &at, *back);
+		if (err)
+			return err;
+	}
+	*back = a;
+	return 0;
+}
+
 /* The view's references' lead below the records' in a pool whose references
  * start at @half, the objects' records taking @ow bytes from its start: room
  * for the CLASS reference each of @nobjs objects may add, where no record
@@ -189,18 +206,35 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	}
 	if (rw > p->bytes || ow > half)
 		return;
+	if (a->cap_objs && !s->fill_ob) { /* sized: from both ends from here on */
+		uint64_t rb = (rw + 4095) & ~4095ull;
+
+		s->fill_ob = (ow + 4095) & ~4095ull;
+		s->fill_rb = rb < p->bytes ? rb : p->bytes;
+	}
+	if (s->fill_ob) { /* what is left between the two ends */
+		ow = s->fill_ob > s->fill_oa ? s->fill_ob : s->fill_oa;
+		rw = s->fill_rb > s->fill_ra ? s->fill_rb : s->fill_ra;
+	}
 	ol = ow > s->fill_oa ? ow - s->fill_oa : 0;
 	rl = rw > s->fill_ra ? rw - s->fill_ra : 0;
+	s->fill_down = !s->fill_down;
 	if (ol && ol >= rl)
-		err = alloc_step(s, &s->fill_oa, ow);
+		err = s->fill_ob && s->fill_down ? alloc_back(s, s->fill_oa, &s->fill_ob)
+						 : alloc_step(s, &s->fill_oa, ow);
 	else if (rl)
-		err = alloc_step(s, &s->fill_ra, rw);
+		err = s->fill_rb && s->fill_down ? alloc_back(s, s->fill_ra, &s->fill_rb)
+						 : alloc_step(s, &s->fill_ra, rw);
 	else if (s->fill_la < half)
 		err = alloc_step(s, &s->fill_la, half);
 	else
 		return;
 	if (err)
 		return; /* no memory for it: the copy makes the rest */
+	if (s->fill_ob) {
+		ow = s->fill_ob;
+		rw = s->fill_rb;
+	}
 	s->fill_more = s->fill_oa < ow || s->fill_ra < rw || s->fill_la < half;
 }
 

@@ -173,6 +173,12 @@ struct mt_snapshot {
 	 * (objects), from its middle (references), and below the middle from
 	 * fill_lb (the view's references' lead) */
 	uint64_t fill_oa, fill_ra, fill_lb, fill_la;
+	/* ... and, once the copy sized its records, from the end of the
+	 * objects' and of the references' places down to those (the copy's
+	 * second thread writes from there, agent/heapmark.c); 0 before;
+	 * fill_down: the next step of the place is from its end */
+	uint64_t fill_ob, fill_rb;
+	bool fill_down;
 	bool fill_noalloc;           /* no fallocate here: pages made by mapping */
 	/* the most memtrace may hold for the answer (heapmem_limit()) and what
 	 * it builds (enum heapmem_use): no filling for counts whose answer
