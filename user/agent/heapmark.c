@@ -2100,39 +2100,14 @@ static void put_object(struct mark *mk, uint64_t obj)
 		o->flags = (uint32_t)(mk->refs.n - r0);
 }
 
-#define EMIT_AHEAD 8
-
-/* Ask for the header of the next marked object at or after bit word *@w
- * (its bits not yet passed in *@bits) before @w1, and move past it. */
-static inline void emit_prefetch(const struct mark *mk, size_t *w, uint64_t *bits, size_t w1)
-{
-	while (!*bits && *w + 1 < w1)
-		*bits = mk->bits[++*w];
-	if (*bits) {
-		size_t b = (*w << 6) + (size_t)__builtin_ctzll(*bits);
-
-		__builtin_prefetch((const void *)(uintptr_t)(mk->lo + ((uint64_t)b << mk->shift)));
-		*bits &= *bits - 1;
-	}
-}
-
 /* The records of the objects marked in bit words [@w0, @w1). */
 static void emit_words(struct mark *mk, size_t w0, size_t w1)
 {
 	uint64_t done = 0;
-	/* the objects EMIT_AHEAD ahead, their headers asked for (each a cache
-	 * miss: the marked objects lie apart in the heap, too far for the
-	 * hardware's prefetch) */
-	size_t aw = w0;
-	uint64_t abits = w0 < w1 ? mk->bits[w0] : 0;
-
-	for (unsigned i = 0; i < EMIT_AHEAD; i++)
-		emit_prefetch(mk, &aw, &abits, w1);
 	for (size_t w = w0; w < w1 && !mk->err; w++) {
 		for (uint64_t bits = mk->bits[w]; bits && !mk->err; bits &= bits - 1) {
 			size_t b = (w << 6) + (size_t)__builtin_ctzll(bits);
 
-			emit_prefetch(mk, &aw, &abits, w1);
 			put_object(mk, mk->lo + ((uint64_t)b << mk->shift));
 			if (!(++done & PROGRESS_MASK)) {
 				if (!mk->ro && !mk->split)
