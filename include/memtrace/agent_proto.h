@@ -394,7 +394,11 @@ struct mt_ap_heap_freeze {
 					   * view's object is 48 bytes, a record 32) and its
 					   * reference records at mt_ap_inplace_refs(), both
 					   * known before it writes them; it maps the pool's
-					   * pages in as it goes. An agent without the flag
+					   * pages in as it goes (in two threads the second
+					   * writes from the end of each array's room down,
+					   * its references moved down onto the first's at
+					   * the end: memtrace fills from both ends once
+					   * cap_objs is known). An agent without the flag
 					   * refuses it (ERROR) */
 #define MT_AP_FREEZE_ONETHREAD  (1u << 13) /* with _MARK: the copy writes its records in
 					   * one thread (tests and comparisons: it may take

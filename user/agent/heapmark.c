@@ -2149,8 +2149,8 @@ static bool split_wanted(const struct mark *mk)
 }
 
 /*
- * The records in two threads, in blocks of bit words (SPLIT_BLOCKS, those the
- * mark counted references for): the first thread takes blocks from the heap's
+ * The records in two threads, in blocks of bit words (SPLIT_BLOCKS over the
+ * heap, block_words()): the first thread takes blocks from the heap's
  * start upwards, the second from its end downwards, each the next not taken,
  * until they meet - whichever gets more of the CPUs writes more. A static
  * split at half the work left one thread ~100 ms alone at 10 M objects
@@ -2167,7 +2167,7 @@ struct blkout {
 	uint64_t nrefs;            /* its reference records */
 	int64_t lead;              /* the most classrefs - records before, within it
 				    * (INT64_MIN: no object with MT_AP_HOBJ_CLASSREF) */
-	size_t prim_at, nprim;     /* the second thread's: its values there */
+	size_t prim_at, nprim;     /* its values in its thread's (read for the second's) */
 };
 
 struct split {
