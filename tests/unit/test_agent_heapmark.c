@@ -593,6 +593,27 @@ static void check_pos(const struct mt_ap_hobj *co, size_t nco, const struct mt_a
 	assert_int_equal(p->info.classrefs, ncls); /* among the records, counted */
 }
 
+/* @r's records those of one thread's run @one, kept at @copy (its objects,
+ * then its references by id): byte for byte. */
+static void same_records(const struct hm_result *r, const struct hm_result *one,
+			 const char *copy)
+{
+	assert_int_equal(r->info.nobjs, one->info.nobjs);
+	assert_int_equal(r->info.nrefs, one->info.nrefs);
+	assert_memory_equal(r->objs, copy, one->info.nobjs * sizeof(*one->objs));
+	assert_memory_equal(r->refs, copy + one->info.nobjs * sizeof(*one->objs),
+			    one->info.nrefs * sizeof(*one->refs));
+}
+
+/* ... by position (check_pos()). */
+static void same_by_pos(const struct hm_result *r, const struct hm_result *one, const char *copy)
+{
+	check_pos((const struct mt_ap_hobj *)(const void *)copy, one->info.nobjs,
+		  (const struct mt_ap_href *)(const void *)(copy + one->info.nobjs *
+							    sizeof(*one->objs)),
+		  one->info.nrefs, r);
+}
+
 static void test_split(void **st)
 {
 	struct fake *f = fake_new(true, true);
@@ -678,11 +699,7 @@ static void test_split(void **st)
 	run(f, HM_OBJS | HM_REFS | HM_INPLACE, roots, 2, NULL, 0, NULL, 0, &back, 0);
 	assert_int_equal(back.info.emit_threads, 1);
 	assert_int_equal(back.info.classrefs, one.info.classrefs);
-	assert_int_equal(back.info.nobjs, one.info.nobjs);
-	assert_int_equal(back.info.nrefs, one.info.nrefs);
-	assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
-	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
-			    one.info.nrefs * sizeof(*one.refs));
+	same_records(&back, &one, copy);
 	heapmark_free(&back);
 	/* the references outgrow their room in two threads: all again in one,
 	 * in the pool */
@@ -693,15 +710,12 @@ static void test_split(void **st)
 	assert_true(back.refs_pooled);
 	assert_true(back.objs_pooled);
 	assert_int_equal(back.info.lead_need, one.info.lead_need);
-	assert_int_equal(back.info.nrefs, one.info.nrefs);
-	assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
-	assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
-			    one.info.nrefs * sizeof(*one.refs));
+	same_records(&back, &one, copy);
 	assert_int_equal(live.nrefs, back.info.nrefs);
 	assert_true(live.refs == (uint64_t)(uintptr_t)back.refs && !(live.gen & 1));
 	heapmark_free(&back);
 	/* references by position: one thread, two, the second knowing no
-	 * class, the first's outgrowing their part */
+	 * class, the references outgrowing their room */
 	for (uint32_t t = 1; t <= 4; t++) {
 		memset(pool, 0xa5, bytes);
 		run_threads = t;
@@ -710,10 +724,7 @@ static void test_split(void **st)
 		assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
 		assert_true(back.objs_pooled);
 		assert_true(back.refs_pooled);
-		check_pos((const struct mt_ap_hobj *)(const void *)copy, one.info.nobjs,
-			  (const struct mt_ap_href *)(const void *)(copy + one.info.nobjs *
-								    sizeof(*one.objs)),
-			  one.info.nrefs, &back);
+		same_by_pos(&back, &one, copy);
 		assert_int_equal(live.nrefs, back.info.nrefs);
 		heapmark_free(&back);
 	}
@@ -735,19 +746,13 @@ static void test_split(void **st)
 			assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
 			assert_true(back.objs_pooled && back.refs_pooled);
 			assert_int_equal(back.info.lead_need, one.info.lead_need);
-			assert_int_equal(back.info.nrefs, one.info.nrefs);
-			assert_memory_equal(back.objs, copy, one.info.nobjs * sizeof(*one.objs));
-			assert_memory_equal(back.refs, copy + one.info.nobjs * sizeof(*one.objs),
-					    one.info.nrefs * sizeof(*one.refs));
+			same_records(&back, &one, copy);
 			heapmark_free(&back);
 			memset(fp, 0xa5, bytes);
 			run(f, HM_OBJS | HM_REFS | HM_INPLACE | HM_REFPOS, roots, 2, NULL, 0, NULL, 0,
 			    &back, 0);
 			assert_int_equal(back.info.emit_threads, t == 2 ? 2 : 1);
-			check_pos((const struct mt_ap_hobj *)(const void *)copy, one.info.nobjs,
-				  (const struct mt_ap_href *)(const void *)(copy + one.info.nobjs *
-									    sizeof(*one.objs)),
-				  one.info.nrefs, &back);
+			same_by_pos(&back, &one, copy);
 			heapmark_free(&back);
 		}
 		run_pool = pool;
