@@ -1503,7 +1503,7 @@ static void test_mark_random(void **st)
 	fake_free(f);
 }
 
-/* An object array of more than one chunk (heapmark.c's ARRAY_CHUNK, 32 Ki
+/* An object array of more than one chunk (heapmark.c's ARRAY_CHUNK, 64 Ki
  * elements, pushed a chunk at a time): every element followed, the last
  * chunk's too; one thread and two agree (run()), each chunk shared. */
 static void test_big_array(void **st)

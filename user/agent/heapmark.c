@@ -545,16 +545,19 @@ static void fail(struct mark *mk, int err, const char *fmt, unsigned long long a
 
 /*
  * The mark stack's entries are objects' addresses, or an object array's
- * chunk still to scan: the array's address with the chunk's number in the top
- * bits. A large array's elements are pushed ARRAY_CHUNK at a time (the rest
- * one entry, below them), so that one array of millions (a cache's table,
+ * chunk still to scan: CHUNK_FLAG, the chunk's number in bits 48-62 and the
+ * array's address (below 2^48; an array above is scanned whole). A large
+ * array's elements are pushed ARRAY_CHUNK at a time (the rest one entry,
+ * below them), so that one array of millions (a cache's table,
  * FreezeWorkload's) is shared between the mark's threads and its progress
  * told like any other: its scan pushed 5 M elements in one go, the helper
  * waited ~100 ms for it to end (10 M objects), memtrace's fill too.
  */
-#define ARRAY_CHUNK  (1u << 15)
-#define CHUNK_SHIFT  48 /* 2^31 elements at most: 2^16 chunks */
-#define ENTRY_ADDR(e) ((e) & ((1ull << CHUNK_SHIFT) - 1))
+#define ARRAY_CHUNK  (1u << 16)
+#define CHUNK_FLAG   (1ull << 63) /* never a user-space address */
+#define CHUNK_SHIFT  48           /* 2^31 elements at most: 2^15 chunks */
+#define CHUNK_OF(e)  ((uint32_t)((e) >> CHUNK_SHIFT) & 0x7fffu)
+#define ENTRY_ADDR(e) ((e) & CHUNK_FLAG ? (e) & ((1ull << CHUNK_SHIFT) - 1) : (e))
 
 static void stack_push(struct mark *mk, uint64_t e);
 
@@ -1148,9 +1151,9 @@ static void scan_elements(struct mark *mk, const struct kinfo *ki, uint64_t obj,
 	uint64_t from = (uint64_t)chunk * ARRAY_CHUNK, to = len > 0 ? (uint64_t)len : 0;
 	uint64_t at = obj + (((uint32_t)ki->lh >> 16) & 0xff) + from * mk->oopsz;
 
-	if (to > from + ARRAY_CHUNK && obj == ENTRY_ADDR(obj)) {
+	if (to > from + ARRAY_CHUNK && obj < (1ull << CHUNK_SHIFT)) {
 		to = from + ARRAY_CHUNK;
-		stack_push(mk, obj | (uint64_t)(chunk + 1) << CHUNK_SHIFT);
+		stack_push(mk, CHUNK_FLAG | (uint64_t)(chunk + 1) << CHUNK_SHIFT | obj);
 	}
 	for (uint64_t i = from; i < to; i++, at += mk->oopsz)
 		mark_push(mk, load_oop(mk, at));
@@ -1176,8 +1179,7 @@ static void scan_chunk(struct mark *mk, uint64_t e)
 		     (unsigned long long)obj);
 		return;
 	}
-	scan_elements(mk, ki, obj, rdi32(obj + (uint32_t)mk->L->length_off),
-		      (uint32_t)(e >> CHUNK_SHIFT));
+	scan_elements(mk, ki, obj, rdi32(obj + (uint32_t)mk->L->length_off), CHUNK_OF(e));
 }
 
 static void scan(struct mark *mk, uint64_t obj)
@@ -1187,7 +1189,7 @@ static void scan(struct mark *mk, uint64_t obj)
 	uint64_t size;
 	int32_t len;
 
-	if (obj >> CHUNK_SHIFT) {
+	if (obj & CHUNK_FLAG) {
 		scan_chunk(mk, obj);
 		return;
 	}
@@ -1214,8 +1216,8 @@ static void scan(struct mark *mk, uint64_t obj)
 	switch (ki->kind) {
 	case MT_AP_K_STACKCHUNK:
 		if (!mk->L->sc_iterate) {
-			fail(mk, -ENOTSUP, "a virtual thread's stack chunk (0x%llx): this JVM "
-			     "is walked by JVMTI", (unsigned long long)obj);
+			fail(mk, -ENOTSUP, "a virtual thread's stack chunk at 0x%llx: JVMTI "
+			     "walks this JVM", (unsigned long long)obj);
 			return;
 		}
 		chunk_scan(mk, ki, obj, size);
