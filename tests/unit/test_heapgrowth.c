@@ -171,17 +171,24 @@ static uint32_t list(struct b *b, uint32_t n, uint32_t itemcls)
 /* Snapshot @k of the heap: the leak at 10 + 40 k entries, the thread's list
  * at 40 k items, the app's list at 35 k, the LRU at 50, the cache at 200,
  * transient objects up and down, a small growth (10 k) below the minimum. */
+/* snapshot(): in the two middle snapshots thread "leaker" is inside
+ * HashMap.putVal() on the static map, and inside ArrayList.add() on the list
+ * only its local variable holds: the table and the list's array local
+ * variables too. */
+static bool inside_put;
+
 static void snapshot(struct b *b, int k)
 {
 	static const uint32_t tmp[] = { 5, 9, 3, 7 };
-	uint32_t mirror, thread, app, small;
+	uint32_t mirror, thread, app, small, by_id, local;
 
 	b->ne = b->n = b->nroots = b->nthreads = 0;
 	classes(b);
 	mirror = obj(b, C_THREAD, 200); /* Leaker's class object (its class: immaterial) */
 	b->cls[C_LEAK].obj = mirror;
 	root(b, mirror, DSL_ROOT_SYSTEM_CLASS);
-	ref(b, mirror, map(b, C_MAP, 10 + 40 * k, C_VAL), DSL_REF_STATIC_FIELD, 0);
+	by_id = map(b, C_MAP, 10 + 40 * k, C_VAL);
+	ref(b, mirror, by_id, DSL_REF_STATIC_FIELD, 0);
 	ref(b, mirror, map(b, C_LRU, 50, C_VAL), DSL_REF_STATIC_FIELD, 1);
 	ref(b, mirror, list(b, 200, C_CACHE), DSL_REF_STATIC_FIELD, 2);
 	app = obj(b, C_APP, 16);
@@ -190,7 +197,12 @@ static void snapshot(struct b *b, int k)
 	thread = obj(b, C_THREAD, 120);
 	b->threads[b->nthreads++] = (struct dsl_hthread){ .obj = thread, .name = "leaker" };
 	root(b, thread, DSL_ROOT_THREAD);
-	root(b, list(b, 40 * k, C_VAL), DSL_ROOT_STACK_LOCAL);
+	if (inside_put && (k == 1 || k == 2))
+		root(b, by_id + 1, DSL_ROOT_STACK_LOCAL); /* its table (map()) */
+	local = list(b, 40 * k, C_VAL);
+	if (inside_put && (k == 1 || k == 2))
+		root(b, local + 1, DSL_ROOT_STACK_LOCAL); /* its array (list()), first */
+	root(b, local, DSL_ROOT_STACK_LOCAL);
 	for (uint32_t i = 0; i < tmp[k]; i++)
 		root(b, obj(b, C_TMP, 16), DSL_ROOT_STACK_LOCAL);
 	/* a parked virtual thread's local (the copy's mark: its stack chunk),
@@ -305,6 +317,19 @@ static void test_holders_parents(void **state)
 	holders(true);
 }
 
+/* The same heaps, a thread inside HashMap.putVal() and ArrayList.add() in
+ * two of them (the table and the local list's array local variables there
+ * too): the same holders, each one's objects below it in every snapshot
+ * (e2e leaks_growth lost a leak's growth so once). */
+static void test_holders_inside_put(void **state)
+{
+	(void)state;
+	inside_put = true;
+	holders(false);
+	holders(true);
+	inside_put = false;
+}
+
 /* A growing map in an application object (a server's session manager) that
  * the shortest root path reaches one way in some snapshots and another way
  * in others: through a worker thread (its context class loader, during a
@@ -381,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holders),
 		cmocka_unit_test(test_holders_parents),
+		cmocka_unit_test(test_holders_inside_put),
 		cmocka_unit_test(test_moving_path),
 		cmocka_unit_test(test_edges),
 	};

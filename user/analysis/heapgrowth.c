@@ -219,6 +219,17 @@ struct snapctx {
 	uint64_t *rooth;           /* per object that is a root: hash of that label */
 	uint32_t *classof_obj;     /* per object: the class it is the object of, or DSL_NOOBJ */
 	bool *anchor;              /* per class: not the JDK's (heapgrowth_internal()) */
+	struct alias *alias;       /* roots placed below a referrer instead (aliases()), */
+	uint32_t nalias;           /* by object */
+};
+
+/* A root only local variables hold that an object reached from another root
+ * refers to: a map's table in a thread inside HashMap.putVal() (its local
+ * `tab`), a list's array during add(). It is placed below that referrer, as
+ * in the snapshots that did not catch the thread there. */
+struct alias {
+	uint32_t obj, via, parent;
+	uint32_t end;              /* the root the parent's own path starts at */
 };
 
 /* The hash of the link @r from @from. */
@@ -237,15 +248,134 @@ static uint64_t link_hash(const struct snapctx *c, uint32_t from, const struct d
 }
 
 /* The text of the link into object @o (its root path's last link). */
+/* @o's alias entry (struct alias), or NULL: o a root, c->alias sorted. */
+static const struct alias *alias_of(const struct snapctx *c, uint32_t o)
+{
+	uint32_t lo = 0, hi = c->nalias;
+
+	if (!c->nalias || c->h->root_via[o] != DSL_VIA_ROOT)
+		return NULL;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+
+		if (c->alias[m].obj < o)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < c->nalias && c->alias[lo].obj == o ? &c->alias[lo] : NULL;
+}
+
+/* The last link of @o's root path for its place (DSL_VIA_ROOT: a root). */
+static uint32_t via_of(const struct snapctx *c, uint32_t o)
+{
+	const struct alias *a = alias_of(c, o);
+
+	return a ? a->via : c->h->root_via[o];
+}
+
+/* The owner of that link. */
+static uint32_t parent_of(const struct snapctx *c, uint32_t o)
+{
+	const struct alias *a = alias_of(c, o);
+
+	return a ? a->parent : c->parent[o];
+}
+
 static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
 {
 	const struct dsl_heap *h = c->h;
-	const struct dsl_href *r = &h->refs[h->root_via[o]];
+	const struct dsl_href *r = &h->refs[via_of(c, o)];
 
 	if (r->kind == DSL_REF_ARRAY_ELEMENT)
 		snprintf(buf, n, "[]");
 	else
-		dsl_ref_text(h, c->parent[o], r, buf, n);
+		dsl_ref_text(h, parent_of(c, o), r, buf, n);
+}
+
+static int by_alias(const void *a, const void *b)
+{
+	const struct alias *x = a, *y = b;
+
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+/*
+ * The aliases (struct alias): roots that only local variables hold, each
+ * with the first field, static or element of a reached object that refers
+ * to it - unless following the roots those referrers' own paths start at,
+ * through the other aliases, comes back round (no cycle). The root search
+ * takes locals last (heapgraph.c), but among them any order: a leak that
+ * only a local holds - a map of thread "keeper" in e2e leaks_growth - had
+ * its nodes below "a local variable (Node[])" in a snapshot that caught the
+ * thread inside HashMap.putVal() (its local `tab`), and its growth was lost
+ * (once in ~12 runs). Returns 0 or -ENOMEM.
+ */
+static int aliases(struct snapctx *c, uint8_t *cand)
+{
+	const struct dsl_heap *h = c->h;
+	uint32_t n = h->nobjects, any = 0, keep = 0;
+	uint64_t budget = 1u << 24; /* links climbed in all (a pathological heap: fewer aliases) */
+
+	for (uint32_t i = 0; i < h->nroots; i++) { /* bit 0: local, bit 1: other */
+		int k = h->roots[i].kind;
+
+		cand[h->roots[i].obj] |= k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL ? 1 : 2;
+	}
+	for (uint32_t o = 0; o < n; o++) {
+		cand[o] = cand[o] == 1 && h->root_via[o] == DSL_VIA_ROOT;
+		any += cand[o];
+	}
+	for (uint32_t o = 0; o < n && any; o++) {
+		const struct dsl_hobject *x = &h->objects[o];
+
+		if (h->root_via[o] == DSL_VIA_NONE)
+			continue;
+		for (uint32_t j = 0; j < x->nrefs; j++) {
+			uint32_t ri = x->ref_first + j, t = h->refs[ri].to, r = o, steps = 0;
+			int kind = h->refs[ri].kind;
+
+			if (!cand[t] || t == o || (kind != DSL_REF_FIELD && kind != DSL_REF_STATIC_FIELD &&
+						   kind != DSL_REF_ARRAY_ELEMENT))
+				continue;
+			while (h->root_via[r] != DSL_VIA_ROOT && steps < budget) {
+				r = c->parent[r];
+				steps++;
+			}
+			budget -= steps;
+			if (h->root_via[r] != DSL_VIA_ROOT || r == t)
+				continue; /* too far, or o's path starts at t itself */
+			if (!(c->nalias & (c->nalias + 1))) { /* 0, 1, 3, 7, ...: grow */
+				struct alias *g = realloc(c->alias, (2 * (size_t)c->nalias + 1) *
+								    sizeof(*g));
+
+				if (!g)
+					return -ENOMEM;
+				c->alias = g;
+			}
+			c->alias[c->nalias++] = (struct alias){ t, ri, o, r };
+			cand[t] = 0; /* the first one */
+		}
+	}
+	if (!c->nalias)
+		return 0;
+	qsort(c->alias, c->nalias, sizeof(*c->alias), by_alias);
+	/* keep those whose roots, followed through the aliases, end at a root
+	 * that stays one (mark: cand[obj] 2 kept, 3 dropped; end roots that are
+	 * no alias have cand 0) */
+	for (uint32_t i = 0; i < c->nalias; i++) {
+		uint32_t r = c->alias[i].end, steps = 0;
+		const struct alias *e;
+
+		while ((e = alias_of(c, r)) && r != c->alias[i].obj && steps++ <= c->nalias)
+			r = e->end;
+		cand[c->alias[i].obj] = alias_of(c, r) ? 3 : 2;
+	}
+	for (uint32_t i = 0; i < c->nalias; i++)
+		if (cand[c->alias[i].obj] == 2)
+			c->alias[keep++] = c->alias[i];
+	c->nalias = keep; /* (still sorted) */
+	return 0;
 }
 
 /* Each root object's label: its first root entry that is no local, else its
@@ -304,13 +434,15 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 	uint32_t sp = 0;
 
 	while (!c->sig[o]) {
+		uint32_t v = via_of(c, o);
+
 		stack[sp++] = o;
-		if (h->root_via[o] == DSL_VIA_ROOT || h->root_via[o] == DSL_VIA_NONE)
+		if (v == DSL_VIA_ROOT || v == DSL_VIA_NONE)
 			break;
-		o = c->parent[o];
+		o = parent_of(c, o);
 	}
 	while (sp) {
-		uint32_t x = stack[--sp], via = h->root_via[x];
+		uint32_t x = stack[--sp], via = via_of(c, x);
 		uint32_t cls = h->objects[x].cls;
 		uint64_t ps, sig;
 		int64_t gi;
@@ -322,7 +454,7 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			ps = 0;
 			sig = mix(mix(0x7007, c->rooth[x] | 1), c->clsh[cls]);
 		} else {
-			uint32_t p = c->parent[x];
+			uint32_t p = parent_of(c, x);
 			uint64_t lh = link_hash(c, p, &h->refs[via]), base;
 
 			ps = c->sig[p];
@@ -331,7 +463,7 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			 * (StandardSession)" whichever way the manager is reached -
 			 * a root path can change between snapshots (a static's
 			 * chain shorter than another's once a map filled) */
-			base = c->anchor[h->objects[p].cls] && h->root_via[p] != DSL_VIA_ROOT ?
+			base = c->anchor[h->objects[p].cls] && via_of(c, p) != DSL_VIA_ROOT ?
 				       mix(0xa7c4, c->clsh[h->objects[p].cls]) : ps;
 			/* an object of its referrer's class through a field (a list's
 			 * next, a bin's chain, a tree's children): the referrer's
@@ -388,6 +520,7 @@ static void snap_free(struct snapctx *c)
 	free(c->rooth);
 	free(c->classof_obj);
 	free(c->anchor);
+	free(c->alias);
 }
 
 int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uint64_t gcs)
@@ -457,7 +590,11 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 		}
 	}
 	c.parent = c.own_parent ? c.own_parent : h->root_parent;
-	err = root_labels(g, &c);
+	/* (the stack's words as the candidates' flags: a byte an object) */
+	memset(stack, 0, ((size_t)n + 1) * sizeof(*stack));
+	err = aliases(&c, (uint8_t *)stack);
+	if (!err)
+		err = root_labels(g, &c);
 	for (uint32_t o = 0; o < n && !err; o++)
 		if (!c.sig[o] && h->root_via[o] != DSL_VIA_NONE)
 			err = place(g, &c, o, stack);
