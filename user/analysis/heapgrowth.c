@@ -247,7 +247,6 @@ static uint64_t link_hash(const struct snapctx *c, uint32_t from, const struct d
 	return mix(x, c->clsh[h->objects[from].cls]); /* array elements: any index */
 }
 
-/* The text of the link into object @o (its root path's last link). */
 /* @o's alias entry (struct alias), or NULL: o a root, c->alias sorted. */
 static const struct alias *alias_of(const struct snapctx *c, uint32_t o)
 {
@@ -282,6 +281,7 @@ static uint32_t parent_of(const struct snapctx *c, uint32_t o)
 	return a ? a->parent : c->parent[o];
 }
 
+/* The text of the link into object @o (its root path's last link). */
 static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
 {
 	const struct dsl_heap *h = c->h;
