@@ -85,6 +85,20 @@ static void test_balloon_reports(void **state)
 	assert_false(util_balloon_reports(NULL));
 }
 
+/* Huge pages unless a balloon reports free pages and small faults are
+ * cheap: stop 38's VM (0.4-0.5 us a fault) and a PVM guest's (~10 us). */
+static void test_hugepages_pay(void **state)
+{
+	(void)state;
+	assert_true(util_hugepages_pay(false, 0.0));
+	assert_true(util_hugepages_pay(false, 0.4));
+	assert_false(util_hugepages_pay(true, 0.4));
+	assert_false(util_hugepages_pay(true, 0.0)); /* not measured */
+	assert_false(util_hugepages_pay(true, UTIL_SLOW_FAULT_US - 0.1));
+	assert_true(util_hugepages_pay(true, UTIL_SLOW_FAULT_US));
+	assert_true(util_hugepages_pay(true, 10.4));
+}
+
 /* MEMTRACE_HUGEPAGES decides over the machine, once per process. */
 static void test_hugepages_env(void **state)
 {
@@ -190,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_balloon_reports),
+		cmocka_unit_test(test_hugepages_pay),
 		cmocka_unit_test(test_hugepages_env),
 		cmocka_unit_test(test_populate),
 	};

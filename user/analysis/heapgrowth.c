@@ -7,6 +7,7 @@
 
 #include "analysis/heapgrowth.h"
 #include "dsl/dsl.h"
+#include "lib/util.h"
 
 #define MIN_GROWTH 32
 
@@ -592,7 +593,9 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	c.parent = c.own_parent ? c.own_parent : h->root_parent;
 	/* (the stack's words as the candidates' flags: a byte an object) */
 	memset(stack, 0, ((size_t)n + 1) * sizeof(*stack));
+	util_phase("growth: names and parents");
 	err = aliases(&c, (uint8_t *)stack);
+	util_phase("growth: roots only locals hold (aliases)");
 	if (!err)
 		err = root_labels(g, &c);
 	for (uint32_t o = 0; o < n && !err; o++)

@@ -244,6 +244,8 @@ static void print_json(const struct report *r)
 	json_str(stdout, r->collector ? r->collector : "");
 	printf(",\"heap_walk\":\"%s\",\"snapshot_hugepages\":%s", r->freeze ? "frozen" : "paused",
 	       util_hugepages_wanted(NULL) ? "true" : "false");
+	if (util_page_fault_us() >= 0)
+		printf(",\"snapshot_page_fault_us\":%.2f", util_page_fault_us());
 	if (!r->freeze) {
 		printf(",\"heap_walk_why\":");
 		json_str(stdout, r->freeze_why);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -254,32 +255,85 @@ static bool balloon_reports_free_pages(void)
 	return yes;
 }
 
+bool util_hugepages_pay(bool reports, double fault_us)
+{
+	return !reports || fault_us >= UTIL_SLOW_FAULT_US;
+}
+
+/* What one first write to a fresh 4 KiB page costs here, in us: the lower
+ * of two means over 128 pages each (a preemption inflates one, not both);
+ * 0 when no memory could be mapped. ~0.1 ms on a machine whose faults are
+ * cheap, ~3 ms where they cost 10 us. */
+static double small_fault_us(void)
+{
+	const size_t pages = 128, n = pages * 4096;
+	double best = 0;
+
+	for (int k = 0; k < 2; k++) {
+		char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t t0;
+		double us;
+
+		if (p == MAP_FAILED)
+			return best;
+		madvise(p, n, MADV_NOHUGEPAGE);
+		t0 = mono_ns();
+		for (size_t i = 0; i < n; i += 4096)
+			((volatile char *)p)[i] = 1;
+		us = (double)(mono_ns() - t0) / 1e3 / (double)pages;
+		munmap(p, n);
+		if (!k || us < best)
+			best = us;
+	}
+	return best;
+}
+
+static bool hugepages_wanted;
+static double hugepages_fault_us = -1;
+static char hugepages_why[256];
+
+/* Decide once: the environment, else the balloon and a measured fault. */
+static void hugepages_decide(void)
+{
+	const char *env = getenv("MEMTRACE_HUGEPAGES");
+	double us;
+
+	if (env && (!strcmp(env, "0") || !strcmp(env, "1"))) {
+		hugepages_wanted = env[0] == '1';
+		snprintf(hugepages_why, sizeof(hugepages_why),
+			 "MEMTRACE_HUGEPAGES in the environment");
+		return;
+	}
+	if (!balloon_reports_free_pages()) {
+		hugepages_wanted = true;
+		snprintf(hugepages_why, sizeof(hugepages_why),
+			 "no free page reporting to a hypervisor");
+		return;
+	}
+	us = small_fault_us();
+	hugepages_fault_us = us;
+	hugepages_wanted = util_hugepages_pay(true, us);
+	snprintf(hugepages_why, sizeof(hugepages_why),
+		 "this machine's virtio balloon reports free pages to its host (a fresh "
+		 "2 MiB page is a block the host backs again), and a 4 KiB page fault "
+		 "costs %.1f us here (%s %.0f us)", us, hugepages_wanted ? "at least" :
+		 "under", UTIL_SLOW_FAULT_US);
+}
+
 bool util_hugepages_wanted(const char **why)
 {
-	/* decided once; threads that race here decide alike */
-	static int wanted = -1;
-	static const char *reason;
-	int w = __atomic_load_n(&wanted, __ATOMIC_ACQUIRE);
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (w < 0) {
-		const char *env = getenv("MEMTRACE_HUGEPAGES");
-
-		if (env && (!strcmp(env, "0") || !strcmp(env, "1"))) {
-			w = env[0] == '1';
-			reason = "MEMTRACE_HUGEPAGES in the environment";
-		} else if (balloon_reports_free_pages()) {
-			w = 0;
-			reason = "this machine's virtio balloon reports free pages to its host: "
-				 "a fresh huge page is a 2 MiB block the host backs again";
-		} else {
-			w = 1;
-			reason = "no free page reporting to a hypervisor";
-		}
-		__atomic_store_n(&wanted, w, __ATOMIC_RELEASE);
-	}
+	pthread_once(&once, hugepages_decide);
 	if (why)
-		*why = reason;
-	return w;
+		*why = hugepages_why;
+	return hugepages_wanted;
+}
+
+double util_page_fault_us(void)
+{
+	util_hugepages_wanted(NULL);
+	return hugepages_fault_us;
 }
 
 void util_hugepages(void *p, size_t n)

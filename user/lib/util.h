@@ -84,15 +84,30 @@ int util_cpus(void);
 
 /*
  * util_hugepages_wanted - do huge pages pay off for fresh big arrays here?
- * Not where the machine hands its free 2 MiB blocks back to its hypervisor
- * (a virtio balloon with free page reporting): a huge page is then a block
- * the host must back again, measured at 5.6 ms per 2 MiB (0.36 GB/s) on this
- * project's VM, while 4 KiB pages come from the smaller free blocks the
- * kernel keeps (0.5-1.9 GB/s here, measured). MEMTRACE_HUGEPAGES=1 or 0 in
- * the environment overrides. Decided once per process; *@why (may be NULL)
- * gets the reason, for doctor.
+ * Yes where the machine keeps its free memory. Where it hands its free
+ * 2 MiB blocks back to its hypervisor (a virtio balloon with free page
+ * reporting) a huge page is a block the host must back again: 5.6 ms per
+ * 2 MiB (~11 us per 4 KiB of it) on one VM of this project's, where 4 KiB
+ * pages came from the smaller free blocks the kernel keeps, at 0.3-0.5 us
+ * a fault. On another (a PVM guest, whose page tables the host shadows) a
+ * 4 KiB fault itself cost ~10 us, huge pages 3-8 us per 4 KiB, and huge
+ * pages took a 10 M-object `heap --retained` from 2.7 to 2.2 s. So there the
+ * first write to fresh small pages is timed (~3 ms where faults are slow,
+ * ~0.1 ms where not; util_hugepages_pay() decides). MEMTRACE_HUGEPAGES=1
+ * or 0 in the environment overrides. Decided once per process; *@why (may
+ * be NULL) gets the reason and the figure, for doctor.
  */
 bool util_hugepages_wanted(const char **why);
+/* util_hugepages_pay - the decision util_hugepages_wanted() makes from
+ * whether a balloon @reports free pages and what a 4 KiB page fault costs,
+ * @fault_us: huge pages unless it reports and a fault costs less than
+ * UTIL_SLOW_FAULT_US (under ~half a fresh huge page's cost per 4 KiB of it,
+ * 5.6-11 us measured). Pure. */
+#define UTIL_SLOW_FAULT_US 4.0
+/* util_page_fault_us - the 4 KiB fault util_hugepages_wanted() timed, in
+ * us, or -1 where it decided without timing one. */
+double util_page_fault_us(void);
+bool util_hugepages_pay(bool reports, double fault_us);
 /* util_balloon_reports - does a virtio device's sysfs "features" text (one
  * '0'/'1' per feature bit) have VIRTIO_BALLOON_F_REPORTING (bit 5)? Pure. */
 bool util_balloon_reports(const char *features);
