@@ -544,14 +544,14 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	c.clsid = calloc(h->nclasses + 1, sizeof(*c.clsid));
 	/* each object's parent on its root path: the search's own when it kept
 	 * them (a pass fewer over every reference) */
-	c.own_parent = h->root_parent ? NULL : malloc(((size_t)n + 1) * sizeof(*c.own_parent));
-	c.sig = calloc((size_t)n + 1, sizeof(*c.sig));
-	c.group = malloc(((size_t)n + 1) * sizeof(*c.group));
-	c.rootlabel = malloc(((size_t)n + 1) * sizeof(*c.rootlabel));
-	c.rooth = calloc((size_t)n + 1, sizeof(*c.rooth));
-	c.classof_obj = malloc(((size_t)n + 1) * sizeof(*c.classof_obj));
+	c.own_parent = h->root_parent ? NULL : util_big_alloc((size_t)n + 1, sizeof(*c.own_parent));
+	c.sig = util_big_calloc((size_t)n + 1, sizeof(*c.sig));
+	c.group = util_big_alloc((size_t)n + 1, sizeof(*c.group));
+	c.rootlabel = util_big_alloc((size_t)n + 1, sizeof(*c.rootlabel));
+	c.rooth = util_big_calloc((size_t)n + 1, sizeof(*c.rooth));
+	c.classof_obj = util_big_alloc((size_t)n + 1, sizeof(*c.classof_obj));
 	c.anchor = calloc(h->nclasses + 1, sizeof(*c.anchor));
-	stack = malloc(((size_t)n + 1) * sizeof(*stack));
+	stack = util_big_alloc((size_t)n + 1, sizeof(*stack));
 	if (!c.clsh || !c.fieldh || !c.fieldh_all || !c.statich || !c.clsid ||
 	    (!c.own_parent && !h->root_parent) ||
 	    !c.sig || !c.group || !c.rootlabel || !c.rooth || !c.classof_obj || !c.anchor || !stack)
