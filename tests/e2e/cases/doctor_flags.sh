@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # doctor_flags - doctor reads the DTrace flags right: the same JVM with and
-# without -XX:+DTraceAllocProbes, checked against `jcmd VM.flags -all`.
+# without -XX:+DTraceAllocProbes (and -XX:+UseTransparentHugePages), checked
+# against `jcmd VM.flags -all`; its page-size choice and hint.
 # TIMEOUT: 90
 . "$ROOT/tests/e2e/lib.sh"
 
 for want in false true; do
 	extra=()
-	[ $want = true ] && extra=(-XX:+DTraceAllocProbes)
+	[ $want = true ] && extra=(-XX:+DTraceAllocProbes -XX:+UseTransparentHugePages)
 	jvm_start "w$want" "${extra[@]}" GcWorkload --go "$TMPD/never"
 	"$MEMTRACE" doctor -p "$JVM_PID" --json >"$TMPD/d.$want.json" || fail "doctor exited $?"
 	got=$(json_get "$TMPD/d.$want.json" 'str(recs[0]["DTraceAllocProbes"]).lower()')
@@ -60,6 +61,17 @@ PY
 		echo "  4 KiB fault: memtrace timed $fus us, this test $own us"
 		python3 -c "import sys; o = $own; sys.exit(0 if 2 <= o <= 8 or (o > 8) == ('$huge' == 'true') else 1)" ||
 			fail "huge pages $huge, but a 4 KiB fault costs $own us here (memtrace timed $fus)"
+	fi
+	# the heap in transparent huge pages: the JVM's flag, as jcmd says; the
+	# hint to set it only where faults are slow and it is not set
+	assert_eq "$(json_get "$TMPD/d.$want.json" 'str(recs[0]["heap_thp"]).lower()')" \
+		"$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "UseTransparentHugePages" {print $4}')" \
+		"doctor UseTransparentHugePages vs jcmd"
+	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/t.$want.txt" || fail "doctor (text) exited $?"
+	if [ "$want" = false ] && python3 -c "import sys; sys.exit(0 if $fus >= 4.0 else 1)"; then
+		assert_contains "$TMPD/t.$want.txt" "hint: a page fault costs .* us on this machine"
+	else
+		grep -q "UseTransparentHugePages" "$TMPD/t.$want.txt" && fail "a THP hint where faults are cheap or the heap has them"
 	fi
 	MEMTRACE_HUGEPAGES=1 "$MEMTRACE" doctor -p "$JVM_PID" --json >"$TMPD/h.json" || fail "doctor exited $?"
 	assert_eq "$(json_get "$TMPD/h.json" 'str(recs[0]["snapshot_hugepages"]).lower()')" true "MEMTRACE_HUGEPAGES=1"
