@@ -20,6 +20,24 @@ const volatile __u64 targ_cc_hi = 0;
 #define STUB_SCAN_WORDS 32
 
 /*
+ * The stub's words, per CPU: not on the stack, where they were 256 of a
+ * program's 512 bytes - a kernel whose verifier counts a bpf_loop()
+ * callback's stack on top of its caller's (6.18.44: "combined stack size
+ * of 2 calls is 592. Too large") refused alloc's and sites' programs, whose
+ * callbacks (the TLAB parse, the stack walk) run beneath them.
+ */
+struct jf_words {
+	__u64 w[STUB_SCAN_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jf_words);
+} jf_scratch SEC(".maps");
+
+/*
  * The allocating Java frame of @thread (a JavaThread*): *@pc, and *@method
  * (its Method*) if the frame is interpreted. Both stay 0 when unknown.
  */
@@ -48,14 +66,17 @@ static __always_inline void java_frame(__u64 thread, __u64 *java_pc, __u64 *meth
 	 * are saved registers, stack addresses, metadata).
 	 */
 	if (targ_cc_hi && pc >= targ_cc_lo && pc < targ_cc_hi) {
-		__u64 w[STUB_SCAN_WORDS];
+		__u32 zero = 0;
+		struct jf_words *b = bpf_map_lookup_elem(&jf_scratch, &zero);
 
-		if (bpf_probe_read_user(w, sizeof(w), (void *)sp))
+		if (!b || bpf_probe_read_user(b->w, sizeof(b->w), (void *)sp))
 			return;
 		for (int i = 0; i < STUB_SCAN_WORDS; i++) {
-			if (w[i] >= targ_cc_lo && w[i] < targ_cc_hi &&
-			    !(w[i] >= targ_interp_lo && w[i] < targ_interp_hi)) {
-				*java_pc = w[i];
+			__u64 x = b->w[i];
+
+			if (x >= targ_cc_lo && x < targ_cc_hi &&
+			    !(x >= targ_interp_lo && x < targ_interp_hi)) {
+				*java_pc = x;
 				break;
 			}
 		}

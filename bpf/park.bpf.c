@@ -262,18 +262,20 @@ int handle_park_begin(struct pt_regs *ctx)
 	__u64 jt, parker, slot = 0, thread = 0, blocker, owner, owner_jt = 0, os = 0;
 	__u64 absolute, time, flags = 0;
 	__u32 tid, zero = 0, otid = 0;
-	struct mt_regs g;
+	struct mt_regs *g;
 
 	if (!s || !ours(&tid))
 		return 0;
 	stat(MT_PARK_BEGIN);
-	mt_regs_load(ctx, &g);
+	g = mt_regs_percpu(ctx);
+	if (!g)
+		return 0;
 	cfg = bpf_map_lookup_elem(&park_cfg, &zero);
 	/* park__begin(Parker* this, int isAbsolute, jlong time) */
-	absolute = mt_usdt_arg(&g, s, 1) & 0xffffffff;
-	time = mt_usdt_arg(&g, s, 2);
+	absolute = mt_usdt_arg(g, s, 1) & 0xffffffff;
+	time = mt_usdt_arg(g, s, 2);
 	in.key.timed = absolute || time ? MT_PARK_TIMED : MT_PARK_UNTIMED;
-	parker = mt_usdt_arg(&g, s, 0);
+	parker = mt_usdt_arg(g, s, 0);
 	jt = jthread_of(tid, parker, cfg);
 	if (!jt) {
 		stat(MT_PARK_NO_THREAD);
@@ -393,7 +395,7 @@ int handle_sleep_begin(struct pt_regs *ctx)
 	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
 	struct mt_park_inflight in = { 0 };
 	struct mt_jvmev_raw *e;
-	struct mt_regs g;
+	struct mt_regs *g;
 	__u32 tid;
 
 	if (!ours(&tid))
@@ -403,9 +405,8 @@ int handle_sleep_begin(struct pt_regs *ctx)
 	in.key.timed = MT_PARK_SLEEP;
 	bpf_map_update_elem(&park_inflight, &tid, &in, BPF_ANY);
 	if (targ_stream && (e = ev_reserve(tid, MT_J_SLEEP_BEGIN, in.ts))) {
-		if (s) {
-			mt_regs_load(ctx, &g);
-			e->v[0] = mt_usdt_arg(&g, s, 0); /* millis */
+		if (s && (g = mt_regs_percpu(ctx))) {
+			e->v[0] = mt_usdt_arg(g, s, 0); /* millis */
 		}
 		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	}
@@ -429,19 +430,21 @@ int handle_mon_enter(struct pt_regs *ctx)
 	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
 	struct mt_mon_inflight in = { 0 };
 	__u64 jt, none = 0;
-	struct mt_regs g;
+	struct mt_regs *g;
 	__u32 tid;
 
 	if (!s || !ours(&tid))
 		return 0;
 	stat(MT_PARK_MON_ENTER);
-	mt_regs_load(ctx, &g);
+	g = mt_regs_percpu(ctx);
+	if (!g)
+		return 0;
 	/* before the walk, unlike a park's: JFR's jdk.JavaMonitorEnter brackets
 	 * both probes, this program included, and while the monitor stays held
 	 * the walk only uses up time the thread would have waited anyway (taken
 	 * after it, H2's MVTable entries read 18 % below JFR's, 1-3 % before) */
 	in.ts = bpf_ktime_get_ns();
-	in.key.monitor = mt_usdt_arg(&g, s, 1);
+	in.key.monitor = mt_usdt_arg(g, s, 1);
 	jt = jthread_of(tid, 0, NULL);
 	if (jt) {
 		in.key.jstack = jstack_walk(jt);
@@ -522,19 +525,21 @@ int handle_thread_start(struct pt_regs *ctx)
 {
 	const struct mt_usdt_spec *s = mt_usdt_spec(ctx);
 	struct mt_park_name n = { 0 };
-	struct mt_regs g;
+	struct mt_regs *g;
 	__u64 len;
 	__u32 tid;
 
 	if (!s || !ours(&tid))
 		return 0;
-	mt_regs_load(ctx, &g);
-	len = mt_usdt_arg(&g, s, 1);
+	g = mt_regs_percpu(ctx);
+	if (!g)
+		return 0;
+	len = mt_usdt_arg(g, s, 1);
 	if (len > MT_PARK_NAME_LEN - 1)
 		len = MT_PARK_NAME_LEN - 1;
-	if (bpf_probe_read_user(n.name, len & (MT_PARK_NAME_LEN - 1), (void *)mt_usdt_arg(&g, s, 0)))
+	if (bpf_probe_read_user(n.name, len & (MT_PARK_NAME_LEN - 1), (void *)mt_usdt_arg(g, s, 0)))
 		return 0;
-	tid = (__u32)mt_usdt_arg(&g, s, 3);
+	tid = (__u32)mt_usdt_arg(g, s, 3);
 	bpf_map_update_elem(&park_names, &tid, &n, BPF_ANY);
 	return 0;
 }

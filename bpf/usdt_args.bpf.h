@@ -46,6 +46,31 @@ static __always_inline void mt_regs_load(struct pt_regs *ctx, struct mt_regs *g)
 	g->r[MT_REG_IP] = ctx->ip;
 }
 
+/*
+ * The registers in a per-CPU slot instead of the program's stack (NULL: the
+ * lookup failed), for programs that walk the Java stack beneath them: a
+ * kernel whose verifier counts a bpf_loop() callback's stack on top of its
+ * caller's (6.18.44: "combined stack size of 2 calls is 544. Too large")
+ * refuses a program whose own 136 bytes of registers and the walker's
+ * callback (jw_step(), 168) do not fit in 512 together.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_regs);
+} mt_regs_slot SEC(".maps");
+
+static __always_inline struct mt_regs *mt_regs_percpu(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	struct mt_regs *g = bpf_map_lookup_elem(&mt_regs_slot, &zero);
+
+	if (g)
+		mt_regs_load(ctx, g);
+	return g;
+}
+
 /* The spec of the probe site that fired (NULL if none was placed). */
 static __always_inline const struct mt_usdt_spec *mt_usdt_spec(struct pt_regs *ctx)
 {

@@ -81,9 +81,13 @@ GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
 SAMPLES = {
     "ps": dict(jvm="demo", args=["ps"], keep=[[("grep", r"^PID|^{pid} ")]]),
     "doctor": dict(jvm="demo", args=["doctor", "-p", "{pid}"],
-                   masks=[(r"^JVM N: .*, uid", "JVM N: VENDOR, uid")],
-                   drop=r"ExtendedDTraceProbes|^\s+JDK \d+ prints|parked virtual threads' stacks"),
-    "gc": dict(jvm="demo", args=["gc", "-p", "{pid}", "--duration", "2"],
+                   # the page size and its reason, and the hint that comes with
+                   # slow page faults, are the machine's (util_hugepages_wanted())
+                   masks=[(r"^JVM N: .*, uid", "JVM N: VENDOR, uid"),
+                          (r"snapshot arrays in .*", "snapshot arrays in PAGES: WHY")],
+                   drop=r"ExtendedDTraceProbes|^\s+JDK \d+ prints|parked virtual threads' stacks"
+                        r"|hint: a page fault costs|page of the heap is one: this JVM|would have its heap in"),
+    "gc": dict(jvm="demo", args=["gc", "-p", "{pid}", "--duration", "3"],
                # the second record on, the first a memory manager names (a
                # loaded machine can put a G1 Remark, which none names on
                # JDK 17, there)
@@ -103,7 +107,14 @@ SAMPLES = {
     "age": dict(jvm="demo", args=["age", "-p", "{pid}", "--duration", "3", "--top", "5"]),
     # the sampled sites under the holder: one or more, with callers or not
     "leaks": dict(jvm="demo", args=["leaks", "-p", "{pid}", "--duration", "8", "--top", "1",
-                                    "--interval", "256k"], drop=r"^\s+\d+\s+[\w$.<>]+[:.]"),
+                                    "--interval", "256k"], drop=r"^\s+\d+\s+[\w$.<>]+[:.]",
+                 # one group of ages per interval the holder grew in: as many as
+                 # the snapshots a slower machine fits in the window, less one
+                 masks=[(r"(?<=GCs)(; \+N born [^;]*?, alive after N GCs)+", ""),
+                        # found under the holder, or only its classes' (a busy
+                        # machine's fewer samples)
+                        (r"sites where its (classes' )?objects were allocated.*",
+                         "sites where its objects were allocated")]),
     "histo": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"]),
     "walk-pause": dict(jvm="demo", args=["histo", "-p", "{pid}", "--top", "5"], stream="stderr",
                        keep=[[("grep", r"heap walk paused")]], masks=[(r"\(.*\)$", "(DETAILS)")]),
