@@ -35,7 +35,7 @@
 #    depths ("churn": chunks frozen, thawed, replaced), three snapshots, each
 #    marked.
 # The JVM lives on.
-# TIMEOUT: 240
+# TIMEOUT: 420
 . "$ROOT/tests/e2e/lib.sh"
 
 N=4000 D=24
