@@ -329,6 +329,16 @@ static void print_heap_memory(void)
 	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_POS, 0, 1) - HEAPMEM_BASE));
 }
 
+/* Can a JVM's heap be in transparent huge pages here (THP not "never")? */
+static bool thp_possible(void)
+{
+	char *t = read_file("/sys/kernel/mm/transparent_hugepage/enabled", NULL);
+	bool yes = t && !strstr(t, "[never]");
+
+	free(t);
+	return yes;
+}
+
 /* The collector, whether heap walks can be frozen, and what one will cost. */
 static void print_heap(const struct report *r)
 {
@@ -340,8 +350,11 @@ static void print_heap(const struct report *r)
 	printf("  collector  %s\n", r->collector ? r->collector : "unknown (no Use*GC flag read)");
 	printf("  snapshot arrays in %s pages: %s\n", huge ? "huge (2 MiB)" : "small (4 KiB)", why);
 	/* the copy's first read of each heap page is a fault where faults are
-	 * slow (a PVM guest: 4.5 us a page, 0.4 s of a 10 M-object answer) */
-	if (r->freeze && !r->thp_err && !r->thp && util_page_fault_us() >= UTIL_SLOW_FAULT_US)
+	 * slow (a PVM guest: 4.5 us a page, 0.4 s of a 10 M-object answer); not
+	 * for ZGC (its heap is shared memory, which the copy copies) nor where
+	 * the kernel's THP is off */
+	if (r->freeze && !r->zgc && !r->thp_err && !r->thp && thp_possible() &&
+	    util_page_fault_us() >= UTIL_SLOW_FAULT_US)
 		printf("  hint: a page fault costs %.1f us on this machine, and a frozen copy's "
 		       "first read of each\n        4 KiB page of the heap is one: this JVM "
 		       "started with -XX:+UseTransparentHugePages\n        would have its heap "
