@@ -601,6 +601,7 @@ int locks_report_add(struct locks_report *r, const struct locks_edge *e, size_t 
 			if (seen && edges[j].monitor == e[i].monitor && !edges[j].frames) {
 				edges[j].frames = e[i].frames;
 				edges[j].nframes = e[i].nframes;
+				edges[j].frames_err = e[i].frames_err;
 			}
 		}
 		if (!seen)

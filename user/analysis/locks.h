@@ -110,6 +110,9 @@ struct locks_edge {
 	const char *cond_cls;    /* its class, NULL unknown */
 	const struct profile_frame *frames; /* the waiter's stack, ROOT FIRST, NULL: none */
 	int nframes;
+	int frames_err;          /* frames NULL: why (-EAGAIN the thread moved on while
+				  * its stack was read, -ENOENT no Java frame, another
+				  * -errno unreadable; 0 not asked for) */
 };
 
 /* One cycle of the wait graph (a deadlock): edge[0] is the blocked thread

@@ -119,7 +119,7 @@ static int jvm_edges(const struct mt_proc *p, const struct mt_vmstructs *vs, str
 			.lock_free = t->wait == JTHREAD_PARKED && t->blocker == JUCB_LOCK &&
 				     !t->owner_tid && !t->readers,
 			.cond_lock = t->cond_lock, .cond_cls = t->cond_lock_class[0] ? t->cond_lock_class : NULL,
-			.frames = st.f, .nframes = st.n,
+			.frames = st.f, .nframes = st.n, .frames_err = st.f || !*ws ? 0 : st.err,
 		};
 		for (size_t j = 0; j < n && t->owner_tid; j++)
 			if ((*th)[j].tid == t->owner_tid)

@@ -551,11 +551,11 @@ int proc_read_mem(int pid, uint64_t addr, void *buf, size_t len)
 	}
 }
 
-int proc_cpu_ns(int pid, uint64_t *ns)
+int proc_sched_ns(int pid, uint64_t *run_ns, uint64_t *wait_ns)
 {
 	char path[96];
 	struct dirent *d;
-	uint64_t sum = 0;
+	uint64_t sum = 0, waited = 0;
 	int n = 0;
 	DIR *dh;
 
@@ -564,7 +564,7 @@ int proc_cpu_ns(int pid, uint64_t *ns)
 	if (!dh)
 		return -errno;
 	while ((d = readdir(dh))) {
-		unsigned long long run;
+		unsigned long long run, wait;
 		FILE *f;
 
 		if (d->d_name[0] == '.')
@@ -573,8 +573,9 @@ int proc_cpu_ns(int pid, uint64_t *ns)
 		f = fopen(path, "re");
 		if (!f)
 			continue; /* a thread that just ended */
-		if (fscanf(f, "%llu", &run) == 1) {
+		if (fscanf(f, "%llu %llu", &run, &wait) == 2) {
 			sum += run;
+			waited += wait;
 			n++;
 		}
 		fclose(f);
@@ -582,6 +583,8 @@ int proc_cpu_ns(int pid, uint64_t *ns)
 	closedir(dh);
 	if (!n)
 		return -ENOENT;
-	*ns = sum;
+	*run_ns = sum;
+	if (wait_ns)
+		*wait_ns = waited;
 	return 0;
 }

@@ -62,10 +62,11 @@ time_t proc_start_time(int pid);
 /* proc_exists - true while host pid @pid is alive (and not a zombie). */
 bool proc_exists(int pid);
 
-/* proc_cpu_ns - the CPU time every thread of @pid has run, in ns (the sum of
- * /proc/PID/task/TID/schedstat's first field: exact, unlike stat's ticks).
- * Returns 0 or -errno (-ENOENT: no thread could be read). */
-int proc_cpu_ns(int pid, uint64_t *ns);
+/* proc_sched_ns - the CPU time every thread of @pid has run (*@run) and the
+ * time they waited, runnable, for a CPU (*@wait, if not NULL), in ns: the
+ * sums of /proc/PID/task/TID/schedstat's first two fields (exact, unlike
+ * stat's ticks). Returns 0 or -errno (-ENOENT: no thread could be read). */
+int proc_sched_ns(int pid, uint64_t *run, uint64_t *wait);
 
 /* proc_wait_gone - wait up to @ms for host pid @pid to exit (a JVM whose
  * sockets just closed on us may be dying: killed, its threads still being

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lockprint.c - monitor contention, the wait graph and deadlocks, printed. */
+#include <errno.h>
 #include <string.h>
 
 #include "sink/lockprint.h"
@@ -81,6 +82,19 @@ static const char *const lock_kinds[] = {
 };
 
 /* The edge's JSON fields after owner_from. */
+/* Why a waiter's stack was not read (locks_edge.frames_err). */
+static const char *frames_why(int err)
+{
+	switch (err) {
+	case -EAGAIN:
+		return "the thread moved on while its stack was read";
+	case -ENOENT:
+		return "no Java frame";
+	default:
+		return "its stack could not be read";
+	}
+}
+
 static void json_edge_tail(FILE *f, const struct locks_edge *e)
 {
 	if (e->readers)
@@ -101,6 +115,11 @@ static void json_edge_tail(FILE *f, const struct locks_edge *e)
 			json_str(f, e->frames[k].name ? e->frames[k].name : "[unknown]");
 		}
 		fputs("]", f);
+	} else if (e->frames_err) {
+		/* a stack asked for and not read: say why, never an edge that
+		 * silently lacks one */
+		fputs(",\"frames\":[],\"frames_unread\":", f);
+		json_str(f, frames_why(e->frames_err));
 	}
 	if (e->since_before || e->untimed)
 		fprintf(f, ",\"blocked_ns\":null}\n");
@@ -178,8 +197,11 @@ static void text_edge_stack(FILE *f, const struct locks_edge *e)
 {
 	int c;
 
-	if (!e->frames || !e->nframes)
+	if (!e->frames || !e->nframes) {
+		if (e->frames_err)
+			fprintf(f, "      (stack not read: %s)\n", frames_why(e->frames_err));
 		return;
+	}
 	c = own_frame(e);
 	fputs("      at", f);
 	for (int k = c; k >= 0 && k > c - 3; k--)
