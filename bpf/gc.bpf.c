@@ -24,6 +24,10 @@
 
 /* Filled by user space before load. */
 const volatile __u32 targ_tgid = 0; /* host tgid of the JVM; 0 = any */
+/* tests (MEMTRACE_TEST_VERIFIER=refuse): one program reads through a plain
+ * number, which every verifier refuses; otherwise the branch is dead code the
+ * verifier never looks at (a read-only global's value is known to it) */
+const volatile bool targ_refuse = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -67,6 +71,8 @@ int handle_gc_begin(struct pt_regs *ctx)
 	e = gc_reserve(MT_GC_BEGIN);
 	if (!e)
 		return 0;
+	if (targ_refuse)
+		e->cause = *(volatile __u32 *)(unsigned long)bpf_ktime_get_ns();
 	mt_regs_load(ctx, &g);
 	e->is_full = mt_usdt_arg(&g, s, 0) & 0xff;
 	e->manager = e->pool = e->init = e->used = e->committed = e->max = 0;

@@ -12,11 +12,67 @@
 #include "probe/kfeatures.h"
 #include "lib/util.h"
 
+/* The last verifier refusal libbpf logged: the program and the reason. */
+static char refused_prog[64], refused_why[256];
+
+#define LOG_BEGIN "-- BEGIN PROG LOAD LOG --"
+#define LOG_END "-- END PROG LOAD LOG --"
+
+int bpfutil_refusal_parse(const char *msg, char *prog, size_t pn, char *why, size_t wn)
+{
+	const char *b = strstr(msg, LOG_BEGIN), *e, *p, *q, *line = NULL;
+	size_t len = 0;
+
+	if (!b || !(e = strstr(b, LOG_END)))
+		return -ENOENT;
+	/* the program: "prog 'NAME': " before the log's beginning */
+	prog[0] = '\0';
+	if ((p = strstr(msg, "prog '")) && p < b && (q = strchr(p + 6, '\'')) && q < b)
+		snprintf(prog, pn, "%.*s", (int)(q - p - 6), p + 6);
+	/* the reason: the last line of the log that is not its tally */
+	for (p = b + strlen(LOG_BEGIN); p < e; p = q + 1) {
+		while (p < e && *p == '\n')
+			p++;
+		if (p >= e)
+			break;
+		q = memchr(p, '\n', (size_t)(e - p));
+		if (!q)
+			q = e;
+		if (strncmp(p, "processed ", 10) && strncmp(p, "verification time", 17) &&
+		    strncmp(p, "stack depth", 11)) {
+			line = p;
+			len = (size_t)(q - p);
+		}
+		if (q >= e)
+			break;
+	}
+	if (!line)
+		return -ENOENT;
+	snprintf(why, wn, "%.*s", (int)len, line);
+	return 0;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!getenv("MEMTRACE_DEBUG"))
+	char *msg = NULL;
+	va_list aq;
+	int n;
+
+	if (getenv("MEMTRACE_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level != LIBBPF_WARN || !strstr(fmt, LOG_BEGIN))
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	/* a verifier log (it can be megabytes): only its reason is kept */
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || !(msg = malloc((size_t)n + 1)))
+		return 0;
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	bpfutil_refusal_parse(msg, refused_prog, sizeof(refused_prog), refused_why,
+			      sizeof(refused_why));
+	free(msg);
+	return 0;
 }
 
 void bpfutil_setup_logging(void)
@@ -38,6 +94,15 @@ int bpfutil_load_failed(const char *obj, int err, unsigned need)
 		      "(`memtrace doctor` lists the BPF features it found; docs/limitations.md "
 		      "says which kernel each command needs)", obj, kf.release, what,
 		      kf.hidden ? ", hidden by MEMTRACE_HIDE_BPF" : "");
+		return err;
+	}
+	if (err != -EPERM && refused_why[0]) {
+		p_err("cannot load the %s BPF programs into the kernel: its verifier refused "
+		      "program '%s': %s (not a matter of privileges: this kernel's verifier "
+		      "judges the program differently from the kernels memtrace was tested on; "
+		      "`MEMTRACE_DEBUG=1` prints the verifier's whole log - please report it)",
+		      obj, refused_prog, refused_why);
+		refused_why[0] = '\0';
 		return err;
 	}
 	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),

@@ -9,12 +9,25 @@
 #include <stdint.h>
 
 /* bpfutil_setup_logging - libbpf's messages: hidden unless MEMTRACE_DEBUG is
- * set (ours say what failed). Idempotent. */
+ * set (ours say what failed); a verifier's refusal is kept for
+ * bpfutil_load_failed() to name. Idempotent. */
 void bpfutil_setup_logging(void);
+/*
+ * bpfutil_refusal_parse - pure: out of one of libbpf's messages @msg, a
+ * program's verifier log ("prog 'P': -- BEGIN PROG LOAD LOG --\n...-- END
+ * PROG LOAD LOG --"), the program's name into @prog and the verifier's
+ * reason into @why: the log's last line that is not its tally ("processed N
+ * insns ...", and with BPF_LOG_STATS "verification time ...", "stack depth
+ * ..."). Returns 0, or -ENOENT when @msg holds no such log.
+ */
+int bpfutil_refusal_parse(const char *msg, char *prog, size_t pn, char *why, size_t wn);
 /* bpfutil_load_failed - print (p_err) that the @obj BPF programs did not load,
- * naming the privileges needed when @err is -EPERM, and the kernel features
- * of @need (KF_*, probe/kfeatures.h) this kernel lacks when it lacks one (a
- * verifier's refusal on an older kernel); returns @err. */
+ * naming the privileges needed when @err is -EPERM, the kernel features of
+ * @need (KF_*, probe/kfeatures.h) this kernel lacks when it lacks one (a
+ * verifier's refusal on an older kernel), else the program the verifier
+ * refused and its reason (its -EACCES is not a privilege: a kernel that
+ * counts differently, as one whose verifier adds a bpf_loop() callback's
+ * stack to its caller's); returns @err. */
 int bpfutil_load_failed(const char *obj, int err, unsigned need);
 /* bpfutil_check - before loading @obj: -ENOTSUP (said, as a failed load) when
  * MEMTRACE_HIDE_BPF hides a feature of @need (tests: an older kernel's

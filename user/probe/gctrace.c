@@ -190,6 +190,9 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 	}
 	/* Set the read-only filter before load. */
 	t->skel->rodata->targ_tgid = pidns_targ_tgid(p); /* 0 below the host pid ns */
+	/* tests: a program the verifier refuses, as a kernel unlike ours could */
+	t->skel->rodata->targ_refuse = getenv("MEMTRACE_TEST_VERIFIER") &&
+				       !strcmp(getenv("MEMTRACE_TEST_VERIFIER"), "refuse");
 	/* Every uprobe through uprobe_multi links where the kernel has them:
 	 * a perf-event uprobe is destroyed under the kernel's trace-event
 	 * mutex, waiting for a grace period there (probe/uprobemulti.h), and

@@ -9,7 +9,11 @@
 # Then a kernel that lacks a feature a command needs, forced with
 # MEMTRACE_HIDE_BPF: alloc and record refuse without bpf_loop, gc without
 # cookies or ring buffers, each naming the feature and its Linux version; gc
-# runs without bpf_loop; doctor says what is hidden.
+# runs without bpf_loop; doctor says what is hidden. And a verifier that
+# refuses a program (MEMTRACE_TEST_VERIFIER=refuse: gc's first program reads
+# through a plain number): gc exits 1 naming the program and the verifier's
+# own reason, not "Permission denied" nor privileges (stop 54's kernel refused
+# a stack its predecessor took, with EACCES); the JVM lives on.
 # ALONE: memtrace measures its own cost per sample and keeps to its budget
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
@@ -60,3 +64,10 @@ assert_contains "$TMPD/dl.txt" "hidden by MEMTRACE_HIDE_BPF"
 # gc needs no bpf_loop: it runs with it hidden
 MEMTRACE_HIDE_BPF=loop "$MEMTRACE" gc -p "$JVM_PID" --duration 1 >"$TMPD/g.out" 2>"$TMPD/g.err" || {
 	cat "$TMPD/g.err"; fail "gc refused with only bpf_loop hidden"; }
+# a verifier's refusal is named as one, with its reason
+MEMTRACE_TEST_VERIFIER=refuse "$MEMTRACE" gc -p "$JVM_PID" --duration 1 >"$TMPD/v.out" 2>"$TMPD/v.err" &&
+	fail "gc ran with a program the verifier refuses"
+assert_contains "$TMPD/v.err" "verifier refused program 'handle_gc_begin': R0 invalid mem access 'scalar'"
+grep -q "Permission denied\|run as root" "$TMPD/v.err" && { cat "$TMPD/v.err"; fail "a refusal told as a privilege"; }
+note "verifier: $(head -1 "$TMPD/v.err" | cut -c1-160)"
+kill -0 "$JVM_PID" || fail "the JVM died"
