@@ -439,9 +439,11 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 	}
 	if (t->alloc_interval) {
 		printf("         top:");
+		/* the comma before each but the first: fewer than four classes
+		 * may have allocated in the interval */
 		for (int i = 0; i < t->nclasses && i < 4 && t->classes[i].interval; i++)
-			printf(" %s %.0f%%%s", t->classes[i].name,
-			       100.0 * t->classes[i].interval / t->alloc_interval, i < 3 ? "," : "");
+			printf("%s %s %.0f%%", i ? "," : "", t->classes[i].name,
+			       100.0 * t->classes[i].interval / t->alloc_interval);
 		printf("\n");
 	}
 	if (t->stacks && at && t->paths.interval_bytes) {
@@ -455,8 +457,8 @@ static void print_plain(struct top *t, struct gctrace *gt, struct alloctrace *at
 	if (t->pk && t->nlocks && t->locks[0].contended && t->locks[0].parks_s) {
 		printf("         contended:");
 		for (int i = 0; i < t->nlocks && i < 3 && t->locks[i].contended && t->locks[i].parks_s; i++)
-			printf(" %s %.0f parks/s (%.0f ms/s parked)%s", t->locks[i].name,
-			       t->locks[i].parks_s, t->locks[i].parked_s * 1e3, i < 2 ? "," : "");
+			printf("%s %s %.0f parks/s (%.0f ms/s parked)", i ? "," : "",
+			       t->locks[i].name, t->locks[i].parks_s, t->locks[i].parked_s * 1e3);
 		printf("\n");
 	}
 	if (t->al) {

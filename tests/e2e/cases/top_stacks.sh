@@ -7,7 +7,8 @@
 # class's bytes since start within 5 % of what its thread allocated
 # (ThreadMXBean; the stream thread's other classes counted with it), and all
 # paths' bytes within 3 % of the five threads'; the plain view names the
-# chain's path allocating end first. JSON and plain views run side by side.
+# chain's path allocating end first, and its classes' lines end without a
+# comma. JSON and plain views run side by side.
 # ALONE: each class's bytes within 5 % of its thread's (0.99-1.00 for every
 # class in most runs; MixObj, the smallest, half interpreted, read 0.966 in a
 # clean clone's make check and 0.93 once beside another case, cause not found)
@@ -93,5 +94,10 @@ plain = open(sys.argv[3]).read()
 want = "AllocStacks$ChainObj <- AllocStacks$Chain.c40 <- AllocStacks$Chain.c39 <- "
 if want not in plain:
     ok = False; print("FAIL: the plain view lacks the chain's path"); print(plain[-2000:])
+# the classes' line lists what allocated, commas between (an interval with
+# fewer than four classes once ended its line with one)
+tops = [l.strip() for l in plain.splitlines() if l.strip().startswith("top:")]
+if not tops or any(l.endswith(",") or ",," in l for l in tops):
+    ok = False; print("FAIL: the plain view's classes' lines:", tops[:5])
 sys.exit(0 if ok else 1)
 PY
