@@ -236,9 +236,9 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
  * layout (~70 ms on a first snapshot), so those count toward its 110 ms; and
  * it ends after 8 ms when the JVM's threads together ran under 3 % of a core
  * and waited for a CPU under 3 % too (proc_sched_ns(): such a JVM allocates
- * under ~1 MiB in the window, less than
- * the eden growth that makes it wait), so that an idle JVM is not kept
- * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects).
+ * under ~1 MiB in the window, less than the eden growth that makes it wait),
+ * so that an idle JVM is not kept waiting (110 ms were ~25 % of a histo's
+ * answer on 0.5 M objects).
  */
 struct eden_watch {
 	const char *used_name, *young_name; /* the counters (JDK 17's ZGC: its one space) */
@@ -282,8 +282,8 @@ static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *w)
 
 /* Did the JVM's threads run under 3 % of a core since the watch began, and
  * wait for one under 3 % too? (On a busy machine a JVM that allocates flat
- * out can run little in 8 ms: its threads wait, runnable, and it is not idle;
- * CI saw such a JVM taken for idle and frozen before its GC.) */
+ * out can run little in 8 ms: its threads wait, runnable, and it is not
+ * idle.) */
 static bool eden_watch_idle(struct mt_snapsession *ss, struct eden_watch *w, uint64_t now)
 {
 	uint64_t cpu, wait, dt = now - w->t0_ns;
@@ -307,10 +307,10 @@ static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *w)
 		if (perfdata_long(ss->pd, w->used_name, &u))
 			return 0;
 		perfdata_long(ss->pd, w->young_name, &c);
-		/* allocating: the eden grew, or filled up and was collected (its
-		 * bytes used fell: 156 -> 87 MiB seen with the young GCs' count
-		 * not yet moved, the counters updated at different points of the
-		 * pause) */
+		/* allocating: the eden grew, or filled up and was collected - its
+		 * bytes used fell (156 -> 87 MiB seen here with the young GCs'
+		 * count not yet moved: presumably updated at another point of
+		 * the pause) or that count rose */
 		if (u >= w->used + HEAPFREEZE_EDEN_MIN / 16 || u < w->used || c > w->young)
 			return HEAPFREEZE_GC_WAIT_MS;
 		now = mono_ns();

@@ -105,6 +105,7 @@ int bpfutil_load_failed(const char *obj, int err, unsigned need)
 		refused_why[0] = '\0';
 		return err;
 	}
+	refused_why[0] = '\0'; /* not left for a later load's error */
 	p_err("cannot load the %s BPF programs into the kernel: %s%s", obj, strerror(-err),
 	      err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)" : "");
 	return err;

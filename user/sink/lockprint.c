@@ -81,7 +81,6 @@ static const char *const lock_kinds[] = {
 	[LOCKS_RELOCK] = "relock", [LOCKS_CONDITION] = "condition",
 };
 
-/* The edge's JSON fields after owner_from. */
 /* Why a waiter's stack was not read (locks_edge.frames_err). */
 static const char *frames_why(int err)
 {
@@ -95,6 +94,7 @@ static const char *frames_why(int err)
 	}
 }
 
+/* The edge's JSON fields after owner_from. */
 static void json_edge_tail(FILE *f, const struct locks_edge *e)
 {
 	if (e->readers)
