@@ -567,6 +567,13 @@ struct mt_ap_hrefpos {
  * stack chunk (JVMTI reports a thread, then its stack; this one has no thread
  * of its own before it). */
 #define MT_AP_HROOT_VTHREAD 1u
+/* No root: a marker before a virtual thread's locals (a parked one's, the
+ * copy's mark; a mounted one's, after JVMTI's OTHER root to it) whose `to` is
+ * that thread's java.lang.Thread.tid, not an object (0: not found). The
+ * locals up to the next marker or non-local root are that thread's. Added
+ * without a version bump: a reader that does not know it sees a root of kind
+ * 0, which no reader takes for one. */
+#define MT_AP_HROOT_TID 2u
 
 struct mt_ap_hroot {
 	uint64_t to;

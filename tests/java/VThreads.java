@@ -56,6 +56,7 @@ public class VThreads {
 
     static void grow() {
         java.util.List<Grown> l = new java.util.ArrayList<>();
+        System.out.println("GROW TID " + Thread.currentThread().getId()); // jstack's "#tid"
         for (long i = 0; !done; ) {
             for (int k = 0; k < 10; k++)
                 l.add(new Grown(i++));
@@ -65,6 +66,7 @@ public class VThreads {
     }
     static void mountedGrow() {
         java.util.List<Grown> l = new java.util.ArrayList<>();
+        System.out.println("MOUNTED TID " + Thread.currentThread().getId());
         try {
             Process p = new ProcessBuilder("sh", "-c", "while sleep 0.01; do echo; done").start();
             java.io.InputStream in = p.getInputStream();

@@ -210,6 +210,11 @@ static uint32_t run_threads;         /* hm_input.threads */
 static uint64_t run_helper_marked;   /* objects the mark's second thread scanned, */
 static unsigned run_two;             /* ... in this many runs again in two threads */
 static bool run_one;                 /* no second run (a test counting calls) */
+static uint32_t run_kinds[32];       /* the roots' kinds (0: JNI_GLOBAL) */
+static struct {                      /* hm_input.vt_klass, vt_cont, vt_tid, sc_parent */
+	uint64_t klass;
+	uint32_t cont, tid, parent;
+} run_vt;
 static uint64_t run_pool_bytes;
 
 static int by_klass(const void *a, const void *b)
@@ -291,11 +296,14 @@ static void run(struct fake *f, uint32_t flags, const uint64_t *roots, size_t nr
 		.flags = flags, .roots = rr, .nroots = nroots, .named = named, .nnamed = nnamed,
 		.classes = cls, .nclasses = ncls, .next_id = 1000, .live = run_live,
 		.pool = run_pool, .pool_bytes = run_pool_bytes, .threads = run_threads,
+		.vt_klass = run_vt.klass, .vt_cont = run_vt.cont, .vt_tid = run_vt.tid,
+		.sc_parent = run_vt.parent,
 	};
 
 	assert_true(nroots <= 32);
 	for (size_t i = 0; i < nroots; i++)
-		rr[i] = (struct mt_ap_hroot){ .to = roots[i], .kind = JVMTI_HEAP_REFERENCE_JNI_GLOBAL };
+		rr[i] = (struct mt_ap_hroot){ .to = roots[i], .kind = run_kinds[i] ? run_kinds[i] :
+							JVMTI_HEAP_REFERENCE_JNI_GLOBAL };
 	assert_int_equal(heapmark_run(&in, r), want);
 	if (!run_threads && !run_live && !run_pool && !run_one)
 		same_in_two_threads(&in, r, want);
@@ -1219,6 +1227,65 @@ static void test_stack_chunks(void **st)
 				assert_int_equal(parent, 1); /* P, from the header's oop map */
 			}
 			heapmark_free(&r);
+		}
+		{ /* whose locals: the virtual thread whose `cont` is the chunk's */
+			uint64_t VK = klass_new(f, MT_AP_K_INSTANCE, 32, boot, 1, 16, 1);
+			uint64_t V = obj_alloc(f, VK, 32), Kc = obj_alloc(f, K, 16);
+			uint64_t roots[] = { c, V };
+
+			put_oop(f, V + 16, Kc); /* VirtualThread.cont */
+			w64(V + 24, 4242);      /* Thread.tid */
+			put_oop(f, c + 16 + oopsz(f), Kc); /* the chunk's cont (injected) */
+			run_vt.klass = VK;
+			run_vt.cont = 16;
+			run_vt.tid = 24;
+			run_vt.parent = 16;
+			for (int mounted = 0; mounted < 2; mounted++) {
+				uint64_t i;
+
+				/* mounted: JVMTI's OTHER root to the thread, its tid after it */
+				run_kinds[1] = mounted ? JVMTI_HEAP_REFERENCE_OTHER : 0;
+				run(f, HM_HISTO | HM_OBJS | HM_REFS, roots, 2, NULL, 0, NULL, 0, &r,
+				    0);
+				for (i = 0; i < r.info.nroots; i++) /* the chunk's marker */
+					if (r.roots[i].flags == (MT_AP_HROOT_TID | MT_AP_HROOT_VTHREAD))
+						break;
+				assert_true(i + 2 < r.info.nroots);
+				assert_int_equal(r.roots[i].to, 4242); /* the tid, no object */
+				assert_int_equal(r.roots[i].kind, 0);
+				/* the chunk's two locals follow it */
+				assert_int_equal(r.roots[i + 1].kind, JVMTI_HEAP_REFERENCE_STACK_LOCAL);
+				assert_int_equal(r.roots[i + 2].kind, JVMTI_HEAP_REFERENCE_STACK_LOCAL);
+				assert_int_equal(r.roots[i + 1].flags, MT_AP_HROOT_VTHREAD);
+				{
+					int markers = 0, after_other = 0;
+
+					for (uint64_t j = 0; j < r.info.nroots; j++) {
+						markers += !!(r.roots[j].flags & MT_AP_HROOT_TID);
+						after_other += j && r.roots[j].flags == MT_AP_HROOT_TID &&
+							       r.roots[j - 1].kind ==
+								       JVMTI_HEAP_REFERENCE_OTHER;
+					}
+					assert_int_equal(markers, 1 + mounted);
+					assert_int_equal(after_other, mounted);
+				}
+				heapmark_free(&r);
+			}
+			{ /* a chunk of no thread the mark met: its marker's tid is 0 */
+				uint64_t only[] = { c };
+				uint64_t i;
+
+				run_kinds[1] = 0;
+				run(f, HM_HISTO | HM_OBJS | HM_REFS, only, 1, NULL, 0, NULL, 0, &r, 0);
+				for (i = 0; i < r.info.nroots; i++)
+					if (r.roots[i].flags & MT_AP_HROOT_TID)
+						break;
+				assert_true(i < r.info.nroots);
+				assert_int_equal(r.roots[i].to, 0);
+				heapmark_free(&r);
+			}
+			memset(&run_vt, 0, sizeof(run_vt));
+			put_oop(f, c + 16 + oopsz(f), 0);
 		}
 		{ /* the header through the other do_oop: a vtable not as expected */
 			uint64_t roots[] = { c };

@@ -5,7 +5,8 @@
  *     grows, entries chained): its holder is the map, the nodes and values
  *     its growth, paths without indices;
  *   - an ArrayList held by a local variable of thread "leaker", another by a
- *     parked virtual thread's (no thread named);
+ *     parked virtual thread's (no thread named), a third by one whose tid
+ *     the copy's mark read (named "#21");
  *   - an application object's list;
  * and what must not be a suspect: an LRU of constant size whose entries are
  * replaced, a cache filled once, a count that goes up and down, growth below
@@ -209,6 +210,10 @@ static void snapshot(struct b *b, int k)
 	 * after the platform thread's: not that thread's */
 	b->roots[b->nroots++] = (struct dsl_hroot){ .obj = list(b, 45 * k, C_VAL),
 						    .kind = DSL_ROOT_STACK_LOCAL, .vthread = true };
+	/* one whose tid the mark read (its chunk's continuation, its thread) */
+	b->roots[b->nroots++] = (struct dsl_hroot){ .obj = list(b, 50 * k, C_VAL),
+						    .kind = DSL_ROOT_STACK_LOCAL, .vthread = true,
+						    .vtid = 21 };
 	small = list(b, 10 * k, C_TMP);
 	root(b, small, DSL_ROOT_JNI_GLOBAL);
 	finish(b);
@@ -256,7 +261,7 @@ static void holders(bool parents)
 	for (uint32_t i = 0; i < r.nholders; i++)
 		print_message("holder %s: +%lld\n", r.holders[i].path,
 			      (long long)r.holders[i].growth);
-	assert_int_equal(r.nholders, 4);
+	assert_int_equal(r.nholders, 5);
 	assert_int_equal(r.nsnaps, 4);
 	/* the static map: its nodes and values, chained or not, one place each */
 	h = find(&r, "class Leaker -> static Leaker.BY_ID (java.util.HashMap)");
@@ -277,6 +282,10 @@ static void holders(bool parents)
 	h = find(&r, "a local variable in a virtual thread (java.util.ArrayList)");
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 135);
+	/* one whose tid is known: named as jstack names it */
+	h = find(&r, "a local variable in virtual thread #21 (java.util.ArrayList)");
+	assert_non_null(h);
+	assert_int_equal(class_growth(h, "LeakValue"), 150);
 	/* an application object's list: held by that field */
 	h = find(&r, "class Leaker -> static Leaker.APP -> App.items (java.util.ArrayList)");
 	assert_non_null(h);
@@ -291,7 +300,7 @@ static void holders(bool parents)
 		struct heapgrowth_opts o = { .min_growth = 30 };
 
 		assert_int_equal(heapgrowth_rank(g, &o, &r), 0);
-		assert_int_equal(r.nholders, 5);
+		assert_int_equal(r.nholders, 6);
 		assert_non_null(find(&r, "jni_global (java.util.ArrayList)"));
 	}
 	free(b->refs);

@@ -962,7 +962,8 @@ static void test_take_fused(void **state)
  * mounted one's after JVMTI's OTHER root to it (JDK 21+: that root, the
  * virtual thread's frames, then the carrier's THREAD root and its frames);
  * a platform thread's, the carrier's and those after an OTHER root to any
- * other object are not. */
+ * other object are not. A tid marker names the virtual thread of the locals
+ * after it, and is no root itself. */
 static void test_vthread_locals(void **state)
 {
 	static const char *const sigs[] = { "Ljava/lang/Thread;", "Ljava/lang/BaseVirtualThread;",
@@ -970,15 +971,24 @@ static void test_vthread_locals(void **state)
 	static const uint64_t supers[] = { 0, 1, 2, 0 };
 	/* objects 100.. of classes 1..4 */
 	static const uint64_t cls_of[] = { 1, 4, 3, 4, 1, 4, 4, 4 };
+	/* the copy's mark puts a tid marker (no root) before a virtual
+	 * thread's locals; a non-local root ends them */
 	static const struct mt_ap_hroot roots[] = {
 		{ 100, 26, 0 }, { 101, 24, 0 },                  /* a platform thread, its local */
-		{ 102, 27, 0 }, { 103, 24, 0 }, { 103, 25, 0 },  /* mounted: OTHER, its frames */
+		{ 102, 27, 0 }, { 77, 0, MT_AP_HROOT_TID },      /* mounted: OTHER, its tid, */
+		{ 103, 24, 0 }, { 103, 25, 0 },                  /* its frames */
 		{ 104, 26, 0 }, { 105, 24, 0 },                  /* the carrier, its own frame */
 		{ 106, 24, MT_AP_HROOT_VTHREAD },                /* a parked one's (a chunk) */
 		{ 101, 27, 0 }, { 107, 25, 0 },                  /* OTHER to no thread: no */
+		{ 78, 0, MT_AP_HROOT_TID | MT_AP_HROOT_VTHREAD }, /* a parked one's, named */
+		{ 105, 24, MT_AP_HROOT_VTHREAD },
+		{ 104, 26, 0 }, { 107, 24, 0 },                  /* a thread again: not named */
 	};
-	static const bool want[] = { false, false, false, true, true, false, false, true, false,
-				     false };
+	enum { NR = 15, NV = 13 }; /* roots, roots in the view */
+	static const uint32_t in_view[NV] = { 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14 };
+	static const bool want[NV] = { false, false, false, true, true, false, false, true,
+				       false, false, true, false, false };
+	static const uint64_t want_tid[NV] = { 0, 0, 0, 77, 77, 0, 0, 0, 0, 0, 78, 0, 0 };
 	struct mt_snapshot s;
 	struct mt_heapview hv;
 	char why[128];
@@ -999,14 +1009,15 @@ static void test_vthread_locals(void **state)
 	assert_int_equal(snapshot_grow(&s.objs, &s.cap_objs, 0, 8, sizeof(*s.objs)), 0);
 	for (int i = 0; i < 8; i++)
 		s.objs[s.nobjs++] = (struct mt_ap_hobj){ 100 + (uint64_t)i, cls_of[i], 24, -1, 0 };
-	assert_int_equal(snapshot_grow(&s.roots, &s.cap_roots, 0, 10, sizeof(*s.roots)), 0);
-	for (int i = 0; i < 10; i++)
+	assert_int_equal(snapshot_grow(&s.roots, &s.cap_roots, 0, NR, sizeof(*s.roots)), 0);
+	for (int i = 0; i < NR; i++)
 		s.roots[s.nroots++] = roots[i];
 	assert_int_equal(heapview_build(&s, NULL, &hv, why, sizeof(why)), 0);
-	assert_int_equal(hv.heap.nroots, 10);
-	for (int i = 0; i < 10; i++) {
-		assert_int_equal(hv.heap.objects[hv.heap.roots[i].obj].id, roots[i].to);
+	assert_int_equal(hv.heap.nroots, NV);
+	for (int i = 0; i < NV; i++) {
+		assert_int_equal(hv.heap.objects[hv.heap.roots[i].obj].id, roots[in_view[i]].to);
 		assert_int_equal(hv.heap.roots[i].vthread, want[i]);
+		assert_int_equal(hv.heap.roots[i].vtid, want_tid[i]);
 	}
 	heapview_free(&hv);
 	snapshot_free(&s);

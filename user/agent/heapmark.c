@@ -83,6 +83,7 @@ struct kinfo {
 	uint8_t kind;              /* MT_AP_K_* */
 	uint8_t reftype;
 	bool checked;              /* its fields agree with its layout (its first instance) */
+	bool vthread;              /* java.lang.VirtualThread (hm_input.vt_klass) */
 	bool has_mirror_id;        /* mirror_id is known (the records) */
 	uint64_t mirror_id;        /* its class object's id, 0 when not marked */
 	uint32_t mirror_pos;       /* ... and its position (mirror_id not 0) */
@@ -151,6 +152,7 @@ struct mark {
 	struct kinfo *kcache[KCACHE];
 	struct growvec objs, refs, roots, prims, strs, histo, klasses, sampled;
 	struct growvec xroots;     /* roots the marker added (by address) */
+	struct growvec vts;        /* the virtual threads marked (addresses; the first thread) */
 	uint64_t *cslots;          /* a stack chunk's reference slots (bit 0: narrow) */
 	size_t ncslots, ccslots;
 	struct growvec addrs;      /* HM_ADDRS */
@@ -740,6 +742,8 @@ static struct kinfo *kinfo_make(struct mark *mk, uint64_t k)
 	ki->kind = (uint8_t)kind;
 	ki->lh = rdi32(k + L->k_layout_helper);
 	ki->mirror = load_handle(mk, k + L->k_java_mirror);
+	ki->vthread = mk->in->vt_klass && k == mk->in->vt_klass && mk->in->vt_cont &&
+		      mk->in->vt_tid && mk->in->sc_parent;
 	if (kind <= MT_AP_K_STACKCHUNK) {
 		uint64_t maps = k + L->ik_size + 8ull * (uint32_t)rdi32(k + L->k_vtable_len) +
 				8ull * (uint32_t)rdi32(k + L->ik_itable_len);
@@ -1005,6 +1009,25 @@ static const void *const hs_vtable[] = {
 	(const void *)hs_nothing, (const void *)hs_nothing,
 };
 
+/* The Continuation whose stack chunk @obj is (its `cont`: the reference of
+ * its header's oop map that is not its `parent`), 0 when not one. */
+static uint64_t chunk_cont(const struct mark *mk, const struct kinfo *ki, uint64_t obj)
+{
+	uint64_t cont = 0;
+	int n = 0;
+
+	for (uint32_t m = 0; m < ki->nmaps; m++)
+		for (uint32_t i = 0; i < ki->maps[m].count; i++) {
+			uint32_t off = (uint32_t)ki->maps[m].off + i * mk->oopsz;
+
+			if (off != mk->in->sc_parent) {
+				cont = load_oop(mk, obj + off);
+				n++;
+			}
+		}
+	return n == 1 ? cont : 0;
+}
+
 /* A stack chunk's stack: every reference HotSpot finds in its frames (and
  * its lock stack) marked, each a STACK_LOCAL root. */
 static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, uint64_t size)
@@ -1019,6 +1042,14 @@ static void chunk_scan(struct mark *mk, const struct kinfo *ki, uint64_t obj, ui
 	for (uint32_t m = 0; m < ki->nmaps; m++)
 		header += ki->maps[m].count;
 	mk->ncslots = 0;
+	if (mk->in->vt_klass && mk->in->sc_parent) { /* whose locals: vthread_tids() */
+		struct mt_ap_hroot *r = vec_push(mk, &mk->xroots);
+
+		if (!r)
+			return;
+		r->to = chunk_cont(mk, ki, obj);
+		r->flags = MT_AP_HROOT_VTHREAD | MT_AP_HROOT_TID;
+	}
 	iterate(&c, obj, ki->klass);
 	if (c.nomem) {
 		mk->err = -ENOMEM;
@@ -1087,7 +1118,7 @@ static bool helper_scans(struct mark *mk, const struct kinfo *ki, uint64_t obj)
 {
 	uint64_t k;
 
-	if (ki->kind == MT_AP_K_LOADER || ki->kind == MT_AP_K_STACKCHUNK) {
+	if (ki->kind == MT_AP_K_LOADER || ki->kind == MT_AP_K_STACKCHUNK || ki->vthread) {
 		mk->defer = true;
 		return false;
 	}
@@ -1213,6 +1244,12 @@ static void scan(struct mark *mk, uint64_t obj)
 	}
 	mk->out->info.marked++;
 	mk->out->info.bytes += size;
+	if (ki->vthread) { /* the first thread's alone (the helper defers them) */
+		uint64_t *v = vec_push(mk, &mk->vts);
+
+		if (v)
+			*v = obj;
+	}
 	switch (ki->kind) {
 	case MT_AP_K_STACKCHUNK:
 		if (!mk->L->sc_iterate) {
@@ -2441,6 +2478,56 @@ cleanup:
 	return err;
 }
 
+/* Each chunk's marker root (chunk_scan(): `to` its Continuation) gets the
+ * tid of the virtual thread whose `cont` that is, 0 when no thread marked
+ * has it. The tids are read here, after the mark, from the virtual threads
+ * it met (mk->vts). */
+static int vthread_tids(struct mark *mk)
+{
+	const struct hm_input *in = mk->in;
+	const uint64_t *vt = (const uint64_t *)mk->vts.p;
+	struct mt_ap_hroot *x = (struct mt_ap_hroot *)mk->xroots.p;
+	struct u64map conts = { 0 }; /* a thread's Continuation -> its index in vts */
+
+	if (!in->vt_klass || !in->sc_parent || !mk->xroots.n)
+		return 0;
+	if (u64map_init(&conts, mk->vts.n))
+		goto nomem;
+	for (size_t i = 0; i < mk->vts.n; i++) {
+		uint64_t cont = load_oop(mk, vt[i] + in->vt_cont);
+
+		if (cont && u64map_put(&conts, cont, (uint32_t)i))
+			goto nomem;
+	}
+	for (size_t i = 0; i < mk->xroots.n; i++) {
+		uint64_t cont;
+		int64_t v;
+
+		if (!(x[i].flags & MT_AP_HROOT_TID))
+			continue;
+		cont = x[i].to;
+		v = cont ? u64map_get(&conts, cont) : -1;
+		x[i].to = v >= 0 ? rd64(vt[v] + in->vt_tid) : 0;
+	}
+	u64map_free(&conts);
+	return 0;
+nomem:
+	u64map_free(&conts);
+	return -ENOMEM;
+}
+
+/* The tid of @obj when it is a virtual thread (a mounted one JVMTI reported
+ * as an OTHER root), else 0. */
+static uint64_t mounted_tid(const struct mark *mk, uint64_t obj)
+{
+	const struct hm_input *in = mk->in;
+
+	if (!in->vt_klass || !in->vt_tid || !in->sc_parent || !obj || !marked(mk, obj) ||
+	    klass_of(mk, obj) != in->vt_klass)
+		return 0;
+	return rd64(obj + in->vt_tid);
+}
+
 static int emit(struct mark *mk)
 {
 	const struct hm_input *in = mk->in;
@@ -2500,11 +2587,20 @@ static int emit(struct mark *mk)
 			const struct mt_ap_hroot *from = i < in->nroots ? &in->roots[i]
 									: &x[i - in->nroots];
 			struct mt_ap_hroot *r = vec_push(mk, &mk->roots);
+			uint64_t tid;
 
-			if (r) {
-				r->to = id_of(mk, from->to);
-				r->kind = from->kind;
-				r->flags = from->flags;
+			if (!r)
+				break;
+			r->to = from->flags & MT_AP_HROOT_TID ? from->to : id_of(mk, from->to);
+			r->kind = from->kind;
+			r->flags = from->flags;
+			/* a mounted virtual thread: its tid before its locals */
+			if (from->kind == JVMTI_HEAP_REFERENCE_OTHER && i < in->nroots &&
+			    (tid = mounted_tid(mk, from->to))) {
+				r = vec_push(mk, &mk->roots);
+				if (r)
+					*r = (struct mt_ap_hroot){ .to = tid,
+								   .flags = MT_AP_HROOT_TID };
 			}
 		}
 	}
@@ -2608,6 +2704,7 @@ static int setup(struct mark *mk)
 	mk->klasses.esz = sizeof(struct mt_ap_hklass);
 	mk->sampled.esz = sizeof(struct mt_ap_hsampled);
 	mk->xroots.esz = sizeof(struct mt_ap_hroot);
+	mk->vts.esz = sizeof(uint64_t);
 	mk->addrs.esz = sizeof(uint64_t);
 	return 0;
 }
@@ -2653,6 +2750,7 @@ static void finish(struct mark *mk, struct hm_result *out)
 	free(mk->rank);
 	free(mk->stack);
 	free(mk->xroots.p);
+	free(mk->vts.p);
 	free(mk->cslots);
 }
 
@@ -2744,6 +2842,8 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 	out->info.forwarded = nfwd > UINT32_MAX ? UINT32_MAX : (uint32_t)nfwd; /* the mark's */
 	t1 = now_ns();
 	out->info.mark_ns = t1 - t0;
+	if (!err)
+		err = vthread_tids(&mk);
 	if (!err)
 		err = emit(&mk);
 	out->info.emit_ns = now_ns() - t1;

@@ -98,6 +98,15 @@ struct hm_input {
 					* (tests: two, the references outgrowing their room:
 					* all again in one) */
 	bool mark_one;                 /* the mark in one thread whatever threads says */
+	/* Naming parked virtual threads (JDK 19+), 0 each when unknown: the
+	 * Klass of java.lang.VirtualThread, the offsets of its `cont` (the
+	 * Continuation) and `tid` (Thread's), and of StackChunk's `parent` (its
+	 * header's other reference is its `cont`, a field HotSpot injects, which
+	 * JVMTI does not list). A chunk's locals follow an MT_AP_HROOT_TID
+	 * marker root whose `to` is the tid of the virtual thread whose
+	 * continuation the chunk is part of. */
+	uint64_t vt_klass;
+	uint32_t vt_cont, vt_tid, sc_parent;
 };
 
 /* What the marker wrote (arrays malloc'd by it but those in the input's

@@ -72,6 +72,19 @@ static int to_hm_fields(const struct walk_field *wf, uint32_t n, struct hm_field
 	return 0;
 }
 
+/* The offset of @c's instance field @name of type @type, 0 when it has none
+ * (or its offset is unknown). Of two such (Thread and VirtualThread each
+ * declare a `cont`) the subclass's: the fields are in JVMTI's order,
+ * superclasses' first (walkfields.c). */
+static uint32_t field_off(const struct walk_class *c, const char *name, char type)
+{
+	for (uint32_t i = c->nfields; i-- > 0;)
+		if (c->fields[i].name && !strcmp(c->fields[i].name, name) &&
+		    c->fields[i].type == type)
+			return c->fields[i].off;
+	return 0;
+}
+
 /* The Klass a class object (in the copy) stands for. */
 static uint64_t klass_of_mirror(uint64_t mirror)
 {
@@ -143,8 +156,16 @@ static int build_input(struct hm_input *in)
 			in->nclass_fields = c->nfields;
 		}
 		/* the stack chunk class (JDK 19+): its instances end the mark */
-		if (c->sig && !strcmp(c->sig, "Ljdk/internal/vm/StackChunk;"))
+		if (c->sig && !strcmp(c->sig, "Ljdk/internal/vm/StackChunk;")) {
 			hw.layout.stackchunk_klass = klass_of_mirror(mirror);
+			in->sc_parent = field_off(c, "parent", 'L');
+		}
+		/* a virtual thread: its continuation and tid name a chunk's locals */
+		if (c->sig && !strcmp(c->sig, "Ljava/lang/VirtualThread;")) {
+			in->vt_klass = klass_of_mirror(mirror);
+			in->vt_cont = field_off(c, "cont", 'L');
+			in->vt_tid = field_off(c, "tid", 'J');
+		}
 		/* which reference types are weak: as the JDK numbers them */
 		if (c->sig && (!strcmp(c->sig, "Ljava/lang/ref/WeakReference;") ||
 			       !strcmp(c->sig, "Ljava/lang/ref/PhantomReference;"))) {

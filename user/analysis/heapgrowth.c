@@ -383,7 +383,9 @@ static int aliases(struct snapctx *c, uint8_t *cand)
  * first; a local's thread is the last THREAD root before it (JVMTI reports a
  * thread, then its stack), but for a virtual thread's (dsl_hroot.vthread:
  * parked or mounted alike, so that a leak a virtual thread holds keeps one
- * holder across snapshots whichever it was at each; no thread is named). */
+ * holder across snapshots whichever it was at each): named by its tid, as
+ * jstack names one ("#21"), where the copy's mark read it; a JVMTI walk
+ * names none. */
 static int root_labels(struct heapgrowth *g, struct snapctx *c)
 {
 	const struct dsl_heap *h = c->h;
@@ -409,6 +411,9 @@ static int root_labels(struct heapgrowth *g, struct snapctx *c)
 			snprintf(buf, sizeof(buf), "class %s", h->classes[c->classof_obj[o]].name);
 		else if (k == DSL_ROOT_THREAD)
 			snprintf(buf, sizeof(buf), "thread \"%s\" (%s)", thread, cname);
+		else if (local && h->roots[i].vtid)
+			snprintf(buf, sizeof(buf), "a local variable in virtual thread #%llu (%s)",
+				 (unsigned long long)h->roots[i].vtid, cname);
 		else if (local && h->roots[i].vthread)
 			snprintf(buf, sizeof(buf), "a local variable in a virtual thread (%s)",
 				 cname);

@@ -627,27 +627,37 @@ static bool is_vthread(const struct viewbuild *b, uint32_t o)
  * (MT_AP_HROOT_VTHREAD), or when it follows an OTHER root to a virtual
  * thread: JVMTI (JDK 21+, JDK-8299414) reports a carrier's mounted virtual
  * thread so - that OTHER root, the virtual thread's frames, then the
- * carrier's THREAD root and its own frames.
+ * carrier's THREAD root and its own frames. The copy's mark puts a marker
+ * (MT_AP_HROOT_TID, no root) with the virtual thread's tid before either's
+ * locals; a non-local root ends them.
  */
 static void build_roots(struct viewbuild *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
 {
 	const struct mt_snapshot *s = b->s;
 	uint32_t nroots = 0, nt = 0;
 	bool mounted = false; /* after an OTHER root to a virtual thread */
+	uint64_t tid = 0;     /* the virtual thread's whose locals these are */
 
 	for (size_t i = 0; i < s->nroots; i++) {
-		uint32_t to = idmap_index_get(&b->objmap, s->roots[i].to);
+		uint32_t to, f = s->roots[i].flags;
 		int k = viewrefs_kind(s->roots[i].kind);
 		bool local = k == DSL_ROOT_STACK_LOCAL || k == DSL_ROOT_JNI_LOCAL;
 
+		if (f & MT_AP_HROOT_TID) { /* `to` is a tid, not an object */
+			tid = s->roots[i].to;
+			continue;
+		}
+		to = idmap_index_get(&b->objmap, s->roots[i].to);
 		if (to == DSL_NOOBJ || k < 0 || !DSL_REF_IS_ROOT(k))
 			continue;
-		if (!local)
+		if (!local) {
 			mounted = k == DSL_ROOT_OTHER && is_vthread(b, to);
+			tid = 0;
+		}
 		roots[nroots].obj = to;
 		roots[nroots].kind = (uint8_t)k;
-		roots[nroots].vthread = (s->roots[i].flags & MT_AP_HROOT_VTHREAD) ||
-					(local && mounted);
+		roots[nroots].vthread = (f & MT_AP_HROOT_VTHREAD) || (local && mounted);
+		roots[nroots].vtid = local && roots[nroots].vthread ? tid : 0;
 		nroots++;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {

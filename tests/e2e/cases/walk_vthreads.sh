@@ -25,12 +25,15 @@
 #    --max-pause walks in a pause; counts exact either way;
 #  - G1 and Shenandoah: `leaks` names the list one more parked virtual thread
 #    grows in a local ("grow": 10 Grown every 5 ms) as held by "a local
-#    variable in a virtual thread", Grown growing in every interval;
+#    variable in virtual thread #T", T its Thread.getId() as the program
+#    printed it, Grown growing in every interval; and the list a mounted
+#    virtual thread grows ("mounted": pinned to its carrier by a pipe's read)
+#    as held by a local of its own #T, not by a platform thread (JVMTI
+#    reports it as an OTHER root, then its frames, then the carrier);
 #    under Shenandoah also from JVMTI's walks in a pause (nochunks), which
-#    report such locals when they visit the thread, after every other root;
-#    and the list a mounted virtual thread grows ("mounted": pinned to its
-#    carrier by a pipe's read) as held by the same, not by a platform thread
-#    (JVMTI reports it as an OTHER root, then its frames, then the carrier);
+#    report such locals when they visit the thread, after every other root,
+#    and name no virtual thread: both lists "a local variable in a virtual
+#    thread";
 #  - every collector: 200 virtual threads parking and waking at changing
 #    depths ("churn": chunks frozen, thawed, replaced), three snapshots, each
 #    marked.
@@ -157,26 +160,38 @@ PY
 		JVM_PID=$!
 		JVM_PIDS+=("$JVM_PID")
 		wait_for_line "$TMPD/$gc.gout" READY 60 || { cat "$TMPD/$gc.gout"; fail "VThreads grow ($gc)"; }
+		wait_for_line "$TMPD/$gc.gout" "MOUNTED TID" 20 || { cat "$TMPD/$gc.gout"; fail "VThreads grow ($gc): no tids"; }
 		for env in "" MEMTRACE_TEST_FREEZE=nochunks; do
 		[ -n "$env" ] && [ $gc = G1 ] && continue # G1's JVMTI walk in the copy: as a pause's
 		env $env "$MEMTRACE" --json leaks -p "$JVM_PID" --duration 6 --snapshots 4 --max-pause 3000 \
 			>"$TMPD/$gc.leaks" 2>"$TMPD/$gc.lerr" || { cat "$TMPD/$gc.lerr"; fail "$gc: leaks $env"; }
-		python3 - "$TMPD/$gc.leaks" <<'PY' || { cat "$TMPD/$gc.lerr"; fail "$gc: the parked thread's list not named ($env)"; }
-import json, sys
+		python3 - "$TMPD/$gc.leaks" "$TMPD/$gc.gout" "$env" <<'PY' || { cat "$TMPD/$gc.lerr"; fail "$gc: the parked thread's list not named ($env)"; }
+import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 leaks = [r for r in recs if r.get("event") == "leak"]
-# both lists (the parked thread's and the mounted one's) go by one label: one
-# leak, its holder that label or a place under it (their arrays)
-h = [r for r in leaks if r["holder"].startswith("a local variable in a virtual thread (java.util.ArrayList)")]
-print("  holders: %s" % [(r["holder"], r["objects_gained"]) for r in leaks], file=sys.stderr)
-assert h, leaks
-g = [c for c in h[0]["classes"] if c["class"] == "VThreads$Grown"]
-assert g and g[0]["gained"] > 100, h[0]["classes"]
-# the mounted thread's list (its frames on a carrier's stack): a virtual
-# thread's too, never a platform thread's (JVMTI's OTHER root before them)
+out = open(sys.argv[2]).read()
+tid = {k: re.search(k + r" TID (\d+)", out).group(1) for k in ("GROW", "MOUNTED")}
+print("  holders: %s (tids %s)" % ([(r["holder"], r["objects_gained"]) for r in leaks], tid),
+      file=sys.stderr)
 grown = [r for r in leaks if any(c["class"] == "VThreads$Grown" for c in r["classes"])]
-assert all(r["holder"] == h[0]["holder"] for r in grown), [r["holder"] for r in grown]
 assert sum(r["objects_gained"] for r in grown) > 300, [r["objects_gained"] for r in grown]
+if sys.argv[3]:
+    # JVMTI's walks in a pause: no virtual thread named; both lists (the
+    # parked thread's and the mounted one's) go by one label: one leak, its
+    # holder that label or a place under it (their arrays)
+    want = ["a local variable in a virtual thread (java.util.ArrayList)"]
+else:
+    # the copy's mark: each list by its thread's tid, as jstack names it
+    # (the program printed Thread.getId()); the mounted thread's (its frames
+    # on a carrier's stack) a virtual thread's too, never a platform thread's
+    want = ["a local variable in virtual thread #%s (java.util.ArrayList)" % tid[k]
+            for k in ("GROW", "MOUNTED")]
+for w in want:
+    h = [r for r in leaks if r["holder"].startswith(w)]
+    assert h, (w, leaks)
+    g = [c for c in h[0]["classes"] if c["class"] == "VThreads$Grown"]
+    assert g and g[0]["gained"] > 100, (w, h[0]["classes"])
+assert all(any(r["holder"].startswith(w) for w in want) for r in grown), [r["holder"] for r in grown]
 PY
 		done
 		kill -0 "$JVM_PID" || fail "$gc: the JVM died (grow)"
