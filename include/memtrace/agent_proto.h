@@ -570,9 +570,11 @@ struct mt_ap_hrefpos {
 /* No root: a marker before a virtual thread's locals (a parked one's, the
  * copy's mark; a mounted one's, after JVMTI's OTHER root to it) whose `to` is
  * that thread's java.lang.Thread.tid, not an object (0: not found). The
- * locals up to the next marker or non-local root are that thread's. Added
- * without a version bump: a reader that does not know it sees a root of kind
- * 0, which no reader takes for one. */
+ * locals up to the next marker or non-local root are that thread's. JVMTI's
+ * walks put one before each thread's locals (the tid JVMTI gives them: a
+ * virtual thread's own, JDK 21+), platform threads' too. Added without a
+ * version bump: a reader that does not know it sees a root of kind 0, which
+ * no reader takes for one. */
 #define MT_AP_HROOT_TID 2u
 
 struct mt_ap_hroot {
@@ -603,6 +605,8 @@ struct mt_ap_hprim {
 #define MT_AP_HV_MAYBE (1u << 30)   /* a FIELD reference: recorded if its field is projected */
 #define MT_AP_HV_VTHREAD (1u << 29) /* a root: an unmounted virtual thread's local
 				      * (MT_AP_HROOT_VTHREAD) */
+#define MT_AP_HV_TID (1u << 28)      /* no object: a root marker whose `to` is the tid of
+				      * the thread whose locals follow (MT_AP_HROOT_TID) */
 #define MT_AP_HV_KIND(k) ((k) & 0xffffu)
 
 struct mt_ap_hnamed_hdr {

@@ -107,6 +107,38 @@ static void test_resolve_all(void **state)
 	snapshot_free(&s);
 }
 
+/* A tid marker (MT_AP_HV_TID, before a thread's locals) is no object: the
+ * ids and objects are as without it, and it becomes a marker root with its
+ * tid, in its place among the roots. */
+static void test_tid_marker(void **state)
+{
+	struct mt_snapshot s;
+	char why[128] = "";
+	struct mt_ap_hvisit *v;
+
+	(void)state;
+	fill(&s, MT_AP_HV_KEEP);
+	v = realloc(s.visits, (s.nvisits + 1) * sizeof(*v));
+	assert_non_null(v);
+	memmove(v + 2, v + 1, (s.nvisits - 1) * sizeof(*v));
+	v[1] = (struct mt_ap_hvisit){ .to = 21, .index = -1, .length = -1, .kind = MT_AP_HV_TID };
+	s.visits = v;
+	s.nvisits = s.cap_visits = s.nvisits + 1;
+	assert_int_equal(walkids_resolve(&s, NULL, 0, why, sizeof(why)), 0);
+	assert_int_equal(s.nobjs, 4);
+	assert_int_equal(s.objs[1].id, 13);
+	assert_int_equal(s.objs[3].id, 14);
+	assert_int_equal(s.nroots, 3);
+	assert_int_equal(s.roots[0].to, 12);
+	assert_int_equal(s.roots[1].to, 21);
+	assert_int_equal(s.roots[1].kind, 0);
+	assert_int_equal(s.roots[1].flags, MT_AP_HROOT_TID);
+	assert_int_equal(s.roots[2].to, 13);
+	assert_int_equal(s.roots[2].kind, JNI_GLOBAL);
+	assert_int_equal(s.nrefs, 2);
+	snapshot_free(&s);
+}
+
 /* A program that needs `next` and `val` but no references: MAYBE references
  * of the projected field are kept, values get owners, a wrong type counts. */
 static void test_projection(void **state)
@@ -184,6 +216,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve_all),
+		cmocka_unit_test(test_tid_marker),
 		cmocka_unit_test(test_projection),
 		cmocka_unit_test(test_layout_errors),
 		cmocka_unit_test(test_nothing),

@@ -145,6 +145,8 @@ struct walk_state {
 				  * phase is over, and a local reported now is an
 				  * unmounted virtual thread's (JDK 21+ reports those
 				  * when it visits the thread, with no THREAD root) */
+	jlong last_tid;          /* the thread of the last local root a tid marker
+				  * named (MT_AP_HROOT_TID), 0 after a non-local root */
 	struct mt_ap_heap_done done;
 	/* the frozen copy's own mark (MT_AP_FREEZE_MARK, walkmark.c) */
 	bool marking;            /* asked for: the copy marks instead of walking on */

@@ -142,6 +142,31 @@ static bool vthread_local(jvmtiHeapReferenceKind kind)
 				    kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL);
 }
 
+/* The thread a root is a local of, as JVMTI says (JDK 21+: a virtual
+ * thread's own tid for its frames, mounted or not); 0 for other roots. */
+static jlong local_tid(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
+{
+	if (!info)
+		return 0;
+	if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL)
+		return info->stack_local.thread_id;
+	if (kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL)
+		return info->jni_local.thread_id;
+	return 0;
+}
+
+/* Does a root of @kind need a tid marker before it (MT_AP_HROOT_TID: the
+ * first local of another thread)? Keeps the thread named last. */
+static bool tid_marker(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+		       jlong *tid)
+{
+	*tid = local_tid(kind, info);
+	if (*tid == hw.last_tid)
+		return false;
+	hw.last_tid = *tid;
+	return *tid != 0;
+}
+
 /* The index JVMTI gives a reference: field index, array slot, else -1. */
 static int32_t ref_index(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info)
 {
@@ -164,8 +189,16 @@ static jint JNICALL on_ref(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
 	to = seen(tag_ptr, class_tag, size, length);
 	if (!referrer_tag_ptr) { /* a heap root */
 		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info)) {
-			struct mt_ap_hroot *r = walkvec_push(&hw.roots);
+			struct mt_ap_hroot *r;
+			jlong tid;
 
+			if (tid_marker(kind, info, &tid)) {
+				r = walkvec_push(&hw.roots);
+				if (r)
+					*r = (struct mt_ap_hroot){ .to = (uint64_t)tid,
+								   .flags = MT_AP_HROOT_TID };
+			}
+			r = walkvec_push(&hw.roots);
 			if (r) {
 				r->to = to;
 				r->kind = (uint32_t)kind;
@@ -369,8 +402,18 @@ static jint JNICALL on_ref_untagged(jvmtiHeapReferenceKind kind, const jvmtiHeap
 		/* comparing: the visit is recorded as without the mark */
 	}
 	if (!referrer_tag_ptr) {
-		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info))
+		jlong tid;
+
+		if ((hw.flags & MT_AP_HEAP_REFS) && !own_local(kind, info)) {
 			flags = MT_AP_HV_KEEP | (vthread_local(kind) ? MT_AP_HV_VTHREAD : 0);
+			if (tid_marker(kind, info, &tid)) {
+				v = walkvec_push(&hw.visits);
+				if (!v)
+					return JVMTI_VISIT_ABORT;
+				*v = (struct mt_ap_hvisit){ .to = (uint64_t)tid, .index = -1,
+							    .length = -1, .kind = MT_AP_HV_TID };
+			}
+		}
 	} else {
 		hw.objects_began = true;
 		index = ref_index(kind, info);

@@ -81,6 +81,8 @@ static int jvmti_objects(const struct mt_snapshot *s, struct wobj **out, size_t 
 	for (size_t i = 0; i < s->nvisits; i++) {
 		const struct mt_ap_hvisit *x = &s->visits[i];
 
+		if (x->kind & MT_AP_HV_TID) /* no object: a root marker */
+			continue;
 		v[k++] = (struct wobj){ .addr = x->to & ~MT_AP_HV_ADDR,
 					.size = (uint64_t)x->size8 << 3 };
 		if (MT_AP_HV_KIND(x->kind) == 1 && x->from) /* CLASS: the referrer's class */

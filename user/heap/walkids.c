@@ -43,6 +43,8 @@ static int keymap_init(struct keymap *k, const struct mt_snapshot *s, uint64_t b
 	for (size_t i = 0; i < s->nnamed; i++)
 		widen(s->named[i].addr | MT_AP_HV_ADDR, &lo, &hi);
 	for (size_t i = 0; i < s->nvisits; i++) {
+		if (s->visits[i].kind & MT_AP_HV_TID)
+			continue;
 		widen(s->visits[i].to, &lo, &hi);
 		widen(s->visits[i].from, &lo, &hi);
 	}
@@ -228,6 +230,8 @@ int walkids_resolve(struct mt_snapshot *s, const char *const *fields, int nfield
 		struct mt_ap_hvisit *v = &s->visits[i];
 		uint64_t id = v->to;
 
+		if (v->kind & MT_AP_HV_TID) /* no object: a tid (pass 2) */
+			continue;
 		if (v->to & MT_AP_HV_ADDR) {
 			err = keymap_put_new(&ids, v->to, next, &id);
 			if (err)
@@ -250,6 +254,8 @@ int walkids_resolve(struct mt_snapshot *s, const char *const *fields, int nfield
 		struct mt_ap_hobj o = { .id = v->to, .size = (uint64_t)v->size8 << 3,
 					.length = v->length };
 
+		if (v->kind & MT_AP_HV_TID)
+			continue;
 		if (v->to < base || v->to >= next) {
 			snprintf(why, wn, "an object id outside the walk's");
 			err = -EPROTO;
@@ -267,6 +273,12 @@ int walkids_resolve(struct mt_snapshot *s, const char *const *fields, int nfield
 		uint32_t kind = MT_AP_HV_KIND(v->kind);
 		uint64_t id = v->to, from = v->from;
 
+		if (v->kind & MT_AP_HV_TID) { /* the marker root before a thread's locals */
+			struct mt_ap_hroot r = { .to = v->to, .flags = MT_AP_HROOT_TID };
+
+			err = push(&s->roots, &s->nroots, &s->cap_roots, &r, sizeof(r));
+			continue;
+		}
 		if (!(v->kind & (MT_AP_HV_KEEP | MT_AP_HV_MAYBE)) && kind != 1 /* CLASS */)
 			continue;
 		if (from & MT_AP_HV_ADDR) { /* one object's references come one after another */

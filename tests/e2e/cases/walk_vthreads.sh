@@ -32,8 +32,7 @@
 #    reports it as an OTHER root, then its frames, then the carrier);
 #    under Shenandoah also from JVMTI's walks in a pause (nochunks), which
 #    report such locals when they visit the thread, after every other root,
-#    and name no virtual thread: both lists "a local variable in a virtual
-#    thread";
+#    each with its thread's tid;
 #  - every collector: 200 virtual threads parking and waking at changing
 #    depths ("churn": chunks frozen, thawed, replaced), three snapshots, each
 #    marked.
@@ -175,17 +174,12 @@ print("  holders: %s (tids %s)" % ([(r["holder"], r["objects_gained"]) for r in 
       file=sys.stderr)
 grown = [r for r in leaks if any(c["class"] == "VThreads$Grown" for c in r["classes"])]
 assert sum(r["objects_gained"] for r in grown) > 300, [r["objects_gained"] for r in grown]
-if sys.argv[3]:
-    # JVMTI's walks in a pause: no virtual thread named; both lists (the
-    # parked thread's and the mounted one's) go by one label: one leak, its
-    # holder that label or a place under it (their arrays)
-    want = ["a local variable in a virtual thread (java.util.ArrayList)"]
-else:
-    # the copy's mark: each list by its thread's tid, as jstack names it
-    # (the program printed Thread.getId()); the mounted thread's (its frames
-    # on a carrier's stack) a virtual thread's too, never a platform thread's
-    want = ["a local variable in virtual thread #%s (java.util.ArrayList)" % tid[k]
-            for k in ("GROW", "MOUNTED")]
+# each list by its thread's tid, as jstack names it (the program printed
+# Thread.getId()), from the copy's mark and from JVMTI's walks alike; the
+# mounted thread's (its frames on a carrier's stack) a virtual thread's too,
+# never a platform thread's
+want = ["a local variable in virtual thread #%s (java.util.ArrayList)" % tid[k]
+        for k in ("GROW", "MOUNTED")]
 for w in want:
     h = [r for r in leaks if r["holder"].startswith(w)]
     assert h, (w, leaks)
