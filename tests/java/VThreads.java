@@ -56,7 +56,7 @@ public class VThreads {
 
     static void grow() {
         java.util.List<Grown> l = new java.util.ArrayList<>();
-        System.out.println("GROW TID " + Thread.currentThread().getId()); // jstack's "#tid"
+        System.out.println("GROW TID " + Thread.currentThread().getId()); // Thread.dump_to_file's "#tid"
         for (long i = 0; !done; ) {
             for (int k = 0; k < 10; k++)
                 l.add(new Grown(i++));

@@ -282,7 +282,7 @@ static void holders(bool parents)
 	h = find(&r, "a local variable in a virtual thread (java.util.ArrayList)");
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 135);
-	/* one whose tid is known: named as jstack names it */
+	/* one whose tid is known: named as Thread.dump_to_file names it */
 	h = find(&r, "a local variable in virtual thread #21 (java.util.ArrayList)");
 	assert_non_null(h);
 	assert_int_equal(class_growth(h, "LeakValue"), 150);

@@ -384,8 +384,8 @@ static int aliases(struct snapctx *c, uint8_t *cand)
  * thread, then its stack), but for a virtual thread's (dsl_hroot.vthread:
  * parked or mounted alike, so that a leak a virtual thread holds keeps one
  * holder across snapshots whichever it was at each): named by its tid, as
- * jstack names one ("#21"), where the copy's mark read it; a JVMTI walk
- * names none. */
+ * `jcmd Thread.dump_to_file` names one ("#21"), where the walk's marker
+ * root gave it (dsl_hroot.vtid), else unnamed. */
 static int root_labels(struct heapgrowth *g, struct snapctx *c)
 {
 	const struct dsl_heap *h = c->h;

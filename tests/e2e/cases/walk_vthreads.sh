@@ -174,7 +174,7 @@ print("  holders: %s (tids %s)" % ([(r["holder"], r["objects_gained"]) for r in 
       file=sys.stderr)
 grown = [r for r in leaks if any(c["class"] == "VThreads$Grown" for c in r["classes"])]
 assert sum(r["objects_gained"] for r in grown) > 300, [r["objects_gained"] for r in grown]
-# each list by its thread's tid, as jstack names it (the program printed
+# each list by its thread's tid, as jcmd Thread.dump_to_file names it (the program printed
 # Thread.getId()), from the copy's mark and from JVMTI's walks alike; the
 # mounted thread's (its frames on a carrier's stack) a virtual thread's too,
 # never a platform thread's
