@@ -2,7 +2,8 @@
 # alloc_unload - a class is loaded, allocates, is unloaded (its loader
 # collected), then another class is loaded (possibly at the same Klass*) and
 # allocates: no bytes of the second class are attributed to the first. Checked
-# exactly with --exact (object counts) and approximately with TLAB sampling.
+# exactly with --exact (object counts) and approximately with TLAB sampling
+# (every sample kept).
 # TIMEOUT: 120
 . "$ROOT/tests/e2e/lib.sh"
 DYN="$ROOT/build/java-dyn"
@@ -11,7 +12,12 @@ N=300000
 for mode in exact tlab; do
 	rm -f "$TMPD/go"
 	flags=(-Xmx128m -XX:+UseSerialGC)
-	extra=()
+	# TLAB sampling with every sample kept: what is checked is the unload,
+	# not the budget's thinning (alloc_mix checks that against its stated
+	# errors). Under the default budget a busy machine thinned this run's
+	# ~50 samples to 39 once (DynA share 0.64 +- 0.077: 1.8 standard errors,
+	# a bytes ratio of 1.83, outside the band below on noise alone).
+	extra=(--budget 0)
 	[ $mode = exact ] && { flags+=(-XX:+DTraceAllocProbes); extra=(--exact); }
 	jvm_start "w$mode" "${flags[@]}" ClassUnload "$DYN" --go "$TMPD/go"
 	"$MEMTRACE" alloc -p "$JVM_PID" "${extra[@]}" --json --top 1000 >"$TMPD/$mode.json" 2>"$TMPD/$mode.err" &
@@ -34,11 +40,12 @@ if mode == "exact":
     # N objects in run() plus the instance that runs them
     assert a["samples"] == n + 1 and b["samples"] == n + 1, "exact counts"
 else:
-    # 64-byte objects, N of each: equal bytes by construction; sampling noise
-    # stays far below the factor of two a misattribution would cause
+    # 64-byte objects, N of each: equal bytes by construction; with every
+    # sample kept each TLAB's contents are parsed, so the ratio read
+    # 0.978-0.998 in 5 runs under load (a misattributed TLAB moves it ~4 %)
     ratio = a["bytes"] / b["bytes"]
     print("DynA/DynB bytes ratio", round(ratio, 3))
-    assert 0.6 < ratio < 1.6, "DynA and DynB should weigh about the same"
+    assert 0.8 < ratio < 1.25, "DynA and DynB should weigh about the same"
 PY
 	jvm_stop "$JVM_PID"
 done
