@@ -342,8 +342,8 @@ struct dsl_hroot {
 	bool vthread;            /* a virtual thread's local: a parked one's (the copy's mark
 				  * read its stack chunk) or a mounted one's (after an OTHER
 				  * root to it, not the carrier's THREAD root before it) */
-	uint64_t vtid;           /* that virtual thread's Thread.tid, 0 not known (a walk
-				  * with JVMTI, a chunk whose thread the mark did not meet) */
+	uint64_t vtid;           /* that virtual thread's Thread.tid, 0 not known (a chunk
+				  * whose thread the mark did not meet, an older agent) */
 };
 
 struct dsl_hloader {

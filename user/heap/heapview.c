@@ -627,9 +627,10 @@ static bool is_vthread(const struct viewbuild *b, uint32_t o)
  * (MT_AP_HROOT_VTHREAD), or when it follows an OTHER root to a virtual
  * thread: JVMTI (JDK 21+, JDK-8299414) reports a carrier's mounted virtual
  * thread so - that OTHER root, the virtual thread's frames, then the
- * carrier's THREAD root and its own frames. The copy's mark puts a marker
- * (MT_AP_HROOT_TID, no root) with the virtual thread's tid before either's
- * locals; a non-local root ends them.
+ * carrier's THREAD root and its own frames. A marker (MT_AP_HROOT_TID, no
+ * root: the copy's mark puts one before either's locals, JVMTI's walks
+ * before each thread's) gives the tid of the thread whose locals follow; a
+ * non-local root ends them.
  */
 static void build_roots(struct viewbuild *b, struct dsl_hroot *roots, struct dsl_hthread *threads)
 {
