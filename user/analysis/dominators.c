@@ -1008,7 +1008,7 @@ int dominators_children(const struct mt_domtree *d, struct mt_domkids *k)
 	uint32_t n = d->n;
 
 	memset(k, 0, sizeof(*k));
-	k->first = calloc((size_t)n + 3, sizeof(*k->first));
+	k->first = util_big_calloc((size_t)n + 3, sizeof(*k->first));
 	k->kid = util_big_alloc((size_t)d->reached + 1, sizeof(*k->kid));
 	if (!k->first || !k->kid) {
 		dominators_children_free(k);

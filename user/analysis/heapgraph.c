@@ -13,7 +13,7 @@ int referrers_build(const struct dsl_heap *h, struct mt_referrers *r)
 	uint32_t n = h->nobjects;
 
 	memset(r, 0, sizeof(*r));
-	r->first = calloc((size_t)n + 2, sizeof(*r->first));
+	r->first = util_big_calloc((size_t)n + 2, sizeof(*r->first));
 	r->from = util_big_alloc((size_t)h->nrefs + 1, sizeof(*r->from));
 	if (!r->first || !r->from) {
 		referrers_free(r);

@@ -755,7 +755,7 @@ int heapgrowth_rank(struct heapgrowth *g, const struct heapgrowth_opts *o,
 		gr->result = -1;
 		r->growing_groups += up;
 	}
-	hidx = malloc((g->n + 1) * sizeof(*hidx));
+	hidx = util_big_alloc((size_t)g->n + 1, sizeof(*hidx));
 	if (!hidx)
 		return -ENOMEM;
 	memset(hidx, 0xff, (g->n + 1) * sizeof(*hidx));

@@ -7,6 +7,7 @@
 
 #include "analysis/leaks.h"
 #include "lib/hash.h"
+#include "lib/util.h"
 
 void leaks_init(struct mt_leaks *l, uint64_t min_age)
 {
@@ -274,8 +275,8 @@ int leaks_match_volumes(struct mt_leaks *l, struct mt_samples *m,
 		return 0;
 	ch = calloc(l->n, sizeof(*ch));
 	a = calloc(l->n, sizeof(*a));
-	est = calloc(v->n, sizeof(*est));
-	used = calloc(v->n, sizeof(*used));
+	est = util_big_calloc(v->n, sizeof(*est));
+	used = util_big_calloc(v->n, sizeof(*used));
 	if (!ch || !a || !est || !used) {
 		matched = -ENOMEM;
 		goto out;

@@ -934,7 +934,7 @@ int hprof_read_mem(const void *buf, size_t n, struct mt_snapshot *s, char *why, 
 		s->strings[s->nstrings++] = st;
 	}
 	sidx = malloc((s->nstrings + 1) * sizeof(*sidx));
-	h.oidx = malloc((s->nobjs + 1) * sizeof(*h.oidx));
+	h.oidx = util_big_alloc((size_t)s->nobjs + 1, sizeof(*h.oidx));
 	if (!sidx || !h.oidx) {
 		err = -ENOMEM;
 		goto out;

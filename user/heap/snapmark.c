@@ -15,6 +15,7 @@
 #include "jvm/klassname.h"
 #include "jvm/proc.h"
 #include "jvm/vmstructs.h"
+#include "lib/util.h"
 
 #define PIECE      (256u << 20) /* bytes per process_vm_readv */
 #define STR_BATCH  512          /* strings per process_vm_readv */
@@ -625,7 +626,7 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 				 sizeof(*s->klass_ids));
 	}
 	if (!err && m->addrs && m->nobjs) {
-		s->addrs = malloc((size_t)m->nobjs * sizeof(*s->addrs));
+		s->addrs = util_big_alloc((size_t)m->nobjs, sizeof(*s->addrs));
 		err = s->addrs ? snapmark_readv(pid, s->addrs, (size_t)m->nobjs * 8, m->addrs)
 			       : -ENOMEM;
 	}

@@ -196,7 +196,7 @@ static int refs_unsorted(struct viewbuild *b, struct place *p, size_t i, size_t 
 {
 	size_t nrest = p->nin - i, at = 0, behind = p->ahead > i ? p->ahead - i : 0;
 	struct mt_ap_href *rest = malloc((nrest ? nrest : 1) * sizeof(*rest));
-	uint32_t *next = calloc(b->n + 1, sizeof(*next)), from, to;
+	uint32_t *next = util_big_calloc(b->n + 1, sizeof(*next)), from, to;
 	struct dsl_href *dst = NULL;
 	int kind, err = -ENOMEM;
 
