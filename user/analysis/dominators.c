@@ -225,6 +225,16 @@ static int loader_edges(struct dom_work *s, const uint64_t *any)
  * that much longer, pages never touched unless used. More: -EAGAIN. */
 #define MOVE_ROOM(n) (4096 + (size_t)(n) / 64)
 
+size_t dominators_arrays_bytes(uint32_t n)
+{
+	size_t n1 = (size_t)n + 1;
+
+	/* d->idom, anc, idom, sl as dominators_compute() sizes them, and
+	 * malloc's headers between them */
+	return n1 * 4 + (n1 + MOVE_ROOM(n)) * 4 + (n1 + 1 + MOVE_ROOM(n)) * 4 +
+	       (2 * n1 + MOVE_ROOM(n)) * 4 + 4 * 64;
+}
+
 /* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
 static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 {

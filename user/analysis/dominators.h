@@ -66,6 +66,14 @@ struct mt_domtree {
  */
 int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d);
 
+/*
+ * dominators_arrays_bytes - the bytes of the per-object arrays
+ * dominators_compute() allocates first for @n objects and fills at once
+ * (20 an object and the room of a mend's moves): memory freed and kept
+ * (heap/snaptake.c's prewarm()) that big is what they reuse. Pure.
+ */
+size_t dominators_arrays_bytes(uint32_t n);
+
 /* dominators_free - free *@d. No operation on a zeroed struct. */
 void dominators_free(struct mt_domtree *d);
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agentctl/agentsession.h"
+#include "analysis/dominators.h"
 #include "dsl/dsl.h"
 #include "heap/heapfreeze.h"
 #include "heap/heaplayout.h"
@@ -30,7 +31,6 @@
 #define ZGC_TRIES       40     /* frozen walks ZGC refused as relocating, asked again */
 #define ZGC_RETRY_MS    25     /* after 25 ms, 50, ... 200 at most: ~6 s in all */
 #define MEM_CHECK_FIRST (1u << 20) /* records sent (JVMTI) before their memory is first checked */
-#define PREWARM_DOM_BYTES 20  /* the dominator tree's bytes an object (analysis/dominators.c) */
 
 /* The request; with @pass_fd >= 0 (MT_AP_FREEZE_POOL's memfd) passed along. */
 static int send_request(struct mt_agentsock *so, uint32_t flags, uint32_t max_pause_ms,
@@ -234,16 +234,23 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
  * with the copy cost the mutator ~3 us of system time per 4 KiB page it
  * allocated over). The watch begins before the plan reads VMStructs and the
  * layout (~70 ms on a first snapshot), so those count toward its 110 ms; and
- * it ends after 8 ms when the JVM's threads together ran under 3 % of a core
- * and waited for a CPU under 3 % too (proc_sched_ns(): such a JVM allocates
- * under ~1 MiB in the window, less than the eden growth that makes it wait),
- * so that an idle JVM is not kept waiting (110 ms were ~25 % of a histo's
- * answer on 0.5 M objects).
+ * it ends after a stretch of 8 ms or more in which the JVM's threads
+ * together ran under 3 % of a core and waited for a CPU under 3 % too
+ * (proc_sched_ns(): such a JVM allocates under ~1 MiB in the window, less
+ * than the eden growth that makes it wait), so that an idle JVM is not kept
+ * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects). The
+ * stretch starts again after each poll that finds it busier (at least 8 ms
+ * into it): an idle JVM's periodic threads run in bursts (G1 Service, the
+ * periodic task, a program's own 1 ms timer - 0.1-2.3 ms a burst), and one
+ * burst early on kept the whole watch above 3 % until its 110 ms were over
+ * (2 of 4 snapshots of an idle 5 M-object heap). A JVM that allocates runs
+ * through every stretch, or its eden grows.
  */
 struct eden_watch {
 	const char *used_name, *young_name; /* the counters (JDK 17's ZGC: its one space) */
 	int64_t used, young;  /* the eden's bytes used and young GCs at the start */
 	uint64_t t0_ns;       /* monotonic time the watch began */
+	uint64_t q0_ns;       /* ... and the stretch eden_watch_idle() looks at */
 	uint64_t cpu0_ns;     /* the JVM's CPU time then (0: unknown) */
 	uint64_t wait0_ns;    /* the time its threads had waited, runnable, for a CPU */
 	bool ok;              /* the counters could be read */
@@ -277,20 +284,26 @@ static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *w)
 		perfdata_long(ss->pd, w->young_name, &w->young);
 	if (proc_sched_ns(ss->p->pid, &w->cpu0_ns, &w->wait0_ns))
 		w->cpu0_ns = 0;
-	w->t0_ns = mono_ns();
+	w->q0_ns = w->t0_ns = mono_ns();
 }
 
-/* Did the JVM's threads run under 3 % of a core since the watch began, and
- * wait for one under 3 % too? (On a busy machine a JVM that allocates flat
- * out can run little in 8 ms: its threads wait, runnable, and it is not
- * idle.) */
+/* Did the JVM's threads run under 3 % of a core in the stretch since
+ * w->q0_ns (8 ms at least), and wait for one under 3 % too? (On a busy
+ * machine a JVM that allocates flat out can run little in 8 ms: its threads
+ * wait, runnable, and it is not idle.) A stretch found busier starts again. */
 static bool eden_watch_idle(struct mt_snapsession *ss, struct eden_watch *w, uint64_t now)
 {
-	uint64_t cpu, wait, dt = now - w->t0_ns;
+	uint64_t cpu, wait, dt = now - w->q0_ns;
 
-	return w->cpu0_ns && dt >= EDEN_IDLE_NS && !proc_sched_ns(ss->p->pid, &cpu, &wait) &&
-	       cpu >= w->cpu0_ns && (cpu - w->cpu0_ns) * 100 < dt * 3 &&
-	       wait >= w->wait0_ns && (wait - w->wait0_ns) * 100 < dt * 3;
+	if (!w->cpu0_ns || dt < EDEN_IDLE_NS || proc_sched_ns(ss->p->pid, &cpu, &wait))
+		return false;
+	if (cpu >= w->cpu0_ns && (cpu - w->cpu0_ns) * 100 < dt * 3 &&
+	    wait >= w->wait0_ns && (wait - w->wait0_ns) * 100 < dt * 3)
+		return true;
+	w->q0_ns = now;
+	w->cpu0_ns = cpu ? cpu : 1;
+	w->wait0_ns = wait;
+	return false;
 }
 
 /* Poll until the watch ends: HEAPFREEZE_GC_WAIT_MS when the JVM allocates,
@@ -691,7 +704,7 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
  * 48 bytes an object where a record takes 32), so the records' array is
  * sized for it and the part past the records populated; when malloc keeps
  * what is freed (heapmem_keep_freed(): `heap`), a block for the dominator
- * tree (20 bytes an object) is faulted in and freed for it. 5 M objects: the
+ * tree (20 bytes an object and a mend's room) is faulted in and freed for it. 5 M objects: the
  * view's 19.8 k page faults down to 0.2 k, the graph's 25.2 k to 5.6 k.
  * Not for a leak search (its later snapshots reuse the pages of the one
  * before; its peak at 0.8 M objects rose by 36 MiB with it), nor when the
@@ -721,7 +734,8 @@ static void prewarm(const struct mt_snapsession *ss, struct mt_snapshot *s,
 	util_populate((char *)s->live_objs + rec, view - rec);
 dom:
 	if (use == HEAPMEM_RETAINED && heapmem_keeps_freed()) {
-		size_t w = n * PREWARM_DOM_BYTES;
+		/* the view's runs (4 bytes an object) take its start first */
+		size_t w = (n + 1) * 4 + dominators_arrays_bytes((uint32_t)n) + (1u << 20);
 		char *b = util_big_alloc(w, 1);
 
 		util_populate(b, b ? w : 0);
