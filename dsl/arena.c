@@ -5,8 +5,11 @@
 #include <string.h>
 
 #include "dsl.h"
+#include "lib/util.h"
 
 #define CHUNK_MIN (64u * 1024)
+#define CHUNK_GROW (32u << 20)
+#define CHUNK_HUGE (8u << 20) /* util_big_alloc()'s bound */
 
 struct chunk {
 	struct chunk *prev;
@@ -57,13 +60,26 @@ void *dsl_arena_alloc(struct dsl_arena *a, size_t size)
 	if (need < size || need > DSL_MAX_ARENA)
 		return NULL;
 	if (!c || c->cap - c->used < need) {
+		/* at least a quarter of what the arena holds (up to CHUNK_GROW):
+		 * millions of small values (a query's instances and their
+		 * properties) in few big chunks, each in 2 MiB pages - a 4 KiB
+		 * page's first touch is a host fault on a VM whose host shadows
+		 * the page tables (seed 03 at 10 M objects: 19.6 k page faults,
+		 * ~130 ms of its 480-690 ms run) */
+		size_t grow = a->total / 4 < CHUNK_GROW ? a->total / 4 : CHUNK_GROW;
 		size_t cap = need > CHUNK_MIN ? need : CHUNK_MIN;
 
+		if (cap < grow)
+			cap = grow;
+		if (a->total + cap > DSL_MAX_ARENA)
+			cap = need > CHUNK_MIN ? need : CHUNK_MIN;
 		if (a->total + cap > DSL_MAX_ARENA)
 			return NULL;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
+		if (cap >= CHUNK_HUGE)
+			util_hugepages(c, sizeof(*c) + cap);
 		c->prev = a->cur;
 		c->cap = cap;
 		c->used = 0;
