@@ -13,6 +13,7 @@
 #include "agentctl/agentsession.h"
 #include "analysis/dominators.h"
 #include "dsl/dsl.h"
+#include "heap/edenwatch.h"
 #include "heap/heapfreeze.h"
 #include "heap/heaplayout.h"
 #include "heap/recpool.h"
@@ -224,41 +225,12 @@ static void no_freeze(struct mt_snapsession *ss, const char *why)
 	ss->freeze_off = true;
 }
 
-/*
- * Is the JVM filling its eden (the young generation's allocation space, in
- * its hsperfdata counters, which HotSpot samples every 50 ms: two of its
- * samples, 110 ms from eden_watch_begin(), looked at every 2 ms)? Then the
- * frozen walk waits for its next GC (HEAPFREEZE_GC_WAIT_MS at most): right
- * after it the eden is empty and kept out of the copy, so the JVM's
- * allocations after the pause take no page fault (measured: an eden shared
- * with the copy cost the mutator ~3 us of system time per 4 KiB page it
- * allocated over). The watch begins before the plan reads VMStructs and the
- * layout (~70 ms on a first snapshot), so those count toward its 110 ms; and
- * it ends after a stretch of 8 ms or more in which the JVM's threads
- * together ran under 3 % of a core and waited for a CPU under 3 % too
- * (proc_sched_ns(): such a JVM allocates under ~1 MiB in the window, less
- * than the eden growth that makes it wait), so that an idle JVM is not kept
- * waiting (110 ms were ~25 % of a histo's answer on 0.5 M objects). The
- * stretch starts again after each poll that finds it busier (at least 8 ms
- * into it): an idle JVM's periodic threads run in bursts (G1 Service, the
- * periodic task, a program's own 1 ms timer - 0.1-2.3 ms a burst), and one
- * burst early on kept the whole watch above 3 % until its 110 ms were over
- * (2 of 4 snapshots of an idle 5 M-object heap). A JVM that allocates runs
- * through every stretch, or its eden grows.
- */
+/* The frozen walk's eden watch (heap/edenwatch.h) and the counters it reads. */
 struct eden_watch {
 	const char *used_name, *young_name; /* the counters (JDK 17's ZGC: its one space) */
-	int64_t used, young;  /* the eden's bytes used and young GCs at the start */
-	uint64_t t0_ns;       /* monotonic time the watch began */
-	uint64_t q0_ns;       /* ... and the stretch eden_watch_idle() looks at */
-	uint64_t cpu0_ns;     /* the JVM's CPU time then (0: unknown) */
-	uint64_t wait0_ns;    /* the time its threads had waited, runnable, for a CPU */
+	struct edenwatch w;
 	bool ok;              /* the counters could be read */
 };
-
-#define EDEN_WATCH_NS (110 * 1000000ull)
-#define EDEN_IDLE_NS (8 * 1000000ull)
-#define EDEN_POLL_NS (2 * 1000000ull)
 
 static const char eden_used[] = "sun.gc.generation.0.space.0.used";
 static const char eden_young[] = "sun.gc.collector.0.invocations";
@@ -267,68 +239,58 @@ static const char eden_young[] = "sun.gc.collector.0.invocations";
 static const char zgc_used[] = "sun.gc.generation.1.space.0.used";
 static const char zgc_cycles[] = "sun.gc.collector.2.invocations";
 
-/* First look at the eden's counters. */
-static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *w)
+/* The JVM's threads' CPU and wait for a CPU into @s. */
+static void eden_watch_sched(struct mt_snapsession *ss, struct edenwatch_sample *s)
 {
-	int64_t v;
-
-	w->young = 0;
-	w->used_name = eden_used;
-	w->young_name = eden_young;
-	if (ss->pd && perfdata_long(ss->pd, eden_used, &v) && perfdata_long(ss->pd, eden_young, &v)) {
-		w->used_name = zgc_used;
-		w->young_name = zgc_cycles;
-	}
-	w->ok = ss->pd && !perfdata_long(ss->pd, w->used_name, &w->used);
-	if (w->ok)
-		perfdata_long(ss->pd, w->young_name, &w->young);
-	if (proc_sched_ns(ss->p->pid, &w->cpu0_ns, &w->wait0_ns))
-		w->cpu0_ns = 0;
-	w->q0_ns = w->t0_ns = mono_ns();
+	s->sched = !proc_sched_ns(ss->p->pid, &s->run_ns, &s->wait_ns);
 }
 
-/* Did the JVM's threads run under 3 % of a core in the stretch since
- * w->q0_ns (8 ms at least), and wait for one under 3 % too? (On a busy
- * machine a JVM that allocates flat out can run little in 8 ms: its threads
- * wait, runnable, and it is not idle.) A stretch found busier starts again. */
-static bool eden_watch_idle(struct mt_snapsession *ss, struct eden_watch *w, uint64_t now)
+/* First look at the eden's counters. */
+static void eden_watch_begin(struct mt_snapsession *ss, struct eden_watch *ew)
 {
-	uint64_t cpu, wait, dt = now - w->q0_ns;
+	struct edenwatch_sample s = { 0 };
+	int64_t v;
 
-	if (!w->cpu0_ns || dt < EDEN_IDLE_NS || proc_sched_ns(ss->p->pid, &cpu, &wait))
-		return false;
-	if (cpu >= w->cpu0_ns && (cpu - w->cpu0_ns) * 100 < dt * 3 &&
-	    wait >= w->wait0_ns && (wait - w->wait0_ns) * 100 < dt * 3)
-		return true;
-	w->q0_ns = now;
-	w->cpu0_ns = cpu ? cpu : 1;
-	w->wait0_ns = wait;
-	return false;
+	ew->used_name = eden_used;
+	ew->young_name = eden_young;
+	if (ss->pd && perfdata_long(ss->pd, eden_used, &v) && perfdata_long(ss->pd, eden_young, &v)) {
+		ew->used_name = zgc_used;
+		ew->young_name = zgc_cycles;
+	}
+	ew->ok = ss->pd && !perfdata_long(ss->pd, ew->used_name, &s.used);
+	if (ew->ok)
+		perfdata_long(ss->pd, ew->young_name, &s.young);
+	eden_watch_sched(ss, &s);
+	s.now_ns = mono_ns();
+	edenwatch_begin(&ew->w, &s);
 }
 
 /* Poll until the watch ends: HEAPFREEZE_GC_WAIT_MS when the JVM allocates,
  * 0 when it did not (an idle JVM writes no eden) or the counters are gone. */
-static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *w)
+static uint32_t eden_watch_end(struct mt_snapsession *ss, struct eden_watch *ew)
 {
-	struct timespec t = { 0, EDEN_POLL_NS };
-	int64_t u, c = 0;
-	uint64_t now;
+	struct timespec t = { 0, EDENWATCH_POLL_NS };
 
-	if (!w->ok)
+	if (!ew->ok)
 		return 0;
 	for (;;) {
-		if (perfdata_long(ss->pd, w->used_name, &u))
+		struct edenwatch_sample s = { .young = ew->w.young };
+
+		if (perfdata_long(ss->pd, ew->used_name, &s.used))
 			return 0;
-		perfdata_long(ss->pd, w->young_name, &c);
-		/* allocating: the eden grew, or filled up and was collected - its
-		 * bytes used fell (156 -> 87 MiB seen here with the young GCs'
-		 * count not yet moved: presumably updated at another point of
-		 * the pause) or that count rose */
-		if (u >= w->used + HEAPFREEZE_EDEN_MIN / 16 || u < w->used || c > w->young)
+		perfdata_long(ss->pd, ew->young_name, &s.young);
+		s.now_ns = mono_ns();
+		if (edenwatch_wants_sched(&ew->w, s.now_ns))
+			eden_watch_sched(ss, &s);
+		switch (edenwatch_poll(&ew->w, &s)) {
+		case EDENWATCH_ALLOCATES:
 			return HEAPFREEZE_GC_WAIT_MS;
-		now = mono_ns();
-		if (now - w->t0_ns >= EDEN_WATCH_NS || eden_watch_idle(ss, w, now))
+		case EDENWATCH_IDLE:
+		case EDENWATCH_QUIET:
 			return 0;
+		case EDENWATCH_GOING:
+			break;
+		}
 		nanosleep(&t, NULL);
 	}
 }
