@@ -342,6 +342,51 @@ static struct mt_gc_event trace_ev(uint32_t kind, uint32_t tid, uint64_t ts, uin
 	return (struct mt_gc_event){ .kind = kind, .tid = tid, .ts_ns = ts, .ticks = ticks };
 }
 
+/* A pause whose timer was told late (ZGC's Pause Mark End on a loaded
+ * machine: register_gc_pause_start() 4.7 ms after the pause began) starts when
+ * its Ticks say, by the offset of the JVM's clock the prompt probes showed;
+ * a collection too. Ticks that do not fit the probes' clock (placed after the
+ * probe, or over a second before it) leave the probe's time. */
+static void test_start_by_ticks(void **state)
+{
+	const uint64_t K = 7000000000ull; /* the JVM started at CLOCK_MONOTONIC K */
+	struct sink s = { 0 };
+	struct gcpair gp;
+
+	(void)state;
+	gcpair_init(&gp, collect, &s);
+	/* a prompt pause: its probes 3 and 2 us after the JVM's clock reads */
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, K + 1000000 + 3000, 1000000, "Pause Mark Start"));
+	feed(&gp, pause_ev(MT_PAUSE_END, 5, K + 1080000 + 2000, 1080000, NULL));
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.recs[0].start_ns, K + 1000000 + 2000); /* the promptest lag */
+	assert_int_equal(s.recs[0].end_ns - s.recs[0].start_ns, 80000);
+	/* the late one: began at Ticks 30 ms, its timer told at 34.7 ms */
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, K + 34700000, 30000000, "Pause Mark End"));
+	feed(&gp, pause_ev(MT_PAUSE_END, 5, K + 35396236 + 2000, 35396236, NULL));
+	assert_int_equal(s.n, 2);
+	assert_true(s.recs[1].timed);
+	assert_int_equal(s.recs[1].start_ns, K + 30000000 + 2000);
+	assert_int_equal(s.recs[1].end_ns - s.recs[1].start_ns, 5396236);
+	/* a collection (JFR's) told 3 ms late too */
+	feed(&gp, trace_ev(MT_TRACE_BEGIN, 42, K + 53000000, 50000000));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = K + 53000100, .tid = 42 });
+	feed(&gp, ev(MT_POOL_BEGIN, K + 53000200, "G1 Young Generation", "G1 Eden Space", 10));
+	feed(&gp, ev(MT_POOL_END, K + 54000000, "G1 Young Generation", "G1 Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = K + 54000100, .tid = 42 });
+	feed(&gp, trace_ev(MT_TRACE_END, 42, K + 54100000, 54098000));
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.recs[2].start_ns, K + 50000000 + 2000);
+	assert_int_equal(s.recs[2].end_ns - s.recs[2].start_ns, 4098000);
+	/* Ticks past the probe's time: not this clock, the probe's time */
+	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 6, K + 60000000, 90000000, "Pause Relocate Start"));
+	feed(&gp, pause_ev(MT_PAUSE_END, 6, K + 60100000, 90100000, NULL));
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.recs[3].start_ns, K + 60000000);
+	assert_int_equal(s.recs[3].end_ns - s.recs[3].start_ns, 100000);
+	assert_int_equal(gp.unpaired_begin + gp.unpaired_end + gp.overflow, 0);
+}
+
 /* JFR's collections (GCTracer::report_gc_start/end) give the cycle they nest
  * with their start and duration: G1's wraps its young cycle (the record waits
  * for its end), Serial's sits inside its cycle (taken at the cycle's end).
@@ -544,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_pause_without_manager),
 		cmocka_unit_test(test_cycle_wrapping_pause),
 		cmocka_unit_test(test_zgc_pauses_and_cycle),
+		cmocka_unit_test(test_start_by_ticks),
 		cmocka_unit_test(test_shenandoah_pause_inside_vmop),
 		cmocka_unit_test(test_g1_remark),
 		cmocka_unit_test(test_pauses_without_timer),

@@ -176,6 +176,9 @@ struct gcpair {
 	struct gc_pause pauses[MT_GC_MAX_PAUSES];
 	struct gc_trace traces[MT_GC_MAX_TRACES];
 	struct gc_cause_wait causes[MT_GC_MAX_CAUSES];
+	/* the JVM's Ticks against the probes' clock (gcpair.c, tick_time()) */
+	int64_t tick_off;         /* the least probe time - Ticks seen */
+	bool tick_off_set;
 	/* anomalies: counted, never hidden */
 	uint64_t unpaired_begin;  /* a begin whose end never came (or came twice) */
 	uint64_t unpaired_end;    /* an end without its begin */
