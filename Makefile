@@ -215,7 +215,7 @@ FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequenc
 FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c user/serve/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c viewrefs.c viewobjs.c heapfreeze.c heapmem.c querylive.c recpool.c snaprec.c snapshot.c \
-		snaptake.c walkids.c \
+		snaptake.c edenwatch.c walkids.c \
 		heaplayout.c snapmark.c walkcompare.c walkestimate.c) \
 	$(addprefix user/jvm/,attach.c perfdata.c proc.c jvmid.c vmstructs.c hotspot.c jvmflags.c elfsym.c klassname.c \
 		sptrace.c jobject.c javafield.c unsigned5.c) \

@@ -62,10 +62,12 @@ static void zpool(struct gcreplay *r, uint32_t kind, uint64_t ts, uint64_t used)
 	gcreplay_feed(r, &e);
 }
 
-/* A ZGC pause on the VM thread (42): GCTimer's Ticks say it lasted @ticks ns. */
+/* A ZGC pause on the VM thread (42): GCTimer's Ticks say it lasted @ticks ns
+ * (the JVM's clock: CLOCK_MONOTONIC less 1 s; its end probe 2 us late). */
 static void zpause(struct gcreplay *r, uint64_t ts, uint64_t ticks)
 {
-	struct mt_gc_event e = { .kind = MT_PAUSE_BEGIN, .ts_ns = ts, .tid = 42, .ticks = 5000 };
+	const uint64_t t0 = ts - 1000000000ull;
+	struct mt_gc_event e = { .kind = MT_PAUSE_BEGIN, .ts_ns = ts, .tid = 42, .ticks = t0 };
 
 	snprintf(e.pause, sizeof(e.pause), "Pause Mark Start");
 	gcreplay_feed(r, &e);
@@ -76,8 +78,8 @@ static void zpause(struct gcreplay *r, uint64_t ts, uint64_t ticks)
 	snprintf(e.manager, sizeof(e.manager), "ZGC Minor Pauses");
 	gcreplay_feed(r, &e);
 	vmop(r, MT_GC_END, ts + 3000, false);
-	e = (struct mt_gc_event){ .kind = MT_PAUSE_END, .ts_ns = ts + 9000, .tid = 42,
-				  .ticks = 5000 + ticks };
+	e = (struct mt_gc_event){ .kind = MT_PAUSE_END, .ts_ns = ts + ticks + 2000, .tid = 42,
+				  .ticks = t0 + ticks };
 	gcreplay_feed(r, &e);
 }
 
