@@ -9,7 +9,6 @@
 
 #define CHUNK_MIN (64u * 1024)
 #define CHUNK_GROW (32u << 20)
-#define CHUNK_HUGE (8u << 20) /* util_big_alloc()'s bound */
 
 struct chunk {
 	struct chunk *prev;
@@ -69,17 +68,13 @@ void *dsl_arena_alloc(struct dsl_arena *a, size_t size)
 		size_t grow = a->total / 4 < CHUNK_GROW ? a->total / 4 : CHUNK_GROW;
 		size_t cap = need > CHUNK_MIN ? need : CHUNK_MIN;
 
-		if (cap < grow)
+		if (cap < grow && a->total + grow <= DSL_MAX_ARENA)
 			cap = grow;
 		if (a->total + cap > DSL_MAX_ARENA)
-			cap = need > CHUNK_MIN ? need : CHUNK_MIN;
-		if (a->total + cap > DSL_MAX_ARENA)
 			return NULL;
-		c = malloc(sizeof(*c) + cap);
+		c = util_big_alloc(sizeof(*c) + cap, 1);
 		if (!c)
 			return NULL;
-		if (cap >= CHUNK_HUGE)
-			util_hugepages(c, sizeof(*c) + cap);
 		c->prev = a->cur;
 		c->cap = cap;
 		c->used = 0;

@@ -225,14 +225,28 @@ static int loader_edges(struct dom_work *s, const uint64_t *any)
  * that much longer, pages never touched unless used. More: -EAGAIN. */
 #define MOVE_ROOM(n) (4096 + (size_t)(n) / 64)
 
-size_t dominators_arrays_bytes(uint32_t n)
+/* The entries of the per-object arrays dominators_compute() takes first,
+ * each of 4 bytes: d->idom, anc, idom, sl. */
+enum { DOM_NUM, DOM_ANC, DOM_IDOM, DOM_SL, DOM_ARRAYS };
+
+static void dom_lens(uint32_t n, size_t len[DOM_ARRAYS])
 {
 	size_t n1 = (size_t)n + 1;
 
-	/* d->idom, anc, idom, sl as dominators_compute() sizes them, and
-	 * malloc's headers between them */
-	return n1 * 4 + (n1 + MOVE_ROOM(n)) * 4 + (n1 + 1 + MOVE_ROOM(n)) * 4 +
-	       (2 * n1 + MOVE_ROOM(n)) * 4 + 4 * 64;
+	len[DOM_NUM] = n1;
+	len[DOM_ANC] = n1 + MOVE_ROOM(n);
+	len[DOM_IDOM] = n1 + 1 + MOVE_ROOM(n);
+	len[DOM_SL] = 2 * n1 + MOVE_ROOM(n);
+}
+
+size_t dominators_arrays_bytes(uint32_t n)
+{
+	size_t len[DOM_ARRAYS], bytes = 0;
+
+	dom_lens(n, len);
+	for (int i = 0; i < DOM_ARRAYS; i++)
+		bytes += len[i] * 4 + 64; /* and malloc's header */
+	return bytes;
 }
 
 /* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
@@ -957,17 +971,18 @@ static void results(struct dom_work *s, struct mt_domtree *d)
 int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 {
 	struct dom_work s = { .h = h, .n = h->nobjects, .words = ((size_t)h->nobjects + 64) / 64 };
-	size_t n1 = (size_t)s.n + 1;
+	size_t n1 = (size_t)s.n + 1, len[DOM_ARRAYS];
 	uint64_t *bits = NULL;
 	uint32_t *from = NULL;
 	int err = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
 	d->n = s.n;
-	d->idom = util_big_calloc(n1, sizeof(*d->idom));
-	s.anc = util_big_alloc(n1 + MOVE_ROOM(s.n), sizeof(*s.anc));
-	s.idom = util_big_calloc(n1 + 1 + MOVE_ROOM(s.n), sizeof(*s.idom));
-	s.sl = util_big_alloc(2 * n1 + MOVE_ROOM(s.n), sizeof(*s.sl));
+	dom_lens(s.n, len);
+	d->idom = util_big_calloc(len[DOM_NUM], sizeof(*d->idom));
+	s.anc = util_big_alloc(len[DOM_ANC], sizeof(*s.anc));
+	s.idom = util_big_calloc(len[DOM_IDOM], sizeof(*s.idom));
+	s.sl = util_big_alloc(len[DOM_SL], sizeof(*s.sl));
 	s.stack = util_big_alloc(n1, sizeof(*s.stack));
 	s.is_loader = calloc(s.words, sizeof(*s.is_loader));
 	bits = calloc(4 * s.words, sizeof(*bits));
