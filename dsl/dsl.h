@@ -400,7 +400,33 @@ struct dsl_heap {
 	 * before (n + 1 entries; NULL: not made). A search that reads only
 	 * runs reads 4 bytes an object instead of an object's 32 */
 	const uint32_t *ref_runs;
+	/* NULL: every CLASS reference is in refs. Else CLASS references are
+	 * implied, none in refs (a view over a frozen copy's records that left
+	 * them out: 12 bytes an object fewer): an object of class c refers to
+	 * class_ref[c] (DSL_NOOBJ: none) as its first reference, numbered
+	 * nrefs + the object's index where a reference's number is asked
+	 * (root_via, a path's step: dsl_heap_ref(), dsl_ref_owner()); nimplied
+	 * of them */
+	const uint32_t *class_ref;
+	uint32_t nimplied;
 };
+
+/* Object @o's implied CLASS reference's target, DSL_NOOBJ: none (or none
+ * implied). */
+static inline uint32_t dsl_heap_cref(const struct dsl_heap *h, uint32_t o)
+{
+	return h->class_ref ? h->class_ref[h->objects[o].cls] : DSL_NOOBJ;
+}
+
+/* Reference number @ri: one of refs, or (nrefs and over) an implied CLASS
+ * reference's. */
+static inline struct dsl_href dsl_heap_ref(const struct dsl_heap *h, uint32_t ri)
+{
+	if (ri < h->nrefs)
+		return h->refs[ri];
+	return (struct dsl_href){ .to = dsl_heap_cref(h, ri - h->nrefs), .index = -1,
+				  .kind = DSL_REF_CLASS };
+}
 /* Object @o's field values (NULL: all null) and age. */
 static inline const struct dsl_hval *dsl_heap_values(const struct dsl_heap *h, uint32_t o)
 {
@@ -447,7 +473,8 @@ bool dsl_class_name_matches(const char *cname, const char *qname);
 int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d);
 
 /* dsl_ref_owner - the object whose references include h->refs[ref] (each
- * object's references are one run, in object order). */
+ * object's references are one run, in object order), or whose implied CLASS
+ * reference @ref numbers (h->nrefs + the object); DSL_NOOBJ: none. */
 uint32_t dsl_ref_owner(const struct dsl_heap *h, uint32_t ref);
 /* dsl_ref_text - what reference r of object from is, into buf:
  * "java.util.HashMap.table" (the referrer's class and the field),
@@ -465,7 +492,7 @@ const char *dsl_obj_class_text(const struct dsl_heap *h, uint32_t o, char *buf, 
 struct dsl_pathstep {
 	uint32_t obj;    /* the object reached */
 	uint32_t from;   /* its referrer; DSL_NOOBJ for the first step (the root) */
-	uint32_t ref;    /* index of the reference in h->refs; the first step: of
+	uint32_t ref;    /* the reference's number (dsl_heap_ref()); the first step: of
 			  * the root in h->roots */
 };
 /* dsl_root_path - the path to object o along h->root_via, root first, into

@@ -144,6 +144,11 @@ int dsl_heap_check(const struct dsl_heap *h, struct dsl_diags *d)
 		BAD(r->kind == DSL_REF_STATIC_FIELD && r->index >= 0 &&
 		    (uint32_t)r->index >= h->nstatics, "heap: reference %u: bad static field", i);
 	}
+	for (uint32_t i = 0; h->class_ref && i < h->nclasses; i++)
+		BAD(h->class_ref[i] != DSL_NOOBJ && h->class_ref[i] >= h->nobjects,
+		    "heap: class %u: bad implied CLASS reference", i);
+	BAD(h->class_ref && (uint64_t)h->nrefs + h->nobjects >= DSL_VIA_NONE,
+	    "heap: too many references to number the implied ones");
 	for (uint32_t i = 0; i < h->nroots; i++)
 		BAD(h->roots[i].obj >= h->nobjects || !DSL_REF_IS_ROOT(h->roots[i].kind),
 		    "heap: root %u: bad object or kind", i);
@@ -159,6 +164,9 @@ uint32_t dsl_ref_owner(const struct dsl_heap *h, uint32_t ref)
 {
 	uint32_t lo = 0, hi = h->nobjects;
 
+	if (ref >= h->nrefs) /* an implied CLASS reference: its object's number */
+		return h->class_ref && ref - h->nrefs < h->nobjects &&
+		       dsl_heap_cref(h, ref - h->nrefs) != DSL_NOOBJ ? ref - h->nrefs : DSL_NOOBJ;
 	/* the last object whose references start at or before ref and hold it */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -267,7 +275,9 @@ const char *dsl_path_step_text(const struct dsl_heap *h, const struct dsl_pathst
 			 cname, id);
 		return buf;
 	}
+	struct dsl_href r = dsl_heap_ref(h, s->ref);
+
 	snprintf(buf, n, "%s -> %s (id %llu)",
-		 dsl_ref_text(h, s->from, &h->refs[s->ref], rt, sizeof(rt)), cname, id);
+		 dsl_ref_text(h, s->from, &r, rt, sizeof(rt)), cname, id);
 	return buf;
 }

@@ -406,9 +406,12 @@ static int drain(struct walk *w)
 	int err;
 
 	while (w->qhead < w->qtail) {
-		uint32_t o = w->queue[w->qhead++];
+		uint32_t o = w->queue[w->qhead++], c = dsl_heap_cref(h, o);
 		const struct dsl_hobject *obj = &h->objects[o];
 
+		/* an implied CLASS reference first, where a record's would be */
+		if (c != DSL_NOOBJ && (err = offer(w, o, DSL_REF_CLASS, c)))
+			return err;
 		for (uint32_t r = 0; r < obj->nrefs; r++) {
 			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
 
@@ -442,17 +445,20 @@ static int drain_reach(struct walk *w)
 
 		if (i < 0 || !ev->t->sets[ev->insts[i].set].membership)
 			continue;
-		for (uint32_t r = 0; r < obj->nrefs && !err; r++) {
-			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
+		/* r -1: an implied CLASS reference, first where a record's would be */
+		for (int64_t r = h->class_ref ? -1 : 0; r < (int64_t)obj->nrefs && !err; r++) {
+			struct dsl_href ref = r < 0 ? (struct dsl_href){ .to = dsl_heap_cref(h, o),
+					.index = -1, .kind = DSL_REF_CLASS } :
+						      h->refs[obj->ref_first + r];
 
-			if (ev->owner[ref->to] >= 0)
+			if (ref.to == DSL_NOOBJ || ev->owner[ref.to] >= 0)
 				continue;
 			ev->cur = ev->tmp;
-			ev->this_obj = ref->to;
+			ev->this_obj = ref.to;
 			ev->referrer = o;
-			ev->refkind = ref->kind;
+			ev->refkind = ref.kind;
 			ev->inst = i;
-			err = claim(w, i, ref->to);
+			err = claim(w, i, ref.to);
 			if (++since == CLAIMS_PER_RESET) {
 				dsl_arena_reset(ev->tmp, m);
 				since = 0;
@@ -528,7 +534,10 @@ static int walk_refs(struct walk *w)
 			return err;
 	for (uint32_t o = 0; o < h->nobjects; o++) {
 		const struct dsl_hobject *obj = &h->objects[o];
+		uint32_t c = dsl_heap_cref(h, o);
 
+		if (c != DSL_NOOBJ && ((err = offer(w, o, DSL_REF_CLASS, c)) || (err = drain(w))))
+			return err;
 		for (uint32_t r = 0; r < obj->nrefs; r++) {
 			const struct dsl_href *ref = &h->refs[obj->ref_first + r];
 

@@ -421,7 +421,14 @@ struct mt_ap_heap_freeze {
 					   * its object record's flags) and says so
 					   * (mt_ap_hmark.ref_format). An agent without the
 					   * flag refuses it (ERROR) */
-#define MT_AP_FREEZE_FLAGS      0x1ffffu
+#define MT_AP_FREEZE_NOCLASS    (1u << 17) /* with _REFPOS: no record for an object's
+					   * CLASS reference; its object record's flags
+					   * say it is implied (MT_AP_HOBJ_POS_CLASS: to
+					   * the object whose id is its cls), ref_format
+					   * MT_AP_REFS_POS_NOCLASS. 10 M objects: 120 MB
+					   * fewer records. An agent without the flag
+					   * refuses it (ERROR) */
+#define MT_AP_FREEZE_FLAGS      0x3ffffu
 
 /* ZGC's variants: JDK 17's (non-generational: coloured pointers with the
  * heap mapped three times) and the generational one (JDK 21+: coloured
@@ -562,6 +569,14 @@ struct mt_ap_hrefpos {
 
 #define MT_AP_REFS_IDS 0 /* struct mt_ap_href (an agent before ref_format: 0 too) */
 #define MT_AP_REFS_POS 1 /* struct mt_ap_hrefpos */
+#define MT_AP_REFS_POS_NOCLASS 2 /* struct mt_ap_hrefpos, CLASS references implied
+				  * (MT_AP_FREEZE_NOCLASS) */
+
+/* MT_AP_REFS_POS_NOCLASS: an object record's flags hold its reference
+ * records' count in the low bits and this bit when its CLASS reference (to
+ * the object whose id is its cls) is implied, not a record - the same for
+ * every object of a class: all but class objects, whose class is known. */
+#define MT_AP_HOBJ_POS_CLASS (1u << 31)
 
 /* A STACK_LOCAL root the copy's own mark found in a parked virtual thread's
  * stack chunk (JVMTI reports a thread, then its stack; this one has no thread
@@ -819,7 +834,9 @@ struct mt_ap_hmark {
 				    * was zeros) */
 	uint32_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF (when
 				    * emit_threads is not 0); ref_format MT_AP_REFS_POS:
-				    * the CLASS references among nrefs */
+				    * the CLASS references among nrefs; ref_format
+				    * MT_AP_REFS_POS_NOCLASS: those implied, not among
+				    * nrefs */
 	/* an agent before MT_AP_FREEZE_REFPOS sent the struct up to here
 	 * (MT_AP_HMARK_OLD bytes; a reader takes it as zeros after) */
 	uint32_t ref_format;       /* MT_AP_REFS_*: the reference records' */

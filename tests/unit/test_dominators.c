@@ -663,6 +663,180 @@ static void test_random_loaders(void **state)
 	assert_true(spliced_moved > 0);
 }
 
+/* Heaps whose CLASS references are implied (dsl_heap.class_ref: a view over
+ * a frozen copy's records without them, MT_AP_FREEZE_NOCLASS) against the
+ * same heaps with each a record, every object's first: the same dominator
+ * tree, retained sizes, searches and mends, referrers, shortest paths from
+ * the roots and their text, object by object. */
+static void test_implied_class_refs(void **state)
+{
+	unsigned spliced = 0, again = 0;
+
+	(void)state;
+	for (int t = 0; t < 400; t++) {
+		uint32_t n = 2 + rnd(70), nc = 1 + rnd(6), nl = 1 + rnd(3), nr = 1 + rnd(4);
+		struct mheap m = { 0 };
+		struct dsl_heap hi;
+		struct dsl_href *irefs;
+		uint32_t *cref, k = 0, ki = 0, nimp = 0;
+		bool *has;
+
+		if (nc + nl > n)
+			nc = nl = 1;
+		m.obj = calloc(n, sizeof(*m.obj));
+		m.refs = calloc(8 * n + 16, sizeof(*m.refs));
+		irefs = calloc(8 * n + 16, sizeof(*irefs));
+		m.roots = calloc(nr + nc, sizeof(*m.roots));
+		m.cls = calloc(nc, sizeof(*m.cls));
+		m.ld = calloc(nl, sizeof(*m.ld));
+		cref = calloc(nc, sizeof(*cref));
+		has = calloc(nc, sizeof(*has));
+		struct dsl_hobject *iobj = calloc(n, sizeof(*iobj));
+
+		assert_non_null(iobj);
+		for (uint32_t l = 0; l < nl; l++)
+			m.ld[l] = (struct dsl_hloader){ .obj = rnd(4) ? nc + l : DSL_NOOBJ, .id = l + 1 };
+		/* per class: its objects' CLASS references implied, or none (a
+		 * class object's own class's, an unknown class object) */
+		for (uint32_t c = 0; c < nc; c++) {
+			m.cls[c] = (struct dsl_hclass){ .name = "K", .obj = rnd(8) ? c : DSL_NOOBJ,
+							.super = DSL_NOOBJ,
+							.loader = rnd(4) ? rnd(nl) : DSL_NOOBJ };
+			has[c] = m.cls[c].obj != DSL_NOOBJ && rnd(6);
+			cref[c] = has[c] ? m.cls[c].obj : DSL_NOOBJ;
+		}
+		for (uint32_t o = 0; o < n; o++) {
+			uint32_t c = rnd(nc), nf = rnd(4);
+
+			m.obj[o] = (struct dsl_hobject){ .id = 1 + o, .cls = c, .length = -1,
+							 .size = 8 + 8 * rnd(50), .ref_first = k };
+			iobj[o] = m.obj[o];
+			iobj[o].ref_first = ki;
+			if (has[c]) {
+				m.refs[k++] = (struct dsl_href){ .to = m.cls[c].obj, .index = -1,
+								 .kind = DSL_REF_CLASS };
+				nimp++;
+			}
+			for (uint32_t f = 0; f < nf; f++) {
+				uint32_t to = rnd(5) ? (o + 1 + rnd(6)) % n : rnd(n);
+				struct dsl_href r = { .to = rnd(12) ? to : o, .index = -1,
+						      .kind = !rnd(8) ? DSL_REF_STATIC_FIELD :
+							      !rnd(6) ? DSL_REF_ARRAY_ELEMENT : DSL_REF_FIELD };
+
+				if (r.kind == DSL_REF_ARRAY_ELEMENT) /* its slot, in the text */
+					r.index = (int32_t)f;
+
+				m.refs[k++] = r;
+				irefs[ki++] = r;
+			}
+			if (o >= nc && o < nc + nl && rnd(2)) /* a loader's list of its classes */
+				for (uint32_t c2 = 0; c2 < nc; c2++)
+					if (m.cls[c2].obj != DSL_NOOBJ && rnd(2)) {
+						struct dsl_href r = { .to = c2, .index = -1,
+								      .kind = DSL_REF_FIELD };
+
+						m.refs[k++] = r;
+						irefs[ki++] = r;
+					}
+			m.obj[o].nrefs = k - m.obj[o].ref_first;
+			iobj[o].nrefs = ki - iobj[o].ref_first;
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			m.roots[i] = (struct dsl_hroot){ .obj = rnd(n), .kind = DSL_ROOT_JNI_GLOBAL };
+		for (uint32_t c = 0; c < nc; c++)
+			if (m.cls[c].obj != DSL_NOOBJ && m.cls[c].loader == DSL_NOOBJ && rnd(3))
+				m.roots[nr++] = (struct dsl_hroot){ .obj = c,
+								    .kind = DSL_ROOT_SYSTEM_CLASS };
+		m.h = (struct dsl_heap){ .objects = m.obj, .nobjects = n, .classes = m.cls,
+					 .nclasses = nc, .refs = m.refs, .nrefs = k, .roots = m.roots,
+					 .nroots = nr, .loaders = m.ld, .nloaders = nl };
+		hi = m.h;
+		hi.objects = iobj;
+		hi.refs = irefs;
+		hi.nrefs = ki;
+		hi.class_ref = cref;
+		hi.nimplied = nimp;
+		{
+			struct dsl_diags *dg = dsl_diags_new();
+
+			assert_non_null(dg);
+			assert_int_equal(dsl_heap_check(&hi, dg), 0);
+			dsl_diags_free(dg);
+		}
+		/* the dominator tree */
+		struct mt_domtree de, di;
+
+		assert_int_equal(dominators_compute(&m.h, &de), 0);
+		assert_int_equal(dominators_compute(&hi, &di), 0);
+		for (uint32_t o = 0; o < n; o++) {
+			assert_int_equal(de.idom[o], di.idom[o]);
+			assert_true(de.retained[o] == di.retained[o]);
+		}
+		assert_int_equal(de.searches, di.searches);
+		assert_int_equal(de.mend_added, di.mend_added);
+		assert_int_equal(de.mend_dropped, di.mend_dropped);
+		assert_int_equal(de.mend_moved, di.mend_moved);
+		spliced += de.searches == 1 && (de.mend_added || de.mend_dropped);
+		again += de.searches > 1;
+		dominators_free(&de);
+		dominators_free(&di);
+		/* the referrers */
+		struct mt_referrers re, ri;
+
+		assert_int_equal(referrers_build(&m.h, &re), 0);
+		assert_int_equal(referrers_build(&hi, &ri), 0);
+		for (uint32_t o = 0; o <= n; o++)
+			assert_int_equal(re.first[o], ri.first[o]);
+		for (uint32_t i = 0; i < re.first[n]; i++)
+			assert_int_equal(re.from[i], ri.from[i]);
+		referrers_free(&re);
+		referrers_free(&ri);
+		/* the shortest paths: the same steps, owners, kinds and text */
+		uint32_t *ve, *vi;
+
+		assert_int_equal(rootpaths_build(&m.h, &ve, NULL), 0);
+		assert_int_equal(rootpaths_build(&hi, &vi, NULL), 0);
+		m.h.root_via = ve;
+		hi.root_via = vi;
+		for (uint32_t o = 0; o < n; o++) {
+			struct dsl_pathstep pe[80], pi[80];
+			size_t le = dsl_root_path(&m.h, o, pe, 80), li = dsl_root_path(&hi, o, pi, 80);
+			char te[600], tx[600];
+
+			assert_int_equal(ve[o] == DSL_VIA_NONE, vi[o] == DSL_VIA_NONE);
+			assert_int_equal(le, li);
+			for (size_t j = 0; j < le && j < 80; j++) {
+				assert_int_equal(pe[j].obj, pi[j].obj);
+				assert_int_equal(pe[j].from, pi[j].from);
+				if (pe[j].from != DSL_NOOBJ) {
+					struct dsl_href a = dsl_heap_ref(&m.h, pe[j].ref);
+					struct dsl_href b = dsl_heap_ref(&hi, pi[j].ref);
+
+					assert_int_equal(a.to, b.to);
+					assert_int_equal(a.kind, b.kind);
+					assert_int_equal(a.index, b.index);
+					assert_int_equal(dsl_ref_owner(&hi, pi[j].ref), pi[j].from);
+				}
+				assert_string_equal(dsl_path_step_text(&m.h, &pe[j], te, sizeof(te)),
+						    dsl_path_step_text(&hi, &pi[j], tx, sizeof(tx)));
+			}
+		}
+		free(ve);
+		free(vi);
+		free(m.obj);
+		free(m.refs);
+		free(m.roots);
+		free(m.cls);
+		free(m.ld);
+		free(iobj);
+		free(irefs);
+		free(cref);
+		free(has);
+	}
+	print_message("implied CLASS references: %u mended, %u searched again\n", spliced, again);
+	assert_true(spliced > 0 && again > 0);
+}
+
 /* The plain random graphs of test_random against the data-flow definition
  * too (a second independent reference). */
 static void test_random_dataflow(void **state)
@@ -1248,6 +1422,7 @@ int main(void)
 		cmocka_unit_test(test_dead_class_mended),
 		cmocka_unit_test(test_many_dead_mended),
 		cmocka_unit_test(test_random_dataflow),
+		cmocka_unit_test(test_implied_class_refs),
 		cmocka_unit_test(test_million_chain),
 		cmocka_unit_test(test_by_class_threads),
 	};

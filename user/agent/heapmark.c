@@ -120,6 +120,7 @@ struct mark {
 	uint64_t pushed;           /* non-null references pushed (roots, fields, elements, ...) */
 	uint64_t classrefs;        /* object records with MT_AP_HOBJ_CLASSREF */
 	bool refpos;               /* HM_REFPOS: references as struct mt_ap_hrefpos */
+	bool noclass;              /* HM_NOCLASS: with refpos, CLASS references implied */
 	int64_t lead_max;          /* the most classrefs - reference records before,
 				    * at an object with a CLASS reference (lead_need) */
 	uint64_t extra;            /* references a class object has besides those it
@@ -2076,6 +2077,7 @@ static void put_object(struct mark *mk, uint64_t obj)
 	struct kinfo *ki = kinfo_get(mk, klass_of(mk, obj));
 	struct mt_ap_hobj *o = NULL;
 	size_t r0 = mk->refs.n;
+	uint32_t cref = 0;
 	uint64_t id, size;
 	int32_t len;
 
@@ -2113,8 +2115,11 @@ static void put_object(struct mark *mk, uint64_t obj)
 	if ((fl & HM_REFS) && ki->kind != MT_AP_K_MIRROR && !(fl & HM_OBJS)) {
 		put_ref(mk, id, ki->mirror, -1, JVMTI_HEAP_REFERENCE_CLASS);
 	} else if (mk->refpos && ki->kind != MT_AP_K_MIRROR && ki->mirror_id) {
-		put_pos(mk, ki->mirror_pos, -1, JVMTI_HEAP_REFERENCE_CLASS); /* its class's, known */
-		mk->classrefs++; /* among the records (info.classrefs) */
+		if (mk->noclass) /* implied: its record says (below) */
+			cref = MT_AP_HOBJ_POS_CLASS;
+		else
+			put_pos(mk, ki->mirror_pos, -1, JVMTI_HEAP_REFERENCE_CLASS); /* its class's */
+		mk->classrefs++; /* among the records or implied (info.classrefs) */
 	}
 	if (fl & (HM_REFS | HM_PRIMS)) {
 		if (ki->kind == MT_AP_K_OBJARRAY) {
@@ -2136,7 +2141,7 @@ static void put_object(struct mark *mk, uint64_t obj)
 	if ((fl & HM_STRINGS) && ki->klass == mk->L->string_klass)
 		put_string(mk, obj, id);
 	if (o && mk->refpos) /* its references' count (its record is where it was) */
-		o->flags = (uint32_t)(mk->refs.n - r0);
+		o->flags = (uint32_t)(mk->refs.n - r0) | cref;
 }
 
 /* The records of the objects marked in bit words [@w0, @w1). */
@@ -2538,6 +2543,7 @@ static int emit(struct mark *mk)
 		/* references by position: each object's CLASS reference one of
 		 * them (not in its object record) */
 		mk->refpos = (in->flags & HM_REFPOS) && (in->flags & HM_OBJS) && (in->flags & HM_REFS);
+		mk->noclass = mk->refpos && (in->flags & HM_NOCLASS);
 		if (mk->refpos)
 			mk->refs.esz = sizeof(struct mt_ap_hrefpos);
 		/* the non-null references pushed (slots, the edges, may be null):
@@ -2848,7 +2854,8 @@ int heapmark_run(const struct hm_input *in, struct hm_result *out)
 		err = emit(&mk);
 	out->info.emit_ns = now_ns() - t1;
 	out->info.classrefs = mk.classrefs < UINT32_MAX ? (uint32_t)mk.classrefs : UINT32_MAX;
-	out->info.ref_format = mk.refpos ? MT_AP_REFS_POS : MT_AP_REFS_IDS;
+	out->info.ref_format = mk.noclass ? MT_AP_REFS_POS_NOCLASS :
+			       mk.refpos ? MT_AP_REFS_POS : MT_AP_REFS_IDS;
 	out->info.lead_need = mk.lead_max <= 0 ? 0 : mk.lead_max >= UINT32_MAX ? UINT32_MAX :
 			      (uint32_t)mk.lead_max + 1;
 	if (err == -ENOMEM && !out->info.why[0])

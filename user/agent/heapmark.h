@@ -65,6 +65,8 @@ struct hm_named {
 #define HM_REFPOS  (1u << 9) /* with HM_OBJS and HM_REFS: references as struct
 			      * mt_ap_hrefpos, their counts in the objects' flags
 			      * (MT_AP_FREEZE_REFPOS; info.ref_format says) */
+#define HM_NOCLASS (1u << 10) /* with HM_REFPOS: CLASS references implied, not
+			      * records (MT_AP_FREEZE_NOCLASS) */
 
 struct hm_input {
 	const struct mt_ap_heap_layout *L;

@@ -59,7 +59,8 @@ static int check_heap(struct request *req, char *why, size_t why_n)
 		    ((f->flags & MT_AP_FREEZE_ZGC) && !(f->flags & MT_AP_FREEZE_MARK)) ||
 		    ((f->flags & MT_AP_FREEZE_ZGC_BOUND) && !(f->flags & MT_AP_FREEZE_ZGC)) ||
 		    ((f->flags & MT_AP_FREEZE_INPLACE) && !(f->flags & MT_AP_FREEZE_POOL)) ||
-		    ((f->flags & MT_AP_FREEZE_REFPOS) && !(f->flags & MT_AP_FREEZE_INPLACE)))
+		    ((f->flags & MT_AP_FREEZE_REFPOS) && !(f->flags & MT_AP_FREEZE_INPLACE)) ||
+		    ((f->flags & MT_AP_FREEZE_NOCLASS) && !(f->flags & MT_AP_FREEZE_REFPOS)))
 			goto bad;
 		if (f->flags & MT_AP_FREEZE_MARK) {
 			if (len < head + sizeof(req->layout))

@@ -224,6 +224,8 @@ static int build_input(struct hm_input *in)
 		 * (memtrace reads the format in the mark's record either way) */
 		if ((hw.fz.req.flags & MT_AP_FREEZE_REFPOS) && (in->flags & HM_INPLACE))
 			in->flags |= HM_REFPOS;
+		if ((hw.fz.req.flags & MT_AP_FREEZE_NOCLASS) && (in->flags & HM_REFPOS))
+			in->flags |= HM_NOCLASS;
 	}
 	return 0;
 }

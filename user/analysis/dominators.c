@@ -86,11 +86,12 @@ static void set_bit(uint64_t *b, uint32_t o)
 	b[o >> 6] |= 1ull << (o & 63);
 }
 
-/* A DFS frame: object @obj (DFS number @v), its references refs[cur .. end),
- * then (kids set) its classes as a loader, lkid[cur .. end). */
+/* A DFS frame: object @obj (DFS number @v), its implied CLASS reference's
+ * target @cref first (DSL_NOOBJ: none, or met), its references refs[cur ..
+ * end), then (kids set) its classes as a loader, lkid[cur .. end). */
 struct dfs_frame {
 	uint32_t obj, v, cur, end;
-	uint32_t kids;
+	uint32_t kids, cref;
 };
 
 /* A kept edge of the search: from DFS number @from to DFS number @to. */
@@ -291,10 +292,12 @@ static inline __attribute__((always_inline)) void push(struct dom_work *s, uint3
 	s->num[w] = v;
 	s->anc[v] = parent;
 	if (runs) /* 4 bytes an object, not 32: more of them in the cache */
-		s->stack[(*sp)++] = (struct dfs_frame){ w, v, runs[w], runs[w + 1], 0 };
+		s->stack[(*sp)++] = (struct dfs_frame){ w, v, runs[w], runs[w + 1], 0,
+							dsl_heap_cref(s->h, w) };
 	else
 		s->stack[(*sp)++] = (struct dfs_frame){ w, v, x->ref_first,
-							x->ref_first + x->nrefs, 0 };
+							x->ref_first + x->nrefs, 0,
+							dsl_heap_cref(s->h, w) };
 	if (*sp > s->depth)
 		s->depth = *sp;
 }
@@ -354,7 +357,15 @@ static int dfs_from(struct dom_work *s, uint32_t start, uint32_t parent)
 		bool loader = f->kids;
 		uint32_t w, o = f->obj, v = f->v;
 
-		if (f->cur == f->end) {
+		if (f->cref != DSL_NOOBJ) { /* implied: first, where a record's would be */
+			w = f->cref;
+			f->cref = DSL_NOOBJ;
+			if (!(s->by_class && bit(s->by_class, w))) {
+				if (s->optimistic)
+					note_ref(s, o, w, false);
+				continue;
+			}
+		} else if (f->cur == f->end) {
 			if (!f->kids && bit(s->is_loader, o)) {
 				kids_of(s, o, &f->cur, &f->end);
 				f->kids = 1;
@@ -362,8 +373,7 @@ static int dfs_from(struct dom_work *s, uint32_t start, uint32_t parent)
 			}
 			sp--;
 			continue;
-		}
-		if (loader) {
+		} else if (loader) {
 			w = s->lk[f->cur++].cls;
 		} else {
 			const struct dsl_href *r = &h->refs[f->cur++];
@@ -378,6 +388,8 @@ static int dfs_from(struct dom_work *s, uint32_t start, uint32_t parent)
 				__builtin_prefetch(&s->num[a]);
 				__builtin_prefetch(h->ref_runs ? (const void *)&h->ref_runs[a] :
 								 (const void *)&h->objects[a]);
+				if (h->class_ref && h->ref_runs) /* its class, for its CLASS one */
+					__builtin_prefetch(&h->objects[a]);
 			}
 			w = r->to;
 			if (r->kind == DSL_REF_CLASS && !(s->by_class && bit(s->by_class, w))) {
@@ -455,9 +467,14 @@ static bool loaders_follow_refs(struct dom_work *s, uint32_t *queue)
 		for (uint64_t b = s->lt[i] & s->evid[i]; b; b &= b - 1)
 			queue[tail++] = (uint32_t)(i * 64) + (uint32_t)__builtin_ctzll(b);
 	while (head < tail) {
-		const struct dsl_hobject *x = &h->objects[queue[head++]];
+		uint32_t o = queue[head++], c = dsl_heap_cref(h, o);
+		const struct dsl_hobject *x = &h->objects[o];
 		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
 
+		if (c != DSL_NOOBJ && bit(s->lt, c) && !bit(s->evid, c)) { /* implied CLASS */
+			set_bit(s->evid, c);
+			queue[tail++] = c;
+		}
 		for (; r < e; r++)
 			if (bit(s->lt, r->to) && !bit(s->evid, r->to)) {
 				set_bit(s->evid, r->to);
@@ -493,9 +510,14 @@ static void reach_rest(struct dom_work *s, uint64_t *any, uint32_t *queue)
 				queue[tail++] = o;
 		}
 	while (head < tail) {
-		const struct dsl_hobject *x = &h->objects[queue[head++]];
+		uint32_t o = queue[head++], c = dsl_heap_cref(h, o);
+		const struct dsl_hobject *x = &h->objects[o];
 		const struct dsl_href *r = &h->refs[x->ref_first], *e = r + x->nrefs;
 
+		if (c != DSL_NOOBJ && !bit(any, c)) { /* implied CLASS */
+			set_bit(any, c);
+			queue[tail++] = c;
+		}
 		for (; r < e; r++)
 			if (!bit(any, r->to)) {
 				set_bit(any, r->to);
@@ -570,8 +592,13 @@ static ssize_t held_refs(const struct dom_work *s, const uint64_t *any, const ui
 
 		if (!num || bit(dead, num))
 			continue;
-		for (uint32_t k = 0; k < x->nrefs; k++) {
-			const struct dsl_href *r = &h->refs[x->ref_first + k];
+		/* k: the reference's place among the object's, an implied
+		 * CLASS one first (k 0, the records' then from 1) */
+		uint32_t c = dsl_heap_cref(h, o), k0 = h->class_ref ? 1 : 0;
+
+		for (uint32_t k = c != DSL_NOOBJ ? 0 : k0; k < x->nrefs + k0; k++) {
+			const struct dsl_href cr = { .to = c, .index = -1, .kind = DSL_REF_CLASS };
+			const struct dsl_href *r = k < k0 ? &cr : &h->refs[x->ref_first + k - k0];
 
 			/* unreached and in @any: s->by_class's (held) and any's */
 			if (r->kind != DSL_REF_CLASS || !bit(s->by_class, r->to) || !bit(any, r->to))

@@ -11,24 +11,40 @@
 int referrers_build(const struct dsl_heap *h, struct mt_referrers *r)
 {
 	uint32_t n = h->nobjects;
+	size_t total = h->nrefs;
 
 	memset(r, 0, sizeof(*r));
 	r->first = util_big_calloc((size_t)n + 2, sizeof(*r->first));
-	r->from = util_big_alloc((size_t)h->nrefs + 1, sizeof(*r->from));
-	if (!r->first || !r->from) {
+	if (!r->first)
+		return -ENOMEM;
+	r->n = n;
+	/* count into first[to + 1], then starts, then place: first[to]++ is the
+	 * cursor, which leaves first[to] at the start of to + 1 - shifted back.
+	 * An implied CLASS reference (dsl_heap.class_ref) counts as its
+	 * object's first. */
+	for (uint32_t i = 0; i < h->nrefs; i++)
+		r->first[h->refs[i].to + 1]++;
+	for (uint32_t o = 0; h->class_ref && o < n; o++) {
+		uint32_t c = dsl_heap_cref(h, o);
+
+		if (c != DSL_NOOBJ) {
+			r->first[c + 1]++;
+			total++;
+		}
+	}
+	r->from = util_big_alloc(total + 1, sizeof(*r->from));
+	if (!r->from) {
 		referrers_free(r);
 		return -ENOMEM;
 	}
-	r->n = n;
-	/* count into first[to + 1], then starts, then place: first[to]++ is the
-	 * cursor, which leaves first[to] at the start of to + 1 - shifted back */
-	for (uint32_t i = 0; i < h->nrefs; i++)
-		r->first[h->refs[i].to + 1]++;
 	for (uint32_t v = 0; v < n; v++)
 		r->first[v + 1] += r->first[v];
 	for (uint32_t o = 0; o < n; o++) {
 		const struct dsl_hobject *obj = &h->objects[o];
+		uint32_t c = dsl_heap_cref(h, o);
 
+		if (c != DSL_NOOBJ)
+			r->from[r->first[c]++] = o;
 		for (uint32_t k = 0; k < obj->nrefs; k++)
 			r->from[r->first[h->refs[obj->ref_first + k].to]++] = o;
 	}
@@ -104,9 +120,12 @@ int rootpaths_build(const struct dsl_heap *h, uint32_t **via, uint32_t **parent)
 		while (head < tail) {
 			uint32_t from = queue[head++];
 			const struct dsl_hobject *obj = &h->objects[from];
+			uint32_t c = dsl_heap_cref(h, from);
 
-			for (uint32_t k = 0; k < obj->nrefs; k++) {
-				uint32_t ri = obj->ref_first + k, to = h->refs[ri].to;
+			/* k -1: its implied CLASS reference, first as a record's was */
+			for (int64_t k = c != DSL_NOOBJ ? -1 : 0; k < (int64_t)obj->nrefs; k++) {
+				uint32_t ri = k < 0 ? h->nrefs + from : obj->ref_first + (uint32_t)k;
+				uint32_t to = k < 0 ? c : h->refs[ri].to;
 
 				if (v[to] != DSL_VIA_NONE)
 					continue;

@@ -286,12 +286,12 @@ static uint32_t parent_of(const struct snapctx *c, uint32_t o)
 static void link_text(const struct snapctx *c, uint32_t o, char *buf, size_t n)
 {
 	const struct dsl_heap *h = c->h;
-	const struct dsl_href *r = &h->refs[via_of(c, o)];
+	struct dsl_href r = dsl_heap_ref(h, via_of(c, o));
 
-	if (r->kind == DSL_REF_ARRAY_ELEMENT)
+	if (r.kind == DSL_REF_ARRAY_ELEMENT)
 		snprintf(buf, n, "[]");
 	else
-		dsl_ref_text(h, parent_of(c, o), r, buf, n);
+		dsl_ref_text(h, parent_of(c, o), &r, buf, n);
 }
 
 static int by_alias(const void *a, const void *b)
@@ -461,7 +461,8 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			sig = mix(mix(0x7007, c->rooth[x] | 1), c->clsh[cls]);
 		} else {
 			uint32_t p = parent_of(c, x);
-			uint64_t lh = link_hash(c, p, &h->refs[via]), base;
+			struct dsl_href vr = dsl_heap_ref(h, via);
+			uint64_t lh = link_hash(c, p, &vr), base;
 
 			ps = c->sig[p];
 			/* below an application's object (not a root) a place starts
@@ -475,7 +476,7 @@ static int place(struct heapgrowth *g, struct snapctx *c, uint32_t o, uint32_t *
 			 * next, a bin's chain, a tree's children): the referrer's
 			 * place - a map's entries chained in a bin or at its head are
 			 * one place, however a resize spreads them */
-			if (h->objects[p].cls == cls && h->refs[via].kind == DSL_REF_FIELD &&
+			if (h->objects[p].cls == cls && vr.kind == DSL_REF_FIELD &&
 			    c->classof_obj[x] == DSL_NOOBJ) { /* not a class object's static */
 				c->sig[x] = ps;
 				c->group[x] = c->group[p];
@@ -587,7 +588,10 @@ int heapgrowth_add(struct heapgrowth *g, const struct dsl_heap *h, double t, uin
 	 * object's references) */
 	for (uint32_t o = 0; o < n && c.own_parent; o++) {
 		const struct dsl_hobject *x = &h->objects[o];
+		uint32_t cr = dsl_heap_cref(h, o);
 
+		if (cr != DSL_NOOBJ && h->root_via[cr] == h->nrefs + o) /* implied CLASS */
+			c.own_parent[cr] = o;
 		for (uint32_t j = 0; j < x->nrefs; j++) {
 			uint32_t ri = x->ref_first + j;
 

@@ -280,10 +280,12 @@ int do_heap(int argc, char **argv)
 
 		if (hv.referrers.first) /* --id: built for the object's referrers */
 			snprintf(refs, sizeof(refs), "; referrers index %s, %s",
-				 fmt_bytes(((uint64_t)hv.heap.nobjects + 1 + hv.heap.nrefs) * 4, b3,
+				 fmt_bytes(((uint64_t)hv.heap.nobjects + 1 + hv.heap.nrefs +
+					    hv.heap.nimplied) * 4, b3,
 					   sizeof(b3)), fmt_ns(hv.referrers_ns, b4, sizeof(b4)));
 		p_info("dominator tree of %u objects, %u references in %s (holding at most %s)%s",
-		       hv.heap.nobjects, hv.heap.nrefs, fmt_ns(hv.dom_ns, b1, sizeof(b1)),
+		       hv.heap.nobjects, hv.heap.nrefs + hv.heap.nimplied,
+		       fmt_ns(hv.dom_ns, b1, sizeof(b1)),
 		       fmt_bytes(hv.dom.peak_bytes, b2, sizeof(b2)), refs);
 		if (getenv("MEMTRACE_PHASES"))
 			fprintf(stderr, "  (the dominators: %u search%s of the graph; the first "

@@ -97,7 +97,7 @@ int heapview_graph(struct mt_heapview *hv, unsigned what, char *why, size_t wn)
 	return 0;
 nomem:
 	snprintf(why, wn, "out of memory for the heap's graph indexes (%u objects, %u references)",
-		 h->nobjects, h->nrefs);
+		 h->nobjects, h->nrefs + h->nimplied);
 	return -ENOMEM;
 }
 
@@ -777,6 +777,22 @@ static int build(const struct mt_snapshot *s, struct mt_snapshot *take,
 	if (err)
 		goto cleanup;
 	build_roots(&b, roots, threads);
+	if (b.cref_seen) { /* CLASS references implied: each class's target */
+		uint32_t *cr = own(hv, b.ncls, sizeof(*cr));
+		uint64_t implied = 0;
+
+		if (!cr) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (uint32_t c = 0; c < b.ncls; c++) {
+			cr[c] = b.cref_seen[c] == 1 ? b.cls[c].obj : DSL_NOOBJ;
+			if (cr[c] != DSL_NOOBJ)
+				implied += b.cls_count[c];
+		}
+		hv->heap.class_ref = cr;
+		hv->heap.nimplied = (uint32_t)implied;
+	}
 	hv->heap.objects = b.objs;
 	hv->heap.nobjects = (uint32_t)b.n;
 	hv->heap.values = (const struct dsl_hval *const *)b.values;
@@ -799,6 +815,7 @@ cleanup:
 			free(b.aux[i].sslot);
 		}
 	free(b.aux);
+	free(b.cref_seen);
 	idmap_index_free(&b.objmap);
 	idmap_index_free(&b.clsmap);
 	idmap_index_free(&b.loadmap);

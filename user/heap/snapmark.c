@@ -454,7 +454,7 @@ static int name_klasses(const struct mt_vmstructs *vs, struct mt_snapshot *s)
  */
 static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 {
-	bool pos = m->ref_format == MT_AP_REFS_POS;
+	bool pos = m->ref_format == MT_AP_REFS_POS || m->ref_format == MT_AP_REFS_POS_NOCLASS;
 	uint64_t ob = m->nobjs * sizeof(*s->objs), o, r, lim;
 	uint64_t rb = m->nrefs * (pos ? sizeof(*s->refpos) : sizeof(*s->refs));
 	struct mt_ap_hlive a;
@@ -500,6 +500,7 @@ static bool in_place(struct mt_snapshot *s, const struct mt_ap_hmark *m)
 	if (pos) { /* the view's references as they are, but for their kind and index */
 		s->refpos = (struct mt_ap_hrefpos *)(void *)(s->own_pool->map + r);
 		s->nrefpos = (size_t)m->nrefs;
+		s->noclass = m->ref_format == MT_AP_REFS_POS_NOCLASS;
 	} else {
 		s->refs = (struct mt_ap_href *)(void *)(s->own_pool->map + r);
 		s->nrefs = s->cap_refs = (size_t)m->nrefs;
@@ -521,7 +522,8 @@ int snapmark_refs_by_id(struct mt_snapshot *s, const struct mt_ap_hrefpos *in, s
 
 	s->nrefs = 0;
 	for (size_t o = 0, k = 0; o < s->nobjs && !err; o++) {
-		uint32_t c = s->objs[o].flags;
+		uint32_t c = s->objs[o].flags & ~MT_AP_HOBJ_POS_CLASS;
+		bool cref = s->objs[o].flags & MT_AP_HOBJ_POS_CLASS;
 
 		if (c > n - k) {
 			err = -EPROTO;
@@ -535,7 +537,8 @@ int snapmark_refs_by_id(struct mt_snapshot *s, const struct mt_ap_hrefpos *in, s
 			s->refs[s->nrefs++] = (struct mt_ap_href){ .from = s->objs[o].id,
 				.to = s->objs[in[k].to].id, .index = in[k].index, .kind = in[k].kind };
 		}
-		s->objs[o].flags = 0;
+		/* an implied CLASS reference (MT_AP_REFS_POS_NOCLASS): as by id */
+		s->objs[o].flags = cref && s->objs[o].cls ? MT_AP_HOBJ_CLASSREF : 0;
 	}
 	if (!err && s->nrefs != n)
 		err = -EPROTO;
@@ -591,7 +594,8 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 				 sizeof(*s->objs));
 		if (!err && m->ref_format != MT_AP_REFS_IDS) {
 			/* by position (never read while written: not asked then) */
-			err = m->ref_format == MT_AP_REFS_POS && !skip_o && !skip_r ?
+			err = (m->ref_format == MT_AP_REFS_POS ||
+			       m->ref_format == MT_AP_REFS_POS_NOCLASS) && !skip_o && !skip_r ?
 				      refs_from_pos(s, pid, m->refs, m->nrefs) : -EPROTO;
 			if (err == -EPROTO) {
 				snprintf(why, n, "the frozen copy's references by position do not "
@@ -648,6 +652,11 @@ int snapmark_read(const struct mt_proc *p, const struct mt_vmstructs *vs, struct
 	 * left emit_threads 0) - a pass over every record here otherwise */
 	if (m->ref_format == MT_AP_REFS_POS) /* each a record, counted */
 		;
+	else if (m->ref_format == MT_AP_REFS_POS_NOCLASS && !s->refpos) /* as by id now */
+		for (size_t i = 0; i < s->nobjs; i++)
+			s->info.refs += (s->objs[i].flags & MT_AP_HOBJ_CLASSREF) != 0;
+	else if (m->ref_format == MT_AP_REFS_POS_NOCLASS) /* implied, counted */
+		s->info.refs += m->classrefs;
 	else if (m->emit_threads && m->classrefs < UINT32_MAX && m->classrefs <= s->nobjs)
 		s->info.refs += m->classrefs;
 	else

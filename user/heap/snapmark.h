@@ -56,7 +56,8 @@ uint64_t snapmark_sized_refs(const struct mt_snapshot *s, const struct mt_ap_hli
  * @in, read out of the copy rather than used where they lie) into s->refs
  * (grown; the caller keeps @in) as references by id: s->objs' flags count
  * each object's, its id the referrer's, each target's id its object's; the
- * flags then cleared (the CLASS references are records, none implied).
+ * flags then cleared, but MT_AP_HOBJ_CLASSREF where MT_AP_HOBJ_POS_CLASS
+ * said an object's CLASS reference is implied (MT_AP_REFS_POS_NOCLASS).
  * Returns 0, -ENOMEM, or -EPROTO (counts or positions that do not fit the
  * objects).
  */

@@ -169,6 +169,9 @@ struct mt_snapshot {
 	bool refpos_asked;
 	struct mt_ap_hrefpos *refpos;
 	size_t nrefpos;
+	/* refpos without each object's CLASS reference (MT_AP_REFS_POS_NOCLASS):
+	 * objs' flags say which imply one (MT_AP_HOBJ_POS_CLASS) */
+	bool noclass;
 	/* how far the pool's pages are given (fallocate): from its start
 	 * (objects), from its middle (references), and below the middle from
 	 * fill_lb (the view's references' lead) */

@@ -836,6 +836,10 @@ static uint32_t older_agent(struct mt_snapsession *ss, uint32_t flags)
 		no_freeze(ss, "the agent loaded in it predates this memtrace's frozen walks of ZGC");
 		return flags & ~MT_AP_HEAP_FREEZE;
 	}
+	if (f & MT_AP_FREEZE_NOCLASS) { /* before stop 58: CLASS references as records */
+		ss->noclass_off = true;
+		return flags;
+	}
 	if (f & MT_AP_FREEZE_REFPOS) { /* before stop 50: references by id, in place still */
 		ss->refpos_off = true;
 		return flags;
@@ -910,7 +914,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 	/* the copy's records into memory memtrace keeps, when it keeps some;
 	 * else, for a view (a leak search's too, each snapshot's), into this
 	 * take's own where they stay - the pool the take before left, if any */
-	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE | MT_AP_FREEZE_REFPOS);
+	ss->freeze.flags &= ~(MT_AP_FREEZE_POOL | MT_AP_FREEZE_INPLACE | MT_AP_FREEZE_REFPOS |
+			      MT_AP_FREEZE_NOCLASS);
 	if (ss->pool && !ss->pool_off && (flags & MT_AP_HEAP_FREEZE) &&
 	    (ss->freeze.flags & MT_AP_FREEZE_LIVE)) {
 		ss->freeze.flags |= MT_AP_FREEZE_POOL;
@@ -931,6 +936,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (!ss->refpos_off && !ss->keep_records && !getenv("MEMTRACE_NO_REFPOS")) {
 			ss->freeze.flags |= MT_AP_FREEZE_REFPOS;
 			s->refpos_asked = true;
+			if (!ss->noclass_off && !getenv("MEMTRACE_CLASS_RECORDS"))
+				ss->freeze.flags |= MT_AP_FREEZE_NOCLASS;
 		}
 		heapmem_room_now(&r);
 		s->fill_limit = heapmem_limit(&r);
@@ -1176,7 +1183,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				uint64_t nrefs = s->mark.ref_format == MT_AP_REFS_POS &&
 						 s->mark.classrefs <= s->mark.nrefs ?
 						 s->mark.nrefs - s->mark.classrefs : s->mark.nrefs;
-				enum heapmem_use muse = s->mark.ref_format == MT_AP_REFS_POS ?
+				enum heapmem_use muse = s->mark.ref_format == MT_AP_REFS_POS ||
+					s->mark.ref_format == MT_AP_REFS_POS_NOCLASS ?
 							heapmem_by_position(use) : use;
 
 				/* the exact counts, unless the arrays' sizes covered
@@ -1209,7 +1217,9 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						(double)s->pool_read / (1 << 20),
 						s->mark.emit_threads,
 						s->mark.emit_threads == 1 ? "" : "s",
-						!s->recs_pooled ? "" : s->refpos ?
+						!s->recs_pooled ? "" : s->refpos && s->noclass ?
+						"; kept where the copy wrote them, references by position, "
+						"CLASS ones implied" : s->refpos ?
 						"; kept where the copy wrote them, references by position" :
 						"; kept where the copy wrote them",
 						!s->own_pool ? "" : s->own_pool->huge ?

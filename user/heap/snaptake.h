@@ -64,6 +64,9 @@ struct mt_snapsession {
 	/* ... and references by position (MT_AP_FREEZE_REFPOS); refpos_off:
 	 * the agent predates them */
 	bool refpos_off;
+	/* ... and without CLASS references (MT_AP_FREEZE_NOCLASS); noclass_off:
+	 * the agent predates that */
+	bool noclass_off;
 	bool keep_records;           /* the caller keeps the records beside its view
 				      * (query --save): none of the view's room in them */
 	struct mt_ap_heap_layout layout;

@@ -52,6 +52,8 @@ struct part {
 	size_t at;                /* the part's references: its objects' ref_first run from 0 */
 	uint64_t total;           /* its bytes */
 	uint64_t *count, *bytes;  /* per class: the view's (first) or its own */
+	uint8_t *cref;            /* per class, CLASS references implied: b->cref_seen's
+				    * (first) or its own; NULL: none left out */
 	struct later_id *later;   /* !first: ids to put after */
 	size_t nlater, caplater;
 	int err;                  /* -EINVAL: why; -ENOMEM */
@@ -83,12 +85,13 @@ static void run_part(struct part *p)
 	struct dsl_hobject *out = b->objs;
 	size_t nin = b->take->nrefpos;
 	struct viewobjs_cls cc;
+	uint32_t nmask = p->cref ? ~MT_AP_HOBJ_POS_CLASS : ~0u;
 
 	memset(&cc, 0, sizeof(cc));
 	for (size_t i = p->lo; i < p->hi; i++) {
 		struct dsl_hobject *d = &out[i];
 		struct mt_ap_hobj o;
-		uint32_t ci;
+		uint32_t ci, nr;
 
 		memcpy(&o, d, sizeof(o)); /* the record, read before its place is written */
 		if (b->fused) {
@@ -100,8 +103,9 @@ static void run_part(struct part *p)
 				return;
 		}
 		/* flags count its own references, which follow the object
-		 * before's (its CLASS one first) */
-		if (o.flags > nin - p->at) {
+		 * before's (its CLASS one first, or implied: MT_AP_HOBJ_POS_CLASS) */
+		nr = o.flags & nmask;
+		if (nr > nin - p->at) {
 			snprintf(p->why, sizeof(p->why), "the frozen copy's object %zu claims more "
 				 "references than it wrote: the snapshot is corrupt", i);
 			p->err = -EINVAL;
@@ -113,8 +117,10 @@ static void run_part(struct part *p)
 		d->cls = ci == DSL_NOOBJ ? b->unknown : ci;
 		d->length = o.length < 0 ? -1 : o.length;
 		d->ref_first = (uint32_t)p->at;
-		d->nrefs = o.flags;
-		p->at += o.flags;
+		d->nrefs = nr;
+		p->at += nr;
+		if (p->cref) /* the same for every object of a class (checked after) */
+			p->cref[d->cls] |= o.flags & MT_AP_HOBJ_POS_CLASS ? 1 : 2;
 		if (p->first) /* an instance: a class (the second's, after) */
 			b->aux[d->cls].known = b->aux[d->cls].inst = true;
 		p->count[d->cls]++;
@@ -185,6 +191,11 @@ int viewobjs_by_pos(struct viewbuild *b)
 
 	b->pos_mid = b->n;
 	b->pos_off = 0;
+	if (b->take->noclass) {
+		b->cref_seen = p[0].cref = calloc(b->ncls, 1);
+		if (!b->cref_seen)
+			return -ENOMEM;
+	}
 	if (split_wanted(b)) {
 		/* halves on a word of the id index's bits: each thread writes
 		 * its own words */
@@ -192,7 +203,8 @@ int viewobjs_by_pos(struct viewbuild *b)
 
 		p[1].count = calloc(b->ncls, sizeof(*p[1].count));
 		p[1].bytes = calloc(b->ncls, sizeof(*p[1].bytes));
-		if (p[1].count && p[1].bytes && mid) {
+		p[1].cref = b->cref_seen ? calloc(b->ncls, 1) : NULL;
+		if (p[1].count && p[1].bytes && mid && (p[1].cref || !b->cref_seen)) {
 			p[0].hi = p[1].lo = mid;
 			two = !pthread_create(&th, NULL, part_thread, &p[1]);
 			if (!two)
@@ -228,6 +240,8 @@ int viewobjs_by_pos(struct viewbuild *b)
 		for (uint32_t c = 0; c < b->ncls; c++) {
 			if (!p[1].count[c])
 				continue;
+			if (b->cref_seen)
+				b->cref_seen[c] |= p[1].cref[c];
 			b->cls_count[c] += p[1].count[c];
 			b->cls_bytes[c] += p[1].bytes[c];
 			b->aux[c].known = b->aux[c].inst = true;
@@ -246,9 +260,17 @@ int viewobjs_by_pos(struct viewbuild *b)
 			 "%zu: the snapshot is corrupt", p[0].at, b->take->nrefpos);
 		err = -EINVAL;
 	}
+	for (uint32_t c = 0; !err && b->cref_seen && c < b->ncls; c++)
+		if (b->cref_seen[c] == 3) {
+			snprintf(b->why, b->wn, "the frozen copy left out the CLASS references of "
+				 "some objects of class %u but not of others: the snapshot is "
+				 "corrupt", c);
+			err = -EINVAL;
+		}
 cleanup:
 	free(p[1].count);
 	free(p[1].bytes);
+	free(p[1].cref);
 	free(p[1].later);
 	return err;
 }

@@ -57,6 +57,10 @@ struct viewbuild {
 	uint64_t *cls_count, *cls_bytes; /* [ncls]: the view's instances and bytes per class */
 	uint32_t *runs;            /* [n + 1]: each object's run's start (dsl_heap.ref_runs),
 				    * made with the references by position; NULL: not */
+	/* [ncls], references by position without CLASS ones (take->noclass):
+	 * 1 its objects' CLASS references are implied, 2 not, 0 none met
+	 * (viewobjs.c; NULL otherwise) */
+	uint8_t *cref_seen;
 	/* object @i's field values (b->values[i]), zero, when its class's
 	 * objects carry them (heapview.c's; one thread at a time): 0 or -ENOMEM */
 	int (*values_of)(struct viewbuild *b, size_t i);

@@ -154,13 +154,13 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 		       "\"unreachable\":%u,\"unreachable_bytes\":%llu,\"dominators_ms\":%.3f,"
 		       "\"dominators_peak_bytes\":%llu,"
 		       "\"referrers_ms\":%.3f,\"referrers_bytes\":%llu,\"pause_ms\":%.3f,"
-		       "\"partial\":%s}\n", src->source, src->pid, h->nobjects, h->nrefs, h->nroots,
+		       "\"partial\":%s}\n", src->source, src->pid, h->nobjects, h->nrefs + h->nimplied, h->nroots,
 		       d->reached, (unsigned long long)d->reached_bytes, h->nobjects - d->reached,
 		       (unsigned long long)d->unreached_bytes, (double)hv->dom_ns / 1e6,
 		       (unsigned long long)d->peak_bytes,
 		       (double)hv->referrers_ns / 1e6,
 		       (unsigned long long)(hv->referrers.first ? ((uint64_t)h->nobjects + 1 +
-								   h->nrefs) * 4 : 0),
+								   h->nrefs + h->nimplied) * 4 : 0),
 		       src->pause_ms, src->partial ? "true" : "false");
 	} else {
 		printf("\n%u objects, %s reachable from %u roots", d->reached,
@@ -211,7 +211,7 @@ void heapreport_path(FILE *f, const struct mt_heapview *hv, uint32_t o, bool jso
 				continue;
 			}
 			{
-				const struct dsl_href *r = &h->refs[s->ref];
+				const struct dsl_href rr = dsl_heap_ref(h, s->ref), *r = &rr;
 
 				fprintf(f, ",\"ref\":\"%s\",\"via\":", dsl_ref_kind_name(r->kind));
 				json_str(f, dsl_ref_text(h, s->from, r, b, sizeof(b)));

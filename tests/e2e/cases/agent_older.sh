@@ -4,13 +4,15 @@
 # it, the newest flag first (snaptake.c's older_agent()), for the rest of the
 # session. Forced here with MEMTRACE_AGENT_TEST_FREEZE_FLAGS in the JVM's
 # environment (the freeze flags the agent then knows, request.c):
+# - 0x1ffff, an agent of stops 50-57: references by position, each object's
+#   CLASS reference a record (no MT_AP_FREEZE_NOCLASS);
 # - 0xffff, an agent of stops 46-49: no references by position
 #   (MT_AP_FREEZE_REFPOS), the records still kept where the copy wrote them,
 #   by id;
 # - 0x0fff, an agent of stops 44-45: neither, nor the records in place
 #   (MT_AP_FREEZE_INPLACE): read out of the copy;
 # and a JVM with this memtrace's agent: by position. RetainWorkload's heap is
-# the same in the three JVMs: `heap --retained` gives the same rows for its
+# the same in the four JVMs: `heap --retained` gives the same rows for its
 # classes (retained by class and the largest retainers of them), and the
 # query tests/query/retain/retain.mq the same answer, also twice in one
 # session (--count 2: the second take asks the older way at once).
@@ -27,8 +29,15 @@ take() {
 
 jvm_start now -Xmx64m RetainWorkload
 take now
-grep -q "kept where the copy wrote them, references by position" "$TMPD/now.err" ||
-	{ cat "$TMPD/now.err"; fail "this agent: not in place by position"; }
+grep -q "kept where the copy wrote them, references by position, CLASS ones implied" \
+	"$TMPD/now.err" || { cat "$TMPD/now.err"; fail "this agent: not in place by position"; }
+
+export MEMTRACE_AGENT_TEST_FREEZE_FLAGS=0x1ffff
+jvm_start s50 -Xmx64m RetainWorkload
+unset MEMTRACE_AGENT_TEST_FREEZE_FLAGS
+take s50
+grep -q "kept where the copy wrote them, references by position;" "$TMPD/s50.err" ||
+	{ cat "$TMPD/s50.err"; fail "an agent without NOCLASS: not by position, CLASS records"; }
 
 export MEMTRACE_AGENT_TEST_FREEZE_FLAGS=0xffff
 jvm_start s46 -Xmx64m RetainWorkload
@@ -49,7 +58,7 @@ grep -q "kept where the copy wrote them" "$TMPD/s44.err" &&
 	{ cat "$TMPD/s44.err"; fail "an agent without INPLACE kept them in place"; }
 grep -q "its records [0-9.]* ms" "$TMPD/s44.err" || { cat "$TMPD/s44.err"; fail "no frozen copy's mark"; }
 
-python3 - "$TMPD" <<'PY' || fail "the three agents answer differently"
+python3 - "$TMPD" <<'PY' || fail "the four agents answer differently"
 import json, sys
 d = sys.argv[1]
 def rows(name):  # the rows of RetainWorkload's classes and objects
@@ -61,12 +70,12 @@ def rows(name):  # the rows of RetainWorkload's classes and objects
     return out
 a = rows("now")
 assert len(a) >= 3, a
-for n in ("s46", "s44"):
+for n in ("s50", "s46", "s44"):
     b = rows(n)
     assert a == b, (n, len(a), len(b), [x for x in a if x not in b][:2], [x for x in b if x not in a][:2])
 print(len(a), "rows alike")
 PY
-for n in s46 s44; do
+for n in s50 s46 s44; do
 	cmp "$TMPD/now.q" "$TMPD/$n.q" || fail "the query's answer differs ($n)"
 done
 # --count 2: each walk's answer, as the single one's

@@ -18,7 +18,8 @@
 #   index and Owner.shared; `--id` on the dump gives an owner's path and its
 #   referrer; bad input gets a message and a non-zero exit;
 # - the same answers with the records kept in place or copied, the
-#   references in place by position (MT_AP_FREEZE_REFPOS) or by id, written
+#   references in place by position (MT_AP_FREEZE_REFPOS; each object's CLASS
+#   reference implied, MT_AP_FREEZE_NOCLASS, or a record) or by id, written
 #   by the copy in one thread or two, and retained by class summed by one
 #   walker or two.
 # TIMEOUT: 90
@@ -68,8 +69,16 @@ inplace_run() { # NAME WANT [ENV...]: heap --retained into h.NAME until WANT
 	done
 	return 1
 }
-inplace_run ip 'grep -q "kept where the copy wrote them, references by position" "$TMPD/ip.err"' ||
+inplace_run ip 'grep -q "kept where the copy wrote them, references by position, CLASS ones implied" "$TMPD/ip.err"' ||
 	{ cat "$TMPD/ip.err"; fail "the records were not kept in place, by position"; }
+# ... each object's CLASS reference a record (MEMTRACE_CLASS_RECORDS: not
+# implied, the view's references as before stop 58)
+inplace_run pc 'grep -q "kept where the copy wrote them, references by position;" "$TMPD/pc.err"' \
+	MEMTRACE_CLASS_RECORDS=1 ||
+	{ cat "$TMPD/pc.err"; fail "MEMTRACE_CLASS_RECORDS: not by position with CLASS records"; }
+MEMTRACE_CLASS_RECORDS=1 "$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/retain/retain.mq" \
+	>"$TMPD/q.pc" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "query, CLASS records"; }
+cmp "$TMPD/q.live" "$TMPD/q.pc" || fail "the query with CLASS references implied and as records differ"
 # ... with the references by id (MEMTRACE_NO_REFPOS: the view makes its
 # references of 24-byte records, below them, each CLASS one added)
 inplace_run id 'grep -q "kept where the copy wrote them" "$TMPD/id.err" && ! grep -q "by position" "$TMPD/id.err"' \
@@ -119,8 +128,8 @@ def rows(f):
         if r.get("event", "").startswith("retained"):
             out.append({k: v for k, v in r.items() if not k.endswith("_ms") and k != "roots"})
     return out
-a, b, c, i = rows("h.live"), rows("h.ip"), rows("h.cp"), rows("h.id")
-assert a and a == b == c == i, (len(a), len(b), len(c), len(i))
+a, b, c, i, pc = rows("h.live"), rows("h.ip"), rows("h.cp"), rows("h.id"), rows("h.pc")
+assert a and a == b == c == i == pc, (len(a), len(b), len(c), len(i), len(pc))
 t1, t2 = rows("h.t1"), rows("h.t2")
 assert a == t1 == t2, (len(t1), len(t2))
 PY
