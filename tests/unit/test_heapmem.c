@@ -42,10 +42,18 @@ static void test_need(void **state)
 	assert_true(heapmem_records(2, 3) == 2 * 32 + 3 * 24);
 	/* references by position (heapmem.c): 12 bytes a reference fewer, one
 	 * record an object more for a tree; a view's measured */
-	assert_int_equal(heapmem_by_position(HEAPMEM_RETAINED), HEAPMEM_RETAINED_POS);
-	assert_int_equal(heapmem_by_position(HEAPMEM_VIEW), HEAPMEM_VIEW_POS);
-	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES), HEAPMEM_SERIES_POS);
-	assert_int_equal(heapmem_by_position(HEAPMEM_RECORDS), HEAPMEM_RECORDS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_RETAINED, false), HEAPMEM_RETAINED_POS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_VIEW, false), HEAPMEM_VIEW_POS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES, false), HEAPMEM_SERIES_POS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_RECORDS, false), HEAPMEM_RECORDS);
+	assert_int_equal(heapmem_by_position(HEAPMEM_RETAINED, true), HEAPMEM_RETAINED_IMPLIED);
+	assert_int_equal(heapmem_by_position(HEAPMEM_VIEW, true), HEAPMEM_VIEW_IMPLIED);
+	assert_int_equal(heapmem_by_position(HEAPMEM_SERIES, true), HEAPMEM_SERIES_IMPLIED);
+	assert_int_equal(heapmem_by_position(HEAPMEM_RECORDS, true), HEAPMEM_RECORDS);
+	/* 12 bytes an object fewer (each CLASS reference implied): 10 M
+	 * objects and references, a view and its tree peaked at 677 MiB */
+	assert_true(heapmem_need(HEAPMEM_RETAINED_IMPLIED, 1000000, 0) == HEAPMEM_BASE + 48000000ull);
+	assert_true(heapmem_need(HEAPMEM_RETAINED_IMPLIED, 10020000, 10040000) > 677 * MiB);
 	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 1000000, 0) == HEAPMEM_BASE + 60000000ull);
 	assert_true(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1000000) == HEAPMEM_BASE + 32000000ull);
 	/* measured, JDK 25: RefDense 2000000 (2.02 M objects, 14 M references)

@@ -2552,7 +2552,7 @@ static int emit(struct mark *mk)
 		size_t nrefs = mk->pushed + (mk->pushed >> 4) +
 			       (in->flags & HM_OBJS ? 0 : mk->out->info.marked);
 
-		if (mk->refpos) /* and a sixteenth of room on them too (each half) */
+		if (mk->refpos && !mk->noclass) /* and a sixteenth of room on them too */
 			nrefs += mk->out->info.marked + (mk->out->info.marked >> 4);
 		uint64_t used = 0;
 

@@ -322,11 +322,11 @@ static void print_heap_memory(void)
 	       "object and %llu a reference for heap --retained, %llu and %llu for leaks; "
 	       "histo a few MiB whatever the heap\n",
 	       fmt_bytes(heapmem_limit(&m), a, sizeof(a)), b,
-	       /* a frozen copy's references by position (this agent's) */
-	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 1, 0) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_POS, 0, 1) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_POS, 1, 0) - HEAPMEM_BASE),
-	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_POS, 0, 1) - HEAPMEM_BASE));
+	       /* a frozen copy's references by position, CLASS ones implied (this agent's) */
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_IMPLIED, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_RETAINED_IMPLIED, 0, 1) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_IMPLIED, 1, 0) - HEAPMEM_BASE),
+	       (unsigned long long)(heapmem_need(HEAPMEM_SERIES_IMPLIED, 0, 1) - HEAPMEM_BASE));
 }
 
 /* Can a JVM's heap be in transparent huge pages here (THP not "never")? */

@@ -32,12 +32,17 @@ enum heapmem_use {
 	HEAPMEM_VIEW_POS,
 	HEAPMEM_RETAINED_POS,
 	HEAPMEM_SERIES_POS,  /* a leak search's, each snapshot's view so built */
+	/* ... and each object's CLASS reference implied (MT_AP_FREEZE_NOCLASS:
+	 * 12 bytes an object fewer) */
+	HEAPMEM_VIEW_IMPLIED,
+	HEAPMEM_RETAINED_IMPLIED,
+	HEAPMEM_SERIES_IMPLIED,
 };
-#define HEAPMEM_LAST HEAPMEM_SERIES_POS
+#define HEAPMEM_LAST HEAPMEM_SERIES_IMPLIED
 
 /* heapmem_by_position - pure: @use's with the references by position (a
- * view's or a tree's; any other as it is). */
-enum heapmem_use heapmem_by_position(enum heapmem_use use);
+ * view's or a tree's; any other as it is), @implied: without CLASS records. */
+enum heapmem_use heapmem_by_position(enum heapmem_use use, bool implied);
 
 /* memtrace's resident memory besides any heap (binary, libraries, BPF maps'
  * copies, buffers): 19-26 MiB measured, rounded up */

@@ -177,7 +177,8 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	/* the answer for these counts would not fit: memtrace refuses the take
 	 * when the mark is done, holding no more than it may */
 	if (heapmem_need(a->cap_objs && by_position(s, a) ?
-				 heapmem_by_position((enum heapmem_use)s->fill_use) :
+				 heapmem_by_position((enum heapmem_use)s->fill_use,
+						     s->noclass_asked) :
 				 (enum heapmem_use)s->fill_use,
 			 a->cap_objs ? a->cap_objs : a->mark_objs,
 			 a->cap_objs ? snapmark_sized_refs(s, a) : a->mark_refs) > s->fill_limit)
@@ -185,7 +186,7 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 	if (!a->cap_objs) {
 		ow = a->mark_objs * sizeof(struct mt_ap_hobj);
 		rw = half + (a->mark_refs + a->mark_refs / 16 +
-			     (s->refpos_asked ? a->mark_objs : 0)) * resz;
+			     (s->refpos_asked && !s->noclass_asked ? a->mark_objs : 0)) * resz;
 	} else {
 		if (!a->pool || a->objs != a->pool || a->refs != a->pool + half)
 			return; /* not where it was asked to (not in the pool) */
@@ -241,8 +242,9 @@ static void fill(struct mt_snapshot *s, const struct mt_ap_hlive *a)
 
 uint64_t snapmark_sized_refs(const struct mt_snapshot *s, const struct mt_ap_hlive *a)
 {
-	/* by position: room for a CLASS reference an object among them */
-	uint64_t cls = by_position(s, a) ? a->cap_objs + a->cap_objs / 16 : 0;
+	/* by position: room for a CLASS reference an object among them (none
+	 * where they are implied, MT_AP_FREEZE_NOCLASS) */
+	uint64_t cls = by_position(s, a) && !s->noclass_asked ? a->cap_objs + a->cap_objs / 16 : 0;
 
 	return a->cap_refs > cls ? a->cap_refs - cls : 0;
 }

@@ -170,8 +170,9 @@ struct mt_snapshot {
 	struct mt_ap_hrefpos *refpos;
 	size_t nrefpos;
 	/* refpos without each object's CLASS reference (MT_AP_REFS_POS_NOCLASS):
-	 * objs' flags say which imply one (MT_AP_HOBJ_POS_CLASS) */
-	bool noclass;
+	 * objs' flags say which imply one (MT_AP_HOBJ_POS_CLASS); asked so
+	 * (MT_AP_FREEZE_NOCLASS: no room filled for them) */
+	bool noclass, noclass_asked;
 	/* how far the pool's pages are given (fallocate): from its start
 	 * (objects), from its middle (references), and below the middle from
 	 * fill_lb (the view's references' lead) */

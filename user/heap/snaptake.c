@@ -936,8 +936,10 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		if (!ss->refpos_off && !ss->keep_records && !getenv("MEMTRACE_NO_REFPOS")) {
 			ss->freeze.flags |= MT_AP_FREEZE_REFPOS;
 			s->refpos_asked = true;
-			if (!ss->noclass_off && !getenv("MEMTRACE_CLASS_RECORDS"))
+			if (!ss->noclass_off && !getenv("MEMTRACE_CLASS_RECORDS")) {
 				ss->freeze.flags |= MT_AP_FREEZE_NOCLASS;
+				s->noclass_asked = true;
+			}
 		}
 		heapmem_room_now(&r);
 		s->fill_limit = heapmem_limit(&r);
@@ -974,7 +976,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		/* the copy's mark is done: its counts (the arrays' sizes, set
 		 * before any record is written) against the memory left */
 		if (s->has_live && !mem_ok && s->live_sized_objs) {
-			if (mem_check(ss, s->live_sized_pos ? heapmem_by_position(use) : use,
+			if (mem_check(ss, s->live_sized_pos ?
+					      heapmem_by_position(use, s->noclass_asked) : use,
 				      s->live_sized_objs, s->live_sized_refs, 0, true)) {
 				err = refuse(ss, s, false, err > 0 ? &h : NULL);
 				goto fail;
@@ -1185,7 +1188,8 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 						 s->mark.nrefs - s->mark.classrefs : s->mark.nrefs;
 				enum heapmem_use muse = s->mark.ref_format == MT_AP_REFS_POS ||
 					s->mark.ref_format == MT_AP_REFS_POS_NOCLASS ?
-							heapmem_by_position(use) : use;
+					heapmem_by_position(use, s->mark.ref_format ==
+								 MT_AP_REFS_POS_NOCLASS) : use;
 
 				/* the exact counts, unless the arrays' sizes covered
 				 * them (a copy short of memory sizes them smaller) */
