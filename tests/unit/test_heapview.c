@@ -765,7 +765,16 @@ static uint32_t pos_of_id(const struct mt_snapshot *s, uint64_t id)
  * reference a record and its first, then its others; those the view leaves
  * out (no such object, a root's kind) never written; each object's count in
  * its flags. */
+static void to_pool_pos_as(struct mt_snapshot *s, bool noclass);
+
 static void to_pool_pos(struct mt_snapshot *s)
+{
+	to_pool_pos_as(s, false);
+}
+
+/* ... @noclass: each CLASS reference implied, not a record (its object's
+ * count's MT_AP_HOBJ_POS_CLASS, MT_AP_FREEZE_NOCLASS). */
+static void to_pool_pos_as(struct mt_snapshot *s, bool noclass)
 {
 	struct recpool *p = recpool_new_sparse(64u << 20);
 	struct mt_ap_hrefpos *pr;
@@ -777,7 +786,11 @@ static void to_pool_pos(struct mt_snapshot *s)
 		struct mt_ap_hobj *x = &s->objs[o];
 		uint32_t c = 0;
 
-		if (x->flags & MT_AP_HOBJ_CLASSREF) {
+		bool cref = false;
+
+		if ((x->flags & MT_AP_HOBJ_CLASSREF) && noclass) {
+			cref = true;
+		} else if (x->flags & MT_AP_HOBJ_CLASSREF) {
 			pr[np++] = (struct mt_ap_hrefpos){ pos_of_id(s, x->cls), -1,
 							   1 }; /* JVMTI's CLASS */
 			c++;
@@ -790,7 +803,7 @@ static void to_pool_pos(struct mt_snapshot *s)
 			pr[np++] = (struct mt_ap_hrefpos){ to, s->refs[k].index, s->refs[k].kind };
 			c++;
 		}
-		x->flags = c;
+		x->flags = c | (cref ? MT_AP_HOBJ_POS_CLASS : 0);
 	}
 	assert_int_equal(k, s->nrefs);
 	memcpy(p->map, s->objs, s->nobjs * sizeof(*s->objs));
@@ -802,6 +815,7 @@ static void to_pool_pos(struct mt_snapshot *s)
 	s->nrefs = s->cap_refs = 0;
 	s->refpos = pr;
 	s->nrefpos = np;
+	s->noclass = noclass;
 	s->own_pool = p;
 	s->pool = p;
 	s->recs_pooled = true;
@@ -897,6 +911,104 @@ static void test_view_by_position(void **state)
 	assert_int_equal(heapview_build(&s, NULL, &b, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "by position"));
 	snapshot_free(&s);
+	heapview_free(&a);
+	snapshot_free(&r);
+}
+
+/* @h's implied CLASS references made records again, each its object's first
+ * (the caller frees *@objs and *@refs): the view an agent before stop 58 made. */
+static struct dsl_heap with_class_records(const struct dsl_heap *h, struct dsl_hobject **objs,
+					  struct dsl_href **refs)
+{
+	struct dsl_heap m = *h;
+	uint32_t k = 0;
+
+	*objs = calloc(h->nobjects + 1, sizeof(**objs));
+	*refs = calloc((size_t)h->nrefs + h->nimplied + 1, sizeof(**refs));
+	assert_non_null(*objs);
+	assert_non_null(*refs);
+	for (uint32_t o = 0; o < h->nobjects; o++) {
+		const struct dsl_hobject *x = &h->objects[o];
+		uint32_t c = dsl_heap_cref(h, o);
+
+		(*objs)[o] = *x;
+		(*objs)[o].ref_first = k;
+		if (c != DSL_NOOBJ)
+			(*refs)[k++] = (struct dsl_href){ .to = c, .index = -1, .kind = DSL_REF_CLASS };
+		for (uint32_t j = 0; j < x->nrefs; j++)
+			(*refs)[k++] = h->refs[x->ref_first + j];
+		(*objs)[o].nrefs = k - (*objs)[o].ref_first;
+	}
+	assert_int_equal(k, h->nrefs + h->nimplied);
+	m.objects = *objs;
+	m.refs = *refs;
+	m.nrefs = k;
+	m.class_ref = NULL;
+	m.nimplied = 0;
+	m.ref_runs = NULL;
+	return m;
+}
+
+/* References by position without CLASS records (MT_AP_FREEZE_NOCLASS): the
+ * view's class_ref gives each class's CLASS reference, and with them made
+ * records again it is the view from the records by id, in one thread or
+ * two; an object whose count says otherwise than its class's others is a
+ * corrupt snapshot. */
+static void test_view_by_position_implied(void **state)
+{
+	static struct gen_expect e;
+	static const struct dsl_needs novalues = { .refs = true };
+	struct mt_heapview a, b;
+	struct mt_snapshot r, s;
+	char why[160];
+
+	(void)state;
+	gen_heap(&r, &e, 0, false);
+	assert_int_equal(heapview_build(&r, &novalues, &a, why, sizeof(why)), 0);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct dsl_hobject *objs;
+		struct dsl_href *refs;
+		struct dsl_heap m;
+		uint32_t implied = 0;
+
+		setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
+		gen_heap(&s, &e, 0, false);
+		to_pool_pos_as(&s, true);
+		assert_int_equal(heapview_build_take(&s, &novalues, &b, why, sizeof(why)), 0);
+		assert_non_null(b.heap.class_ref);
+		for (uint32_t o = 0; o < b.heap.nobjects; o++)
+			implied += dsl_heap_cref(&b.heap, o) != DSL_NOOBJ;
+		assert_true(implied > 0);
+		assert_int_equal(implied, b.heap.nimplied);
+		assert_int_equal(b.heap.nrefs + b.heap.nimplied, a.heap.nrefs);
+		m = with_class_records(&b.heap, &objs, &refs);
+		assert_same_heap(&a.heap, &m, true);
+		free(objs);
+		free(refs);
+		heapview_free(&b);
+		snapshot_free(&s);
+	}
+	for (int threads = 1; threads <= 2; threads++) {
+		uint32_t first = UINT32_MAX, other = UINT32_MAX;
+
+		setenv("MEMTRACE_VIEW_THREADS", threads == 1 ? "1" : "2", 1);
+		gen_heap(&s, &e, 0, false);
+		to_pool_pos_as(&s, true);
+		/* an object of a class whose first object implies one, late in
+		 * the heap (the second half's), says it implies none */
+		for (uint32_t o = 0; o < s.nobjs && other == UINT32_MAX; o++)
+			if (s.objs[o].flags & MT_AP_HOBJ_POS_CLASS)
+				first = first == UINT32_MAX ? o : first;
+		for (uint32_t o = (uint32_t)s.nobjs - 1; o > first && other == UINT32_MAX; o--)
+			if (s.objs[o].cls == s.objs[first].cls)
+				other = o;
+		assert_true(other != UINT32_MAX);
+		s.objs[other].flags &= ~MT_AP_HOBJ_POS_CLASS;
+		assert_int_equal(heapview_build_take(&s, &novalues, &b, why, sizeof(why)), -EINVAL);
+		assert_non_null(strstr(why, "corrupt"));
+		snapshot_free(&s);
+	}
+	unsetenv("MEMTRACE_VIEW_THREADS");
 	heapview_free(&a);
 	snapshot_free(&r);
 }
@@ -1036,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(test_ways_same_heap),
 		cmocka_unit_test(test_view_in_pool),
 		cmocka_unit_test(test_view_by_position),
+		cmocka_unit_test(test_view_by_position_implied),
 		cmocka_unit_test(test_take_fused),
 		cmocka_unit_test(test_vthread_locals),
 	};
