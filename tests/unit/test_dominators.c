@@ -428,6 +428,23 @@ struct mheap {
 	struct dsl_hloader *ld;
 };
 
+/* @m's roots (@nr random JNI globals, then the bootstrap's classes' objects
+ * as SYSTEM_CLASS roots, mostly) and its heap over its arrays (@k
+ * references); m->roots has room for nr + nc. */
+static void mheap_finish(struct mheap *m, uint32_t n, uint32_t nc, uint32_t nl, uint32_t nr,
+			 uint32_t k)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		m->roots[i] = (struct dsl_hroot){ .obj = rnd(n), .kind = DSL_ROOT_JNI_GLOBAL };
+	for (uint32_t c = 0; c < nc; c++)
+		if (m->cls[c].obj != DSL_NOOBJ && m->cls[c].loader == DSL_NOOBJ && rnd(3))
+			m->roots[nr++] = (struct dsl_hroot){ .obj = c,
+							     .kind = DSL_ROOT_SYSTEM_CLASS };
+	m->h = (struct dsl_heap){ .objects = m->obj, .nobjects = n, .classes = m->cls,
+				  .nclasses = nc, .refs = m->refs, .nrefs = k, .roots = m->roots,
+				  .nroots = nr, .loaders = m->ld, .nloaders = nl };
+}
+
 /* Reach over the edges (from, to) with use[] set, from the heap's roots. */
 static void edge_reach(const struct dsl_heap *h, uint32_t ne, const uint32_t (*e)[2],
 		       const uint8_t *use, uint8_t *seen)
@@ -633,15 +650,7 @@ static void test_random_loaders(void **state)
 									 .kind = (uint8_t)e[i][2] };
 			m.obj[o].nrefs = k - m.obj[o].ref_first;
 		}
-		for (uint32_t i = 0; i < nr; i++)
-			m.roots[i] = (struct dsl_hroot){ .obj = rnd(n), .kind = DSL_ROOT_JNI_GLOBAL };
-		for (uint32_t c = 0; c < nc; c++) /* the bootstrap's classes: roots, mostly */
-			if (m.cls[c].obj != DSL_NOOBJ && m.cls[c].loader == DSL_NOOBJ && rnd(3))
-				m.roots[nr++] = (struct dsl_hroot){ .obj = c,
-								    .kind = DSL_ROOT_SYSTEM_CLASS };
-		m.h = (struct dsl_heap){ .objects = m.obj, .nobjects = n, .classes = m.cls,
-					 .nclasses = nc, .refs = m.refs, .nrefs = k, .roots = m.roots,
-					 .nroots = nr, .loaders = m.ld, .nloaders = nl };
+		mheap_finish(&m, n, nc, nl, nr, k);
 		check_against_dataflow(&m.h);
 		free(m.obj);
 		free(m.refs);
@@ -741,15 +750,7 @@ static void test_implied_class_refs(void **state)
 			m.obj[o].nrefs = k - m.obj[o].ref_first;
 			iobj[o].nrefs = ki - iobj[o].ref_first;
 		}
-		for (uint32_t i = 0; i < nr; i++)
-			m.roots[i] = (struct dsl_hroot){ .obj = rnd(n), .kind = DSL_ROOT_JNI_GLOBAL };
-		for (uint32_t c = 0; c < nc; c++)
-			if (m.cls[c].obj != DSL_NOOBJ && m.cls[c].loader == DSL_NOOBJ && rnd(3))
-				m.roots[nr++] = (struct dsl_hroot){ .obj = c,
-								    .kind = DSL_ROOT_SYSTEM_CLASS };
-		m.h = (struct dsl_heap){ .objects = m.obj, .nobjects = n, .classes = m.cls,
-					 .nclasses = nc, .refs = m.refs, .nrefs = k, .roots = m.roots,
-					 .nroots = nr, .loaders = m.ld, .nloaders = nl };
+		mheap_finish(&m, n, nc, nl, nr, k);
 		hi = m.h;
 		hi.objects = iobj;
 		hi.refs = irefs;

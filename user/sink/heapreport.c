@@ -154,7 +154,8 @@ int heapreport_retained(const struct mt_heapview *hv, const struct heapreport_sr
 		       "\"unreachable\":%u,\"unreachable_bytes\":%llu,\"dominators_ms\":%.3f,"
 		       "\"dominators_peak_bytes\":%llu,"
 		       "\"referrers_ms\":%.3f,\"referrers_bytes\":%llu,\"pause_ms\":%.3f,"
-		       "\"partial\":%s}\n", src->source, src->pid, h->nobjects, h->nrefs + h->nimplied, h->nroots,
+		       "\"partial\":%s}\n", src->source, src->pid, h->nobjects,
+		       h->nrefs + h->nimplied, h->nroots,
 		       d->reached, (unsigned long long)d->reached_bytes, h->nobjects - d->reached,
 		       (unsigned long long)d->unreached_bytes, (double)hv->dom_ns / 1e6,
 		       (unsigned long long)d->peak_bytes,
