@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 
 #include "jvm/elfsym.h"
 
@@ -32,6 +35,94 @@ static void test_symbols(void **state)
 	assert_int_equal(elfsym_load_bias(e, 0x7f0000000000ull), 0x7f0000000000ull);
 	elfsym_free(e);
 	elfsym_free(NULL);
+}
+
+/* A symbol as libelf's own gelf_getsym() and elf_strptr() read it. */
+struct gsym {
+	const char *name;
+	uint64_t value, size;
+	size_t order; /* .symtab's first, then .dynsym's */
+};
+
+static int gsym_cmp(const void *a, const void *b)
+{
+	const struct gsym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Every named defined symbol of both tables, read here through libelf's
+ * per-symbol calls (elfsym reads a 64-bit file's as they are in its data):
+ * the lookup of each name answers its first definition in .symtab, else in
+ * .dynsym - address and size. */
+static void test_every_symbol(void **state)
+{
+	const char *libs[] = { LIBJVM,
+			       "/usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so" };
+
+	(void)state;
+	for (size_t l = 0; l < 2; l++) {
+		int fd = open(libs[l], O_RDONLY);
+		struct gsym *g = NULL;
+		size_t n = 0, cap = 0, names = 0;
+		struct mt_elf *e;
+		Elf_Scn *scn = NULL;
+		Elf *elf;
+
+		if (fd < 0 && l == 1) { /* the suite's second JDK: said when absent */
+			print_message("skipped %s: absent\n", libs[l]);
+			continue;
+		}
+		assert_true(fd >= 0);
+		assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+		e = elfsym_open(libs[l]);
+		assert_non_null(elf);
+		assert_non_null(e);
+		for (int pass = 0; pass < 2; pass++) {
+			while ((scn = elf_nextscn(elf, scn))) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+				GElf_Shdr sh;
+				GElf_Sym sym;
+
+				if (!gelf_getshdr(scn, &sh) ||
+				    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
+					continue;
+				for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+					const char *name;
+
+					assert_non_null(gelf_getsym(d, (int)i, &sym));
+					name = elf_strptr(elf, sh.sh_link, sym.st_name);
+					if (sym.st_shndx == SHN_UNDEF || !sym.st_value || !name || !*name)
+						continue;
+					if (n == cap) {
+						cap = cap ? 2 * cap : 65536;
+						g = realloc(g, cap * sizeof(*g));
+						assert_non_null(g);
+					}
+					g[n] = (struct gsym){ name, sym.st_value, sym.st_size, n };
+					n++;
+				}
+			}
+		}
+		qsort(g, n, sizeof(*g), gsym_cmp);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t a = 0, z = 0;
+
+			if (i && !strcmp(g[i].name, g[i - 1].name))
+				continue; /* a later definition of the name */
+			assert_int_equal(elfsym_lookup(e, g[i].name, &a, &z), 0);
+			assert_int_equal(a, g[i].value);
+			assert_int_equal(z, g[i].size);
+			names++;
+		}
+		assert_true(names > 50000); /* libjvm: ~58-70 k symbols */
+		free(g);
+		elfsym_free(e);
+		elf_end(elf);
+		close(fd);
+	}
 }
 
 static void test_usdt_notes(void **state)
@@ -118,6 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_every_symbol),
 		cmocka_unit_test(test_usdt_notes),
 		cmocka_unit_test(test_kept),
 		cmocka_unit_test(test_not_elf),
