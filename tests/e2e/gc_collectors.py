@@ -62,9 +62,16 @@ def lines(path):
 
 
 def window(recs):
+    """From the start, or where a recording's summary says its probes observe
+    from (observed_from_ns: they attached after its header's start; a pause
+    in between, seen by gc, is in no record - stop 58's CI, Znosym), to its
+    end."""
     start = next(r for r in recs if r.get("event") == "start")["start_ns"]
     summ = [r for r in recs if r.get("event") == "summary"][-1]
-    return start, start + round(summ["duration_s"] * 1e9), summ
+    end = start + round(summ["duration_s"] * 1e9)
+    observed = summ.get("observed_from_ns", start)
+    assert start <= observed < end, (start, observed, end)
+    return observed, end, summ
 
 
 def inside(t, d, w0, w1):
@@ -214,7 +221,9 @@ def main():
 
     # report: the recording's records are gc's
     rep = lines(f"{d}/report.json")
-    r0, r1, _ = window(rep)
+    r0, r1, rsum = window(rep)
+    if "observed_from_ns" not in rsum:
+        bad("the report's summary does not say from when its probes observed")
     lo, hi = max(w0, r0), min(w1, r1)
     key = lambda r: (r["kind"], r["collector"], r.get("pause", ""), r["cause"],
                      r["duration_ns"] if r.get("timed") else 0)

@@ -271,6 +271,40 @@ static void test_empty(void **state)
 	free(buf);
 }
 
+/* A recording whose probes attached 150 ms after its header's start: the
+ * summary says from when its records observe (a collection before is in
+ * none), in text and JSON. */
+static void test_observed_from(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct gcreplay *r;
+
+	assert_non_null(f);
+	for (int json = 0; json < 2; json++) {
+		r = gcreplay_new(f, json, T0, M2R);
+		assert_non_null(r);
+		gcreplay_observed_from(r, T0 + 150000000ULL);
+		gcreplay_finish(r, 0, 0.5, false);
+		gcreplay_free(r);
+	}
+	fclose(f);
+	assert_string_equal(buf,
+		"\n"
+		"summary: 0 young, 0 full in 0.5 s\n"
+		"         observed from 0.150 s on (the probes attached then: a collection "
+		"before is in no record)\n"
+		"         0 pauses: total 0.0 us, max 0.0 us, mean 0.0 us\n"
+		"         lost events: 0\n"
+		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
+		"\"cycles\":0,\"pause_count\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,"
+		"\"pause_mean_ns\":0,\"cycle_total_ns\":0,"
+		"\"lost_events\":0,\"unpaired_events\":0,\"duration_s\":0.500,"
+		"\"jvm_exited\":false,\"observed_from_ns\":1700000001150000000,\"causes\":{}}\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_live_pairing),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_observed_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,7 +69,8 @@ static void event_of(uint64_t i, struct mt_ev *e)
 static void write_stream(uint64_t *offs, uint64_t *nev, bool trailer)
 {
 	struct recording_header h = { .pid = 7, .nspid = 7, .start_mono_ns = 1000 };
-	struct recording_trailer t = { .present = true, .ts = 99999, .duration_s = 1.5 };
+	struct recording_trailer t = { .present = true, .ts = 99999, .duration_s = 1.5,
+				       .attached_ns = 4321 };
 	struct recording_writer *w;
 	uint64_t i = 0;
 
@@ -95,6 +96,8 @@ static void write_stream(uint64_t *offs, uint64_t *nev, bool trailer)
 	*nev = i;
 	assert_int_equal(recording_close(w, trailer ? &t : NULL), 0);
 }
+
+static uint64_t last_attached; /* read_all()'s trailer's attached_ns */
 
 /* Read @p to the end: events into @ev (checked against event_of), the cut. */
 static uint64_t read_all(const char *p, struct recording_cut *cut, bool *trailer)
@@ -123,6 +126,7 @@ static uint64_t read_all(const char *p, struct recording_cut *cut, bool *trailer
 	*cut = *recording_cut(r);
 	if (trailer)
 		*trailer = recording_trailer(r)->present;
+	last_attached = recording_trailer(r)->attached_ns;
 	assert_int_equal(cut->line, n + 1 + (trailer && *trailer));
 	recording_close_read(r);
 	return n;
@@ -193,6 +197,7 @@ static void test_blocks_roundtrip(void **state)
 	got = read_all(path, &cut, &trailer);
 	assert_int_equal(got, nev);
 	assert_true(trailer);
+	assert_int_equal(last_attached, 4321); /* when the probes were attached */
 	assert_int_equal(cut.kind, REC_CUT_NONE);
 	/* header + NMEMBERS + the trailer's */
 	assert_int_equal(cut.members, NMEMBERS + 2);

@@ -547,6 +547,7 @@ static void record_finish(struct record_run *x)
 	tr->duration_s = (double)(tr->ts - x->r.t0) / 1e9;
 	secs = (double)(tr->ts - (x->r.t_start ? x->r.t_start : x->r.t0)) / 1e9;
 	tr->jvm_exited = x->jvm_exited;
+	tr->attached_ns = x->r.t_start;
 	tr->events_in = st->in;
 	tr->events_out = st->out;
 	tr->dropped = st->dropped;

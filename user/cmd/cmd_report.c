@@ -664,6 +664,8 @@ int do_report(int argc, char **argv)
 	t = recording_trailer(r);
 	secs = t->present ? t->duration_s : (double)(last_ts - h.start_mono_ns) / 1e9;
 	end_ts = t->present ? t->ts : last_ts;
+	if (t->present && t->attached_ns)
+		gcreplay_observed_from(rp.gc, t->attached_ns);
 	gcreplay_finish(rp.gc, t->lost, secs, t->jvm_exited);
 	if (report_alloc(&rp, &ro, &h, t, secs))
 		rc = -EIO;

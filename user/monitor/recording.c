@@ -379,6 +379,10 @@ int recording_close(struct recording_writer *w, const struct recording_trailer *
 			 t->jvm_exited ? "true" : "false", (unsigned long long)t->events_in,
 			 (unsigned long long)t->events_out, (unsigned long long)t->dropped);
 
+		if (t->attached_ns)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"attached\":%llu",
+					      (unsigned long long)t->attached_ns);
+
 		if (err) {
 			/* say why it ends early, if the disk takes these few bytes */
 			n += (size_t)snprintf(line + n, sizeof(line) - n, ",\"error\":");

@@ -134,6 +134,10 @@ struct recording_header {
 struct recording_trailer {
 	bool present;
 	uint64_t ts, lost, events_in, events_out, dropped;
+	/* CLOCK_MONOTONIC when the probes were attached: events are observed
+	 * from here, not from the header's start (0: not said, a recording of
+	 * stop 57 or before) */
+	uint64_t attached_ns;
 	double duration_s;
 	bool jvm_exited;
 	char error[128];          /* "" unless the writer stopped on a write error */

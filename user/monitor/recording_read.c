@@ -134,6 +134,8 @@ static void ev_member(struct jsoncur *c, const char *key, void *arg)
 		t->lost = jsoncur_num(c, NULL);
 	} else if (!strcmp(key, "duration_s")) {
 		jsoncur_num(c, &t->duration_s);
+	} else if (!strcmp(key, "attached")) {
+		t->attached_ns = jsoncur_num(c, NULL);
 	} else if (!strcmp(key, "events_in")) {
 		t->events_in = jsoncur_num(c, NULL);
 	} else if (!strcmp(key, "events_out")) {

@@ -24,6 +24,7 @@ struct gcreplay {
 	uint64_t cycle_total;            /* the concurrent cycles' time (not a pause) */
 	uint64_t mono_to_real; /* add to a monotonic ns to get epoch ns */
 	uint64_t t0;           /* monotonic ns when tracing started */
+	uint64_t observed;     /* monotonic ns events are observed from (0: t0) */
 	struct gcpair gp;      /* the pairing of gcreplay_feed() */
 };
 
@@ -178,8 +179,7 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 			"\"pauses\":%llu,\"cycles\":%llu,\"pause_count\":%llu,"
 			"\"pause_total_ns\":%llu,\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,"
 			"\"cycle_total_ns\":%llu,\"lost_events\":%llu,"
-			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s,"
-			"\"causes\":{",
+			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s,",
 			(unsigned long long)r->count, (unsigned long long)r->young,
 			(unsigned long long)r->full, (unsigned long long)r->pauses,
 			(unsigned long long)r->cycles, (unsigned long long)stw,
@@ -187,6 +187,10 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 			(unsigned long long)mean, (unsigned long long)r->cycle_total,
 			(unsigned long long)lost, (unsigned long long)unpaired, secs,
 			jvm_exited ? "true" : "false");
+		if (r->observed > r->t0)
+			fprintf(f, "\"observed_from_ns\":%llu,",
+				(unsigned long long)(r->observed + r->mono_to_real));
+		fprintf(f, "\"causes\":{");
 		for (int i = 0; i < r->ncauses; i++) {
 			fprintf(f, "%s", i ? "," : "");
 			json_str(f, r->causes[i].cause);
@@ -204,6 +208,9 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 		fprintf(f, ", %llu concurrent cycle%s", (unsigned long long)r->cycles,
 			r->cycles == 1 ? "" : "s");
 	fprintf(f, " in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");
+	if (r->observed > r->t0)
+		fprintf(f, "         observed from %.3f s on (the probes attached then: a "
+			"collection before is in no record)\n", (double)(r->observed - r->t0) / 1e9);
 	fprintf(f, "         %llu pause%s: total %s, max %s, mean %s\n", (unsigned long long)stw,
 		stw == 1 ? "" : "s", fmt_ns(r->pause_total, a, sizeof(a)),
 		fmt_ns(r->pause_max, b, sizeof(b)), fmt_ns(mean, c, sizeof(c)));
@@ -226,6 +233,11 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 void gcreplay_feed(struct gcreplay *r, const struct mt_gc_event *e)
 {
 	gcpair_feed(&r->gp, e);
+}
+
+void gcreplay_observed_from(struct gcreplay *r, uint64_t mono_ns)
+{
+	r->observed = mono_ns;
 }
 
 void gcreplay_finish(struct gcreplay *r, uint64_t lost, double secs, bool jvm_exited)

@@ -33,6 +33,11 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 /* gcreplay_feed - one probe event into @r's own pairing; a collection that
  * ends prints at once. */
 void gcreplay_feed(struct gcreplay *r, const struct mt_gc_event *e);
+/* gcreplay_observed_from - @r's events were observed from monotonic
+ * @mono_ns on, after its t0 (a recording's probes attached after its
+ * header's start): the summary says so (JSON "observed_from_ns", epoch ns),
+ * a collection before it is in no record. */
+void gcreplay_observed_from(struct gcreplay *r, uint64_t mono_ns);
 /* gcreplay_finish - close @r's own pairing (what is open counts as
  * unpaired) and print the summary (gcreplay_summary()). */
 void gcreplay_finish(struct gcreplay *r, uint64_t lost, double secs, bool jvm_exited);
