@@ -110,7 +110,9 @@ SAMPLES = {
                                     "--interval", "256k"], drop=r"^\s+\d+\s+[\w$.<>]+[:.]",
                  # one group of ages per interval the holder grew in: as many as
                  # the snapshots a slower machine fits in the window, less one
-                 masks=[(r"(?<=GCs)(; \+N born [^;]*?, alive after N GCs)+", ""),
+                 # (one GC said in the singular)
+                 masks=[(r"alive after N GC(?!s)", "alive after N GCs"),
+                        (r"(?<=GCs)(; \+N born [^;]*?, alive after N GCs)+", ""),
                         # found under the holder, or only its classes' (a busy
                         # machine's fewer samples)
                         (r"sites where its (classes' )?objects were allocated.*",
@@ -133,7 +135,7 @@ SAMPLES = {
     "record": dict(jvm="demo", args=["record", "-p", "{pid}", "-o", "demo.mtr", "--duration", "2"],
                    stream="stderr", keep=[[("grep", r"^memtrace: (record(ing|ed) |of \d+ events observed)")]]),
     "report": dict(jvm="demo", args=["report", "demo.mtr"],
-                   keep=[[("head", 1)], [("from", r"^summary:"), ("head", 4)],
+                   keep=[[("head", 1)], [("from", r"^summary:"), ("head", 5)],
                          [("from", r" allocated by pid "), ("until", r"^lost events")]], masks=GC_MASKS),
     "check": dict(jvm="demo", args=["check", "demo.mtr"]),
     "serve-metrics": dict(jvm="demo", serve=True,
