@@ -293,8 +293,8 @@ static void test_observed_from(void **state)
 	assert_string_equal(buf,
 		"\n"
 		"summary: 0 young, 0 full in 0.5 s\n"
-		"         observed from 0.150 s on (the probes attached then: a collection "
-		"before is in no record)\n"
+		"         observed from 0.150 s on (its probes all attached then: a collection "
+		"before may be missing)\n"
 		"         0 pauses: total 0.0 us, max 0.0 us, mean 0.0 us\n"
 		"         lost events: 0\n"
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"

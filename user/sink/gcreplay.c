@@ -209,8 +209,8 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 			r->cycles == 1 ? "" : "s");
 	fprintf(f, " in %.1f s%s\n", secs, jvm_exited ? " (the JVM exited)" : "");
 	if (r->observed > r->t0)
-		fprintf(f, "         observed from %.3f s on (the probes attached then: a "
-			"collection before is in no record)\n", (double)(r->observed - r->t0) / 1e9);
+		fprintf(f, "         observed from %.3f s on (its probes all attached then: a "
+			"collection before may be missing)\n", (double)(r->observed - r->t0) / 1e9);
 	fprintf(f, "         %llu pause%s: total %s, max %s, mean %s\n", (unsigned long long)stw,
 		stw == 1 ? "" : "s", fmt_ns(r->pause_total, a, sizeof(a)),
 		fmt_ns(r->pause_max, b, sizeof(b)), fmt_ns(mean, c, sizeof(c)));

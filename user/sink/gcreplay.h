@@ -36,7 +36,8 @@ void gcreplay_feed(struct gcreplay *r, const struct mt_gc_event *e);
 /* gcreplay_observed_from - @r's events were observed from monotonic
  * @mono_ns on, after its t0 (a recording's probes attached after its
  * header's start): the summary says so (JSON "observed_from_ns", epoch ns),
- * a collection before it is in no record. */
+ * a collection before it may be in no record (the probes attach one after
+ * another, the gc ones among the first). */
 void gcreplay_observed_from(struct gcreplay *r, uint64_t mono_ns);
 /* gcreplay_finish - close @r's own pairing (what is open counts as
  * unpaired) and print the summary (gcreplay_summary()). */
