@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/util.h"
@@ -196,9 +198,63 @@ static void test_populate(void **state)
 	munmap(p, n * page);
 }
 
+/* util_huge_calloc() in a process that wants huge pages: 0 when it holds. */
+static int huge_calloc_child(void)
+{
+	size_t n = (3u << 20) + 5; /* 3 MiB and a bit: rounded up to 4 */
+	unsigned char *p;
+
+	setenv("MEMTRACE_HUGEPAGES", "1", 1);
+	if (!util_hugepages_wanted(NULL))
+		return 1;
+	p = util_huge_calloc(n, 1);
+	if (!p || ((uintptr_t)p & ((2u << 20) - 1)))
+		return 2; /* on a 2 MiB boundary */
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 3;
+	memset(p, 0xab, n);
+	free(p);
+	p = util_huge_calloc(n, 1); /* the block malloc kept, dirty: zeroed */
+	for (size_t i = 0; p && i < n; i++)
+		if (p[i])
+			return 4;
+	free(p);
+	p = util_huge_calloc(100, 8); /* small: calloc()'s */
+	for (size_t i = 0; p && i < 800; i++)
+		if (p[i])
+			return 5;
+	free(p);
+	return util_huge_calloc(SIZE_MAX / 4, 8) ? 6 : 0; /* overflow: NULL */
+}
+
+/* A zeroed array for random writes: 2 MiB-aligned in 2 MiB pages where they
+ * are wanted, zeroed even from memory malloc kept; calloc() below 1 MiB. */
+static void test_huge_calloc(void **state)
+{
+	int st = -1;
+	pid_t pid;
+	char *p;
+
+	(void)state;
+	pid = fork(); /* the huge-page decision is once per process */
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(huge_calloc_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	p = util_huge_calloc(0, 8); /* room for one */
+	assert_non_null(p);
+	assert_int_equal(p[0], 0);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: it forks a process that decides on huge pages */
+		cmocka_unit_test(test_huge_calloc),
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_json_put_bounded),
 		cmocka_unit_test(test_parse_u64),

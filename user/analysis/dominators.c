@@ -113,6 +113,7 @@ struct dom_work {
 	struct dfs_frame *stack; /* [n + 1] */
 	struct dom_edge *e;      /* kept edges */
 	size_t ne, cap_e;
+	size_t acct_e;           /* ... of them counted in bytes (as they are written) */
 	struct lkid *lk;         /* loader edges, by loader object then class */
 	uint32_t nlk;
 	size_t words;            /* of a bitmap per object */
@@ -251,6 +252,10 @@ size_t dominators_arrays_bytes(uint32_t n)
 }
 
 /* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
+/* Kept edges counted in s->bytes as they are written, this many at a time
+ * (the array is reserved for them all at the start, dominators_compute()). */
+#define ACCT_EDGES (1u << 18)
+
 static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 {
 	if (s->ne == s->cap_e) {
@@ -259,9 +264,13 @@ static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 
 		if (!e)
 			return -ENOMEM;
-		acct(s, (int64_t)((cap - s->cap_e) * sizeof(*e)));
+		util_hugepages(e, cap * sizeof(*e));
 		s->e = e;
 		s->cap_e = cap;
+	}
+	if (s->ne == s->acct_e) {
+		acct(s, (int64_t)(ACCT_EDGES * sizeof(*s->e)));
+		s->acct_e += ACCT_EDGES;
 	}
 	s->e[s->ne++] = (struct dom_edge){ to, from };
 	s->idom[to]++;
@@ -910,9 +919,9 @@ static int predecessors(struct dom_work *s, uint32_t **from)
 	for (size_t k = 0; k < s->ne; k++)
 		(*from)[--s->idom[s->e[k].to]] = s->e[k].from;
 	free(s->e);
-	acct(s, -(int64_t)(s->cap_e * sizeof(*s->e)));
+	acct(s, -(int64_t)(s->acct_e * sizeof(*s->e)));
 	s->e = NULL;
-	s->cap_e = s->ne = 0;
+	s->cap_e = s->ne = s->acct_e = 0;
 	return 0;
 }
 
@@ -1011,8 +1020,18 @@ int dominators_compute(const struct dsl_heap *h, struct mt_domtree *d)
 	s.idom = util_big_calloc(len[DOM_IDOM], sizeof(*s.idom));
 	s.sl = util_big_alloc(len[DOM_SL], sizeof(*s.sl));
 	s.stack = util_big_alloc(n1, sizeof(*s.stack));
-	s.is_loader = calloc(s.words, sizeof(*s.is_loader));
-	bits = calloc(4 * s.words, sizeof(*bits));
+	/* set at random as the search goes: in 2 MiB pages from 1 MiB on */
+	s.is_loader = util_huge_calloc(s.words, sizeof(*s.is_loader));
+	bits = util_huge_calloc(4 * s.words, sizeof(*bits));
+	/* the kept edges' room for every reference, root and loader edge at
+	 * once, in 2 MiB pages, only touched as they come: grown in 4 KiB
+	 * pages, Tomcat's 4 M took ~1500 page faults (~10 us each on a PVM
+	 * guest); growing again past that stays possible (a search that
+	 * follows CLASS references) */
+	s.cap_e = (size_t)h->nrefs + h->nroots + (size_t)h->nclasses + 4096;
+	s.e = util_big_alloc(s.cap_e, sizeof(*s.e));
+	if (!s.e)
+		s.cap_e = 0;
 	if (!d->idom || !s.anc || !s.idom || !s.sl || !s.stack || !s.is_loader || !bits)
 		goto out;
 	acct(&s, (int64_t)(n1 * 20 + 4 + 5 * s.words * sizeof(*bits)));

@@ -380,6 +380,23 @@ void *util_big_calloc(size_t n, size_t esz)
 	return big(calloc(n ? n : 1, esz), n * esz);
 }
 
+void *util_huge_calloc(size_t n, size_t esz)
+{
+	const size_t huge = 2u << 20;
+	size_t bytes = n ? n * esz : esz, len = (bytes + huge - 1) & ~(huge - 1);
+	void *p = NULL;
+
+	if (esz && n > SIZE_MAX / esz)
+		return NULL;
+	if (bytes < (1u << 20) || !util_hugepages_wanted(NULL))
+		return calloc(n ? n : 1, esz);
+	if (posix_memalign(&p, huge, len))
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE);
+	memset(p, 0, bytes); /* freed memory malloc kept may be dirty */
+	return p;
+}
+
 uint64_t mono_ns(void)
 {
 	struct timespec ts;
