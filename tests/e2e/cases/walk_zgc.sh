@@ -151,7 +151,14 @@ grep -q "JVM's half: 0/" "$TMPD/c.err" || grep -q "asking again with the speed s
 [ ! -e "$TMPD/c.snap" ] || fail "a cut copy left a snapshot file"
 sleep 0.5
 n1=$(walks)
-[ $((n1 - n0)) -ge 1 ] && [ $((n1 - n0)) -le 2 ] || fail "$((n1 - n0)) pauses for a cut copy and its retry"
+# an attempt refused in its pause because the used heap had grown past what
+# the copy may take at the speed seen is asked again after another cycle,
+# twice at most (snaptake.c's ZGC_BIG_TRIES 3, said once): up to two pauses
+# more (seen once in CI: 723 MiB used against 719 allowed, three pauses)
+more=0
+grep -q "asking again after another cycle" "$TMPD/c.err" && more=2
+[ $((n1 - n0)) -ge 1 ] && [ $((n1 - n0)) -le $((2 + more)) ] ||
+	fail "$((n1 - n0)) pauses for a cut copy and its retry (up to $more more for a used heap over the bound)"
 note "copies cut at 20 ms: $(grep -o "ZGC's copy of [^)]*)" "$TMPD/c.err" | tr '\n' ' '); the JVM's pauses: $(grep '"HeapWalkOperation"' "$TMPD/sp.log" | tail -n $((n1 - n0)) | grep -o 'Total: [0-9]*' | awk '{printf "%.1f ms ", $2 / 1e6}')"
 
 "$MEMTRACE" selftest-walks -p "$pid" --max-pause 5000 >"$TMPD/sw.json" 2>"$TMPD/sw.err" ||
