@@ -270,7 +270,9 @@ static int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 }
 
 /* The 2 MiB blocks inside @p's @bytes in huge pages where the kernel has
- * them (a large array not touched yet), unless @small (HM_SMALLPAGES). */
+ * them (a large array not touched yet), unless @small (HM_SMALLPAGES).
+ * memtrace's util_hugepages() does the same; the agent .so links nothing
+ * of user/lib, and memtrace tells it its choice in HM_SMALLPAGES. */
 static void huge_inside(void *p, size_t bytes, bool small)
 {
 	uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);

@@ -251,11 +251,11 @@ size_t dominators_arrays_bytes(uint32_t n)
 	return bytes;
 }
 
-/* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
 /* Kept edges counted in s->bytes as they are written, this many at a time
  * (the array is reserved for them all at the start, dominators_compute()). */
 #define ACCT_EDGES (1u << 18)
 
+/* Keep the edge @from -> @to (DFS numbers). Returns 0 or -ENOMEM. */
 static int keep_edge(struct dom_work *s, uint32_t to, uint32_t from)
 {
 	if (s->ne == s->cap_e) {

@@ -396,11 +396,13 @@ void *util_big_calloc(size_t n, size_t esz)
 void *util_huge_calloc(size_t n, size_t esz)
 {
 	const size_t huge = 2u << 20;
-	size_t bytes = n ? n * esz : esz, len = (bytes + huge - 1) & ~(huge - 1);
+	size_t bytes, len;
 	void *p = NULL;
 
 	if (esz && n > SIZE_MAX / esz)
 		return NULL;
+	bytes = n ? n * esz : esz;
+	len = (bytes + huge - 1) & ~(huge - 1);
 	if (bytes < (1u << 20) || !util_hugepages_wanted(NULL))
 		return calloc(n ? n : 1, esz);
 	if (posix_memalign(&p, huge, len))
