@@ -131,16 +131,70 @@ static void add_run(struct freeze *fz, uint64_t lo, uint64_t hi)
 	fz->nruns++;
 }
 
-/* A space or region at @obj: its unused part [top, end). */
-static void space_run(struct freeze *fz, uint64_t obj)
+/* A space or region whose bottom, top and end are @f: its unused part
+ * [top, end). */
+static void space_run(struct freeze *fz, const uint64_t f[3])
 {
-	uint64_t bottom, top, end;
+	if (f[0] <= f[1] && f[1] <= f[2])
+		add_run(fz, f[1], f[2]);
+}
 
-	if (!obj || self_read(obj + fz->req.off_bottom, &bottom, 8) ||
-	    self_read(obj + fz->req.off_top, &top, 8) || self_read(obj + fz->req.off_end, &end, 8))
-		return;
-	if (bottom <= top && top <= end)
-		add_run(fz, top, end);
+/* Remote iovecs a call of process_vm_readv() takes at most (IOV_MAX):
+ * freeze_read_spaces() (freeze.h) reads the spaces this many at a time. */
+#define READ_BATCH 1024
+
+int freeze_read_spaces(const uint16_t off[3], const uint64_t *objs, size_t n, uint64_t *f,
+		       bool *ok)
+{
+	uint16_t lo = off[0], hi = off[0];
+	struct iovec *rv = NULL, lv;
+	size_t *at = NULL, span;
+	char *buf = NULL;
+	int err = -ENOMEM;
+
+	for (int k = 1; k < 3; k++) {
+		if (off[k] < lo)
+			lo = off[k];
+		if (off[k] > hi)
+			hi = off[k];
+	}
+	span = (size_t)(hi - lo) + 8;
+	rv = malloc(READ_BATCH * sizeof(*rv));
+	at = malloc(READ_BATCH * sizeof(*at));
+	buf = malloc(READ_BATCH * span);
+	if (!rv || !at || !buf)
+		goto cleanup;
+	memset(ok, 0, n * sizeof(*ok));
+	for (size_t i = 0; i < n;) {
+		size_t k = 0, got;
+		ssize_t rd;
+
+		for (; i < n && k < READ_BATCH; i++) {
+			if (!objs[i])
+				continue;
+			rv[k] = (struct iovec){ (void *)(uintptr_t)(objs[i] + lo), span };
+			at[k++] = i;
+		}
+		for (size_t d = 0; d < k; d += got + 1) { /* + 1: past the one it stopped at */
+			lv = (struct iovec){ buf, (k - d) * span };
+			rd = process_vm_readv(getpid(), &lv, 1, rv + d, k - d, 0);
+			got = rd < 0 ? 0 : (size_t)rd / span;
+			for (size_t j = 0; j < got; j++) {
+				const char *b = buf + j * span;
+				uint64_t *g = f + 3 * at[d + j];
+
+				for (int m = 0; m < 3; m++)
+					memcpy(&g[m], b + (off[m] - lo), 8);
+				ok[at[d + j]] = true;
+			}
+		}
+	}
+	err = 0;
+cleanup:
+	free(buf);
+	free(at);
+	free(rv);
+	return err;
 }
 
 /*
@@ -151,29 +205,39 @@ static void space_run(struct freeze *fz, uint64_t obj)
 static void find_unused(struct freeze *fz)
 {
 	const struct mt_ap_heap_freeze *r = &fz->req;
-	uint64_t base, len, *regions = NULL;
+	const uint16_t off[3] = { r->off_bottom, r->off_top, r->off_end };
+	uint64_t base, len, *objs = NULL, *f = NULL;
+	bool *ok = NULL;
 
 	fz->nruns = 0;
 	if (!fz->runs)
 		return;
 	if (r->space_kind == MT_AP_FREEZE_SPACES_LIST) {
-		for (int i = 0; i < MT_AP_FREEZE_SPACES; i++) {
-			uint64_t obj;
-
-			if (r->spaces[i] && !self_read(r->spaces[i], &obj, 8))
-				space_run(fz, obj);
+		len = MT_AP_FREEZE_SPACES;
+		objs = calloc(len, sizeof(*objs));
+		for (uint64_t i = 0; objs && i < len; i++)
+			if (r->spaces[i] && self_read(r->spaces[i], &objs[i], 8))
+				objs[i] = 0;
+	} else if (r->space_kind == MT_AP_FREEZE_SPACES_G1 &&
+		   !self_read(r->spaces[0] + r->spaces[1], &base, 8) &&
+		   !self_read(r->spaces[0] + r->spaces[2], &len, 8) && len && len <= MAX_REGIONS) {
+		objs = malloc(len * sizeof(*objs));
+		if (objs && self_read(base, objs, len * sizeof(*objs))) {
+			free(objs);
+			objs = NULL;
 		}
-		return;
 	}
-	if (r->space_kind != MT_AP_FREEZE_SPACES_G1 ||
-	    self_read(r->spaces[0] + r->spaces[1], &base, 8) ||
-	    self_read(r->spaces[0] + r->spaces[2], &len, 8) || !len || len > MAX_REGIONS)
+	if (!objs)
 		return;
-	regions = malloc(len * sizeof(*regions));
-	if (regions && !self_read(base, regions, len * sizeof(*regions)))
+	f = malloc(3 * len * sizeof(*f));
+	ok = malloc(len * sizeof(*ok));
+	if (f && ok && !freeze_read_spaces(off, objs, len, f, ok))
 		for (uint64_t i = 0; i < len; i++)
-			space_run(fz, regions[i]);
-	free(regions);
+			if (ok[i])
+				space_run(fz, f + 3 * i);
+	free(ok);
+	free(f);
+	free(objs);
 }
 
 /* Keep the unused ranges out of the copy (before the fork), or give them back

@@ -36,6 +36,21 @@ struct freeze {
 	uint64_t pool_bytes;
 };
 
+/*
+ * freeze_read_spaces - the bottom, top and end (at @off[0..2] in each) of
+ * the @n spaces or regions at @objs into @f (3 a space; @ok[i]: space i's
+ * were read), @objs[i] == 0 not read; this process's memory, read without
+ * risking a fault (an address may be wrong: memtrace's guess). One
+ * process_vm_readv() per 1024 spaces, each space's fields one span, not a
+ * call a field: at ~2 us a call here, reading the 1700 G1 regions of a 1.7
+ * GiB heap field by field took 14-15 ms of a 17-20 ms pause, 2.2 ms so.
+ * The kernel reads whole iovec elements in order and stops at the first it
+ * cannot: that space is left unread and the reads go on after it. Returns
+ * 0 or -ENOMEM; the caller owns every array.
+ */
+int freeze_read_spaces(const uint16_t off[3], const uint64_t *objs, size_t n, uint64_t *f,
+		       bool *ok);
+
 /* freeze_drop_pool - close the MT_AP_FREEZE_POOL fd @fz holds, if any. */
 void freeze_drop_pool(struct freeze *fz);
 
