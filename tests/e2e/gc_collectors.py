@@ -25,8 +25,9 @@ or cycle in flight when memtrace attached or stopped is not in both).
   then the total within 5 %, each within 10 % + 0.3 ms but one.
 - ZGC's and Shenandoah's cycles are cycles: one memtrace "cycle" record per
   JFR jdk.GarbageCollection, starting within 5 ms, timed by that collection
-  (within 1 us of its duration; Znosym: within 5 % + 1 ms, the memory
-  manager's window); none of them counts as a pause.
+  (within 1 us of its duration; Znosym: within 5 % + 5 ms, the memory
+  manager's window, which a busy machine can start late); none of them
+  counts as a pause.
 - Znosym: without GCTimer's symbols, gc__begin/gc__end bracket each pause
   (HotSpot's SvcGCMarker, inside ZGC's pause timer): the same pauses,
   unnamed and untimed by the JVM, each no longer than JFR's (a lower bound:
@@ -207,7 +208,11 @@ def main():
         free = list(mcyc)
         for g in jcyc:  # one to one, the nearest start first
             m = min(free, key=lambda r: abs(r["start_ns"] - g["t"]), default=None)
-            tol = 0.05 * g["d"] + 1_000_000 if gc == "Znosym" else 1000
+            # Znosym: the memory manager's window starts when the collector's
+            # thread gets there after GCTracer's tick - 3.8 ms late for a 19.7
+            # ms ZGC Minor cycle beside walk_vthreads on two busy CPUs (CI,
+            # stop 60), its end the same: as late as the start may be
+            tol = 0.05 * g["d"] + 5_000_000 if gc == "Znosym" else 1000
             if m is None or abs(m["start_ns"] - g["t"]) >= 5_000_000 \
                     or abs(m["duration_ns"] - g["d"]) > tol:
                 bad(f"JFR {g['name']} cycle at +{(g['t'] - w0) / 1e6:.3f} ms ({g['d']} ns): no memtrace "
