@@ -3,8 +3,7 @@
 # Prints one line per case and JDK as each ends, then "N passed, N failed,
 # N skipped"; E2E_NOTES=1 also prints the notes of the cases that pass.
 #
-# Two at a time (E2E_JOBS, default 2; 1 runs them one by one, in order),
-# the longest first:
+# Two at a time (E2E_JOBS, default 2; 1 runs them one by one, in order):
 # each case has its own TMPD, its own JVMs and free ports. A case whose
 # header says "# ALONE: why" runs with nothing else in flight, after the
 # others: those that compare times or costs (a park's time against JFR's, a
@@ -93,21 +92,6 @@ for c in "${cases[@]}"; do
 	fi
 	if grep -q '^# ALONE:' "$c"; then alone+=("${runs[@]}"); else shared+=("${runs[@]}"); fi
 done
-
-# Two at a time, the longest first (by their TIMEOUT, which follows their
-# length: walk_vthreads 600 s for its ~160, most 60-120): the runs that end
-# last are short ones and both slots end together, where in the cases'
-# order the longest came last (walk_vthreads, walk_zgc) with one slot idle.
-if [ "$JOBS" -gt 1 ]; then
-	sorted=()
-	while IFS= read -r line; do sorted+=("${line#* }"); done < <(
-		for r in "${shared[@]}"; do
-			c=${r%% *}
-			t=$(sed -n 's/^# TIMEOUT: *//p' "$c")
-			echo "${t:-120} $r"
-		done | sort -s -k1,1nr)
-	shared=("${sorted[@]}")
-fi
 
 declare -A inflight=() # pid of a background run -> its ID
 # reap_next: wait for any run in flight to end, then reap it
