@@ -159,6 +159,7 @@ int heapseries_take(struct heapseries *s, struct mt_snapsession *ss, double t, u
 	if (s->snap.info.pause_ns > s->max_pause_ns)
 		s->max_pause_ns = s->snap.info.pause_ns;
 	s->objects_last = s->hv.heap.nobjects;
+	s->t_last = t;
 	s->last_ns = mono_ns() - t0;
 	s->walk_ns += s->last_ns;
 	return 0;

@@ -31,6 +31,8 @@ struct heapseries {
 	uint64_t walk_ns;            /* memtrace's time per snapshot, all together */
 	uint64_t last_ns;            /* the last one's */
 	uint64_t objects_last;
+	double t_last;               /* the last one's time (s, the caller's clock): the
+				      * fork's instant where the walk was frozen */
 	uint64_t objects[HEAPGROWTH_MAX_SNAPS]; /* each snapshot's live objects */
 	uint64_t at_ns[HEAPGROWTH_MAX_SNAPS]; /* each image's instant (CLOCK_MONOTONIC at
 					 * the fork; 0 when the walk was not frozen) */
