@@ -238,7 +238,14 @@ $(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(patsubst %.c,$(BUILD)/fuzz/ob
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
-fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZERS))
+# The readers' seed maker (tests/fuzz/mkseeds.c: the unit tests' fixture
+# heap in each file format), plain cc over the readers' own sources: one list.
+$(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(FUZZ_readers) $(USER_HDRS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) -Itests/unit -o $@ \
+		tests/fuzz/mkseeds.c $(FUZZ_readers) -lz -lm
+
+fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZERS)) $(BUILD)/fuzz/mkseeds
 
 # Long fuzzing runs: FUZZ_SECONDS per harness (default 300), FUZZERS="a b" to pick.
 fuzz:
