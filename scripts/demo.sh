@@ -13,6 +13,7 @@ SECS=${DEMO_SECONDS:-20}
 GC_SECS=$((SECS / 4 > 1 ? SECS / 4 : 1))
 ALLOC_SECS=$((SECS / 4 > 1 ? SECS / 4 : 1))
 LEAK_SECS=$((SECS / 2 > 2 ? SECS / 2 : 2))
+FLAME=${DEMO_FLAMEGRAPH:-/tmp/memtrace-demo-flamegraph.html}
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
@@ -37,15 +38,20 @@ head -8 "$out.gc"
 echo "        ..."
 tail -4 "$out.gc"
 echo
-echo "### memtrace alloc -p $pid --duration $ALLOC_SECS --by stack --flamegraph /tmp/memtrace-demo-flamegraph.html"
+echo "### memtrace alloc -p $pid --duration $ALLOC_SECS --by stack --flamegraph $FLAME"
 $SUDO build/memtrace alloc -p "$pid" --duration "$ALLOC_SECS" --by stack --top 6 \
-	--flamegraph /tmp/memtrace-demo-flamegraph.html
+	--flamegraph "$FLAME"
 echo
 echo "### memtrace leaks -p $pid --duration $LEAK_SECS   (the demo leaks DemoWorkload\$Session objects)"
 $SUDO build/memtrace leaks -p "$pid" --duration "$LEAK_SECS" --top 5
 echo
-echo "### memtrace query -p $pid   (the leaked sessions on the live heap, twice in one session: their age in GCs)"
-$SUDO build/memtrace query -p "$pid" --count 2 --every 3 -e 'set_type old:
+# Ages need JVMTI tags on the live objects, so this query walks the JVM in
+# a pause, not a frozen copy; the first walk's estimate takes 64 bytes an
+# object (~0.3 M objects, 500-700 ms, over the 100 ms memtrace allows
+# unasked) while the demo's are ~380 (its first pause 130-220 ms here, the
+# second 35-80, tagging done): the bound raised, memtrace prints each pause
+echo "### memtrace query -p $pid --max-pause 1500   (the leaked sessions on the live heap, twice in one session: their age in GCs; a walk in a pause)"
+$SUDO build/memtrace query -p "$pid" --count 2 --every 3 --max-pause 1500 -e 'set_type old:
     roots <- objects.filter([it | it is DemoWorkload.Session and it.age >= 3])
     membership <- false
     on_inclusion <- [ n <- n + 1  bytes <- bytes + THIS.size ]
@@ -60,4 +66,4 @@ set_type young:
     bytes : int <- 0
 instances_for young have_names = "the other sessions"'
 echo
-echo "### the flame graph is in /tmp/memtrace-demo-flamegraph.html; \`memtrace -p $pid\` is the live view"
+echo "### the flame graph is in $FLAME; \`memtrace -p $pid\` is the live view"
