@@ -511,6 +511,37 @@ static void test_report_output(void **state)
 	samples_free(&m);
 }
 
+static void print_age_text(void *arg)
+{
+	struct print_arg *p = arg;
+
+	assert_int_equal(objreport_age(&p->rr->m, &p->src, false, 5), 0);
+}
+
+/* No sample alive at the end (the window ended just after a young GC): the
+ * table is empty and a note says how many were sampled and why none is left. */
+static void test_report_none_alive(void **state)
+{
+	static char out[4096];
+	struct objrec_replay rr = { 0 };
+	struct print_arg p = { .rr = &rr, .src = { .pid = 7, .elapsed = 3 } };
+
+	(void)state;
+	assert_int_equal(samples_init(&rr.m, 1, 524288, 1000), 0);
+	rr.m.allocs = 2500;
+	rr.m.gcs = 47;
+	capture(print_age_text, &p, out, sizeof(out));
+	assert_non_null(strstr(out, "JVM 7: 0 live samples after 3.0 s, 47 GCs"));
+	assert_non_null(strstr(out, "note: none of the 2500 sampled objects is alive at the end "
+				    "(the window's 47 GCs collected them all)"));
+	/* the column line, and no row below it */
+	assert_non_null(strstr(out, "(GCs survived: samples)\n"));
+	assert_true(out[strlen(out) - 1] == '\n' &&
+		    strstr(out, "(GCs survived: samples)\n") + strlen("(GCs survived: samples)\n") ==
+			    out + strlen(out));
+	samples_free(&rr.m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +549,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_equals_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_without_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+		cmocka_unit_test(test_report_none_alive),
 		cmocka_unit_test_setup_teardown(test_report_output, setup, teardown),
 	};
 

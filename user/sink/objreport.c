@@ -106,6 +106,14 @@ int objreport_age(struct mt_samples *m, const struct objreport_src *src, bool by
 		       (unsigned long long)m->gcs, m->interval);
 		if (src->note)
 			printf("note: %s\n", src->note);
+		/* objects born since the last GC count as live (age 0): a window
+		 * that ends just after a young GC can leave none, and rare
+		 * survivors may not have been sampled - say so, not an empty table */
+		if (!m->n)
+			printf("note: none of the %llu sampled objects is alive at the end (the "
+			       "window's %llu GCs collected them all); a longer --duration or a "
+			       "smaller --interval samples more survivors\n",
+			       (unsigned long long)m->allocs, (unsigned long long)m->gcs);
 		printf("%12s", "live");
 		for (int b = 0; b < MT_AGE_BUCKETS; b++)
 			printf(" %10s", ageranges_bucket_name(b));
