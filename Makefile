@@ -18,7 +18,7 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -I$(BUILD) \
 	-DMT_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -lm -lpthread -lncursesw
-LDLIBS   += -lmicrohttpd   # memtrace serve (user/serve/serve_http.c)
+# (libmicrohttpd is not linked: `memtrace serve` loads it, user/serve/mhdload.h)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -212,7 +212,7 @@ FUZZ_agent_frames := $(addprefix user/agentctl/,agentsock.c agentsession.c agent
 FUZZ_recording := $(addprefix user/monitor/,recording.c recording_read.c sequencer.c check.c objrec.c) \
 	$(addprefix user/analysis/,samples.c ageranges.c leaks.c sitevol.c locks.c waitgraph.c) \
 	$(addprefix user/lib/,util.c idmap.c jsoncur.c)
-FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c user/serve/serve_query.c \
+FUZZ_http := user/serve/serve_http.c user/serve/mhdload.c user/serve/metrics.c user/serve/serve_api.c user/serve/serve_query.c \
 	$(addprefix user/agentctl/,agentsock.c agentsession.c agentfile.c sampling.c) \
 	$(addprefix user/heap/,heapview.c viewrefs.c viewobjs.c heapfreeze.c heapmem.c querylive.c recpool.c snaprec.c snapshot.c \
 		snaptake.c edenwatch.c walkids.c \
@@ -225,7 +225,7 @@ FUZZ_http := user/serve/serve_http.c user/serve/metrics.c user/serve/serve_api.c
 FUZZ_LIBS_usdt := -lelf -lbpf
 FUZZ_LIBS_vmstructs := -lelf
 FUZZ_LIBS_agent_frames := -lelf
-FUZZ_LIBS_http := -lmicrohttpd -lpthread -lelf
+FUZZ_LIBS_http := -lpthread -lelf
 FUZZERS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(BUILD)/fuzz/obj/%.o: %.c $(USER_HDRS) $(wildcard user/agent/*.h) | $(BUILD)

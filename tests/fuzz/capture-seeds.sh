@@ -19,7 +19,7 @@ MT=build/memtrace
 tests/java/build.sh >/dev/null
 objs=$(ls build/obj/user/*/*.o build/obj/dsl/*.o | grep -v cmd/main.o)
 cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I. -Ibuild -Itests/fuzz -o "$W/capture_vmstructs" \
-	tests/fuzz/capture_vmstructs.c $objs -lbpf -lelf -lz -lm -lpthread -lncursesw -lmicrohttpd
+	tests/fuzz/capture_vmstructs.c $objs -lbpf -lelf -lz -lm -lpthread -lncursesw
 rm -rf "$S"
 mkdir -p "$S"/{perfdata,vmstructs,usdt,recording,agent_frames,agent_request,http}
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* serve_http.c - `memtrace serve`'s endpoints over libmicrohttpd. */
+/* serve_http.c - `memtrace serve`'s endpoints over libmicrohttpd (loaded by
+ * mhdload.c when serve starts, not linked). */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 
+#include "serve/mhdload.h"
 #include "serve/serve_http.h"
 #include "lib/util.h"
 
@@ -163,19 +165,19 @@ static enum MHD_Result reply_with(struct MHD_Connection *c, unsigned status, con
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = mhd.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
 	for (int i = 0; i < nhdr; i++)
-		MHD_add_response_header(r, hdr[i][0], hdr[i][1]);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		mhd.add_response_header(r, hdr[i][0], hdr[i][1]);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"memtrace\"");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"memtrace\"");
+	ret = mhd.queue_response(c, status, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -212,7 +214,7 @@ static enum MHD_Result reply_error_json(struct MHD_Connection *c, unsigned statu
 
 const char *serve_request_arg(const struct serve_request *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+	return mhd.lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
 /* write_openmetrics - GET /metrics. */
@@ -300,7 +302,7 @@ void serve_pending_finish(struct serve_pending *p, unsigned status, const char *
 	pthread_mutex_unlock(&p->lock);
 	/* from here the HTTP thread may answer and free @p */
 	if (resume)
-		MHD_resume_connection(c);
+		mhd.resume_connection(c);
 }
 
 /* body_append - keep @n more bytes of the body in @b (NUL-terminated), at most
@@ -409,7 +411,7 @@ static enum MHD_Result pprof(struct serve_http *h, struct MHD_Connection *c, con
 	if (!h->o.token)
 		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
 					"profiles are off: start memtrace serve with --token-file FILE");
-	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	if (!serve_token_ok(mhd.lookup_connection_value(c, MHD_HEADER_KIND,
 							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
 		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
 					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
@@ -443,7 +445,7 @@ static enum MHD_Result pprof(struct serve_http *h, struct MHD_Connection *c, con
 		pthread_mutex_unlock(&p->lock);
 		return ret;
 	}
-	MHD_suspend_connection(c);
+	mhd.suspend_connection(c);
 	p->suspended = true;
 	pthread_mutex_unlock(&p->lock);
 	return MHD_YES;
@@ -494,7 +496,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!h->o.token)
 		return reply_error_json(c, MHD_HTTP_FORBIDDEN,
 					"the API is off: start memtrace serve with --token-file FILE");
-	if (!serve_token_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	if (!serve_token_ok(mhd.lookup_connection_value(c, MHD_HEADER_KIND,
 							MHD_HTTP_HEADER_AUTHORIZATION), h->o.token))
 		return reply_error_json(c, MHD_HTTP_UNAUTHORIZED,
 					"missing or wrong token: send \"Authorization: Bearer TOKEN\" "
@@ -528,6 +530,16 @@ struct serve_http *serve_http_start(const struct serve_http_opts *o)
 		errno = EPERM;
 		return NULL;
 	}
+	{
+		char why[512];
+		int err = mhd_load(NULL, why, sizeof(why));
+
+		if (err) {
+			p_err("%s", why);
+			errno = -err;
+			return NULL;
+		}
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		p_err("out of memory");
@@ -536,7 +548,7 @@ struct serve_http *serve_http_start(const struct serve_http_opts *o)
 	h->o = *o;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+	h->d = mhd.start_daemon(flags, 0, NULL, NULL, handle, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
@@ -558,6 +570,6 @@ void serve_http_stop(struct serve_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
+	mhd.stop_daemon(h->d);
 	free(h);
 }
