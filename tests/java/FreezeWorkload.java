@@ -11,7 +11,10 @@
 // fields), else "CHECK bad N BAD"; "dump K" prints the last K 10 ms
 // buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END;
 // "hold" stops the churn threads (they sleep) and "go" lets them on, each
-// answered by HELD / GOING.
+// answered by HELD / GOING. "stops MS" has a thread stop the JVM (a thread
+// dump, Thread.getAllStackTraces(): a safepoint) every MS ms, 0 no more,
+// answered by STOPS MS; it naps 1 ms at a time, so after another pause of
+// MS ms or more its stop follows at once.
 // Prints READY.
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -27,6 +30,8 @@ public class FreezeWorkload {
     static final long[] hist = new long[SLOTS], stamp = new long[SLOTS];
     static volatile int filled;
     static volatile boolean held;
+    static volatile int stopEvery;
+    static Thread stopper;
 
     public static void main(String[] a) throws Exception {
         int n = Integer.parseInt(a[0]), t = Integer.parseInt(a[1]);
@@ -94,6 +99,27 @@ public class FreezeWorkload {
                 held = l.equals("hold");
                 Thread.sleep(20); // a churn thread in its batch finishes it
                 System.out.println(held ? "HELD" : "GOING");
+                System.out.flush();
+                continue;
+            }
+            if (l.startsWith("stops ")) {
+                if (stopEvery == 0 && stopper == null) { // the thread made at the first
+                    stopper = new Thread(() -> {
+                        long last = System.nanoTime();
+                        while (true) { // 1 ms naps: one waking in another safepoint stops right after it
+                            try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                            int ms = stopEvery;
+                            if (ms > 0 && System.nanoTime() - last >= ms * 1_000_000L) {
+                                Thread.getAllStackTraces();
+                                last = System.nanoTime();
+                            }
+                        }
+                    }, "stopper");
+                    stopper.setDaemon(true);
+                    stopper.start();
+                }
+                stopEvery = Integer.parseInt(l.substring(6).trim());
+                System.out.println("STOPS " + stopEvery);
                 System.out.flush();
                 continue;
             }

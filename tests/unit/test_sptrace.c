@@ -43,6 +43,8 @@ static void check_jdk(const char *path)
 	assert_int_equal(t.counter, addr + elfsym_load_bias(e, p.libjvm_base));
 	assert_int_equal(elfsym_lookup(e, SPTRACE_SYM_BEGIN, &addr, &size), 0);
 	assert_int_equal(t.begin, addr + elfsym_load_bias(e, p.libjvm_base));
+	assert_int_equal(elfsym_lookup(e, SPTRACE_SYM_APP, &addr, &size), 0);
+	assert_int_equal(t.app, addr + elfsym_load_bias(e, p.libjvm_base));
 	elfsym_free(e);
 	/* no libjvm, or one without the names: no record, never a guess */
 	p.libjvm_host[0] = '\0';
@@ -64,7 +66,7 @@ static void test_jdk25(void **state)
  * counter (a step of a safepoint going on). */
 struct fake {
 	uint64_t counter;
-	int64_t begin, end;
+	int64_t begin, end, app;
 	int reads;               /* counter reads so far */
 	int settle_at;           /* at this read the safepoint ends (-1: never) */
 	uint64_t end_counter;
@@ -86,14 +88,14 @@ static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
 		}
 		memcpy(buf, &f->counter, 8);
 	} else {
-		memcpy(buf, addr == 2 ? &f->begin : &f->end, 8);
+		memcpy(buf, addr == 2 ? &f->begin : addr == 3 ? &f->end : &f->app, 8);
 	}
 	return 0;
 }
 
 static struct sptrace fake_trace(struct fake *f)
 {
-	struct sptrace t = { .ok = true, .counter = 1, .begin = 2, .end = 3,
+	struct sptrace t = { .ok = true, .counter = 1, .begin = 2, .end = 3, .app = 4,
 			     .read = fake_read, .ctx = f };
 	return t;
 }
@@ -163,12 +165,104 @@ static void test_window(void **state)
 	assert_false(w.ok);
 }
 
+/* sptrace_look: in progress, ended, between the writes (refused), and the
+ * previous safepoint's end from the time between */
+static void test_look(void **state)
+{
+	struct fake f = { .counter = 11, .begin = 1000, .end = 0, .app = 300, .settle_at = -1 };
+	struct sptrace t = fake_trace(&f);
+	struct sptrace_look l;
+
+	/* the 6th in progress: its begin, the 5th's end 700 */
+	assert_int_equal(sptrace_look(&t, &l), 0);
+	assert_int_equal(l.k, 6);
+	assert_int_equal(l.begin, 1000);
+	assert_int_equal(l.end, 0);
+	assert_int_equal(l.prev_end, 700);
+	/* ended */
+	f.counter = 12, f.end = 1800;
+	assert_int_equal(sptrace_look(&t, &l), 0);
+	assert_int_equal(l.k, 6);
+	assert_int_equal(l.end, 1800);
+	assert_int_equal(l.prev_end, 700);
+	/* counter bumped at the end, the end time not written yet (0) */
+	f.end = 0;
+	assert_int_equal(sptrace_look(&t, &l), -EAGAIN);
+	/* the 7th's begin written, the counter not bumped: its begin is newer
+	 * than the 6th's end still there */
+	f.begin = 2500, f.end = 1800;
+	assert_int_equal(sptrace_look(&t, &l), -EAGAIN);
+	/* the counter moved between the two reads of it */
+	f.counter = 12, f.begin = 1000, f.reads = 0, f.settle_at = 1, f.end_counter = 13;
+	f.end_time = 0;
+	assert_int_equal(sptrace_look(&t, &l), -EAGAIN);
+	/* the first safepoint: the time before it is all of the JVM's time */
+	f.settle_at = -1, f.counter = 1, f.begin = 500, f.app = 500, f.end = 0;
+	assert_int_equal(sptrace_look(&t, &l), 0);
+	assert_int_equal(l.k, 1);
+	assert_int_equal(l.prev_end, 0);
+	/* no time between in this libjvm: no previous end */
+	t.app = 0, f.counter = 11, f.begin = 1000, f.app = 300;
+	assert_int_equal(sptrace_look(&t, &l), 0);
+	assert_int_equal(l.prev_end, 0);
+	/* no record, or unreadable */
+	f.fail = true;
+	assert_int_equal(sptrace_look(&t, &l), -EIO);
+	t.ok = false;
+	assert_int_equal(sptrace_look(&t, &l), -ENOENT);
+	assert_int_equal(sptrace_look(NULL, &l), -ENOENT);
+}
+
+/* The walk's safepoint (5th, 1000..1800, the fork at 1500) told apart from
+ * the others as the looks see them: its end from its own record, or, when
+ * the 6th began before a look saw the 5th ended, from the 6th's */
+static void test_seen(void **state)
+{
+	struct sptrace_seen s = { 0 };
+	uint64_t ns = 0;
+
+	/* the 4th ended; the 5th in progress; the 6th in progress (began 20
+	 * after the 5th's end); the 6th ended */
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 4, .begin = 100, .end = 200, .prev_end = 50 });
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 5, .begin = 1000, .prev_end = 200 });
+	assert_int_equal(sptrace_seen_find(&s, 1500, &ns), -ENOENT); /* its end unseen yet */
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 6, .begin = 1820, .prev_end = 1800 });
+	assert_int_equal(sptrace_seen_find(&s, 1500, &ns), 0);
+	assert_int_equal(ns, 800);
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 6, .begin = 1820, .end = 1900, .prev_end = 1800 });
+	assert_int_equal(s.n, 4); /* 3 (from the 4th's look), 4, 5, 6 */
+	assert_int_equal(sptrace_seen_find(&s, 1850, &ns), 0);
+	assert_int_equal(ns, 80);
+	assert_int_equal(sptrace_seen_find(&s, 150, &ns), 0);
+	assert_int_equal(ns, 100);
+	/* between safepoints, or in one whose begin was never seen (the 3rd) */
+	assert_int_equal(sptrace_seen_find(&s, 1810, &ns), -ENOENT);
+	assert_int_equal(sptrace_seen_find(&s, 40, &ns), -ENOENT);
+
+	/* two followed before a look: the 5th's begin seen, its end not */
+	memset(&s, 0, sizeof(s));
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 5, .begin = 1000, .prev_end = 200 });
+	sptrace_seen_add(&s, &(struct sptrace_look){ .k = 7, .begin = 1900, .end = 1950, .prev_end = 1880 });
+	assert_int_equal(sptrace_seen_find(&s, 1500, &ns), -ENOENT);
+
+	/* full: nothing more is kept, nothing is overwritten */
+	memset(&s, 0, sizeof(s));
+	for (uint64_t k = 1; k <= SPTRACE_SEEN + 10; k++)
+		sptrace_seen_add(&s, &(struct sptrace_look){ .k = k, .begin = (int64_t)k * 100,
+							     .end = (int64_t)k * 100 + 50 });
+	assert_int_equal(s.n, SPTRACE_SEEN);
+	assert_int_equal(sptrace_seen_find(&s, 120, &ns), 0);
+	assert_int_equal(sptrace_seen_find(&s, (SPTRACE_SEEN + 5) * 100 + 10, &ns), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jdk17),
 		cmocka_unit_test(test_jdk25),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_look),
+		cmocka_unit_test(test_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

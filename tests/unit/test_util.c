@@ -198,6 +198,31 @@ static void test_populate(void **state)
 	munmap(p, n * page);
 }
 
+/* util_prefault_read: every page the range touches mapped at once (rounded
+ * outward, unlike util_populate: a read's range), nothing beyond it, contents
+ * unchanged (anonymous pages: the zero page, present to mincore). */
+static void test_prefault_read(void **state)
+{
+	size_t page = 4096, n = 8;
+	unsigned char vec[8];
+	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	util_prefault_read(p + 100, 2 * page); /* touches pages 0, 1 and 2 */
+	assert_int_equal(mincore(p, n * page, vec), 0);
+	for (size_t i = 0; i <= 2; i++)
+		assert_int_equal(vec[i] & 1, 1);
+	for (size_t i = 3; i < n; i++)
+		assert_int_equal(vec[i] & 1, 0);
+	assert_int_equal(p[page], 0);
+	util_prefault_read(NULL, page); /* nothing, no crash */
+	util_prefault_read(p + 5 * page, 0);
+	assert_int_equal(mincore(p, n * page, vec), 0);
+	assert_int_equal(vec[5] & 1, 0);
+	munmap(p, n * page);
+}
+
 /* util_huge_calloc() in a process that wants huge pages: 0 when it holds. */
 static int huge_calloc_child(void)
 {
@@ -263,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_hugepages_pay),
 		cmocka_unit_test(test_hugepages_env),
 		cmocka_unit_test(test_populate),
+		cmocka_unit_test(test_prefault_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,42 +119,26 @@ static void pause_begin(const struct mt_snapsession *ss, struct pause_window *w)
 /*
  * A frozen walk's own safepoint, told apart from later ones (GCs while the
  * copy walks for a second or more, a busy JVM's other stops): the JVM's
- * record of its last safepoint (sptrace.h) is read every 2 ms from the
- * request until DONE (at most SP_SEEN records); the walk's is the one whose
- * [begin, end] holds the agent's fork time (CLOCK_MONOTONIC, as the JVM's
- * os::javaTimeNanos). Missed when another safepoint followed it within the
- * 2 ms (its record overwritten): then the figure is the agent's timing.
+ * record of its last safepoint (sptrace.h) is looked at every 2 ms from the
+ * request until DONE; the walk's is the one whose [begin, end] holds the
+ * agent's fork time (CLOCK_MONOTONIC, as the JVM's os::javaTimeNanos). Its
+ * begin is seen while it lasts, its end then or, when another safepoint
+ * followed it within the 2 ms (a stop queued behind the walk's; the
+ * record overwritten), from the next one's record. Missed only when two
+ * followed within the 2 ms: then the figure is the agent's timing.
  */
-#define SP_SEEN 256
 #define SP_POLL_MS 2
 struct sp_seen {
 	bool on;
-	uint32_t n;
-	uint64_t last_counter;
-	int64_t begin[SP_SEEN], end[SP_SEEN];
+	struct sptrace_seen sps;
 };
 
 static void sp_seen_poll(const struct mt_snapsession *ss, struct sp_seen *w)
 {
-	int64_t b, e;
-	uint64_t c;
+	struct sptrace_look l;
 
-	if (!w->on || w->n == SP_SEEN || sptrace_last(&ss->sp, &b, &e, &c) || c == w->last_counter)
-		return;
-	w->last_counter = c;
-	w->begin[w->n] = b;
-	w->end[w->n++] = e;
-}
-
-/* The walk's safepoint among those seen: 0 and its Total in *@ns, or -1. */
-static int sp_seen_find(const struct sp_seen *w, uint64_t fork_at_ns, uint64_t *ns)
-{
-	for (uint32_t i = 0; i < w->n; i++)
-		if (w->begin[i] <= (int64_t)fork_at_ns && (int64_t)fork_at_ns <= w->end[i]) {
-			*ns = (uint64_t)(w->end[i] - w->begin[i]);
-			return 0;
-		}
-	return -1;
+	if (w->on && w->sps.n < SPTRACE_SEEN && !sptrace_look(&ss->sp, &l))
+		sptrace_seen_add(&w->sps, &l);
 }
 
 /* The JVM's own figure for the request's pause: exactly one safepoint since
@@ -965,7 +949,7 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 		bool watch = slice == WATCH_MS;
 
 		/* the safepoint watched, or the copy's records read as it writes them */
-		if (((seen->on && seen->n < SP_SEEN) || s->has_live) && slice > SP_POLL_MS)
+		if (((seen->on && seen->sps.n < SPTRACE_SEEN) || s->has_live) && slice > SP_POLL_MS)
 			slice = SP_POLL_MS;
 		if (s->has_live && s->fill_more) /* the pool filled ahead of the copy */
 			slice = 0;
@@ -1137,13 +1121,13 @@ int snaptake_take(struct mt_snapsession *ss, uint32_t flags, uint32_t max_pause_
 				ss->tagged = true;
 			s->agent_pause_ns = s->info.pause_ns;
 			/* exactly one safepoint since the request: the walk's; else
-			 * the first, when it was told apart (first_sp_poll()); else
+			 * the walk's, when it was told apart (sp_seen_poll()); else
 			 * the agent's timing, a lower bound */
 			n = pause_end(ss, &spw, &ns, &s->pause_from);
 			if (n == 1) {
 				s->info.pause_ns = ns;
 			} else if (n > 1 && s->frozen &&
-				   !sp_seen_find(seen, s->freeze.fork_at_ns, &ns)) {
+				   !sptrace_seen_find(&seen->sps, (int64_t)s->freeze.fork_at_ns, &ns)) {
 				s->info.pause_ns = ns;
 				s->pause_from = SNAP_PAUSE_RECORD;
 			} else {

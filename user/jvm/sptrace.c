@@ -32,12 +32,16 @@ int sptrace_open(const struct mt_proc *p, struct sptrace *t)
 	for (int i = 0; i < 3 && !err; i++)
 		if (elfsym_lookup(e, names[i], &addr[i], &size) || size < 8)
 			err = -ENOENT;
-	elfsym_free(e);
-	if (err)
+	if (err) {
+		elfsym_free(e);
 		return err;
+	}
 	t->begin = addr[0] + bias;
 	t->end = addr[1] + bias;
 	t->counter = addr[2] + bias;
+	if (!elfsym_lookup(e, SPTRACE_SYM_APP, &addr[0], &size) && size >= 8)
+		t->app = addr[0] + bias;
+	elfsym_free(e);
 	t->read = read_proc;
 	t->ctx = (void *)(intptr_t)p->pid;
 	t->ok = true;
@@ -56,19 +60,74 @@ void sptrace_window_begin(const struct sptrace *t, struct sptrace_window *w)
 	w->ok = t && t->ok && !read_counter(t, &w->counter) && !(w->counter & 1);
 }
 
-int sptrace_last(const struct sptrace *t, int64_t *begin, int64_t *end, uint64_t *counter)
+int sptrace_look(const struct sptrace *t, struct sptrace_look *l)
 {
+	int64_t app = 0, b, e;
 	uint64_t c, c2;
 
 	if (!t || !t->ok)
 		return -ENOENT;
-	if (read_counter(t, &c) || t->read(t->ctx, t->begin, begin, sizeof(*begin)) ||
-	    t->read(t->ctx, t->end, end, sizeof(*end)) || read_counter(t, &c2))
+	/* SafepointTracing::begin() writes the begin, the time between, then
+	 * the end's 0, and bumps the counter after: so the time between is
+	 * read first, the end last - a begin newer than the end read after it
+	 * is refused below, and one that is not is as new as the time between */
+	if (read_counter(t, &c) || (t->app && t->read(t->ctx, t->app, &app, sizeof(app))) ||
+	    t->read(t->ctx, t->begin, &b, sizeof(b)) || t->read(t->ctx, t->end, &e, sizeof(e)) ||
+	    read_counter(t, &c2))
 		return -EIO;
-	if ((c & 1) || c2 != c || *end <= *begin)
+	if (c2 != c || !c || b <= 0)
 		return -EAGAIN;
-	*counter = c;
+	if (c & 1) { /* in progress: its begin and the time before it written */
+		l->k = (c + 1) / 2;
+		l->end = 0;
+	} else if (e > b) { /* ended, its end written last */
+		l->k = c / 2;
+		l->end = e;
+	} else { /* its end not written yet, or the next one beginning */
+		return -EAGAIN;
+	}
+	l->begin = b;
+	l->prev_end = app > 0 && app < b ? b - app : 0;
 	return 0;
+}
+
+/* The entry for safepoint @k in @s (the looks come in order: the last two
+ * are searched), a new one when there is room, else NULL. */
+static struct sptrace_seen_sp *seen_at(struct sptrace_seen *s, uint64_t k)
+{
+	for (uint32_t i = s->n; i > 0 && i + 2 > s->n; i--)
+		if (s->sp[i - 1].k == k)
+			return &s->sp[i - 1];
+	if (s->n == SPTRACE_SEEN)
+		return NULL;
+	s->sp[s->n] = (struct sptrace_seen_sp){ .k = k };
+	return &s->sp[s->n++];
+}
+
+void sptrace_seen_add(struct sptrace_seen *s, const struct sptrace_look *l)
+{
+	struct sptrace_seen_sp *sp;
+
+	if (l->prev_end && l->k > 1 && (sp = seen_at(s, l->k - 1)) != NULL)
+		sp->end = l->prev_end;
+	if ((sp = seen_at(s, l->k)) == NULL)
+		return;
+	sp->begin = l->begin;
+	if (l->end)
+		sp->end = l->end;
+}
+
+int sptrace_seen_find(const struct sptrace_seen *s, int64_t at_ns, uint64_t *ns)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct sptrace_seen_sp *sp = &s->sp[i];
+
+		if (sp->begin && sp->end > sp->begin && sp->begin <= at_ns && at_ns <= sp->end) {
+			*ns = (uint64_t)(sp->end - sp->begin);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int sptrace_window_end(const struct sptrace *t, const struct sptrace_window *w, uint64_t *ns)

@@ -16,6 +16,9 @@
 
 #include "lib/util.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
@@ -373,6 +376,15 @@ int util_populate(void *p, size_t n)
 	if (!p || e <= a || !madvise((void *)a, e - a, MADV_POPULATE_WRITE))
 		return 0;
 	return errno == EINVAL ? 0 : -errno; /* EINVAL: a kernel before 5.14 */
+}
+
+void util_prefault_read(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t e = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+
+	if (p && n)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_READ);
 }
 
 /* Huge pages for an array of @bytes at @p when it is large. */

@@ -78,6 +78,11 @@ void util_hugepages(void *p, size_t n);
  * writes. Returns 0 (also on a kernel without it, and for @p NULL), or
  * -errno when the kernel could not (-ENOMEM: no memory for them). */
 int util_populate(void *p, size_t n);
+/* util_prefault_read - map the pages under @p .. @p + @n (a mapped file's
+ * bytes about to be read through) in one call (MADV_POPULATE_READ), not a
+ * fault at each page's first read. A hint: never fails, no effect on a
+ * kernel before 5.14 or for @p NULL. */
+void util_prefault_read(const void *p, size_t n);
 /* util_cpus - the CPUs this process may run on (its affinity; 1 when it
  * cannot be read). */
 int util_cpus(void);
