@@ -841,6 +841,7 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		bpfutil_load_failed("jvmev", err, JVMEV_NEEDS);
 		goto err_destroy;
 	}
+	bpfutil_loaded("jvmev", c->skel->obj);
 
 	/* Attach each program at every site of its USDT probe. */
 	c->links.spec_map_fd = bpf_map__fd(c->skel->maps.usdt_specs);

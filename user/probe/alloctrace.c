@@ -237,6 +237,7 @@ static int load(struct alloctrace *t)
 		bpfutil_load_failed("alloc", err, ALLOC_NEEDS);
 		return err;
 	}
+	bpfutil_loaded("alloc", t->skel->obj);
 	if (t->walker && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),
 						      JSTACKSTORE_MAX_KEPT))) {
 		err = -errno;

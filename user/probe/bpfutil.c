@@ -156,3 +156,21 @@ uint64_t bpfutil_obj_misses(struct bpf_object *obj)
 	}
 	return sum;
 }
+
+void bpfutil_loaded(const char *name, struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	if (!getenv("MEMTRACE_BPF_STATS"))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			fprintf(stderr, "bpf: %s %s verified %u instructions\n", name,
+				bpf_program__name(prog), info.verified_insns);
+	}
+}

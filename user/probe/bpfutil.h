@@ -44,5 +44,11 @@ struct bpf_object;
  * (each program's recursion_misses: another BPF program was running on that
  * CPU): events lost that no ring buffer counted. */
 uint64_t bpfutil_obj_misses(struct bpf_object *obj);
+/* bpfutil_loaded - after @obj (named @name) loaded: with MEMTRACE_BPF_STATS
+ * set, one line on stderr per program, "bpf: NAME PROG verified N
+ * instructions" (the verifier's count, bpf_prog_info.verified_insns: its
+ * limit is 1 M, and each 100 k cost ~0.2 s of the kernel's CPU at every
+ * load here; tests/e2e/cases/bpf_verifier.sh holds them to a budget). */
+void bpfutil_loaded(const char *name, struct bpf_object *obj);
 
 #endif

@@ -217,6 +217,7 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 		bpfutil_load_failed("gc", err, GC_NEEDS);
 		goto err_destroy;
 	}
+	bpfutil_loaded("gc", t->skel->obj);
 
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);

@@ -224,6 +224,7 @@ static struct parktrace *tracer_new(const struct mt_proc *p, const struct mt_vms
 		bpfutil_load_failed("park", err, need);
 		goto fail;
 	}
+	bpfutil_loaded("park", t->skel->obj);
 	if (stacks && !(t->store = jstackstore_new(bpf_map__fd(t->skel->maps.jstacks),
 									  JSTACKSTORE_MAX_KEPT))) {
 		err = -errno;

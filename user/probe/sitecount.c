@@ -123,6 +123,7 @@ struct sitecount *sitecount_new(const struct mt_proc *p)
 		bpfutil_load_failed("sites", err, SITES_NEEDS);
 		goto fail;
 	}
+	bpfutil_loaded("sites", c->skel->obj);
 	err = attach_probes(c, p);
 	if (err)
 		goto fail;
