@@ -1,12 +1,16 @@
 // FreezeWorkload - a heap of known live objects and mutator threads that
 // allocate and write while memtrace takes frozen heap snapshots
 // (tests/e2e/cases/walk_frozen_soak.sh, bench/freeze.sh).
-//   java FreezeWorkload ENTRIES THREADS [BLOB_MB]
+//   java FreezeWorkload ENTRIES THREADS [BLOB_MB [DUTY]]
 // Keeps ENTRIES FwEntry, each with a long[2], in one FwEntry[] (2 * ENTRIES + 1
 // objects), and BLOB_MB MiB of byte[256 KiB]; THREADS threads allocate
 // short-lived FwChurn objects as fast as they can and, every 64 of them, store
 // one into a random entry's `last` field (old-generation writes; each entry's
-// previous one becomes garbage). stdin "check" walks the entries and prints
+// previous one becomes garbage). DUTY (percent, default 100): each churn
+// thread allocates DUTY % of every 4 ms and sleeps the rest, so a test that
+// needs a collector busy, not a CPU, leaves the machine's other cases theirs
+// (one flat-out thread and the ZGC cycles it caused were ~1/4 of the CPU of
+// the longest e2e cases). stdin "check" walks the entries and prints
 // "CHECK ok N 0" when each is as built (id, payload, its last FwChurn's
 // fields), else "CHECK bad N BAD"; "dump K" prints the last K 10 ms
 // buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END;
@@ -35,6 +39,9 @@ public class FreezeWorkload {
 
     public static void main(String[] a) throws Exception {
         int n = Integer.parseInt(a[0]), t = Integer.parseInt(a[1]);
+        int duty = a.length > 3 ? Integer.parseInt(a[3]) : 100;
+        final long workNs = duty >= 100 ? Long.MAX_VALUE : 40_000L * Math.max(duty, 1);
+        final long napMs = Math.max(1, (4_000_000L - Math.min(workNs, 4_000_000L)) / 1_000_000L);
         entries = new FwEntry[n];
         for (int i = 0; i < n; i++) entries[i] = new FwEntry(i);
         if (a.length > 2) {
@@ -45,11 +52,15 @@ public class FreezeWorkload {
         for (int k = 0; k < t; k++) {
             final int id = k;
             Thread th = new Thread(() -> {
-                long c = 0;
+                long c = 0, slice = System.nanoTime();
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 while (true) {
                     while (held) {
                         try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                    }
+                    if (workNs != Long.MAX_VALUE && (c & 1023) == 0 && System.nanoTime() - slice > workNs) {
+                        try { Thread.sleep(napMs); } catch (InterruptedException e) { return; }
+                        slice = System.nanoTime();
                     }
                     FwChurn x = null;
                     for (int j = 0; j < 64; j++) sink = x = new FwChurn(c + j);
