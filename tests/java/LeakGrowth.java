@@ -9,12 +9,14 @@
 //   cache:           static LeakGrowth.CACHE, 20 000 entries put before READY, read
 //   lru:             static LeakGrowth.LRU, a LinkedHashMap bounded at 20 000 that
 //                    replaces ~650 entries a second
-//   churn:           CHURN threads allocating short-lived objects flat out
+//   churn:           CHURN threads allocating short-lived objects flat out, or
+//                    DUTY % of every 4 ms (they sleep the rest: a case beside
+//                    others needs the churn, not a CPU)
 // Each leak counts what it added, and when (System.nanoTime: CLOCK_MONOTONIC).
 // stdin "counts" prints "COUNTS index listeners local" at that instant (the
 // three leaks' sizes), "between T1 T2" prints "BETWEEN index listeners local":
 // how many each added with T1 < time <= T2 (ns), then END.
-//   java LeakGrowth CHURN [INDEX_MS LIST_MS LOCAL_MS [CACHE]]   (CACHE: entries, 20 000)
+//   java LeakGrowth CHURN [INDEX_MS LIST_MS LOCAL_MS [CACHE [DUTY]]]   (CACHE: entries, 20 000; DUTY 100)
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.ArrayList;
@@ -78,6 +80,9 @@ public class LeakGrowth {
         long listMs = a.length > 2 ? Long.parseLong(a[2]) : 20;
         long localMs = a.length > 3 ? Long.parseLong(a[3]) : 20;
         int cacheN = a.length > 4 ? Integer.parseInt(a[4]) : 20_000;
+        int duty = a.length > 5 ? Integer.parseInt(a[5]) : 100;
+        final long workNs = duty >= 100 ? Long.MAX_VALUE : 40_000L * Math.max(duty, 1);
+        final long napMs = Math.max(1, (4_000_000L - Math.min(workNs, 4_000_000L)) / 1_000_000L);
         for (int i = 0; i < cacheN; i++)
             CACHE.put(i, new Cached(i));
         for (int i = 0; i < 20_000; i++)
@@ -112,8 +117,12 @@ public class LeakGrowth {
         });
         for (int c = 0; c < churn; c++) {
             Thread t = new Thread(() -> {
-                long i = 0;
+                long i = 0, slice = System.nanoTime();
                 while (true) {
+                    if (workNs != Long.MAX_VALUE && (i & 1023) == 0 && System.nanoTime() - slice > workNs) {
+                        try { Thread.sleep(napMs); } catch (InterruptedException e) { return; }
+                        slice = System.nanoTime();
+                    }
                     Object[] o = new Object[8];
                     for (int j = 0; j < 8; j++) o[j] = new long[(int) (i++ & 31)];
                     sink = o;

@@ -21,7 +21,7 @@
 
 mkfifo "$TMPD/in"
 exec 3<>"$TMPD/in"
-"$JAVA" -Xmx512m -cp "$CLASSES" LeakGrowth 1 10 20 20 200000 <"$TMPD/in" >"$TMPD/w.out" 2>&1 &
+"$JAVA" -Xmx512m -cp "$CLASSES" LeakGrowth 1 10 20 20 200000 25 <"$TMPD/in" >"$TMPD/w.out" 2>&1 &
 JVM_PID=$!
 JVM_PIDS+=("$JVM_PID")
 wait_for_line "$TMPD/w.out" READY 60 || { cat "$TMPD/w.out"; fail "LeakGrowth did not start"; }

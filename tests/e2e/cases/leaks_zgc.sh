@@ -20,7 +20,7 @@
 LOG="$TMPD/safepoint.log"
 mkfifo "$TMPD/in"
 exec 3<>"$TMPD/in"
-"$JAVA" -XX:+UseZGC -Xmx1g "-Xlog:safepoint:file=$LOG" -cp "$CLASSES" LeakGrowth 1 10 20 20 1000000 \
+"$JAVA" -XX:+UseZGC -Xmx1g "-Xlog:safepoint:file=$LOG" -cp "$CLASSES" LeakGrowth 1 10 20 20 1000000 25 \
 	<"$TMPD/in" >"$TMPD/w.out" 2>&1 &
 JVM_PID=$!
 JVM_PIDS+=("$JVM_PID")
