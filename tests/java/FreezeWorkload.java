@@ -7,10 +7,8 @@
 // short-lived FwChurn objects as fast as they can and, every 64 of them, store
 // one into a random entry's `last` field (old-generation writes; each entry's
 // previous one becomes garbage). DUTY (percent, default 100): each churn
-// thread allocates DUTY % of every 4 ms and sleeps the rest, so a test that
-// needs a collector busy, not a CPU, leaves the machine's other cases theirs
-// (one flat-out thread and the ZGC cycles it caused were ~1/4 of the CPU of
-// the longest e2e cases). stdin "check" walks the entries and prints
+// thread allocates DUTY % of every 4 ms and sleeps the rest (Duty.java).
+// stdin "check" walks the entries and prints
 // "CHECK ok N 0" when each is as built (id, payload, its last FwChurn's
 // fields), else "CHECK bad N BAD"; "dump K" prints the last K 10 ms
 // buckets as "ms ops" lines (ops: FwChurn allocated by all threads), then END;
@@ -39,9 +37,7 @@ public class FreezeWorkload {
 
     public static void main(String[] a) throws Exception {
         int n = Integer.parseInt(a[0]), t = Integer.parseInt(a[1]);
-        int duty = a.length > 3 ? Integer.parseInt(a[3]) : 100;
-        final long workNs = duty >= 100 ? Long.MAX_VALUE : 40_000L * Math.max(duty, 1);
-        final long napMs = Math.max(1, (4_000_000L - Math.min(workNs, 4_000_000L)) / 1_000_000L);
+        final int duty = a.length > 3 ? Integer.parseInt(a[3]) : 100;
         entries = new FwEntry[n];
         for (int i = 0; i < n; i++) entries[i] = new FwEntry(i);
         if (a.length > 2) {
@@ -52,16 +48,15 @@ public class FreezeWorkload {
         for (int k = 0; k < t; k++) {
             final int id = k;
             Thread th = new Thread(() -> {
-                long c = 0, slice = System.nanoTime();
+                long c = 0;
+                Duty pace = new Duty(duty);
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 while (true) {
                     while (held) {
                         try { Thread.sleep(1); } catch (InterruptedException e) { return; }
                     }
-                    if (workNs != Long.MAX_VALUE && (c & 1023) == 0 && System.nanoTime() - slice > workNs) {
-                        try { Thread.sleep(napMs); } catch (InterruptedException e) { return; }
-                        slice = System.nanoTime();
-                    }
+                    if ((c & 1023) == 0 && !pace.pace())
+                        return;
                     FwChurn x = null;
                     for (int j = 0; j < 64; j++) sink = x = new FwChurn(c + j);
                     if (n > 0) entries[r.nextInt(n)].last = x;

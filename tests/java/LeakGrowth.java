@@ -10,8 +10,7 @@
 //   lru:             static LeakGrowth.LRU, a LinkedHashMap bounded at 20 000 that
 //                    replaces ~650 entries a second
 //   churn:           CHURN threads allocating short-lived objects flat out, or
-//                    DUTY % of every 4 ms (they sleep the rest: a case beside
-//                    others needs the churn, not a CPU)
+//                    DUTY % of every 4 ms (Duty.java)
 // Each leak counts what it added, and when (System.nanoTime: CLOCK_MONOTONIC).
 // stdin "counts" prints "COUNTS index listeners local" at that instant (the
 // three leaks' sizes), "between T1 T2" prints "BETWEEN index listeners local":
@@ -80,9 +79,7 @@ public class LeakGrowth {
         long listMs = a.length > 2 ? Long.parseLong(a[2]) : 20;
         long localMs = a.length > 3 ? Long.parseLong(a[3]) : 20;
         int cacheN = a.length > 4 ? Integer.parseInt(a[4]) : 20_000;
-        int duty = a.length > 5 ? Integer.parseInt(a[5]) : 100;
-        final long workNs = duty >= 100 ? Long.MAX_VALUE : 40_000L * Math.max(duty, 1);
-        final long napMs = Math.max(1, (4_000_000L - Math.min(workNs, 4_000_000L)) / 1_000_000L);
+        final int duty = a.length > 5 ? Integer.parseInt(a[5]) : 100;
         for (int i = 0; i < cacheN; i++)
             CACHE.put(i, new Cached(i));
         for (int i = 0; i < 20_000; i++)
@@ -117,12 +114,11 @@ public class LeakGrowth {
         });
         for (int c = 0; c < churn; c++) {
             Thread t = new Thread(() -> {
-                long i = 0, slice = System.nanoTime();
+                long i = 0;
+                Duty pace = new Duty(duty);
                 while (true) {
-                    if (workNs != Long.MAX_VALUE && (i & 1023) == 0 && System.nanoTime() - slice > workNs) {
-                        try { Thread.sleep(napMs); } catch (InterruptedException e) { return; }
-                        slice = System.nanoTime();
-                    }
+                    if ((i & 1023) == 0 && !pace.pace())
+                        return;
                     Object[] o = new Object[8];
                     for (int j = 0; j < 8; j++) o[j] = new long[(int) (i++ & 31)];
                     sink = o;
