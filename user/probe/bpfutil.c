@@ -140,37 +140,39 @@ uint64_t bpfutil_percpu_sum_at(int map_fd, uint32_t slot)
 	return sum;
 }
 
+/* Fetches PROG's info into *INFO; returns 0 or -errno (the program not loaded). */
+static int prog_info(struct bpf_program *prog, struct bpf_prog_info *info)
+{
+	uint32_t len = sizeof(*info);
+	int fd = bpf_program__fd(prog);
+
+	memset(info, 0, sizeof(*info));
+	if (fd < 0)
+		return -EBADF;
+	return bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
+}
+
 uint64_t bpfutil_obj_misses(struct bpf_object *obj)
 {
 	struct bpf_program *prog;
+	struct bpf_prog_info info;
 	uint64_t sum = 0;
 
-	bpf_object__for_each_program(prog, obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+	bpf_object__for_each_program(prog, obj)
+		if (!prog_info(prog, &info))
 			sum += info.recursion_misses;
-	}
 	return sum;
 }
 
 void bpfutil_loaded(const char *name, struct bpf_object *obj)
 {
 	struct bpf_program *prog;
+	struct bpf_prog_info info;
 
 	if (!getenv("MEMTRACE_BPF_STATS"))
 		return;
-	bpf_object__for_each_program(prog, obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+	bpf_object__for_each_program(prog, obj)
+		if (!prog_info(prog, &info))
 			fprintf(stderr, "bpf: %s %s verified %u instructions\n", name,
 				bpf_program__name(prog), info.verified_insns);
-	}
 }
