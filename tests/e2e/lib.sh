@@ -28,6 +28,17 @@ jvm_start() {
 	wait_for_line "$TMPD/$name.out" READY 60 || { cat "$TMPD/$name.out" >&2; fail "JVM $name did not start"; }
 }
 
+# jtool NAME [args...]: the JDK's tool NAME (jcmd, jmap, jstack, jfr) in a
+# small JVM of its own, compiled by C1 only, with the Serial collector: a
+# jcmd took 0.38-0.43 core-s here as it comes and 0.29 so, a `jfr print` of
+# a 1 MB recording 0.72 and 0.40 (perf stat -r 5). Interpreted (-Xint) a
+# jcmd took 0.19-0.24, but decoding a long answer (Compiler.codelist)
+# took a minute. The cases run some hundred of them.
+jtool() {
+	local t=$1; shift
+	"$JAVA_HOME/bin/$t" -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "$@"
+}
+
 # wait_for_line FILE PATTERN SECONDS
 wait_for_line() {
 	local i

@@ -21,8 +21,8 @@ wait_for_line "$TMPD/mt.json" '"start"' 20 || { cat "$TMPD/mt.err"; fail "alloc 
 touch "$TMPD/go"
 wait_for_line "$TMPD/w.out" DONE 60 || fail "workload did not finish"
 kill -INT $mt; wait $mt || { cat "$TMPD/mt.err"; fail "alloc exited non-zero"; }
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" JFR.dump name=mt filename="$TMPD/a.jfr" >/dev/null || fail "JFR.dump"
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationSample "$TMPD/a.jfr" >"$TMPD/a.jfr.json" ||
+jtool jcmd "$JVM_PID" JFR.dump name=mt filename="$TMPD/a.jfr" >/dev/null || fail "JFR.dump"
+jtool jfr print --json --events jdk.ObjectAllocationSample "$TMPD/a.jfr" >"$TMPD/a.jfr.json" ||
 	fail "jfr print"
 PYTHONPATH="$ROOT/tests/e2e" python3 - "$TMPD/mt.json" "$TMPD/w.out" "$TMPD/a.jfr.json" <<'PY' || fail "class shares off"
 import json, re, sys

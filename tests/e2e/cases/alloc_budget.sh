@@ -61,9 +61,9 @@ sleep 1
 touch "$TMPD/go"
 wait_for_line "$TMPD/t.out" DONE 120 || fail "workload did not finish (trickle)"
 kill -INT $m; wait $m || fail "alloc exited non-zero (trickle)"
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" JFR.dump name=mt filename="$TMPD/t.jfr" >/dev/null || fail "JFR.dump"
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/t.histo" || fail "class histogram"
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationInNewTLAB "$TMPD/t.jfr" >"$TMPD/t.jfr.json" ||
+jtool jcmd "$JVM_PID" JFR.dump name=mt filename="$TMPD/t.jfr" >/dev/null || fail "JFR.dump"
+jtool jcmd "$JVM_PID" GC.class_histogram >"$TMPD/t.histo" || fail "class histogram"
+jtool jfr print --json --events jdk.ObjectAllocationInNewTLAB "$TMPD/t.jfr" >"$TMPD/t.jfr.json" ||
 	fail "jfr print"
 python3 - "$TMPD/tr.json" "$TMPD/t.jfr.json" "$TMPD/t.out" "$TMPD/t.histo" <<'PY' || fail "per-thread keep"
 import json, sys

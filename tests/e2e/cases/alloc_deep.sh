@@ -34,7 +34,7 @@ for mode in tiered int; do
 		AllocDeep --depth 300
 	pid=$JVM_PID
 	[ $mode = tiered ] && sleep 3 # C2 compiles the recursion
-	"$JAVA_HOME/bin/jcmd" "$pid" JFR.start name=deep settings="$TMPD/alloc.jfc" >/dev/null ||
+	jtool jcmd "$pid" JFR.start name=deep settings="$TMPD/alloc.jfc" >/dev/null ||
 		fail "JFR.start"
 	depths="default 100"
 	[ $mode = tiered ] && depths+=" 200"
@@ -45,10 +45,10 @@ for mode in tiered int; do
 			"${args[@]}" >"$TMPD/$mode.$depth.txt" 2>"$TMPD/$mode.$depth.err" ||
 			{ cat "$TMPD/$mode.$depth.err"; fail "alloc failed ($mode, $depth)"; }
 		grep "^java stacks:" "$TMPD/$mode.$depth.txt" >&2
-		[ $depth = default ] && { "$JAVA_HOME/bin/jcmd" "$pid" JFR.stop name=deep \
+		[ $depth = default ] && { jtool jcmd "$pid" JFR.stop name=deep \
 			filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.stop"; }
 	done
-	"$JAVA_HOME/bin/jfr" print --json --stack-depth 512 --events jdk.ObjectAllocationSample \
+	jtool jfr print --json --stack-depth 512 --events jdk.ObjectAllocationSample \
 		"$TMPD/$mode.jfr" >"$TMPD/$mode.jfr.json" || fail "jfr print"
 	jvm_stop "$pid"
 	echo "== $mode (JDK $JDK)"

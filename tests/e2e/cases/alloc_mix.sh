@@ -54,8 +54,8 @@ for mode in tiered int budget; do
 	touch "$TMPD/go"
 	wait_for_line "$TMPD/w$mode.out" DONE 90 || fail "workload did not finish ($mode)"
 	kill -INT $mt; wait $mt || { cat "$TMPD/$mode.err"; fail "alloc exited non-zero ($mode)"; }
-	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.dump"
-	"$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationSample "$TMPD/$mode.jfr" \
+	jtool jcmd "$pid" JFR.dump name=mt filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.dump"
+	jtool jfr print --json --events jdk.ObjectAllocationSample "$TMPD/$mode.jfr" \
 		>"$TMPD/$mode.jfr.json" || fail "jfr print"
 	jvm_stop "$pid"
 	echo "== $mode (JDK $JDK)"

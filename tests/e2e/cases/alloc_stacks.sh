@@ -43,8 +43,8 @@ for mode in c2 c1 int inl; do
 	touch "$TMPD/go"
 	wait_for_line "$TMPD/w$mode.out" DONE 150 || fail "workload did not finish ($mode)"
 	kill -INT $mt; wait $mt || { cat "$TMPD/$mode.err"; fail "alloc exited non-zero ($mode)"; }
-	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.dump"
-	"$JAVA_HOME/bin/jfr" print --json --stack-depth 128 --events jdk.ObjectAllocationSample "$TMPD/$mode.jfr" \
+	jtool jcmd "$pid" JFR.dump name=mt filename="$TMPD/$mode.jfr" >/dev/null || fail "JFR.dump"
+	jtool jfr print --json --stack-depth 128 --events jdk.ObjectAllocationSample "$TMPD/$mode.jfr" \
 		>"$TMPD/$mode.jfr.json" || fail "jfr print"
 	HOME=$TMPD go tool pprof -traces -lines "$TMPD/$mode.pb.gz" >"$TMPD/$mode.traces" 2>&1 ||
 		{ cat "$TMPD/$mode.traces"; fail "go tool pprof"; }

@@ -11,16 +11,16 @@ for want in false true; do
 	jvm_start "w$want" "${extra[@]}" GcWorkload --go "$TMPD/never"
 	"$MEMTRACE" doctor -p "$JVM_PID" --json >"$TMPD/d.$want.json" || fail "doctor exited $?"
 	got=$(json_get "$TMPD/d.$want.json" 'str(recs[0]["DTraceAllocProbes"]).lower()')
-	oracle=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "DTraceAllocProbes" {print $4}')
+	oracle=$(jtool jcmd "$JVM_PID" VM.flags -all | awk '$2 == "DTraceAllocProbes" {print $4}')
 	assert_eq "$got" "$want" "doctor DTraceAllocProbes"
 	assert_eq "$got" "$oracle" "doctor vs jcmd VM.flags"
 	for f in DTraceMonitorProbes DTraceMethodProbes; do
 		got=$(json_get "$TMPD/d.$want.json" "str(recs[0][\"$f\"]).lower()")
-		oracle=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk -v f=$f '$2 == f {print $4}')
+		oracle=$(jtool jcmd "$JVM_PID" VM.flags -all | awk -v f=$f '$2 == f {print $4}')
 		assert_eq "$got" "$oracle" "doctor $f vs jcmd"
 	done
 	# ExtendedDTraceProbes: present in JDK 17, gone from JDK 25
-	ext=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "ExtendedDTraceProbes"' | wc -l)
+	ext=$(jtool jcmd "$JVM_PID" VM.flags -all | awk '$2 == "ExtendedDTraceProbes"' | wc -l)
 	absent=$(json_get "$TMPD/d.$want.json" '"ExtendedDTraceProbes" in recs[0]["flags_absent"]')
 	if [ "$ext" -eq 0 ]; then assert_eq "$absent" True "ExtendedDTraceProbes absent"; else assert_eq "$absent" False "ExtendedDTraceProbes present"; fi
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'recs[0]["gc_source"]')" usdt "gc source"
@@ -65,7 +65,7 @@ PY
 	# the heap in transparent huge pages: the JVM's flag, as jcmd says; the
 	# hint to set it only where faults are slow and it is not set
 	assert_eq "$(json_get "$TMPD/d.$want.json" 'str(recs[0]["heap_thp"]).lower()')" \
-		"$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.flags -all | awk '$2 == "UseTransparentHugePages" {print $4}')" \
+		"$(jtool jcmd "$JVM_PID" VM.flags -all | awk '$2 == "UseTransparentHugePages" {print $4}')" \
 		"doctor UseTransparentHugePages vs jcmd"
 	"$MEMTRACE" doctor -p "$JVM_PID" >"$TMPD/t.$want.txt" || fail "doctor (text) exited $?"
 	if [ "$want" = false ] && python3 -c "import sys; sys.exit(0 if $fus >= 4.0 else 1)" &&

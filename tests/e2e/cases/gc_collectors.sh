@@ -58,9 +58,9 @@ for gc in "${gcs[@]}"; do
 	wait "$r" || { cat "$D/rec.err"; fail "record failed ($gc)"; }
 	wait "$t" || { cat "$D/top.err"; fail "top failed ($gc)"; }
 	[ $gc = Znosym ] && ! grep -q no_pauses "$D/mt.json" && fail "gc did not say its pauses are untimed"
-	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$D/r.jfr" >/dev/null || fail "JFR.dump ($gc)"
+	jtool jcmd "$pid" JFR.dump name=mt filename="$D/r.jfr" >/dev/null || fail "JFR.dump ($gc)"
 	jvm_stop "$pid"
-	"$JAVA_HOME/bin/jfr" print --json --events jdk.GarbageCollection,jdk.GCPhasePause "$D/r.jfr" \
+	jtool jfr print --json --events jdk.GarbageCollection,jdk.GCPhasePause "$D/r.jfr" \
 		>"$D/jfr.json" || fail "jfr print ($gc)"
 	"$MEMTRACE" report "$D/rec.gz" --json >"$D/report.json" 2>"$D/report.err" ||
 		{ cat "$D/report.err"; fail "report failed ($gc)"; }

@@ -34,8 +34,8 @@ for gc in G1 Parallel Serial G1conc; do
 	sleep 0.3
 	kill -INT "$mt"; wait "$mt"; rc=$?
 	[ $rc -eq 0 ] || { cat "$TMPD/mt.$gc.err"; fail "memtrace gc exited $rc ($gc)"; }
-	"$JAVA_HOME/bin/jcmd" "$pid" JFR.dump name=mt filename="$TMPD/$gc.jfr" >/dev/null || fail "JFR.dump"
-	"$JAVA_HOME/bin/jfr" print --json --events jdk.GarbageCollection,jdk.GCHeapSummary,jdk.GCPhasePause \
+	jtool jcmd "$pid" JFR.dump name=mt filename="$TMPD/$gc.jfr" >/dev/null || fail "JFR.dump"
+	jtool jfr print --json --events jdk.GarbageCollection,jdk.GCHeapSummary,jdk.GCPhasePause \
 		"$TMPD/$gc.jfr" >"$TMPD/$gc.jfr.json" || fail "jfr print"
 	echo "== $gc (JDK $JDK)"
 	python3 "$ROOT/tests/e2e/gc_vs_jfr.py" "$TMPD/mt.$gc.json" "$TMPD/$gc.jfr.json" || fail "$gc: memtrace and JFR disagree"

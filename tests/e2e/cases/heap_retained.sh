@@ -138,8 +138,8 @@ note "in place (by position, by id), copied, one and two threads: $(grep -c '"re
 	{ cat "$TMPD/e"; fail "heap --paths live"; }
 "$MEMTRACE" heap -p "$JVM_PID" --paths RetainWorkload.Shared --top 1 >"$TMPD/p.txt" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "heap --paths text"; }
-"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >"$TMPD/histo" || fail "jmap -histo:live"
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/r.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+jtool jmap -histo:live "$JVM_PID" >"$TMPD/histo" || fail "jmap -histo:live"
+jtool jcmd "$JVM_PID" GC.heap_dump "$TMPD/r.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 "$MEMTRACE" query "$TMPD/r.hprof" -f "$ROOT/tests/query/retain/retain.mq" >"$TMPD/q.hprof" 2>"$TMPD/e" ||
 	{ cat "$TMPD/e"; fail "query dump"; }
 "$MEMTRACE" --json heap "$TMPD/r.hprof" --retained --top 2000 >"$TMPD/h.hprof" 2>"$TMPD/e" ||

@@ -20,7 +20,7 @@ gcs=(G1)
 for gc in "${gcs[@]}"; do
 jvm_start "w$gc" -Xmx128m -XX:+Use${gc}GC QueryWorkload planted
 "$MEMTRACE" histo -p "$JVM_PID" >/dev/null 2>&1 # the agent loaded: its objects in both
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/jcmd.txt" || fail "$gc: jcmd"
+jtool jcmd "$JVM_PID" GC.class_histogram >"$TMPD/jcmd.txt" || fail "$gc: jcmd"
 "$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>"$TMPD/h.err" || { cat "$TMPD/h.err"; fail "$gc: histo"; }
 grep -q "frozen: .*the copy marked" "$TMPD/h.err" || { cat "$TMPD/h.err"; fail "$gc: histo: the copy did not mark"; }
 note "$gc:"

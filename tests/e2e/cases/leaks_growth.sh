@@ -32,7 +32,7 @@ wait_for_line "$TMPD/w.out" READY 60 || { cat "$TMPD/w.out"; fail "LeakGrowth di
 "$MEMTRACE" --json leaks -p "$JVM_PID" >"$TMPD/l.json" 2>"$TMPD/l.err" ||
 	{ cat "$TMPD/l.err"; fail "leaks"; }
 walks=$(grep -c '"HeapWalkOperation"' "$LOG" || true)
-"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >/dev/null || fail "jmap -histo:live"
+jtool jmap -histo:live "$JVM_PID" >/dev/null || fail "jmap -histo:live"
 jmap_ns=$(grep '"GC_HeapInspection"' "$LOG" | tail -1 | sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p')
 walk_ns=$(grep '"HeapWalkOperation"' "$LOG" | sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p' |
 	awk '{ s += $1 } END { print s + 0 }')

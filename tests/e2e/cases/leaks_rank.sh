@@ -19,7 +19,7 @@ python3 "$ROOT/tests/e2e/check_leaks.py" "$TMPD/l.json" --strict || fail "rankin
 # no live estimate above what the heap walk at the end found of its class
 # (issue #31.1), and that walk's figure against jmap -histo:live's right after
 # (the leaks grow meanwhile: jmap's at least ~ ours)
-"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >"$TMPD/histo.txt" || fail "jmap -histo:live"
+jtool jmap -histo:live "$JVM_PID" >"$TMPD/histo.txt" || fail "jmap -histo:live"
 python3 - "$TMPD/l.json" "$TMPD/histo.txt" <<'PY' || fail "live estimates above the heap's"
 import json, re, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if '"suspects"' in l][-1]

@@ -59,7 +59,7 @@ for holder, cls, n in [("class LeakGrowth -> static LeakGrowth.BY_ID (java.util.
 for r in leaks:
     assert "LRU" not in r["holder"] and "CACHE" not in r["holder"], r["holder"]
 PY
-"$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" >/dev/null || fail "jmap -histo:live"
+jtool jmap -histo:live "$JVM_PID" >/dev/null || fail "jmap -histo:live"
 jmap_ms=$(grep '"GC_HeapInspection"' "$LOG" | tail -1 | sed -n 's/.*Total: \([0-9]*\) ns.*/\1/p' |
 	awk '{ printf "%.0f", $1 / 1e6 }')
 note "$K snapshots, truth $truth (index listeners local); pauses: $walk_ms; one jmap -histo:live: $jmap_ms ms"

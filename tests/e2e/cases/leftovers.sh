@@ -42,7 +42,7 @@ forget_stale "$A"
 "$MEMTRACE" alloc -p "$A" --by stack --duration 2 >"$TMPD/a.out" 2>&1 || { cat "$TMPD/a.out" >&2; fail "alloc --by stack exited $?"; }
 [ -e "/tmp/perf-$A.map" ] && fail "alloc --by stack left /tmp/perf-$A.map behind (JVM alive)"
 # ... but a map that was there before stays (not memtrace's)
-"$JAVA_HOME/bin/jcmd" "$A" Compiler.perfmap >/dev/null || fail "jcmd Compiler.perfmap"
+jtool jcmd "$A" Compiler.perfmap >/dev/null || fail "jcmd Compiler.perfmap"
 [ -e "/tmp/perf-$A.map" ] || fail "jcmd wrote no /tmp/perf-$A.map"
 "$MEMTRACE" alloc -p "$A" --by stack --duration 1 >"$TMPD/a2.out" 2>&1 || { cat "$TMPD/a2.out" >&2; fail "alloc --by stack (2) exited $?"; }
 [ -e "/tmp/perf-$A.map" ] || fail "alloc --by stack removed a perf map it had not made"

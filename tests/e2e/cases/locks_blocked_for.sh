@@ -32,7 +32,7 @@ wait_for_line "$TMPD/locks.json" '"start"' 30 || { cat "$TMPD/locks.err"; fail "
 wait_for_line "$TMPD/rec.err" 'recording pid' 30 || { cat "$TMPD/rec.err"; fail "record did not start"; }
 touch "$TMPD/go"
 wait_for_line "$TMPD/j.out" LOCKED 30 || { cat "$TMPD/j.out"; fail "the workload did not block"; }
-"$JAVA_HOME/bin/jstack" "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack"
+jtool jstack "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack"
 sleep 3 # blocked for some seconds (the tracers end on a signal: their start may be slow under load)
 kill -INT "$l" "$r"
 wait "$l" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }

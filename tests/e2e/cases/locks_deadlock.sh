@@ -9,7 +9,7 @@
 
 jvm_start d -Xmx64m -XX:+UseSerialGC Deadlock --go "$TMPD/go"
 pid=$JVM_PID
-flag() { "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DTraceMonitorProbes | grep -o 'DTraceMonitorProbes *= *[a-z]*' | awk '{print $NF}'; }
+flag() { jtool jcmd "$pid" VM.flags -all 2>/dev/null | grep -w DTraceMonitorProbes | grep -o 'DTraceMonitorProbes *= *[a-z]*' | awk '{print $NF}'; }
 assert_eq "$(flag)" false "DTraceMonitorProbes before"
 "$MEMTRACE" locks -p "$pid" --enable-monitor-probes --json >"$TMPD/locks.json" 2>"$TMPD/locks.err" &
 l=$!

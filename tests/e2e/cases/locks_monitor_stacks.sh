@@ -28,7 +28,7 @@ wait_for_line "$TMPD/m.out" DONE 60 || fail "the workload did not finish"
 kill -INT "$m"
 wait "$m" || { cat "$TMPD/locks.err"; fail "memtrace locks failed"; }
 jvm_stop "$pid" # the recording is written at exit
-"$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.JavaMonitorEnter "$TMPD/m.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+jtool jfr print --json --stack-depth 64 --events jdk.JavaMonitorEnter "$TMPD/m.jfr" >"$TMPD/jfr.json" || fail "jfr print"
 python3 - "$TMPD/locks.json" "$TMPD/jfr.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, sys
 from collections import Counter

@@ -12,12 +12,12 @@
 jvm_start j -Xmx128m JucLocks rwdeadlock mixed blocked idle
 pid=$JVM_PID
 wait_for_line "$TMPD/j.out" LOCKED 30 || fail "the workload's threads did not block"
-flag() { "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -o 'DTraceMonitorProbes *= *[a-z]*' | awk '{print $NF}'; }
+flag() { jtool jcmd "$pid" VM.flags -all 2>/dev/null | grep -o 'DTraceMonitorProbes *= *[a-z]*' | awk '{print $NF}'; }
 
 "$MEMTRACE" locks -p "$pid" --now --json >"$TMPD/now.json" 2>"$TMPD/now.err" ||
 	{ cat "$TMPD/now.err"; fail "memtrace locks --now failed"; }
 "$MEMTRACE" locks -p "$pid" --now >"$TMPD/now.txt" 2>&1 || fail "memtrace locks --now (text) failed"
-"$JAVA_HOME/bin/jstack" "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack failed"
+jtool jstack "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack failed"
 cat "$TMPD/now.txt" >&2
 assert_eq "$(flag)" false "DTraceMonitorProbes untouched"
 assert_contains "$TMPD/now.txt" "deadlock 2:"

@@ -62,7 +62,7 @@ n0=$(wc -l <"$TMPD/top.json")
 for _ in $(seq 50); do [ "$(wc -l <"$TMPD/top.json")" -ge $((n0 + 2)) ] && break; sleep 0.1; done
 kill -INT "$tp"; wait "$tp" || { cat "$TMPD/top.err"; fail "memtrace top failed"; }
 jvm_stop "$pid" # the recording is written at exit
-"$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+jtool jfr print --json --stack-depth 64 --events jdk.ThreadPark,jdk.ThreadSleep "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
 python3 - "$TMPD/locks.json" "$TMPD/jfr.json" "$TMPD/top.json" "$TMPD/report.json" "$TMPD/report2.json" <<'PY' || fail "memtrace and JFR disagree"
 import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]

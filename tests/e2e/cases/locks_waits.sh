@@ -19,7 +19,7 @@ jvm_start j -Xmx64m WaitKinds still
 pid=$JVM_PID
 "$MEMTRACE" locks -p "$pid" --now --json --stacks >"$TMPD/now.json" 2>"$TMPD/now.err" ||
 	{ cat "$TMPD/now.err"; fail "memtrace locks --now failed"; }
-"$JAVA_HOME/bin/jstack" "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack failed"
+jtool jstack "$pid" >"$TMPD/jstack.txt" 2>&1 || fail "jstack failed"
 "$MEMTRACE" locks -p "$pid" --now >"$TMPD/now.txt" 2>&1 || fail "memtrace locks --now (text) failed"
 cat "$TMPD/now.txt" >&2
 

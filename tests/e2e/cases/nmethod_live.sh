@@ -21,7 +21,7 @@ pid=$JVM_PID
 for try in 1 2 3 4 5; do
 	ASAN_OPTIONS=detect_leaks=1 "$bin" --live "$pid" DeepInline >"$TMPD/live.json" 2>"$TMPD/live.err" ||
 		{ cat "$TMPD/live.err" >&2; fail "test_nmethod --live"; }
-	"$JAVA_HOME/bin/jcmd" "$pid" Compiler.codelist >"$TMPD/codelist.txt" 2>&1 ||
+	jtool jcmd "$pid" Compiler.codelist >"$TMPD/codelist.txt" 2>&1 ||
 		{ cat "$TMPD/codelist.txt" >&2; fail "jcmd Compiler.codelist"; }
 	python3 - "$TMPD" >"$TMPD/check.out" 2>&1 <<'PY' && break
 import json, re, sys

@@ -8,7 +8,7 @@ jvm_start w GcWorkload --go "$TMPD/never"
 n=$(json_get "$TMPD/ps.json" "len([r for r in recs if r['pid'] == $JVM_PID and r['main'] == 'GcWorkload'])")
 assert_eq "$n" 1 "ps lists the JVM once with its main class"
 ver=$(json_get "$TMPD/ps.json" "[r for r in recs if r['pid'] == $JVM_PID][0]['jdk_version']")
-oracle=$("$JAVA_HOME/bin/jcmd" "$JVM_PID" VM.version | sed -n 's/^JDK \([0-9.]*\).*/\1/p')
+oracle=$(jtool jcmd "$JVM_PID" VM.version | sed -n 's/^JDK \([0-9.]*\).*/\1/p')
 assert_eq "$ver" "$oracle" "JDK version vs jcmd VM.version"
 "$MEMTRACE" ps >"$TMPD/ps.txt" || fail "ps (text)"
 assert_contains "$TMPD/ps.txt" "^$JVM_PID .*GcWorkload"

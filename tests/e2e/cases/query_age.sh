@@ -103,7 +103,7 @@ note "15 sessions of 3 walks: threads $t0 -> $t1, fds $f0 -> $f1, RSS $r0 -> $r1
 [ $((r1 - r0)) -le 3072 ] || fail "RSS grew by $((r1 - r0)) KiB"
 fresh "after 15 sessions"
 # an .hprof dump has no ages: a compile error that says why
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/h.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+jtool jcmd "$JVM_PID" GC.heap_dump "$TMPD/h.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 "$MEMTRACE" query "$TMPD/h.hprof" -f "$PROG" >"$TMPD/h.out" 2>"$TMPD/h.err" && fail "age on an .hprof dump succeeded"
 grep -q "ages.mq:6:55: error: objects have no 'age' here: a heap dump (.hprof) carries no GC history" "$TMPD/h.err" ||
 	{ cat "$TMPD/h.err"; fail "hprof age message"; }

@@ -23,7 +23,7 @@
 Q="$ROOT/tests/query/conform"
 jvm_start c -Xmx64m Conform
 "$MEMTRACE" snapshot -p "$JVM_PID" -o "$TMPD/c.snap" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "snapshot"; }
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/c.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+jtool jcmd "$JVM_PID" GC.heap_dump "$TMPD/c.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 
 # `is`: one property per type Java counted (INSTANCEOF lines); the dump gets
 # the classes only (interfaces and arrays of them: a compile error there)

@@ -12,7 +12,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 
 jvm_start w -Xmx128m QuerySeeds "$ROOT/build/java-dyn"
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.class_histogram >"$TMPD/histo.txt" || fail "jcmd GC.class_histogram"
+jtool jcmd "$JVM_PID" GC.class_histogram >"$TMPD/histo.txt" || fail "jcmd GC.class_histogram"
 for p in 03_reachable_from_threads 04_k3_aspects 05_top_components; do
 	"$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/seeds/$p.mq" >"$TMPD/$p.json" 2>"$TMPD/$p.err" ||
 		{ cat "$TMPD/$p.err"; fail "query $p"; }
@@ -82,7 +82,7 @@ PY
 # misses @Contended padding: user/heap/hprof.c). Ids differ between sources, so
 # answers are compared by thread name, sorted, and by loader (its QCarried).
 "$MEMTRACE" snapshot -p "$JVM_PID" -o "$TMPD/heap.snap" 2>"$TMPD/s.err" || { cat "$TMPD/s.err"; fail "snapshot"; }
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/heap.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+jtool jcmd "$JVM_PID" GC.heap_dump "$TMPD/heap.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 for p in 03_reachable_from_threads 04_k3_aspects 05_top_components; do
 	for src in snap hprof; do
 		"$MEMTRACE" query "$TMPD/heap.$src" -f "$ROOT/tests/query/seeds/$p.mq" >"$TMPD/$p.$src" 2>"$TMPD/e" ||

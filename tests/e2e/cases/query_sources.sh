@@ -10,7 +10,7 @@
 jvm_start w -Xmx128m QueryWorkload planted loaders "$ROOT/build/java-dyn"
 "$MEMTRACE" snapshot -p "$JVM_PID" -o "$TMPD/heap.snap" 2>"$TMPD/s.err" || { cat "$TMPD/s.err"; fail "snapshot"; }
 grep -q "saved .* objects" "$TMPD/s.err" || { cat "$TMPD/s.err"; fail "snapshot said nothing"; }
-"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.heap_dump "$TMPD/heap.hprof" >/dev/null || fail "jcmd GC.heap_dump"
+jtool jcmd "$JVM_PID" GC.heap_dump "$TMPD/heap.hprof" >/dev/null || fail "jcmd GC.heap_dump"
 for prog in "$ROOT/tests/dsl/02_pseudojbb.mq" "$ROOT"/tests/query/*.mq; do
 	n=$(basename "$prog" .mq)
 	"$MEMTRACE" query -p "$JVM_PID" -f "$prog" >"$TMPD/$n.live" 2>"$TMPD/e" || { cat "$TMPD/e"; fail "$n live"; }

@@ -27,7 +27,7 @@ PY
 serve_stop
 grep memtrace_lock_ "$TMPD/metrics.txt" >&2
 jvm_stop "$pid"
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ThreadPark "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
+jtool jfr print --json --events jdk.ThreadPark "$TMPD/p.jfr" >"$TMPD/jfr.json" || fail "jfr print"
 python3 - "$TMPD/metrics.txt" "$TMPD/jfr.json" <<'PY' || fail "serve's park series disagree with JFR"
 import json, re, sys
 fair = "java.util.concurrent.locks.ReentrantLock$FairSync"

@@ -34,7 +34,7 @@ if [ "$JDK" = 17 ]; then want=True; else want=False; fi
 assert_eq "$(flag plain ExtendedDTraceProbes present)" $want "ExtendedDTraceProbes presence on JDK $JDK"
 
 # The JVM's own account of MaxHeapSize agrees.
-"$JAVA_HOME/bin/jcmd" "$plain" VM.flags >"$TMPD/jcmd.out" 2>&1 || { cat "$TMPD/jcmd.out" >&2; fail "jcmd VM.flags"; }
+jtool jcmd "$plain" VM.flags >"$TMPD/jcmd.out" 2>&1 || { cat "$TMPD/jcmd.out" >&2; fail "jcmd VM.flags"; }
 jcmd_mhs=$(grep -o -- '-XX:MaxHeapSize=[0-9]*' "$TMPD/jcmd.out" | cut -d= -f2)
 assert_eq "$(flag plain MaxHeapSize value)" "$jcmd_mhs" "MaxHeapSize vs jcmd VM.flags"
 

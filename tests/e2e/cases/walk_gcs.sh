@@ -22,7 +22,7 @@ for gc in UseSerialGC UseParallelGC UseG1GC UseZGC UseShenandoahGC; do
 	assert_eq "$("$MEMTRACE" query -p "$JVM_PID" -f "$ROOT/tests/query/reach_holder.mq" 2>"$TMPD/e")" \
 		'{"held":{"holder":{"n":202}}}' "$gc: objects held"
 	"$MEMTRACE" histo -p "$JVM_PID" --json >"$TMPD/h.json" 2>/dev/null || fail "$gc: histo"
-	live=$("$JAVA_HOME/bin/jmap" -histo:live "$JVM_PID" | awk '$4 == "QueryWorkload$QNode" { print $2 }')
+	live=$(jtool jmap -histo:live "$JVM_PID" | awk '$4 == "QueryWorkload$QNode" { print $2 }')
 	assert_eq "$(json_get "$TMPD/h.json" '[r["instances"] for r in recs if r.get("class") == "QueryWorkload$QNode"][0]')" \
 		"$live" "$gc: histo's QNode vs jmap -histo:live"
 	assert_eq "$live" 1100 "$gc: QNode by construction"

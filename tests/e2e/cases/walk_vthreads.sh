@@ -61,7 +61,7 @@ print(" ".join(str(c.get("VThreads$" + k, 0)) for k in ("Held", "HeldData", "Loc
 PY
 }
 jmap_counts() { # PID
-	"$JAVA_HOME/bin/jmap" -histo:live "$1" | awk '
+	jtool jmap -histo:live "$1" | awk '
 		$4 == "VThreads$Held" { h = $2 } $4 == "VThreads$HeldData" { d = $2 }
 		$4 == "VThreads$Locked" { l = $2 } $4 == "VThreads$Dropped" { x = $2 }
 		$4 == "jdk.internal.vm.StackChunk" { c = $2; cb = $3 }
@@ -114,7 +114,7 @@ for gc in G1 Parallel Serial Z Shenandoah; do
 	frozen_histo $gc $gc
 	case $gc in G1 | Parallel | Serial) moving=false ;; *) moving=true ;; esac
 	if ! $moving; then
-		"$JAVA_HOME/bin/jcmd" "$JVM_PID" GC.run >/dev/null || fail "jcmd GC.run"
+		jtool jcmd "$JVM_PID" GC.run >/dev/null || fail "jcmd GC.run"
 		frozen_histo $gc $gc-after-gc
 	fi
 

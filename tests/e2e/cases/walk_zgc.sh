@@ -69,7 +69,7 @@ note "refused: $(grep -o 'would stop it for about [^;]*' "$TMPD/r.err")"
 # bound is checked above)
 echo hold >&3
 wait_for_line "$TMPD/fw.out" HELD 10 || fail "the churn was not held"
-"$JAVA_HOME/bin/jcmd" "$pid" GC.run >/dev/null || fail "jcmd GC.run"
+jtool jcmd "$pid" GC.run >/dev/null || fail "jcmd GC.run"
 # JDK 17 maps each of the copy's ~1600 chunks three times: with the other
 # e2e runs on both cores that took 100-350 ms of the pause where 35 MiB says
 # ~25, and the agent cuts a copy at 300 ms (3 x the bound): up to 3 tries
