@@ -332,8 +332,10 @@ static void test_pauses_without_timer(void **state)
 	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 4000, 600, "Pause Mark End"));
 	feed(&gp, pause_ev(MT_PAUSE_BEGIN, 5, 5000, 700, "Pause Mark Start"));
 	assert_int_equal(gp.unpaired_begin, 1);
+	/* the last one, open when the probes stop, was in flight */
 	gcpair_finish(&gp);
-	assert_int_equal(gp.unpaired_begin, 2);
+	assert_int_equal(gp.unpaired_begin, 1);
+	assert_int_equal(gp.in_flight, 1);
 	assert_int_equal(s.n, 3);
 }
 
@@ -468,28 +470,49 @@ static void test_jfr_collections(void **state)
 	gcpair_finish(&gp);
 	assert_int_equal(s.n, 6);
 	assert_false(s.recs[5].timed);
-	assert_int_equal(gp.unpaired_begin, 1);
+	assert_int_equal(gp.unpaired_begin, 0);
+	assert_int_equal(gp.in_flight, 1);
 }
 
-/* Lost events: an end without a begin, a begin without an end. */
+/* Lost events: an end without a begin, a begin without an end; and apart
+ * from them, the edges: an end before any begin of its kind (its collection
+ * began before the probes attached) and a begin still open at the end. */
 static void test_unpaired_counted(void **state)
 {
 	struct sink s = { 0 };
 	struct gcpair gp;
 
 	gcpair_init(&gp, collect, &s);
-	feed(&gp, ev(MT_POOL_END, 5, "Copy", "Eden Space", 0)); /* its begin was lost */
-	assert_int_equal(gp.unpaired_end, 1);
+	/* in flight when the probes attached: ends before any begin */
+	feed(&gp, ev(MT_POOL_END, 4, "Copy", "Survivor Space", 0));
+	feed(&gp, ev(MT_POOL_END, 5, "Copy", "Eden Space", 0));
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 5, .tid = 7 });
+	assert_int_equal(gp.in_flight, 3);
+	assert_int_equal(gp.unpaired_end, 0);
 	feed(&gp, ev(MT_POOL_BEGIN, 6, "Copy", "Eden Space", 9));
 	feed(&gp, ev(MT_POOL_BEGIN, 7, "Copy", "Eden Space", 9)); /* the end of #1 was lost */
 	assert_int_equal(gp.unpaired_begin, 1);
 	feed(&gp, ev(MT_POOL_END, 8, "Copy", "Eden Space", 1));
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.recs[0].start_ns, 7);
+	/* the manager has begun since: an end without its begin was lost */
+	feed(&gp, ev(MT_POOL_END, 9, "Copy", "Eden Space", 1));
+	assert_int_equal(gp.unpaired_end, 1);
+	/* another manager's first end is still an edge */
+	feed(&gp, ev(MT_POOL_END, 9, "MarkSweepCompact", "Tenured Gen", 1));
+	assert_int_equal(gp.in_flight, 4);
 	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 9, .tid = 7 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 10, .tid = 7 });
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_END, .ts_ns = 11, .tid = 7 });
+	assert_int_equal(gp.unpaired_end, 2);
+	/* open when the probes stop: in flight, not lost */
+	feed(&gp, (struct mt_gc_event){ .kind = MT_GC_BEGIN, .ts_ns = 12, .tid = 7 });
+	feed(&gp, ev(MT_POOL_BEGIN, 13, "Copy", "Eden Space", 9));
 	gcpair_finish(&gp);
-	assert_int_equal(gp.unpaired_begin, 2);
-	assert_int_equal(s.n, 1);
+	assert_int_equal(gp.unpaired_begin, 1);
+	assert_int_equal(gp.unpaired_end, 2);
+	assert_int_equal(gp.in_flight, 6);
+	assert_int_equal(s.n, 2); /* #1 and the pause of the operation at 9 */
 }
 
 /* Concurrent collectors' cycles outside any VM operation. */

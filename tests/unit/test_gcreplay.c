@@ -3,8 +3,8 @@
  * test_gcreplay.c - `memtrace gc`'s records and summary (sink/gcreplay.c)
  * from paired probe events: a young collection, a concurrent cycle (ZGC's,
  * on a thread of its own) with a pause timed by GCTimer inside it, a pause
- * without a memory manager or a timer, a full collection and an unpaired
- * begin, the causes of the young and the full one (heard before their pool
+ * without a memory manager or a timer, a full collection, an unpaired
+ * begin and a collection in flight at the end, the causes of the young and the full one (heard before their pool
  * ends) and of the pause (heard inside it), printed as text and as JSON
  * lines, byte for byte.
  */
@@ -118,8 +118,9 @@ static char *replay(bool json)
 	cause(r, 6150000000ULL, "System.gc()", "end of major GC");
 	pool(r, MT_POOL_END, 6150000000ULL, old, "G1 Old Gen", 30 * MIB, 64 * MIB, 1024 * MIB);
 	vmop(r, MT_GC_END, 6150000000ULL, false);
-	/* never ends */
+	/* its end lost (unpaired), then one still in flight at the end */
 	pool(r, MT_POOL_BEGIN, 7000000000ULL, young, "G1 Eden Space", 8 * MIB, 128 * MIB, UINT64_MAX);
+	pool(r, MT_POOL_BEGIN, 7500000000ULL, young, "G1 Eden Space", 8 * MIB, 128 * MIB, UINT64_MAX);
 	gcreplay_finish(r, 3, 9.25, true);
 	gcreplay_free(r);
 	fclose(f);
@@ -154,7 +155,7 @@ static void test_text(void **state)
 		"         4 pauses: total 153.33 ms, max 150.00 ms, mean 38.33 ms\n"
 		"         concurrent cycles: total 1.200 s (beside the application, not pauses)\n"
 		"         causes: 1 G1 Evacuation Pause, 1 Allocation Rate, 1 System.gc()\n"
-		"         lost events: 3, unpaired: 1\n");
+		"         lost events: 3, unpaired: 1, in flight at attach or exit: 1\n");
 	free(s);
 }
 
@@ -201,6 +202,7 @@ static void test_json(void **state)
 		"\"cycles\":1,\"pause_count\":4,\"pause_total_ns\":153331000,"
 		"\"pause_max_ns\":150000000,\"pause_mean_ns\":38332750,"
 		"\"cycle_total_ns\":1200000000,\"lost_events\":3,\"unpaired_events\":1,"
+		"\"in_flight_events\":1,"
 		"\"duration_s\":9.250,\"jvm_exited\":true,"
 		"\"causes\":{\"G1 Evacuation Pause\":1,\"Allocation Rate\":1,\"System.gc()\":1}}\n");
 	free(s);
@@ -266,7 +268,7 @@ static void test_empty(void **state)
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
 		"\"cycles\":0,\"pause_count\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,"
 		"\"pause_mean_ns\":0,\"cycle_total_ns\":0,"
-		"\"lost_events\":0,\"unpaired_events\":0,\"duration_s\":0.500,"
+		"\"lost_events\":0,\"unpaired_events\":0,\"in_flight_events\":0,\"duration_s\":0.500,"
 		"\"jvm_exited\":false,\"causes\":{}}\n");
 	free(buf);
 }
@@ -300,7 +302,7 @@ static void test_observed_from(void **state)
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
 		"\"cycles\":0,\"pause_count\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,"
 		"\"pause_mean_ns\":0,\"cycle_total_ns\":0,"
-		"\"lost_events\":0,\"unpaired_events\":0,\"duration_s\":0.500,"
+		"\"lost_events\":0,\"unpaired_events\":0,\"in_flight_events\":0,\"duration_s\":0.500,"
 		"\"jvm_exited\":false,\"observed_from_ns\":1700000001150000000,\"causes\":{}}\n");
 	free(buf);
 }

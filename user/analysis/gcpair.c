@@ -63,6 +63,36 @@ static struct gc_cycle *find_cycle(struct gcpair *gp, const char *mgr)
 	return NULL;
 }
 
+/* Remember that memory manager @mgr has begun a cycle since the probes attached. */
+static void manager_begun(struct gcpair *gp, const char *mgr)
+{
+	for (int i = 0; i < gp->nmanagers; i++)
+		if (!strncmp(gp->managers[i], mgr, MT_GC_NAME_LEN))
+			return;
+	if (gp->nmanagers == MT_GC_MAX_MANAGERS)
+		return; /* more managers than any collector has: ends count as unpaired */
+	memcpy(gp->managers[gp->nmanagers], mgr, MT_GC_NAME_LEN);
+	gp->managers[gp->nmanagers++][MT_GC_NAME_LEN - 1] = '\0';
+}
+
+static bool manager_was_begun(const struct gcpair *gp, const char *mgr)
+{
+	for (int i = 0; i < gp->nmanagers; i++)
+		if (!strncmp(gp->managers[i], mgr, MT_GC_NAME_LEN))
+			return true;
+	return false;
+}
+
+/* An end without its begin: lost if its kind had begun since the probes
+ * attached, else the end of a collection already in flight then. */
+static void end_unmatched(struct gcpair *gp, bool begun)
+{
+	if (begun)
+		gp->unpaired_end++;
+	else
+		gp->in_flight++;
+}
+
 static struct gc_cycle *new_cycle(struct gcpair *gp, const struct mt_gc_event *e)
 {
 	for (int i = 0; i < MT_GC_MAX_CYCLES; i++) {
@@ -101,6 +131,7 @@ static void pool_begin(struct gcpair *gp, const struct mt_gc_event *e)
 	struct gc_cycle *c = find_cycle(gp, e->manager);
 	struct gc_pool *p;
 
+	manager_begun(gp, e->manager);
 	if (c && find_pool(&c->rec, e->pool)) {
 		/* The same pool begins again: the previous cycle lost its end. */
 		gp->unpaired_begin += c->nbegun - c->nended;
@@ -183,6 +214,7 @@ static void pause_begin(struct gcpair *gp, const struct mt_gc_event *e)
 {
 	struct gc_pause *p = find_pause(gp, e->tid);
 
+	gp->begun_pause = true;
 	if (p) {
 		gp->unpaired_begin++; /* the previous one's end was lost */
 	} else {
@@ -213,7 +245,7 @@ static void pause_end(struct gcpair *gp, const struct mt_gc_event *e)
 	struct gc_pause *p = find_pause(gp, e->tid);
 
 	if (!p || p->ended) {
-		gp->unpaired_end++;
+		end_unmatched(gp, gp->begun_pause);
 		return;
 	}
 	p->rec.timed = p->ticks && e->ticks >= p->ticks;
@@ -332,6 +364,7 @@ static void trace_begin(struct gcpair *gp, const struct mt_gc_event *e)
 {
 	struct gc_trace *t = find_trace(gp, e->tid);
 
+	gp->begun_trace = true;
 	if (t && t->open) {
 		gp->unpaired_begin++; /* the previous one's end was lost */
 		if (t->held)
@@ -357,7 +390,7 @@ static void trace_end(struct gcpair *gp, const struct mt_gc_event *e)
 	struct gc_trace *t = find_trace(gp, e->tid);
 
 	if (!t || !t->open) {
-		gp->unpaired_end++;
+		end_unmatched(gp, gp->begun_trace);
 		return;
 	}
 	t->open = false;
@@ -421,7 +454,7 @@ static void pool_end(struct gcpair *gp, const struct mt_gc_event *e)
 	struct gc_pool *p = c ? find_pool(&c->rec, e->pool) : NULL;
 
 	if (!p || p->ended) {
-		gp->unpaired_end++;
+		end_unmatched(gp, manager_was_begun(gp, e->manager));
 		return;
 	}
 	if (!c->rec.cause[0])
@@ -442,6 +475,7 @@ static void vmop_begin(struct gcpair *gp, const struct mt_gc_event *e)
 
 	if (gp->vmop_open)
 		gp->unpaired_begin++;
+	gp->begun_vmop = true;
 	gp->vmop_open = true;
 	gp->vmop_tid = e->tid;
 	gp->vmop_full = e->is_full;
@@ -473,7 +507,7 @@ static void vmop_end(struct gcpair *gp, const struct mt_gc_event *e)
 	struct gc_record rec;
 
 	if (!gp->vmop_open || gp->vmop_tid != e->tid) {
-		gp->unpaired_end++;
+		end_unmatched(gp, gp->begun_vmop);
 		return;
 	}
 	gp->vmop_open = false;
@@ -534,14 +568,16 @@ void gcpair_feed(struct gcpair *gp, const struct mt_gc_event *e)
 
 void gcpair_finish(struct gcpair *gp)
 {
+	/* A begin still open: its collection was in flight when the probes
+	 * stopped (a lost end shows at the next begin of the same kind). */
 	if (gp->vmop_open)
-		gp->unpaired_begin++;
+		gp->in_flight++;
 	gp->vmop_open = false;
 	for (int i = 0; i < MT_GC_MAX_CYCLES; i++) {
 		struct gc_cycle *c = &gp->cycles[i];
 
 		if (c->open)
-			gp->unpaired_begin += c->nbegun - c->nended;
+			gp->in_flight += c->nbegun - c->nended;
 		c->open = false;
 	}
 	for (int i = 0; i < MT_GC_MAX_TRACES; i++) {
@@ -550,7 +586,7 @@ void gcpair_finish(struct gcpair *gp)
 		if (t->tid && t->held)
 			emit(gp, &t->rec); /* its JFR collection did not end: its own window */
 		if (t->tid && t->open)
-			gp->unpaired_begin++;
+			gp->in_flight++;
 		t->tid = 0;
 	}
 	for (int i = 0; i < MT_GC_MAX_PAUSES; i++) {
@@ -559,7 +595,7 @@ void gcpair_finish(struct gcpair *gp)
 		if (p->tid && p->ended)
 			pause_emit(gp, p); /* its operation's end was lost: the pause was seen whole */
 		else if (p->tid)
-			gp->unpaired_begin++;
+			gp->in_flight++;
 		p->tid = 0;
 	}
 }

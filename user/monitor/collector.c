@@ -770,8 +770,10 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 		{ "thread__start", true, false },   { "thread__stop", true, false },
 		{ "class__loaded", false, false },  { "class__unloaded", false, false },
 		{ "vmops__begin", false, false },   { "vmops__end", false, false },
-		{ "gc__begin", true, false },       { "gc__end", true, false },
-		{ "mem__pool__gc__begin", true, false }, { "mem__pool__gc__end", true, false },
+		/* outside in, ends first (as probe/gctrace.c): while they attach,
+		 * no begin is heard without its end */
+		{ "gc__end", true, false },         { "gc__begin", true, false },
+		{ "mem__pool__gc__end", true, false }, { "mem__pool__gc__begin", true, false },
 		{ "monitor__contended__enter", false, true },
 		{ "monitor__contended__entered", false, true },
 		{ "monitor__contended__exit", false, true },
@@ -851,10 +853,10 @@ struct collector *collector_new(const struct mt_proc *p, struct mt_seq *seq,
 	progs[3] = c->skel->progs.handle_class_unload;
 	progs[4] = c->skel->progs.handle_vmop_begin;
 	progs[5] = c->skel->progs.handle_vmop_end;
-	progs[6] = c->skel->progs.handle_gc_begin;
-	progs[7] = c->skel->progs.handle_gc_end;
-	progs[8] = c->skel->progs.handle_pool_begin;
-	progs[9] = c->skel->progs.handle_pool_end;
+	progs[6] = c->skel->progs.handle_gc_end;
+	progs[7] = c->skel->progs.handle_gc_begin;
+	progs[8] = c->skel->progs.handle_pool_end;
+	progs[9] = c->skel->progs.handle_pool_begin;
 	progs[10] = c->skel->progs.handle_mon_enter;
 	progs[11] = c->skel->progs.handle_mon_entered;
 	progs[12] = c->skel->progs.handle_mon_exit;

@@ -74,12 +74,14 @@ int gcpauseprobe_attach(struct bpf_program *const progs[GCPAUSEPROBE_N], const s
 	}
 	if (!have[GCPAUSEPROBE_TRACE_BEGIN] || !have[GCPAUSEPROBE_TRACE_END])
 		have[GCPAUSEPROBE_TRACE_BEGIN] = have[GCPAUSEPROBE_TRACE_END] = false;
-	/* begins before ends: an end is never heard without its begin */
+	/* ends before begins: a begin is never heard without its end (which
+	 * would count as unpaired at the next begin); an end heard first is of
+	 * a pause in flight while they attached, counted so (analysis/gcpair) */
 	for (int i = 0; i < GCPAUSEPROBE_N && !err; i++) {
-		static const int order[GCPAUSEPROBE_N] = { GCPAUSEPROBE_PAUSE_BEGIN,
-							   GCPAUSEPROBE_TRACE_BEGIN,
-							   GCPAUSEPROBE_PAUSE_END,
-							   GCPAUSEPROBE_TRACE_END };
+		static const int order[GCPAUSEPROBE_N] = { GCPAUSEPROBE_PAUSE_END,
+							   GCPAUSEPROBE_TRACE_END,
+							   GCPAUSEPROBE_PAUSE_BEGIN,
+							   GCPAUSEPROBE_TRACE_BEGIN };
 		int k = order[i];
 
 		if (!have[k])

@@ -165,9 +165,13 @@ static void detach(struct gctrace *t)
 
 struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 {
-	struct usdt_probe probes[4] = { { .name = "gc__begin" }, { .name = "gc__end" },
-					{ .name = "mem__pool__gc__begin" },
-					{ .name = "mem__pool__gc__end" } };
+	/* Attached in this order, outside in and ends first: while they attach,
+	 * an end may come without its begin (a collection in flight then,
+	 * counted so by gcpair), never a begin without its end; a collection
+	 * whose pool probes are not attached yet is a pause of its VM operation. */
+	struct usdt_probe probes[4] = { { .name = "gc__end" }, { .name = "gc__begin" },
+					{ .name = "mem__pool__gc__end" },
+					{ .name = "mem__pool__gc__begin" } };
 	struct gctrace *t;
 	int err;
 
@@ -221,10 +225,10 @@ struct gctrace *gctrace_new(const struct mt_proc *p, gcpair_cb cb, void *ctx)
 
 	/* Attach each program at every site of its USDT probe in this JVM's libjvm. */
 	t->links.spec_map_fd = bpf_map__fd(t->skel->maps.usdt_specs);
-	probes[0].prog = t->skel->progs.handle_gc_begin;
-	probes[1].prog = t->skel->progs.handle_gc_end;
-	probes[2].prog = t->skel->progs.handle_pool_begin;
-	probes[3].prog = t->skel->progs.handle_pool_end;
+	probes[0].prog = t->skel->progs.handle_gc_end;
+	probes[1].prog = t->skel->progs.handle_gc_begin;
+	probes[2].prog = t->skel->progs.handle_pool_end;
+	probes[3].prog = t->skel->progs.handle_pool_begin;
 	/* The causes: a uprobe of their own; without it collections have none.
 	 * Attached first: a cycle whose pool begins are seen then always has
 	 * its gc_end seen too (attached after, the first cycle could lack its

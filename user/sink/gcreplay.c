@@ -179,13 +179,15 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 			"\"pauses\":%llu,\"cycles\":%llu,\"pause_count\":%llu,"
 			"\"pause_total_ns\":%llu,\"pause_max_ns\":%llu,\"pause_mean_ns\":%llu,"
 			"\"cycle_total_ns\":%llu,\"lost_events\":%llu,"
-			"\"unpaired_events\":%llu,\"duration_s\":%.3f,\"jvm_exited\":%s,",
+			"\"unpaired_events\":%llu,\"in_flight_events\":%llu,"
+			"\"duration_s\":%.3f,\"jvm_exited\":%s,",
 			(unsigned long long)r->count, (unsigned long long)r->young,
 			(unsigned long long)r->full, (unsigned long long)r->pauses,
 			(unsigned long long)r->cycles, (unsigned long long)stw,
 			(unsigned long long)r->pause_total, (unsigned long long)r->pause_max,
 			(unsigned long long)mean, (unsigned long long)r->cycle_total,
-			(unsigned long long)lost, (unsigned long long)unpaired, secs,
+			(unsigned long long)lost, (unsigned long long)unpaired,
+			(unsigned long long)gp->in_flight, secs,
 			jvm_exited ? "true" : "false");
 		if (r->observed > r->t0)
 			fprintf(f, "\"observed_from_ns\":%llu,",
@@ -227,6 +229,8 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 	fprintf(f, "         lost events: %llu", (unsigned long long)lost);
 	if (unpaired)
 		fprintf(f, ", unpaired: %llu", (unsigned long long)unpaired);
+	if (gp->in_flight)
+		fprintf(f, ", in flight at attach or exit: %llu", (unsigned long long)gp->in_flight);
 	fprintf(f, "\n");
 }
 
