@@ -237,7 +237,7 @@ static void test_live_pairing(void **state)
 		"\n"
 		"summary: 0 young, 0 full, 1 pause of concurrent cycles in 1.0 s\n"
 		"         1 pause: total 800.0 us, max 800.0 us, mean 800.0 us\n"
-		"         lost events: 0, unpaired: 1\n");
+		"         lost events: 0, unpaired: 1, in flight at attach or exit: 0\n");
 	free(buf);
 }
 
@@ -264,7 +264,7 @@ static void test_empty(void **state)
 		"\n"
 		"summary: 0 young, 0 full in 0.5 s\n"
 		"         0 pauses: total 0.0 us, max 0.0 us, mean 0.0 us\n"
-		"         lost events: 0\n"
+		"         lost events: 0, unpaired: 0, in flight at attach or exit: 0\n"
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
 		"\"cycles\":0,\"pause_count\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,"
 		"\"pause_mean_ns\":0,\"cycle_total_ns\":0,"
@@ -298,7 +298,7 @@ static void test_observed_from(void **state)
 		"         observed from 0.150 s on (its probes all attached then: a collection "
 		"before may be missing)\n"
 		"         0 pauses: total 0.0 us, max 0.0 us, mean 0.0 us\n"
-		"         lost events: 0\n"
+		"         lost events: 0, unpaired: 0, in flight at attach or exit: 0\n"
 		"{\"event\":\"summary\",\"gc_count\":0,\"young\":0,\"full\":0,\"pauses\":0,"
 		"\"cycles\":0,\"pause_count\":0,\"pause_total_ns\":0,\"pause_max_ns\":0,"
 		"\"pause_mean_ns\":0,\"cycle_total_ns\":0,"

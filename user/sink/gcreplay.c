@@ -226,12 +226,10 @@ void gcreplay_summary(struct gcreplay *r, const struct gcpair *gp, uint64_t lost
 				r->causes[i].cause);
 		fprintf(f, "\n");
 	}
-	fprintf(f, "         lost events: %llu", (unsigned long long)lost);
-	if (unpaired)
-		fprintf(f, ", unpaired: %llu", (unsigned long long)unpaired);
-	if (gp->in_flight)
-		fprintf(f, ", in flight at attach or exit: %llu", (unsigned long long)gp->in_flight);
-	fprintf(f, "\n");
+	/* all three always: one shape for readers of the text */
+	fprintf(f, "         lost events: %llu, unpaired: %llu, in flight at attach or exit: %llu\n",
+		(unsigned long long)lost, (unsigned long long)unpaired,
+		(unsigned long long)gp->in_flight);
 }
 
 void gcreplay_feed(struct gcreplay *r, const struct mt_gc_event *e)
