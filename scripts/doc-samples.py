@@ -60,7 +60,7 @@ QUERY_AGE = """set_type old:
 instances_for old have_names = "sessions seen 1+ GCs ago\""""
 
 GC_MASKS = [(r"G1 (Young|Old) Generation\s+(young|full)", "COLLECTOR KIND"),
-            (r"causes?: .*", "cause: CAUSES"), (r"lost events: N, unpaired: N", "lost events: N"),
+            (r"causes?: .*", "cause: CAUSES"),
             (r", N pauses? of concurrent cycles|, N concurrent cycles?(?= in)| \(the JVM exited\)"
              r"|, N concurrent-cycle pauses|, N cycles(?=, pause)", "")]
 
