@@ -63,24 +63,23 @@ static struct gc_cycle *find_cycle(struct gcpair *gp, const char *mgr)
 	return NULL;
 }
 
-/* Remember that memory manager @mgr has begun a cycle since the probes attached. */
-static void manager_begun(struct gcpair *gp, const char *mgr)
-{
-	for (int i = 0; i < gp->nmanagers; i++)
-		if (!strncmp(gp->managers[i], mgr, MT_GC_NAME_LEN))
-			return;
-	if (gp->nmanagers == MT_GC_MAX_MANAGERS)
-		return; /* more managers than any collector has: ends count as unpaired */
-	memcpy(gp->managers[gp->nmanagers], mgr, MT_GC_NAME_LEN);
-	gp->managers[gp->nmanagers++][MT_GC_NAME_LEN - 1] = '\0';
-}
-
 static bool manager_was_begun(const struct gcpair *gp, const char *mgr)
 {
 	for (int i = 0; i < gp->nmanagers; i++)
 		if (!strncmp(gp->managers[i], mgr, MT_GC_NAME_LEN))
 			return true;
 	return false;
+}
+
+/* Remember that memory manager @mgr has begun a cycle since the probes
+ * attached (more managers than any collector has: their ends count as
+ * unpaired). */
+static void manager_begun(struct gcpair *gp, const char *mgr)
+{
+	if (manager_was_begun(gp, mgr) || gp->nmanagers == MT_GC_MAX_MANAGERS)
+		return;
+	memcpy(gp->managers[gp->nmanagers], mgr, MT_GC_NAME_LEN);
+	gp->managers[gp->nmanagers++][MT_GC_NAME_LEN - 1] = '\0';
 }
 
 /* An end without its begin: lost if its kind had begun since the probes
