@@ -650,7 +650,9 @@ static int pause_consent(struct mt_snapsession *ss, uint32_t flags, uint32_t max
  * 48 bytes an object where a record takes 32), so the records' array is
  * sized for it and the part past the records populated; when malloc keeps
  * what is freed (heapmem_keep_freed(): `heap`), a block for the dominator
- * tree (20 bytes an object and a mend's room) is faulted in and freed for it. 5 M objects: the
+ * tree's first two arrays (8 bytes an object: dominators_prewarm_bytes(); the
+ * other 12 its own thread faults in while its search keeps one CPU and the
+ * other is idle) is faulted in and freed for it. 5 M objects: the
  * view's 19.8 k page faults down to 0.2 k, the graph's 25.2 k to 5.6 k.
  * Not for a leak search (its later snapshots reuse the pages of the one
  * before; its peak at 0.8 M objects rose by 36 MiB with it), nor when the
@@ -681,7 +683,7 @@ static void prewarm(const struct mt_snapsession *ss, struct mt_snapshot *s,
 dom:
 	if (use == HEAPMEM_RETAINED && heapmem_keeps_freed()) {
 		/* the view's runs (4 bytes an object) take its start first */
-		size_t w = (n + 1) * 4 + dominators_arrays_bytes((uint32_t)n) + (1u << 20);
+		size_t w = (n + 1) * 4 + dominators_prewarm_bytes((uint32_t)n) + (1u << 20);
 		char *b = util_big_alloc(w, 1);
 
 		util_populate(b, b ? w : 0);
