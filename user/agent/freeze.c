@@ -586,6 +586,9 @@ static void map_pool(struct freeze *fz)
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fz->pool_fd, 0);
 	if (p == MAP_FAILED)
 		return;
+	/* no recency for its pages: the copy's exit then unmaps them without
+	 * marking each accessed on the LRU (folio_mark_accessed()) */
+	madvise(p, (size_t)st.st_size, MADV_RANDOM);
 	fz->pool = p;
 	fz->pool_bytes = (uint64_t)st.st_size;
 }
