@@ -718,6 +718,50 @@ bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_
 		   struct dsl_value *props);
 
 /* ===================================================================== */
+/* reach.c                                                               */
+/* ===================================================================== */
+
+/* What dsl_reach_par() claims from and for. */
+struct dsl_reach_in {
+	const struct dsl_heap *h;
+	int32_t *owner;              /* ev->owner: -1 unclaimed */
+	int32_t inst;                /* the instance that claims */
+	const struct dsl_accum *a;   /* its on_inclusion's sums; NULL: none */
+	const uint8_t *plain;        /* per class: a's additions are what on_inclusion
+				      * does for its objects (0: THIS.size is a Java
+				      * field there - listed in later, not summed) */
+	const uint32_t *seeds;       /* objects claimed already (those @inst owns lead on) */
+	size_t nseeds;
+	uint32_t *stack;             /* room for every object; may hold the seeds */
+};
+
+/* What it claimed. */
+struct dsl_reach_out {
+	uint64_t add[DSL_ACCUM_MAX]; /* per addition of a: its sum over the objects of
+				      * plain classes claimed (wrapping) */
+	uint32_t *later;             /* claimed objects of classes not plain, ascending
+				      * (malloc'd: the caller frees) */
+	size_t nlater;
+	uint64_t claimed;
+	int threads;                 /* that walked */
+};
+
+/*
+ * dsl_reach_par - claim for in->inst every object its seeds reach over
+ * references (an object's implied CLASS one first) through objects nobody
+ * owns, in two threads: what walk.c's drain_reach() claims when no other
+ * instance can claim meanwhile (in->inst the only one with a membership,
+ * reachability), in another order - the same objects - with a's additions
+ * summed apart (the caller adds them; integer additions commute). Two
+ * threads only on a heap of a million objects or more with two CPUs, or
+ * with MEMTRACE_DSL_THREADS=2 (1: never). Returns 0; -EAGAIN or -ENOMEM
+ * with nothing changed (the caller walks alone); -ECANCELED when it could
+ * not go on after it changed @stack or owners (the caller undoes that).
+ * @out is zeroed first.
+ */
+int dsl_reach_par(const struct dsl_reach_in *in, struct dsl_reach_out *out);
+
+/* ===================================================================== */
 /* json.c                                                                */
 /* ===================================================================== */
 

@@ -469,6 +469,183 @@ static int drain_reach(struct walk *w)
 	return err;
 }
 
+/* Are @a's additions on int properties (else dsl_accum_run() leaves every
+ * object to the evaluator)? */
+static bool accum_ints(const struct dsl_accum *a, const struct dsl_value *props)
+{
+	for (int k = 0; k < a->n; k++)
+		if (props[a->op[k].prop].kind != DSL_V_INT)
+			return false;
+	return true;
+}
+
+/* Per class: are @a's additions what on_inclusion does for its objects
+ * (THIS.size not a Java field there: dsl_accum_run())? In ev->tmp. */
+static uint8_t *plain_classes(struct dsl_eval *ev, const struct dsl_accum *a)
+{
+	uint32_t nc = ev->h->nclasses;
+	uint8_t *plain = dsl_arena_alloc(ev->tmp, (size_t)nc + 1);
+
+	if (!plain)
+		return NULL;
+	for (uint32_t c = 0; c < nc; c++) {
+		plain[c] = 1;
+		for (int k = 0; a && k < a->n; k++)
+			if (a->op[k].size && a->op[k].field >= 0 &&
+			    ev->fidx[(size_t)c * ev->t->nfields + a->op[k].field] >= 0)
+				plain[c] = 0;
+	}
+	return plain;
+}
+
+/* Does each of the @n objects left out hold an int in its Java field `size`
+ * (what the evaluator then adds without an error, an int as before)? */
+static bool later_ints(const struct dsl_eval *ev, const struct dsl_accum *a, const uint32_t *later,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct dsl_hval *vals = dsl_heap_values(ev->h, later[i]);
+		uint32_t c = ev->h->objects[later[i]].cls;
+
+		for (int k = 0; k < a->n; k++) {
+			int32_t slot;
+
+			if (!a->op[k].size || a->op[k].field < 0)
+				continue;
+			slot = ev->fidx[(size_t)c * ev->t->nfields + a->op[k].field];
+			if (slot >= 0 && (!vals || vals[slot].kind != DSL_HV_INT))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* on_inclusion of instance @r for each of the @n objects left out, by the
+ * evaluator (as claim() runs it, REFERRER unknown: running sums read none). */
+static int run_later(struct walk *w, int r, const uint32_t *later, size_t n)
+{
+	struct dsl_eval *ev = w->ev;
+	const struct dsl_settype *st = &ev->t->sets[ev->insts[r].set];
+	struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
+	struct dsl_value v;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		ev->cur = ev->tmp;
+		ev->this_obj = later[i];
+		ev->referrer = DSL_NOOBJ;
+		ev->refkind = -1;
+		ev->inst = r;
+		err = dsl_eval_lambda(ev, st->on_inclusion, NULL, &v);
+		if ((i + 1) % CLAIMS_PER_RESET == 0)
+			dsl_arena_reset(ev->tmp, m);
+	}
+	dsl_arena_reset(ev->tmp, m);
+	ev->cur = ev->persist;
+	return err;
+}
+
+/* What drain_reach_par() changes, to undo it. */
+struct reach_undo {
+	uint32_t *queue;             /* the queue's entries [qhead, qtail) */
+	int32_t *owner;              /* ... and their owners */
+	struct dsl_value *props;     /* the instance's properties */
+};
+
+/* Undo drain_reach_par()'s claims of instance @r: the objects it owns
+ * but the queue's go back to nobody, the queue and properties as saved. */
+static void undo(struct walk *w, int r, const struct reach_undo *u)
+{
+	struct dsl_eval *ev = w->ev;
+	size_t nq = w->qtail - w->qhead;
+
+	for (uint32_t o = 0; o < ev->h->nobjects; o++)
+		if (ev->owner[o] == r)
+			ev->owner[o] = -1;
+	for (size_t i = 0; i < nq; i++) {
+		w->queue[w->qhead + i] = u->queue[i];
+		ev->owner[u->queue[i]] = u->owner[i];
+	}
+	memcpy(ev->insts[r].props, u->props,
+	       (size_t)ev->t->sets[ev->insts[r].set].nprops * sizeof(*u->props));
+}
+
+/*
+ * drain_reach() in two threads (reach.c), where what it claims cannot
+ * depend on the order: one instance has a membership (reachability), the
+ * others none (they own their roots, nothing more), and its on_inclusion is
+ * none or running sums on int properties (accum.c) - added apart for the
+ * objects whose THIS.size is their built-in, by the evaluator after for the
+ * others when their Java field `size` holds an int (integer additions
+ * commute), else undone. 0, or -EAGAIN: nothing done (drain_reach() walks),
+ * or the evaluator's error.
+ */
+static int drain_reach_par(struct walk *w)
+{
+	struct dsl_eval *ev = w->ev;
+	struct dsl_reach_out out = { 0 };
+	struct reach_undo u = { 0 };
+	struct dsl_reach_in in = { .h = ev->h, .owner = ev->owner, .stack = w->queue };
+	const struct dsl_settype *st;
+	size_t nq = w->qtail - w->qhead, np;
+	int r = -1, err;
+
+	for (int i = 0; i < ev->ninst; i++) {
+		if (!ev->t->sets[ev->insts[i].set].membership)
+			continue;
+		if (r >= 0)
+			return -EAGAIN;
+		r = i;
+	}
+	if (r < 0)
+		return -EAGAIN;
+	st = &ev->t->sets[ev->insts[r].set];
+	np = (size_t)st->nprops;
+	if (st->on_inclusion) {
+		in.a = w->accum ? &w->accum[ev->insts[r].set] : NULL;
+		if (!in.a || !in.a->n || !accum_ints(in.a, ev->insts[r].props))
+			return -EAGAIN;
+	}
+	in.inst = r;
+	in.plain = plain_classes(ev, in.a);
+	in.seeds = w->queue + w->qhead;
+	in.nseeds = nq;
+	u.queue = malloc((nq + 1) * sizeof(*u.queue));
+	u.owner = malloc((nq + 1) * sizeof(*u.owner));
+	u.props = malloc((np + 1) * sizeof(*u.props));
+	err = -EAGAIN;
+	if (!in.plain || !u.queue || !u.owner || !u.props)
+		goto out;
+	for (size_t i = 0; i < nq; i++) {
+		u.queue[i] = w->queue[w->qhead + i];
+		u.owner[i] = ev->owner[u.queue[i]];
+	}
+	memcpy(u.props, ev->insts[r].props, np * sizeof(*u.props));
+	err = dsl_reach_par(&in, &out);
+	if (err == -EAGAIN || err == -ENOMEM) {
+		err = -EAGAIN; /* nothing changed */
+		goto out;
+	}
+	if (err || (in.a && !later_ints(ev, in.a, out.later, out.nlater))) {
+		undo(w, r, &u);
+		err = -EAGAIN;
+		goto out;
+	}
+	for (int k = 0; in.a && k < in.a->n; k++) {
+		struct dsl_value *v = &ev->insts[r].props[in.a->op[k].prop];
+
+		v->u.i = (int64_t)((uint64_t)v->u.i + out.add[k]);
+	}
+	w->qhead = w->qtail = 0; /* the queue was the first thread's stack */
+	err = in.a ? run_later(w, r, out.later, out.nlater) : 0;
+out:
+	free(out.later);
+	free(u.queue);
+	free(u.owner);
+	free(u.props);
+	return err;
+}
+
 /* Step 2: each instance's roots, first instance wins. */
 static int include_roots(struct walk *w)
 {
@@ -526,7 +703,7 @@ static int walk_refs(struct walk *w)
 	int err;
 
 	if (reach_only(w))
-		return drain_reach(w);
+		return drain_reach_par(w) ? drain_reach(w) : 0;
 	if ((err = drain(w)))
 		return err;
 	for (uint32_t i = 0; i < h->nroots; i++)

@@ -249,6 +249,162 @@ static void test_reach_membership_same(void **state)
 
 static const struct dsl_hfield f_sized[] = { { "next", DSL_FK_REF }, { "size", DSL_FK_INT } };
 
+/* run() with the reachability walk in @threads threads (reach.c). */
+static char *run_threads(const char *src, const struct dsl_heap *h, const char *threads)
+{
+	char *out;
+
+	setenv("MEMTRACE_DSL_THREADS", threads, 1);
+	out = run(src, h);
+	unsetenv("MEMTRACE_DSL_THREADS");
+	return out;
+}
+
+/* reach.c's two threads claim what the walk alone claims: on random heaps,
+ * programs it takes (one reachability set, running sums or none, a set of
+ * roots only beside it; objects of a class whose Java field `size` THIS.size
+ * reads summed by the evaluator after, or the claims undone where that field
+ * holds a float) and those it leaves to the walk (two reachability sets, an
+ * on_inclusion that is not sums), the same answers with
+ * MEMTRACE_DSL_THREADS=2 as =1. */
+static void test_reach_threads_same(void **state)
+{
+	static const char *const progs[] = {
+		"set_type T:\n  roots <- threads\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  on_inclusion <- [ n <- n + 1  s <- s + THIS.size  s <- s + 3 ]\n"
+		"  n : int <- 0\n  s : int <- 0\n"
+		"instances_for T have_names = \"t\"\n",
+		"set_type C:\n  roots <- objects.filter([it | it.size < 20])\n"
+		"  on_inclusion <- [ n <- n + 1 ]\n  n : int <- 0\n"
+		"set_type T:\n  roots <- threads\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  on_inclusion <- [ n <- n + 1  s <- s + THIS.size ]\n"
+		"  n : int <- 0\n  s : int <- 0\n"
+		"instances_for C have_names = \"c\"\n"
+		"instances_for T have_names = \"t\"\n",
+		"set_type T:\n  roots <- threads\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  n : int <- 0\n"
+		"set_type U:\n  roots <- objects.filter([it | it.size > 90])\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  on_inclusion <- [ n <- n + 1 ]\n  n : int <- 0\n"
+		"instances_for T have_names = \"t\"\n"
+		"instances_for U have_names = \"u\"\n",
+		"set_type T:\n  roots <- threads\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  on_inclusion <- [ n <- n + 1  m <- THIS.size ]\n"
+		"  n : int <- 0\n  m : int <- 0\n"
+		"instances_for T have_names = \"t\"\n",
+		"set_type T:\n  roots <- threads\n"
+		"  membership <- THIS in Unassigned and REFERRER in ENTITY\n"
+		"  on_inclusion <- [ s <- s + THIS.size ]\n  s : int <- 0\n"
+		"instances_for T have_names = \"t\"\n",
+	};
+	unsigned seed = 4242;
+	(void)state;
+
+	for (int round = 0; round < 150; round++) {
+		struct hb *b = calloc(1, sizeof(*b));
+		uint32_t obj, thr, node, sized, n;
+
+		assert_non_null(b);
+		obj = hb_class(b, "java.lang.Object", DSL_NOOBJ, DSL_NOOBJ, NULL, 0);
+		thr = hb_class(b, "java.lang.Thread", obj, DSL_NOOBJ, f_node, 2);
+		node = hb_class(b, "app.Node", obj, DSL_NOOBJ, f_node, 2);
+		sized = hb_class(b, "app.Sized", obj, DSL_NOOBJ, f_sized, 2);
+		n = 4 + (uint32_t)(rand_r(&seed) % (HB_MAX - 4));
+		for (uint32_t i = 0; i < n; i++) {
+			/* a Sized now and then: THIS.size reads its field `size` */
+			uint32_t o = hb_obj(b, i < 2 ? thr : round % 3 || rand_r(&seed) % 4 ? node :
+								   sized,
+					    8 + (uint64_t)(rand_r(&seed) % 100));
+
+			/* a float now and then: the two threads' claims undone */
+			if (b->obj[o].cls == sized && round % 5 == 1 && i % 2)
+				hb_float(b, o, 1, 0.5 + i);
+			else if (b->obj[o].cls == sized)
+				hb_int(b, o, 1, 100000 + (int64_t)i);
+		}
+		for (uint32_t k = (uint32_t)(rand_r(&seed) % (2 * n)); k; k--)
+			hb_ref(b, (uint32_t)rand_r(&seed) % n, (uint32_t)rand_r(&seed) % n,
+			       DSL_REF_FIELD, rand_r(&seed) % 2);
+		for (uint32_t t = 0; t < 2; t++) {
+			hb_root(b, t, DSL_ROOT_THREAD);
+			b->threads[t] = (struct dsl_hthread){ .obj = t, .name = t ? "w" : "main" };
+		}
+		b->nthreads = 2;
+		for (size_t p = 0; p < sizeof(progs) / sizeof(progs[0]); p++) {
+			char *one = run_threads(progs[p], hb_heap(b), "1");
+			char *two = run_threads(progs[p], hb_heap(b), "2");
+
+			assert_non_null(one);
+			assert_non_null(two);
+			if (strcmp(one, two))
+				fail_msg("round %d, program %zu:\ntwo threads: %s\none: %s", round, p,
+					 two, one);
+			free(one);
+			free(two);
+		}
+		free(b);
+	}
+}
+
+/* The two threads on a heap of 300 k objects (a random graph with long
+ * chains, hand-overs between the threads all along): the count and bytes of
+ * what the threads reach, as one thread finds them. */
+static void test_reach_threads_big(void **state)
+{
+	const uint32_t n = 300000;
+	struct dsl_hobject *objs = calloc(n, sizeof(*objs));
+	struct dsl_href *refs = calloc(3 * (size_t)n, sizeof(*refs));
+	struct dsl_hclass cls[2] = {
+		{ .name = "java.lang.Thread", .obj = DSL_NOOBJ, .super = DSL_NOOBJ,
+		  .loader = DSL_NOOBJ },
+		{ .name = "app.Node", .obj = DSL_NOOBJ, .super = DSL_NOOBJ, .loader = DSL_NOOBJ },
+	};
+	struct dsl_hroot roots[2] = { { .obj = 0, .kind = DSL_ROOT_THREAD },
+				      { .obj = 1, .kind = DSL_ROOT_THREAD } };
+	struct dsl_hthread threads[2] = { { .obj = 0, .name = "main" }, { .obj = 1, .name = "w" } };
+	struct dsl_heap h;
+	unsigned seed = 99;
+	uint32_t nr = 0;
+	char *one, *two, *src;
+	(void)state;
+
+	assert_non_null(objs);
+	assert_non_null(refs);
+	for (uint32_t o = 0; o < n; o++) {
+		/* a fifth lead nowhere */
+		uint32_t k = o < 2 ? 3 : rand_r(&seed) % 5 == 0 ? 0 : 1 + (uint32_t)(rand_r(&seed) % 3);
+
+		objs[o] = (struct dsl_hobject){ .id = 1000 + o, .size = 16 + o % 50,
+						.cls = o < 2 ? 0 : 1, .length = -1,
+						.ref_first = nr };
+		/* the others lead on to the next (long chains) and anywhere */
+		for (uint32_t j = 0; j < k && nr < 3 * n; j++)
+			refs[nr++] = (struct dsl_href){ .to = j == 0 && o + 1 < n ?
+							o + 1 : (uint32_t)rand_r(&seed) % n,
+							.index = -1, .kind = DSL_REF_FIELD };
+		objs[o].nrefs = nr - objs[o].ref_first;
+	}
+	h = (struct dsl_heap){ .objects = objs, .nobjects = n, .classes = cls, .nclasses = 2,
+			       .refs = refs, .nrefs = nr, .roots = roots, .nroots = 2,
+			       .threads = threads, .nthreads = 2 };
+	src = slurp("03_reachable_from_threads.mq");
+	one = run_threads(src, &h, "1");
+	two = run_threads(src, &h, "2");
+	free(src);
+	assert_non_null(one);
+	assert_non_null(two);
+	assert_null(strstr(one, "ERR"));
+	assert_string_equal(two, one);
+	free(one);
+	free(two);
+	free(objs);
+	free(refs);
+}
+
 /* run() with on_inclusion's running sums by accum.c (@fast) or the evaluator. */
 static char *run_mode(const char *src, const struct dsl_heap *h, bool fast)
 {
@@ -835,6 +991,8 @@ int main(void)
 		cmocka_unit_test(test_needs),
 		cmocka_unit_test(test_reach_membership_same),
 		cmocka_unit_test(test_accum_same),
+		cmocka_unit_test(test_reach_threads_same),
+		cmocka_unit_test(test_reach_threads_big),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
