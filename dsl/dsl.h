@@ -648,7 +648,7 @@ struct dsl_eval {
 	struct dsl_arena *cur;       /* where new lists and structs go */
 	int32_t *fidx;               /* [class * t->nfields + field id]: slot, -1 absent */
 	uint8_t *isv;                /* [class-name id * nclasses + class]: `is` holds */
-	int32_t *owner;              /* per object: claiming instance, -1 unclaimed */
+	int32_t *owner;              /* per object: 1 + the claiming instance, 0 unclaimed */
 	struct dsl_inst *insts;
 	int ninst;
 	/* context */
@@ -724,7 +724,7 @@ bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_
 /* What dsl_reach_par() claims from and for. */
 struct dsl_reach_in {
 	const struct dsl_heap *h;
-	int32_t *owner;              /* ev->owner: -1 unclaimed */
+	int32_t *owner;              /* ev->owner: 1 + instance, 0 unclaimed */
 	int32_t inst;                /* the instance that claims */
 	const struct dsl_accum *a;   /* its on_inclusion's sums; NULL: none */
 	const uint8_t *plain;        /* per class: a's additions are what on_inclusion

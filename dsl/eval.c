@@ -717,8 +717,8 @@ static int eval_in(struct dsl_eval *ev, const struct dsl_node *n, struct dsl_val
 		uint32_t o = dsl_value_obj(ev, &a);
 
 		if (o != DSL_NOOBJ)
-			out->u.b = b.kind == DSL_V_UNASSIGNED ? ev->owner[o] < 0
-							      : ev->owner[o] == (int32_t)b.u.idx;
+			out->u.b = b.kind == DSL_V_UNASSIGNED ? !ev->owner[o]
+							      : ev->owner[o] == (int32_t)b.u.idx + 1;
 		return 0;
 	}
 	if (b.kind == DSL_V_LIST) {

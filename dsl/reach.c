@@ -105,9 +105,9 @@ static inline void claim_own(struct reach_part *t, uint32_t x)
 {
 	const struct dsl_reach_in *in = t->r->in;
 
-	if (in->owner[x] >= 0)
+	if (in->owner[x])
 		return;
-	in->owner[x] = in->inst;
+	in->owner[x] = in->inst + 1;
 	if (in->a && !in->plain[in->h->objects[x].cls])
 		leave(t, x);
 	else if (in->a)
@@ -336,7 +336,7 @@ int dsl_reach_par(const struct dsl_reach_in *in, struct dsl_reach_out *out)
 	for (size_t i = 0; i < in->nseeds; i++) {
 		uint32_t s = in->seeds[i];
 
-		if (in->owner[s] == in->inst)
+		if (in->owner[s] == in->inst + 1)
 			t[part_of(s)].stk[t[part_of(s)].sp++] = s;
 	}
 	if (pthread_create(&th, NULL, run_second, &t[1])) {

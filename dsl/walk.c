@@ -348,7 +348,7 @@ static int claim(struct walk *w, int inst, uint32_t obj)
 	const struct dsl_settype *st = &ev->t->sets[ev->insts[inst].set];
 	struct dsl_value r;
 
-	ev->owner[obj] = inst;
+	ev->owner[obj] = inst + 1;
 	w->queue[w->qtail++] = obj;
 	if (!st->on_inclusion)
 		return 0;
@@ -366,7 +366,7 @@ static int offer(struct walk *w, uint32_t referrer, int refkind, uint32_t obj)
 	struct dsl_eval *ev = w->ev;
 	int err = 0;
 
-	if (ev->owner[obj] >= 0)
+	if (ev->owner[obj])
 		return 0;
 	struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
 
@@ -381,7 +381,7 @@ static int offer(struct walk *w, uint32_t referrer, int refkind, uint32_t obj)
 		if (!st->membership)
 			continue;
 		if (w->reach[i]) { /* THIS is unowned (above): REFERRER decides */
-			if (referrer != DSL_NOOBJ && ev->owner[referrer] == i) {
+			if (referrer != DSL_NOOBJ && ev->owner[referrer] == i + 1) {
 				ev->inst = i;
 				err = claim(w, i, obj);
 				break;
@@ -441,7 +441,7 @@ static int drain_reach(struct walk *w)
 	while (w->qhead < w->qtail && !err) {
 		uint32_t o = w->queue[w->qhead++];
 		const struct dsl_hobject *obj = &h->objects[o];
-		int i = ev->owner[o];
+		int i = ev->owner[o] - 1;
 
 		if (i < 0 || !ev->t->sets[ev->insts[i].set].membership)
 			continue;
@@ -451,7 +451,7 @@ static int drain_reach(struct walk *w)
 					.index = -1, .kind = DSL_REF_CLASS } :
 						      h->refs[obj->ref_first + r];
 
-			if (ref.to == DSL_NOOBJ || ev->owner[ref.to] >= 0)
+			if (ref.to == DSL_NOOBJ || ev->owner[ref.to])
 				continue;
 			ev->cur = ev->tmp;
 			ev->this_obj = ref.to;
@@ -560,8 +560,8 @@ static void undo(struct walk *w, int r, const struct reach_undo *u)
 	size_t nq = w->qtail - w->qhead;
 
 	for (uint32_t o = 0; o < ev->h->nobjects; o++)
-		if (ev->owner[o] == r)
-			ev->owner[o] = -1;
+		if (ev->owner[o] == r + 1)
+			ev->owner[o] = 0;
 	for (size_t i = 0; i < nq; i++) {
 		w->queue[w->qhead + i] = u->queue[i];
 		ev->owner[u->queue[i]] = u->owner[i];
@@ -663,7 +663,7 @@ static int include_roots(struct walk *w)
 								       : *roots;
 			uint32_t o = dsl_value_obj(ev, &v);
 
-			if (o == DSL_NOOBJ || ev->owner[o] >= 0)
+			if (o == DSL_NOOBJ || ev->owner[o])
 				continue;
 			struct dsl_arena_mark m = dsl_arena_mark(ev->tmp);
 
@@ -736,13 +736,14 @@ int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast)
 	ev->refkind = -1;
 	if ((err = build_field_index(ev)) || (err = build_is_table(ev)))
 		goto out;
+	/* the owners zeroed (by the arena: 0 unclaimed); the queue not in the
+	 * arena, which zeroes what it gives, but its pages made as it grows */
 	ev->owner = dsl_arena_alloc(ev->persist, ((size_t)h->nobjects + 1) * sizeof(*ev->owner));
-	w.queue = dsl_arena_alloc(ev->persist, ((size_t)h->nobjects + 1) * sizeof(*w.queue));
+	w.queue = malloc(((size_t)h->nobjects + 1) * sizeof(*w.queue));
 	if (!ev->owner || !w.queue) {
 		err = -ENOMEM;
 		goto out;
 	}
-	memset(ev->owner, 0xff, ((size_t)h->nobjects + 1) * sizeof(*ev->owner));
 	if ((err = create_instances(ev, ast)))
 		goto out;
 	w.reach = dsl_arena_alloc(ev->persist, ((size_t)ev->ninst + 1) * sizeof(*w.reach));
@@ -770,9 +771,11 @@ int dsl_walk(struct dsl_eval *ev, const struct dsl_ast *ast)
 	if (ev->t->needs_refs)
 		err = walk_refs(&w);
 out:
+	free(w.queue);
 	if (err == -ENOMEM)
 		dsl_diags_add(ev->d, 0, "out of memory (a query may use %llu MiB)",
 			      (unsigned long long)(DSL_MAX_ARENA >> 20));
 	ev->cur = ev->persist;
 	return err;
 }
+
