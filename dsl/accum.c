@@ -71,6 +71,13 @@ void dsl_accum_compile(const struct dsl_settype *st, const struct dsl_node *lam,
 	a->n = k;
 }
 
+int32_t dsl_accum_field(const struct dsl_eval *ev, const struct dsl_accum *a, int k, uint32_t cls)
+{
+	if (!a->op[k].size || a->op[k].field < 0)
+		return -1;
+	return ev->fidx[(size_t)cls * ev->t->nfields + a->op[k].field];
+}
+
 bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_t o,
 		   struct dsl_value *props)
 {
@@ -79,8 +86,7 @@ bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_
 	for (int k = 0; k < a->n; k++) {
 		if (props[a->op[k].prop].kind != DSL_V_INT)
 			return false;
-		if (a->op[k].size && a->op[k].field >= 0 &&
-		    ev->fidx[(size_t)obj->cls * ev->t->nfields + a->op[k].field] >= 0)
+		if (dsl_accum_field(ev, a, k, obj->cls) >= 0)
 			return false;
 	}
 	for (int k = 0; k < a->n; k++) {

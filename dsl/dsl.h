@@ -716,6 +716,11 @@ void dsl_accum_compile(const struct dsl_settype *st, const struct dsl_node *lam,
  * an int now, an object whose class has a Java field `size`). */
 bool dsl_accum_run(const struct dsl_eval *ev, const struct dsl_accum *a, uint32_t o,
 		   struct dsl_value *props);
+/* dsl_accum_field - the slot of the Java field that @a's addition @k reads as
+ * THIS.size in objects of class @cls, or -1 when it reads the object's
+ * shallow size there (k not a THIS.size, no such field in @cls). The one
+ * place the rule "THIS.size is a Java field of this class" is decided. Pure. */
+int32_t dsl_accum_field(const struct dsl_eval *ev, const struct dsl_accum *a, int k, uint32_t cls);
 
 /* ===================================================================== */
 /* reach.c                                                               */

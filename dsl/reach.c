@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "dsl.h"
+#include "lib/util.h"
 
 #define REACH_MIN   1000000u   /* objects from which two threads walk (auto) */
 #define REACH_SHIFT 16         /* blocks of 64 Ki objects alternate between the threads */
@@ -261,14 +262,12 @@ static void *run_second(void *arg)
 static int threads_for(const struct dsl_heap *h)
 {
 	const char *e = getenv("MEMTRACE_DSL_THREADS");
-	cpu_set_t cpus;
 
 	if (e && (!strcmp(e, "1") || !strcmp(e, "2")))
 		return e[0] - '0';
 	if (h->nobjects < REACH_MIN)
 		return 1;
-	CPU_ZERO(&cpus);
-	return !sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) >= 2 ? 2 : 1;
+	return util_cpus() >= 2 ? 2 : 1;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -491,8 +491,7 @@ static uint8_t *plain_classes(struct dsl_eval *ev, const struct dsl_accum *a)
 	for (uint32_t c = 0; c < nc; c++) {
 		plain[c] = 1;
 		for (int k = 0; a && k < a->n; k++)
-			if (a->op[k].size && a->op[k].field >= 0 &&
-			    ev->fidx[(size_t)c * ev->t->nfields + a->op[k].field] >= 0)
+			if (dsl_accum_field(ev, a, k, c) >= 0)
 				plain[c] = 0;
 	}
 	return plain;
@@ -508,11 +507,8 @@ static bool later_ints(const struct dsl_eval *ev, const struct dsl_accum *a, con
 		uint32_t c = ev->h->objects[later[i]].cls;
 
 		for (int k = 0; k < a->n; k++) {
-			int32_t slot;
+			int32_t slot = dsl_accum_field(ev, a, k, c);
 
-			if (!a->op[k].size || a->op[k].field < 0)
-				continue;
-			slot = ev->fidx[(size_t)c * ev->t->nfields + a->op[k].field];
 			if (slot >= 0 && (!vals || vals[slot].kind != DSL_HV_INT))
 				return false;
 		}
