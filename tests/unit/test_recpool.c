@@ -226,6 +226,65 @@ __attribute__((no_sanitize_address)) static unsigned touch(const struct recpool 
 	return sum;
 }
 
+/* Write @v to a byte of every page of [@off, @off + @n) in @p's mapping. Not
+ * instrumented, as touch(). */
+__attribute__((no_sanitize_address)) static void scribble(const struct recpool *p, uint64_t off,
+							  uint64_t n, char v)
+{
+	for (uint64_t a = off; a < off + n; a += 4096)
+		((volatile char *)p->map)[a] = v;
+}
+
+/* The byte at @off of @p's file, read through the file, not the mapping. */
+static int file_byte(const struct recpool *p, uint64_t off)
+{
+	unsigned char c = 0;
+
+	assert_int_equal(pread(p->fd, &c, 1, (off_t)off), 1);
+	return c;
+}
+
+/* recpool_map_range(): the pages a child wrote come into memtrace's mapping
+ * by read faults, several to a fault (the kernel's fault-around: 16 with
+ * its default 64 KiB), where write faults took one each; holes are made. */
+static void test_map_range(void **state)
+{
+	struct recpool *p;
+	uint64_t at;
+	long f0, f;
+
+	(void)state;
+	setenv("MEMTRACE_POOL_PAGES", "4k", 1);
+	p = recpool_new_sparse(64u << 20);
+	unsetenv("MEMTRACE_POOL_PAGES");
+	assert_non_null(p);
+	wait_ok(child_writes(p, 0, 0x11, 8u << 20, &at));
+	f0 = minor_faults();
+	at = 0;
+	assert_int_equal(recpool_map_range(p, &at, 8u << 20, 16u << 20), 0);
+	assert_int_equal(at, 8u << 20);
+	f = minor_faults() - f0;
+	print_message("  8 MiB the child wrote (2048 pages): %ld faults to map\n", f);
+	assert_true(f <= 2048 / 4);
+	f0 = minor_faults();
+	assert_int_equal(touch(p, 0, 8u << 20), 0x11 * (8u << 20) / 4096);
+	scribble(p, 0, 8u << 20, 0x12);
+	assert_int_equal(minor_faults(), f0);
+	assert_int_equal(file_byte(p, 5u << 20), 0x12);
+	/* a hole: made and zeroed, a step at a time */
+	at = 32u << 20;
+	assert_int_equal(recpool_map_range(p, &at, (32u << 20) + 5000, 4096), 0);
+	assert_int_equal(at, (32u << 20) + 4096);
+	assert_int_equal(recpool_map_range(p, &at, (32u << 20) + 5000, 4096), 0);
+	assert_int_equal(at, (32u << 20) + 8192);
+	assert_int_equal(recpool_map_range(p, &at, 4096, 4096), 0); /* behind: nothing */
+	assert_int_equal(at, (32u << 20) + 8192);
+	f0 = minor_faults();
+	assert_int_equal(touch(p, 32u << 20, 8192), 0);
+	assert_int_equal(minor_faults(), f0);
+	recpool_free(p);
+}
+
 /* recpool_map_behind(): what a child wrote, mapped into memtrace's mapping by
  * a thread of its own, range by range - read then without a fault; ranges
  * past the pool's end clipped; a stop ends the thread early; a pool freed
@@ -260,6 +319,13 @@ static void test_map_behind(void **state)
 	assert_int_equal(touch(p, half, (5u << 20) + 100), 0x22 * ((5u << 20) / 4096 + 1));
 	assert_int_equal(touch(p, half - 8192, 8192), 0); /* made, zeroed */
 	assert_int_equal(minor_faults(), f0);
+	/* mapped by read faults, yet writable: the view writes there, into
+	 * the file, without a fault */
+	scribble(p, 0, 3u << 20, 0x55);
+	scribble(p, half - 8192, 8192, 0x66);
+	assert_int_equal(minor_faults(), f0);
+	assert_int_equal(file_byte(p, 3u << 20 >> 1), 0x55);
+	assert_int_equal(file_byte(p, half - 4096), 0x66);
 	recpool_map_wait(p, false); /* none running: nothing */
 	/* past the end: clipped to the pool */
 	{
@@ -364,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_map_behind),
+		cmocka_unit_test(test_map_range),
 		cmocka_unit_test(test_defer), /* last: for the rest of the process */
 	};
 

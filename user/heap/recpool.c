@@ -193,6 +193,27 @@ int recpool_fill_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t s
 	return 0;
 }
 
+int recpool_map_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step)
+{
+	uint64_t a = *at & ~(PAGE - 1), e;
+
+	if (end > p->bytes)
+		end = p->bytes;
+	if (a >= end)
+		return 0;
+	e = a + step < end ? a + step : end;
+	e = (e + PAGE - 1) & ~(PAGE - 1);
+	if (e > p->bytes)
+		e = p->bytes;
+	/* read faults: the kernel maps a written page's neighbours in the file
+	 * with it (fault-around, 16 pages a fault), writable in this shared
+	 * mapping; a write fault maps one page */
+	if (util_populate_read(p->map + a, e - a))
+		return recpool_fill_range(p, at, end, step);
+	*at = e;
+	return 0;
+}
+
 int recpool_alloc_range(struct recpool *p, uint64_t *at, uint64_t end, uint64_t step)
 {
 	uint64_t a = *at & ~(PAGE - 1), e;
@@ -225,7 +246,7 @@ static void *map_thread(void *arg)
 		while (at < end && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 			uint64_t was = at;
 
-			if (recpool_fill_range(p, &at, end, MAP_CHUNK))
+			if (recpool_map_range(p, &at, end, MAP_CHUNK))
 				break; /* no memory: the view faults in what it reads */
 			done += at - was;
 		}

@@ -378,6 +378,16 @@ int util_populate(void *p, size_t n)
 	return errno == EINVAL ? 0 : -errno; /* EINVAL: a kernel before 5.14 */
 }
 
+int util_populate_read(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+
+	if (!p || e <= a || !madvise((void *)a, e - a, MADV_POPULATE_READ))
+		return 0;
+	return -errno;
+}
+
 void util_prefault_read(const void *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;

@@ -83,6 +83,10 @@ int util_populate(void *p, size_t n);
  * fault at each page's first read. A hint: never fails, no effect on a
  * kernel before 5.14 or for @p NULL. */
 void util_prefault_read(const void *p, size_t n);
+/* util_populate_read - as util_prefault_read() for the page-aligned part of
+ * @p .. @p + @n, but says how it went: 0, or -errno (-EINVAL on a kernel
+ * before 5.14: nothing done). */
+int util_populate_read(void *p, size_t n);
 /* util_cpus - the CPUs this process may run on (its affinity; 1 when it
  * cannot be read). */
 int util_cpus(void);
